@@ -1,0 +1,284 @@
+"""Lookup tables over a bed: components by id, ports by DEVICE:PORT, volumes by ARRAY:VOLUME.
+
+Built once per load or per validation; the validator, the graph and the methodology
+generator all read the same index instead of scanning lists.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from topology.model import (VM, Bed, Controller, DiskGroup, DiskSet, Enclosure, Pool, Port,
+                            Server, StorageArray, Switch, Volume)
+
+_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
+
+
+def parse_slot_range(text: str) -> range:
+    """'3' -> range(3, 4); '0-7' -> range(0, 8).  Raises ValueError with a readable message."""
+    m = _RANGE.match(str(text))
+    if not m:
+        raise ValueError(f"slot range {text!r} is not a number or FIRST-LAST")
+    first = int(m.group(1))
+    last = int(m.group(2)) if m.group(2) is not None else first
+    if last < first:
+        raise ValueError(f"slot range {text!r} runs backwards")
+    return range(first, last + 1)
+
+
+def parse_member(text: str) -> tuple[str, range]:
+    """'RKA0:9-14' -> ('RKA0', range(9, 15))."""
+    enc, sep, slots = str(text).rpartition(":")
+    if not sep or not enc:
+        raise ValueError(f"member {text!r} should be ENCLOSURE:SLOTS, e.g. E0:0-3")
+    return enc, parse_slot_range(slots)
+
+
+@dataclass(slots=True)
+class PortRef:
+    """A port together with the device (and controller) that holds it."""
+    ref: str                      # DEVICE:PORT
+    device: Any                   # Server, Switch, StorageArray or VM
+    port: Any                     # Port, or VNic for a VM
+    controller: Controller | None = None
+    implicit: bool = False        # a switch port the bed names only in a link
+
+    @property
+    def device_id(self) -> str:
+        return self.device.id
+
+
+@dataclass(slots=True)
+class Disk:
+    array: str
+    enclosure: str
+    slot: int
+    spec: DiskSet
+
+    @property
+    def ref(self) -> str:
+        return f"{self.array}:{self.enclosure}:{self.slot}"
+
+
+@dataclass
+class ArrayScope:
+    array: StorageArray
+    controllers: dict[str, Controller] = field(default_factory=dict)
+    enclosures: dict[str, Enclosure] = field(default_factory=dict)
+    groups: dict[str, DiskGroup] = field(default_factory=dict)
+    pools: dict[str, Pool] = field(default_factory=dict)
+    volumes: dict[str, Volume] = field(default_factory=dict)
+    host_groups: dict[str, Any] = field(default_factory=dict)
+    hosts: dict[str, Any] = field(default_factory=dict)
+    disks: dict[tuple[str, int], Disk] = field(default_factory=dict)
+
+    def members(self, specs: list[str]) -> Iterator[tuple[str, int]]:
+        """(enclosure, slot) for each member spec; specs that do not parse are skipped."""
+        for spec in specs:
+            try:
+                enc, slots = parse_member(spec)
+            except ValueError:
+                continue
+            for s in slots:
+                yield enc, s
+
+    def group_disks(self, group: DiskGroup) -> list[Disk]:
+        return [d for key in self.members(group.members) if (d := self.disks.get(key))]
+
+    def pool_groups(self, pool: str) -> list[DiskGroup]:
+        return [g for g in self.array.disk_groups if g.pool == pool]
+
+
+class BedIndex:
+    def __init__(self, bed: Bed):
+        self.bed = bed
+        self.problems: list[tuple[tuple, str, str]] = []   # (path, message, hint)
+        self.components: dict[str, Any] = {}
+        self.kind_of: dict[str, str] = {}
+        self.servers: dict[str, Server] = {}
+        self.switches: dict[str, Switch] = {}
+        self.arrays: dict[str, StorageArray] = {}
+        self.vms: dict[str, VM] = {}
+        self.networks: dict[str, Any] = {}
+        self.vswitches: dict[str, Any] = {}
+        self.clusters: dict[str, Any] = {}
+        self.workloads: dict[str, Any] = {}
+        self.scenarios: dict[str, Any] = {}
+        self.chassis: dict[str, Any] = {}
+        self.ports: dict[str, PortRef] = {}
+        self.volumes: dict[str, tuple[StorageArray, Volume]] = {}
+        self.scopes: dict[str, ArrayScope] = {}
+        self._build()
+
+    # ------------------------------------------------------------------ building
+    def _add(self, kind: str, table: dict, obj: Any, path: tuple) -> None:
+        key = obj.id
+        if key in self.components:
+            other = self.kind_of[key]
+            self.problems.append((path + ("id",), f"duplicate name {key!r}: already used by a {other}",
+                                  "give every component a name of its own"))
+            return
+        self.components[key] = obj
+        self.kind_of[key] = kind
+        table[key] = obj
+
+    def _dup(self, seen: set, name: str, what: str, path: tuple) -> bool:
+        if name in seen:
+            self.problems.append((path + ("name",), f"duplicate {what} name {name!r}",
+                                  f"each {what} needs a name of its own"))
+            return True
+        seen.add(name)
+        return False
+
+    def _build(self) -> None:
+        b = self.bed
+        for i, n in enumerate(b.networks):
+            self._add("network", self.networks, n, ("networks", i))
+        for i, c in enumerate(b.chassis):
+            self._add("chassis", self.chassis, c, ("chassis", i))
+        for i, s in enumerate(b.servers):
+            self._add("server", self.servers, s, ("servers", i))
+            seen: set = set()
+            for j, ad in enumerate(s.adapters):
+                self._dup(seen, ad.name, "adapter", ("servers", i, "adapters", j))
+            seen = set()
+            for j, ad in enumerate(s.adapters):
+                for k, p in enumerate(ad.ports):
+                    if not self._dup(seen, p.name, "port", ("servers", i, "adapters", j, "ports", k)):
+                        self.ports[f"{s.id}:{p.name}"] = PortRef(f"{s.id}:{p.name}", s, p)
+        for i, sw in enumerate(b.switches):
+            self._add("switch", self.switches, sw, ("switches", i))
+            seen = set()
+            for k, p in enumerate(sw.ports):
+                if not self._dup(seen, p.name, "port", ("switches", i, "ports", k)):
+                    self.ports[f"{sw.id}:{p.name}"] = PortRef(f"{sw.id}:{p.name}", sw, p)
+        for i, a in enumerate(b.arrays):
+            self._add("array", self.arrays, a, ("arrays", i))
+            self._build_array(i, a)
+        for i, v in enumerate(b.vms):
+            self._add("vm", self.vms, v, ("vms", i))
+            seen = set()
+            for k, n in enumerate(v.nics):
+                if not self._dup(seen, n.name, "virtual NIC", ("vms", i, "nics", k)):
+                    self.ports[f"{v.id}:{n.name}"] = PortRef(f"{v.id}:{n.name}", v, n)
+            seen = set()
+            for k, d in enumerate(v.disks):
+                self._dup(seen, d.name, "virtual disk", ("vms", i, "disks", k))
+        for i, vs in enumerate(b.virtual_switches):
+            self._add("virtual switch", self.vswitches, vs, ("virtual_switches", i))
+        for i, c in enumerate(b.clusters):
+            self._add("cluster", self.clusters, c, ("clusters", i))
+        for i, w in enumerate(b.workloads):
+            self._add("workload", self.workloads, w, ("workloads", i))
+        for i, sc in enumerate(b.scenarios):
+            self._add("scenario", self.scenarios, sc, ("scenarios", i))
+
+    def _build_array(self, i: int, a: StorageArray) -> None:
+        scope = ArrayScope(a)
+        self.scopes[a.id] = scope
+        base = ("arrays", i)
+        port_names: set = set()
+        for j, c in enumerate(a.controllers):
+            if not self._dup(set(scope.controllers), c.name, "controller", base + ("controllers", j)):
+                scope.controllers[c.name] = c
+            for k, p in enumerate(c.ports):
+                if not self._dup(port_names, p.name, "array port", base + ("controllers", j, "ports", k)):
+                    self.ports[f"{a.id}:{p.name}"] = PortRef(f"{a.id}:{p.name}", a, p, c)
+        for j, e in enumerate(a.enclosures):
+            if self._dup(set(scope.enclosures), e.name, "enclosure", base + ("enclosures", j)):
+                continue
+            scope.enclosures[e.name] = e
+            for k, ds in enumerate(e.disks):
+                try:
+                    slots = parse_slot_range(ds.slots)
+                except ValueError as exc:
+                    self.problems.append((base + ("enclosures", j, "disks", k, "slots"), str(exc),
+                                          "write a slot number or a range such as 0-7"))
+                    continue
+                for s in slots:
+                    if (e.name, s) in scope.disks:
+                        self.problems.append((base + ("enclosures", j, "disks", k, "slots"),
+                                              f"slot {e.name}:{s} holds two disks",
+                                              "each slot holds at most one disk"))
+                    scope.disks[(e.name, s)] = Disk(a.id, e.name, s, ds)
+        for what, items, table in (("disk group", a.disk_groups, scope.groups),
+                                   ("pool", a.pools, scope.pools),
+                                   ("volume", a.volumes, scope.volumes),
+                                   ("host group", a.host_groups, scope.host_groups),
+                                   ("array host", a.hosts, scope.hosts)):
+            key = {"disk group": "disk_groups", "pool": "pools", "volume": "volumes",
+                   "host group": "host_groups", "array host": "hosts"}[what]
+            for j, item in enumerate(items):
+                if not self._dup(set(table), item.name, what, base + (key, j)):
+                    table[item.name] = item
+        for name, v in scope.volumes.items():
+            self.volumes[f"{a.id}:{name}"] = (a, v)
+        for j, g in enumerate(a.disk_groups):
+            for k, spec in enumerate(g.members):
+                try:
+                    parse_member(spec)
+                except ValueError as exc:
+                    self.problems.append((base + ("disk_groups", j, "members", k), str(exc),
+                                          "write members as ENCLOSURE:SLOTS, e.g. E0:0-3"))
+        for k, spec in enumerate(a.spares):
+            try:
+                parse_member(spec)
+            except ValueError as exc:
+                self.problems.append((base + ("spares", k), str(exc),
+                                      "write spares as ENCLOSURE:SLOTS, e.g. E0:14"))
+
+    # ------------------------------------------------------------------ lookups
+    def port(self, ref: str) -> PortRef | None:
+        """Resolve DEVICE:PORT; a switch that lists no ports accepts any port name."""
+        pr = self.ports.get(ref)
+        if pr is not None:
+            return pr
+        dev, sep, name = ref.rpartition(":")
+        sw = self.switches.get(dev) if sep else None
+        if sw is not None and not sw.ports and name:
+            pr = PortRef(ref, sw, Port(name=name, kind="fc" if sw.kind == "fc" else "ethernet",
+                                        mtu=sw.mtu, flow_control=sw.flow_control),
+                         implicit=True)
+            self.ports[ref] = pr
+            return pr
+        return None
+
+    def endpoint_device(self, ref: str) -> Any:
+        """The device of a link end written DEVICE:PORT or DEVICE."""
+        pr = self.port(ref)
+        if pr is not None:
+            return pr.device
+        return self.components.get(ref)
+
+    def volume(self, ref: str) -> Volume | None:
+        hit = self.volumes.get(ref)
+        return hit[1] if hit else None
+
+    def host_of_volume(self, ref: str) -> StorageArray | None:
+        hit = self.volumes.get(ref)
+        return hit[0] if hit else None
+
+    def effective_mtu(self, pr: PortRef) -> int | None:
+        if pr.port.mtu is not None:
+            return pr.port.mtu
+        if isinstance(pr.device, Switch):
+            return pr.device.mtu
+        net = self.networks.get(getattr(pr.port, "network", ""))
+        return net.mtu if net else None
+
+    def effective_flow_control(self, pr: PortRef) -> bool | None:
+        fc = getattr(pr.port, "flow_control", None)
+        if fc is None and isinstance(pr.device, Switch):
+            return pr.device.flow_control
+        return fc
+
+    def server_ports(self, server: Server) -> Iterator[tuple[str, Port]]:
+        for ad in server.adapters:
+            for p in ad.ports:
+                yield f"{server.id}:{p.name}", p
+
+    def array_ports(self, array: StorageArray) -> Iterator[tuple[str, Port, Controller]]:
+        for c in array.controllers:
+            for p in c.ports:
+                yield f"{array.id}:{p.name}", p, c

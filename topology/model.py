@@ -1,0 +1,538 @@
+"""The test-bed model: every component a published storage / virtualization test bed needs.
+
+Plain dataclasses, no behaviour beyond small derived properties.  The file format
+(`topology.fileformat`), the JSON Schema and the validator read the field metadata
+declared with `fld`.  References between components are by id (a string); a port is
+named ``DEVICE:PORT`` (``R710-1:SAN1``, ``MD3000i:0-0``) and a volume ``ARRAY:VOLUME``.
+Slot ranges in disk groups are written ``ENCLOSURE:FIRST-LAST`` (``RKA0:9-14``).
+
+Where a report is silent a field is simply left out; a value that is known to be
+questionable is kept and explained in the component's ``note``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from topology.fields import fld, lst, mapping
+
+FORMAT_VERSION = 1
+
+PORT_KINDS = ("ethernet", "fc", "sas", "management", "infiniband")
+PORT_ROLES = ("iscsi", "lan", "heartbeat", "live_migration", "management", "vm",
+              "fc", "replication", "unused")
+SERVER_ROLES = ("hypervisor", "infrastructure", "load_client", "test_controller",
+                "management", "application")
+MEDIA = ("hdd", "ssd", "nvme")
+DISK_INTERFACES = ("sas", "sata", "nl-sas", "fc", "nvme", "scsi")
+RAID_LEVELS = ("raid0", "raid1", "raid5", "raid6", "raid10", "raid50", "raid60")
+VOLUME_PURPOSES = ("database", "log", "os", "witness", "vm", "data", "backup",
+                   "tempdb", "file_share", "other")
+VDISK_TYPES = ("fixed", "dynamic", "differencing", "passthrough")
+STORAGE_ACCESS = ("hypervisor", "guest_iscsi", "sriov", "passthrough", "local")
+COMPARISONS = ("<", "<=", ">", ">=", "==", "between")
+SEVERITIES = ("error", "warning", "info")
+
+
+# --------------------------------------------------------------------------- hardware
+
+@dataclass(slots=True, kw_only=True)
+class Cpu:
+    sockets: int = fld(1, minimum=1, doc="processor packages")
+    cores_per_socket: int = fld(1, minimum=1)
+    threads_per_core: int = fld(1, minimum=1, doc="2 with Hyper-Threading")
+    model: str = fld("", doc="vendor and name, e.g. Intel Xeon X5570")
+    ghz: Optional[float] = fld(None, minimum=0)
+    note: str = fld("")
+
+    @property
+    def cores(self) -> int:
+        return self.sockets * self.cores_per_socket
+
+    @property
+    def threads(self) -> int:
+        return self.cores * self.threads_per_core
+
+
+@dataclass(slots=True, kw_only=True)
+class LocalDisk:
+    count: int = fld(1, minimum=1)
+    model: str = fld("")
+    size_gb: Optional[float] = fld(None, minimum=0)
+    rpm: Optional[int] = fld(None, minimum=0)
+    media: str = fld("hdd", choices=MEDIA)
+    interface: str = fld("", doc="SAS, SATA ...")
+    raid: str = fld("", doc="local RAID layout as the report states it")
+
+
+@dataclass(slots=True, kw_only=True)
+class Port:
+    """A physical port on a server adapter, a switch or an array controller."""
+    name: str = fld(doc="unique within its device")
+    kind: str = fld("ethernet", choices=PORT_KINDS)
+    speed_gbps: Optional[float] = fld(None, minimum=0)
+    roles: list[str] = lst("traffic the port carries", choices=PORT_ROLES, flow=True)
+    address: str = fld("", doc="IPv4 address with prefix, e.g. 192.168.130.201/24")
+    network: str = fld("", ref="network")
+    mtu: Optional[int] = fld(None, minimum=576)
+    flow_control: Optional[bool] = fld(None)
+    vlan: Optional[int] = fld(None, minimum=0)
+    team: str = fld("", doc="team / LAG name the port belongs to")
+    wwpn: str = fld("")
+    label: str = fld("", doc="the report's own name, e.g. 'Local Area Connection 4'")
+    fabric: str = fld("", doc="FC fabric (A/B)")
+    edge: Optional[bool] = fld(None, doc="switch port set as spanning-tree edge port")
+    offloads: dict[str, Any] = mapping("LSO, checksum, VMQ, SR-IOV ...", flow=True)
+    modes: list[str] = lst("adapter personalities, e.g. NDIS, ISOE", flow=True)
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Adapter:
+    name: str = fld(doc="unique within the server, e.g. NIC1 or HBA1")
+    model: str = fld("")
+    kind: str = fld("ethernet", choices=PORT_KINDS)
+    firmware: str = fld("")
+    integrated: Optional[bool] = fld(None)
+    ports: list[Port] = lst()
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Server:
+    id: str = fld(doc="host name, unique in the bed")
+    role: str = fld("hypervisor", choices=SERVER_ROLES)
+    model: str = fld("")
+    chassis: str = fld("", ref="chassis", doc="blade chassis holding this server")
+    bay: Optional[int] = fld(None, minimum=0)
+    cpu: Optional[Cpu] = fld(None)
+    memory_gb: Optional[float] = fld(None, minimum=0)
+    numa_nodes: Optional[int] = fld(None, minimum=1)
+    os: str = fld("")
+    hypervisor: str = fld("", doc="Hyper-V, ESXi, KVM ...")
+    platform: str = fld("", choices=("windows", "linux", "esxi", ""),
+                        doc="how the run engine reaches it")
+    bios: dict[str, Any] = mapping("BIOS settings: virtualization, sriov, node_interleaving ...")
+    software: list[str] = lst("roles and software installed", flow=True)
+    multipath: str = fld("", doc="multipath software: MPIO/DSM, HDLM, RDAC, dm-multipath")
+    local_disks: list[LocalDisk] = lst()
+    adapters: list[Adapter] = lst()
+    domain: str = fld("")
+    dns: list[str] = lst(flow=True)
+    management_address: str = fld("")
+    simulated: bool = fld(False, doc="exists only as a setting of the test tool")
+    attributes: dict[str, Any] = mapping("report-table rows not modelled elsewhere")
+    settings: dict[str, Any] = mapping("hypervisor / OS settings")
+    note: str = fld("")
+    x: Optional[float] = fld(None, doc="canvas position")
+    y: Optional[float] = fld(None)
+
+
+@dataclass(slots=True, kw_only=True)
+class Chassis:
+    id: str = fld()
+    model: str = fld("")
+    bays: Optional[int] = fld(None, minimum=1)
+    attributes: dict[str, Any] = mapping()
+    note: str = fld("")
+    x: Optional[float] = fld(None)
+    y: Optional[float] = fld(None)
+
+
+@dataclass(slots=True, kw_only=True)
+class Switch:
+    id: str = fld()
+    kind: str = fld("ethernet", choices=("ethernet", "fc"))
+    model: str = fld("")
+    firmware: str = fld("")
+    chassis: str = fld("", ref="chassis", doc="blade chassis holding this switch module")
+    port_count: Optional[int] = fld(None, minimum=0, doc="ports available; links may name no port")
+    ports: list[Port] = lst("ports the bed describes individually")
+    mtu: Optional[int] = fld(None, minimum=576, doc="default for every port")
+    flow_control: Optional[bool] = fld(None, doc="default for every port")
+    vlans: list[int] = lst(flow=True)
+    spanning_tree: str = fld("")
+    fabric: str = fld("", doc="FC fabric (A/B)")
+    roles: list[str] = lst("networks carried: iscsi, lan ...", choices=PORT_ROLES, flow=True)
+    settings: dict[str, Any] = mapping("iscsi_optimization, lldp, ip_routing ...")
+    simulated: bool = fld(False)
+    note: str = fld("")
+    x: Optional[float] = fld(None)
+    y: Optional[float] = fld(None)
+
+
+@dataclass(slots=True, kw_only=True)
+class Network:
+    id: str = fld()
+    cidr: str = fld("", doc="e.g. 192.168.130.0/24; empty when the report gives none")
+    vlan: Optional[int] = fld(None, minimum=0)
+    role: str = fld("lan", choices=PORT_ROLES)
+    mtu: Optional[int] = fld(None, minimum=576)
+    cluster_use: str = fld("", choices=("", "none", "cluster_only", "cluster_and_client"),
+                           doc="failover-cluster network role")
+    routed_to: list[str] = lst("networks reachable through a router", ref="network", flow=True)
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Link:
+    a: str = fld(doc="DEVICE:PORT, or DEVICE when the report names no port")
+    b: str = fld()
+    kind: str = fld("cable", choices=("cable", "isl", "lag", "stack"))
+    note: str = fld("")
+
+
+# ------------------------------------------------------------------------------ storage
+
+@dataclass(slots=True, kw_only=True)
+class Controller:
+    name: str = fld(doc="unique within the array")
+    cache_gb: Optional[float] = fld(None, minimum=0)
+    mode: str = fld("active", choices=("active", "standby", "active-active"))
+    ports: list[Port] = lst()
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class DiskSet:
+    """Identical disks in a range of slots of one enclosure."""
+    slots: str = fld(doc="slot or range, e.g. 0-7 or 3")
+    model: str = fld("")
+    size_gb: float = fld(minimum=0)
+    rpm: Optional[int] = fld(None, minimum=0)
+    media: str = fld("hdd", choices=MEDIA)
+    interface: str = fld("sas", choices=DISK_INTERFACES)
+    firmware: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Enclosure:
+    name: str = fld(doc="unique within the array, e.g. RKA0")
+    slots: int = fld(minimum=0, doc="drive slots (a slot may be empty)")
+    model: str = fld("")
+    disks: list[DiskSet] = lst()
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class DiskGroup:
+    name: str = fld()
+    raid: str = fld(choices=RAID_LEVELS)
+    members: list[str] = lst("ENCLOSURE:SLOTS ranges", flow=True)
+    geometry: str = fld("", doc="as the report writes it, e.g. 8D+1P")
+    owner: str = fld("", ref="controller")
+    pool: str = fld("", ref="pool")
+    label: str = fld("", doc="the report's own name for the group")
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Pool:
+    name: str = fld()
+    provisioning: str = fld("thick", choices=("thick", "thin"))
+    purpose: list[str] = lst(choices=VOLUME_PURPOSES, flow=True)
+    raid: str = fld("", choices=RAID_LEVELS + ("",), doc="RAID policy of a pool without explicit groups")
+    formatted_gb: Optional[float] = fld(None, minimum=0, doc="capacity the report states")
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Volume:
+    name: str = fld()
+    size_gb: Optional[float] = fld(None, minimum=0, doc="empty = rest of the group")
+    group: str = fld("", ref="disk_group")
+    pool: str = fld("", ref="pool")
+    purpose: list[str] = lst(choices=VOLUME_PURPOSES, flow=True)
+    owner: str = fld("", ref="controller")
+    provisioning: str = fld("", choices=("", "thick", "thin"))
+    reserve_gb: Optional[float] = fld(None, minimum=0)
+    read_only: bool = fld(False)
+    dataset: str = fld("", doc="application data it holds, e.g. exchange-db1")
+    copy: str = fld("", choices=("", "active", "replica"))
+    drive: str = fld("", doc="host drive letter or mount point")
+    label: str = fld("")
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class ArrayHost:
+    """A host definition on the array (initiators registered to a name)."""
+    name: str = fld()
+    server: str = fld("", ref="component", doc="server or VM this host stands for")
+    host_type: str = fld("")
+    host_group: str = fld("", ref="host_group")
+    initiators: list[str] = lst("IQNs / WWPNs, or DEVICE:PORT", flow=True)
+
+
+@dataclass(slots=True, kw_only=True)
+class HostGroup:
+    name: str = fld()
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Mapping:
+    volume: str = fld(ref="local_volume", doc="volume name in this array")
+    to: str = fld(ref="array_target", doc="array host or host group")
+    lun: Optional[int] = fld(None, minimum=0)
+    ports: list[str] = lst("array ports presenting the LUN (empty = all)", flow=True)
+
+
+@dataclass(slots=True, kw_only=True)
+class StorageArray:
+    id: str = fld()
+    model: str = fld("")
+    firmware: str = fld("")
+    group: str = fld("", doc="array group (EqualLogic) this member belongs to")
+    connectivity: str = fld("", choices=("", "iscsi", "fc", "sas", "nfs", "smb"))
+    simulated: bool = fld(False, doc="exists only as a setting (e.g. a simulated replica)")
+    max_disks: Optional[int] = fld(None, minimum=0)
+    controllers: list[Controller] = lst()
+    enclosures: list[Enclosure] = lst()
+    disk_groups: list[DiskGroup] = lst()
+    spares: list[str] = lst("ENCLOSURE:SLOTS ranges of hot spares", flow=True)
+    pools: list[Pool] = lst()
+    volumes: list[Volume] = lst()
+    host_groups: list[HostGroup] = lst()
+    hosts: list[ArrayHost] = lst()
+    mappings: list[Mapping] = lst()
+    attributes: dict[str, Any] = mapping()
+    note: str = fld("")
+    x: Optional[float] = fld(None)
+    y: Optional[float] = fld(None)
+
+
+@dataclass(slots=True, kw_only=True)
+class PathSpec:
+    """An iSCSI session or FC path: initiator port to target port."""
+    host: str = fld(ref="component", doc="server or VM that logs in")
+    initiator: str = fld(ref="port", doc="DEVICE:PORT (a server port or a VM vNIC)")
+    target: str = fld(ref="port", doc="ARRAY:PORT")
+    kind: str = fld("iscsi", choices=("iscsi", "fc", "sas"))
+    volumes: list[str] = lst("ARRAY:VOLUME; empty = every volume mapped to the host", ref="volume", flow=True)
+    multipath: bool = fld(True)
+    persistent: bool = fld(True)
+    preferred: Optional[bool] = fld(None, doc="primary (true) or secondary path")
+
+
+@dataclass(slots=True, kw_only=True)
+class Replication:
+    source: str = fld(ref="volume")
+    target: str = fld(ref="volume")
+    kind: str = fld("", doc="DAG, array replication ...")
+    links: Optional[int] = fld(None, minimum=0)
+    note: str = fld("")
+
+
+# ------------------------------------------------------------------------------ virtual
+
+@dataclass(slots=True, kw_only=True)
+class Cluster:
+    id: str = fld()
+    nodes: list[str] = lst(ref="server", flow=True)
+    address: str = fld("")
+    quorum: str = fld("", doc="node_majority, node_and_disk_majority ...")
+    witness: str = fld("", ref="volume")
+    shared_volumes: list[str] = lst("cluster shared volumes", ref="volume", flow=True)
+    excluded_networks: list[str] = lst(ref="network", flow=True)
+    live_migration_networks: list[str] = lst(ref="network", flow=True)
+    settings: dict[str, Any] = mapping()
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class VirtualSwitch:
+    id: str = fld(doc="unique in the bed, e.g. R710-1/LAN")
+    host: str = fld(ref="server")
+    uplinks: list[str] = lst(ref="port", flow=True)
+    role: str = fld("vm", choices=PORT_ROLES)
+    sriov: bool = fld(False)
+    management_os: bool = fld(False, doc="shared with the management OS")
+    label: str = fld("")
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class VirtualDisk:
+    name: str = fld()
+    size_gb: Optional[float] = fld(None, minimum=0)
+    format: str = fld("", choices=("", "vhd", "vhdx", "vmdk", "qcow2", "raw"))
+    type: str = fld("fixed", choices=VDISK_TYPES)
+    volume: str = fld("", ref="volume", doc="ARRAY:VOLUME it sits on")
+    local: bool = fld(False, doc="on the host's local disks")
+    controller: str = fld("", doc="IDE / SCSI")
+    path: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class VNic:
+    name: str = fld()
+    vswitch: str = fld("", ref="vswitch")
+    role: str = fld("lan", choices=PORT_ROLES)
+    address: str = fld("")
+    network: str = fld("", ref="network")
+    mtu: Optional[int] = fld(None, minimum=576)
+    synthetic: bool = fld(True)
+    offloads: dict[str, Any] = mapping(flow=True)
+
+
+@dataclass(slots=True, kw_only=True)
+class DynamicMemory:
+    startup_gb: Optional[float] = fld(None, minimum=0)
+    min_gb: Optional[float] = fld(None, minimum=0)
+    max_gb: Optional[float] = fld(None, minimum=0)
+
+
+@dataclass(slots=True, kw_only=True)
+class VM:
+    id: str = fld()
+    host: str = fld("", ref="server", doc="placement in the reference scenario")
+    role: str = fld("")
+    vcpu: int = fld(1, minimum=1)
+    memory_gb: float = fld(minimum=0, doc="static memory (startup for dynamic)")
+    dynamic_memory: Optional[DynamicMemory] = fld(None)
+    guest_os: str = fld("")
+    highly_available: bool = fld(False)
+    production: bool = fld(True)
+    under_load: bool = fld(False)
+    storage_access: str = fld("hypervisor", choices=STORAGE_ACCESS)
+    multipath: str = fld("")
+    disks: list[VirtualDisk] = lst()
+    nics: list[VNic] = lst()
+    software: list[str] = lst(flow=True)
+    note: str = fld("")
+
+
+# ---------------------------------------------------------------------- tests and runs
+
+@dataclass(slots=True, kw_only=True)
+class AccessSpec:
+    share_pct: float = fld(100, minimum=0)
+    block_kb: float = fld(minimum=0)
+    read_pct: float = fld(minimum=0)
+    random_pct: float = fld(100, minimum=0)
+
+
+@dataclass(slots=True, kw_only=True)
+class Criterion:
+    metric: str = fld(doc="e.g. db_read_latency_avg_ms")
+    comparison: str = fld(choices=COMPARISONS)
+    threshold: float = fld()
+    upper: Optional[float] = fld(None, doc="upper bound for 'between'")
+    unit: str = fld("")
+    source: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Workload:
+    id: str = fld()
+    tool: str = fld(doc="fio, DiskSpd, Iometer, Jetstress, LoadGen, DVD Store ...")
+    targets: list[str] = lst("VMs, servers or volumes the load runs against", ref="target", flow=True)
+    driver: str = fld("", ref="component", doc="machine that runs the tool")
+    parameters: dict[str, Any] = mapping()
+    access: list[AccessSpec] = lst()
+    demand_iops: Optional[float] = fld(None, minimum=0, doc="IOPS the load needs from storage")
+    read_pct: Optional[float] = fld(None, minimum=0)
+    criteria: list[Criterion] = lst()
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Scenario:
+    id: str = fld()
+    description: str = fld("")
+    failed: list[str] = lst("components down in this scenario (a host unplugged, a drive pulled)",
+                            ref="component", flow=True)
+    vms: list[str] = lst("VMs that run in this scenario; empty = every VM", ref="vm", flow=True)
+    excluded: list[str] = lst("components not part of this scenario", ref="component", flow=True)
+    reference: bool = fld(False, doc="the bed's reference configuration")
+    placement: dict[str, str] = mapping("VM -> host overrides", flow=False)
+    settings: dict[str, Any] = mapping()
+
+
+@dataclass(slots=True, kw_only=True)
+class MatrixEntry:
+    id: str = fld()
+    variable: str = fld()
+    levels: list[Any] = lst(flow=True)
+    constants: dict[str, Any] = mapping()
+    scenarios: list[str] = lst(ref="scenario", flow=True)
+    workloads: list[str] = lst(ref="workload", flow=True)
+    criteria: str = fld("")
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class RunPlan:
+    repetitions: int = fld(1, minimum=1)
+    score: str = fld("median", choices=("median", "mean", "max", "min", "last"))
+    reset_steps: list[str] = lst()
+    reboot: bool = fld(False)
+    idle_minutes: Optional[float] = fld(None, minimum=0)
+    duration_minutes: Optional[float] = fld(None, minimum=0)
+    counters: list[str] = lst(flow=False)
+    counter_hosts: list[str] = lst(ref="component", flow=True)
+    sample_interval_s: Optional[float] = fld(None, minimum=0)
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class ExceptionRecord:
+    code: str = fld(pattern=r"^[A-Z]+-\d{3}$")
+    subject: str = fld(doc="component id the exception is for ('*' = any)")
+    reason: str = fld()
+
+
+@dataclass(slots=True, kw_only=True)
+class Result:
+    workload: str = fld(ref="workload")
+    metric: str = fld()
+    value: float = fld()
+    unit: str = fld("")
+    scenario: str = fld("", ref="scenario")
+    level: str = fld("", doc="matrix level, e.g. 200 users")
+    subject: str = fld("", doc="server/VM the figure is for")
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Policy:
+    vcpu_per_thread: float = fld(2.0, minimum=0, doc="CAP-002 limit")
+    memory_reserve_gb: float = fld(2.0, minimum=0, doc="host RAM kept for the parent OS")
+    min_iscsi_ports: int = fld(2, minimum=1)
+    port_ratio_tolerance: float = fld(2.0, minimum=1, doc="PATH-005: ratio outside 1/t..t warns")
+
+
+@dataclass(slots=True, kw_only=True)
+class BedInfo:
+    name: str = fld()
+    description: str = fld("")
+    source: str = fld("", doc="report the bed comes from")
+    publisher: str = fld("")
+    date: str = fld("")
+    domain: str = fld("")
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
+class Bed:
+    format_version: int = fld(FORMAT_VERSION, minimum=1)
+    bed: BedInfo = fld()
+    policy: Policy = fld(factory=Policy)
+    networks: list[Network] = lst()
+    chassis: list[Chassis] = lst()
+    servers: list[Server] = lst()
+    switches: list[Switch] = lst()
+    arrays: list[StorageArray] = lst()
+    links: list[Link] = lst()
+    paths: list[PathSpec] = lst()
+    replications: list[Replication] = lst()
+    clusters: list[Cluster] = lst()
+    virtual_switches: list[VirtualSwitch] = lst()
+    vms: list[VM] = lst()
+    workloads: list[Workload] = lst()
+    scenarios: list[Scenario] = lst()
+    test_matrix: list[MatrixEntry] = lst()
+    run_plan: Optional[RunPlan] = fld(None)
+    results: list[Result] = lst()
+    exceptions: list[ExceptionRecord] = lst()
