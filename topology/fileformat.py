@@ -10,9 +10,12 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import difflib
+import gc
 import io
 import os
+import re
 import tempfile
 import typing
 from functools import lru_cache
@@ -35,6 +38,11 @@ except AttributeError:  # pragma: no cover
 
 MAX_PROBLEMS = 200
 
+try:
+    import yaml_rs as _fast_yaml
+except ImportError:  # pragma: no cover - the located PyYAML path does everything, only slower
+    _fast_yaml = None
+
 
 # ====================================================================== YAML -> data
 
@@ -43,21 +51,47 @@ class _DataError(Exception):
         self.node, self.message, self.hint = node, message, hint
 
 
+_INT10 = re.compile(r"^[-+]?[0-9][0-9_]*$")
+_FLOAT12 = re.compile(r"^[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?$")
+_BOOL12 = {"true": True, "false": False}
+
+
 def _scalar(node: yaml.ScalarNode) -> Any:
+    """Resolve a scalar the YAML 1.2 way: `yes`/`on` stay text, 0777 is decimal, 1e3 is a number.
+
+    PyYAML resolves with YAML 1.1 rules; the fast loader (yaml_rs) with 1.2 rules.  Both paths
+    must give the same model, so plain scalars are re-resolved here.
+    """
     tag = node.tag
     value = node.value
+    plain = not node.style  # None (pure-Python parser) or "" (libyaml) for plain scalars
     if tag == "tag:yaml.org,2002:str":
+        if plain and _FLOAT12.match(value) and any(c in value for c in "eE"):
+            return float(value.replace("_", ""))
         return value
-    if tag == "tag:yaml.org,2002:int":
-        return _SafeCtor.construct_yaml_int(_CTOR, node)
-    if tag == "tag:yaml.org,2002:float":
-        return _SafeCtor.construct_yaml_float(_CTOR, node)
     if tag == "tag:yaml.org,2002:bool":
-        return _SafeCtor.construct_yaml_bool(_CTOR, node)
+        return _BOOL12.get(value.lower(), value) if plain else value
+    if tag == "tag:yaml.org,2002:int":
+        v = value.replace("_", "")
+        if ":" in v:
+            return value
+        sign = -1 if v.startswith("-") else 1
+        body = v.lstrip("+-")
+        if body[:2] in ("0x", "0X"):
+            return sign * int(body[2:], 16)
+        if body[:2] in ("0o", "0O"):
+            return sign * int(body[2:], 8)
+        if body[:2] in ("0b", "0B"):
+            return sign * int(body[2:], 2)
+        return int(v, 10)
+    if tag == "tag:yaml.org,2002:float":
+        if ":" in value:
+            return value
+        return _SafeCtor.construct_yaml_float(_CTOR, node)
     if tag == "tag:yaml.org,2002:null":
         return None
     if tag == "tag:yaml.org,2002:timestamp":
-        return value  # dates stay text: the model stores them as written
+        return _SafeCtor.construct_yaml_timestamp(_CTOR, node)
     raise _DataError(node, f"unsupported YAML tag {tag}",
                      "project files hold plain values only; remove the tag")
 
@@ -67,43 +101,75 @@ _CTOR = _SafeCtor()
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-def _to_data(node: yaml.Node, depth: int = 0) -> Any:
-    if depth > 60:
-        raise _DataError(node, "the document is nested too deeply", "flatten the structure")
-    if isinstance(node, yaml.ScalarNode):
-        return _scalar(node)
-    if isinstance(node, yaml.SequenceNode):
-        if node.tag != "tag:yaml.org,2002:seq":
-            raise _DataError(node, f"unsupported YAML tag {node.tag}", "remove the tag")
-        return [_to_data(n, depth + 1) for n in node.value]
-    if isinstance(node, yaml.MappingNode):
-        if node.tag != "tag:yaml.org,2002:map":
-            raise _DataError(node, f"unsupported YAML tag {node.tag}", "remove the tag")
-        out: dict[str, Any] = {}
-        merged_keys: set[str] = set()
-        for knode, vnode in node.value:
-            if knode.tag == _MERGE:
-                merged = _to_data(vnode, depth + 1)
-                for m in merged if isinstance(merged, list) else [merged]:
-                    if not isinstance(m, dict):
-                        raise _DataError(vnode, "a merge key (<<) needs a mapping", "merge an anchored mapping")
-                    for k, v in m.items():
-                        if k not in out:
-                            out[k] = v
-                            merged_keys.add(k)
-                continue
-            if not isinstance(knode, yaml.ScalarNode):
-                raise _DataError(knode, "a key must be a plain name", "write keys as simple words")
-            key = _scalar(knode)
-            if not isinstance(key, str):
-                key = str(key) if key is not None else "null"
-            if key in out and key not in merged_keys:
-                raise _DataError(knode, f"key {key!r} appears twice in the same mapping",
-                                 "remove or rename one of them")
-            merged_keys.discard(key)
-            out[key] = _to_data(vnode, depth + 1)
-        return out
-    raise _DataError(node, "unexpected YAML node", "")
+MAX_NODES = 5_000_000
+
+
+def _to_data(root: yaml.Node) -> Any:
+    """Plain data from a node tree.  An aliased node is converted once and shared, and the
+    total is bounded, so an alias bomb ('billion laughs') cannot exhaust the machine."""
+    memo: dict[int, Any] = {}
+    count = 0
+
+    def conv(node: yaml.Node, depth: int) -> Any:
+        nonlocal count
+        count += 1
+        if count > MAX_NODES:
+            raise _DataError(node, "the document is too large (or expands aliases too often)",
+                             "split the bed or use fewer aliases")
+        if depth > 60:
+            raise _DataError(node, "the document is nested too deeply", "flatten the structure")
+        if isinstance(node, yaml.ScalarNode):
+            return _scalar(node)
+        key_id = id(node)
+        if key_id in memo:
+            return memo[key_id]
+        if isinstance(node, yaml.SequenceNode):
+            if node.tag != "tag:yaml.org,2002:seq":
+                raise _DataError(node, f"unsupported YAML tag {node.tag}", "remove the tag")
+            out_list: list[Any] = []
+            memo[key_id] = out_list
+            out_list.extend(conv(n, depth + 1) for n in node.value)
+            return out_list
+        if isinstance(node, yaml.MappingNode):
+            if node.tag != "tag:yaml.org,2002:map":
+                raise _DataError(node, f"unsupported YAML tag {node.tag}", "remove the tag")
+            out: dict[str, Any] = {}
+            memo[key_id] = out
+            merged_keys: set[str] = set()
+            for knode, vnode in node.value:
+                if knode.tag == _MERGE:
+                    merged = conv(vnode, depth + 1)
+                    for m in merged if isinstance(merged, list) else [merged]:
+                        if not isinstance(m, dict):
+                            raise _DataError(vnode, "a merge key (<<) needs a mapping", "merge an anchored mapping")
+                        for k, v in m.items():
+                            if k not in out:
+                                out[k] = v
+                                merged_keys.add(k)
+                    continue
+                if not isinstance(knode, yaml.ScalarNode):
+                    raise _DataError(knode, "a key must be a plain name", "write keys as simple words")
+                key = _scalar(knode)
+                if not isinstance(key, str):
+                    key = _text(key) if key is not None else "null"
+                if key in out and key not in merged_keys:
+                    raise _DataError(knode, f"key {key!r} appears twice in the same mapping",
+                                     "remove or rename one of them")
+                merged_keys.discard(key)
+                out[key] = conv(vnode, depth + 1)
+            return out
+        raise _DataError(node, "unexpected YAML node", "")
+
+    return conv(root, 0)
+
+
+def _text(v: Any) -> str:
+    """A scalar written where text belongs (a version 1.6, a date) as the text it was written as."""
+    if isinstance(v, (datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return repr(v)
+    return str(v)
 
 
 def _locate(root: yaml.Node | None, path: tuple) -> tuple[int | None, int | None]:
@@ -231,7 +297,7 @@ class _Builder:
             if isinstance(v, bool) or v is None or isinstance(v, (list, dict)):
                 self.fail(path, f"expected text, found {_describe(v)}", "quote the value")
                 return ""
-            v = v if isinstance(v, str) else str(v)
+            v = v if isinstance(v, str) else _text(v)
             choices = meta.get("choices")
             if choices and v not in choices:
                 close = difflib.get_close_matches(v, choices, 1)
@@ -272,6 +338,8 @@ class _Builder:
             if not isinstance(v, dict):
                 self.fail(path, f"expected a mapping, found {_describe(v)}", "write key: value pairs")
                 return {}
+            if any(not isinstance(k, str) for k in v):
+                v = {(k if isinstance(k, str) else _text(k)): item for k, item in v.items()}
             if inner is str:
                 for k, item in v.items():
                     if not isinstance(item, str):
@@ -282,27 +350,18 @@ class _Builder:
         return v
 
     def build(self, cls: type, data: Any, path: tuple) -> Any:
-        if not isinstance(data, dict):
-            self.fail(path, f"expected a mapping for {_cls_word(cls)}, found {_describe(data)}",
-                      "write key: value pairs")
-            data = {}
-        fields = plan(cls)
-        kwargs: dict[str, Any] = {}
-        known = set()
-        for fp in fields:
-            known.add(fp.key)
-            if fp.key in data and data[fp.key] is not None:
-                kwargs[fp.attr] = self.value(fp.kind, fp.inner, data[fp.key], fp.meta, path + (fp.key,))
-            elif fp.required:
-                self.fail(path, f"{_cls_word(cls)} is missing the required field {fp.key!r}",
-                          f"add {fp.key}: ...")
-                kwargs[fp.attr] = _placeholder(fp)
-            elif fp.kind in ("list", "dict"):
-                kwargs[fp.attr] = type(fp.default)()
-            elif fp.kind == "dc" and fp.default is None:
-                kwargs[fp.attr] = None
-            else:
-                kwargs[fp.attr] = fp.default if not isinstance(fp.default, (list, dict)) else type(fp.default)()
+        return _compiled(cls)(self, data, path)
+
+    def not_mapping(self, cls: type, data: Any, path: tuple) -> Any:
+        self.fail(path, f"expected a mapping for {_cls_word(cls)}, found {_describe(data)}",
+                  "write key: value pairs")
+        return _compiled(cls)(self, {}, path)
+
+    def missing(self, cls: type, fp: "_FieldPlan", path: tuple) -> Any:
+        self.fail(path, f"{_cls_word(cls)} is missing the required field {fp.key!r}", f"add {fp.key}: ...")
+        return _placeholder(fp)
+
+    def unknown(self, cls: type, data: dict, known: frozenset, path: tuple) -> None:
         for key in data:
             if key not in known:
                 close = difflib.get_close_matches(str(key), list(known), 1)
@@ -310,7 +369,81 @@ class _Builder:
                 self.fail(path + (key,), f"unknown {what} {key!r} in {_cls_word(cls)}",
                           f"did you mean {close[0]!r}?" if close else
                           f"known {what}s: {', '.join(sorted(known))}")
-        return cls(**kwargs)
+
+
+_MISSING = object()
+
+
+@lru_cache(maxsize=None)
+def _compiled(cls: type) -> Callable[["_Builder", Any, tuple], Any]:
+    """Generate a builder function for one model class.
+
+    Loading a 20,000-VM bed builds about 100,000 objects; a generic loop over field
+    descriptions costs several seconds there, so each class gets straight-line code
+    whose common case (the value already has the right type) is one type test.  Anything
+    unusual goes through `_Builder.value`, which produces the user-facing message.
+    """
+    fields = plan(cls)
+    env: dict[str, Any] = {"CLS": cls, "MISSING": _MISSING, "KNOWN": frozenset(fp.key for fp in fields),
+                           "compiled": _compiled}
+    lines = ["def build(B, d, path):",
+             "    if type(d) is not dict:",
+             "        return B.not_mapping(CLS, d, path)",
+             "    kw = {}",
+             "    n = 0"]
+    for i, fp in enumerate(fields):
+        env[f"FP{i}"] = fp
+        env[f"META{i}"] = fp.meta
+        slow = f"B.value(FP{i}.kind, FP{i}.inner, v, META{i}, path + ({fp.key!r},))"
+        choices = fp.meta.get("choices")
+        lo = fp.meta.get("minimum")
+        if choices:
+            env[f"CH{i}"] = frozenset(choices)
+        if fp.kind == "str":
+            test = f"type(v) is str and v in CH{i}" if choices else "type(v) is str"
+        elif fp.kind == "int":
+            test = "type(v) is int" + (f" and v >= {lo!r}" if lo is not None else "")
+        elif fp.kind == "float":
+            test = ("(type(v) is int or type(v) is float)" +
+                    (f" and v >= {lo!r}" if lo is not None else " and v == v"))
+        elif fp.kind == "bool":
+            test = "type(v) is bool"
+        elif fp.kind == "list" and fp.inner[0] == "str" and not choices:
+            test = "type(v) is list and all(type(x) is str for x in v)"
+        elif fp.kind == "list" and fp.inner[0] == "str":
+            test = f"type(v) is list and all(type(x) is str and x in CH{i} for x in v)"
+        elif fp.kind == "dict" and fp.inner is not str:
+            test = "type(v) is dict and all(type(k) is str for k in v)"
+        else:
+            test = None
+        lines.append(f"    v = d.get({fp.key!r}, MISSING)")
+        lines.append("    if v is not MISSING:")
+        lines.append("        n += 1")
+        lines.append("    if v is not MISSING and v is not None:")
+        if fp.kind == "dc":
+            env[f"T{i}"] = fp.inner
+            lines.append(f"        kw[{fp.attr!r}] = compiled(T{i})(B, v, path + ({fp.key!r},))")
+        elif fp.kind == "list" and fp.inner[0] == "dc":
+            env[f"T{i}"] = fp.inner[1]
+            lines.append("        if type(v) is list:")
+            lines.append(f"            f = compiled(T{i})")
+            lines.append(f"            p = path + ({fp.key!r},)")
+            lines.append(f"            kw[{fp.attr!r}] = [f(B, x, p + (j,)) for j, x in enumerate(v)]")
+            lines.append("        else:")
+            lines.append(f"            kw[{fp.attr!r}] = {slow}")
+        elif test is not None:
+            lines.append(f"        kw[{fp.attr!r}] = v if {test} else {slow}")
+        else:
+            lines.append(f"        kw[{fp.attr!r}] = {slow}")
+        if fp.required:
+            lines.append("    else:")
+            lines.append(f"        kw[{fp.attr!r}] = B.missing(CLS, FP{i}, path)")
+    lines.append("    if n != len(d):")
+    lines.append("        B.unknown(CLS, d, KNOWN, path)")
+    lines.append("    return CLS(**kw)")
+    code = "\n".join(lines)
+    exec(compile(code, f"<builder {cls.__name__}>", "exec"), env)  # noqa: S102 - code generated above from the model
+    return env["build"]
 
 
 def _placeholder(fp: _FieldPlan) -> Any:
@@ -483,7 +616,44 @@ def _problems(root: yaml.Node | None, raw: list[tuple[tuple, str, str]]) -> list
 
 
 def loads(text: str, filename: str = "") -> Bed:
-    """Parse a project document.  Raises BedFileError (never anything else) on bad input."""
+    """Parse a project document.  Raises BedFileError (never anything else) on bad input.
+
+    The fast path parses with yaml_rs (a Rust YAML 1.2 parser, about 20x faster than
+    PyYAML) and builds the model; a file with any problem at all is parsed again with
+    PyYAML's composer, whose node marks give every message its line and column.
+    """
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # building ~10^5 objects: the cyclic GC would rescan them again and again
+    try:
+        if _fast_yaml is not None:
+            bed = _fast_loads(text)
+            if bed is not None:
+                return bed
+        return _located_loads(text, filename)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _fast_loads(text: str) -> Bed | None:
+    """The model, or None when anything is wrong (the located path then explains it)."""
+    try:
+        data = _fast_yaml.loads(text)
+    except Exception:  # noqa: BLE001 - any parser complaint is re-diagnosed with line numbers
+        return None
+    if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION:
+        return None
+    builder = _Builder()
+    try:
+        bed = builder.build(Bed, data, ())
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if builder.problems or check_references(bed):
+        return None
+    return bed
+
+
+def _located_loads(text: str, filename: str) -> Bed:
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
@@ -494,8 +664,9 @@ def loads(text: str, filename: str = "") -> Bed:
                                     mark.column + 1 if mark else None)], filename) from None
     except yaml.YAMLError as exc:
         raise BedFileError([Problem(f"malformed YAML: {exc}", "check the file is YAML")], filename) from None
-    except (ValueError, UnicodeError) as exc:
-        raise BedFileError([Problem(f"unreadable text: {exc}", "save the file as UTF-8 text")], filename) from None
+    except (ValueError, UnicodeError, RecursionError) as exc:
+        raise BedFileError([Problem(f"unreadable text: {exc}", "save the file as UTF-8 YAML text")],
+                           filename) from None
     if root is None:
         raise BedFileError([Problem("the file is empty", "start from `testbed-studio new --example NAME`")],
                            filename)
@@ -504,7 +675,7 @@ def loads(text: str, filename: str = "") -> Bed:
     except _DataError as exc:
         m = exc.node.start_mark
         raise BedFileError([Problem(exc.message, exc.hint, m.line + 1, m.column + 1)], filename) from None
-    except (ValueError, TypeError, OverflowError) as exc:
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise BedFileError([Problem(f"bad value: {exc}", "check the value's spelling")], filename) from None
     if not isinstance(data, dict):
         raise BedFileError([Problem("a project file is a mapping with format_version and bed at the top",
@@ -530,7 +701,11 @@ def loads(text: str, filename: str = "") -> Bed:
                                         f"supported versions: {sorted(MIGRATIONS)} and {FORMAT_VERSION}", 1, 1)],
                                filename)
     builder = _Builder()
-    bed = builder.build(Bed, data, ())
+    try:
+        bed = builder.build(Bed, data, ())
+    except RecursionError:
+        raise BedFileError([Problem("the document is nested too deeply", "flatten the structure")],
+                           filename) from None
     if builder.problems:
         raise BedFileError(_problems(root, builder.problems), filename)
     refs = check_references(bed)

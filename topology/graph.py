@@ -1,0 +1,196 @@
+"""The bed as a networkx graph, and the storage-path analysis built on it.
+
+`bed_graph` gives one node per device, port, controller and virtual switch, with the
+cabling as edges: the canvas lays it out and the path rules walk it.  `PathAnalyzer`
+routes each declared iSCSI session / FC path across the switch fabric (shortest route
+on the switch-to-switch graph, cached per switch pair, so a bed with thousands of
+paths stays fast) and reports the elements every path depends on, from which the
+single points of failure of a host's paths to a volume follow (PATH-002).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import networkx as nx
+
+from topology.index import BedIndex, PortRef
+from topology.model import VM, PathSpec, StorageArray, Switch
+
+
+def bed_graph(idx: BedIndex) -> nx.Graph:
+    g = nx.Graph()
+    bed = idx.bed
+    for s in bed.servers:
+        g.add_node(s.id, kind="server", role=s.role)
+    for sw in bed.switches:
+        g.add_node(sw.id, kind="switch", fabric=sw.fabric)
+    for a in bed.arrays:
+        g.add_node(a.id, kind="array")
+        for c in a.controllers:
+            cid = controller_node(a.id, c.name)
+            g.add_node(cid, kind="controller")
+            g.add_edge(a.id, cid, kind="contains")
+    for v in bed.vms:
+        g.add_node(v.id, kind="vm")
+    for ref, pr in idx.ports.items():
+        if pr.implicit:
+            continue
+        g.add_node(ref, kind="port")
+        owner = controller_node(pr.device.id, pr.controller.name) if pr.controller else pr.device.id
+        g.add_edge(owner, ref, kind="contains")
+    for vs in bed.virtual_switches:
+        g.add_node(vs.id, kind="vswitch")
+        g.add_edge(vs.host, vs.id, kind="contains")
+        for up in vs.uplinks:
+            g.add_edge(vs.id, up, kind="uplink")
+    for v in bed.vms:
+        for n in v.nics:
+            if n.vswitch:
+                g.add_edge(f"{v.id}:{n.name}", n.vswitch, kind="vnic")
+        if v.host:
+            g.add_edge(v.host, v.id, kind="runs")
+    for link in bed.links:
+        for end in (link.a, link.b):
+            if end not in g:
+                pr = idx.port(end)
+                g.add_node(end, kind="port")
+                if pr is not None:
+                    g.add_edge(pr.device.id, end, kind="contains")
+        g.add_edge(link.a, link.b, kind=link.kind)
+    return g
+
+
+def controller_node(array_id: str, controller: str) -> str:
+    return f"{array_id}#{controller}"
+
+
+@dataclass(slots=True)
+class Route:
+    status: str                       # ok | unknown (cabling not in the bed) | disconnected | invalid
+    elements: frozenset = frozenset()  # what the path depends on (ports, switches, controller, fabric)
+    switches: tuple = ()
+    reason: str = ""
+
+
+@dataclass
+class PathAnalyzer:
+    idx: BedIndex
+    _neighbors: dict[str, set[str]] = field(default_factory=dict)
+    _switch_graph: Any = None
+    _component: dict[str, int] = field(default_factory=dict)
+    _route_cache: dict[tuple[str, str], tuple] = field(default_factory=dict)
+    _standby: dict[str, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        idx = self.idx
+        sg = nx.Graph()
+        sg.add_nodes_from(idx.switches)
+        for link in idx.bed.links:
+            self._neighbors.setdefault(link.a, set()).add(link.b)
+            self._neighbors.setdefault(link.b, set()).add(link.a)
+            da, db = idx.endpoint_device(link.a), idx.endpoint_device(link.b)
+            if isinstance(da, Switch) and isinstance(db, Switch) and da is not db:
+                sg.add_edge(da.id, db.id)
+        self._switch_graph = sg
+        for n, comp in enumerate(nx.connected_components(sg)):
+            for s in comp:
+                self._component[s] = n
+        for a in idx.bed.arrays:
+            self._standby[a.id] = any(c.mode == "standby" for c in a.controllers)
+
+    # -------------------------------------------------------------- attachment
+    def attached(self, endpoint: str) -> tuple[set[str], set[str]]:
+        """(switch ids, other endpoints) directly cabled to a port."""
+        switches: set[str] = set()
+        direct: set[str] = set()
+        for other in self._neighbors.get(endpoint, ()):
+            dev = self.idx.endpoint_device(other)
+            if isinstance(dev, Switch):
+                switches.add(dev.id)
+            else:
+                direct.add(other)
+        return switches, direct
+
+    def uplinks_of(self, pr: PortRef) -> list[str]:
+        """A VM vNIC leaves the host through its virtual switch's uplinks."""
+        if isinstance(pr.device, VM):
+            vs = self.idx.vswitches.get(getattr(pr.port, "vswitch", ""))
+            return list(vs.uplinks) if vs else []
+        return [pr.ref]
+
+    def _switch_route(self, a: str, b: str) -> tuple | None:
+        key = (a, b) if a <= b else (b, a)
+        if key not in self._route_cache:
+            if self._component.get(a) != self._component.get(b):
+                self._route_cache[key] = None  # type: ignore[assignment]
+            else:
+                self._route_cache[key] = tuple(nx.shortest_path(self._switch_graph, a, b))
+        return self._route_cache[key]
+
+    # -------------------------------------------------------------- routing
+    def route(self, path: PathSpec) -> Route:
+        idx = self.idx
+        ini = idx.port(path.initiator)
+        tgt = idx.port(path.target)
+        if ini is None or tgt is None:
+            return Route("invalid", reason="an end of the path does not exist")
+        if not isinstance(tgt.device, StorageArray):
+            return Route("invalid", reason=f"{path.target} is not an array port")
+        elements = {path.initiator}
+        uplinks = self.uplinks_of(ini)
+        if isinstance(ini.device, VM):
+            if not uplinks:
+                return Route("disconnected", frozenset(elements),
+                             reason=f"{path.initiator} is on no virtual switch with an uplink")
+            if len(uplinks) == 1:
+                elements.add(uplinks[0])
+        array = tgt.device
+        failover = self._standby.get(array.id, False)
+        if not failover:
+            elements.add(path.target)
+            if tgt.controller is not None:
+                elements.add(controller_node(array.id, tgt.controller.name))
+        fabric = getattr(tgt.port, "fabric", "") or getattr(ini.port, "fabric", "")
+        if fabric:
+            elements.add(f"fabric:{fabric}")
+
+        tgt_sw, tgt_direct = self.attached(path.target)
+        ini_sw: set[str] = set()
+        ini_direct: set[str] = set()
+        for up in uplinks:
+            s, d = self.attached(up)
+            ini_sw |= s
+            ini_direct |= d
+        if path.target in ini_direct or any(u in tgt_direct for u in uplinks):
+            return Route("ok", frozenset(elements))
+        if not ini_sw or not tgt_sw:
+            return Route("unknown", frozenset(elements), reason="the bed does not say how this path is cabled")
+        best: tuple | None = None
+        for a in sorted(ini_sw):
+            for b in sorted(tgt_sw):
+                r = self._switch_route(a, b)
+                if r is not None and (best is None or len(r) < len(best)):
+                    best = r
+        if best is None:
+            return Route("disconnected", frozenset(elements),
+                         reason=f"no switch route from {', '.join(sorted(ini_sw))} to {', '.join(sorted(tgt_sw))}")
+        # a switch is a single point of failure only when the initiator or target has no other attachment
+        if len(ini_sw) == 1 and len(tgt_sw) == 1:
+            elements.update(best)
+        elif len(ini_sw) == 1:
+            elements.update(ini_sw)
+        elif len(tgt_sw) == 1:
+            elements.update(tgt_sw)
+        return Route("ok", frozenset(elements), best)
+
+
+def shared_elements(routes: Iterable[Route]) -> frozenset:
+    """Elements every one of the routes depends on: the single points of failure."""
+    routes = list(routes)
+    if not routes:
+        return frozenset()
+    common = set(routes[0].elements)
+    for r in routes[1:]:
+        common &= r.elements
+    return frozenset(common)

@@ -1,0 +1,201 @@
+"""CAP-001 .. CAP-007: host memory and CPU, failover capacity, NUMA, VM storage placement."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterator
+
+from topology.model import VM
+from topology.rules.storage import volume_sizes
+from topology.validation import Context, Hit, hit, rule, scenario_label
+
+_SEED001 = "Seed 001 (Dell EqualLogic / Hyper-V RA)"
+
+
+def vm_memory(vm: VM) -> float:
+    """Memory a host must hold for the VM: static, or the dynamic minimum/startup."""
+    if vm.dynamic_memory is not None:
+        dm = vm.dynamic_memory
+        for v in (dm.min_gb, dm.startup_gb):
+            if v is not None:
+                return v
+    return vm.memory_gb
+
+
+def _loads(ctx: Context, place: dict[str, str]) -> dict[str, list[VM]]:
+    out: dict[str, list[VM]] = defaultdict(list)
+    for vm_id, host in place.items():
+        out[host].append(ctx.idx.vms[vm_id])
+    return out
+
+
+@rule("CAP-001", "error", "VM memory exceeds host RAM",
+      reason="Static VM memory is reserved up front: VMs beyond the host's RAM less the parent "
+             "partition's reserve do not start.",
+      source=f"{_SEED001} 4.5 ('22 VMs ... close to the physical boundary of 192GB'); seed 000 (36 of 48 GB degraded)",
+      hint="move VMs to another host, reduce their memory, or add RAM")
+def cap_001(ctx: Context) -> Iterator[Hit]:
+    reserve = ctx.policy.memory_reserve_gb
+    for sc in ctx.scenarios_to_check():
+        for host, vms in sorted(_loads(ctx, ctx.placement(sc)).items()):
+            s = ctx.idx.servers.get(host)
+            if s is None or s.memory_gb is None:
+                continue
+            need = sum(vm_memory(v) for v in vms)
+            if need > s.memory_gb - reserve:
+                yield hit([host, *(v.id for v in vms)],
+                          f"{host}{scenario_label(sc)}: {len(vms)} VMs need {need:g} GB, host has {s.memory_gb:g} GB "
+                          f"less {reserve:g} GB reserve")
+
+
+@rule("CAP-002", "warning", "vCPU to hardware-thread ratio above policy",
+      reason="Beyond the bed's overcommit policy, vCPUs wait for physical threads and the results "
+             "measure CPU contention, not storage.",
+      source="Seed 000 degraded state (22 vCPU on 16 threads); seed 001 (34 vCPU on 16 cores)",
+      hint="move VMs, reduce vCPUs, or raise the policy's vcpu_per_thread with a reason")
+def cap_002(ctx: Context) -> Iterator[Hit]:
+    limit = ctx.policy.vcpu_per_thread
+    for sc in ctx.scenarios_to_check():
+        for host, vms in sorted(_loads(ctx, ctx.placement(sc)).items()):
+            s = ctx.idx.servers.get(host)
+            if s is None or s.cpu is None:
+                continue
+            vcpu = sum(v.vcpu for v in vms)
+            ratio = vcpu / s.cpu.threads
+            if ratio > limit:
+                yield hit(host, f"{host}{scenario_label(sc)}: {vcpu} vCPU on {s.cpu.threads} hardware threads "
+                          f"({ratio:.2f} per thread, policy {limit:g})")
+
+
+@rule("CAP-003", "error", "cluster cannot absorb the loss of a node",
+      reason="After a node fails, its highly available VMs restart on the survivors only if the "
+             "survivors have the memory for them.",
+      source=f"{_SEED001} 5.3 ('neither of the two hosts can sustain the memory workload of both blocks of VMs in "
+             "case of an outage'); seed 000 degraded state",
+      hint="add a node, reduce VM memory, or keep fewer highly available VMs")
+def cap_003(ctx: Context) -> Iterator[Hit]:
+    reserve = ctx.policy.memory_reserve_gb
+    place = ctx.placement(None)
+    loads = _loads(ctx, place)
+    for c in ctx.bed.clusters:
+        nodes = [n for n in c.nodes if n in ctx.idx.servers]
+        if len(nodes) < 2:
+            continue
+        for lost in nodes:
+            moving = sorted((v for v in loads.get(lost, []) if v.highly_available),
+                            key=lambda v: -vm_memory(v))
+            if not moving:
+                continue
+            free = {}
+            for n in nodes:
+                if n == lost:
+                    continue
+                s = ctx.idx.servers[n]
+                if s.memory_gb is None:
+                    break
+                free[n] = s.memory_gb - reserve - sum(vm_memory(v) for v in loads.get(n, []))
+            else:
+                stranded = []
+                for vm in moving:
+                    target = max(free, key=lambda n: (free[n], n)) if free else None
+                    if target is not None and free[target] >= vm_memory(vm):
+                        free[target] -= vm_memory(vm)
+                    else:
+                        stranded.append(vm)
+                if stranded:
+                    need = sum(vm_memory(v) for v in stranded)
+                    yield hit([c.id, lost, *(v.id for v in stranded)],
+                              f"if {lost} fails, {len(stranded)} of its {len(moving)} highly available VMs "
+                              f"({need:g} GB) find no room on the surviving node(s) of {c.id}")
+
+
+@rule("CAP-004", "warning", "VM memory larger than a NUMA node",
+      reason="Memory spanning NUMA nodes is reached across the interconnect, slower and less predictable.",
+      source=f"{_SEED001} HV-02 ('size the VMs to have their memory resources entirely contained in a single NUMA node')",
+      hint="keep the VM's memory within one NUMA node (host RAM / NUMA nodes)")
+def cap_004(ctx: Context) -> Iterator[Hit]:
+    for vm in ctx.bed.vms:
+        s = ctx.idx.servers.get(vm.host)
+        if s is None or s.memory_gb is None:
+            continue
+        nodes = s.numa_nodes or (s.cpu.sockets if s.cpu else None)
+        if not nodes:
+            continue
+        per_node = s.memory_gb / nodes
+        if vm.memory_gb > per_node:
+            yield hit([vm.id, s.id], f"{vm.id} has {vm.memory_gb:g} GB; a NUMA node of {s.id} has {per_node:g} GB")
+
+
+@rule("CAP-005", "error", "VM disk on a volume its host cannot reach",
+      reason="A VM whose disk its host cannot reach does not start; a clustered VM must keep its disks "
+             "on a cluster shared volume so any node can run it.",
+      source="Seed 000 R1/R17 (VHDs on CSVs; the survivor reaches the failed host's data); seed 001 HV-14",
+      hint="put the disk on a volume the host has paths to (a cluster shared volume for clustered VMs)")
+def cap_005(ctx: Context) -> Iterator[Hit]:
+    for vm in ctx.bed.vms:
+        cluster = ctx.cluster_of(vm.host) if vm.host else None
+        for d in vm.disks:
+            if not d.volume or d.local:
+                continue
+            hit_ = ctx.volume(d.volume)
+            if hit_ is None or hit_[0].simulated:
+                continue
+            user = ctx.vm_disk_user(vm, d.volume)
+            if user and not ctx.reaches(user, d.volume):
+                yield hit([vm.id, user, d.volume], f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach")
+            if vm.highly_available and cluster is not None and user == vm.host \
+                    and d.volume not in cluster.shared_volumes:
+                yield hit([vm.id, d.volume, cluster.id],
+                          f"disk {d.name} of clustered VM {vm.id} is on {d.volume}, not a shared volume of {cluster.id}")
+
+
+@rule("CAP-006", "error", "volume smaller than the virtual disks on it",
+      reason="Fixed virtual disks take their full size at creation, and each VM also writes a memory "
+             "image / saved-state file of its RAM size next to its configuration.",
+      source=f"{_SEED001} HV-05 (520 GB of VHDX became 684 GB with the .BIN files, 700 GB reserve)",
+      hint="grow the volume or move virtual disks elsewhere")
+def cap_006(ctx: Context) -> Iterator[Hit]:
+    sizes = volume_sizes(ctx)
+    need: dict[str, float] = defaultdict(float)
+    who: dict[str, list[str]] = defaultdict(list)
+    for vm in ctx.bed.vms:
+        for i, d in enumerate(vm.disks):
+            if not d.volume or d.local:
+                continue
+            if d.type == "fixed" and d.size_gb:
+                need[d.volume] += d.size_gb
+                who[d.volume].append(vm.id)
+            if i == 0:  # the VM's configuration, memory image and saved state live with its first disk
+                need[d.volume] += vm_memory(vm)
+    for vol, n in sorted(need.items()):
+        size = sizes.get(vol)
+        if size is None:
+            continue
+        if n > size + 1e-6:
+            yield hit([vol, *dict.fromkeys(who[vol])],
+                      f"{vol} holds {n:g} GB of fixed virtual disks and VM memory files but is {size:g} GB")
+
+
+@rule("CAP-007", "warning", "dynamically expanding disks for production VMs",
+      reason="Dynamic disks fragment and stall while they grow; on a thin volume the two layers of "
+             "over-allocation can run out of space together.",
+      source=f"{_SEED001} HV-07 / HV-09; seed 000 ('We recommend fixed size VHDs for best performance')",
+      hint="use fixed-size virtual disks for production VMs")
+def cap_007(ctx: Context) -> Iterator[Hit]:
+    for vm in ctx.bed.vms:
+        if not vm.production:
+            continue
+        for d in vm.disks:
+            if d.type not in ("dynamic", "differencing"):
+                continue
+            hit_ = ctx.volume(d.volume) if d.volume else None
+            thin = False
+            if hit_ is not None:
+                a, v = hit_
+                scope = ctx.idx.scopes[a.id]
+                pool = scope.pools.get(v.pool) if v.pool else None
+                thin = v.provisioning == "thin" or (pool is not None and pool.provisioning == "thin")
+            if thin:
+                yield hit([vm.id, d.volume], f"{d.type} disk {d.name} of {vm.id} sits on thin volume {d.volume}",
+                          severity="error")
+            else:
+                yield hit(vm.id, f"production VM {vm.id} uses a {d.type} disk ({d.name})")

@@ -1,0 +1,350 @@
+"""NET-001 .. NET-012: port roles, addressing, MTU and flow control, switch use."""
+from __future__ import annotations
+
+import ipaddress
+from collections import Counter, defaultdict
+from functools import lru_cache
+from typing import Iterator
+
+from topology.model import VM, Switch
+from topology.validation import Context, Hit, hit, iface, iter_server_ports, rule
+
+_SEED000 = "Seed 000 (Dell MD3000i / Hyper-V, PT), Appendix F best practices"
+_SEED001 = "Seed 001 (Dell EqualLogic PS6110 reference architecture), section 6 network best practices"
+
+SAN = "iscsi"
+CLIENT_ROLES = {"lan", "vm"}
+
+
+def _roles(p) -> set[str]:
+    return set(p.roles) - {"unused"}
+
+
+@rule("NET-001", "error", "iSCSI port shared with other traffic",
+      reason="Storage I/O on a port that also carries other traffic competes for bandwidth and "
+             "suffers latency spikes; iSCSI ports are dedicated.",
+      source=f"{_SEED000}: 'Dedicate at least two NICs for server-storage iSCSI communication'; "
+             f"{_SEED001} NW-01",
+      hint="give the port the iSCSI role only and move the other traffic to a port of its own")
+def net_001(ctx: Context) -> Iterator[Hit]:
+    for s, ref, p in iter_server_ports(ctx):
+        roles = _roles(p)
+        if SAN in roles and len(roles) > 1:
+            others = ", ".join(sorted(roles - {SAN}))
+            yield hit([s.id, ref], f"{ref} carries iSCSI together with {others}")
+
+
+@rule("NET-002", "error", "fewer than two dedicated iSCSI ports",
+      reason="With one iSCSI port a cable, port or NIC failure cuts the host off its storage; "
+             "two dedicated ports give multipath something to fail over to.",
+      source=f"{_SEED000}: 'Dedicate at least two NICs for server-storage iSCSI communication'",
+      hint="add a second port with the iSCSI role and a session from it")
+def net_002(ctx: Context) -> Iterator[Hit]:
+    hosts = {p.host for p in ctx.bed.paths if p.kind == "iscsi"}
+    for s in ctx.bed.servers:
+        if s.id not in hosts or s.simulated:
+            continue
+        dedicated = [ref for ref, p in ctx.idx.server_ports(s) if _roles(p) == {SAN}]
+        if len(dedicated) < ctx.policy.min_iscsi_ports:
+            yield hit([s.id, *dedicated],
+                      f"{s.id} uses iSCSI storage with {len(dedicated)} dedicated iSCSI port(s); "
+                      f"at least {ctx.policy.min_iscsi_ports} are needed")
+
+
+@rule("NET-003", "warning", "no client/LAN port",
+      reason="Client traffic on the storage or cluster ports disturbs both; a server that serves "
+             "clients needs a port for them.",
+      source=f"{_SEED000}: 'Dedicate at least one NIC for Client-Server communication'",
+      hint="add a port with the lan (or vm) role")
+def net_003(ctx: Context) -> Iterator[Hit]:
+    for s in ctx.bed.servers:
+        if s.role not in ("hypervisor", "application", "infrastructure") or s.simulated:
+            continue
+        ports = [p for _, p in ctx.idx.server_ports(s) if p.kind == "ethernet"]
+        if not ports:
+            continue  # the bed does not describe this server's Ethernet side
+        if not any(_roles(p) & CLIENT_ROLES and SAN not in _roles(p) for p in ports):
+            yield hit(s.id, f"{s.id} serves clients but has no port dedicated to client/LAN traffic")
+
+
+@rule("NET-004", "warning", "clustered host without a heartbeat port",
+      reason="Cluster heartbeats that share a busy port can be delayed, and a node is evicted "
+             "although it is healthy.",
+      source=f"{_SEED000}: 'Dedicate at least one NIC for the cluster heartbeat'",
+      hint="add a port with the heartbeat role on a cluster-only network")
+def net_004(ctx: Context) -> Iterator[Hit]:
+    for c in ctx.bed.clusters:
+        for node in c.nodes:
+            s = ctx.idx.servers.get(node)
+            if s is None:
+                continue
+            ok = False
+            for _, p in ctx.idx.server_ports(s):
+                net = ctx.idx.networks.get(p.network)
+                if ("heartbeat" in _roles(p) and SAN not in _roles(p)) or \
+                        (net is not None and net.cluster_use == "cluster_only"):
+                    ok = True
+            if not ok:
+                yield hit([node, c.id], f"{node} (cluster {c.id}) has no dedicated heartbeat/cluster network port")
+
+
+def _path_mtus(ctx: Context, path) -> list[tuple[str, int | None, bool]]:
+    """(where, MTU, is_endpoint) along an iSCSI path, from initiator to target."""
+    idx = ctx.idx
+    out: list[tuple[str, int | None, bool]] = []
+    ini = idx.port(path.initiator)
+    tgt = idx.port(path.target)
+    if ini is None or tgt is None:
+        return out
+    starts = [path.initiator]
+    if isinstance(ini.device, VM):
+        out.append((path.initiator, ini.port.mtu, True))
+        starts = ctx.analyzer.uplinks_of(ini)
+    for ref in starts:
+        pr = idx.port(ref)
+        if pr is None:
+            continue
+        out.append((ref, idx.effective_mtu(pr), True))
+        out += _facing_switch_ports(ctx, ref)
+    out += _facing_switch_ports(ctx, path.target)
+    out.append((path.target, idx.effective_mtu(tgt), True))
+    return out
+
+
+def _facing_switch_ports(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
+    out = []
+    for other in ctx.analyzer._neighbors.get(ref, ()):
+        dev = ctx.idx.endpoint_device(other)
+        if isinstance(dev, Switch):
+            pr = ctx.idx.port(other)
+            mtu = ctx.idx.effective_mtu(pr) if pr is not None else dev.mtu
+            out.append((other, mtu, False))
+    return out
+
+
+@rule("NET-005", "error", "MTU differs along an iSCSI path",
+      reason="A frame larger than any hop's MTU is dropped or fragmented: jumbo frames must be set "
+             "end to end (host port, every switch port, array port) or not at all.",
+      source=f"{_SEED000}: 'Enable Jumbo Frames on the storage, NIC, and network switch'; {_SEED001} NW-06/NW-07",
+      hint="set the same MTU on the host and array ports and at least that frame size on every switch port between")
+def net_005(ctx: Context) -> Iterator[Hit]:
+    seen: set = set()
+    for path, route in ctx.routes:
+        if path.kind != "iscsi":
+            continue
+        hops = _path_mtus(ctx, path)
+        known = [(w, m, e) for w, m, e in hops if m is not None]
+        if not known:
+            continue
+        ends = {m for _, m, e in known if e}
+        # switch frame sizes quote the Ethernet header too (9014 for a 9000-byte MTU)
+        need = max(ends) if ends else 0
+        small = [w for w, m, e in known if not e and m < need]
+        key = (path.initiator, path.target)
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(ends) > 1 or small:
+            detail = ", ".join(f"{w}={m}" for w, m, _ in known)
+            yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
+        elif ends == {1500} and not [1 for _, m, e in known if not e and m > 1500] and len(known) == len(hops):
+            yield hit([path.initiator, path.target],
+                      f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
+                      severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
+
+
+@rule("NET-006", "warning", "flow control off on an iSCSI port",
+      reason="Without flow control a congested iSCSI port drops frames and TCP retransmits; "
+             "Ethernet pause frames keep the SAN lossless.",
+      source=f"{_SEED000}: 'Flow control set to Generate & Respond on all NICs'; {_SEED001} NW-04/NW-05",
+      hint="enable flow control (Rx and Tx / Generate & Respond) on the port")
+def net_006(ctx: Context) -> Iterator[Hit]:
+    for s, ref, p in iter_server_ports(ctx):
+        if SAN in _roles(p) and p.flow_control is False:
+            yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}")
+    for a in ctx.bed.arrays:
+        for ref, p, _ in ctx.idx.array_ports(a):
+            if SAN not in _roles(p):
+                continue
+            for sw_ref, _, _ in _facing_switch_ports(ctx, ref):
+                pr = ctx.idx.port(sw_ref)
+                fc = ctx.idx.effective_flow_control(pr) if pr is not None else \
+                    getattr(ctx.idx.endpoint_device(sw_ref), "flow_control", None)
+                if fc is False:
+                    yield hit([sw_ref, ref], f"flow control is off on switch port {sw_ref} facing array port {ref}")
+
+
+def _host_part(addr: str) -> str:
+    """The address without its prefix, in canonical form (parsing only what is not plain IPv4)."""
+    ip = addr.partition("/")[0].strip()
+    if ip.count(".") == 3 and all(p.isdigit() and (p == "0" or not p.startswith("0")) for p in ip.split(".")):
+        return ip
+    i = iface(addr)
+    return str(i.ip) if i is not None else ip
+
+
+@lru_cache(maxsize=4096)
+def _network(cidr: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    try:
+        return ipaddress.ip_network(cidr, strict=False)
+    except ValueError:
+        return None
+
+
+def _addresses(ctx: Context) -> Iterator[tuple[str, str, str]]:
+    """(owner ref, address, network id) for every address in the bed."""
+    for s in ctx.bed.servers:
+        for ref, p in ctx.idx.server_ports(s):
+            if p.address:
+                yield ref, p.address, p.network
+        if s.management_address:
+            yield s.id, s.management_address, ""
+    for sw in ctx.bed.switches:
+        for p in sw.ports:
+            if p.address:
+                yield f"{sw.id}:{p.name}", p.address, p.network
+    for a in ctx.bed.arrays:
+        for ref, p, _ in ctx.idx.array_ports(a):
+            if p.address:
+                yield ref, p.address, p.network
+    for vm in ctx.bed.vms:
+        for n in vm.nics:
+            if n.address:
+                yield f"{vm.id}:{n.name}", n.address, n.network
+    for c in ctx.bed.clusters:
+        if c.address:
+            yield c.id, c.address, ""
+
+
+@rule("NET-007", "error", "duplicate IP address",
+      reason="Two devices answering for one address break discovery, sessions and management.",
+      source="IP addressing basics; every seed's address table gives each port its own address",
+      hint="give each port its own address")
+def net_007(ctx: Context) -> Iterator[Hit]:
+    owners: dict[str, list[str]] = defaultdict(list)
+    for ref, addr, _ in _addresses(ctx):
+        owners[_host_part(addr)].append(ref)
+    for ip, refs in owners.items():
+        if len(refs) > 1:
+            yield hit(refs, f"{ip} is used by {', '.join(refs)}")
+
+
+@rule("NET-008", "error", "address outside its network / no route to the target",
+      reason="An address outside its subnet, or an initiator with no subnet (or route) in common "
+             "with its target portal, cannot reach the storage.",
+      source=f"{_SEED000}: each storage NIC logs in to the portals of its own subnet (192.168.130/24, 192.168.131/24)",
+      hint="correct the address or prefix, or log in from a port on the portal's subnet")
+def net_008(ctx: Context) -> Iterator[Hit]:
+    for ref, addr, net_id in _addresses(ctx):
+        i = iface(addr)
+        if addr and i is None:
+            yield hit(ref, f"{ref}: {addr!r} is not an IP address with prefix (e.g. 10.0.0.5/24)")
+            continue
+        net = ctx.idx.networks.get(net_id)
+        if i is None or net is None or not net.cidr:
+            continue
+        cidr = _network(net.cidr)
+        if cidr is None:
+            yield hit(net.id, f"network {net.id}: {net.cidr!r} is not a CIDR such as 192.168.1.0/24")
+            continue
+        if i.ip not in cidr:
+            yield hit([ref, net.id], f"{ref} has {addr}, outside its network {net.id} ({net.cidr})")
+    for path in ctx.bed.paths:
+        if path.kind != "iscsi":
+            continue
+        ini, tgt = ctx.idx.port(path.initiator), ctx.idx.port(path.target)
+        if ini is None or tgt is None:
+            continue
+        a, b = iface(getattr(ini.port, "address", "")), iface(getattr(tgt.port, "address", ""))
+        if a is None or b is None:
+            continue
+        if b.ip in a.network or a.ip in b.network:
+            continue
+        na = ctx.idx.networks.get(getattr(ini.port, "network", ""))
+        nb_id = getattr(tgt.port, "network", "")
+        if na is not None and nb_id and nb_id in na.routed_to:
+            continue
+        yield hit([path.initiator, path.target],
+                  f"{path.initiator} ({a}) shares no subnet or route with portal {path.target} ({b})")
+
+
+@rule("NET-009", "warning", "LAN and SAN on one switch",
+      reason="A switch that carries both client and iSCSI traffic lets a LAN storm or a "
+             "misconfiguration reach the storage network.",
+      source=f"{_SEED001} NW-01: 'Design separated network infrastructures to isolate the LAN traffic from the SAN traffic'",
+      hint="cable LAN and iSCSI ports to separate switches")
+def net_009(ctx: Context) -> Iterator[Hit]:
+    carried: dict[str, set[str]] = defaultdict(set)
+    for sw in ctx.bed.switches:
+        carried[sw.id] |= set(sw.roles)
+    for link in ctx.bed.links:
+        for mine, other in ((link.a, link.b), (link.b, link.a)):
+            dev = ctx.idx.endpoint_device(mine)
+            if not isinstance(dev, Switch):
+                continue
+            pr = ctx.idx.port(other)
+            if pr is not None and not isinstance(pr.device, Switch):
+                carried[dev.id] |= _roles(pr.port)
+    for sw_id, roles in carried.items():
+        if SAN in roles and roles & CLIENT_ROLES:
+            yield hit(sw_id, f"switch {sw_id} carries both iSCSI and LAN/VM traffic")
+
+
+@rule("NET-010", "warning", "iSCSI network used for cluster communication",
+      reason="Cluster traffic on the iSCSI network competes with storage I/O and can mask a "
+             "storage-network failure.",
+      source=f"{_SEED001} NW-11; {_SEED000}: the iSCSI subnets are unchecked in the cluster wizard",
+      hint="set the iSCSI networks to 'none' for cluster use (exclude them from the cluster)")
+def net_010(ctx: Context) -> Iterator[Hit]:
+    for net in ctx.bed.networks:
+        if net.role == SAN and net.cluster_use in ("cluster_only", "cluster_and_client"):
+            yield hit(net.id, f"iSCSI network {net.id} is enabled for cluster communication ({net.cluster_use})")
+    for c in ctx.bed.clusters:
+        excluded = set(c.excluded_networks)
+        for node in c.nodes:
+            s = ctx.idx.servers.get(node)
+            if s is None:
+                continue
+            for ref, p in ctx.idx.server_ports(s):
+                net = ctx.idx.networks.get(p.network)
+                if net is None or net.role != SAN or net.id in excluded or net.cluster_use:
+                    continue
+                yield hit([c.id, net.id], f"cluster {c.id} does not exclude iSCSI network {net.id}")
+
+
+@rule("NET-011", "warning", "NIC teaming on SAN ports",
+      reason="Teaming (LBFO) on iSCSI ports defeats multipath I/O; the array vendor's MPIO "
+             "balances and fails over sessions instead.",
+      source=f"{_SEED001} 4.1: 'The use of LBFO is not recommended for NICs dedicated to SAN connectivity'",
+      hint="remove the team and give each port its own session under multipath")
+def net_011(ctx: Context) -> Iterator[Hit]:
+    for s, ref, p in iter_server_ports(ctx):
+        if SAN in _roles(p) and p.team:
+            yield hit([s.id, ref], f"iSCSI port {ref} is in team {p.team}")
+    for vs in ctx.bed.virtual_switches:
+        ups = [u for u in vs.uplinks if (pr := ctx.idx.port(u)) is not None and SAN in _roles(pr.port)]
+        if len(ups) > 1:
+            yield hit([vs.id, *ups], f"virtual switch {vs.id} teams iSCSI ports {', '.join(ups)}")
+
+
+@rule("NET-012", "error", "port used twice / too many links",
+      reason="A port holds one cable; a switch cannot take more links than it has ports.",
+      source="cabling basics",
+      hint="move one of the links to a free port, or raise the switch's port count")
+def net_012(ctx: Context) -> Iterator[Hit]:
+    uses: Counter = Counter()
+    per_switch: Counter = Counter()
+    for link in ctx.bed.links:
+        for end in (link.a, link.b):
+            dev = ctx.idx.endpoint_device(end)
+            if ctx.idx.port(end) is not None:
+                uses[end] += 1
+            if isinstance(dev, Switch):
+                per_switch[dev.id] += 1
+    for ref, n in uses.items():
+        if n > 1:
+            yield hit(ref, f"port {ref} is used by {n} links")
+    for sw in ctx.bed.switches:
+        capacity = sw.port_count if sw.port_count is not None else (len(sw.ports) or None)
+        if capacity is not None and per_switch[sw.id] > capacity:
+            yield hit(sw.id, f"switch {sw.id} has {per_switch[sw.id]} links but {capacity} ports")

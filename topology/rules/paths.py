@@ -1,0 +1,141 @@
+"""PATH-001 .. PATH-005: multipath redundancy from every host to every volume it uses."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterator
+
+from topology.graph import controller_node, shared_elements
+from topology.model import StorageArray
+from topology.validation import Context, Hit, hit, rule
+
+_SRC = ("Seed 000 Appendix F (4 sessions per host, 'Enable multi-path'); seed 002 best practice 4 "
+        "(HDLM, primary and secondary path per LU)")
+
+
+def _owner(ctx: Context, comp: str):
+    return ctx.idx.servers.get(comp) or ctx.idx.vms.get(comp)
+
+
+def _checked_uses(ctx: Context) -> Iterator[tuple[str, str, str]]:
+    """(host, volume, why) for volumes on real (not simulated) arrays used by real hosts."""
+    for comp, vols in sorted(ctx.volumes_used.items()):
+        owner = _owner(ctx, comp)
+        if owner is None or getattr(owner, "simulated", False):
+            continue
+        for vol, why in sorted(vols.items()):
+            hit_ = ctx.volume(vol)
+            if hit_ is None or hit_[0].simulated:
+                continue
+            yield comp, vol, why
+
+
+@rule("PATH-001", "error", "fewer than two paths to a volume",
+      reason="One path is one cable, port or controller away from losing the volume.",
+      source=_SRC,
+      hint="add a second session/path from another host port to another array port")
+def path_001(ctx: Context) -> Iterator[Hit]:
+    for host, vol, why in _checked_uses(ctx):
+        n = len(ctx.working_paths(host, vol))
+        if n < 2:
+            yield hit([host, vol], f"{host} reaches {vol} over {n} path{'s' if n != 1 else ''} ({why})")
+
+
+@rule("PATH-002", "error", "all paths share a single point of failure",
+      reason="Redundant paths protect nothing when every one of them crosses the same host port, "
+             "switch, fabric or controller.",
+      source="Seed 001 ST-02 / NW-02 (redundant switches and controller ports); seed 002 R8",
+      hint="route the paths through different host ports, switches (fabrics) and controllers")
+def path_002(ctx: Context) -> Iterator[Hit]:
+    groups: dict[tuple[str, frozenset], list[str]] = defaultdict(list)
+    for host, vol, _ in _checked_uses(ctx):
+        routes = [r for _, r in ctx.working_paths(host, vol)]
+        if len(routes) < 2:
+            continue
+        common = shared_elements(routes)
+        if common:
+            groups[(host, common)].append(vol)
+    for (host, common), vols in groups.items():
+        where = ", ".join(sorted(_readable(e) for e in common))
+        shown = ", ".join(vols[:5]) + (f" and {len(vols) - 5} more" if len(vols) > 5 else "")
+        yield hit([host, *sorted(e for e in common if not e.startswith("fabric:")), *vols],
+                  f"every path from {host} to {shown} goes through {where}")
+
+
+def _readable(element: str) -> str:
+    if element.startswith("fabric:"):
+        return f"fabric {element[7:]}"
+    if "#" in element:
+        array, ctrl = element.split("#", 1)
+        return f"controller {ctrl} of {array}"
+    return element
+
+
+@rule("PATH-003", "warning", "paths reach only one controller",
+      reason="If the one controller a host reaches fails or is taken down for an update, the "
+             "host loses its volumes although the array is still up.",
+      source="Seed 000 (each host NIC logs in to both controllers' portals); seed 002 R6",
+      hint="add a path to a port of the other controller")
+def path_003(ctx: Context) -> Iterator[Hit]:
+    reached: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for p, r in ctx.routes:
+        tgt = ctx.idx.port(p.target)
+        if tgt is None or not isinstance(tgt.device, StorageArray) or tgt.controller is None:
+            continue
+        if r.status in ("ok", "unknown"):
+            reached[(p.host, tgt.device.id)].add(tgt.controller.name)
+    for (host, array_id), ctrls in sorted(reached.items()):
+        array = ctx.idx.arrays[array_id]
+        active = [c.name for c in array.controllers if c.mode != "standby"]
+        if len(active) >= 2 and len(ctrls & set(active)) < 2:
+            only = ", ".join(sorted(ctrls))
+            yield hit([host, array_id, *(controller_node(array_id, c) for c in sorted(ctrls))],
+                      f"{host} reaches {array_id} only through controller {only}")
+
+
+@rule("PATH-004", "error", "several paths but no multipath software",
+      reason="Without a multipath driver the OS sees each path as a separate disk: data "
+             "corruption risk and no failover.",
+      source="Seed 000: 'Install the ... MD3000i Management software on every system ... so that the MPIO "
+             "driver is active'; seed 001 ST-01; seed 002 BP 4 (HDLM)",
+      hint="set the host's multipath software (MPIO/DSM, HDLM, RDAC, dm-multipath)")
+def path_004(ctx: Context) -> Iterator[Hit]:
+    count: dict[str, int] = defaultdict(int)
+    for p in ctx.bed.paths:
+        count[p.host] += 1
+    for host, n in sorted(count.items()):
+        owner = _owner(ctx, host)
+        if owner is None or n < 2 or getattr(owner, "simulated", False):
+            continue
+        if not owner.multipath:
+            yield hit(host, f"{host} has {n} paths but declares no multipath software")
+
+
+@rule("PATH-005", "warning", "array ports to host ports far from 1:1",
+      reason="More host SAN ports than active array ports oversubscribe the array side; the "
+             "reverse leaves array bandwidth unused.",
+      source="Seed 001 ST-03: 'Maintain a close as possible to a 1:1 ratio between the number of network ports "
+             "on the active controller of the array and the number of host network adapters'",
+      hint="balance active array ports and host SAN ports (or record an exception with the reason)")
+def path_005(ctx: Context) -> Iterator[Hit]:
+    targets: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for p in ctx.bed.paths:
+        tgt = ctx.idx.port(p.target)
+        if tgt is None or not isinstance(tgt.device, StorageArray):
+            continue
+        if tgt.controller is not None and tgt.controller.mode == "standby":
+            continue
+        targets[(p.host, tgt.device.id)].add(p.target)
+    t = ctx.policy.port_ratio_tolerance
+    for (host, array_id), ports in sorted(targets.items()):
+        s = ctx.idx.servers.get(host)
+        if s is None or s.simulated:
+            continue
+        host_ports = [ref for ref, p in ctx.idx.server_ports(s)
+                      if ("iscsi" in p.roles or "fc" in p.roles or p.kind == "fc") and "unused" not in p.roles]
+        if not host_ports:
+            continue
+        ratio = len(ports) / len(host_ports)
+        if ratio < 1 / t or ratio > t:
+            yield hit([host, array_id],
+                      f"{array_id} offers {host} {len(ports)} active port(s) for {len(host_ports)} host SAN "
+                      f"port(s): ratio {len(ports)}:{len(host_ports)}")

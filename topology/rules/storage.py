@@ -1,0 +1,339 @@
+"""RAID-001 .. RAID-009: disk groups, spares, placement of data, capacity and IOPS sizing."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Iterator
+
+from topology import capacity as cap
+from topology.index import ArrayScope, Disk
+from topology.model import DiskGroup, StorageArray, Volume
+from topology.validation import Context, Hit, hit, rule
+
+_SEED002 = "Seed 002 (Hitachi AMS 2500 ESRP)"
+
+
+def group_ref(array: StorageArray, g: DiskGroup) -> str:
+    return f"{array.id}:group:{g.name}"
+
+
+def pool_ref(array: StorageArray, name: str) -> str:
+    return f"{array.id}:pool:{name}"
+
+
+def _scopes(ctx: Context) -> Iterator[tuple[StorageArray, ArrayScope]]:
+    for a in ctx.bed.arrays:
+        yield a, ctx.idx.scopes[a.id]
+
+
+@rule("RAID-001", "error", "RAID level impossible with the member count",
+      reason="Each RAID level needs a minimum (and for mirrors an even) number of disks.",
+      source="RAID definitions: RAID 1 = 2, RAID 10 even >= 4, RAID 5 >= 3, RAID 6 >= 4, RAID 50 >= 6, RAID 60 >= 8",
+      hint="add or remove members, or choose a level that fits the disk count")
+def raid_001(ctx: Context) -> Iterator[Hit]:
+    for a, scope in _scopes(ctx):
+        for g in a.disk_groups:
+            n = sum(1 for _ in scope.members(g.members))
+            why = cap.member_problem(g.raid, n)
+            if why:
+                yield hit([a.id, group_ref(a, g)], f"disk group {g.name} on {a.id} has {n} members: {why}")
+
+
+def _describe(d: Disk) -> tuple:
+    return (d.spec.media, d.spec.rpm, d.spec.size_gb)
+
+
+@rule("RAID-002", "warning", "disk group mixes media, speeds or sizes",
+      reason="A group runs at the pace of its slowest disk and uses only the smallest disk's capacity.",
+      source="Seed 000 (groups of one drive type only: 'Select SATA' for OS); RAID practice",
+      hint="build the group from identical disks")
+def raid_002(ctx: Context) -> Iterator[Hit]:
+    for a, scope in _scopes(ctx):
+        for g in a.disk_groups:
+            kinds = Counter(_describe(d) for d in scope.group_disks(g))
+            if len(kinds) > 1:
+                parts = ", ".join(f"{n} x {sz:g} GB {m} {rpm or ''}".rstrip() for (m, rpm, sz), n in kinds.items())
+                yield hit([a.id, group_ref(a, g)], f"disk group {g.name} on {a.id} mixes {parts}")
+
+
+@rule("RAID-003", "warning", "no hot spare covers a disk group",
+      reason="Without a spare of the same media and at least the same size, a failed disk leaves the "
+             "group degraded until someone replaces it by hand.",
+      source=f"Seed 001 B-03 ('RAID without spare drives ... not recommended'); {_SEED002} App. A (global hot spares)",
+      hint="mark a free disk of the same media and at least the same size as a hot spare")
+def raid_003(ctx: Context) -> Iterator[Hit]:
+    for a, scope in _scopes(ctx):
+        if not a.disk_groups or a.simulated:
+            continue
+        spares = [scope.disks[k] for k in scope.members(a.spares) if k in scope.disks]
+        uncovered = []
+        for g in a.disk_groups:
+            disks = scope.group_disks(g)
+            if not disks:
+                continue
+            need = max(d.spec.size_gb for d in disks)
+            media = {d.spec.media for d in disks}
+            if not any(s.spec.media in media and s.spec.size_gb >= need for s in spares):
+                uncovered.append(g)
+        if uncovered:
+            names = ", ".join(g.name for g in uncovered[:8]) + (f" and {len(uncovered) - 8} more"
+                                                                 if len(uncovered) > 8 else "")
+            what = "no hot spares" if not spares else f"{len(spares)} hot spare(s), none suitable for"
+            yield hit([a.id, *(group_ref(a, g) for g in uncovered)],
+                      f"{a.id} has {what} {len(uncovered)} disk group(s): {names}" if spares else
+                      f"{a.id} has no hot spares: {len(uncovered)} disk group(s) uncovered ({names})")
+
+
+@rule("RAID-004", "warning", "disk, slot or port used twice, or a slot that does not exist",
+      reason="A disk belongs to one group or is a spare; a member in a slot the enclosure does not have "
+             "(or that holds no disk) is a typing error that would fail at deployment.",
+      source="array configuration basics (seed 000 Figure 14, seed 002 Table 1 slot maps)",
+      hint="correct the member ranges so each disk is used once and every slot exists")
+def raid_004(ctx: Context) -> Iterator[Hit]:
+    for a, scope in _scopes(ctx):
+        used: dict[tuple[str, int], list[str]] = defaultdict(list)
+        for g in a.disk_groups:
+            for key in scope.members(g.members):
+                used[key].append(f"group {g.name}")
+        for key in scope.members(a.spares):
+            used[key].append("hot spares")
+        for (enc, slot), owners in sorted(used.items()):
+            ref = f"{a.id}:{enc}:{slot}"
+            e = scope.enclosures.get(enc)
+            if e is not None and slot >= e.slots:
+                yield hit([a.id, ref], f"{ref}: enclosure {enc} has slots 0-{e.slots - 1}; slot {slot} does not exist")
+            elif e is not None and (enc, slot) not in scope.disks:
+                yield hit([a.id, ref], f"{ref} is empty but used by {', '.join(owners)}")
+            if len(owners) > 1:
+                yield hit([a.id, ref], f"disk {ref} is used twice: {', '.join(owners)}")
+
+
+def _volume_home(scope: ArrayScope, v: Volume) -> tuple[set[str], set[str]]:
+    """(groups, pools) whose disks a volume lives on."""
+    groups: set[str] = set()
+    pools: set[str] = set()
+    if v.group:
+        groups.add(v.group)
+        g = scope.groups.get(v.group)
+        if g is not None and g.pool:
+            pools.add(g.pool)
+    if v.pool:
+        pools.add(v.pool)
+        groups |= {g.name for g in scope.pool_groups(v.pool)}
+    return groups, pools
+
+
+@rule("RAID-005", "error", "database and logs share spindles",
+      reason="Logs are written sequentially and are the recovery copy of the database: on the same "
+             "disks they lose their speed and both are lost with the group.",
+      source=f"Seed 000 ('two 146GB 15K ... SQL and Exchange logs'); {_SEED002} BP 6 ('a separate pool for the logs')",
+      hint="put database and log volumes in different disk groups and pools")
+def raid_005(ctx: Context) -> Iterator[Hit]:
+    for a, scope in _scopes(ctx):
+        dbs, logs = [], []
+        for v in a.volumes:
+            if "database" in v.purpose and "log" in v.purpose:
+                yield hit(f"{a.id}:{v.name}", f"volume {a.id}:{v.name} holds both a database and its logs")
+            elif "database" in v.purpose:
+                dbs.append(v)
+            elif "log" in v.purpose:
+                logs.append(v)
+        if not dbs or not logs:
+            continue
+        log_homes = [(lv, _volume_home(scope, lv)) for lv in logs]
+        pairs: dict[str, list[str]] = defaultdict(list)
+        for dv in dbs:
+            dg, dp = _volume_home(scope, dv)
+            for lv, (lg, lp) in log_homes:
+                shared = sorted((dg & lg)) or sorted(dp & lp)
+                if shared:
+                    pairs[shared[0]].append(f"{dv.name}+{lv.name}")
+        for where, combos in pairs.items():
+            yield hit([a.id, f"{a.id}:{combos[0].split('+')[0]}", f"{a.id}:{combos[0].split('+')[1]}"],
+                      f"database and log volumes share {where} on {a.id}: " + ", ".join(combos[:4])
+                      + (f" and {len(combos) - 4} more" if len(combos) > 4 else ""))
+
+
+@rule("RAID-006", "error", "active and replica copies share a pool or array",
+      reason="A replica on the same disks or array as the active copy does not survive the failure it "
+             "is there for.",
+      source=f"Seed 001 ST-08; {_SEED002} BP 12 ('Isolate active databases and their replicated copies in separate pools "
+             "or ... on a separate 2500')",
+      hint="put the replica in another pool, better on another array")
+def raid_006(ctx: Context) -> Iterator[Hit]:
+    copies: dict[str, list[tuple[StorageArray, Volume]]] = defaultdict(list)
+    for a in ctx.bed.arrays:
+        for v in a.volumes:
+            if v.dataset and v.copy:
+                copies[v.dataset].append((a, v))
+    pairs = []
+    for dataset, vols in copies.items():
+        for a1, v1 in vols:
+            for a2, v2 in vols:
+                if v1.copy == "active" and v2.copy == "replica":
+                    pairs.append((a1, v1, a2, v2))
+    for r in ctx.bed.replications:
+        s, t = ctx.volume(r.source), ctx.volume(r.target)
+        if s and t:
+            pairs.append((s[0], s[1], t[0], t[1]))
+    for a1, v1, a2, v2 in pairs:
+        if a1 is not a2:
+            continue
+        s1 = ctx.idx.scopes[a1.id]
+        shared_pool = _volume_home(s1, v1)[1] & _volume_home(s1, v2)[1]
+        where = f"pool {sorted(shared_pool)[0]}" if shared_pool else "array"
+        yield hit([f"{a1.id}:{v1.name}", f"{a2.id}:{v2.name}"],
+                  f"active {a1.id}:{v1.name} and replica {a2.id}:{v2.name} share the {where} {a1.id}"
+                  if not shared_pool else
+                  f"active {a1.id}:{v1.name} and replica {a2.id}:{v2.name} share {where} on {a1.id}")
+
+
+def group_usable(scope: ArrayScope, g: DiskGroup) -> float:
+    disks = scope.group_disks(g)
+    return cap.usable_gb(g.raid, [d.spec.size_gb for d in disks], g.geometry)
+
+
+def pool_usable(scope: ArrayScope, name: str) -> float:
+    pool = scope.pools.get(name)
+    if pool is not None and pool.formatted_gb is not None:
+        return float(pool.formatted_gb)
+    return sum(group_usable(scope, g) for g in scope.pool_groups(name))
+
+
+def volume_sizes(ctx: Context) -> dict[str, float]:
+    """ARRAY:VOLUME -> size in GB; a volume without a size takes what its group or pool has left."""
+    out: dict[str, float] = {}
+    for a, scope in _scopes(ctx):
+        for kind, name, vols in _containers(a):
+            total = group_usable(scope, scope.groups[name]) if kind == "group" else pool_usable(scope, name)
+            sized = sum(v.size_gb for v in vols if v.size_gb is not None)
+            rest = [v for v in vols if v.size_gb is None]
+            for v in vols:
+                if v.size_gb is not None:
+                    out[f"{a.id}:{v.name}"] = float(v.size_gb)
+                else:
+                    out[f"{a.id}:{v.name}"] = max(total - sized, 0.0) / len(rest)
+    return out
+
+
+def _containers(a: StorageArray) -> Iterator[tuple[str, str, list[Volume]]]:
+    by: dict[tuple[str, str], list[Volume]] = defaultdict(list)
+    for v in a.volumes:
+        if v.group:
+            by[("group", v.group)].append(v)
+        elif v.pool:
+            by[("pool", v.pool)].append(v)
+    names_g = {g.name for g in a.disk_groups}
+    names_p = {p.name for p in a.pools}
+    for (kind, name), vols in by.items():
+        if (kind == "group" and name in names_g) or (kind == "pool" and name in names_p):
+            yield kind, name, vols
+
+
+@rule("RAID-007", "error", "volumes exceed usable capacity",
+      reason="Thick volumes larger than the group or pool cannot be created; thin volumes beyond it "
+             "fail writes when the pool fills up.",
+      source=f"{_SEED002} R24 (sum of DP-VOL sizes against pool capacity); seed 001 ST-06 (thin provisioning)",
+      hint="shrink the volumes, add disks, or use thin provisioning with monitoring")
+def raid_007(ctx: Context) -> Iterator[Hit]:
+    for a, scope in _scopes(ctx):
+        for kind, name, vols in _containers(a):
+            total = group_usable(scope, scope.groups[name]) if kind == "group" else pool_usable(scope, name)
+            sized = sum(v.size_gb for v in vols if v.size_gb is not None)
+            if total <= 0 or sized <= total:
+                if [v for v in vols if v.size_gb is None] and sized >= total > 0:
+                    yield hit([a.id, f"{a.id}:{kind}:{name}"],
+                              f"{kind} {name} on {a.id} has no space left for the volumes sized 'rest'")
+                continue
+            pool = scope.pools.get(name) if kind == "pool" else None
+            thin = (pool is not None and pool.provisioning == "thin") or all(v.provisioning == "thin" for v in vols)
+            ref = f"{a.id}:{kind}:{name}"
+            if thin:
+                yield hit([a.id, ref], f"thin {kind} {name} on {a.id} is overcommitted {sized / total:.2f}:1 "
+                          f"({sized:g} GB of volumes on {total:g} GB)", severity="warning",
+                          hint="watch the pool's free space with an alarm, or add capacity")
+            else:
+                yield hit([a.id, ref], f"volumes on {kind} {name} of {a.id} need {sized:g} GB; "
+                          f"it has {total:g} GB usable")
+
+
+@rule("RAID-008", "warning", "ownership unbalanced across controllers",
+      reason="With all groups or volumes on one controller, that controller does all the work and "
+             "the other idles.",
+      source="Seed 000 Figure 14 (groups owned alternately by controller 0 and 1); seed 002 (8/8 primary paths)",
+      hint="assign owners so each active controller carries a similar share")
+def raid_008(ctx: Context) -> Iterator[Hit]:
+    for a in ctx.bed.arrays:
+        active = [c.name for c in a.controllers if c.mode != "standby"]
+        if len(active) < 2:
+            continue
+        owned = Counter(g.owner for g in a.disk_groups if g.owner) or \
+            Counter(v.owner for v in a.volumes if v.owner)
+        total = sum(owned.values())
+        if total < 2:
+            continue
+        counts = [owned.get(c, 0) for c in active]
+        if max(counts) - min(counts) > 1 and max(counts) >= 2 * max(min(counts), 1):
+            detail = ", ".join(f"{c}: {owned.get(c, 0)}" for c in active)
+            yield hit(a.id, f"ownership on {a.id} is unbalanced ({detail})")
+
+
+def _read_fraction(w) -> float:
+    if w.read_pct is not None:
+        return w.read_pct / 100
+    if w.access:
+        total = sum(x.share_pct for x in w.access) or 1
+        return sum(x.share_pct * x.read_pct for x in w.access) / total / 100
+    return 0.7
+
+
+def workload_volumes(ctx: Context, w) -> list[str]:
+    vols: list[str] = []
+    for t in w.targets:
+        if t in ctx.idx.volumes:
+            vols.append(t)
+        elif t in ctx.idx.vms:
+            vm = ctx.idx.vms[t]
+            disks = [d.volume for d in vm.disks if d.volume]
+            data = [v for v in disks if "os" not in ctx.idx.volumes[v][1].purpose] if disks else []
+            vols += data or disks
+            vols += [v for v in ctx.guest_volumes.get(t, ()) if v not in vols]
+        elif t in ctx.idx.servers:
+            vols += sorted(ctx.volumes_used.get(t, {}))
+    return list(dict.fromkeys(v for v in vols if v in ctx.idx.volumes))
+
+
+@rule("RAID-009", "warning", "predicted IOPS below the workload's demand",
+      reason="Back-end IOPS are set by the spindles and the RAID write penalty: a group that cannot "
+             "deliver the demand shows as latency above the thresholds.",
+      source=f"{_SEED002} App. A / R10-R11 (write penalty RAID-5 = 4, RAID-1+0 = 2, RAID-6 = 6; size for performance first)",
+      hint="add spindles, use a RAID level with a smaller write penalty, or faster media")
+def raid_009(ctx: Context) -> Iterator[Hit]:
+    demand: dict[tuple[str, str, str], float] = defaultdict(float)
+    reads: dict[tuple[str, str, str], list[tuple[float, float]]] = defaultdict(list)
+    for w in ctx.bed.workloads:
+        if not w.demand_iops:
+            continue
+        vols = workload_volumes(ctx, w)
+        homes = set()
+        for v in vols:
+            a, vol = ctx.idx.volumes[v]
+            scope = ctx.idx.scopes[a.id]
+            groups, pools = _volume_home(scope, vol)
+            if pools:
+                homes |= {(a.id, "pool", p) for p in pools}
+            else:
+                homes |= {(a.id, "group", g) for g in groups}
+        for h in homes:
+            share = w.demand_iops / len(homes)
+            demand[h] += share
+            reads[h].append((share, _read_fraction(w)))
+    for (array_id, kind, name), need in sorted(demand.items()):
+        scope = ctx.idx.scopes[array_id]
+        groups = [scope.groups[name]] if kind == "group" else scope.pool_groups(name)
+        mix = sum(s * r for s, r in reads[(array_id, kind, name)]) / need
+        supply = sum(cap.group_iops(g.raid, [cap.disk_iops(d.spec.media, d.spec.rpm) for d in scope.group_disks(g)],
+                                    mix) for g in groups)
+        if groups and supply < need:
+            yield hit([array_id, f"{array_id}:{kind}:{name}"],
+                      f"{kind} {name} on {array_id} can deliver about {supply:.0f} IOPS at {mix:.0%} reads; "
+                      f"its workloads need {need:.0f}")

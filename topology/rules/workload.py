@@ -1,0 +1,33 @@
+"""WL-001: every workload targets something that exists and can reach its storage."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from topology.validation import Context, Hit, hit, rule
+
+
+@rule("WL-001", "error", "workload target missing or unreachable",
+      reason="A load aimed at a component that is not in the bed, or at a volume its machine cannot "
+             "reach, measures nothing.",
+      source="Seed 000 Appendix F (each load tool runs on a named VM or client against its own data)",
+      hint="point the workload at an existing VM, server or volume its driver can reach")
+def wl_001(ctx: Context) -> Iterator[Hit]:
+    idx = ctx.idx
+    for w in ctx.bed.workloads:
+        for t in w.targets:
+            if t not in idx.components and t not in idx.volumes:
+                yield hit(w.id, f"workload {w.id} targets {t!r}, which is not in the bed")
+                continue
+            if t in idx.volumes:
+                hit_ = ctx.volume(t)
+                if hit_ is not None and hit_[0].simulated:
+                    continue
+                users = [w.driver] if w.driver else [c for c, vols in ctx.volumes_used.items() if t in vols]
+                if users and not any(ctx.reaches(u, t) for u in users):
+                    yield hit([w.id, t, *users], f"workload {w.id}: {', '.join(users)} cannot reach volume {t}")
+            elif t in idx.vms:
+                vm = idx.vms[t]
+                if not vm.host:
+                    yield hit([w.id, t], f"workload {w.id} targets VM {t}, which is placed on no host")
+        if w.driver and w.driver not in idx.components:
+            yield hit(w.id, f"workload {w.id} is driven from {w.driver!r}, which is not in the bed")
