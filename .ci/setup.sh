@@ -43,7 +43,8 @@ fi
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
-    installed="$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${debs[@]}" 2>/dev/null \
+    # dpkg-query exits 1 when any name is unknown to dpkg: the listing is still complete
+    installed="$( { dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${debs[@]}" 2>/dev/null || true; } \
                  | awk '$1 == "ii" { print $2 }' | sed 's/:.*//' | sort -u)"
     for p in "${debs[@]}"; do
         grep -qxF "$p" <<<"$installed" || missing+=("$p")

@@ -9,11 +9,14 @@ import signal
 import sys
 
 
-def main(path: str | None = None, *, smoke_ms: int | None = None) -> int:
+SMOKE_MS = 1000
+
+
+def main(path: str | None = None, *, smoke: bool = False) -> int:
     """Open the main window on `path` (default: the built-in example) and run the event loop.
 
-    With `smoke_ms`, quit that many milliseconds after the window is shown and print
-    `smoke ok: <window title>` (used by the bundle's smoke test: `testbed-studio --smoke`).
+    With `smoke`, quit about a second after the window is shown and print
+    `smoke ok: <window title>` (the bundle's smoke test runs `testbed-studio --smoke`).
     """
     from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
@@ -26,21 +29,22 @@ def main(path: str | None = None, *, smoke_ms: int | None = None) -> int:
     app.setApplicationName(APP_NAME)
     app.setOrganizationName("Testbed Studio")
     app.setDesktopFileName("testbed-studio")
-    if resources.APP_ICON.is_file():
-        app.setWindowIcon(QIcon(str(resources.APP_ICON)))
+    icon = resources.ROOT / "icons" / "testbed-studio.svg"
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
     # Ctrl+C in the terminal that started the app quits it (Qt would swallow it).
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     window = MainWindow()
     window.show()
-    if smoke_ms is None:
+    if not smoke:
         window.open_initial(path)
     else:  # open inside the event loop, so that even an error dialog cannot outlive the timer
         def finish() -> None:
             print(f"smoke ok: {window.windowTitle()}", flush=True)
             app.quit()
         QTimer.singleShot(0, lambda: window.open_initial(path))
-        QTimer.singleShot(max(0, smoke_ms), finish)
+        QTimer.singleShot(SMOKE_MS, finish)
     return int(app.exec())
 
 

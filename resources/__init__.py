@@ -1,13 +1,17 @@
-"""Data shipped with Testbed Studio: example beds, the project-file JSON Schema, icons.
+"""Data shipped with Testbed Studio: example beds, the project-file JSON Schema, icons."""
+from __future__ import annotations
 
-Paths are resolved from this file, so they hold in a source checkout, an installed
-wheel and the PyInstaller bundle (which keeps resources/ beside the code).
-"""
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-EXAMPLES = ROOT / "examples"
-SCHEMA = ROOT / "schema"
-ICONS = ROOT / "icons"
-DEFAULT_EXAMPLE = EXAMPLES / "md3000i-hyperv-cluster.yaml"
-APP_ICON = ICONS / "testbed-studio.svg"
+EXAMPLES_DIR = ROOT / "examples"
+SCHEMA_FILE = ROOT / "schema" / "testbed.schema.json"
+DEFAULT_EXAMPLE = "md3000i-hyperv-cluster"
+
+
+def example_names() -> list[str]:
+    return sorted(p.stem for p in EXAMPLES_DIR.glob("*.yaml"))
+
+
+def example_path(name: str) -> Path:
+    return EXAMPLES_DIR / f"{name}.yaml"

@@ -50,8 +50,9 @@ def small_bed(tmp_path) -> Path:
 
 
 def test_opens_the_default_example(window, dialogs, examples_dir):
-    assert resources.DEFAULT_EXAMPLE == examples_dir / "md3000i-hyperv-cluster.yaml"
-    assert resources.DEFAULT_EXAMPLE.is_file(), "the default example is missing from resources/examples"
+    default = examples_dir / "md3000i-hyperv-cluster.yaml"
+    assert resources.example_path(resources.DEFAULT_EXAMPLE) == default
+    assert default.is_file(), "the default example is missing from resources/examples"
     assert window.open_initial() is True
     assert dialogs == []
     name = window.bed.bed.name

@@ -76,14 +76,15 @@ class MainWindow(QMainWindow):
         """Open `path`, or the default example when none is given."""
         if path:
             return self.open_path(path)
-        if not resources.DEFAULT_EXAMPLE.is_file():
-            self._show_empty(f"The default example {resources.DEFAULT_EXAMPLE.name} is not available. "
+        default = resources.example_path(resources.DEFAULT_EXAMPLE)
+        if not default.is_file():
+            self._show_empty(f"The default example {default.name} is not available. "
                              "Use File ▸ Open (Ctrl+O) to open a test bed.")
             return False
-        return self.open_path(resources.DEFAULT_EXAMPLE)
+        return self.open_path(default)
 
     def open_dialog(self) -> bool:
-        start = str(self.path.parent if self.path else resources.EXAMPLES)
+        start = str(self.path.parent if self.path else resources.EXAMPLES_DIR)
         path, _ = QFileDialog.getOpenFileName(self, "Open test bed", start, FILE_FILTER)
         return self.open_path(path) if path else False
 

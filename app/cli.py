@@ -1,0 +1,172 @@
+"""The `testbed-studio` command: the GUI with no arguments, subcommands for everything else.
+
+Exit codes for `validate`: 0 no errors, 1 errors found, 2 the file cannot be read.
+Nothing here imports Qt; the GUI is imported only when it is started.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("testbed-studio")
+    except Exception:  # noqa: BLE001 - running from a source tree or a bundle without metadata
+        return "0.1.0"
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="testbed-studio",
+        description="Design, validate and document storage and virtualization test beds. "
+                    "With no command, opens the application.")
+    ap.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+
+    gui = sub.add_parser("gui", help="open the application (the default)")
+    gui.add_argument("file", nargs="?", help="project file to open (default: the example bed)")
+    gui.add_argument("--smoke", action="store_true", help="open the window, then quit after a second")
+
+    v = sub.add_parser("validate", help="check a project file against the rule catalogue")
+    v.add_argument("file")
+    v.add_argument("--format", choices=("text", "json"), default="text")
+
+    sub.add_parser("examples", help="list the built-in example beds")
+
+    n = sub.add_parser("new", help="write a built-in example out as a project file to start from")
+    n.add_argument("--example", required=True, metavar="NAME")
+    n.add_argument("-o", "--output", required=True, metavar="FILE")
+    n.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+
+    sub.add_parser("rules", help="list the validation rules (codes, severities, reasons)")
+    sub.add_parser("schema", help="print the JSON Schema of the project file")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in _COMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        argv = ["gui", *argv]  # `testbed-studio`, `testbed-studio bed.yaml`, `testbed-studio --smoke`
+    ns = _parser().parse_args(argv)
+    try:
+        return _COMMANDS[ns.command](ns)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def cmd_gui(ns: argparse.Namespace) -> int:
+    from app.gui import main as gui_main
+    kwargs = {"smoke": True} if ns.smoke else {}
+    return gui_main(ns.file, **kwargs)
+
+
+def cmd_validate(ns: argparse.Namespace) -> int:
+    from topology.errors import BedFileError
+    from topology.fileformat import load
+    from topology.validation import has_errors, validate
+    try:
+        bed = load(ns.file)
+    except BedFileError as exc:
+        if ns.format == "json":
+            print(json.dumps({"file": ns.file, "error": "unreadable",
+                              "problems": [{"message": p.message, "hint": p.hint, "line": p.line,
+                                            "column": p.column, "where": p.where} for p in exc.problems]},
+                             indent=2))
+        print(exc.format(), file=sys.stderr)
+        return EXIT_UNREADABLE
+    findings = validate(bed)
+    if ns.format == "json":
+        print(json.dumps([f.as_dict() for f in findings], indent=2))
+    else:
+        print(format_findings(ns.file, findings))
+    return EXIT_FINDINGS if has_errors(findings) else EXIT_OK
+
+
+def format_findings(name: str, findings: list) -> str:
+    counts = {s: sum(1 for f in findings if f.severity == s and not f.accepted) for s in ("error", "warning", "info")}
+    accepted = sum(1 for f in findings if f.accepted)
+    head = (f"{name}: {counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s)"
+            + (f", {accepted} accepted as documented exceptions" if accepted else ""))
+    lines = [head]
+    for f in findings:
+        tag = "ACCEPTED" if f.accepted else f.severity.upper()
+        lines.append("")
+        lines.append(f"{tag:<9}{f.code:<10}{f.message}")
+        lines.append(f"{'':<19}components: {', '.join(f.subjects)}")
+        lines.append(f"{'':<19}why: {f.reason}")
+        lines.append(f"{'':<19}source: {f.source}")
+        lines.append(f"{'':<19}fix: {f.hint}")
+        if f.accepted:
+            lines.append(f"{'':<19}accepted because: {f.exception_reason}")
+    if not findings:
+        lines.append("no findings")
+    return "\n".join(lines)
+
+
+def cmd_examples(ns: argparse.Namespace) -> int:
+    from resources import example_names, example_path
+    from topology.errors import BedFileError
+    from topology.fileformat import load
+    for name in example_names():
+        try:
+            info = load(example_path(name)).bed
+            print(f"{name:<32}{info.name}")
+        except BedFileError as exc:
+            print(f"{name:<32}(cannot be read: {exc.problems[0].message})")
+    return EXIT_OK
+
+
+def cmd_new(ns: argparse.Namespace) -> int:
+    from resources import example_names, example_path
+    from topology.errors import BedFileError
+    from topology.fileformat import load, save
+    if ns.example not in example_names():
+        print(f"testbed-studio: no example named {ns.example!r}; available: {', '.join(example_names())}",
+              file=sys.stderr)
+        return EXIT_UNREADABLE
+    out = Path(ns.output)
+    if out.exists() and not ns.force:
+        print(f"testbed-studio: {out} exists; use --force to overwrite it", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        save(load(example_path(ns.example)), out)
+    except BedFileError as exc:
+        print(exc.format(), file=sys.stderr)
+        return EXIT_UNREADABLE
+    except OSError as exc:
+        print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(f"wrote {out} (from example {ns.example})")
+    return EXIT_OK
+
+
+def cmd_rules(ns: argparse.Namespace) -> int:
+    from topology.validation import rule_catalogue
+    for r in rule_catalogue():
+        print(f"{r.code:<10}{r.severity:<9}{r.title}")
+        print(f"{'':<19}why: {r.reason}")
+        print(f"{'':<19}source: {r.source}")
+    return EXIT_OK
+
+
+def cmd_schema(ns: argparse.Namespace) -> int:
+    from topology.schema import schema_text
+    sys.stdout.write(schema_text())
+    return EXIT_OK
+
+
+_COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
+             "new": cmd_new, "rules": cmd_rules, "schema": cmd_schema}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

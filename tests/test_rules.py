@@ -1,0 +1,201 @@
+"""Every rule in the catalogue: the clean bed passes it, one realistic mistake trips it."""
+from __future__ import annotations
+
+import pytest
+
+from beds import clean_bed
+from topology.model import (VM, ExceptionRecord, Link, PathSpec, Port, Replication, VirtualDisk)
+from topology.validation import rule_catalogue, validate
+
+BRIEF_CODES = """NET-001 NET-002 NET-003 NET-004 NET-005 NET-006 NET-007 NET-008 NET-009 NET-010 NET-011 NET-012
+PATH-001 PATH-002 PATH-003 PATH-004 PATH-005 RAID-001 RAID-002 RAID-003 RAID-004 RAID-005 RAID-006
+RAID-007 RAID-008 RAID-009 CAP-001 CAP-002 CAP-003 CAP-004 CAP-005 CAP-006 CAP-007 CLU-001 CLU-002
+CLU-003 WL-001""".split()
+
+
+def port(bed, ref):
+    dev, name = ref.split(":")
+    for s in bed.servers:
+        if s.id == dev:
+            return next(p for a in s.adapters for p in a.ports if p.name == name)
+    for a in bed.arrays:
+        if a.id == dev:
+            return next(p for c in a.controllers for p in c.ports if p.name == name)
+    raise KeyError(ref)
+
+
+def array(bed):
+    return bed.arrays[0]
+
+
+def group(bed, name):
+    return next(g for g in array(bed).disk_groups if g.name == name)
+
+
+def vol(bed, name):
+    return next(v for v in array(bed).volumes if v.name == name)
+
+
+def vm(bed, name):
+    return next(v for v in bed.vms if v.id == name)
+
+
+def server(bed, name):
+    return next(s for s in bed.servers if s.id == name)
+
+
+def drop_paths(bed, keep):
+    bed.paths = [p for p in bed.paths if keep(p)]
+
+
+BREAKS = {
+    "NET-001": lambda b: port(b, "h1:san1").roles.append("lan"),
+    "NET-002": lambda b: setattr(port(b, "h1:san2"), "roles", ["lan"]),
+    "NET-003": lambda b: [setattr(port(b, f"h1:{n}"), "roles", ["management"]) for n in ("lan", "vm")],
+    "NET-004": lambda b: [setattr(port(b, "h2:hb"), "roles", ["lan"]), setattr(port(b, "h2:hb"), "network", "lan"),
+                          setattr(port(b, "h2:hb"), "address", "10.0.0.99/24")],
+    "NET-005": lambda b: setattr(port(b, "arr:c1-b"), "mtu", 1500),
+    "NET-006": lambda b: setattr(port(b, "h2:san1"), "flow_control", False),
+    "NET-007": lambda b: setattr(port(b, "h2:lan"), "address", "10.0.0.11/24"),
+    "NET-008": lambda b: setattr(port(b, "h1:san2"), "address", "10.1.0.50/24"),
+    "NET-009": lambda b: b.links.append(Link(a="h1:vm", b="sw-a")),
+    "NET-010": lambda b: setattr(b.networks[1], "cluster_use", "cluster_and_client"),
+    "NET-011": lambda b: [setattr(port(b, f"h1:{n}"), "team", "t0") for n in ("san1", "san2")],
+    "NET-012": lambda b: b.links.append(Link(a="h1:san1", b="sw-b")),
+    "PATH-001": lambda b: drop_paths(b, lambda p: not (p.host == "h1" and p.initiator == "h1:san2")
+                                     and not (p.host == "h1" and p.target == "arr:c1-a")),
+    "PATH-002": lambda b: drop_paths(b, lambda p: p.initiator != "h1:san2"),
+    "PATH-003": lambda b: drop_paths(b, lambda p: not (p.host == "h1" and p.target.startswith("arr:c1"))),
+    "PATH-004": lambda b: setattr(server(b, "h2"), "multipath", ""),
+    "PATH-005": lambda b: [server(b, "h1").adapters[0].ports.append(Port(name=f"x{i}", roles=["iscsi"]))
+                           for i in range(8)],
+    "RAID-001": lambda b: setattr(group(b, "data"), "members", ["e0:0-2"]),
+    "RAID-002": lambda b: array(b).enclosures[0].disks.__setitem__(slice(None), [
+        array(b).enclosures[0].disks[0].__class__(slots="0-1", size_gb=600, rpm=15000),
+        array(b).enclosures[0].disks[0].__class__(slots="2-11", size_gb=300, rpm=10000)]),
+    "RAID-003": lambda b: setattr(array(b), "spares", []),
+    "RAID-004": lambda b: setattr(group(b, "logs"), "members", ["e0:3-4"]),
+    "RAID-005": lambda b: setattr(vol(b, "log"), "group", "data"),
+    "RAID-006": lambda b: b.replications.append(Replication(source="arr:db", target="arr:log")),
+    "RAID-007": lambda b: setattr(vol(b, "db"), "size_gb", 2000),
+    "RAID-008": lambda b: [setattr(g, "owner", "c0") for g in array(b).disk_groups],
+    "RAID-009": lambda b: setattr(b.workloads[0], "demand_iops", 5000),
+    "CAP-001": lambda b: setattr(vm(b, "sql"), "memory_gb", 47),
+    "CAP-002": lambda b: setattr(vm(b, "sql"), "vcpu", 40),
+    "CAP-003": lambda b: [setattr(vm(b, "sql"), "memory_gb", 30), setattr(vm(b, "web"), "memory_gb", 30)],
+    "CAP-004": lambda b: setattr(vm(b, "sql"), "memory_gb", 30),
+    "CAP-005": lambda b: b.vms.append(VM(id="stray", host="h1", memory_gb=1, highly_available=True,
+                                         disks=[VirtualDisk(name="os", size_gb=10, volume="arr:witness")])),
+    "CAP-006": lambda b: setattr(vm(b, "sql").disks[1], "size_gb", 900),
+    "CAP-007": lambda b: setattr(vm(b, "web").disks[0], "type", "dynamic"),
+    "CLU-001": lambda b: [setattr(b.clusters[0], "witness", ""), setattr(b.clusters[0], "quorum", "node_majority")],
+    "CLU-002": lambda b: drop_paths(b, lambda p: p.host != "h2"),
+    "CLU-003": lambda b: [setattr(port(b, f"{h}:lm"), "roles", ["unused"]) for h in ("h1", "h2")],
+    "WL-001": lambda b: setattr(b.workloads[0], "targets", ["arr:witness"]) or
+    setattr(b.workloads[0], "driver", "web"),
+}
+
+
+def test_catalogue_is_the_briefs():
+    assert sorted(r.code for r in rule_catalogue()) == sorted(BRIEF_CODES)
+    for info in rule_catalogue():
+        assert info.severity in ("error", "warning", "info")
+        assert info.reason and info.source and info.hint and info.title
+
+
+def test_clean_bed_has_no_findings():
+    assert validate(clean_bed()) == []
+
+
+@pytest.mark.parametrize("code", BRIEF_CODES)
+def test_rule_catches_its_mistake(code):
+    bed = clean_bed()
+    BREAKS[code](bed)
+    findings = validate(bed)
+    mine = [f for f in findings if f.code == code]
+    assert mine, f"{code} not raised; got {[(f.code, f.message) for f in findings]}"
+    f = mine[0]
+    assert f.subjects and all(isinstance(s, str) and s for s in f.subjects)
+    assert f.message and f.hint and f.reason and f.source
+    assert f.severity in ("error", "warning", "info")
+
+
+def test_severity_follows_the_catalogue():
+    bed = clean_bed()
+    BREAKS["NET-005"](bed)
+    assert {f.severity for f in validate(bed) if f.code == "NET-005"} == {"error"}
+
+
+def test_standard_frames_end_to_end_are_only_a_note():
+    bed = clean_bed()
+    for s in bed.switches:
+        s.mtu = 1500
+    for n in bed.networks:
+        n.mtu = None
+    for ref in ("h1:san1", "h1:san2", "h2:san1", "h2:san2", "arr:c0-a", "arr:c0-b", "arr:c1-a", "arr:c1-b"):
+        port(bed, ref).mtu = 1500
+    found = [f for f in validate(bed) if f.code == "NET-005"]
+    assert found and {f.severity for f in found} == {"info"}
+
+
+def test_thin_overcommit_is_a_warning_with_the_ratio():
+    bed = clean_bed()
+    vol(bed, "db").size_gb = 2400  # the data group has 1,200 GB usable
+    vol(bed, "db").provisioning = "thin"
+    found = [f for f in validate(bed) if f.code == "RAID-007"]
+    assert found and found[0].severity == "warning"
+    assert "2.00:1" in found[0].message
+
+
+def test_dynamic_disk_on_thin_volume_is_an_error():
+    bed = clean_bed()
+    vol(bed, "vms").provisioning = "thin"
+    vm(bed, "web").disks[0].type = "dynamic"
+    sev = {f.severity for f in validate(bed) if f.code == "CAP-007"}
+    assert sev == {"error"}
+
+
+def test_degraded_scenario_moves_highly_available_vms_and_checks_the_survivor():
+    bed = clean_bed()
+    vm(bed, "web").memory_gb = 20
+    vm(bed, "sql").memory_gb = 20
+    # each host holds its own VM; with h2 failed, h1 must hold 40 GB of 46 usable: fine
+    assert not [f for f in validate(bed) if f.code == "CAP-001"]
+    vm(bed, "web").memory_gb = 27
+    found = [f for f in validate(bed) if f.code == "CAP-001"]
+    assert found and "degraded" in found[0].message and "h1" in found[0].subjects
+
+
+def test_documented_exception_marks_the_finding_accepted_not_hidden():
+    bed = clean_bed()
+    BREAKS["RAID-003"](bed)
+    bed.exceptions.append(ExceptionRecord(code="RAID-003", subject="arr", reason="spares tested separately"))
+    found = [f for f in validate(bed) if f.code == "RAID-003"]
+    assert found and all(f.accepted for f in found)
+    assert found[0].exception_reason == "spares tested separately"
+    from topology.validation import has_errors
+    bed2 = clean_bed()
+    BREAKS["RAID-001"](bed2)
+    bed2.exceptions.append(ExceptionRecord(code="RAID-001", subject="*", reason="seed report says so"))
+    assert not has_errors(validate(bed2))
+
+
+def test_path_through_one_switch_names_it():
+    bed = clean_bed()
+    # cable both of h1's SAN ports to switch A: every path now crosses sw-a
+    bed.links = [lk for lk in bed.links if lk.a != "h1:san2"] + [Link(a="h1:san2", b="sw-a")]
+    bed.links = [lk for lk in bed.links if lk.a not in ("arr:c0-b", "arr:c1-b")]
+    bed.links += [Link(a="arr:c0-b", b="sw-a"), Link(a="arr:c1-b", b="sw-a")]
+    found = [f for f in validate(bed) if f.code == "PATH-002" and "h1" in f.subjects]
+    assert found and "sw-a" in found[0].subjects
+
+
+def test_guest_initiator_paths_count_for_the_vm():
+    bed = clean_bed()
+    v = vm(bed, "sql")
+    from topology.model import VNic
+    v.nics.append(VNic(name="iscsi", vswitch="h1/vm", role="iscsi"))
+    v.multipath = "MPIO/DSM"
+    bed.paths.append(PathSpec(host="sql", initiator="sql:iscsi", target="arr:c0-a", volumes=["arr:db"]))
+    found = [f for f in validate(bed) if f.code == "PATH-001" and "sql" in f.subjects]
+    assert found and "1 path" in found[0].message
