@@ -183,7 +183,9 @@ def _locate(root: yaml.Node | None, path: tuple) -> tuple[int | None, int | None
         if isinstance(node, yaml.MappingNode) and isinstance(step, str):
             for k, v in node.value:
                 if isinstance(k, yaml.ScalarNode) and k.value == step:
-                    nxt = best = v
+                    nxt = v
+                    # a block value starts on the next line: point at its key instead
+                    best = k if isinstance(v, (yaml.MappingNode, yaml.SequenceNode)) else v
                     break
         elif isinstance(node, yaml.SequenceNode) and isinstance(step, int):
             if 0 <= step < len(node.value):

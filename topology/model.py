@@ -28,7 +28,7 @@ DISK_INTERFACES = ("sas", "sata", "nl-sas", "fc", "nvme", "scsi")
 RAID_LEVELS = ("raid0", "raid1", "raid5", "raid6", "raid10", "raid50", "raid60")
 VOLUME_PURPOSES = ("database", "log", "os", "witness", "vm", "data", "backup",
                    "tempdb", "file_share", "other")
-VDISK_TYPES = ("fixed", "dynamic", "differencing", "passthrough")
+VDISK_TYPES = ("", "fixed", "dynamic", "differencing", "passthrough")
 STORAGE_ACCESS = ("hypervisor", "guest_iscsi", "sriov", "passthrough", "local")
 COMPARISONS = ("<", "<=", ">", ">=", "==", "between")
 SEVERITIES = ("error", "warning", "info")
@@ -39,19 +39,21 @@ SEVERITIES = ("error", "warning", "info")
 @dataclass(slots=True, kw_only=True)
 class Cpu:
     sockets: int = fld(1, minimum=1, doc="processor packages")
-    cores_per_socket: int = fld(1, minimum=1)
-    threads_per_core: int = fld(1, minimum=1, doc="2 with Hyper-Threading")
+    cores_per_socket: Optional[int] = fld(None, minimum=1, doc="empty when the report does not say")
+    threads_per_core: Optional[int] = fld(None, minimum=1, doc="2 with Hyper-Threading; empty when not stated")
     model: str = fld("", doc="vendor and name, e.g. Intel Xeon X5570")
     ghz: Optional[float] = fld(None, minimum=0)
     note: str = fld("")
 
     @property
-    def cores(self) -> int:
-        return self.sockets * self.cores_per_socket
+    def cores(self) -> int | None:
+        return self.sockets * self.cores_per_socket if self.cores_per_socket else None
 
     @property
-    def threads(self) -> int:
-        return self.cores * self.threads_per_core
+    def threads(self) -> int | None:
+        """Hardware threads; without a stated thread count, one per core."""
+        cores = self.cores
+        return cores * (self.threads_per_core or 1) if cores else None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -155,6 +157,7 @@ class Switch:
     fabric: str = fld("", doc="FC fabric (A/B)")
     roles: list[str] = lst("networks carried: iscsi, lan ...", choices=PORT_ROLES, flow=True)
     settings: dict[str, Any] = mapping("iscsi_optimization, lldp, ip_routing ...")
+    label: str = fld("", doc="the report's own name for the switch")
     simulated: bool = fld(False)
     note: str = fld("")
     x: Optional[float] = fld(None)
@@ -357,11 +360,12 @@ class VirtualDisk:
     name: str = fld()
     size_gb: Optional[float] = fld(None, minimum=0)
     format: str = fld("", choices=("", "vhd", "vhdx", "vmdk", "qcow2", "raw"))
-    type: str = fld("fixed", choices=VDISK_TYPES)
+    type: str = fld("", choices=VDISK_TYPES, doc="empty when the report does not say")
     volume: str = fld("", ref="volume", doc="ARRAY:VOLUME it sits on")
     local: bool = fld(False, doc="on the host's local disks")
     controller: str = fld("", doc="IDE / SCSI")
     path: str = fld("")
+    note: str = fld("")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -421,6 +425,7 @@ class Criterion:
     upper: Optional[float] = fld(None, doc="upper bound for 'between'")
     unit: str = fld("")
     source: str = fld("")
+    note: str = fld("")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -467,6 +472,7 @@ class RunPlan:
     repetitions: int = fld(1, minimum=1)
     score: str = fld("median", choices=("median", "mean", "max", "min", "last"))
     reset_steps: list[str] = lst()
+    procedure: list[str] = lst("the run's ordered steps after the reset, as the report gives them")
     reboot: bool = fld(False)
     idle_minutes: Optional[float] = fld(None, minimum=0)
     duration_minutes: Optional[float] = fld(None, minimum=0)

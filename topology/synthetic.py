@@ -79,7 +79,7 @@ def generate(hosts: int = 20, vms: int = 100, arrays: int = 2, disks: int = 100,
                     highly_available=False, role="app",
                     nics=[VNic(name="lan", vswitch=f"host{h}/lan")])
             if arr is not None:
-                vm.disks.append(VirtualDisk(name="os", size_gb=1, format="vhdx",
+                vm.disks.append(VirtualDisk(name="os", size_gb=1, format="vhdx", type="fixed",
                                             volume=f"array{arr}:csv-rack{r}"))
             bed.vms.append(vm)
             n += 1

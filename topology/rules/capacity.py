@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterator
+from typing import Any, Iterator
 
 from topology.model import VM
 from topology.rules.storage import volume_sizes
@@ -21,6 +21,17 @@ def vm_memory(vm: VM) -> float:
     return vm.memory_gb
 
 
+def _host_loads(ctx: Context) -> Iterator[tuple[Any, str, list[VM]]]:
+    """(scenario, host, VMs) for the base placement and each scenario, each distinct load once."""
+    seen: set = set()
+    for sc in ctx.scenarios_to_check():
+        for host, vms in sorted(_loads(ctx, ctx.placement(sc)).items()):
+            key = (host, frozenset(v.id for v in vms))
+            if host in ctx.idx.servers and key not in seen:
+                seen.add(key)
+                yield sc, host, vms
+
+
 def _loads(ctx: Context, place: dict[str, str]) -> dict[str, list[VM]]:
     out: dict[str, list[VM]] = defaultdict(list)
     for vm_id, host in place.items():
@@ -35,11 +46,9 @@ def _loads(ctx: Context, place: dict[str, str]) -> dict[str, list[VM]]:
       hint="move VMs to another host, reduce their memory, or add RAM")
 def cap_001(ctx: Context) -> Iterator[Hit]:
     reserve = ctx.policy.memory_reserve_gb
-    for sc in ctx.scenarios_to_check():
-        for host, vms in sorted(_loads(ctx, ctx.placement(sc)).items()):
-            s = ctx.idx.servers.get(host)
-            if s is None or s.memory_gb is None:
-                continue
+    for sc, host, vms in _host_loads(ctx):
+        s = ctx.idx.servers[host]
+        if s.memory_gb is not None:
             need = sum(vm_memory(v) for v in vms)
             if need > s.memory_gb - reserve:
                 yield hit([host, *(v.id for v in vms)],
@@ -54,11 +63,10 @@ def cap_001(ctx: Context) -> Iterator[Hit]:
       hint="move VMs, reduce vCPUs, or raise the policy's vcpu_per_thread with a reason")
 def cap_002(ctx: Context) -> Iterator[Hit]:
     limit = ctx.policy.vcpu_per_thread
-    for sc in ctx.scenarios_to_check():
-        for host, vms in sorted(_loads(ctx, ctx.placement(sc)).items()):
-            s = ctx.idx.servers.get(host)
-            if s is None or s.cpu is None:
-                continue
+    for sc, host, vms in _host_loads(ctx):
+        s = ctx.idx.servers[host]
+        # without a stated thread count (Hyper-Threading unknown) the ratio would be a guess
+        if s.cpu is not None and s.cpu.threads and s.cpu.threads_per_core:
             vcpu = sum(v.vcpu for v in vms)
             ratio = vcpu / s.cpu.threads
             if ratio > limit:

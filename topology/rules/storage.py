@@ -21,8 +21,10 @@ def pool_ref(array: StorageArray, name: str) -> str:
 
 
 def _scopes(ctx: Context) -> Iterator[tuple[StorageArray, ArrayScope]]:
+    """Arrays whose layout is real: a simulated array (seed 002's replica) exists only as a setting."""
     for a in ctx.bed.arrays:
-        yield a, ctx.idx.scopes[a.id]
+        if not a.simulated:
+            yield a, ctx.idx.scopes[a.id]
 
 
 @rule("RAID-001", "error", "RAID level impossible with the member count",
@@ -262,7 +264,7 @@ def raid_007(ctx: Context) -> Iterator[Hit]:
       source="Seed 000 Figure 14 (groups owned alternately by controller 0 and 1); seed 002 (8/8 primary paths)",
       hint="assign owners so each active controller carries a similar share")
 def raid_008(ctx: Context) -> Iterator[Hit]:
-    for a in ctx.bed.arrays:
+    for a, _ in _scopes(ctx):
         active = [c.name for c in a.controllers if c.mode != "standby"]
         if len(active) < 2:
             continue

@@ -1,0 +1,74 @@
+"""Fuzzing the loader: no input makes it fail with anything but BedFileError."""
+from __future__ import annotations
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from beds import CLEAN_BED
+from topology.errors import BedFileError
+from topology.fileformat import loads
+from topology.model import Bed
+from topology.validation import validate
+
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def must_load_or_explain(text: str) -> None:
+    try:
+        bed = loads(text, "fuzz.yaml")
+    except BedFileError as exc:
+        assert exc.problems
+        for p in exc.problems:
+            assert p.message
+        return
+    assert isinstance(bed, Bed)
+    validate(bed)  # whatever loads must also validate without crashing
+
+
+@FUZZ
+@given(st.text(max_size=400))
+def test_arbitrary_text(text):
+    must_load_or_explain(text)
+
+
+@FUZZ
+@given(st.data())
+def test_mutated_project_file(data):
+    text = CLEAN_BED
+    for _ in range(data.draw(st.integers(1, 4))):
+        pos = data.draw(st.integers(0, len(text)))
+        action = data.draw(st.sampled_from(["delete", "insert", "replace"]))
+        chunk = data.draw(st.text(alphabet=":-[]{}&*!|>'\"#%@ \n\t0123456789abcxyz.,/\\", min_size=1, max_size=6))
+        if action == "delete":
+            text = text[:pos] + text[pos + len(chunk):]
+        elif action == "insert":
+            text = text[:pos] + chunk + text[pos:]
+        else:
+            text = text[:pos] + chunk + text[pos + len(chunk):]
+    must_load_or_explain(text)
+
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12),
+                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12))
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                       st.dictionaries(st.text(max_size=10), inner, max_size=4)),
+                      max_leaves=20)
+SECTIONS = ["servers", "switches", "arrays", "networks", "links", "paths", "vms", "clusters", "workloads",
+            "scenarios", "virtual_switches", "policy", "run_plan", "exceptions", "results", "bed"]
+FIELDS = ["id", "name", "memory_gb", "ports", "adapters", "roles", "host", "disks", "members", "raid",
+          "slots", "size_gb", "controllers", "enclosures", "volumes", "nodes", "a", "b", "target", "initiator"]
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(SECTIONS),
+                       st.one_of(values, st.lists(st.dictionaries(st.sampled_from(FIELDS), values, max_size=6),
+                                                  max_size=3)),
+                       max_size=6))
+def test_structurally_plausible_documents(doc):
+    doc = {"format_version": 1, **doc}
+    try:
+        text = yaml.safe_dump(doc, allow_unicode=True)
+    except yaml.YAMLError:
+        return
+    must_load_or_explain(text)
