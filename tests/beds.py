@@ -74,7 +74,7 @@ arrays:
       - {name: db, group: data, size_gb: 500, purpose: [database]}
       - {name: log, group: logs, size_gb: 100, purpose: [log]}
       - {name: witness, group: logs, size_gb: 1, purpose: [witness]}
-      - {name: vms, group: os, purpose: [vm]}
+      - {name: vms, group: os, remainder: true, purpose: [vm]}
     host_groups:
       - {name: cluster}
     hosts:

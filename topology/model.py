@@ -242,7 +242,8 @@ class Pool:
 @dataclass(slots=True, kw_only=True)
 class Volume:
     name: str = fld()
-    size_gb: Optional[float] = fld(None, minimum=0, doc="empty = rest of the group")
+    size_gb: Optional[float] = fld(None, minimum=0, doc="empty when not stated (see remainder)")
+    remainder: bool = fld(False, doc="takes what its group or pool has left (the whole group if alone)")
     group: str = fld("", ref="disk_group")
     pool: str = fld("", ref="pool")
     purpose: list[str] = lst(choices=VOLUME_PURPOSES, flow=True)
@@ -451,6 +452,7 @@ class Scenario:
     vms: list[str] = lst("VMs that run in this scenario; empty = every VM", ref="vm", flow=True)
     excluded: list[str] = lst("components not part of this scenario", ref="component", flow=True)
     reference: bool = fld(False, doc="the bed's reference configuration")
+    note: str = fld("")
     placement: dict[str, str] = mapping("VM -> host overrides", flow=False)
     settings: dict[str, Any] = mapping()
 
@@ -469,8 +471,8 @@ class MatrixEntry:
 
 @dataclass(slots=True, kw_only=True)
 class RunPlan:
-    repetitions: int = fld(1, minimum=1)
-    score: str = fld("median", choices=("median", "mean", "max", "min", "last"))
+    repetitions: Optional[int] = fld(None, minimum=1, doc="empty when not stated")
+    score: str = fld("", choices=("", "median", "mean", "max", "min", "last"), doc="how the runs' score is taken")
     reset_steps: list[str] = lst()
     procedure: list[str] = lst("the run's ordered steps after the reset, as the report gives them")
     reboot: bool = fld(False)

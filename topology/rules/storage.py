@@ -202,17 +202,18 @@ def pool_usable(scope: ArrayScope, name: str) -> float:
 
 
 def volume_sizes(ctx: Context) -> dict[str, float]:
-    """ARRAY:VOLUME -> size in GB; a volume without a size takes what its group or pool has left."""
+    """ARRAY:VOLUME -> size in GB; a remainder volume takes what its group or pool has left.
+    Volumes whose size the bed does not state are left out."""
     out: dict[str, float] = {}
     for a, scope in _scopes(ctx):
         for kind, name, vols in _containers(a):
             total = group_usable(scope, scope.groups[name]) if kind == "group" else pool_usable(scope, name)
             sized = sum(v.size_gb for v in vols if v.size_gb is not None)
-            rest = [v for v in vols if v.size_gb is None]
+            rest = [v for v in vols if v.size_gb is None and v.remainder]
             for v in vols:
                 if v.size_gb is not None:
                     out[f"{a.id}:{v.name}"] = float(v.size_gb)
-                else:
+                elif v.remainder:
                     out[f"{a.id}:{v.name}"] = max(total - sized, 0.0) / len(rest)
     return out
 
@@ -242,9 +243,9 @@ def raid_007(ctx: Context) -> Iterator[Hit]:
             total = group_usable(scope, scope.groups[name]) if kind == "group" else pool_usable(scope, name)
             sized = sum(v.size_gb for v in vols if v.size_gb is not None)
             if total <= 0 or sized <= total:
-                if [v for v in vols if v.size_gb is None] and sized >= total > 0:
+                if [v for v in vols if v.size_gb is None and v.remainder] and sized >= total > 0:
                     yield hit([a.id, f"{a.id}:{kind}:{name}"],
-                              f"{kind} {name} on {a.id} has no space left for the volumes sized 'rest'")
+                              f"{kind} {name} on {a.id} has no space left for its remainder volumes")
                 continue
             pool = scope.pools.get(name) if kind == "pool" else None
             thin = (pool is not None and pool.provisioning == "thin") or all(v.provisioning == "thin" for v in vols)
