@@ -44,8 +44,12 @@ def window(qtbot, dialogs) -> MainWindow:
 
 @pytest.fixture
 def small_bed(tmp_path) -> Path:
+    """A small synthetic bed with two planted faults: a duplicate IP and no hot spare."""
+    bed = generate(hosts=4, vms=8, arrays=1, disks=20, rack_size=4)
+    bed.arrays[0].spares = []
+    bed.servers[0].adapters[0].ports[0].address = bed.servers[1].adapters[0].ports[0].address
     path = tmp_path / "small.yaml"
-    save(generate(hosts=4, vms=8, arrays=1, disks=20, rack_size=4), path)
+    save(bed, path)
     return path
 
 
@@ -74,15 +78,25 @@ def test_tree_lists_every_kind_of_component(window, small_bed):
     assert "synthetic 4 hosts" in window.windowTitle()
 
 
-def test_finding_selects_its_components(window, small_bed):
+def test_panel_lists_the_findings(window, small_bed):
     assert window.open_path(small_bed)
     panel = window.findings_panel
-    if not panel.findings:
-        pytest.skip("the synthetic bed validates clean")
-    first = panel.topLevelItem(0)
-    panel.setCurrentItem(first)
+    rows = [[panel.topLevelItem(i).text(c) for c in range(4)] for i in range(panel.topLevelItemCount())]
+    codes = {row[0] for row in rows}
+    assert {"NET-007", "RAID-003"} <= codes, rows
+    dup = next(row for row in rows if row[0] == "NET-007")
+    assert dup[1] == "error" and "host0:lan" in dup[3] and "10.0.0." in dup[2]
+    assert "1 error" in window.validation_dock.windowTitle()
+
+
+@pytest.mark.parametrize("code", ["NET-007", "RAID-003"])
+def test_finding_selects_its_components(window, small_bed, code):
+    assert window.open_path(small_bed)
+    panel = window.findings_panel
+    index = next(i for i, f in enumerate(panel.findings) if f.code == code)
+    panel.setCurrentItem(panel.topLevelItem(index))
     selected = {item.data(0, Qt.ItemDataRole.UserRole) for item in window.tree.selectedItems()}
-    assert selected & set(panel.findings[0].subjects)
+    assert selected and selected <= set(panel.findings[index].subjects)
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN))

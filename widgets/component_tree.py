@@ -3,7 +3,8 @@ controllers, enclosures, disk groups, pools and volumes, VMs, clusters.
 
 `outline(bed)` is plain data (no Qt), so it is cheap to test; `ComponentTree` shows it.
 Each node carries the component id the validator uses in a finding's subjects
-(DEVICE, DEVICE:PORT, ARRAY:VOLUME ...), so a finding can select what it is about.
+(DEVICE, DEVICE:PORT, ARRAY:VOLUME, ARRAY:group:NAME, ARRAY:pool:NAME), so a finding
+can select what it is about.
 """
 from __future__ import annotations
 
@@ -63,11 +64,11 @@ def _array(a: Any) -> Node:
                                   f"{aid}:{e.name}"))
     for g in a.disk_groups:
         node.children.append(Node(g.name, "disk group", _join(g.raid.upper(), g.geometry, ", ".join(g.members),
-                                                              g.owner and f"owner {g.owner}"), f"{aid}:{g.name}"))
+                                                              g.owner and f"owner {g.owner}"), f"{aid}:group:{g.name}"))
     if a.spares:
         node.children.append(Node("hot spares", "spares", ", ".join(a.spares), aid))
     for p in a.pools:
-        node.children.append(Node(p.name, "pool", _join(p.provisioning, p.raid.upper()), f"{aid}:{p.name}"))
+        node.children.append(Node(p.name, "pool", _join(p.provisioning, p.raid.upper()), f"{aid}:pool:{p.name}"))
     for v in a.volumes:
         node.children.append(Node(v.name, "volume", _join(_num(v.size_gb, "GB"), v.group or v.pool,
                                                           ", ".join(v.purpose), v.drive), f"{aid}:{v.name}"))
@@ -141,7 +142,7 @@ class ComponentTree(QTreeWidget):
             self.scrollToItem(first)
 
     def _add(self, parent: QTreeWidgetItem, node: Node) -> QTreeWidgetItem:
-        item = QTreeWidgetItem(parent, [node.label, node.kind, node.detail])
+        item = QTreeWidgetItem(parent, [node.label, node.kind.replace("_", " "), node.detail])
         item.setData(0, ID_ROLE, node.id)
         item.setToolTip(2, node.detail)
         for child in node.children:

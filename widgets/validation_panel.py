@@ -49,7 +49,7 @@ class ValidationPanel(QTreeWidget):
             QTreeWidgetItem(self, ["", "", "No findings: the bed passes every rule.", ""])
         for col in (0, 1):
             self.resizeColumnToContents(col)
-        self.setColumnWidth(2, max(self.columnWidth(2), 480))
+        self.setColumnWidth(2, max(self.columnWidth(2), 640))
 
     def show_message(self, text: str) -> None:
         self.clear()
@@ -60,7 +60,8 @@ class ValidationPanel(QTreeWidget):
         counts = {s: sum(1 for f in self.findings if f.severity == s and not getattr(f, "accepted", False))
                   for s in ("error", "warning", "info")}
         accepted = sum(1 for f in self.findings if getattr(f, "accepted", False))
-        text = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items())
+        words = {"error": "error", "warning": "warning", "info": "note"}
+        text = ", ".join(f"{n} {words[s]}{'s' if n != 1 else ''}" for s, n in counts.items())
         return text + (f", {accepted} accepted" if accepted else "")
 
     def _emit_subjects(self) -> None:

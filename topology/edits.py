@@ -1,0 +1,148 @@
+"""Reversible edits of a bed: the substance of every undoable command.
+
+An edit changes the model and can take the change back exactly.  The GUI wraps each
+edit in one QUndoCommand (app/document.py); the edits themselves know nothing of Qt,
+so the same undo/redo logic is tested without a display.  Edits hold references to the
+model objects they change: undo puts back the very same objects, so anything that
+refers to them (an id held by a canvas item, a selection) stays valid.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+
+class Edit:
+    text: str = ""
+
+    def apply(self) -> None:
+        raise NotImplementedError
+
+    def revert(self) -> None:
+        raise NotImplementedError
+
+    def touched(self) -> set[str]:
+        """Ids of the components whose drawing or validation this edit affects."""
+        return set()
+
+
+def _ident(obj: Any) -> str | None:
+    return getattr(obj, "id", None) or getattr(obj, "name", None)
+
+
+@dataclass
+class SetField(Edit):
+    """Set one attribute of one model object."""
+    obj: Any
+    attr: str
+    new: Any
+    text: str = ""
+    owner: str = ""               # component id shown as touched (default: the object's own id)
+    old: Any = field(default=None, init=False)
+    _done: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        if not hasattr(self.obj, self.attr):
+            raise AttributeError(f"{type(self.obj).__name__} has no field {self.attr!r}")
+        self.old = getattr(self.obj, self.attr)
+        self.text = self.text or f"Set {self.attr}"
+
+    def apply(self) -> None:
+        setattr(self.obj, self.attr, self.new)
+
+    def revert(self) -> None:
+        setattr(self.obj, self.attr, self.old)
+
+    def touched(self) -> set[str]:
+        ident = self.owner or _ident(self.obj)
+        return {ident} if ident else set()
+
+
+@dataclass
+class InsertItem(Edit):
+    """Insert an object into a list of the model (append when index is None)."""
+    container: list
+    item: Any
+    index: int | None = None
+    text: str = ""
+    owner: str = ""
+
+    def __post_init__(self) -> None:
+        self.text = self.text or f"Add {_ident(self.item) or type(self.item).__name__}"
+
+    def apply(self) -> None:
+        if self.index is None:
+            self.index = len(self.container)
+        self.container.insert(self.index, self.item)
+
+    def revert(self) -> None:
+        del self.container[self._position()]
+
+    def _position(self) -> int:
+        for i, x in enumerate(self.container):
+            if x is self.item:
+                return i
+        raise ValueError("the inserted item is no longer in its list")
+
+    def touched(self) -> set[str]:
+        return {x for x in (self.owner, _ident(self.item)) if x}
+
+
+@dataclass
+class RemoveItem(Edit):
+    """Remove an object from a list of the model; undo puts it back at the same place."""
+    container: list
+    item: Any
+    text: str = ""
+    owner: str = ""
+    index: int = field(default=-1, init=False)
+
+    def __post_init__(self) -> None:
+        self.text = self.text or f"Remove {_ident(self.item) or type(self.item).__name__}"
+
+    def apply(self) -> None:
+        for i, x in enumerate(self.container):
+            if x is self.item:
+                self.index = i
+                del self.container[i]
+                return
+        raise ValueError("the item to remove is not in its list")
+
+    def revert(self) -> None:
+        self.container.insert(self.index, self.item)
+
+    def touched(self) -> set[str]:
+        return {x for x in (self.owner, _ident(self.item)) if x}
+
+
+@dataclass
+class Compound(Edit):
+    """Several edits as one step (a move of 100 items, a delete with its links)."""
+    edits: list[Edit]
+    text: str = ""
+
+    def apply(self) -> None:
+        done = []
+        try:
+            for e in self.edits:
+                e.apply()
+                done.append(e)
+        except Exception:
+            for e in reversed(done):
+                e.revert()
+            raise
+
+    def revert(self) -> None:
+        for e in reversed(self.edits):
+            e.revert()
+
+    def touched(self) -> set[str]:
+        out: set[str] = set()
+        for e in self.edits:
+            out |= e.touched()
+        return out
+
+
+def compound(edits: Iterable[Edit], text: str) -> Edit:
+    edits = list(edits)
+    return edits[0] if len(edits) == 1 and not text else Compound(edits, text)
