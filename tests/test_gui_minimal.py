@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
 import resources
-import widgets.main_window as main_window
+import widgets.file_controller as file_controller
 from topology.errors import BedFileError
 from topology.fileformat import load, save
 from topology.synthetic import generate
@@ -29,7 +29,7 @@ BROKEN = {
 def dialogs(monkeypatch) -> list[tuple[str, str]]:
     """Capture QMessageBox.critical instead of blocking on a modal dialog."""
     shown: list[tuple[str, str]] = []
-    monkeypatch.setattr(main_window.QMessageBox, "critical",
+    monkeypatch.setattr(file_controller.QMessageBox, "critical",
                         lambda parent, title, text, *a, **k: shown.append((title, text)))
     return shown
 
@@ -63,7 +63,7 @@ def test_opens_the_default_example(window, dialogs, examples_dir):
     assert name and name in window.windowTitle()
     assert window.tree.topLevelItemCount() > 0
     assert window.tree.component_count() > 0
-    assert window.findings_panel.topLevelItemCount() > 0
+    assert window.findings.topLevelItemCount() > 0
     assert window.validation_dock.windowTitle().startswith("Validation — ")
 
 
@@ -80,7 +80,7 @@ def test_tree_lists_every_kind_of_component(window, small_bed):
 
 def test_panel_lists_the_findings(window, small_bed):
     assert window.open_path(small_bed)
-    panel = window.findings_panel
+    panel = window.findings
     rows = [[panel.topLevelItem(i).text(c) for c in range(4)] for i in range(panel.topLevelItemCount())]
     codes = {row[0] for row in rows}
     assert {"NET-007", "RAID-003"} <= codes, rows
@@ -92,7 +92,7 @@ def test_panel_lists_the_findings(window, small_bed):
 @pytest.mark.parametrize("code", ["NET-007", "RAID-003"])
 def test_finding_selects_its_components(window, small_bed, code):
     assert window.open_path(small_bed)
-    panel = window.findings_panel
+    panel = window.findings
     index = next(i for i, f in enumerate(panel.findings) if f.code == code)
     panel.setCurrentItem(panel.topLevelItem(index))
     selected = {item.data(0, Qt.ItemDataRole.UserRole) for item in window.tree.selectedItems()}

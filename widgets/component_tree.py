@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
 from topology.index import parse_slot_range
@@ -102,12 +102,51 @@ def outline(bed: Any) -> list[Node]:
 
 
 class ComponentTree(QTreeWidget):
-    def __init__(self, parent=None):
+    """Redraws from the document; selecting a row selects the component everywhere."""
+
+    def __init__(self, document, selection, parent=None):
         super().__init__(parent)
+        self.document = document
+        self.selection = selection
         self.setColumnCount(3)
         self.setHeaderLabels(["Component", "Kind", "Details"])
         self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)
+        self.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
+        self._syncing = False
+        self._refresh = QTimer(self, singleShot=True, interval=150, timeout=self._redraw)
+        document.reset.connect(self._redraw)
+        document.changed.connect(lambda _ids: self._refresh.start())
+        selection.changed.connect(self._follow_selection)
+        self.itemSelectionChanged.connect(self._publish_selection)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        self._syncing = True
+        try:
+            self.show_bed(self.document.bed)
+            self.select_ids(set(self.selection.ids))
+        finally:
+            self._syncing = False
+
+    def _follow_selection(self, ids) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            self.select_ids(set(ids))
+        finally:
+            self._syncing = False
+
+    def _publish_selection(self) -> None:
+        if self._syncing:
+            return
+        ids = [i.data(0, ID_ROLE) for i in self.selectedItems() if i.data(0, ID_ROLE)]
+        self._syncing = True
+        try:
+            self.selection.set(ids)
+        finally:
+            self._syncing = False
 
     def show_bed(self, bed: Any) -> None:
         self.clear()

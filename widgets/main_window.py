@@ -1,142 +1,160 @@
-"""Testbed Studio's main window (minimal until the designer lands): the bed's components
-as a tree, the validator's findings in a panel, File ▸ Open / Quit, the bed name in the title.
+"""Testbed Studio's main window: the canvas in the middle, panels around it, menus.
 
-Actions are declared as data (ACTIONS); the window holds no domain logic: it loads with
-topology.fileformat.load, validates with topology.validation.validate and shows the results.
+The window is an assembly: actions are declared as data (ACTIONS), panels as data
+(PANELS), and every behaviour lives in the document (app/document.py), the file
+controller (widgets/file_controller.py) or the panel that owns it.  The window holds
+no domain logic.
 """
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+import importlib
+from typing import Any, Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget
 
-import resources
-from topology.errors import BedFileError
-from topology.fileformat import load
-from widgets.component_tree import ComponentTree
-from widgets.validation_panel import ValidationPanel
+from app.document import Document
+from app.selection import Selection
 
 APP_NAME = "Testbed Studio"
-FILE_FILTER = "Test beds (*.yaml *.yml);;All files (*)"
 
-# menu, action name, text, shortcut, status tip, method of MainWindow
+# menu, name, text, shortcut (a QKeySequence.StandardKey name or a key string), status tip,
+# handler ("object.method" on the window: file, canvas, storage, ...; or a window method)
 ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
-    ("&File", "open", "&Open…", "Ctrl+O", "Open a test-bed project file", "open_dialog"),
-    ("&File", "quit", "&Quit", "Ctrl+Q", "Quit Testbed Studio", "close"),
+    ("&File", "new", "&New", "New", "Start an empty test bed", "files.new"),
+    ("&File", "open", "&Open…", "Open", "Open a test-bed project file", "files.open_dialog"),
+    ("&File", "save", "&Save", "Save", "Save the test bed", "files.save"),
+    ("&File", "save_as", "Save &As…", "SaveAs", "Save the test bed under a new name", "files.save_as"),
+    ("&File", "-", "", "", "", ""),
+    ("&File", "export_png", "Export Diagram as &PNG…", "Ctrl+Shift+E", "Export the drawing as an image",
+     "canvas.export_png_dialog"),
+    ("&File", "export_svg", "Export Diagram as S&VG…", "", "Export the drawing as SVG", "canvas.export_svg_dialog"),
+    ("&File", "print", "&Print Diagram…", "Print", "Print the drawing", "canvas.print_dialog"),
+    ("&File", "-", "", "", "", ""),
+    ("&File", "quit", "&Quit", "Quit", "Quit Testbed Studio", "close"),
+    ("&Edit", "undo", "&Undo", "Undo", "Undo the last edit", "document.undo_stack.undo"),
+    ("&Edit", "redo", "&Redo", "Redo", "Redo the edit undone last", "document.undo_stack.redo"),
+    ("&Edit", "-", "", "", "", ""),
+    ("&Edit", "cut", "Cu&t", "Cut", "Cut the selected components", "canvas.cut"),
+    ("&Edit", "copy", "&Copy", "Copy", "Copy the selected components", "canvas.copy"),
+    ("&Edit", "paste", "&Paste", "Paste", "Paste components", "canvas.paste"),
+    ("&Edit", "delete", "&Delete", "Delete", "Delete the selected components", "canvas.delete_selected"),
+    ("&Edit", "select_all", "Select &All", "SelectAll", "Select every device", "canvas.select_all"),
+    ("&View", "zoom_in", "Zoom &In", "ZoomIn", "Zoom in", "canvas.zoom_in"),
+    ("&View", "zoom_out", "Zoom &Out", "ZoomOut", "Zoom out", "canvas.zoom_out"),
+    ("&View", "fit", "&Fit to Window", "Ctrl+0", "Show the whole bed", "canvas.fit"),
+    ("&View", "layout", "Automatic &Layout", "Ctrl+L", "Arrange devices in tiers", "canvas.auto_layout"),
+    ("&View", "grid", "Snap to &Grid", "Ctrl+G", "Snap moved devices to the grid", "canvas.toggle_grid"),
+)
+
+# attribute, module.Class, title, dock area (None = a tab of the central area)
+PANELS: tuple[tuple[str, str, str, Qt.DockWidgetArea | None], ...] = (
+    ("canvas", "widgets.canvas.Canvas", "Diagram", None),
+    ("storage", "widgets.storage_editor.StorageEditor", "Storage", None),
+    ("placement", "widgets.placement_view.PlacementView", "VM placement", None),
+    ("methodology", "widgets.methodology_view.MethodologyView", "Methodology", None),
+    ("palette", "widgets.palette.Palette", "Palette", Qt.DockWidgetArea.LeftDockWidgetArea),
+    ("tree", "widgets.component_tree.ComponentTree", "Components", Qt.DockWidgetArea.LeftDockWidgetArea),
+    ("properties", "widgets.property_editor.PropertyEditor", "Properties", Qt.DockWidgetArea.RightDockWidgetArea),
+    ("findings", "widgets.validation_panel.ValidationPanel", "Validation", Qt.DockWidgetArea.BottomDockWidgetArea),
 )
 
 
-def _validator():
-    """The validator's entry point, or None while topology.validation is not there."""
-    try:
-        from topology.validation import validate
-    except ImportError:
-        return None
-    return validate
+def _load(dotted: str) -> Any:
+    module, _, name = dotted.rpartition(".")
+    return getattr(importlib.import_module(module), name)
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, parent=None):
+    def __init__(self, document: Document | None = None, parent=None):
         super().__init__(parent)
-        self.bed: Any = None
-        self.path: Path | None = None
+        self.document = document or Document(parent=self)
+        self.selection = Selection(self)
         self.actions_by_name: dict[str, QAction] = {}
-        self.tree = ComponentTree(self)
-        self.tree.setObjectName("componentTree")
-        self.setCentralWidget(self.tree)
-        self.findings_panel = ValidationPanel(self)
-        self.findings_panel.setObjectName("validationPanel")
-        self.findings_panel.subjects_selected.connect(lambda ids: self.tree.select_ids(set(ids)))
-        self.validation_dock = QDockWidget("Validation", self)
-        self.validation_dock.setObjectName("validationDock")
-        self.validation_dock.setWidget(self.findings_panel)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.validation_dock)
+        self.docks: dict[str, QDockWidget] = {}
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("centralTabs")
+        self.tabs.setDocumentMode(True)
+        self.setCentralWidget(self.tabs)
+        for attr, dotted, title, area in PANELS:
+            widget = _load(dotted)(self.document, self.selection, self)
+            widget.setObjectName(attr)
+            setattr(self, attr, widget)
+            if area is None:
+                self.tabs.addTab(widget, title)
+            else:
+                dock = QDockWidget(title, self)
+                dock.setObjectName(f"{attr}Dock")
+                dock.setWidget(widget)
+                self.addDockWidget(area, dock)
+                self.docks[attr] = dock
+        self.tabifyDockWidget(self.docks["palette"], self.docks["tree"])
+        self.docks["palette"].raise_()
+        from widgets.file_controller import FileController
+        self.files = FileController(self)
         self._build_actions()
-        self.resize(1280, 820)
-        self._show_empty("No test bed open. Use File ▸ Open (Ctrl+O).")
+        self.document.dirty_changed.connect(lambda _: self.update_title())
+        self.document.path_changed.connect(lambda _: self.update_title())
+        self.document.reset.connect(self.update_title)
+        self.resize(1400, 900)
+        self.update_title()
 
     def _build_actions(self) -> None:
         menus: dict[str, Any] = {}
-        for menu_title, name, text, shortcut, tip, method in ACTIONS:
+        for menu_title, name, text, shortcut, tip, handler in ACTIONS:
             menu = menus.get(menu_title) or menus.setdefault(menu_title, self.menuBar().addMenu(menu_title))
+            if name == "-":
+                menu.addSeparator()
+                continue
             action = QAction(text, self)
             action.setObjectName(f"action_{name}")
-            action.setShortcut(QKeySequence(shortcut))
+            if shortcut:
+                std = getattr(QKeySequence.StandardKey, shortcut, None)
+                action.setShortcuts(QKeySequence.keyBindings(std) if std is not None else [QKeySequence(shortcut)])
             action.setStatusTip(tip)
-            action.triggered.connect(getattr(self, method))
+            action.triggered.connect(self._handler(handler))
             menu.addAction(action)
             self.actions_by_name[name] = action
+        self.actions_by_name["grid"].setCheckable(True)
+        self.actions_by_name["grid"].setChecked(True)
+        stack = self.document.undo_stack
+        stack.canUndoChanged.connect(self.actions_by_name["undo"].setEnabled)
+        stack.canRedoChanged.connect(self.actions_by_name["redo"].setEnabled)
+        self.actions_by_name["undo"].setEnabled(stack.canUndo())
+        self.actions_by_name["redo"].setEnabled(stack.canRedo())
+        view = menus["&View"]
+        view.addSeparator()
+        for dock in self.docks.values():
+            view.addAction(dock.toggleViewAction())
+        self.files.install_recent_menu(menus["&File"])
+
+    def _handler(self, dotted: str) -> Callable[[], Any]:
+        def run(*_: Any) -> Any:
+            target: Any = self
+            for part in dotted.split("."):
+                target = getattr(target, part)
+            return target()
+        return run
 
     # ------------------------------------------------------------------ documents
-
     def open_initial(self, path: str | None = None) -> bool:
-        """Open `path`, or the default example when none is given."""
-        if path:
-            return self.open_path(path)
-        default = resources.example_path(resources.DEFAULT_EXAMPLE)
-        if not default.is_file():
-            self._show_empty(f"The default example {default.name} is not available. "
-                             "Use File ▸ Open (Ctrl+O) to open a test bed.")
-            return False
-        return self.open_path(default)
+        """Open `path`, offer crash recovery, or show the default example."""
+        return self.files.open_initial(path)
 
-    def open_dialog(self) -> bool:
-        start = str(self.path.parent if self.path else resources.EXAMPLES_DIR)
-        path, _ = QFileDialog.getOpenFileName(self, "Open test bed", start, FILE_FILTER)
-        return self.open_path(path) if path else False
+    def open_path(self, path: Any) -> bool:
+        return self.files.open_path(path)
 
-    def open_path(self, path: str | Path) -> bool:
-        """Load a project file; on failure show the loader's message and keep the current bed."""
-        try:
-            bed = load(path)
-        except BedFileError as exc:
-            self._error("Cannot open test bed", str(exc))
-            return False
-        except Exception as exc:  # a loader bug must not take the open document with it
-            self._error("Cannot open test bed", f"{path}: unexpected error while reading: {exc!r}")
-            return False
-        self.set_bed(bed, Path(path))
-        return True
+    def update_title(self) -> None:
+        doc = self.document
+        name = doc.path.name if doc.path else "unsaved"
+        # [*] is where Qt draws the modified marker
+        self.setWindowTitle(f"{doc.title} — {name}[*] — {APP_NAME}")
+        self.setWindowModified(doc.dirty)
 
-    def set_bed(self, bed: Any, path: Path | None = None) -> None:
-        self.bed, self.path = bed, path
-        name = bed.bed.name or (path.stem if path else "untitled")
-        self.setWindowTitle(f"{name} — {path.name} — {APP_NAME}" if path else f"{name} — {APP_NAME}")
-        self.tree.show_bed(bed)
-        self.revalidate()
-
-    def revalidate(self) -> None:
-        if self.bed is None:
-            return
-        validate = _validator()
-        if validate is None:
-            self.findings_panel.show_message("validator not available")
-            self._set_summary("validator not available")
-            return
-        try:
-            findings = validate(self.bed)
-        except Exception as exc:  # show a broken rule, never crash the window
-            self.findings_panel.show_message(f"validation failed: {exc!r}")
-            self._set_summary("validation failed")
-            return
-        self.findings_panel.show_findings(findings)
-        self._set_summary(self.findings_panel.summary())
-
-    # ------------------------------------------------------------------ helpers
-
-    def _set_summary(self, text: str) -> None:
-        self.validation_dock.setWindowTitle(f"Validation — {text}")
-        self.statusBar().showMessage(f"{self.path or ''}  ·  {text}" if self.path else text)
-
-    def _show_empty(self, text: str) -> None:
-        self.setWindowTitle(APP_NAME)
-        self.tree.show_message(text)
-        self.findings_panel.show_message("")
-        self.statusBar().showMessage(text)
-
-    def _error(self, title: str, text: str) -> None:
-        self.statusBar().showMessage(text.splitlines()[0] if text else title)
-        QMessageBox.critical(self, title, text)
+    def closeEvent(self, event: Any) -> None:
+        if self.files.confirm_discard("quitting"):
+            self.files.shutdown()
+            event.accept()
+        else:
+            event.ignore()

@@ -19,8 +19,10 @@ class ValidationPanel(QTreeWidget):
 
     subjects_selected = Signal(list)
 
-    def __init__(self, parent=None):
+    def __init__(self, document, selection, parent=None):
         super().__init__(parent)
+        self.document = document
+        self.selection = selection
         self.setRootIsDecorated(False)
         self.setUniformRowHeights(True)
         self.setColumnCount(4)
@@ -28,6 +30,10 @@ class ValidationPanel(QTreeWidget):
         self.setWordWrap(False)
         self.itemSelectionChanged.connect(self._emit_subjects)
         self.findings: list[Any] = []
+        self.subjects_selected.connect(lambda ids: selection.focus(ids))
+        document.validation.findings_changed.connect(self.show_findings)
+        document.validation.failed.connect(self.show_message)
+        document.validation.run_now()
 
     def show_findings(self, findings: list[Any]) -> None:
         self.clear()

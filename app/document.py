@@ -1,0 +1,115 @@
+"""The open document: one bed, its file, its undo stack, and the signals views redraw from.
+
+Every user edit goes through `Document.apply(edit)`, which pushes one QUndoCommand; redo
+applies the edit to the model, undo reverts it, and both emit `changed(ids)`.  Views
+never change the model themselves and never keep copies of it: on `changed` they redraw
+the touched components from the model; on `reset` (open, new, revert) everything.
+QtCore/QtGui only (QUndoStack lives in QtGui): no widgets here.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from topology.edits import Edit
+from topology.fileformat import dumps, load, save
+from topology.model import Bed, BedInfo
+
+
+class _EditCommand(QUndoCommand):
+    def __init__(self, doc: "Document", edit: Edit):
+        super().__init__(edit.text or "Edit")
+        self.doc = doc
+        self.edit = edit
+
+    def redo(self) -> None:
+        self.edit.apply()
+        self.doc._notify(self.edit.touched())
+
+    def undo(self) -> None:
+        self.edit.revert()
+        self.doc._notify(self.edit.touched())
+
+
+class Document(QObject):
+    changed = Signal(object)          # set[str] of touched component ids (empty set: unknown, redraw all)
+    reset = Signal()                  # a different bed is shown
+    dirty_changed = Signal(bool)
+    path_changed = Signal(object)     # Path | None
+
+    def __init__(self, bed: Bed | None = None, path: Path | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.bed: Bed = bed if bed is not None else new_bed()
+        self.path: Path | None = Path(path) if path else None
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(lambda clean: self.dirty_changed.emit(not clean))
+        self.revision = 0             # bumps on every change; lets workers drop stale results
+        from app.live_validation import LiveValidator
+        self.validation = LiveValidator(self)
+
+    # ------------------------------------------------------------------ editing
+    def apply(self, edit: Edit) -> None:
+        """Apply one edit as one undoable step."""
+        self.undo_stack.push(_EditCommand(self, edit))
+
+    def _notify(self, ids: set[str]) -> None:
+        self.revision += 1
+        self.changed.emit(set(ids))
+
+    @property
+    def dirty(self) -> bool:
+        return not self.undo_stack.isClean()
+
+    # ------------------------------------------------------------------ files
+    def open(self, path: str | Path) -> None:
+        """Replace the bed with a file's.  Raises BedFileError and leaves everything as it was."""
+        bed = load(path)
+        self.replace(bed, Path(path))
+
+    def replace(self, bed: Bed, path: Path | None, *, dirty: bool = False) -> None:
+        self.undo_stack.clear()
+        self.bed = bed
+        self.path = Path(path) if path else None
+        self.revision += 1
+        self.undo_stack.setClean()
+        if dirty:  # recovered work: unsaved until the user saves it
+            self.undo_stack.resetClean()
+        self.path_changed.emit(self.path)
+        self.dirty_changed.emit(self.dirty)
+        self.reset.emit()
+
+    def save(self, path: str | Path | None = None) -> Path:
+        target = Path(path) if path else self.path
+        if target is None:
+            raise ValueError("the document has no file yet: save it under a name")
+        save(self.bed, target)
+        if target != self.path:
+            self.path = target
+            self.path_changed.emit(self.path)
+        self.undo_stack.setClean()
+        return target
+
+    def snapshot_text(self) -> str:
+        """The bed as project-file text (autosave, crash recovery)."""
+        return dumps(self.bed)
+
+    @property
+    def title(self) -> str:
+        return self.bed.bed.name or (self.path.stem if self.path else "untitled")
+
+
+def new_bed(name: str = "untitled test bed") -> Bed:
+    return Bed(bed=BedInfo(name=name))
+
+
+def find(bed: Bed, ident: str) -> Any:
+    """A top-level component by id (server, switch, array, VM, network, ...), or None."""
+    for coll in (bed.servers, bed.switches, bed.arrays, bed.vms, bed.networks, bed.chassis, bed.clusters,
+                 bed.virtual_switches, bed.workloads, bed.scenarios):
+        for c in coll:
+            if c.id == ident:
+                return c
+    return None

@@ -1,0 +1,148 @@
+"""File handling for the main window: new, open, save, save as, recent files, and the
+questions around them (discard unsaved changes?).  Loading and saving themselves are the
+document's; this module owns only the dialogs and the recent-files list.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+import resources
+from app.document import new_bed
+from topology.errors import BedFileError
+
+FILE_FILTER = "Test beds (*.yaml *.yml);;All files (*)"
+MAX_RECENT = 8
+
+
+class FileController:
+    def __init__(self, window: Any):
+        self.window = window
+        self.document = window.document
+        self.settings = QSettings()
+        self._recent_menu: QMenu | None = None
+
+    # ------------------------------------------------------------------ opening
+    def open_initial(self, path: str | None = None) -> bool:
+        if path:
+            return self.open_path(path)
+        default = resources.example_path(resources.DEFAULT_EXAMPLE)
+        if default.is_file():
+            return self.open_path(default, remember=False)
+        self.window.statusBar().showMessage("The default example is missing; File ▸ Open a test bed.")
+        return False
+
+    def new(self) -> None:
+        if self.confirm_discard("starting a new bed"):
+            self.document.replace(new_bed(), None)
+
+    def open_dialog(self) -> bool:
+        if not self.confirm_discard("opening another bed"):
+            return False
+        doc = self.document
+        start = str(doc.path.parent if doc.path else resources.EXAMPLES_DIR)
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open test bed", start, FILE_FILTER)
+        return self.open_path(path) if path else False
+
+    def open_path(self, path: str | Path, *, remember: bool = True) -> bool:
+        """Load a project file; on failure show the loader's message and keep the current bed."""
+        try:
+            self.document.open(path)
+        except BedFileError as exc:
+            self.error("Cannot open test bed", str(exc))
+            return False
+        except Exception as exc:  # noqa: BLE001 - a loader bug must not take the open document with it
+            self.error("Cannot open test bed", f"{path}: unexpected error while reading: {exc!r}")
+            return False
+        if remember:
+            self.remember(Path(path))
+        self.window.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    # ------------------------------------------------------------------ saving
+    def save(self) -> bool:
+        if self.document.path is None or self._is_builtin(self.document.path):
+            return self.save_as()
+        return self._save_to(self.document.path)
+
+    def save_as(self) -> bool:
+        doc = self.document
+        start = str(doc.path if doc.path and not self._is_builtin(doc.path) else Path.home() / f"{doc.title}.yaml")
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save test bed", start, FILE_FILTER)
+        if not path:
+            return False
+        if not path.endswith((".yaml", ".yml")):
+            path += ".yaml"
+        return self._save_to(Path(path))
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            self.document.save(path)
+        except OSError as exc:
+            self.error("Cannot save test bed", f"{path}: {exc.strerror or exc}")
+            return False
+        self.remember(path)
+        self.window.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    @staticmethod
+    def _is_builtin(path: Path) -> bool:
+        """The shipped examples are read-only templates: saving asks for a name of the user's own."""
+        try:
+            return Path(path).resolve().parent == resources.EXAMPLES_DIR.resolve()
+        except OSError:
+            return False
+
+    def confirm_discard(self, doing: str) -> bool:
+        if not self.document.dirty:
+            return True
+        answer = QMessageBox.question(
+            self.window, "Unsaved changes",
+            f"The bed “{self.document.title}” has unsaved changes. Save them before {doing}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    # ------------------------------------------------------------------ recent files
+    def recent(self) -> list[str]:
+        value = self.settings.value("recentFiles", [])
+        if isinstance(value, str):
+            value = [value]
+        return [v for v in (value or []) if isinstance(v, str)]
+
+    def remember(self, path: Path) -> None:
+        entry = str(Path(path).resolve())
+        items = [entry] + [p for p in self.recent() if p != entry]
+        self.settings.setValue("recentFiles", items[:MAX_RECENT])
+        self._fill_recent()
+
+    def install_recent_menu(self, file_menu: QMenu) -> None:
+        self._recent_menu = QMenu("Open &Recent", self.window)
+        self._recent_menu.setObjectName("recentMenu")
+        first = file_menu.actions()[2] if len(file_menu.actions()) > 2 else None
+        file_menu.insertMenu(first, self._recent_menu)
+        self._fill_recent()
+
+    def _fill_recent(self) -> None:
+        menu = self._recent_menu
+        if menu is None:
+            return
+        menu.clear()
+        for p in self.recent():
+            action = menu.addAction(p)
+            action.triggered.connect(lambda _=False, p=p: self.confirm_discard("opening another bed")
+                                     and self.open_path(p))
+        menu.setEnabled(bool(self.recent()))
+
+    # ------------------------------------------------------------------ helpers
+    def error(self, title: str, text: str) -> None:
+        self.window.statusBar().showMessage(text.splitlines()[0] if text else title, 10000)
+        QMessageBox.critical(self.window, title, text)
+
+    def shutdown(self) -> None:
+        """The window is closing for good (after the user agreed)."""
