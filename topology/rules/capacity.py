@@ -112,8 +112,9 @@ def cap_003(ctx: Context) -> Iterator[Hit]:
                 if stranded:
                     need = sum(vm_memory(v) for v in stranded)
                     yield hit([c.id, lost, *(v.id for v in stranded)],
-                              f"if {lost} fails, {len(stranded)} of its {len(moving)} highly available VMs "
-                              f"({need:g} GB) find no room on the surviving node(s) of {c.id}")
+                              f"with every VM on its home host, if {lost} fails, {len(stranded)} of its "
+                              f"{len(moving)} highly available VMs ({need:g} GB) find no room on the "
+                              f"surviving node(s) of {c.id}")
 
 
 @rule("CAP-004", "warning", "VM memory larger than a NUMA node",
