@@ -45,10 +45,14 @@ class Document(QObject):
         self.bed: Bed = bed if bed is not None else new_bed()
         self.path: Path | None = Path(path) if path else None
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.dirty_changed.emit(not clean))
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.revision = 0             # bumps on every change; lets workers drop stale results
         from app.live_validation import LiveValidator
         self.validation = LiveValidator(self)
+
+    def _clean_changed(self, clean: bool) -> None:
+        # a bound method, not a lambda: Qt drops the connection when the document goes away
+        self.dirty_changed.emit(not clean)
 
     # ------------------------------------------------------------------ editing
     def apply(self, edit: Edit) -> None:

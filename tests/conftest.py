@@ -7,6 +7,15 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+# Settings, recent files and autosaves of the test run go to a private folder, never the
+# user's own (and never from one test run into the next).
+import tempfile  # noqa: E402
+
+_PRIVATE = tempfile.mkdtemp(prefix="testbed-studio-tests-")
+for _var, _sub in (("XDG_CONFIG_HOME", "config"), ("XDG_STATE_HOME", "state"), ("XDG_DATA_HOME", "data"),
+                   ("TESTBED_STUDIO_STATE_DIR", "state/testbed-studio")):
+    os.environ[_var] = os.path.join(_PRIVATE, _sub)
+
 import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,3 +29,24 @@ def repo_root() -> Path:
 @pytest.fixture(scope="session")
 def examples_dir() -> Path:
     return ROOT / "resources" / "examples"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shipped_examples_stay_untouched():
+    """No test may write over the built-in examples (a save to the wrong path once did)."""
+    import hashlib
+    folder = ROOT / "resources" / "examples"
+
+    def digest() -> dict[str, str]:
+        return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.yaml"))}
+
+    before = digest()
+    yield
+    assert digest() == before, "a test modified resources/examples/ (save to a temporary copy instead)"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_qapplication_for_the_session(qapp):
+    """A QApplication exists before any test runs: code that would otherwise create a bare
+    QGuiApplication (printing, diagrams) then reuses it, and widgets can still be built later."""
+    return qapp
