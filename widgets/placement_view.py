@@ -1,7 +1,241 @@
-"""PlacementView: placeholder until its issue work lands (constructor signature fixed: document, selection, parent)."""
+"""VM placement: hosts as cards with their VMs as chips, per scenario.
+
+Drag a VM chip onto another host to move it in the chosen scenario (one undoable
+`place_vm` edit); mark a host failed (one `mark_failed` edit) and the view shows where its
+VMs restart — `Context.placement`, the same failover the CAP rules check — and which VMs
+have nowhere to go.  Each card carries live load bars: RAM used against RAM less the
+policy reserve, vCPUs against hardware threads and the policy's vCPU-per-thread limit,
+green / amber / red.  Everything is redrawn from the model on every change.
+"""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtWidgets import (QApplication, QComboBox, QFrame, QHBoxLayout, QLabel, QMainWindow,
+                               QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
+
+from topology import placement_ops as ops
+
+GREEN = QColor("#81c784")
+AMBER = QColor("#ffb74d")
+RED = QColor("#ef7070")
+GREY = QColor("#9e9e9e")
+CARD_WIDTH = 290
+
+# One style sheet for the whole board: per-widget style sheets made a 100-host board
+# take half a second to build.  Widgets pick their look through a dynamic property.
+BOARD_STYLE = """
+#hostCard { background: #fafafa; border: 1px solid #b0bec5; border-radius: 8px; }
+#hostCard[state="failed"] { background: #ffebee; border: 2px solid #c62828; }
+#hostCard[state="drop"] { background: #e8f5e9; border: 2px solid #2e7d32; }
+#hostDetail { color: #555555; }
+#stoppedCard { background: #fff8f7; border: 2px dashed #c62828; border-radius: 8px; }
+"""
+
+
+def load_colour(fraction: float | None) -> QColor:
+    """Green below 75 % of the limit, amber up to it, red beyond."""
+    if fraction is None:
+        return GREY
+    if fraction > 1.0 + 1e-9:
+        return RED
+    if fraction >= 0.75:
+        return AMBER
+    return GREEN
+
+
+class LoadBar(QWidget):
+    """A labelled bar: used against a limit, coloured by how close it is."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.fraction: float | None = None
+        self.text = ""
+        self.colour = GREY
+        self.setMinimumHeight(22)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def set_load(self, fraction: float | None, text: str, tip: str = "") -> None:
+        self.fraction = fraction
+        self.text = text
+        self.colour = load_colour(fraction)
+        self.setToolTip(tip)
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(200, 22)
+
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        r = self.rect().adjusted(0, 0, -1, -1)
+        p.fillRect(r, QColor("#eceff1"))
+        if self.fraction:
+            w = int(r.width() * min(self.fraction, 1.0))
+            p.fillRect(QRect(r.left(), r.top(), w, r.height()), self.colour)
+        p.setPen(QPen(QColor("#78909c"), 1))
+        p.drawRect(r)
+        p.setPen(QColor("#111111"))
+        p.drawText(r.adjusted(6, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, self.text)
+
+
+CHIP_LOOK = {   # kind: fill, edge, dashed edge
+    "background": ("#f5f5f5", "#90a4ae", False),
+    "load": ("#e3f2fd", "#1565c0", False),
+    "moved": ("#fff4e0", "#ef6c00", True),
+    "stopped": ("#fdecea", "#c62828", False),
+}
+
+
+class VmChip(QWidget):
+    """One VM on a host card, painted in one piece (a board holds hundreds).  Holds only the
+    VM id and the text it shows; dragging it asks the view to move the VM."""
+
+    def __init__(self, view: "PlacementView", vm, note: str = "", stopped: bool = False, parent=None):
+        super().__init__(parent)
+        self.view = view
+        self.vm_id = vm.id
+        self.note = note
+        self.load_text = f"{ops.vm_memory_gb(vm):g} GB · {vm.vcpu} vCPU"
+        self.kind = "stopped" if stopped else "moved" if note else "load" if vm.under_load else "background"
+        self.draggable = not stopped
+        self.selected = False
+        self._press: QPoint | None = None
+        self._dragging = False
+        self.setObjectName("vmChip")
+        self.setCursor(Qt.CursorShape.OpenHandCursor if self.draggable else Qt.CursorShape.ArrowCursor)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self._bold = QFont(self.font())
+        self._bold.setBold(True)
+        line = self.fontMetrics().height()
+        self._note_lines = self._wrap(note, CARD_WIDTH - 40) if note else []
+        self.setFixedHeight(8 + line * (1 + len(self._note_lines)) + 2)
+        tips = [vm.role or vm.id, f"{vm.guest_os}" if vm.guest_os else "",
+                "highly available" if vm.highly_available else "not highly available (stays down if its host fails)",
+                "under load" if vm.under_load else "background VM"]
+        self.setToolTip("\n".join(t for t in tips if t) + ("\nDrag onto another host to move it." if self.draggable else ""))
+
+    def _wrap(self, text: str, width: int) -> list[str]:
+        fm = self.fontMetrics()
+        lines, current = [], ""
+        for word in text.split():
+            trial = f"{current} {word}".strip()
+            if current and fm.horizontalAdvance(trial) > width:
+                lines.append(current)
+                current = word
+            else:
+                current = trial
+        return lines + [current] if current else lines
+
+    def paintEvent(self, _event) -> None:
+        fill, edge, dashed = CHIP_LOOK[self.kind]
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setBrush(QColor(fill))
+        if self.selected:
+            p.setPen(QPen(QColor("#0b57d0"), 3))
+            p.drawRoundedRect(self.rect().adjusted(1, 1, -2, -2), 5, 5)
+        else:
+            p.setPen(QPen(QColor(edge), 1, Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine))
+            p.drawRoundedRect(self.rect().adjusted(0, 0, -1, -1), 5, 5)
+        line = self.fontMetrics().height()
+        inner = self.rect().adjusted(8, 4, -8, -4)
+        top = QRect(inner.left(), inner.top(), inner.width(), line)
+        p.setPen(QColor("#111111"))
+        p.drawText(top, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, self.load_text)
+        p.setFont(self._bold)
+        room = inner.width() - self.fontMetrics().horizontalAdvance(self.load_text) - 8
+        p.drawText(top, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                   p.fontMetrics().elidedText(self.vm_id, Qt.TextElideMode.ElideRight, room))
+        p.setFont(self.font())
+        p.setPen(QColor("#6d4c41"))
+        for i, text in enumerate(self._note_lines):
+            p.drawText(QRect(inner.left(), inner.top() + line * (i + 1), inner.width(), line),
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+
+    def mousePressEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.draggable:
+            self._press = event.position().toPoint()
+            self._dragging = False
+            self.setCursor(Qt.CursorShape.ClosedHandCursor)
+        else:
+            super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        if self._press is None:
+            return super().mouseMoveEvent(event)
+        pos = event.position().toPoint()
+        if not self._dragging and (pos - self._press).manhattanLength() >= QApplication.startDragDistance():
+            self._dragging = True
+            self.view.drag_started(self)
+        if self._dragging:
+            self.view.drag_moved(self.mapToGlobal(pos))
+
+    def mouseReleaseEvent(self, event) -> None:
+        if self._press is None:
+            return super().mouseReleaseEvent(event)
+        self._press = None
+        self.setCursor(Qt.CursorShape.OpenHandCursor)
+        if self._dragging:
+            self._dragging = False
+            self.view.drag_finished(self.vm_id, self.mapToGlobal(event.position().toPoint()))
+        else:
+            self.view.selection.set([self.vm_id])     # a click (no drag) selects the VM everywhere
+
+
+class HostCard(QFrame):
+    """A host column: name, failed toggle, load bars and its VMs."""
+
+    def __init__(self, view: "PlacementView", host_id: str, parent=None):
+        super().__init__(parent)
+        self.host_id = host_id
+        self.setObjectName("hostCard")
+        self.setFixedWidth(CARD_WIDTH)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setContentsMargins(10, 8, 10, 10)
+        self.layout_.setSpacing(6)
+        self.title = QLabel(host_id)
+        f = QFont(self.title.font())
+        f.setBold(True)
+        f.setPointSizeF(f.pointSizeF() + 2)
+        self.title.setFont(f)
+        self.detail = QLabel()
+        self.detail.setWordWrap(True)
+        self.detail.setObjectName("hostDetail")
+        self.fail_button = QPushButton()
+        self.fail_button.setObjectName(f"fail:{host_id}")
+        self.fail_button.setCheckable(True)
+        self.fail_button.clicked.connect(lambda checked: view.toggle_failed(host_id, checked))
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.fail_button)
+        self.layout_.addLayout(head)
+        self.layout_.addWidget(self.detail)
+        self.ram_bar = LoadBar()
+        self.cpu_bar = LoadBar()
+        self.layout_.addWidget(self.ram_bar)
+        self.layout_.addWidget(self.cpu_bar)
+        self.chips: list[VmChip] = []
+        self.set_drop_target(False)
+
+    def set_failed(self, failed: bool) -> None:
+        self.fail_button.blockSignals(True)
+        self.fail_button.setChecked(failed)
+        self.fail_button.blockSignals(False)
+        self.fail_button.setText("Bring back" if failed else "Mark failed")
+        self.fail_button.setToolTip("Bring the host back in this scenario" if failed else
+                                    "Fail this host and see where its VMs go")
+        self.failed = failed
+        self.set_drop_target(False)
+
+    def set_drop_target(self, on: bool) -> None:
+        """Green while a VM is dragged over a host that takes it; a failed host stays red."""
+        state = "failed" if getattr(self, "failed", False) else ("drop" if on else "")
+        if self.property("state") != state:
+            self.setProperty("state", state)
+            self.style().unpolish(self)
+            self.style().polish(self)
+            self.update()
 
 
 class PlacementView(QWidget):
@@ -9,5 +243,355 @@ class PlacementView(QWidget):
         super().__init__(parent)
         self.document = document
         self.selection = selection
+        self._stale = True
+        self.scenario_id: str | None = None
+        self.cards: dict[str, HostCard] = {}
+        self._signatures: dict[str, tuple] = {}
+        self.stopped_card: QFrame | None = None
+        self.loads: dict[str, dict] = {}
+        self.outcome: ops.Outcome | None = None
+        self._drop_target: HostCard | None = None
+
+        self.scenario_combo = QComboBox()
+        self.scenario_combo.setObjectName("scenarioCombo")
+        self.scenario_combo.setMinimumContentsLength(28)
+        self.scenario_combo.currentIndexChanged.connect(self._scenario_chosen)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setObjectName("placementSummary")
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Scenario:"))
+        top.addWidget(self.scenario_combo)
+        top.addWidget(QLabel("Drag a VM onto another host to move it in this scenario."), 1)
+
+        self.board = QWidget()
+        self.board.setObjectName("placementBoard")
+        self.board.setStyleSheet(BOARD_STYLE)
+        self.row = QHBoxLayout(self.board)
+        self.row.setContentsMargins(8, 8, 8, 8)
+        self.row.setSpacing(12)
+        self.row.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(self.board)
+
+        self.message = QLabel()
+        self.message.setObjectName("placementMessage")
+        self.message.setWordWrap(True)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("PlacementView is being built."))
+        layout.addLayout(top)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.message)
+
+        self.ghost = QLabel(self)
+        self.ghost.setStyleSheet("background: #fff4e0; border: 1px solid #ef6c00; border-radius: 4px; padding: 3px 6px;")
+        self.ghost.hide()
+
+        document.changed.connect(lambda _ids: self._model_changed())
+        document.reset.connect(self._reset)
+        selection.changed.connect(lambda _ids: self._mark_selected())
+        # drawn when first shown: a hidden tab costs nothing at start-up
+
+    # ------------------------------------------------------------------ model -> view
+    def _model_changed(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def _reset(self) -> None:
+        self.scenario_id = None
+        self._model_changed()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+
+    def _scenario_entries(self) -> list[tuple[str, str | None]]:
+        bed = self.document.bed
+        out: list[tuple[str, str | None]] = []
+        if not any(s.reference for s in bed.scenarios):
+            out.append(("reference placement (each VM's host)", None))
+        for s in sorted(bed.scenarios, key=lambda s: not s.reference):
+            bits = ["reference"] if s.reference else []
+            if s.failed:
+                bits.append(f"{', '.join(s.failed)} failed")
+            out.append((s.id + (f" ({'; '.join(bits)})" if bits else ""), s.id))
+        return out
+
+    def refresh(self) -> None:
+        self._stale = False
+        entries = self._scenario_entries()
+        ids = [sid for _, sid in entries]
+        if self.scenario_id not in ids:
+            self.scenario_id = ids[0] if ids else None
+        self.scenario_combo.blockSignals(True)
+        self.scenario_combo.clear()
+        for label, sid in entries:
+            self.scenario_combo.addItem(label, sid)
+        self.scenario_combo.setCurrentIndex(ids.index(self.scenario_id) if self.scenario_id in ids else 0)
+        self.scenario_combo.blockSignals(False)
+        self._build_cards()
+
+    def _scenario_chosen(self, index: int) -> None:
+        self.scenario_id = self.scenario_combo.itemData(index)
+        self._build_cards()
+
+    def show_scenario(self, scenario_id: str | None) -> None:
+        self.scenario_id = scenario_id
+        self.refresh()
+
+    def _clear_board(self) -> None:
+        while self.row.count():
+            item = self.row.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.cards = {}
+        self._signatures = {}
+        self.stopped_card = None
+
+    def _plan(self) -> list[tuple[str, tuple]]:
+        """(host, what its card shows) for every host card, from the model."""
+        bed = self.document.bed
+        o = self.outcome
+        servers = {s.id: s for s in bed.servers}
+        went: dict[str, list[str]] = {}
+        for vm_id, origin in {**o.moved, **o.failed_over}.items():
+            if origin in o.failed:
+                went.setdefault(origin, []).append(f"{vm_id} → {o.placement[vm_id]}")
+        policy = (bed.policy.memory_reserve_gb, bed.policy.vcpu_per_thread)
+        plan = []
+        for host, load in self.loads.items():
+            s = servers[host]
+            threads = load["threads"]
+            detail = " · ".join(x for x in (
+                s.model, f"{s.memory_gb:g} GB RAM" if s.memory_gb is not None else "RAM not stated",
+                f"{threads} threads" if threads else "threads not stated") if x)
+            failed_note = ()
+            if load["failed"]:
+                gone = went.get(host, [])
+                stuck = [v for v, why in o.stranded.items() if f"failed {host}" in why]
+                lines = ["<b style='color:#c62828'>FAILED</b>"]
+                if gone:
+                    lines.append(f"{len(gone)} of its VMs now run elsewhere:<br>" + "<br>".join(gone))
+                if stuck:
+                    lines.append(f"<span style='color:#c62828'>{len(stuck)} VM(s) have nowhere to go: "
+                                 f"{', '.join(stuck)}</span>")
+                if not gone and not stuck:
+                    lines.append("no VMs ran here")
+                failed_note = tuple(lines)
+            chips = []
+            for vm_id in load["vms"]:
+                origin = o.failed_over.get(vm_id) or o.moved.get(vm_id)
+                note = f"↪ from {origin} (failed)" if origin in o.failed else (f"moved from {origin}" if origin else "")
+                chips.append((vm_id, note))
+            numbers = (load["memory_used_gb"], load["memory_gb"], load["usable_memory_gb"], load["vcpu"], threads)
+            plan.append((host, (detail, load["failed"], numbers, policy, failed_note, tuple(chips))))
+        return plan
+
+    def _make_card(self, host: str, spec: tuple, vms: dict) -> HostCard:
+        detail, failed, _numbers, _policy, failed_note, chips = spec
+        card = HostCard(self, host, self.board)
+        card.set_failed(failed)
+        card.detail.setText(detail)
+        self._set_bars(card, self.loads[host])
+        if failed_note:
+            note = QLabel("<br>".join(failed_note))
+            note.setObjectName("failedNote")
+            note.setWordWrap(True)
+            card.layout_.addWidget(note)
+        for vm_id, text in chips:
+            chip = VmChip(self, vms[vm_id], text, parent=card)
+            card.chips.append(chip)
+            card.layout_.addWidget(chip)
+        card.layout_.addStretch(1)
+        return card
+
+    def _build_cards(self) -> None:
+        """Bring the board in line with the model, rebuilding only the cards that changed
+        (a drag touches two hosts; a 100-host board must not be rebuilt for it)."""
+        bed = self.document.bed
+        try:
+            self.outcome = ops.outcome(bed, self.scenario_id)
+        except ops.PlacementRefused as exc:
+            self._clear_board()
+            self.summary.setText(str(exc))
+            return
+        self.loads = ops.host_loads(bed, self.scenario_id, self.outcome)
+        vms = {v.id: v for v in bed.vms}
+        plan = self._plan()
+        if [h for h, _ in plan] != list(self.cards):
+            self._clear_board()
+            for host, spec in plan:
+                card = self._make_card(host, spec, vms)
+                self.row.addWidget(card)
+                card.show()      # at once, not on the next event-loop turn: a grab or a drag right after sees it
+                self.cards[host] = card
+                self._signatures[host] = spec
+            self.row.addStretch(1)
+        else:
+            for host, spec in plan:
+                if self._signatures.get(host) == spec:
+                    continue
+                old = self.cards[host]
+                card = self._make_card(host, spec, vms)
+                self.row.replaceWidget(old, card)
+                old.hide()
+                old.deleteLater()
+                card.show()
+                self.cards[host] = card
+                self._signatures[host] = spec
+        self._update_stopped_card(vms)
+        self._mark_selected()
+        self._summarise()
+
+    def _set_bars(self, card: HostCard, load: dict) -> None:
+        policy = self.document.bed.policy
+        used, total, usable = load["memory_used_gb"], load["memory_gb"], load["usable_memory_gb"]
+        if total is None:
+            card.ram_bar.set_load(None, f"RAM {used:g} GB (host RAM not stated)")
+        else:
+            fraction = used / usable if usable else (1.5 if used else 0.0)
+            card.ram_bar.set_load(fraction, f"RAM {used:g} of {total:g} GB ({usable:g} usable)",
+                                  f"VM memory {used:g} GB; host {total:g} GB less the policy's "
+                                  f"{policy.memory_reserve_gb:g} GB reserve = {usable:g} GB (CAP-001)")
+        vcpu, threads = load["vcpu"], load["threads"]
+        if not threads:
+            card.cpu_bar.set_load(None, f"vCPU {vcpu} (threads not stated)")
+        else:
+            limit = threads * policy.vcpu_per_thread
+            card.cpu_bar.set_load(vcpu / limit if limit else None,
+                                  f"vCPU {vcpu} on {threads} threads ({vcpu / threads:.2f}/thread)",
+                                  f"{vcpu} vCPU on {threads} hardware threads; the policy allows "
+                                  f"{policy.vcpu_per_thread:g} per thread = {limit:g} (CAP-002)")
+
+    def _mark_selected(self) -> None:
+        ids = self.selection.ids
+        chips = [c for card in self.cards.values() for c in card.chips]
+        if self.stopped_card is not None:
+            chips += self.stopped_card.findChildren(VmChip)
+        for chip in chips:
+            on = chip.vm_id in ids
+            if chip.selected != on:
+                chip.selected = on
+                chip.update()
+
+    def _update_stopped_card(self, vms: dict) -> None:
+        stranded = tuple(self.outcome.stranded.items())
+        if self.stopped_card is not None and getattr(self.stopped_card, "signature", None) == stranded:
+            return
+        if self.stopped_card is not None:
+            self.row.removeWidget(self.stopped_card)
+            self.stopped_card.hide()
+            self.stopped_card.deleteLater()
+            self.stopped_card = None
+        if not stranded:
+            return
+        card = QFrame(self.board)
+        card.setObjectName("stoppedCard")
+        card.setFixedWidth(CARD_WIDTH)
+        card.signature = stranded
+        lay = QVBoxLayout(card)
+        title = QLabel(f"<b style='color:#c62828'>Not running: {len(stranded)} VM(s) have nowhere to go</b>")
+        title.setWordWrap(True)
+        lay.addWidget(title)
+        for vm_id, why in stranded:
+            lay.addWidget(VmChip(self, vms[vm_id], why, stopped=True, parent=card))
+        lay.addStretch(1)
+        self.row.insertWidget(len(self.cards), card)
+        card.show()
+        self.stopped_card = card
+
+    def _summarise(self) -> None:
+        o = self.outcome
+        running = len(o.placement)
+        up = [h for h, load in self.loads.items() if not load["failed"]]
+        parts = [f"{running} VMs on {len(up)} of {len(self.loads)} hosts"]
+        if o.failed:
+            away = {v for v, h in {**o.moved, **o.failed_over}.items() if h in o.failed}
+            parts.append(f"failed: {', '.join(o.failed)}")
+            parts.append(f"{len(away)} of their VMs run elsewhere")
+            parts.append(f"{len(o.stranded)} with nowhere to go" if o.stranded else "every VM has a host")
+        over = [h for h, load in self.loads.items()
+                if load["usable_memory_gb"] is not None and load["memory_used_gb"] > load["usable_memory_gb"]]
+        if over:
+            parts.append(f"over RAM: {', '.join(over)}")
+        if not self.loads:
+            parts = ["This bed has no hypervisor hosts and no VMs to place."]
+        self.summary.setText(" · ".join(parts))
+
+    # ------------------------------------------------------------------ actions
+    def say(self, text: str, error: bool = False) -> None:
+        self.message.setText(text)
+        self.message.setStyleSheet("color: #b3261e;" if error else "color: #1b5e20;")
+        window = self.window()
+        if isinstance(window, QMainWindow):
+            window.statusBar().showMessage(text, 8000)
+
+    def move_vm(self, vm_id: str, host_id: str) -> bool:
+        try:
+            edit = ops.place_vm(self.document.bed, vm_id, host_id, self.scenario_id)
+        except ops.PlacementRefused as exc:
+            self.say(f"Not moved: {exc}.", error=True)
+            return False
+        self.document.apply(edit)
+        self.say(f"Done: {edit.text}.")
+        return True
+
+    def toggle_failed(self, host_id: str, failed: bool) -> None:
+        bed = self.document.bed
+        try:
+            target = ops.failure_scenario(bed, self.scenario_id)
+            existing = next((s for s in bed.scenarios if s.id == target), None)
+            if failed and existing is not None and host_id in existing.failed:
+                self.show_scenario(target)       # the bed already has that failure: show it
+                self.say(f"{host_id} is failed in scenario {target}: showing it.")
+                return
+            edit = ops.mark_failed(bed, self.scenario_id, host_id, failed)
+        except ops.PlacementRefused as exc:
+            self.say(f"Not done: {exc}.", error=True)
+            self.refresh()
+            return
+        self.scenario_id = target
+        self.document.apply(edit)
+        if not self.isVisible():
+            self.refresh()
+        self.say(f"Done: {edit.text}.")
+
+    # ------------------------------------------------------------------ dragging
+    def card_at(self, global_pos: QPoint) -> HostCard | None:
+        for card in self.cards.values():
+            if QRect(card.mapToGlobal(QPoint(0, 0)), card.size()).contains(global_pos):
+                return card
+        return None
+
+    def drag_started(self, chip: VmChip) -> None:
+        self.ghost.setText(f"{chip.vm_id}")
+        self.ghost.adjustSize()
+        self.ghost.raise_()
+        self.ghost.show()
+
+    def drag_moved(self, global_pos: QPoint) -> None:
+        self.ghost.move(self.mapFromGlobal(global_pos) + QPoint(12, 8))
+        target = self.card_at(global_pos)
+        if target is not self._drop_target:
+            if self._drop_target is not None:
+                self._drop_target.set_drop_target(False)
+            if target is not None:
+                target.set_drop_target(True)
+            self._drop_target = target
+
+    def drag_finished(self, vm_id: str, global_pos: QPoint) -> None:
+        self.ghost.hide()
+        if self._drop_target is not None:
+            self._drop_target.set_drop_target(False)
+            self._drop_target = None
+        target = self.card_at(global_pos)
+        if target is None:
+            self.say("Drop the VM on a host card to move it.", error=True)
+            return
+        if target.host_id == (self.outcome.placement.get(vm_id) if self.outcome else None):
+            return   # dropped where it already runs
+        self.move_vm(vm_id, target.host_id)
