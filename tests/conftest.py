@@ -49,4 +49,7 @@ def shipped_examples_stay_untouched():
 def one_qapplication_for_the_session(qapp):
     """A QApplication exists before any test runs: code that would otherwise create a bare
     QGuiApplication (printing, diagrams) then reuses it, and widgets can still be built later."""
+    from PySide6.QtCore import QSettings
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, os.path.join(_PRIVATE, "settings"))
     return qapp

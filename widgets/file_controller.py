@@ -1,9 +1,11 @@
-"""File handling for the main window: new, open, save, save as, recent files, and the
-questions around them (discard unsaved changes?).  Loading and saving themselves are the
-document's; this module owns only the dialogs and the recent-files list.
+"""File handling for the main window: new, open, save, save as, recent files, autosave and
+crash recovery, and the questions around them (discard unsaved changes? recover the work
+a crash left?).  Loading and saving themselves are the document's, autosaving is
+app/autosave.py's; this module owns the dialogs and the recent-files list.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +13,10 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 import resources
+from app.autosave import Autosaver, Orphan, find_orphans
 from app.document import new_bed
 from topology.errors import BedFileError
+from topology.fileformat import loads
 
 FILE_FILTER = "Test beds (*.yaml *.yml);;All files (*)"
 MAX_RECENT = 8
@@ -24,9 +28,19 @@ class FileController:
         self.document = window.document
         self.settings = QSettings()
         self._recent_menu: QMenu | None = None
+        self.autosave = Autosaver(self.document, window)
+        self.autosave.failed.connect(lambda text: self.window.statusBar().showMessage(text, 10000))
 
     # ------------------------------------------------------------------ opening
     def open_initial(self, path: str | None = None) -> bool:
+        """At start: offer the work a crash left, else open `path`, else the default example."""
+        self.autosave.start()
+        recovered = self.offer_recovery()
+        if recovered is not None:
+            if path:
+                self.window.statusBar().showMessage(
+                    f"Recovered unsaved work for “{recovered.bed_name}”; {path} was not opened.", 10000)
+            return True
         if path:
             return self.open_path(path)
         default = resources.example_path(resources.DEFAULT_EXAMPLE)
@@ -38,6 +52,7 @@ class FileController:
     def new(self) -> None:
         if self.confirm_discard("starting a new bed"):
             self.document.replace(new_bed(), None)
+            self.autosave.start()
 
     def open_dialog(self) -> bool:
         if not self.confirm_discard("opening another bed"):
@@ -59,8 +74,70 @@ class FileController:
             return False
         if remember:
             self.remember(Path(path))
+        self.autosave.start()
         self.window.statusBar().showMessage(f"Opened {path}", 5000)
         return True
+
+    # ------------------------------------------------------------------ crash recovery
+    def offer_recovery(self) -> Orphan | None:
+        """Offer each autosave a crashed session left, newest first; returns the one recovered.
+
+        Unreadable autosaves are moved aside and reported; they never stop the start.
+        """
+        try:
+            orphans, unreadable = find_orphans()
+        except OSError as exc:
+            self.window.statusBar().showMessage(f"Cannot look for autosaved work: {exc.strerror or exc}", 10000)
+            return None
+        for damaged in unreadable:
+            self._report_unreadable(damaged.problem, damaged.set_aside)
+        for orphan in orphans:
+            try:
+                bed = loads(orphan.read_text(), str(orphan.text_path))
+            except BedFileError as exc:
+                self._report_unreadable(str(exc), orphan.set_aside)
+                continue
+            except Exception as exc:  # noqa: BLE001 - unreadable text or a loader bug: keep the file, go on
+                self._report_unreadable(f"{orphan.text_path}: {exc!r}", orphan.set_aside)
+                continue
+            answer = self.ask_recovery(orphan)
+            if answer == "discard":
+                orphan.discard()
+            elif answer == "recover":
+                self.document.replace(bed, orphan.original_path, dirty=True)
+                self.autosave.wait()  # this session's copy is on disk before the crashed one goes
+                orphan.discard()
+                self.window.statusBar().showMessage(
+                    f"Recovered unsaved work for “{orphan.bed_name}”: save it to keep it.", 10000)
+                return orphan
+        return None
+
+    def ask_recovery(self, orphan: Orphan) -> str:
+        """"recover", "discard" or "later" (keep the autosave and ask again at the next start)."""
+        where = str(orphan.original_path) if orphan.original_path else "a bed that was never saved"
+        box = QMessageBox(QMessageBox.Icon.Question, "Recover unsaved work",
+                          f"Recover unsaved work from {orphan.when} for “{orphan.bed_name}”?",
+                          QMessageBox.StandardButton.NoButton, self.window)
+        box.setObjectName("recoveryPrompt")
+        box.setInformativeText(
+            f"Testbed Studio did not close normally. The autosave holds unsaved changes to {where}.\n\n"
+            "Recover opens them for you to review and save; Discard deletes the autosave; "
+            "Later keeps it and asks again at the next start.")
+        recover = box.addButton("Recover", QMessageBox.ButtonRole.AcceptRole)
+        discard = box.addButton("Discard", QMessageBox.ButtonRole.DestructiveRole)
+        later = box.addButton("Later", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(recover)
+        box.setEscapeButton(later)
+        box.exec()
+        clicked = box.clickedButton()
+        return "recover" if clicked is recover else "discard" if clicked is discard else "later"
+
+    def _report_unreadable(self, problem: str, set_aside) -> None:
+        try:
+            kept = f"The file was kept as {set_aside()}."
+        except OSError as exc:
+            kept = f"It could not be moved aside: {exc.strerror or exc}."
+        self.error("Cannot recover unsaved work", f"An autosave cannot be read: {problem}\n\n{kept}")
 
     # ------------------------------------------------------------------ saving
     def save(self) -> bool:
@@ -70,7 +147,8 @@ class FileController:
 
     def save_as(self) -> bool:
         doc = self.document
-        start = str(doc.path if doc.path and not self._is_builtin(doc.path) else Path.home() / f"{doc.title}.yaml")
+        suggested = re.sub(r'[\\/:*?"<>|]+', "-", doc.title).strip(" .-") or "test bed"  # a file name, not a path
+        start = str(doc.path if doc.path and not self._is_builtin(doc.path) else Path.home() / f"{suggested}.yaml")
         path, _ = QFileDialog.getSaveFileName(self.window, "Save test bed", start, FILE_FILTER)
         if not path:
             return False
@@ -121,6 +199,16 @@ class FileController:
         self.settings.setValue("recentFiles", items[:MAX_RECENT])
         self._fill_recent()
 
+    def open_recent(self, path: str) -> bool:
+        if not self.confirm_discard("opening another bed"):
+            return False
+        if self.open_path(path):
+            return True
+        if not Path(path).exists():  # moved or deleted since: stop offering it
+            self.settings.setValue("recentFiles", [p for p in self.recent() if p != path])
+            self._fill_recent()
+        return False
+
     def install_recent_menu(self, file_menu: QMenu) -> None:
         self._recent_menu = QMenu("Open &Recent", self.window)
         self._recent_menu.setObjectName("recentMenu")
@@ -135,8 +223,7 @@ class FileController:
         menu.clear()
         for p in self.recent():
             action = menu.addAction(p)
-            action.triggered.connect(lambda _=False, p=p: self.confirm_discard("opening another bed")
-                                     and self.open_path(p))
+            action.triggered.connect(lambda _=False, p=p: self.open_recent(p))
         menu.setEnabled(bool(self.recent()))
 
     # ------------------------------------------------------------------ helpers
@@ -145,4 +232,5 @@ class FileController:
         QMessageBox.critical(self.window, title, text)
 
     def shutdown(self) -> None:
-        """The window is closing for good (after the user agreed)."""
+        """The window is closing for good (after the user saved or chose to discard)."""
+        self.autosave.stop()

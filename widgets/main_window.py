@@ -32,7 +32,7 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&File", "export_svg", "Export Diagram as S&VG…", "", "Export the drawing as SVG", "canvas.export_svg_dialog"),
     ("&File", "print", "&Print Diagram…", "Print", "Print the drawing", "canvas.print_dialog"),
     ("&File", "-", "", "", "", ""),
-    ("&File", "quit", "&Quit", "Quit", "Quit Testbed Studio", "close"),
+    ("&File", "quit", "&Quit", "Ctrl+Q", "Quit Testbed Studio", "close"),
     ("&Edit", "undo", "&Undo", "Undo", "Undo the last edit", "document.undo_stack.undo"),
     ("&Edit", "redo", "&Redo", "Redo", "Redo the edit undone last", "document.undo_stack.redo"),
     ("&Edit", "-", "", "", "", ""),
