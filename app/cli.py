@@ -45,6 +45,21 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("-o", "--output", required=True, metavar="FILE")
     n.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
 
+    ax = sub.add_parser("appendix", help="print the report appendices (configuration tables, storage layout, "
+                                         "diagram, methodology, results) as PDF, HTML or Markdown")
+    ax.add_argument("file")
+    ax.add_argument("-o", "--output", required=True, metavar="OUT", help="file to write (OUT.pdf, OUT.html, OUT.md)")
+    ax.add_argument("--format", choices=("pdf", "html", "md"), help="default: from OUT's extension, else pdf")
+
+    me = sub.add_parser("methodology", help="print the numbered test procedure generated from a project file")
+    me.add_argument("file")
+    me.add_argument("--format", choices=("md", "html", "pdf"),
+                    help="default: from OUT's extension, else md (pdf needs -o)")
+    me.add_argument("-o", "--output", metavar="OUT", help="file to write (default: standard output)")
+    me.add_argument("--templates", action="append", default=[], metavar="DIR",
+                    help="a directory of step templates (<platform>/<section>.yaml) that adds to or overrides "
+                         "the built-in ones; may be given more than once")
+
     sub.add_parser("rules", help="list the validation rules (codes, severities, reasons)")
     sub.add_parser("schema", help="print the JSON Schema of the project file")
     return ap
@@ -149,6 +164,78 @@ def cmd_new(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_appendix(ns: argparse.Namespace) -> int:
+    from topology.errors import BedFileError
+    from topology.fileformat import load
+    out = Path(ns.output)
+    fmt = ns.format or {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}.get(out.suffix.lower(), "pdf")
+    try:
+        bed = load(ns.file)
+    except BedFileError as exc:
+        print(exc.format(), file=sys.stderr)
+        return EXIT_UNREADABLE
+    from app.appendix import write
+    try:
+        result = write(bed, out, fmt, source=str(ns.file))
+    except OSError as exc:
+        print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    extra = f", {result['pages']} pages" if "pages" in result else ""
+    extra += f", diagram in {result['image']}" if "image" in result else ""
+    print(f"wrote {out} ({fmt}{extra})")
+    return EXIT_OK
+
+
+def cmd_methodology(ns: argparse.Namespace) -> int:
+    from topology.errors import BedFileError
+    from topology.fileformat import load
+    from topology.methodology import generate, to_markdown
+    out = Path(ns.output) if ns.output else None
+    fmt = ns.format or ({".html": "html", ".htm": "html", ".pdf": "pdf"}.get(out.suffix.lower(), "md")
+                        if out else "md")
+    if fmt == "pdf" and out is None:
+        print("testbed-studio: a PDF needs an output file: add -o OUT.pdf", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        bed = load(ns.file)
+    except BedFileError as exc:
+        print(exc.format(), file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        meth = generate(bed, extra_dirs=ns.templates)
+    except BedFileError as exc:  # a broken step template (TemplateError): file and line
+        print(f"testbed-studio: a step template cannot be used:\n{exc.format()}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if fmt == "md":
+        text = to_markdown(meth)
+    else:
+        try:
+            from app.appendix import methodology_html, write_pdf
+        except ImportError as exc:
+            print(f"testbed-studio: {fmt.upper()} output is not available in this build ({exc}); "
+                  "use --format md", file=sys.stderr)
+            return EXIT_UNREADABLE
+        text = methodology_html(meth)
+        if fmt == "pdf":
+            try:
+                pages = write_pdf(text, out, title=f"Test methodology - {meth.bed_name}")
+            except OSError as exc:
+                print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+                return EXIT_UNREADABLE
+            print(f"wrote {out} (pdf, {pages} pages, {sum(len(s.steps) for s in meth.sections)} steps)")
+            return EXIT_OK
+    if out is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(f"wrote {out} ({fmt}, {sum(len(s.steps) for s in meth.sections)} steps)")
+    return EXIT_OK
+
+
 def cmd_rules(ns: argparse.Namespace) -> int:
     from topology.validation import rule_catalogue
     for r in rule_catalogue():
@@ -165,7 +252,8 @@ def cmd_schema(ns: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
-             "new": cmd_new, "rules": cmd_rules, "schema": cmd_schema}
+             "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
+             "schema": cmd_schema}
 
 
 if __name__ == "__main__":
