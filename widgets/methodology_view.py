@@ -1,13 +1,469 @@
-"""MethodologyView: placeholder until its issue work lands (constructor signature fixed: document, selection, parent)."""
+"""The methodology view: the generated "how we tested" procedure, step by step.
+
+Left, the sections and their numbered steps (filterable by the host a step is done on);
+right, the selected step: its text with the bed's values, each value's source component
+as a button that selects that component everywhere, and its commands with copy buttons.
+Above, print preview, print, and export of the full appendix (PDF, HTML, Markdown).
+
+The procedure is regenerated from the model a moment after the bed changes (debounced)
+on a worker thread; a result for an older revision than the document's is dropped.
+"""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+import copy
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+                               QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSplitter,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from app.appendix import command_label, mark_missing, step_targets
+
+STEP_ROLE = Qt.ItemDataRole.UserRole
+ALL_TARGETS = "All hosts"
+EXPORTS = (("pdf", "Export PDF…", "PDF document (*.pdf)"),
+           ("html", "Export HTML…", "Web page (*.html)"),
+           ("md", "Export Markdown…", "Markdown (*.md)"))
+
+
+class _Relay(QObject):
+    done = Signal(int, object, str)      # revision, methodology, error text
+
+
+class _Generate(QRunnable):
+    def __init__(self, bed: Any, revision: int, relay: _Relay):
+        super().__init__()
+        self.bed, self.revision, self.relay = bed, revision, relay
+
+    def run(self) -> None:
+        try:
+            from topology.methodology import generate
+            result, error = generate(self.bed), ""
+        except Exception as exc:  # noqa: BLE001 - shown in the view, never raised in a thread
+            result, error = None, f"The methodology could not be generated: {exc}"
+        try:
+            self.relay.done.emit(self.revision, result, error)
+        except RuntimeError:  # the view went away while this ran
+            pass
+
+
+def subject_of(source: str, known: set[str]) -> str:
+    """'R710-1:SAN1.address' -> 'R710-1:SAN1' (the component id a value came from)."""
+    if source in known:
+        return source
+    head, dot, tail = source.rpartition(".")
+    if dot and head and tail.replace("_", "").isalnum():
+        return head
+    return source
 
 
 class MethodologyView(QWidget):
+    DEBOUNCE_MS = 300
+
     def __init__(self, document, selection, parent=None):
         super().__init__(parent)
         self.document = document
         self.selection = selection
+        self.methodology: Any = None
+        self.revision_shown = -1
+        self.known_ids: set[str] = set()
+        self._current: tuple[int, int] | None = None
+        self._preview = None
+        self._print_dialog = None
+
+        self.target_filter = QComboBox(objectName="targetFilter")
+        self.target_filter.setMinimumContentsLength(14)
+        self.target_filter.setToolTip("Show only the steps done on one host")
+        self.target_filter.currentIndexChanged.connect(lambda _i: self._apply_filter())
+        self.preview_button = QPushButton("Print Preview…", objectName="printPreview")
+        self.preview_button.clicked.connect(self.print_preview)
+        self.print_button = QPushButton("Print…", objectName="print")
+        self.print_button.clicked.connect(self.print_dialog)
+        self.export_buttons: dict[str, QPushButton] = {}
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Target:"))
+        bar.addWidget(self.target_filter)
+        bar.addStretch(1)
+        bar.addWidget(self.preview_button)
+        bar.addWidget(self.print_button)
+        for fmt, text, _filter in EXPORTS:
+            b = QPushButton(text, objectName=f"export_{fmt}")
+            b.setToolTip(f"Write the appendices (tables, layout, diagram, methodology, results) as {fmt.upper()}")
+            b.clicked.connect(lambda _checked=False, f=fmt: self.export_dialog(f))
+            bar.addWidget(b)
+            self.export_buttons[fmt] = b
+        self.status = QLabel(objectName="methodologyStatus")
+        self.status.setWordWrap(True)
+
+        self.tree = QTreeWidget(objectName="steps")
+        self.tree.setColumnCount(2)
+        self.tree.setHeaderLabels(["Step", "Target"])
+        self.tree.setUniformRowHeights(True)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.currentItemChanged.connect(lambda cur, _prev: self._show_step(cur))
+
+        self.detail = QWidget(objectName="stepDetail")
+        self.detail_layout = QVBoxLayout(self.detail)
+        self.detail_layout.setAlignment(Qt.AlignmentFlag.AlignTop)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.detail)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.tree)
+        split.addWidget(scroll)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([600, 600])
+
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("MethodologyView is being built."))
+        layout.addLayout(bar)
+        layout.addWidget(self.status)
+        layout.addWidget(split, 1)
+
+        self._relay = _Relay(self)
+        self._relay.done.connect(self._generated)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._running = False
+        self._again = False
+        self._timer = QTimer(self, singleShot=True, interval=self.DEBOUNCE_MS, timeout=self.regenerate)
+        document.changed.connect(lambda _ids: self._timer.start())
+        document.reset.connect(self.regenerate)
+        self._show_step(None)
+        self.regenerate()
+
+    # ------------------------------------------------------------------ generation
+    def regenerate(self) -> None:
+        self._timer.stop()
+        if self._running:
+            self._again = True
+            return
+        self._running = True
+        self.status.setText("Generating the methodology…")
+        # the worker gets its own copy: the user keeps editing the live model meanwhile
+        self._pool.start(_Generate(copy.deepcopy(self.document.bed), self.document.revision, self._relay))
+
+    def wait(self, msecs: int = 10000) -> bool:
+        """Tests and printing: block until the queued generation is done."""
+        if self._timer.isActive():
+            self.regenerate()
+        return self._pool.waitForDone(msecs)
+
+    def _generated(self, revision: int, methodology: Any, error: str) -> None:
+        self._running = False
+        if self._again:
+            self._again = False
+            self.regenerate()
+            return
+        if revision != self.document.revision:
+            return
+        self.revision_shown = revision
+        if error:
+            self.methodology = None
+            self.tree.clear()
+            self._show_step(None)
+            self.status.setText(error)
+            self.status.setStyleSheet("color: #9c1c1c;")
+            return
+        self.status.setStyleSheet("")
+        self.methodology = methodology
+        from topology.index import BedIndex
+        idx = BedIndex(self.document.bed)
+        self.known_ids = set(idx.components) | set(idx.ports) | set(idx.volumes)
+        self._fill()
+
+    # ------------------------------------------------------------------ tree
+    def _fill(self) -> None:
+        m = self.methodology
+        keep = self._current_number()
+        chosen = self.target_filter.currentText()
+        targets = sorted({t for s in m.steps() for t in step_targets(s)})
+        self.target_filter.blockSignals(True)
+        self.target_filter.clear()
+        self.target_filter.addItems([ALL_TARGETS] + targets)
+        self.target_filter.setCurrentIndex(max(0, self.target_filter.findText(chosen)))
+        self.target_filter.blockSignals(False)
+        self.tree.blockSignals(True)
+        self.tree.clear()
+        bold = QFont(self.font())
+        bold.setBold(True)
+        found = None
+        unresolved = 0
+        for si, section in enumerate(m.sections):
+            top = QTreeWidgetItem(self.tree, [f"{section.number}. {section.title}", ""])
+            top.setFont(0, bold)
+            top.setFirstColumnSpanned(False)
+            for ti, step in enumerate(section.steps):
+                text = " ".join(str(step.text).split())
+                item = QTreeWidgetItem(top, [f"{step.number}  {text}", ", ".join(step_targets(step))])
+                item.setData(0, STEP_ROLE, (si, ti))
+                item.setToolTip(0, text)
+                if step.unresolved:
+                    unresolved += 1
+                    item.setForeground(0, QBrush(QColor("#9c1c1c")))
+                    item.setToolTip(0, text + "\n\nUnresolved: " + ", ".join(map(str, step.unresolved)))
+                if str(step.number) == keep:
+                    found = item
+            top.setExpanded(True)
+        self.tree.blockSignals(False)
+        steps = sum(len(s.steps) for s in m.sections)
+        automated = sum(1 for s in m.steps() if s.automation)
+        text = f"{len(m.sections)} sections · {steps} steps ({automated} with commands)"
+        if unresolved:
+            text += f" · {unresolved} with unresolved values (red)"
+        summary = list(getattr(m, "findings_summary", None) or [])
+        if summary:
+            text += f" · {len(summary)} validation findings"
+        self.status.setText(text)
+        self.status.setToolTip("\n".join(summary))
+        self._apply_filter()
+        if found is not None and not found.isHidden():
+            self.tree.setCurrentItem(found)
+        else:
+            self._show_step(self.tree.currentItem())
+
+    def _apply_filter(self) -> None:
+        target = self.target_filter.currentText()
+        everything = target in ("", ALL_TARGETS)
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            shown = 0
+            for j in range(top.childCount()):
+                item = top.child(j)
+                step = self._step(item)
+                visible = everything or (step is not None and target in step_targets(step))
+                item.setHidden(not visible)
+                shown += visible
+            top.setHidden(shown == 0)
+        current = self.tree.currentItem()
+        if current is not None and current.isHidden():
+            self.tree.setCurrentItem(None)
+            self._show_step(None)
+
+    def _step(self, item: QTreeWidgetItem | None) -> Any:
+        if item is None or self.methodology is None:
+            return None
+        where = item.data(0, STEP_ROLE)
+        if not where:
+            return None
+        si, ti = where
+        try:
+            return self.methodology.sections[si].steps[ti]
+        except IndexError:
+            return None
+
+    def _current_number(self) -> str:
+        step = self._step(self.tree.currentItem())
+        return str(step.number) if step is not None else ""
+
+    def visible_steps(self) -> list[Any]:
+        out = []
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            for j in range(top.childCount()):
+                item = top.child(j)
+                if not item.isHidden() and not top.isHidden():
+                    out.append(self._step(item))
+        return out
+
+    def item_for(self, number: str) -> QTreeWidgetItem | None:
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            for j in range(top.childCount()):
+                step = self._step(top.child(j))
+                if step is not None and str(step.number) == str(number):
+                    return top.child(j)
+        return None
+
+    # ------------------------------------------------------------------ detail
+    def _clear_detail(self) -> None:
+        while self.detail_layout.count():
+            item = self.detail_layout.takeAt(0)
+            w = item.widget()
+            if w is not None:
+                w.hide()
+                w.setParent(None)
+                w.deleteLater()
+            elif item.layout() is not None:
+                QWidget().setLayout(item.layout())
+
+    def _show_step(self, item: QTreeWidgetItem | None) -> None:
+        self._clear_detail()
+        self.copy_buttons: list[QPushButton] = []
+        self.source_buttons: list[QPushButton] = []
+        step = self._step(item)
+        if step is None:
+            hint = QLabel("Pick a step to see its values, where they come from, and its commands."
+                          if self.methodology is not None else "")
+            hint.setWordWrap(True)
+            hint.setStyleSheet("color: gray;")
+            self.detail_layout.addWidget(hint)
+            return
+        targets = step_targets(step)
+        title = QLabel(f"<b>Step {step.number}</b>" + (f" &nbsp;·&nbsp; on {', '.join(targets)}" if targets else ""))
+        self.detail_layout.addWidget(title)
+        text = QLabel(objectName="stepText")
+        text.setTextFormat(Qt.TextFormat.RichText)
+        text.setText(mark_missing(_esc(step.text)).replace(
+            '<span class="miss">', '<span style="background-color: #fff1c2; color: #9c1c1c; font-weight: bold;">'))
+        text.setWordWrap(True)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        text.setFrameShape(QFrame.Shape.StyledPanel)
+        text.setMargin(6)
+        text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.detail_layout.addWidget(text)
+        if step.unresolved:
+            warn = QLabel("Unresolved: " + ", ".join(map(str, step.unresolved))
+                          + ". Set these in the bed; the step is not run until they are.")
+            warn.setWordWrap(True)
+            warn.setStyleSheet("color: #9c1c1c; font-weight: bold;")
+            self.detail_layout.addWidget(warn)
+        if step.sources:
+            box = QGroupBox("Values and where they come from", objectName="sources")
+            grid = QGridLayout(box)
+            for row, (value, source) in enumerate(step.sources.items()):
+                subject = subject_of(str(source), self.known_ids)
+                label = QLabel(str(value))
+                label.setWordWrap(True)
+                label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                button = QPushButton(str(source), objectName=f"source_{row}")
+                button.setFlat(True)
+                button.setCursor(Qt.CursorShape.PointingHandCursor)
+                button.setStyleSheet("color: #1f5fbf; text-decoration: underline; text-align: left;")
+                button.setToolTip(f"Select {subject} in the diagram and the other views")
+                button.clicked.connect(lambda _c=False, s=subject: self.selection.focus([s]))
+                grid.addWidget(label, row, 0)
+                grid.addWidget(button, row, 1)
+                self.source_buttons.append(button)
+            grid.setColumnStretch(1, 1)
+            self.detail_layout.addWidget(box)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        for n, cmd in enumerate(step.automation):
+            box = QGroupBox(command_label(cmd), objectName=f"command_{n}")
+            v = QVBoxLayout(box)
+            script = QPlainTextEdit(cmd.script, objectName=f"script_{n}")
+            script.setReadOnly(True)
+            script.setFont(mono)
+            script.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+            lines = cmd.script.count("\n") + 1
+            script.setFixedHeight(min(260, 22 + lines * script.fontMetrics().lineSpacing()))
+            v.addWidget(script)
+            buttons = QHBoxLayout()
+            copy_cmd = QPushButton("Copy command", objectName=f"copy_command_{n}")
+            copy_cmd.clicked.connect(lambda _c=False, t=cmd.script: self._copy(t, "command"))
+            buttons.addWidget(copy_cmd)
+            self.copy_buttons.append(copy_cmd)
+            if cmd.verify:
+                copy_verify = QPushButton("Copy verification", objectName=f"copy_verify_{n}")
+                copy_verify.setToolTip(cmd.verify)
+                copy_verify.clicked.connect(lambda _c=False, t=cmd.verify: self._copy(t, "verification"))
+                buttons.addWidget(copy_verify)
+            buttons.addStretch(1)
+            v.addLayout(buttons)
+            if getattr(cmd, "note", ""):
+                note = QLabel(cmd.note)
+                note.setWordWrap(True)
+                note.setStyleSheet("color: #555555;")
+                v.addWidget(note)
+            self.detail_layout.addWidget(box)
+        if not step.automation:
+            manual = QLabel("Manual step: no command; do it in the vendor tool or console and tick it off in the run.")
+            manual.setWordWrap(True)
+            manual.setStyleSheet("color: #555555; font-style: italic;")
+            self.detail_layout.addWidget(manual)
+        self.detail_layout.addStretch(1)
+
+    def _copy(self, text: str, what: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+        self.status.setText(f"Copied the {what} to the clipboard.")
+
+    # ------------------------------------------------------------------ printing and export
+    def _appendix(self):
+        from app.appendix import build_appendix
+        self.document.validation.wait(5000)
+        return build_appendix(self.document.bed, findings=list(self.document.validation.findings),
+                              methodology=self.methodology,
+                              source=str(self.document.path) if self.document.path else "")
+
+    def print_preview(self) -> None:
+        from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
+        appendix = self._appendix()
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        dialog = QPrintPreviewDialog(printer, self)
+        dialog.setWindowTitle(f"Print preview: appendices of {self.document.title}")
+        dialog.paintRequested.connect(lambda p: self._paint(appendix, p))
+        dialog.resize(1000, 900)
+        self._preview = dialog
+        dialog.open()
+
+    def print_dialog(self) -> None:
+        from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        dialog = QPrintDialog(printer, self)
+        dialog.accepted.connect(lambda: self._paint(self._appendix(), printer))
+        self._print_dialog = dialog
+        dialog.open()
+
+    def _paint(self, appendix: Any, printer: Any) -> None:
+        from app.appendix import paint
+        try:
+            pages = paint(appendix, printer)
+        except OSError as exc:
+            self._fail(f"Printing failed: {exc}")
+            return
+        self.status.setText(f"Printed {pages} pages.")
+
+    def default_export_path(self, fmt: str) -> str:
+        base = self.document.path.with_suffix("") if self.document.path else Path.home() / "test-bed"
+        return str(base.parent / f"{base.name}-appendix.{fmt}")
+
+    def export_dialog(self, fmt: str) -> None:
+        caption = {f: t for f, t, _ in EXPORTS}[fmt].rstrip("…")
+        pattern = {f: p for f, _, p in EXPORTS}[fmt]
+        path, _ = QFileDialog.getSaveFileName(self, caption, self.default_export_path(fmt), pattern)
+        if path:
+            self.export(path, fmt)
+
+    # menu actions take no arguments
+    def export_pdf_dialog(self) -> None:
+        self.export_dialog("pdf")
+
+    def export_html_dialog(self) -> None:
+        self.export_dialog("html")
+
+    def export_markdown_dialog(self) -> None:
+        self.export_dialog("md")
+
+    def export(self, path: str, fmt: str) -> bool:
+        from app.appendix import write
+        try:
+            self.document.validation.wait(5000)
+            result = write(self.document.bed, path, fmt, findings=list(self.document.validation.findings),
+                           methodology=self.methodology,
+                           source=str(self.document.path) if self.document.path else "")
+        except (OSError, ValueError) as exc:
+            self._fail(f"Cannot write {path}: {getattr(exc, 'strerror', None) or exc}")
+            return False
+        pages = f" ({result['pages']} pages)" if "pages" in result else ""
+        self.status.setStyleSheet("")
+        self.status.setText(f"Wrote {path}{pages}.")
+        return True
+
+    def _fail(self, text: str) -> None:
+        self.status.setStyleSheet("color: #9c1c1c;")
+        self.status.setText(text)
+
+
+def _esc(text: Any) -> str:
+    import html
+    return html.escape(str(text))
