@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of the 2,000-host bed")
+    ap.add_argument("--model-only", action="store_true", help="only the load/validate benchmark")
     ap.add_argument("args", nargs="*", help=argparse.SUPPRESS)
     ns = ap.parse_args(argv)
     if ns.child == "big":
@@ -119,7 +120,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<48}{shown:>12}{tgt:>12}{ratio:>8.2f}x")
     print(f"findings on the synthetic bed: {big['findings']} (it is built clean)")
     print("all targets met" if worst <= 1 else f"TARGET MISSED (worst ratio {worst:.2f}x)")
+    if not ns.model_only:
+        _run_other_benchmarks()
     return 0
+
+
+OTHER_BENCHMARKS = ("app.bench_methodology", "app.bench_appendix", "app.bench_canvas")
+
+
+def _run_other_benchmarks() -> None:
+    """The designer, methodology and appendix benchmarks, each in its own process."""
+    import importlib.util
+    env = {**os.environ}
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    for module in OTHER_BENCHMARKS:
+        if importlib.util.find_spec(module) is None:
+            continue
+        print(f"\n== {module} ==", flush=True)
+        subprocess.run([sys.executable, "-m", module], cwd=ROOT, env=env, check=False)
 
 
 if __name__ == "__main__":

@@ -251,9 +251,16 @@ def _any_val(v: Any, source: str) -> Val | None:
     return _text(_plain(v), source)
 
 
+_ACRONYMS = {"ip": "IP", "iscsi": "iSCSI", "lldp": "LLDP", "mtu": "MTU", "bios": "BIOS", "vlan": "VLAN",
+             "stp": "STP", "rstp": "RSTP", "numa": "NUMA", "sriov": "SR-IOV", "vt": "VT", "lso": "LSO",
+             "vmq": "VMQ", "rss": "RSS", "hba": "HBA", "fc": "FC", "dcb": "DCB", "odx": "ODX"}
+
+
 def _humanize(key: str) -> str:
-    k = str(key).replace("_", " ").strip()
-    return k[:1].upper() + k[1:] if k else k
+    words = [_ACRONYMS.get(w.lower(), w) for w in str(key).replace("_", " ").split()]
+    if words and words[0] == words[0].lower():
+        words[0] = words[0][:1].upper() + words[0][1:]
+    return " ".join(words)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -638,6 +645,10 @@ class _Ctx:
         _put(out, "volume.owner", _text(v.owner, f"{ref}.owner"))
         _put(out, "volume.provisioning", _token(v.provisioning, f"{ref}.provisioning"))
         _put(out, "volume.drive", _text(v.drive, f"{ref}.drive"))
+        # a drive letter ("E", "E:") and an NTFS mount point ("C:\\asgluns\\sg1") need different commands
+        letter = v.drive.rstrip(":") if re.fullmatch(r"[A-Za-z]:?", v.drive or "") else ""
+        _put(out, "volume.drive_letter", _text(letter, f"{ref}.drive"))
+        _put(out, "volume.mount_path", _text(v.drive if v.drive and not letter else "", f"{ref}.drive"))
         _put(out, "volume.dataset", _text(v.dataset, f"{ref}.dataset"))
         _put(out, "volume.read_only", _bool(v.read_only, f"{ref}.read_only"))
         _put(out, "volume.first_in_group", _bool(first_in_group, f"{ref}.group"))
@@ -671,7 +682,8 @@ ARRAY_FIELDS = ("id", "model", "firmware", "connectivity", "mgmt_addresses", "mg
 GROUP_FIELDS = ("name", "label", "raid", "raid_text", "geometry", "owner", "owner_index", "owner_letter", "pool",
                 "first_volume", "first_volume_size_gb", "first_volume_size_text", "index", "members", "disk_count", "slot_pairs", "disk_desc", "media", "usable")
 VOLUME_FIELDS = ("name", "ref", "label", "group", "pool", "container", "size_gb", "size_text", "remainder",
-                 "purpose", "owner", "provisioning", "drive", "dataset", "read_only", "first_in_group",
+                 "purpose", "owner", "provisioning", "drive", "drive_letter", "mount_path", "dataset", "read_only",
+                 "first_in_group",
                  "group_index", "lun", "lun_auto", "lun_pattern")
 CLUSTER_FIELDS = ("id", "nodes", "node_count", "first_node", "address", "ip", "prefix", "mask", "ignore_networks",
                   "ignore_network_names", "quorum", "quorum_text", "witness", "witness_name", "shared_volumes",
