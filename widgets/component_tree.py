@@ -4,15 +4,20 @@ controllers, enclosures, disk groups, pools and volumes, VMs, clusters.
 `outline(bed)` is plain data (no Qt), so it is cheap to test; `ComponentTree` shows it.
 Each node carries the component id the validator uses in a finding's subjects
 (DEVICE, DEVICE:PORT, ARRAY:VOLUME, ARRAY:group:NAME, ARRAY:pool:NAME), so a finding
-can select what it is about.
+can select what it is about, and the tree marks the rows that have findings.
+
+The tree follows the document by reconciling: it rebuilds the outline of the touched
+components only (all of them on reset or an edit of unknown extent) and updates the
+rows in place, so expansion, selection and scroll position survive every edit.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import QMenu, QStyle, QTreeWidget, QTreeWidgetItem
 
 from topology.index import parse_slot_range
 
@@ -66,7 +71,7 @@ def _array(a: Any) -> Node:
         node.children.append(Node(g.name, "disk group", _join(g.raid.upper(), g.geometry, ", ".join(g.members),
                                                               g.owner and f"owner {g.owner}"), f"{aid}:group:{g.name}"))
     if a.spares:
-        node.children.append(Node("hot spares", "spares", ", ".join(a.spares), aid))
+        node.children.append(Node("hot spares", "spares", ", ".join(a.spares)))   # no id: selects nothing twice
     for p in a.pools:
         node.children.append(Node(p.name, "pool", _join(p.provisioning, p.raid.upper()), f"{aid}:pool:{p.name}"))
     for v in a.volumes:
@@ -82,27 +87,71 @@ def _slots(text: str) -> range:
         return range(0)
 
 
+# Top-level sections: title, bed collection, how one component becomes a node.
+SECTIONS: tuple[tuple[str, str, Any], ...] = (
+    ("Servers", "servers", lambda s: _server(s)),
+    ("Switches", "switches", lambda w: Node(w.id, f"{w.kind} switch", _join(
+        w.model, w.port_count and f"{w.port_count} ports", w.mtu and f"MTU {w.mtu}"), w.id,
+        [_port(w.id, p) for p in w.ports])),
+    ("Networks", "networks", lambda n: Node(n.id, f"{n.role} network", _join(n.cidr, n.vlan and f"VLAN {n.vlan}"),
+                                            n.id)),
+    ("Storage arrays", "arrays", lambda a: _array(a)),
+    ("Virtual machines", "vms", lambda v: Node(v.id, "VM", _join(v.role, f"{v.vcpu} vCPU", _num(v.memory_gb, "GB"),
+                                                                  v.host and f"on {v.host}"), v.id,
+                                               [Node(n.name, "virtual NIC", _join(n.role, n.address), f"{v.id}:{n.name}")
+                                                for n in v.nics])),
+    ("Clusters", "clusters", lambda c: Node(c.id, "cluster", _join(", ".join(c.nodes), c.quorum), c.id,
+                                            [Node(n, "node", id=n) for n in c.nodes])),
+    ("Workloads", "workloads", lambda w: Node(w.id, "workload", _join(w.tool, ", ".join(w.targets)), w.id)),
+)
+STORAGE_KINDS = {"storage array", "controller", "enclosure", "disk group", "pool", "volume", "spares"}
+
+
 def outline(bed: Any) -> list[Node]:
     """Top-level sections with their components; empty sections are left out."""
-    sections = [
-        ("Servers", [_server(s) for s in bed.servers]),
-        ("Switches", [Node(w.id, f"{w.kind} switch", _join(w.model, w.port_count and f"{w.port_count} ports",
-                                                           w.mtu and f"MTU {w.mtu}"), w.id,
-                           [_port(w.id, p) for p in w.ports]) for w in bed.switches]),
-        ("Networks", [Node(n.id, f"{n.role} network", _join(n.cidr, n.vlan and f"VLAN {n.vlan}"), n.id)
-                      for n in bed.networks]),
-        ("Storage arrays", [_array(a) for a in bed.arrays]),
-        ("Virtual machines", [Node(v.id, "VM", _join(v.role, f"{v.vcpu} vCPU", _num(v.memory_gb, "GB"),
-                                                     v.host and f"on {v.host}"), v.id) for v in bed.vms]),
-        ("Clusters", [Node(c.id, "cluster", _join(", ".join(c.nodes), c.quorum), c.id,
-                           [Node(n, "node", id=n) for n in c.nodes]) for c in bed.clusters]),
-        ("Workloads", [Node(w.id, "workload", _join(w.tool, ", ".join(w.targets)), w.id) for w in bed.workloads]),
-    ]
-    return [Node(f"{title} ({len(items)})", "", "", "", items) for title, items in sections if items]
+    out = []
+    for title, attr, build in SECTIONS:
+        items = [build(c) for c in getattr(bed, attr)]
+        if items:
+            out.append(Node(f"{title} ({len(items)})", "section", "", "", items))
+    return out
+
+
+def worst_severity(findings: list[Any]) -> dict[str, str]:
+    """Subject id -> the worst severity of the open (not accepted) findings naming it."""
+    rank = {"error": 0, "warning": 1, "info": 2}
+    out: dict[str, str] = {}
+    for f in findings:
+        if getattr(f, "accepted", False):
+            continue
+        for subject in f.subjects:
+            if subject not in out or rank[f.severity] < rank[out[subject]]:
+                out[subject] = f.severity
+    return out
+
+
+_MARKER_ICONS = {"error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+                 "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+                 "info": QStyle.StandardPixmap.SP_MessageBoxInformation}
+_RANK = {"error": 0, "warning": 1, "info": 2}
+MARKER_ROLE = Qt.ItemDataRole.UserRole + 1       # the severity marked on a row ("" for none)
+KIND_ROLE = Qt.ItemDataRole.UserRole + 2
+UNBUILT_ROLE = Qt.ItemDataRole.UserRole + 3      # a component row whose children are made when it opens
+SECTION_ROLE = Qt.ItemDataRole.UserRole + 4      # the bed collection a section row lists
 
 
 class ComponentTree(QTreeWidget):
-    """Redraws from the document; selecting a row selects the component everywhere."""
+    """Redraws from the document; selecting a row selects the component everywhere.
+
+    `storage_view_requested(ids)` says the person asked for the storage view (the window
+    brings that tab forward; the selection has already moved).
+
+    Large beds stay quick: a component's rows below it (ports, controllers, volumes) are
+    made when it is first opened or something inside it is selected, an edit redraws only
+    the components it touched, and finding markers change only on the rows whose marker
+    changed."""
+
+    storage_view_requested = Signal(list)
 
     def __init__(self, document, selection, parent=None):
         super().__init__(parent)
@@ -113,22 +162,314 @@ class ComponentTree(QTreeWidget):
         self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)
         self.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._context_menu)
+        self.itemExpanded.connect(self._build_children)
         self._syncing = False
+        self._created = False
+        self._sections: dict[str, QTreeWidgetItem] = {}
+        self._items: dict[str, list[QTreeWidgetItem]] = {}   # id -> rows, cluster-node rows included
+        self._rows: dict[str, list[QTreeWidgetItem]] = {}    # id -> the component's own rows
+        self._pending: set[str] | None = None    # touched ids since the last redraw; None = everything
+        self._by_subject: dict[str, tuple[str, list[str]]] = {}
+        self._marks: dict[int, tuple[QTreeWidgetItem, str, str]] = {}
+        self._blank = QIcon(self._blank_pixmap())
+        self._icons = {k: self.style().standardIcon(v) for k, v in _MARKER_ICONS.items()}
         self._refresh = QTimer(self, singleShot=True, interval=150, timeout=self._redraw)
-        document.reset.connect(self._redraw)
-        document.changed.connect(lambda _ids: self._refresh.start())
+        document.reset.connect(self._redraw_all)
+        document.changed.connect(self._touched)
+        document.validation.findings_changed.connect(self.show_findings)
         selection.changed.connect(self._follow_selection)
         self.itemSelectionChanged.connect(self._publish_selection)
+        self._redraw_all()
+        if document.validation.revision_shown == document.revision:
+            self.show_findings(document.validation.findings)
+
+    @staticmethod
+    def _blank_pixmap() -> QPixmap:
+        pix = QPixmap(16, 16)
+        pix.fill(QColor(0, 0, 0, 0))
+        return pix
+
+    # ------------------------------------------------------------------ following the document
+    def _touched(self, ids: set) -> None:
+        if self._pending is not None:
+            if ids:
+                self._pending |= set(ids)
+            else:
+                self._pending = None
+        self._refresh.start()
+
+    def _redraw_all(self) -> None:
+        self._pending = None
         self._redraw()
 
     def _redraw(self) -> None:
+        self._refresh.stop()
+        pending, self._pending = self._pending, set()
+        touched = None if pending is None else {i.split(":", 1)[0] for i in pending}
         self._syncing = True
         try:
-            self.show_bed(self.document.bed)
-            self.select_ids(set(self.selection.ids))
+            first = not self._sections
+            self._created = False
+            self._reconcile(self.document.bed, touched)
+            if first:
+                for col in (0, 1):
+                    self.resizeColumnToContents(col)
+                self.setColumnWidth(0, self.columnWidth(0) + 24)   # room for the finding marker
+            if self._created or touched is None:
+                self._apply_markers()        # rows kept from before keep their markers
+            self.select_ids(set(self.selection.ids), scroll=False)
         finally:
             self._syncing = False
 
+    def _reconcile(self, bed: Any, touched: set[str] | None) -> None:
+        """Bring the rows in line with the bed; components outside `touched` (None = all)
+        keep their rows untouched unless they were added, removed or moved."""
+        wanted = [(title, attr, build) for title, attr, build in SECTIONS if getattr(bed, attr)]
+        for attr in [a for a in self._sections if a not in {w[1] for w in wanted}]:
+            section = self._sections.pop(attr)
+            self.takeTopLevelItem(self.indexOfTopLevelItem(section))
+            self._forget(section)
+        root = self.invisibleRootItem()
+        rows = []
+        for title, attr, build in wanted:
+            section = self._sections.get(attr)
+            if section is None:
+                section = QTreeWidgetItem()
+                section.setData(0, KIND_ROLE, "section")
+                section.setData(0, SECTION_ROLE, attr)
+                section.setIcon(0, self._blank)
+                self._sections[attr] = section
+                rows.append((section, True))
+            else:
+                rows.append((section, False))
+            comps = getattr(bed, attr)
+            section.setText(0, f"{title} ({len(comps)})")
+            self._reconcile_section(section, comps, build, touched)
+        self._arrange(root, rows)
+        for section, new in rows:
+            if new:
+                section.setExpanded(True)
+
+    def _reconcile_section(self, section: QTreeWidgetItem, comps: list, build: Any,
+                           touched: set[str] | None) -> None:
+        existing: dict[str, list[QTreeWidgetItem]] = {}
+        for i in range(section.childCount()):
+            child = section.child(i)
+            existing.setdefault(child.data(0, ID_ROLE), []).append(child)
+        rows = []
+        for comp in comps:
+            reuse = existing.get(comp.id)
+            item = reuse.pop(0) if reuse else None
+            if item is None:
+                rows.append((self._create(build(comp), lazy=True), True))
+                continue
+            if touched is None or comp.id in touched:
+                node = build(comp)
+                self._fill(item, node)
+                if item.data(0, UNBUILT_ROLE):
+                    self._set_unbuilt(item, bool(node.children))
+                else:
+                    self._sync_children(item, node.children)
+            rows.append((item, False))
+        self._arrange(section, rows)
+
+    def _arrange(self, parent: QTreeWidgetItem, rows: list[tuple[QTreeWidgetItem, bool]]) -> None:
+        """Make `parent`'s children exactly `rows` (item, is_new), moving as few as possible."""
+        count = parent.childCount()
+        if count == 0:
+            parent.addChildren([item for item, _ in rows])
+            return
+        if count == len(rows) and all(parent.child(i) is item for i, (item, _) in enumerate(rows)):
+            return
+        kept = {id(item) for item, new in rows if not new}
+        for i in reversed(range(count)):
+            child = parent.child(i)
+            if id(child) not in kept:
+                parent.takeChild(i)
+                self._forget(child)
+        for i, (item, new) in enumerate(rows):
+            if i < parent.childCount() and parent.child(i) is item:
+                continue
+            if not new:                      # moved: keep it open if it was
+                was_open = item.isExpanded()
+                parent.takeChild(parent.indexOfChild(item))
+                parent.insertChild(i, item)
+                item.setExpanded(was_open)
+            else:
+                parent.insertChild(i, item)
+
+    def _sync_children(self, parent: QTreeWidgetItem, nodes: list[Node]) -> None:
+        existing: dict[tuple, list[QTreeWidgetItem]] = {}
+        for i in range(parent.childCount()):
+            child = parent.child(i)
+            existing.setdefault(self._key_of(child), []).append(child)
+        rows = []
+        for node in nodes:
+            reuse = existing.get(self._node_key(node))
+            item = reuse.pop(0) if reuse else None
+            if item is None:
+                rows.append((self._create(node, lazy=False), True))
+            else:
+                self._fill(item, node)
+                self._sync_children(item, node.children)
+                rows.append((item, False))
+        self._arrange(parent, rows)
+
+    def _create(self, node: Node, *, lazy: bool) -> QTreeWidgetItem:
+        self._created = True
+        item = QTreeWidgetItem()
+        item.setIcon(0, self._blank)
+        self._fill(item, node)
+        self._remember(item)
+        if lazy:
+            self._set_unbuilt(item, bool(node.children))
+        else:
+            item.addChildren([self._create(child, lazy=False) for child in node.children])
+        return item
+
+    def _set_unbuilt(self, item: QTreeWidgetItem, has_children: bool) -> None:
+        item.setData(0, UNBUILT_ROLE, has_children)
+        item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator if has_children else
+                                     QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
+
+    def _build_children(self, item: QTreeWidgetItem) -> None:
+        if not item.data(0, UNBUILT_ROLE):
+            return
+        section = item.parent()
+        attr = section.data(0, SECTION_ROLE) if section is not None else None
+        build = next((b for _t, a, b in SECTIONS if a == attr), None)
+        comp = next((c for c in getattr(self.document.bed, attr or "", []) if c.id == item.data(0, ID_ROLE)), None)
+        item.setData(0, UNBUILT_ROLE, False)
+        item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
+        if build is None or comp is None:
+            return
+        self._sync_children(item, build(comp).children)
+        self._apply_markers()
+
+    def _ensure_rows(self, ident: str) -> None:
+        """Make the rows under a component so `ident` (a port, a volume ...) has a row."""
+        device = ident.split(":", 1)[0]
+        for item in self._rows.get(device, []):
+            if item.data(0, UNBUILT_ROLE):
+                self._build_children(item)
+
+    @staticmethod
+    def _key_of(item: QTreeWidgetItem) -> tuple:
+        ident = item.data(0, ID_ROLE) or ""
+        return ident, item.data(0, KIND_ROLE) or "", "" if ident else item.text(0)
+
+    @staticmethod
+    def _node_key(node: Node) -> tuple:
+        return node.id, node.kind, "" if node.id else node.label
+
+    def _fill(self, item: QTreeWidgetItem, node: Node) -> None:
+        texts = (node.label, node.kind.replace("_", " "), node.detail)
+        for col, text in enumerate(texts):
+            if item.text(col) != text:
+                item.setText(col, text)
+                if col == 2:
+                    item.setToolTip(2, text)
+        if item.data(0, ID_ROLE) != node.id:
+            item.setData(0, ID_ROLE, node.id)
+        if item.data(0, KIND_ROLE) != node.kind:
+            item.setData(0, KIND_ROLE, node.kind)
+
+    def _remember(self, item: QTreeWidgetItem) -> None:
+        ident = item.data(0, ID_ROLE)
+        if ident:
+            self._items.setdefault(ident, []).append(item)
+            if item.data(0, KIND_ROLE) != "node":
+                self._rows.setdefault(ident, []).append(item)
+
+    def _forget(self, item: QTreeWidgetItem) -> None:
+        """Drop a removed row and everything under it from the id index and the markers."""
+        stack = [item]
+        while stack:
+            it = stack.pop()
+            self._marks.pop(id(it), None)
+            ident = it.data(0, ID_ROLE)
+            for table in (self._items, self._rows):
+                rows = table.get(ident)
+                if rows is not None:
+                    rows[:] = [r for r in rows if r is not it]
+                    if not rows:
+                        del table[ident]
+            stack += [it.child(i) for i in range(it.childCount())]
+
+    def show_bed(self, bed: Any) -> None:
+        """Show `bed` from scratch (also what a reset does)."""
+        self._pending = None
+        self._redraw()
+
+    def items_for(self, ident: str) -> list[QTreeWidgetItem]:
+        return list(self._items.get(ident, []))
+
+    # ------------------------------------------------------------------ finding markers
+    def show_findings(self, findings: list[Any]) -> None:
+        by_subject: dict[str, tuple[str, list[str]]] = {}
+        for f in findings:
+            if getattr(f, "accepted", False):
+                continue
+            line = f"{f.code} ({f.severity}): {f.message}"
+            for subject in f.subjects:
+                severity, lines = by_subject.get(subject, (f.severity, []))
+                if _RANK[f.severity] < _RANK[severity]:
+                    severity = f.severity
+                lines.append(line)
+                by_subject[subject] = (severity, lines)
+        self._by_subject = by_subject
+        self._apply_markers()
+
+    def _apply_markers(self) -> None:
+        wanted: dict[int, list] = {}
+        for subject, (severity, lines) in self._by_subject.items():
+            for item in self._marker_targets(subject):
+                entry = wanted.get(id(item))
+                if entry is None:
+                    wanted[id(item)] = [item, severity, list(lines)]
+                else:
+                    if _RANK[severity] < _RANK[entry[1]]:
+                        entry[1] = severity
+                    entry[2] += [x for x in lines if x not in entry[2]]
+        for key, (item, _sev, _tip) in list(self._marks.items()):
+            if key not in wanted:
+                item.setIcon(0, self._blank)
+                item.setData(0, MARKER_ROLE, "")
+                item.setToolTip(0, "")
+                del self._marks[key]
+        for key, (item, severity, lines) in wanted.items():
+            shown = lines[:8] + ([f"… and {len(lines) - 8} more"] if len(lines) > 8 else [])
+            tip = "\n".join(shown)
+            if self._marks.get(key, (None, "", ""))[1:] != (severity, tip):
+                item.setIcon(0, self._icons[severity])
+                item.setData(0, MARKER_ROLE, severity)
+                item.setToolTip(0, tip)
+                self._marks[key] = (item, severity, tip)
+
+    def _marker_targets(self, subject: str) -> list[QTreeWidgetItem]:
+        """The rows that show a finding on `subject`: its own row (or the nearest row that
+        holds it, e.g. a slot's enclosure, or a port's device before it is opened) and the
+        component row above it."""
+        ident = subject
+        while ident and ident not in self._rows:
+            ident = ident.rpartition(":")[0]
+        rows = self._rows.get(ident, [])
+        out = list(rows)
+        for row in rows:
+            parent = row.parent()
+            while parent is not None and parent.parent() is not None:
+                out.append(parent)
+                parent = parent.parent()
+        return out
+
+    def marker(self, ident: str) -> str:
+        """The severity marked on a component's row ('' for none)."""
+        rows = self._rows.get(ident, [])
+        return (rows[0].data(0, MARKER_ROLE) or "") if rows else ""
+
+    # ------------------------------------------------------------------ selection, both ways
     def _follow_selection(self, ids) -> None:
         if self._syncing:
             return
@@ -148,42 +489,57 @@ class ComponentTree(QTreeWidget):
         finally:
             self._syncing = False
 
-    def show_bed(self, bed: Any) -> None:
-        self.clear()
-        for section in outline(bed):
-            self._add(self.invisibleRootItem(), section).setExpanded(True)
-        for col in (0, 1):
-            self.resizeColumnToContents(col)
-
     def show_message(self, text: str) -> None:
         self.clear()
+        self._sections, self._items, self._rows, self._marks = {}, {}, {}, {}
         QTreeWidgetItem(self, [text])
 
     def component_count(self) -> int:
-        count, stack = 0, [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
-        while stack:
-            item = stack.pop()
-            count += bool(item.data(0, ID_ROLE))
-            stack += [item.child(i) for i in range(item.childCount())]
-        return count
+        """Components listed (the rows directly under the sections)."""
+        return sum(section.childCount() for section in self._sections.values())
 
-    def select_ids(self, ids: set[str]) -> None:
+    def select_ids(self, ids: set[str], *, scroll: bool = True) -> None:
+        for ident in ids:
+            if ident not in self._rows and ":" in ident:
+                self._ensure_rows(ident)
+        wanted = [i for ident in ids for i in self._rows.get(ident, [])]
+        if {id(i) for i in self.selectedItems()} == {id(i) for i in wanted}:
+            return
         self.clearSelection()
-        first = None
-        stack = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
-        while stack:
-            item = stack.pop(0)
-            if item.data(0, ID_ROLE) in ids:
-                item.setSelected(True)
-                first = first or item
-            stack += [item.child(i) for i in range(item.childCount())]
-        if first is not None:
-            self.scrollToItem(first)
+        for item in wanted:
+            item.setSelected(True)
+        if wanted and scroll:
+            for item in wanted:              # every selected row in sight, not just the first
+                parent = item.parent()
+                while parent is not None:
+                    if not parent.isExpanded():
+                        parent.setExpanded(True)
+                    parent = parent.parent()
+            self.scrollToItem(wanted[0])
 
-    def _add(self, parent: QTreeWidgetItem, node: Node) -> QTreeWidgetItem:
-        item = QTreeWidgetItem(parent, [node.label, node.kind.replace("_", " "), node.detail])
-        item.setData(0, ID_ROLE, node.id)
-        item.setToolTip(2, node.detail)
-        for child in node.children:
-            self._add(item, child)
-        return item
+    # ------------------------------------------------------------------ context menu
+    def _context_menu(self, pos: Any) -> None:
+        item = self.itemAt(pos)
+        ident = item.data(0, ID_ROLE) if item is not None else None
+        if not ident:
+            return
+        if not item.isSelected():            # a menu on an unselected row is about that row alone
+            self.clearSelection()
+            item.setSelected(True)
+        ids = [i.data(0, ID_ROLE) for i in self.selectedItems() if i.data(0, ID_ROLE)] or [ident]
+        menu = QMenu(self)
+        menu.addAction("Select on canvas", lambda: self.selection.focus(ids))
+        if (item.data(0, KIND_ROLE) or "") in STORAGE_KINDS:
+            menu.addAction("Show in storage view", lambda: self._show_in_storage(ids))
+        menu.addSeparator()
+        menu.addAction("Collapse to sections", self._collapse_to_sections)
+        menu.exec(self.viewport().mapToGlobal(pos))
+
+    def _show_in_storage(self, ids: list[str]) -> None:
+        self.selection.focus(ids)
+        self.storage_view_requested.emit(list(ids))
+
+    def _collapse_to_sections(self) -> None:
+        self.collapseAll()
+        for i in range(self.topLevelItemCount()):
+            self.topLevelItem(i).setExpanded(True)

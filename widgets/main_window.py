@@ -95,6 +95,10 @@ class MainWindow(QMainWindow):
                 self.docks[attr] = dock
         self.tabifyDockWidget(self.docks["palette"], self.docks["tree"])
         self.docks["palette"].raise_()
+        self.findings.summary_changed.connect(
+            lambda text: self.docks["findings"].setWindowTitle(f"Validation — {text}"))
+        self.tree.storage_view_requested.connect(lambda _ids: self.tabs.setCurrentWidget(self.storage))
+        self.document.reset.connect(self.selection.clear)  # old ids mean nothing in another bed
         from widgets.file_controller import FileController
         self.files = FileController(self)
         self._build_actions()

@@ -1,0 +1,251 @@
+"""The validation panel, driven as a person would: read the counts, filter, click a finding
+(its components get selected), read why it matters and how to fix it, accept it as a
+documented exception with a reason (undoable, saved with the bed), and withdraw it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtWidgets import QApplication, QInputDialog
+
+from app.document import Document
+from app.selection import Selection
+from topology.edits import SetField
+from topology.exception_ops import ExceptionError, accept, matching_exceptions, unaccept
+from topology.fileformat import dumps, load, loads
+from topology.validation import validate
+from widgets.validation_panel import ValidationPanel
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED_000 = ROOT / "resources" / "examples" / "md3000i-hyperv-cluster.yaml"
+
+
+@pytest.fixture
+def doc():
+    document = Document()
+    document.open(SEED_000)
+    yield document
+    document.validation.wait()
+    document.undo_stack.clear()     # while the document is alive: its cleanChanged handler needs it
+
+
+@pytest.fixture
+def panel(qtbot, doc):
+    selection = Selection()
+    widget = ValidationPanel(doc, selection)
+    qtbot.addWidget(widget)
+    widget.resize(1100, 520)
+    widget.show()
+    doc.validation.wait()
+    qtbot.waitUntil(lambda: bool(widget.findings), timeout=5000)
+    return widget
+
+
+def settle(qtbot, doc, panel, predicate) -> None:
+    """Wait for the live validator to catch up with the last edit and the panel to show it."""
+    doc.validation.wait()
+    qtbot.waitUntil(lambda: bool(predicate()), timeout=5000)
+
+
+def click(qtbot, panel: ValidationPanel, index) -> None:
+    assert index.isValid()
+    panel.tree.scrollTo(index)
+    rect = panel.tree.visualRect(index)
+    qtbot.mouseClick(panel.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def finding(panel: ValidationPanel, code: str, subject: str):
+    return next(f for f in panel.findings if f.code == code and subject in f.subjects)
+
+
+def answer_reason_dialog(text: str | None) -> list[str]:
+    """Type `text` into the reason dialog when it opens and press Accept (None: Cancel)."""
+    seen: list[str] = []
+
+    def respond() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, QInputDialog):
+            QTimer.singleShot(20, respond)
+            return
+        seen.append(dialog.labelText())
+        if text is None:
+            dialog.reject()
+        else:
+            dialog.setTextValue(text)
+            dialog.accept()
+    QTimer.singleShot(0, respond)
+    return seen
+
+
+def test_counts_groups_and_the_expected_seed_findings(panel):
+    assert panel.summary() == "0 errors, 4 warnings, 0 notes"
+    counts = panel.counts.text()
+    assert "<b" in counts and "4</b> warnings" in counts and "0</b> accepted" in counts
+    assert panel.group_titles() == ["Warnings (4)"]
+    codes = [f.code for f in panel.visible_findings()]
+    assert {"NET-004", "RAID-003"} <= set(codes) and "CAP-003" not in codes   # the brief's expectations
+
+
+def test_errors_come_first_and_filters_narrow_the_list(qtbot, doc, panel):
+    host = next(s for s in doc.bed.servers if s.id == "R710-1")
+    doc.apply(SetField(host, "memory_gb", 8, owner="R710-1"))
+    settle(qtbot, doc, panel, lambda: any(f.code == "CAP-001" for f in panel.findings))
+    groups = panel.group_titles()
+    assert groups[0].startswith("Errors (") and groups[1].startswith("Warnings (")
+    assert panel.visible_findings()[0].severity == "error"
+
+    panel.filter_buttons["warning"].click()
+    assert {f.severity for f in panel.visible_findings()} == {"error"}
+    panel.filter_buttons["warning"].click()
+    qtbot.keyClicks(panel.search, "heartbeat")
+    qtbot.waitUntil(lambda: {f.code for f in panel.visible_findings()} == {"NET-004"}, timeout=2000)
+    assert panel.group_titles() == ["Warnings (2 of 4)"]
+    panel.search.clear()
+    qtbot.keyClicks(panel.search, "MD3000i:group:SQL")             # by component id
+    qtbot.waitUntil(lambda: [f.code for f in panel.visible_findings()] == ["RAID-003"], timeout=2000)
+    qtbot.keyClicks(panel.search, " nothing-like-this")
+    qtbot.waitUntil(lambda: panel.visible_findings() == [], timeout=2000)
+    assert panel.group_titles() == ["No finding matches the filter."]
+
+
+def test_clicking_a_finding_selects_its_components_and_shows_why_and_how(qtbot, panel):
+    selection = panel.selection
+    centred: list[frozenset] = []
+    selection.centre_requested.connect(centred.append)
+    raid = finding(panel, "RAID-003", "MD3000i")
+    click(qtbot, panel, panel.index_for(raid))
+    assert selection.ids == set(raid.subjects)
+    assert centred == [frozenset(raid.subjects)], "one click, one focus request"
+    detail = panel.detail.toPlainText()
+    assert raid.message in detail and raid.hint in detail
+    assert raid.reason in detail and f"Source: {raid.source}" in detail
+    assert panel.accept_button.isEnabled() and not panel.unaccept_button.isEnabled()
+
+    heartbeat = finding(panel, "NET-004", "R710-2")
+    qtbot.keyClick(panel.tree, Qt.Key.Key_Up)                      # the keyboard walks the list too
+    assert panel.current_finding() == heartbeat
+    assert selection.ids == set(heartbeat.subjects) and len(centred) == 2
+    selection.set(["DC"])                                          # the person clicked elsewhere...
+    click(qtbot, panel, panel.index_for(heartbeat))                 # ...and clicks the same finding again
+    assert selection.ids == set(heartbeat.subjects)
+    panel.detail.anchorClicked.emit(QUrl("subject:MD3000-Cluster"))  # a component link in the detail pane
+    assert selection.ids == {"MD3000-Cluster"}
+
+
+def test_accept_with_a_reason_survives_save_and_load_then_withdraw(qtbot, doc, panel, tmp_path):
+    target = finding(panel, "NET-004", "R710-1")
+    click(qtbot, panel, panel.index_for(target))
+    asked = answer_reason_dialog("The report configures no heartbeat network; we model what was tested.")
+    qtbot.mouseClick(panel.accept_button, Qt.MouseButton.LeftButton)
+    assert asked and "NET-004 on R710-1" in asked[0]
+    assert [(e.code, e.subject) for e in doc.bed.exceptions] == [("NET-004", "R710-1")]
+    assert doc.undo_stack.count() == 1
+    assert doc.undo_stack.text(0) == "Accept NET-004 on R710-1 as documented exception"
+
+    settle(qtbot, doc, panel, lambda: finding(panel, "NET-004", "R710-1").accepted)
+    accepted = finding(panel, "NET-004", "R710-1")
+    row = panel.index_for(accepted)
+    assert row.parent().data() == "Accepted as documented (1)"
+    assert "accepted: The report configures no heartbeat network" in row.siblingAtColumn(1).data()
+    assert not finding(panel, "NET-004", "R710-2").accepted, "only the finding on R710-1 is accepted"
+    assert panel.summary() == "0 errors, 3 warnings, 0 notes, 1 accepted"
+    assert panel.current_finding() == accepted, "the picked finding stays picked across re-validation"
+    assert "Accepted as a documented exception: The report configures" in panel.detail.toPlainText()
+    assert panel.unaccept_button.isEnabled() and not panel.accept_button.isEnabled()
+
+    saved = tmp_path / "accepted.yaml"
+    doc.save(saved)
+    reopened = Document()
+    reopened.open(saved)
+    other = ValidationPanel(reopened, Selection())
+    qtbot.addWidget(other)
+    reopened.validation.wait()
+    qtbot.waitUntil(lambda: bool(other.findings), timeout=5000)
+    again = finding(other, "NET-004", "R710-1")
+    assert again.accepted and again.exception_reason.startswith("The report configures no heartbeat")
+
+    click(qtbot, panel, panel.index_for(accepted))
+    qtbot.mouseClick(panel.unaccept_button, Qt.MouseButton.LeftButton)
+    assert doc.bed.exceptions == [] and doc.undo_stack.count() == 2
+    settle(qtbot, doc, panel, lambda: not finding(panel, "NET-004", "R710-1").accepted)
+    assert panel.summary() == "0 errors, 4 warnings, 0 notes"
+    doc.undo_stack.undo()                                          # the withdrawal is undoable too
+    settle(qtbot, doc, panel, lambda: finding(panel, "NET-004", "R710-1").accepted)
+    doc.undo_stack.undo()
+    settle(qtbot, doc, panel, lambda: not finding(panel, "NET-004", "R710-1").accepted)
+    reopened.undo_stack.clear()
+
+
+def test_an_empty_reason_or_cancel_records_nothing(qtbot, doc, panel):
+    click(qtbot, panel, panel.index_for(finding(panel, "RAID-003", "MD3000i")))
+    answer_reason_dialog("   ")
+    qtbot.mouseClick(panel.accept_button, Qt.MouseButton.LeftButton)
+    assert doc.bed.exceptions == [] and doc.undo_stack.count() == 0
+    assert "needs a reason" in panel.notice.text()
+    answer_reason_dialog(None)
+    qtbot.mouseClick(panel.accept_button, Qt.MouseButton.LeftButton)
+    assert doc.bed.exceptions == [] and doc.undo_stack.count() == 0
+
+
+def test_the_panel_shows_results_and_says_when_it_is_checking(qtbot, doc, panel):
+    summaries: list[str] = []
+    panel.summary_changed.connect(summaries.append)
+    host = next(s for s in doc.bed.servers if s.id == "R710-1")
+    doc.apply(SetField(host, "memory_gb", 8, owner="R710-1"))
+    assert panel.state.text() == "checking…"          # the edit returned before any validation ran
+    assert not any(f.code == "CAP-001" for f in panel.findings)
+    settle(qtbot, doc, panel, lambda: any(f.code == "CAP-001" for f in panel.findings))
+    assert panel.state.text() == ""
+    assert summaries[-1] == "3 errors, 4 warnings, 0 notes" == panel.summary()
+    panel.show_message("validation failed: RuntimeError('boom')")
+    assert "validation failed" in panel.counts.text() and panel.visible_findings() == []
+
+
+def test_grab_the_validation_panel(qtbot, doc, panel):
+    host = next(s for s in doc.bed.servers if s.id == "R710-1")
+    doc.apply(SetField(host, "memory_gb", 8, owner="R710-1"))
+    doc.apply(accept(doc.bed, "RAID-003", ["MD3000i"], "The report's configuration has no spare slot."))
+    settle(qtbot, doc, panel, lambda: any(f.accepted for f in panel.findings)
+           and any(f.code == "CAP-001" for f in panel.findings))
+    click(qtbot, panel, panel.index_for(finding(panel, "CAP-001", "R710-1")))
+    qtbot.wait(50)
+    assert panel.grab().save("/tmp/testbed-validation-panel.png")
+
+
+# ============================================================================ exception edits, Qt-free
+
+def test_accept_and_unaccept_are_exact_reversible_edits():
+    bed = load(SEED_000)
+    original = dumps(bed)
+    edit = accept(bed, "NET-004", ("R710-1", "MD3000-Cluster"), "  no  heartbeat\nnetwork  ")
+    edit.apply()
+    assert [(e.code, e.subject, e.reason) for e in bed.exceptions] == [("NET-004", "R710-1", "no heartbeat network")]
+    assert "R710-1" in edit.touched()
+    flags = {(f.code, f.subjects[0]): f.accepted for f in validate(bed)}
+    assert flags[("NET-004", "R710-1")] and not flags[("NET-004", "R710-2")]
+    assert loads(dumps(bed)).exceptions == bed.exceptions
+    with pytest.raises(ExceptionError, match="already accepted"):
+        accept(bed, "NET-004", ("R710-1",), "again")
+    withdraw = unaccept(bed, "NET-004", ("R710-1", "MD3000-Cluster"))
+    withdraw.apply()
+    assert bed.exceptions == [] and dumps(bed) == original
+    withdraw.revert()
+    edit.revert()
+    assert dumps(bed) == original
+
+
+def test_unaccept_removes_a_wildcard_and_refuses_when_nothing_matches():
+    bed = load(SEED_000)
+    from topology.model import ExceptionRecord
+    bed.exceptions.append(ExceptionRecord(code="NET-004", subject="*", reason="lab policy"))
+    assert len(matching_exceptions(bed, "NET-004", ["R710-2"])) == 1
+    edit = unaccept(bed, "NET-004", ["R710-2"])
+    edit.apply()
+    assert bed.exceptions == []
+    edit.revert()
+    assert bed.exceptions[0].subject == "*"
+    with pytest.raises(ExceptionError, match="not accepted"):
+        unaccept(bed, "RAID-003", ["MD3000i"])
+    with pytest.raises(ExceptionError, match="needs a reason"):
+        accept(bed, "RAID-003", ["MD3000i"], " ")

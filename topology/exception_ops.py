@@ -1,0 +1,64 @@
+"""Documented exceptions: accepting a finding with a reason, and taking the acceptance back.
+
+A bed's `exceptions` list holds (code, subject, reason) records; the validator marks every
+finding of that code that involves the subject as accepted (still listed, with the reason).
+These functions build the reversible edits; the GUI applies each as one undoable step.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from topology.edits import Compound, Edit, InsertItem, RemoveItem
+from topology.model import Bed, ExceptionRecord
+
+
+class ExceptionError(ValueError):
+    """The exception cannot be recorded (no reason, nothing to accept); the message says why."""
+
+
+def exception_subject(subjects: Iterable[str]) -> str:
+    """The subject an acceptance is recorded against: the finding's first (main) component."""
+    subjects = list(subjects)
+    if not subjects:
+        raise ExceptionError("the finding names no component to record the exception against")
+    return subjects[0]
+
+
+def matching_exceptions(bed: Bed, code: str, subjects: Iterable[str]) -> list[ExceptionRecord]:
+    """The bed's records that make a finding (code, subjects) accepted."""
+    subjects = set(subjects)
+    return [e for e in bed.exceptions if e.code == code and (e.subject == "*" or e.subject in subjects)]
+
+
+def accept(bed: Bed, code: str, subjects: Iterable[str], reason: str) -> Edit:
+    """One edit recording that finding `code` on `subjects` is accepted for `reason`."""
+    reason = " ".join(reason.split())
+    if not reason:
+        raise ExceptionError("a documented exception needs a reason")
+    subjects = list(subjects)
+    subject = exception_subject(subjects)
+    if matching_exceptions(bed, code, subjects):
+        raise ExceptionError(f"{code} on {subject} is already accepted")
+    record = ExceptionRecord(code=code, subject=subject, reason=reason)
+    return InsertItem(bed.exceptions, record, text=f"Accept {code} on {subject} as documented exception",
+                      owner=subject.split(":", 1)[0])
+
+
+def unaccept(bed: Bed, code: str, subjects: Iterable[str]) -> Edit:
+    """One edit removing the records that accept finding `code` on `subjects`."""
+    subjects = list(subjects)
+    records = matching_exceptions(bed, code, subjects)
+    if not records:
+        raise ExceptionError(f"{code} on {', '.join(subjects) or 'the bed'} is not accepted")
+    subject = exception_subject(subjects)
+    text = f"Withdraw the documented exception for {code} on {subject}"
+    owner = subject.split(":", 1)[0]
+    return Compound([RemoveItem(bed.exceptions, r, text=text, owner=owner) for r in records], text)
+
+
+def accept_finding(bed: Bed, finding: Any, reason: str) -> Edit:
+    return accept(bed, finding.code, finding.subjects, reason)
+
+
+def unaccept_finding(bed: Bed, finding: Any) -> Edit:
+    return unaccept(bed, finding.code, finding.subjects)

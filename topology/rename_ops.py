@@ -1,0 +1,435 @@
+"""Finding a model object by its subject id, and renaming it with every reference in one edit.
+
+Subject ids are the validator's (see app/selection.py): a component ``R710-1``, a port or
+virtual NIC ``R710-1:SAN1``, a volume ``MD3000i:Logs``, a disk group ``MD3000i:group:SQL``,
+a pool ``MD3000i:pool:Pool 0``, a controller or enclosure ``MD3000i:Controller 0``, a slot
+``MD3000i:E0:3``.  `locate` turns one into the object behind it; `rename` returns one
+reversible edit that changes the name and rewrites every place the bed refers to it
+(links, paths, VM placement, mappings, cluster nodes, documented exceptions ...), so a
+rename is a single undoable step and the renamed bed still loads.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, Iterator
+
+from topology.edits import Compound, Edit, SetField
+from topology.fileformat import plan
+from topology.index import BedIndex, parse_slot_range
+from topology.model import (VM, ArrayHost, Bed, ExceptionRecord, Link, Mapping, Result,
+                            Scenario, Server, StorageArray, Switch)
+
+# Top-level collections whose members carry a bed-wide unique `id`, with the word a person uses.
+COMPONENT_COLLECTIONS: tuple[tuple[str, str], ...] = (
+    ("servers", "server"), ("switches", "switch"), ("arrays", "storage array"), ("vms", "VM"),
+    ("networks", "network"), ("chassis", "chassis"), ("clusters", "cluster"),
+    ("virtual_switches", "virtual switch"), ("workloads", "workload"), ("scenarios", "scenario"),
+)
+
+
+class RenameError(ValueError):
+    """The new name is empty, malformed or already taken; the message says which."""
+
+
+# ============================================================================ locating
+
+@dataclass
+class Located:
+    """The object behind a subject id, with what is needed to edit and rename it."""
+    subject: str
+    kind: str                  # server, switch, storage array, VM, ..., port, volume, disk group, pool,
+    #                            controller, enclosure, disk set
+    obj: Any                   # the model object the form edits
+    device: Any                # the top-level component holding it (itself for a component)
+    array: StorageArray | None = None
+    detail: str = ""           # e.g. "slot 3 of E0" for a disk set reached through a slot
+
+    @property
+    def owner(self) -> str:
+        """The component id an edit of this object touches."""
+        return self.device.id
+
+    @property
+    def name_attr(self) -> str | None:
+        """The attribute holding the name a rename changes (None: not renamable)."""
+        if self.kind == "disk set":
+            return None
+        return "id" if self.obj is self.device else "name"
+
+    def subject_with(self, name: str) -> str:
+        """The subject id this object would have under another name."""
+        dev = self.device.id
+        if self.obj is self.device:
+            return name
+        if self.kind == "disk group":
+            return f"{dev}:group:{name}"
+        if self.kind == "pool":
+            return f"{dev}:pool:{name}"
+        return f"{dev}:{name}"
+
+    def current_subject(self) -> str:
+        """The subject id now (after a rename or its undo the object keeps its identity)."""
+        if self.kind == "disk set":
+            return self.subject
+        return self.subject_with(getattr(self.obj, self.name_attr))
+
+
+def components(bed: Bed) -> Iterator[tuple[str, Any]]:
+    """(kind word, component) for every top-level component."""
+    for attr, word in COMPONENT_COLLECTIONS:
+        for c in getattr(bed, attr):
+            yield word, c
+
+
+def find_component(bed: Bed, ident: str) -> tuple[str, Any] | None:
+    for word, c in components(bed):
+        if c.id == ident:
+            return word, c
+    return None
+
+
+def locate(bed: Bed, subject: str) -> Located | None:
+    """The object a subject id names, or None when nothing in the bed has that id."""
+    if not subject:
+        return None
+    hit = find_component(bed, subject)
+    if hit is not None:
+        return Located(subject, hit[0], hit[1], hit[1], hit[1] if isinstance(hit[1], StorageArray) else None)
+    dev_id, sep, rest = subject.partition(":")
+    hit = find_component(bed, dev_id) if sep else None
+    if hit is None:
+        return None
+    word, dev = hit
+    if isinstance(dev, Server):
+        port = next((p for ad in dev.adapters for p in ad.ports if p.name == rest), None)
+        return Located(subject, "port", port, dev) if port else None
+    if isinstance(dev, Switch):
+        port = next((p for p in dev.ports if p.name == rest), None)
+        return Located(subject, "port", port, dev) if port else None
+    if isinstance(dev, VM):
+        nic = next((n for n in dev.nics if n.name == rest), None)
+        return Located(subject, "virtual NIC", nic, dev) if nic else None
+    if isinstance(dev, StorageArray):
+        return _locate_in_array(subject, dev, rest)
+    return None
+
+
+def _locate_in_array(subject: str, a: StorageArray, rest: str) -> Located | None:
+    head, _, name = rest.partition(":")
+    if head == "group" and name:
+        g = next((g for g in a.disk_groups if g.name == name), None)
+        return Located(subject, "disk group", g, a, a) if g else None
+    if head == "pool" and name:
+        p = next((p for p in a.pools if p.name == name), None)
+        return Located(subject, "pool", p, a, a) if p else None
+    for c in a.controllers:
+        for p in c.ports:
+            if p.name == rest:
+                return Located(subject, "port", p, a, a, detail=f"on {c.name}")
+    for kind, items in (("volume", a.volumes), ("controller", a.controllers), ("enclosure", a.enclosures)):
+        for item in items:
+            if item.name == rest:
+                return Located(subject, kind, item, a, a)
+    enc_name, _, slot = rest.rpartition(":")
+    enc = next((e for e in a.enclosures if e.name == enc_name), None)
+    if enc is not None and slot.isdigit():
+        for ds in enc.disks:
+            if int(slot) in _slots(ds.slots):
+                return Located(subject, "disk set", ds, a, a,
+                               detail=f"slot {slot} of {enc.name}; the disks in slots {ds.slots} share these values")
+    return None
+
+
+def _slots(text: str) -> range:
+    try:
+        return parse_slot_range(text)
+    except ValueError:
+        return range(0)
+
+
+# ============================================================================ reference candidates
+
+def ref_candidates(bed: Bed, kind: str, array: StorageArray | None = None,
+                   idx: BedIndex | None = None) -> list[str]:
+    """The ids a reference field of this kind may name (the loader refuses anything else)."""
+    idx = idx or BedIndex(bed)
+    tables = {"server": idx.servers, "switch": idx.switches, "array": idx.arrays, "network": idx.networks,
+              "chassis": idx.chassis, "cluster": idx.clusters, "vm": idx.vms, "workload": idx.workloads,
+              "scenario": idx.scenarios, "vswitch": idx.vswitches, "device": idx.components}
+    if kind in tables:
+        return list(tables[kind])
+    if kind == "port":
+        return list(idx.ports)
+    if kind == "volume":
+        return list(idx.volumes)
+    if kind == "component":
+        return list(idx.components) + list(idx.ports)
+    if kind == "target":
+        return list(idx.components) + list(idx.volumes)
+    if array is None:
+        return []
+    local = {"disk_group": array.disk_groups, "pool": array.pools, "controller": array.controllers,
+             "local_volume": array.volumes, "host_group": array.host_groups,
+             "array_target": list(array.hosts) + list(array.host_groups),
+             "enclosure": array.enclosures}.get(kind, [])
+    return [x.name for x in local]
+
+
+# ============================================================================ renaming
+
+@dataclass
+class _SetItem(Edit):
+    """Replace one entry of a list (or one value of a mapping) in place."""
+    container: Any
+    key: Any
+    new: Any
+    owner: str = ""
+    old: Any = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.old = self.container[self.key]
+
+    def apply(self) -> None:
+        self.container[self.key] = self.new
+
+    def revert(self) -> None:
+        self.container[self.key] = self.old
+
+    def touched(self) -> set[str]:
+        return {self.owner} if self.owner else set()
+
+
+@dataclass
+class _RewriteMapping(Edit):
+    """Replace a mapping's items in place, keeping their order (renamed keys)."""
+    mapping: dict
+    items: list[tuple[Any, Any]]
+    owner: str = ""
+    old: list[tuple[Any, Any]] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        self.old = list(self.mapping.items())
+
+    def apply(self) -> None:
+        self.mapping.clear()
+        self.mapping.update(self.items)
+
+    def revert(self) -> None:
+        self.mapping.clear()
+        self.mapping.update(self.old)
+
+    def touched(self) -> set[str]:
+        return {self.owner} if self.owner else set()
+
+
+@dataclass
+class Rename(Compound):
+    """A rename with its reference rewrites; touches both the old and the new id."""
+    old: str = ""
+    new: str = ""
+
+    def touched(self) -> set[str]:
+        ids = super().touched()
+        return ids | {self.old.split(":", 1)[0], self.new.split(":", 1)[0]}
+
+
+# Fields that hold ids without declaring a reference kind, and how to read them.
+_EXTRA_KINDS: dict[tuple[type, str], str] = {
+    (Link, "a"): "endpoint", (Link, "b"): "endpoint",
+    (ArrayHost, "initiators"): "endpoint",
+    (Mapping, "ports"): "array_port",
+    (ExceptionRecord, "subject"): "subject",
+    (Result, "subject"): "component",
+}
+_MEMBER_FIELDS = {("DiskGroup", "members"), ("StorageArray", "spares")}
+
+@lru_cache(maxsize=None)
+def _walk_plan(cls: type) -> tuple[tuple[str, str, str], ...]:
+    """(attr, how, kind) for the fields of `cls` that can hold an id or contain records that do;
+    plain values are skipped, so a walk over a big bed visits only what matters."""
+    out = []
+    for fp in plan(cls):
+        kind = fp.meta.get("ref") or _EXTRA_KINDS.get((cls, fp.attr))
+        if (cls.__name__, fp.attr) in _MEMBER_FIELDS:
+            kind = "member"
+        if cls is Scenario and fp.attr == "placement":
+            out.append((fp.attr, "placement", "placement"))
+        elif kind:
+            out.append((fp.attr, "list" if fp.kind == "list" else "value", kind))
+        elif fp.kind == "dc":
+            out.append((fp.attr, "record", ""))
+        elif fp.kind == "list" and fp.inner[0] == "dc":
+            out.append((fp.attr, "records", ""))
+    return tuple(out)
+
+
+def _sites(obj: Any, array: StorageArray | None, owner: str) -> Iterator[tuple[Any, str, Any, Any, str, Any, str]]:
+    """(holder, attr, key, value, kind, array, owner) for every place an id is written.
+
+    key is None for a plain attribute, an index for a list entry; placement mappings are
+    yielded whole with kind "placement"."""
+    if isinstance(obj, StorageArray):
+        array = obj
+    for attr, how, kind in _walk_plan(type(obj)):
+        value = getattr(obj, attr)
+        if how == "value":
+            if isinstance(value, str) and value:
+                yield obj, attr, None, value, kind, array, owner
+        elif how == "list":
+            for i, item in enumerate(value):
+                if isinstance(item, str) and item:
+                    yield obj, attr, i, item, kind, array, owner
+        elif how == "placement":
+            yield obj, attr, None, value, kind, array, owner
+        elif how == "record":
+            if value is not None:
+                yield from _sites(value, array, owner)
+        else:
+            for item in value:
+                yield from _sites(item, array, owner)
+
+
+def _all_sites(bed: Bed) -> Iterator[tuple[Any, str, Any, Any, str, Any, str]]:
+    for fp in plan(Bed):
+        value = getattr(bed, fp.attr)
+        if fp.kind == "list" and fp.inner[0] == "dc":
+            for item in value:
+                owner = getattr(item, "id", "") if isinstance(getattr(item, "id", None), str) else ""
+                if not owner and hasattr(item, "host") and isinstance(item.host, str):
+                    owner = item.host                         # a path belongs to its host
+                yield from _sites(item, None, owner)
+        elif fp.kind == "dc" and value is not None:
+            yield from _sites(value, None, "")
+
+
+_GLOBAL_KINDS = {"server", "switch", "array", "network", "chassis", "cluster", "vm", "workload",
+                 "scenario", "vswitch", "device"}
+_PREFIXED_KINDS = {"port", "component", "target", "volume", "endpoint", "subject"}
+
+
+def _translator(loc: Located, old: str, new: str, new_name: str) -> Callable[[str, str, Any], str | None]:
+    """A function (value, kind, array) -> renamed value, or None when the value is unaffected."""
+    if loc.obj is loc.device:
+        prefix, new_prefix = old + ":", new + ":"
+
+        def component(value: str, kind: str, array: Any) -> str | None:
+            if kind in _GLOBAL_KINDS:
+                return new if value == old else None
+            if kind in _PREFIXED_KINDS:
+                if value == old:
+                    return new
+                if value.startswith(prefix):
+                    return new_prefix + value[len(prefix):]
+            return None
+        return component
+
+    home = loc.array
+    old_name = getattr(loc.obj, loc.name_attr)
+    local_kind = {"port": "array_port", "volume": "local_volume", "disk group": "disk_group", "pool": "pool",
+                  "controller": "controller", "enclosure": "member"}.get(loc.kind)
+    global_kinds = {"port": {"port", "component", "target", "endpoint", "subject"},
+                    "virtual NIC": {"port", "component", "target", "endpoint", "subject"},
+                    "volume": {"volume", "target", "subject"}}.get(loc.kind, {"subject"})
+    old_prefix, new_prefix = old + ":", new + ":"
+
+    def part(value: str, kind: str, array: Any) -> str | None:
+        if kind in global_kinds:
+            if value == old:
+                return new
+            if loc.kind == "enclosure" and kind == "subject" and value.startswith(old_prefix):
+                return new_prefix + value[len(old_prefix):]       # slots A:E0:3
+            return None
+        if home is not None and array is home and kind == local_kind:
+            if kind == "member":
+                enc, sep, slots = value.rpartition(":")
+                return f"{new_name}:{slots}" if sep and enc == old_name else None
+            return new_name if value == old_name else None
+        return None
+    return part
+
+
+def check_name(bed: Bed, loc: Located, name: str) -> str | None:
+    """Why `name` cannot be the new name of `loc`'s object, or None when it can."""
+    what = loc.kind
+    if not name or not name.strip():
+        return f"a {what} needs a name"
+    if name != name.strip():
+        return "a name cannot start or end with a space"
+    if ":" in name:
+        return "a name cannot contain ':' (it separates a device from its ports and volumes)"
+    if name == getattr(loc.obj, loc.name_attr):
+        return None
+    if loc.obj is loc.device:
+        hit = find_component(bed, name)
+        return f"{name!r} is already used by a {hit[0]}" if hit else None
+    dev = loc.device
+    if isinstance(dev, StorageArray):
+        if loc.kind == "disk group":
+            taken = {g.name: "disk group" for g in dev.disk_groups}
+        elif loc.kind == "pool":
+            taken = {p.name: "pool" for p in dev.pools}
+        else:
+            # ports, volumes, controllers and enclosures share the ARRAY:NAME subject ids
+            taken = {}
+            for c in dev.controllers:
+                taken[c.name] = "controller"
+                taken.update({p.name: "port" for p in c.ports})
+            taken.update({v.name: "volume" for v in dev.volumes})
+            taken.update({e.name: "enclosure" for e in dev.enclosures})
+    elif isinstance(dev, Server):
+        taken = {p.name: "port" for ad in dev.adapters for p in ad.ports}
+    elif isinstance(dev, Switch):
+        taken = {p.name: "port" for p in dev.ports}
+    elif isinstance(dev, VM):
+        taken = {n.name: "virtual NIC" for n in dev.nics}
+    else:
+        taken = {}
+    if name in taken:
+        return f"{dev.id} already has a {taken[name]} named {name!r}"
+    return None
+
+
+def rename(bed: Bed, old: str, new: str) -> Edit:
+    """One edit that renames subject `old` to `new` and rewrites every reference to it.
+
+    `new` is the full subject id (``R710-9``, ``R710-1:SAN9``, ``MD3000i:group:DB``).
+    Raises RenameError with a readable message when the rename is not possible."""
+    loc = locate(bed, old)
+    if loc is None:
+        raise RenameError(f"nothing in the bed is called {old!r}")
+    if loc.name_attr is None:
+        raise RenameError(f"a {loc.kind} has no name of its own to change")
+    name = new if loc.obj is loc.device else new[len(loc.subject_with("")):]
+    if loc.subject_with(name) != new:
+        raise RenameError(f"{new!r} does not name a {loc.kind} of {loc.device.id}")
+    problem = check_name(bed, loc, name)
+    if problem:
+        raise RenameError(problem)
+    text = f"Rename {old} to {new}"
+    if new == old:
+        return Rename([], text, old=old, new=new)
+    translate = _translator(loc, old, new, name)
+    edits: list[Edit] = [SetField(loc.obj, loc.name_attr, name, text=text, owner=loc.owner)]
+    for holder, attr, key, value, kind, array, owner in list(_all_sites(bed)):
+        if kind == "placement":
+            items = [(_maybe(translate, k, "vm", array), _maybe(translate, v, "server", array))
+                     for k, v in value.items()]
+            if items != list(value.items()):
+                edits.append(_RewriteMapping(value, items, owner=owner))
+            continue
+        renamed = translate(value, kind, array)
+        if renamed is None or renamed == value:
+            continue
+        if key is None:
+            edits.append(SetField(holder, attr, renamed, text=text, owner=owner))
+        else:
+            edits.append(_SetItem(getattr(holder, attr), key, renamed, owner=owner))
+    return Rename(edits, text, old=old, new=new)
+
+
+def _maybe(translate: Callable[[str, str, Any], str | None], value: Any, kind: str, array: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    renamed = translate(value, kind, array)
+    return value if renamed is None else renamed
