@@ -84,6 +84,12 @@ class LiveValidator(QObject):
         self.revision_shown = revision
         self.findings_changed.emit(findings)
 
+    def shutdown(self) -> None:
+        """The window is closing: drop queued work and let a running validation finish."""
+        self._timer.stop()
+        self._pool.clear()
+        self._pool.waitForDone(30000)
+
     def wait(self, msecs: int = 5000) -> bool:
         """Tests and printing: block until the queued validation is done."""
         if self._timer.isActive():

@@ -19,20 +19,19 @@ import subprocess
 import sys
 import textwrap
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 import resources
 import widgets.file_controller as file_controller
 from app.autosave import process_start_token
 from topology.edits import SetField
 from topology.fileformat import dumps, load, save
+from dialogs import Answer, answer_modal, click, shown_title
 from widgets.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,60 +88,6 @@ CRASH_AFTER_EDIT = textwrap.dedent('''\
 
 
 # ---------------------------------------------------------------------- answering dialogs
-
-@dataclass
-class Seen:
-    kind: type
-    title: str
-    text: str
-    informative: str
-
-
-class Answer(list):
-    """What the answered dialog showed (empty until one came); cancel() stops waiting."""
-    live: list["Answer"] = []
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.cancelled = False
-        Answer.live.append(self)
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
-
-def answer_modal(action: Callable[[QWidget], None], timeout_s: float = 10.0) -> Answer:
-    answer = Answer()
-    deadline = time.monotonic() + timeout_s
-
-    def poll() -> None:
-        if answer.cancelled:
-            return
-        dialog = QApplication.activeModalWidget()
-        if dialog is not None and dialog.isVisible():
-            box = dialog if isinstance(dialog, QMessageBox) else None
-            answer.append(Seen(type(dialog), dialog.windowTitle(), box.text() if box else "",
-                               box.informativeText() if box else ""))
-            action(dialog)
-        elif time.monotonic() < deadline:
-            QTimer.singleShot(20, poll)
-    QTimer.singleShot(0, poll)
-    return answer
-
-
-def click(text: str) -> Callable[[QWidget], None]:
-    def act(box: QWidget) -> None:
-        buttons = {b.text().replace("&", ""): b for b in box.buttons()} if isinstance(box, QMessageBox) else {}
-        if text not in buttons:
-            box.reject()  # fail the test, not hang it on a dialog nobody answers
-            raise AssertionError(f"expected a message box with {text!r}, got {box!r} with {sorted(buttons)}")
-        QTest.mouseClick(buttons[text], Qt.MouseButton.LeftButton)
-    return act
-
-
-def shown_title(window: MainWindow) -> str:
-    return window.windowHandle().title()
-
 
 # ---------------------------------------------------------------------- fixtures
 

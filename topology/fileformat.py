@@ -507,7 +507,8 @@ def walk_refs(obj: Any, path: tuple = (), array: Any = None):
                 yield from walk_refs(item, path + (fp.key, i), array)
 
 
-def _resolves(idx: BedIndex, kind: str, value: str, array: Any) -> bool:
+def resolves(idx: BedIndex, kind: str, value: str, array: Any) -> bool:
+    """Whether a reference of `kind` names something in the bed (the loader's own check)."""
     if kind in ("server", "switch", "array", "network", "chassis", "cluster", "vm", "workload",
                 "scenario"):
         table = {"server": idx.servers, "switch": idx.switches, "array": idx.arrays,
@@ -548,7 +549,7 @@ def check_references(bed: Bed, idx: BedIndex | None = None) -> list[tuple[tuple,
     idx = idx or BedIndex(bed)
     problems = list(idx.problems)
     for path, value, kind, array in walk_refs(bed):
-        if not _resolves(idx, kind, value, array):
+        if not resolves(idx, kind, value, array):
             names = _candidates(idx, kind, array)
             close = difflib.get_close_matches(value, names, 1)
             problems.append((path, f"{value!r} does not name a {_REF_WORD.get(kind, kind)}",

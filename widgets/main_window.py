@@ -163,6 +163,10 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: Any) -> None:
         if self.files.confirm_discard("quitting"):
             self.files.shutdown()
+            # worker threads must be done before the widgets they report to are destroyed
+            for attr, *_ in PANELS:
+                getattr(getattr(self, attr), "shutdown", lambda: None)()
+            self.document.validation.shutdown()
             event.accept()
         else:
             event.ignore()

@@ -1,0 +1,326 @@
+"""Canvas benchmark: a bed of 5,000 devices and 10,000 links against issue 3's targets.
+
+    python -m app.bench_canvas            # offscreen; prints figures and ratios to target
+    python -m app.bench_canvas --json     # the same figures as JSON
+
+Each measurement runs in a fresh process (peak memory is then the canvas's own):
+* open + layout: load the project file, lay it out, build every scene item (target 3 s);
+* full redraw at 100 %: render the whole viewport (1400 x 900) into a QImage (target 16 ms);
+* drag 100 selected devices: mouse-move events sent to the view, each followed by a
+  synchronous repaint of the viewport (target 50 ms per event, event and frame);
+* memory: resident set size with the bed open on the canvas (target 400 MB);
+* cold start: `python -c` that builds the main window on the default example and quits
+  as soon as the event loop runs (target 1.5 s, wall clock from spawn to exit).
+
+This script drives widgets, so it gets its QApplication from widgets.canvas.application()
+(app/ itself imports no QtWidgets).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+DEVICES, LINKS = 5000, 10000
+ARRAYS, RACK = 40, 20
+TARGETS = {"open_layout_s": 3.0, "redraw_ms": 16.0, "drag_ms_per_event": 50.0, "rss_mb": 400.0,
+           "cold_start_s": 1.5}
+
+COLD_START = """
+import sys, time
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv[:1])
+from widgets.main_window import MainWindow
+window = MainWindow()
+window.show()
+window.open_initial()
+def ready():
+    print("interactive", flush=True)
+    app.quit()
+QTimer.singleShot(0, ready)
+app.exec()
+"""
+
+
+# ====================================================================== the bed
+
+def big_bed(devices: int = DEVICES, links: int = LINKS):
+    """A synthetic bed with exactly `devices` servers + switches + arrays and `links` cables."""
+    from topology.model import Link
+    from topology.synthetic import generate
+    # hosts + 3 switches per rack of RACK hosts + ARRAYS = devices
+    hosts = devices - ARRAYS
+    while hosts + 3 * math.ceil(hosts / RACK) + ARRAYS > devices:
+        hosts -= 1
+    bed = generate(hosts=hosts, vms=hosts, arrays=ARRAYS, disks=ARRAYS * 24, rack_size=RACK)
+    spare = devices - (len(bed.servers) + len(bed.switches) + len(bed.arrays))
+    if spare > 0:   # round up with plain servers so the count is exact
+        from topology.model import Server
+        bed.servers += [Server(id=f"spare{i}", role="infrastructure") for i in range(spare)]
+    fixed = [lk for lk in bed.links if not lk.a.startswith("host")]
+    by_port: dict[str, list] = {}
+    for lk in bed.links:
+        if lk.a.startswith("host"):
+            by_port.setdefault(lk.a.rpartition(":")[2], []).append(lk)
+    chosen = list(fixed)
+    for port in ("san1", "san2", "lan", "hb", "lm"):   # SAN first: every host keeps its storage
+        room = links - len(chosen)
+        chosen += by_port.get(port, [])[:max(room, 0)]
+    switches = [s.id for s in bed.switches]
+    i = 0
+    while len(chosen) < links:   # add inter-switch links as needed
+        chosen.append(Link(a=switches[i % len(switches)], b=switches[(i + 1) % len(switches)], kind="isl"))
+        i += 1
+    bed.links = chosen[:links]
+    cabled = {end for lk in bed.links for end in (lk.a, lk.b)}
+    # a host's port without its cable would otherwise be drawn as a dashed path: keep paths honest
+    bed.paths = [p for p in bed.paths if p.initiator in cabled]
+    return bed
+
+
+# ====================================================================== child measurements
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _child(path: str, repeat: int, mode: str) -> dict:
+    """mode "canvas": the canvas's own figures (live validation detached from this document);
+    mode "app": the same document with live validation, as the application runs it."""
+    import resource
+
+    from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+    from PySide6.QtGui import QImage, QMouseEvent, QPainter, QTransform
+
+    from widgets.canvas import application
+    app = application()
+    from app.document import Document
+    from app.selection import Selection
+    from topology.fileformat import load
+    from widgets.canvas import Canvas
+
+    doc = Document()
+    if mode == "canvas":   # the canvas alone: nothing else listens to this document
+        doc.reset.disconnect()
+        doc.changed.disconnect()
+    selection = Selection()
+    canvas = Canvas(doc, selection)
+    canvas.resize(1400, 900)
+    canvas.show()
+    app.processEvents()
+    base_rss = _rss_mb()
+
+    t0 = time.perf_counter()
+    bed = load(path)
+    t_load = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    doc.replace(bed, Path(path))   # reset: the canvas lays out and builds its items
+    t_reset = time.perf_counter() - t1
+    app.processEvents()
+    t_open = time.perf_counter() - t0
+    out = {"mode": mode, "devices": len(canvas.devices), "links": len(canvas.links), "vms": len(bed.vms),
+           "load_s": t_load, "reset_s": t_reset, "open_layout_s": t_open, "qt_baseline_rss_mb": base_rss,
+           "rss_open_mb": _rss_mb()}
+    if mode == "app":
+        # the live validator copies the bed on the GUI thread, then validates it on a worker
+        t = time.perf_counter()
+        doc.validation.wait(600000)
+        app.processEvents()
+        out["validation_s"] = time.perf_counter() - t + t_reset
+        out["findings"] = len(doc.validation.findings)
+        # one edit: the longest the GUI thread is blocked until the findings are back
+        item = next(iter(canvas.devices.values()))
+        from topology.operations import move
+        doc.apply(move(doc.bed, {item.ident: (item.pos().x() + 20, item.pos().y())}))
+        stall, t_edit = 0.0, time.perf_counter()
+        revision = doc.revision
+        while doc.validation.revision_shown != revision and time.perf_counter() - t_edit < 600:
+            t = time.perf_counter()
+            app.processEvents()
+            stall = max(stall, time.perf_counter() - t)
+            time.sleep(0.005)
+        out["edit_stall_s"] = stall
+        out["rss_mb"] = _rss_mb()
+        out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return out
+
+    # ---------------------------------------------------------------- full redraw at 100 %
+    canvas.setTransform(QTransform())
+    hosts = [d for d in canvas.devices.values() if d.ident.startswith("host")]
+    middle = hosts[len(hosts) // 2]
+    canvas.centerOn(middle.sceneBoundingRect().center())
+    app.processEvents()
+    viewport = canvas.viewport()
+    image = QImage(viewport.size(), QImage.Format.Format_ARGB32_Premultiplied)   # as a screen's backing store
+
+    def render() -> float:
+        canvas.resetCachedContent()
+        t = time.perf_counter()
+        painter = QPainter(image)
+        canvas.render(painter, QRectF(image.rect()), viewport.rect())
+        painter.end()
+        return (time.perf_counter() - t) * 1000
+
+    cold = []
+    for _ in range(max(repeat, 5)):
+        canvas.forget_pictures()   # the devices' cached pictures go: this is the first paint
+        cold.append(render())
+    warm = [render() for _ in range(max(repeat, 10))]
+    visible = canvas.mapToScene(viewport.rect()).boundingRect()
+    in_view = canvas.scene().items(visible)
+    devices_in_view = sum(1 for i in in_view if getattr(i, "ident", None) in canvas.devices)
+
+    # ---------------------------------------------------------------- drag 100 selected devices
+    near = sorted(hosts, key=lambda d: (d.pos() - middle.pos()).manhattanLength())[:100]
+    canvas.scene().clearSelection()
+    for d in near:
+        d.setSelected(True)
+    app.processEvents()
+    grab = canvas.mapFromScene(middle.pos() + QPointF(middle.w / 2, 12))   # on the name, not a port
+
+    def mouse(kind, pos, buttons):
+        return QMouseEvent(kind, QPointF(pos), QPointF(viewport.mapToGlobal(pos)), Qt.MouseButton.LeftButton,
+                           buttons, Qt.KeyboardModifier.NoModifier)
+
+    # a press on an item that is already selected keeps the whole selection, as in any editor
+    app.sendEvent(viewport, mouse(QEvent.Type.MouseButtonPress, grab, Qt.MouseButton.LeftButton))
+    handle, frame = [], []
+    pos = grab
+    start = {d.ident: d.pos() for d in near}
+    for _step in range(30):
+        pos = pos + type(pos)(7, 3)
+        t = time.perf_counter()
+        app.sendEvent(viewport, mouse(QEvent.Type.MouseMove, pos, Qt.MouseButton.LeftButton))
+        handled = time.perf_counter()
+        viewport.repaint()             # and the frame that shows it, painted now
+        handle.append((handled - t) * 1000)
+        frame.append((time.perf_counter() - t) * 1000)
+    dragged = sum(1 for d in near if d.pos() != start[d.ident])
+    t = time.perf_counter()
+    app.sendEvent(viewport, mouse(QEvent.Type.MouseButtonRelease, pos, Qt.MouseButton.NoButton))
+    app.processEvents()
+    t_commit = (time.perf_counter() - t) * 1000
+    steps = doc.undo_stack.count()
+    t = time.perf_counter()
+    doc.undo_stack.undo()
+    app.processEvents()
+    t_undo = (time.perf_counter() - t) * 1000
+    back = sum(1 for d in near if d.pos() == start[d.ident])
+    out.update({
+        "redraw_ms": statistics.median(warm), "redraw_cold_ms": statistics.median(cold),
+        "redraw_ms_worst": max(warm + cold), "items_in_view": len(in_view), "devices_in_view": devices_in_view,
+        "drag_ms_per_event": statistics.median(frame), "drag_handling_ms": statistics.median(handle),
+        "drag_ms_worst": max(frame), "dragged": dragged, "move_commit_ms": t_commit,
+        "undo_steps_after_drag": steps, "undo_move_ms": t_undo, "undone": back,
+        "rss_mb": _rss_mb(), "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    })
+    return out
+
+
+def _cold_start(repeat: int) -> dict:
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    times, unclean = [], 0
+    for _ in range(repeat):
+        t = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", COLD_START], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=120)
+        times.append(time.perf_counter() - t)
+        if "interactive" not in proc.stdout:
+            raise RuntimeError(f"cold start failed: {proc.stderr[-2000:]}")
+        unclean += proc.returncode != 0   # the window was up; the exit itself went wrong
+    return {"cold_start_s": min(times), "cold_start_median_s": statistics.median(times),
+            "cold_start_unclean_exits": unclean}
+
+
+# ====================================================================== report
+
+def _line(name: str, value: float, target: float, unit: str) -> str:
+    ratio = value / target
+    verdict = "ok" if ratio <= 1 else "OVER"
+    return f"  {name:<34} {value:10.1f} {unit:<3} target {target:g} {unit:<3} ratio {ratio:5.2f}  {verdict}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app.bench_canvas", description=__doc__.splitlines()[0])
+    parser.add_argument("--devices", type=int, default=DEVICES)
+    parser.add_argument("--links", type=int, default=LINKS)
+    parser.add_argument("--repeat", type=int, default=3, help="cold starts and redraws to take the best of")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="canvas", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if args.child:
+        print(json.dumps(_child(args.child, args.repeat, args.mode)))
+        return 0
+
+    from topology.fileformat import save
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.yaml"
+        t = time.perf_counter()
+        bed = big_bed(args.devices, args.links)
+        save(bed, path)
+        made = time.perf_counter() - t
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        runs = {}
+        for mode in ("canvas", "app"):
+            proc = subprocess.run([sys.executable, "-m", "app.bench_canvas", "--child", str(path), "--mode", mode,
+                                   "--repeat", str(args.repeat)], cwd=ROOT, env=env, capture_output=True, text=True,
+                                  timeout=1800)
+            if "{" not in proc.stdout:
+                print(proc.stderr, file=sys.stderr)
+                return 1
+            runs[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
+        figures = dict(runs["canvas"])
+        figures.update({f"app_{k}": v for k, v in runs["app"].items()})
+        figures["file_mb"] = path.stat().st_size / 1e6
+        figures["generate_s"] = made
+    figures.update(_cold_start(args.repeat))
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    f = figures
+    load = os.getloadavg()[0]
+    print(f"Canvas benchmark: {f['devices']} devices, {f['links']} links, {f['vms']} VMs "
+          f"(project file {f['file_mb']:.1f} MB), offscreen, {os.cpu_count()} CPUs, load average {load:.1f}")
+    print(_line("open + layout (load, lay out, items)", f["open_layout_s"], TARGETS["open_layout_s"], "s"))
+    print(f"      load {f['load_s']:.2f} s · canvas layout + items {f['reset_s']:.2f} s · "
+          f"with live validation's snapshot: {f['app_open_layout_s']:.2f} s")
+    print(_line("full redraw at 100 % (1400x900)", f["redraw_ms"], TARGETS["redraw_ms"], "ms"))
+    print(f"      first paint (no cached device pictures) {f['redraw_cold_ms']:.1f} ms · worst "
+          f"{f['redraw_ms_worst']:.1f} ms · {f['items_in_view']} items in view ({f['devices_in_view']} devices)")
+    print(_line(f"drag {f['dragged']} selected devices, per event", f["drag_ms_per_event"],
+                TARGETS["drag_ms_per_event"], "ms"))
+    print(f"      event handling {f['drag_handling_ms']:.1f} ms + the repaint · worst {f['drag_ms_worst']:.1f} ms · "
+          f"release (one move step) {f['move_commit_ms']:.0f} ms · undo {f['undo_move_ms']:.0f} ms "
+          f"({f['undone']} back in place, {f['undo_steps_after_drag']} undo step)")
+    print(_line("memory (RSS, bed on the canvas)", f["rss_mb"], TARGETS["rss_mb"], "MB"))
+    print(f"      Qt alone {f['qt_baseline_rss_mb']:.0f} MB · with live validation: {f['app_rss_mb']:.0f} MB, "
+          f"peak {f['app_peak_rss_mb']:.0f} MB")
+    print(f"  live validation of this bed: {f['app_validation_s']:.1f} s to the first findings "
+          f"({f['app_findings']}); longest GUI stall after one edit {f['app_edit_stall_s']:.2f} s")
+    print(_line("cold start to an interactive window", f["cold_start_s"], TARGETS["cold_start_s"], "s"))
+    print(f"      median {f['cold_start_median_s']:.2f} s"
+          + (f" · {f['cold_start_unclean_exits']} of {args.repeat} runs crashed while exiting (after the window "
+             "was up)" if f["cold_start_unclean_exits"] else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
