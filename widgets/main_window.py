@@ -106,6 +106,9 @@ class MainWindow(QMainWindow):
         self.document.path_changed.connect(lambda _: self.update_title())
         self.document.reset.connect(self.update_title)
         self.resize(1400, 900)
+        # the diagram gets the room: findings a strip at the bottom, side panels narrow
+        self.resizeDocks([self.docks["findings"]], [230], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["palette"], self.docks["properties"]], [220, 330], Qt.Orientation.Horizontal)
         self.update_title()
 
     def _build_actions(self) -> None:
