@@ -81,6 +81,7 @@ class PathAnalyzer:
     _component: dict[str, int] = field(default_factory=dict)
     _route_cache: dict[tuple[str, str], tuple] = field(default_factory=dict)
     _standby: dict[str, bool] = field(default_factory=dict)
+    _attached: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         idx = self.idx
@@ -101,7 +102,15 @@ class PathAnalyzer:
 
     # -------------------------------------------------------------- attachment
     def attached(self, endpoint: str) -> tuple[set[str], set[str]]:
-        """(switch ids, other endpoints) directly cabled to a port."""
+        """(switch ids, other endpoints) directly cabled to a port (cached: every path to an
+        array port asks about the same few ports)."""
+        hit = self._attached.get(endpoint)
+        if hit is not None:
+            return hit
+        hit = self._attached[endpoint] = self._attached_now(endpoint)
+        return hit
+
+    def _attached_now(self, endpoint: str) -> tuple[set[str], set[str]]:
         switches: set[str] = set()
         direct: set[str] = set()
         for other in self._neighbors.get(endpoint, ()):

@@ -96,6 +96,7 @@ class Context:
         self.bed = bed
         self.idx = idx or BedIndex(bed)
         self.policy = bed.policy
+        self.memo: dict[str, Any] = {}   # per-validation caches the rules share
 
     @cached_property
     def analyzer(self) -> PathAnalyzer:

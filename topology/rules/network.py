@@ -112,6 +112,13 @@ def _path_mtus(ctx: Context, path) -> list[tuple[str, int | None, bool]]:
 
 
 def _facing_switch_ports(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
+    cache = ctx.memo.setdefault("facing_switch_ports", {})
+    if ref not in cache:
+        cache[ref] = _facing_now(ctx, ref)
+    return cache[ref]
+
+
+def _facing_now(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
     out = []
     for other in ctx.analyzer._neighbors.get(ref, ()):
         dev = ctx.idx.endpoint_device(other)
@@ -181,6 +188,12 @@ def _host_part(addr: str) -> str:
         return ip
     i = iface(addr)
     return str(i.ip) if i is not None else ip
+
+
+@lru_cache(maxsize=65536)
+def _subnet(interface: ipaddress.IPv4Interface | ipaddress.IPv6Interface):
+    """The interface's network (ipaddress builds a new object on every .network access)."""
+    return interface.network
 
 
 @lru_cache(maxsize=4096)
@@ -258,7 +271,7 @@ def net_008(ctx: Context) -> Iterator[Hit]:
         a, b = iface(getattr(ini.port, "address", "")), iface(getattr(tgt.port, "address", ""))
         if a is None or b is None:
             continue
-        if b.ip in a.network or a.ip in b.network:
+        if b.ip in _subnet(a) or a.ip in _subnet(b):
             continue
         na = ctx.idx.networks.get(getattr(ini.port, "network", ""))
         nb_id = getattr(tgt.port, "network", "")
