@@ -143,6 +143,24 @@ class Compound(Edit):
         return out
 
 
+class Labelled(Edit):
+    """An edit under the name the undo menu shows, touching the components the views must redraw."""
+
+    def __init__(self, edit: Edit, text: str, touched: Iterable[str]):
+        self.edit = edit
+        self.text = text
+        self._touched = set(touched)
+
+    def apply(self) -> None:
+        self.edit.apply()
+
+    def revert(self) -> None:
+        self.edit.revert()
+
+    def touched(self) -> set[str]:
+        return set(self._touched)
+
+
 def compound(edits: Iterable[Edit], text: str) -> Edit:
     edits = list(edits)
     return edits[0] if len(edits) == 1 and not text else Compound(edits, text)

@@ -18,12 +18,31 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Iterable, Iterator
 
 from topology.edits import Compound, Edit, InsertItem, RemoveItem, SetField
-from topology.fileformat import resolves  # the loader's own reference check
-from topology.fileformat import dumps, loads, plan
 from topology.errors import BedFileError
+from topology.fileformat import (
+    dumps,
+    loads,
+    plan,
+    resolves,  # the loader's own reference check
+)
 from topology.index import BedIndex, parse_slot_range
-from topology.model import (VM, Adapter, Bed, BedInfo, Chassis, Controller, DiskSet, Enclosure, Link,
-                            Network, Port, Server, StorageArray, Switch)
+from topology.layout import Box
+from topology.model import (
+    VM,
+    Adapter,
+    Bed,
+    BedInfo,
+    Chassis,
+    Controller,
+    DiskSet,
+    Enclosure,
+    Link,
+    Network,
+    Port,
+    Server,
+    StorageArray,
+    Switch,
+)
 
 
 class Touch(Edit):
@@ -681,12 +700,6 @@ def _rename_everywhere(clip: Bed, rename: dict[str, str]) -> None:
 
 # ============================================================================ geometry
 
-@dataclass(frozen=True)
-class Box:
-    x: float
-    y: float
-    w: float
-    h: float
 
 
 VM_CHIP_H = 15.0        # one row of VM chips inside a host

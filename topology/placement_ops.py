@@ -13,9 +13,9 @@ its moves as ``placement`` overrides.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from topology.edits import Compound, Edit, InsertItem, SetField
+from topology.edits import Compound, Edit, InsertItem, Labelled, SetField
 from topology.model import VM, Bed, Scenario
 
 DEGRADED = "degraded"
@@ -23,22 +23,6 @@ DEGRADED = "degraded"
 
 class PlacementRefused(ValueError):
     """A placement edit that cannot be made; the message says why."""
-
-
-class _Step(Edit):
-    def __init__(self, edit: Edit, text: str, touched: Iterable[str]):
-        self.edit = edit
-        self.text = text
-        self._touched = set(touched)
-
-    def apply(self) -> None:
-        self.edit.apply()
-
-    def revert(self) -> None:
-        self.edit.revert()
-
-    def touched(self) -> set[str]:
-        return set(self._touched)
 
 
 def _vm(bed: Bed, vm_id: str) -> VM:
@@ -95,7 +79,7 @@ def place_vm(bed: Bed, vm_id: str, host_id: str, scenario_id: str | None = None)
     if not edits:
         raise PlacementRefused(f"{vm_id} already runs on {host_id}{where}")
     inner = edits[0] if len(edits) == 1 else Compound(edits, text)
-    return _Step(inner, text, {vm_id, host_id, vm.host} | ({sc.id} if sc else set()))
+    return Labelled(inner, text, {vm_id, host_id, vm.host} | ({sc.id} if sc else set()))
 
 
 def failure_scenario(bed: Bed, scenario_id: str | None) -> str:
@@ -117,15 +101,15 @@ def mark_failed(bed: Bed, scenario_id: str | None, host_id: str, failed: bool = 
             raise PlacementRefused(f"{host_id} is not failed: there is no scenario {target!r}")
         new = Scenario(id=target, description=f"{host_id} failed; its highly available VMs fail over",
                        failed=[host_id])
-        return _Step(InsertItem(bed.scenarios, new), f"Fail {host_id} in new scenario {target}", {host_id, target})
+        return Labelled(InsertItem(bed.scenarios, new), f"Fail {host_id} in new scenario {target}", {host_id, target})
     if failed:
         if host_id in sc.failed:
             raise PlacementRefused(f"{host_id} is already failed in scenario {target}")
-        return _Step(SetField(sc, "failed", [*sc.failed, host_id], owner=sc.id),
+        return Labelled(SetField(sc, "failed", [*sc.failed, host_id], owner=sc.id),
                      f"Fail {host_id} in scenario {target}", {host_id, target})
     if host_id not in sc.failed:
         raise PlacementRefused(f"{host_id} is not failed in scenario {target}")
-    return _Step(SetField(sc, "failed", [h for h in sc.failed if h != host_id], owner=sc.id),
+    return Labelled(SetField(sc, "failed", [h for h in sc.failed if h != host_id], owner=sc.id),
                  f"Bring back {host_id} in scenario {target}", {host_id, target})
 
 
@@ -142,7 +126,9 @@ class Outcome:
 
 
 def outcome(bed: Bed, scenario_id: str | None = None, ctx: Any = None) -> Outcome:
-    from topology.validation import Context     # pulls in networkx: load it when first needed
+    from topology.validation import (
+        Context,  # pulls in networkx: load it when first needed
+    )
     ctx = ctx or Context(bed)
     sc = scenario(bed, scenario_id)
     place = ctx.placement(sc)

@@ -15,10 +15,20 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from topology import capacity as cap
-from topology.edits import Compound, Edit, InsertItem, RemoveItem, SetField
+from topology.edits import Compound, Edit, InsertItem, Labelled, RemoveItem, SetField
 from topology.index import ArrayScope, BedIndex, parse_member
-from topology.model import (RAID_LEVELS, VOLUME_PURPOSES, ArrayHost, Bed, DiskGroup, HostGroup, Mapping,
-                            Pool, StorageArray, Volume)
+from topology.model import (
+    RAID_LEVELS,
+    VOLUME_PURPOSES,
+    ArrayHost,
+    Bed,
+    DiskGroup,
+    HostGroup,
+    Mapping,
+    Pool,
+    StorageArray,
+    Volume,
+)
 
 Slot = tuple[str, int]
 
@@ -154,7 +164,10 @@ def array_scope(bed: Bed, array_id: str) -> ArrayScope:
 
 def usage(bed: Bed, array_id: str, scope: ArrayScope | None = None) -> dict[tuple[str, str], ContainerUsage]:
     """(kind, name) -> usage for every disk group and pool of the array."""
-    from topology.rules.storage import group_usable, pool_usable   # validation pulls in networkx
+    from topology.rules.storage import (  # validation pulls in networkx
+        group_usable,
+        pool_usable,
+    )
     array = _array(bed, array_id)
     scope = scope or array_scope(bed, array_id)
     out: dict[tuple[str, str], ContainerUsage] = {}
@@ -208,27 +221,9 @@ def next_free_lun(bed: Bed, array_id: str, to: str) -> int:
 
 # ----------------------------------------------------------------------------- the edits
 
-class _Step(Edit):
-    """One storage step: the edit, named for the undo menu, touching the array's subjects."""
-
-    def __init__(self, edit: Edit, text: str, touched: Iterable[str]):
-        self.edit = edit
-        self.text = text
-        self._touched = set(touched)
-
-    def apply(self) -> None:
-        self.edit.apply()
-
-    def revert(self) -> None:
-        self.edit.revert()
-
-    def touched(self) -> set[str]:
-        return set(self._touched)
-
-
 def _step(edits: Sequence[Edit], text: str, array: StorageArray, *subjects: str) -> Edit:
     inner = edits[0] if len(edits) == 1 else Compound(list(edits), text)
-    return _Step(inner, text, {array.id, *subjects})
+    return Labelled(inner, text, {array.id, *subjects})
 
 
 def _array(bed: Bed, array_id: str) -> StorageArray:
