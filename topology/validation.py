@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable, Iterator
 
