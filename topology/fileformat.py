@@ -595,7 +595,7 @@ def check_references(bed: Bed, idx: BedIndex | None = None) -> list[tuple[tuple,
 
 def _candidates(idx: BedIndex, kind: str, array: Any) -> list[str]:
     if kind == "port":
-        return list(idx.ports)
+        return idx.port_refs()
     if kind == "volume":
         return list(idx.volumes)
     scope = idx.scopes.get(array.id) if array is not None else None

@@ -158,13 +158,15 @@ class BedIndex:
             self._build_array(i, a)
         for i, v in enumerate(b.vms):
             self._add("vm", self.vms, v, ("vms", i))
-            seen = set()
-            for k, n in enumerate(v.nics):
-                if not self._dup(seen, n.name, "virtual NIC", ("vms", i, "nics", k)):
-                    self.ports[f"{v.id}:{n.name}"] = PortRef(f"{v.id}:{n.name}", v, n)
-            seen = set()
-            for k, d in enumerate(v.disks):
-                self._dup(seen, d.name, "virtual disk", ("vms", i, "disks", k))
+            # VM vNICs are looked up on demand (port()): a 20,000-VM bed rarely asks for most of them
+            if len(v.nics) > 1:
+                seen = set()
+                for k, n in enumerate(v.nics):
+                    self._dup(seen, n.name, "virtual NIC", ("vms", i, "nics", k))
+            if len(v.disks) > 1:
+                seen = set()
+                for k, d in enumerate(v.disks):
+                    self._dup(seen, d.name, "virtual disk", ("vms", i, "disks", k))
         for i, vs in enumerate(b.virtual_switches):
             self._add("virtual switch", self.vswitches, vs, ("virtual_switches", i))
         for i, c in enumerate(b.clusters):
@@ -235,6 +237,13 @@ class BedIndex:
         if pr is not None:
             return pr
         dev, sep, name = ref.rpartition(":")
+        vm = self.vms.get(dev) if sep else None
+        if vm is not None:
+            for n in vm.nics:
+                if n.name == name:
+                    pr = self.ports[ref] = PortRef(ref, vm, n)
+                    return pr
+            return None
         sw = self.switches.get(dev) if sep else None
         if sw is not None and not sw.ports and name:
             pr = PortRef(ref, sw, Port(name=name, kind="fc" if sw.kind == "fc" else "ethernet",
@@ -243,6 +252,11 @@ class BedIndex:
             self.ports[ref] = pr
             return pr
         return None
+
+    def port_refs(self) -> list[str]:
+        """Every DEVICE:PORT in the bed, VM vNICs included (those are indexed only on demand)."""
+        refs = [r for r, pr in self.ports.items() if not pr.implicit and not isinstance(pr.device, VM)]
+        return refs + [f"{v.id}:{n.name}" for v in self.bed.vms for n in v.nics]
 
     def endpoint_device(self, ref: str) -> Any:
         """The device of a link end written DEVICE:PORT or DEVICE."""

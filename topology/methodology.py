@@ -1213,7 +1213,7 @@ def _portals(ctx: _Ctx) -> list[Item]:
             if pr is not None:
                 _put(vals, "portal.label", _text(getattr(pr.port, "label", "") or pr.port.name, f"{p.target}.label"))
                 _put(vals, "portal.array", _text(pr.device.id, f"paths[{n}].target"))
-            ipr = ctx.idx.ports.get(p.initiator)
+            ipr = ctx.idx.port(p.initiator)
             _put(vals, "portal.initiator_ip", _token(_ip_of(ipr), f"{p.initiator}.address"))
             _put(vals, "portal.index", _num(k))
             yield vals
@@ -1226,7 +1226,7 @@ def _paths(ctx: _Ctx) -> list[Item]:
         for k, (n, p) in enumerate(paths, 1):
             vals = dict(base)
             src = f"paths[{n}]"
-            ipr = ctx.idx.ports.get(p.initiator)
+            ipr = ctx.idx.port(p.initiator)
             tpr = ctx.idx.ports.get(p.target)
             _put(vals, "path.index", _num(k))
             _put(vals, "path.kind", _token(p.kind, f"{src}.kind"))

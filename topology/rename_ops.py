@@ -160,11 +160,11 @@ def ref_candidates(bed: Bed, kind: str, array: StorageArray | None = None,
     if kind in tables:
         return list(tables[kind])
     if kind == "port":
-        return list(idx.ports)
+        return idx.port_refs()
     if kind == "volume":
         return list(idx.volumes)
     if kind == "component":
-        return list(idx.components) + list(idx.ports)
+        return list(idx.components) + idx.port_refs()
     if kind == "target":
         return list(idx.components) + list(idx.volumes)
     if array is None:
