@@ -34,6 +34,24 @@ from topology.rename_ops import Located, RenameError, locate, ref_candidates, re
 NOT_SET = "(not set)"
 
 
+
+def _beside_add_remove(owner: QWidget, editor: QWidget, noun: str, add, remove) -> tuple[QToolButton, QToolButton]:
+    """Lay out `editor` with a column of + / − buttons to its right, as the list editors have."""
+    add_button = QToolButton(owner, text="+", toolTip=f"Add {'an' if noun[0] in 'aeiou' else 'a'} {noun}")
+    remove_button = QToolButton(owner, text="−", toolTip=f"Remove the selected {noun}")
+    add_button.clicked.connect(add)
+    remove_button.clicked.connect(remove)
+    buttons = QVBoxLayout()
+    buttons.setContentsMargins(0, 0, 0, 0)
+    buttons.addWidget(add_button)
+    buttons.addWidget(remove_button)
+    buttons.addStretch(1)
+    row = QHBoxLayout(owner)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(editor, 1, Qt.AlignmentFlag.AlignTop)
+    row.addLayout(buttons)
+    return add_button, remove_button
+
 class FieldError(ValueError):
     """Input the field cannot take; the message is shown next to the field."""
 
@@ -349,19 +367,8 @@ class TextListField(QWidget):
         self.list.setUniformItemSizes(True)
         self.list.itemChanged.connect(self._edited)
         self.list.itemDelegate().closeEditor.connect(self._editor_closed)
-        self.add_button = QToolButton(self, text="+", toolTip="Add an item")
-        self.remove_button = QToolButton(self, text="−", toolTip="Remove the selected item")
-        self.add_button.clicked.connect(self.add_item)
-        self.remove_button.clicked.connect(self.remove_selected)
-        buttons = QVBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.list, 1, Qt.AlignmentFlag.AlignTop)
-        row.addLayout(buttons)
+        self.add_button, self.remove_button = _beside_add_remove(self, self.list, "item", self.add_item,
+                                                                  self.remove_selected)
 
     def show_value(self, value: Any) -> None:
         self._value = list(value or [])
@@ -431,19 +438,8 @@ class MappingField(QWidget):
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.table.itemChanged.connect(self._edited)
         self.table.itemDelegate().closeEditor.connect(self._editor_closed)
-        self.add_button = QToolButton(self, text="+", toolTip="Add a setting")
-        self.remove_button = QToolButton(self, text="−", toolTip="Remove the selected setting")
-        self.add_button.clicked.connect(self.add_row)
-        self.remove_button.clicked.connect(self.remove_selected)
-        buttons = QVBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.table, 1, Qt.AlignmentFlag.AlignTop)
-        row.addLayout(buttons)
+        self.add_button, self.remove_button = _beside_add_remove(self, self.table, "setting", self.add_row,
+                                                                  self.remove_selected)
 
     def show_value(self, value: Any) -> None:
         self._value = dict(value or {})
