@@ -37,7 +37,3 @@ class Selection(QObject):
         ids = frozenset(ids)
         self.set(ids)
         self.centre_requested.emit(ids)
-
-    def device_ids(self) -> frozenset[str]:
-        """The selected ids reduced to their device (``R710-1:SAN1`` -> ``R710-1``)."""
-        return frozenset(i.split(":", 1)[0] for i in self._ids)

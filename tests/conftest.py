@@ -53,3 +53,24 @@ def one_qapplication_for_the_session(qapp):
     for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
         QSettings.setPath(fmt, QSettings.Scope.UserScope, os.path.join(_PRIVATE, "settings"))
     return qapp
+
+
+@pytest.fixture
+def doc():
+    """The seed 000 example as an open document (the panels' tests edit it)."""
+    from app.document import Document
+    document = Document()
+    document.open(ROOT / "resources" / "examples" / "md3000i-hyperv-cluster.yaml")
+    yield document
+    document.validation.wait()
+    document.undo_stack.clear()     # while the document is alive: its cleanChanged handler needs it
+
+
+@pytest.fixture
+def dialogs(monkeypatch) -> list[tuple[str, str]]:
+    """Error dialogs of the file controller, read back instead of blocking on them."""
+    import widgets.file_controller as file_controller
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(file_controller.QMessageBox, "critical",
+                        lambda parent, title, text, *a, **k: shown.append((title, text)))
+    return shown

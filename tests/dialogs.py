@@ -84,3 +84,8 @@ def cancel_dialog(dialog: QWidget) -> None:
 def shown_title(window: QWidget) -> str:
     """The title as the window system shows it: Qt puts '*' where '[*]' is while modified."""
     return window.windowHandle().title()
+
+
+def forget_changes(window: QWidget) -> None:
+    """At teardown nobody is there to answer "save changes?"."""
+    window.document.undo_stack.setClean()

@@ -27,11 +27,10 @@ from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtTest import QTest
 
 import resources
-import widgets.file_controller as file_controller
 from app.autosave import process_start_token
 from topology.edits import SetField
 from topology.fileformat import dumps, load, save
-from dialogs import Answer, answer_modal, click, shown_title
+from dialogs import forget_changes, Answer, answer_modal, click, shown_title
 from widgets.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,18 +109,6 @@ def private_state(tmp_path, monkeypatch) -> Path:
 @pytest.fixture
 def autosaves(private_state) -> Path:
     return private_state / "autosave"
-
-
-@pytest.fixture
-def dialogs(monkeypatch) -> list[tuple[str, str]]:
-    shown: list[tuple[str, str]] = []
-    monkeypatch.setattr(file_controller.QMessageBox, "critical",
-                        lambda parent, title, text, *a, **k: shown.append((title, text)))
-    return shown
-
-
-def forget_changes(window: MainWindow) -> None:
-    window.document.undo_stack.setClean()
 
 
 @pytest.fixture

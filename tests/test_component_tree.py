@@ -10,7 +10,6 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMenu
 
-from app.document import Document
 from app.selection import Selection
 from topology.edits import InsertItem, SetField
 from topology.exception_ops import accept
@@ -20,15 +19,6 @@ from widgets.component_tree import ID_ROLE, ComponentTree, outline
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_000 = ROOT / "resources" / "examples" / "md3000i-hyperv-cluster.yaml"
-
-
-@pytest.fixture
-def doc():
-    document = Document()
-    document.open(SEED_000)
-    yield document
-    document.validation.wait()
-    document.undo_stack.clear()     # while the document is alive: its cleanChanged handler needs it
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from beds import clean_bed
 from topology.fileformat import dumps, loads
 from topology.graph import PathAnalyzer, bed_graph
 from topology.index import BedIndex
+from topology.layout import auto_layout, overlaps
 from topology.synthetic import generate
 from topology.validation import validate
 
@@ -36,3 +37,18 @@ def test_synthetic_bed_is_clean_and_round_trips():
     assert validate(bed) == []
     text = dumps(bed)
     assert loads(text) == bed
+
+
+def test_automatic_layout_puts_nothing_on_top_of_anything():
+    from resources import example_names, example_path
+    from topology.fileformat import load
+    beds = [load(example_path(n)) for n in example_names()]
+    beds.append(generate(hosts=300, vms=0, arrays=12, disks=120, rack_size=20))
+    for bed in beds:
+        boxes = auto_layout(bed)
+        assert len(boxes) == len(bed.servers) + len(bed.switches) + len(bed.arrays)
+        assert overlaps(boxes) == []
+    # a planted overlap is found, so the check above can fail
+    first, second = list(boxes)[:2]
+    boxes[second] = boxes[first]
+    assert (first, second) in overlaps(boxes) or (second, first) in overlaps(boxes)

@@ -16,11 +16,10 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog
 
 import resources
-import widgets.file_controller as file_controller
 from topology.edits import SetField
 from topology.errors import BedFileError
 from topology.fileformat import dumps, load, save
-from dialogs import Answer, answer_modal, cancel_dialog, click, shown_title, type_file_name
+from dialogs import forget_changes, Answer, answer_modal, cancel_dialog, click, shown_title, type_file_name
 from widgets.main_window import MainWindow
 
 BROKEN = {
@@ -62,20 +61,6 @@ def private_state(tmp_path, monkeypatch):
     for answer in Answer.live:  # a failed test must not answer the next test's dialogs
         answer.cancel()
     Answer.live.clear()
-
-
-@pytest.fixture
-def dialogs(monkeypatch) -> list[tuple[str, str]]:
-    """Error dialogs, read back instead of blocking on them."""
-    shown: list[tuple[str, str]] = []
-    monkeypatch.setattr(file_controller.QMessageBox, "critical",
-                        lambda parent, title, text, *a, **k: shown.append((title, text)))
-    return shown
-
-
-def forget_changes(window: MainWindow) -> None:
-    """At teardown nobody is there to answer "save changes?"."""
-    window.document.undo_stack.setClean()
 
 
 @pytest.fixture

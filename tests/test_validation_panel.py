@@ -22,15 +22,6 @@ SEED_000 = ROOT / "resources" / "examples" / "md3000i-hyperv-cluster.yaml"
 
 
 @pytest.fixture
-def doc():
-    document = Document()
-    document.open(SEED_000)
-    yield document
-    document.validation.wait()
-    document.undo_stack.clear()     # while the document is alive: its cleanChanged handler needs it
-
-
-@pytest.fixture
 def panel(qtbot, doc):
     selection = Selection()
     widget = ValidationPanel(doc, selection)

@@ -159,8 +159,3 @@ class Labelled(Edit):
 
     def touched(self) -> set[str]:
         return set(self._touched)
-
-
-def compound(edits: Iterable[Edit], text: str) -> Edit:
-    edits = list(edits)
-    return edits[0] if len(edits) == 1 and not text else Compound(edits, text)

@@ -269,10 +269,6 @@ class BedIndex:
         hit = self.volumes.get(ref)
         return hit[1] if hit else None
 
-    def host_of_volume(self, ref: str) -> StorageArray | None:
-        hit = self.volumes.get(ref)
-        return hit[0] if hit else None
-
     def effective_mtu(self, pr: PortRef) -> int | None:
         if pr.port.mtu is not None:
             return pr.port.mtu

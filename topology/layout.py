@@ -20,7 +20,6 @@ from topology.model import Bed, Server, StorageArray, Switch
 
 TIER_OF_ROLE = {"infrastructure": 0, "load_client": 0, "test_controller": 0, "management": 0,
                 "hypervisor": 1, "application": 1}
-TIER_NAMES = ("clients and infrastructure", "hosts", "LAN switches", "SAN switches", "storage")
 
 
 @dataclass(frozen=True)
