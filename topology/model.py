@@ -522,6 +522,33 @@ class BedInfo:
     note: str = fld("")
 
 
+# --------------------------------------------------------------------------- remote access
+
+TRANSPORTS = ("ssh", "winrm", "local")
+WINRM_AUTH = ("ntlm", "kerberos", "basic", "credssp")
+
+
+@dataclass(slots=True, kw_only=True)
+class HostAccess:
+    """How the run wizard reaches one component.  Secrets are never stored here: the
+    password or key passphrase lives in the system keyring under `credential` (or the host
+    id when empty), so hosts sharing an account can share one entry."""
+    host: str = fld(ref="component", doc="server, VM, array or switch the steps target")
+    transport: str = fld("ssh", choices=TRANSPORTS)
+    address: str = fld("", doc="name or IP to connect to; empty = the host's management address")
+    port: Optional[int] = fld(None, minimum=1, doc="empty = 22 for SSH, 5986/5985 for WinRM")
+    user: str = fld("")
+    credential: str = fld("", doc="keyring entry shared by several hosts (a group); empty = per host")
+    key_file: str = fld("", doc="SSH private key; empty = agent and default keys")
+    jump: str = fld("", doc="SSH jump host: another access entry's host id, or user@host:port")
+    winrm_scheme: str = fld("https", choices=("https", "http"))
+    winrm_auth: str = fld("ntlm", choices=WINRM_AUTH)
+    verify_tls: bool = fld(True, doc="check the WinRM server certificate (leave on)")
+    ca_file: str = fld("", doc="CA bundle for a lab's own certificates")
+    timeout_s: Optional[float] = fld(None, minimum=1, doc="default step timeout on this host")
+    note: str = fld("")
+
+
 @dataclass(slots=True, kw_only=True)
 class Bed:
     format_version: int = fld(FORMAT_VERSION, minimum=1)
@@ -544,3 +571,4 @@ class Bed:
     run_plan: Optional[RunPlan] = fld(None)
     results: list[Result] = lst()
     exceptions: list[ExceptionRecord] = lst()
+    access: list[HostAccess] = lst()

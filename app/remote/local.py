@@ -1,0 +1,86 @@
+"""Runs scripts on this machine: vendor CLIs installed on the workstation, and tests."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+
+from app.remote.base import (CANCELLED, FAILED, OK, TIMEOUT, CommandResult, LineSplitter,
+                             OutputSink, Transport)
+
+_ARGV = {"bash": ["bash", "-s"], "sh": ["sh", "-s"],
+         "powershell": ["pwsh", "-NoProfile", "-NonInteractive", "-Command", "-"]}
+
+
+class LocalTransport(Transport):
+    def open(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def run(self, script: str, *, shell: str = "bash", on_output: OutputSink | None = None,
+            timeout: float | None = None, cancel: threading.Event | None = None) -> CommandResult:
+        argv = _ARGV.get(shell)
+        if argv is None:
+            return CommandResult(FAILED, None, f"the local transport cannot run {shell} scripts")
+        start = time.monotonic()
+        tail: list[str] = []
+        try:
+            # its own process group, so a timeout stops the script's children too
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True)
+        except FileNotFoundError:
+            return CommandResult(FAILED, 127, f"{argv[0]} is not installed on this machine")
+        readers = [threading.Thread(target=_pump, args=(pipe, LineSplitter(name, on_output, tail)),
+                                    daemon=True)
+                   for name, pipe in (("stdout", proc.stdout), ("stderr", proc.stderr))]
+        for r in readers:
+            r.start()
+        try:
+            proc.stdin.write(script.encode())
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        ended = None
+        while True:
+            try:
+                proc.wait(timeout=0.05)
+                break
+            except subprocess.TimeoutExpired:
+                if cancel is not None and cancel.is_set():
+                    ended = CANCELLED
+                elif timeout is not None and time.monotonic() - start > timeout:
+                    ended = TIMEOUT
+                if ended:
+                    _kill_group(proc)
+                    break
+        for r in readers:
+            r.join(timeout=2)
+        seconds = time.monotonic() - start
+        if ended == TIMEOUT:
+            return CommandResult(TIMEOUT, None, f"still running after {timeout:g} s: stopped",
+                                 seconds, tail)
+        if ended == CANCELLED:
+            return CommandResult(CANCELLED, None, "stopped by the user", seconds, tail)
+        code = proc.returncode
+        if code == 0:
+            return CommandResult(OK, 0, "", seconds, tail)
+        msg = "command not found" if code == 127 else f"exit status {code}"
+        return CommandResult(FAILED, code, msg, seconds, tail)
+
+
+def _pump(pipe, splitter: LineSplitter) -> None:
+    for chunk in iter(lambda: pipe.read1(65536), b""):
+        splitter.feed(chunk)
+    splitter.flush()
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
