@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="a directory of step templates (<platform>/<section>.yaml) that adds to or overrides "
                          "the built-in ones; may be given more than once")
 
+    from app.run.cli_run import add_arguments as add_run_arguments
+    add_run_arguments(sub)
+
     sub.add_parser("rules", help="list the validation rules (codes, severities, reasons)")
     sub.add_parser("schema", help="print the JSON Schema of the project file")
     return ap
@@ -245,6 +248,16 @@ def cmd_rules(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_run(ns: argparse.Namespace) -> int:
+    from app.run.cli_run import cmd_run as run
+    return run(ns)
+
+
+def cmd_runs(ns: argparse.Namespace) -> int:
+    from app.run.cli_run import cmd_runs as runs
+    return runs(ns)
+
+
 def cmd_schema(ns: argparse.Namespace) -> int:
     from topology.schema import schema_text
     sys.stdout.write(schema_text())
@@ -253,7 +266,7 @@ def cmd_schema(ns: argparse.Namespace) -> int:
 
 _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
-             "schema": cmd_schema}
+             "schema": cmd_schema, "run": cmd_run, "runs": cmd_runs}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,290 @@
+"""Executes run steps on their hosts and journals every task.
+
+Qt-free and blocking: the command line calls it directly, the GUI from a worker thread.
+Listener callbacks arrive on worker threads; a GUI forwards them through queued signals.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from app.remote import base as remote
+from app.remote.base import CommandResult, RemoteError, Transport
+from app.run import journal as J
+from app.run.journal import Journal, RunInfo, TaskState, read_records, replay
+from topology import quoting
+from app.run.plan import RunStep, Stage, Task, hosts_of, required_tools, stages
+
+DEFAULT_TIMEOUT_S = 3600.0      # a step with no timeout of its own: long loads run for hours
+DEFAULT_WORKERS = 64            # hosts worked on at once
+
+
+class RunListener:
+    """Override what you need.  Called from worker threads."""
+
+    def task_started(self, task: Task) -> None: ...
+
+    def output(self, task: Task, stream: str, line: str) -> None: ...
+
+    def task_finished(self, task: Task, state: TaskState) -> None: ...
+
+
+@dataclass
+class HostCheck:
+    host: str
+    ok: bool
+    message: str = ""
+    missing_tools: list[str] = field(default_factory=list)
+
+
+class Connections:
+    """One open transport per host, opened on first use, reopened after a lost connection."""
+
+    def __init__(self, factory: Callable[[str], Transport]):
+        self._factory = factory
+        self._open: dict[str, Transport] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, host: str) -> Transport:
+        with self._guard:
+            lock = self._locks.setdefault(host, threading.Lock())
+        with lock:
+            t = self._open.get(host)
+            if t is None:
+                t = self._factory(host)
+                t.open()
+                self._open[host] = t
+            return t
+
+    def drop(self, host: str) -> None:
+        with self._guard:
+            t = self._open.pop(host, None)
+        if t is not None:
+            try:
+                t.close()
+            except Exception:  # noqa: BLE001 - closing a dead connection may fail in many ways
+                pass
+
+    def close_all(self) -> None:
+        for host in list(self._open):
+            self.drop(host)
+
+
+class RunEngine:
+    def __init__(self, info: RunInfo, steps: Sequence[RunStep], connect: Callable[[str], Transport], *,
+                 workers: int = DEFAULT_WORKERS, timeout: float | None = None,
+                 host_timeouts: dict[str, float] | None = None, listener: RunListener | None = None):
+        self.info = info
+        self.steps = list(steps)
+        self.by_number = {s.number: s for s in self.steps}
+        self.connections = Connections(connect)
+        self.workers = max(1, workers)
+        self.timeout = timeout
+        self.host_timeouts = host_timeouts or {}
+        self.listener = listener or RunListener()
+        self.journal = Journal(info.dir)
+        records, self.journal_problems = read_records(info.dir)
+        self.states: dict[tuple[str, str], TaskState] = replay(records)
+        self._states_lock = threading.Lock()
+        self._cancel = threading.Event()
+
+    # ------------------------------------------------------------------ state
+
+    def task_state(self, task: Task) -> TaskState:
+        with self._states_lock:
+            return self.states.get(task.key) or TaskState(task.step, task.host)
+
+    def step_status(self, step: RunStep) -> str:
+        statuses = [self.task_state(t).status for t in step.tasks]
+        if any(s == J.RUNNING for s in statuses):
+            return J.RUNNING
+        problems = [s for s in statuses if s in J.PROBLEMS]
+        if problems:
+            return problems[0]
+        if all(s in J.SUCCEEDED for s in statuses):
+            if all(s == J.SKIPPED for s in statuses):
+                return J.SKIPPED
+            return J.DONE if step.manual else J.OK
+        return J.PENDING
+
+    def succeeded(self, step: RunStep) -> bool:
+        return self.step_status(step) in J.SUCCEEDED
+
+    def first_unfinished(self) -> RunStep | None:
+        return next((s for s in self.steps if not self.succeeded(s)), None)
+
+    def failed_tasks(self) -> list[TaskState]:
+        return [self.task_state(t) for s in self.steps for t in s.tasks
+                if self.task_state(t).status in J.PROBLEMS]
+
+    # -------------------------------------------------------------- pre-flight
+
+    def preflight(self, steps: Iterable[RunStep] | None = None) -> list[HostCheck]:
+        """Connect to every host the steps use, log in and look for the programs the steps
+        call.  Changes nothing on any host."""
+        steps = list(self.steps if steps is None else steps)
+        tools: dict[str, dict[str, None]] = {}
+        for s in steps:
+            for t in s.tasks:
+                if not t.manual:
+                    bucket = tools.setdefault(t.host, {})
+                    for tool in required_tools(t.script, t.shell):
+                        bucket[tool] = None
+
+        def check(host: str) -> HostCheck:
+            try:
+                transport = self.connections.get(host)
+            except RemoteError as exc:
+                return HostCheck(host, False, str(exc))
+            wanted = list(tools.get(host, {}))
+            if not wanted:
+                return HostCheck(host, True, "reachable, logged in")
+            probe = f"for t in {quoting.quote_list('bash', wanted)}; do command -v \"$t\" >/dev/null 2>&1 || echo \"$t\"; done"
+            lines: list[str] = []
+            result = transport.run(probe, shell="sh", on_output=lambda stream, line: lines.append(line)
+                                   if stream == "stdout" else None, timeout=60)
+            if result.status != remote.OK:
+                return HostCheck(host, False, f"the tool check did not run: {result.message}")
+            missing = [ln.strip() for ln in lines if ln.strip()]
+            if missing:
+                return HostCheck(host, False, "not installed: " + ", ".join(missing), missing)
+            return HostCheck(host, True, f"reachable, logged in, {len(wanted)} tool(s) present")
+
+        hosts = list(tools)
+        with ThreadPoolExecutor(max_workers=min(self.workers, max(1, len(hosts)))) as pool:
+            results = list(pool.map(check, hosts))
+        for r in results:
+            self.journal.record("preflight", host=r.host, ok=r.ok, message=r.message)
+        return results
+
+    # ------------------------------------------------------------------ running
+
+    def cancel(self) -> None:
+        """Stop what is running (each running task ends CANCELLED) and start nothing new."""
+        self._cancel.set()
+
+    def run_steps(self, steps: Sequence[RunStep], *, rerun: bool = False) -> bool:
+        """Run these steps' automated tasks (stages in order, lanes in parallel).  Tasks that
+        already succeeded are left alone unless `rerun`.  Manual steps are not touched: a lane
+        stops at a manual step that is not ticked off.  True when every task succeeded."""
+        self._cancel.clear()
+        for stage in stages(steps):
+            self._run_stage(stage, rerun)
+            if self._cancel.is_set():
+                break
+            if not all(self.succeeded(s) for s in stage.steps):
+                break
+        return all(self.succeeded(s) for s in steps)
+
+    def _run_stage(self, stage: Stage, rerun: bool) -> None:
+        def lane(host: str, lane_steps: list[RunStep]) -> None:
+            for step in lane_steps:
+                if self._cancel.is_set():
+                    return
+                if self.succeeded(step) and not rerun:
+                    continue
+                if step.manual:
+                    return      # waits for a person
+                for task in step.tasks:
+                    if task.manual or (self.task_state(task).status in J.SUCCEEDED and not rerun):
+                        continue
+                    if not self._execute(task):
+                        return
+
+        lanes = list(stage.lanes.items())
+        if len(lanes) == 1:
+            lane(*lanes[0])
+            return
+        with ThreadPoolExecutor(max_workers=min(self.workers, len(lanes))) as pool:
+            for f in [pool.submit(lane, host, s) for host, s in lanes]:
+                f.result()
+
+    def _set(self, state: TaskState) -> None:
+        with self._states_lock:
+            self.states[(state.step, state.host)] = state
+
+    def _execute(self, task: Task) -> bool:
+        previous = self.task_state(task)
+        state = TaskState(task.step, task.host, J.RUNNING, attempts=previous.attempts + 1,
+                          started=J.now_iso())
+        self._set(state)
+        self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts)
+        self.listener.task_started(task)
+        start = time.monotonic()
+        out_path = self.journal.output_path(task.step, task.host)
+        with open(out_path, "a", encoding="utf-8", errors="replace") as out:
+            out.write(f"--- attempt {state.attempts} at {state.started}\n")
+
+            def sink(stream: str, line: str) -> None:
+                out.write(line + "\n" if stream == "stdout" else f"[stderr] {line}\n")
+                self.listener.output(task, stream, line)
+
+            result = self._run_on_host(task, task.script, sink)
+            if result.status == remote.OK and task.verify:
+                sink("stdout", f"[check] {task.verify}")
+                check = self._run_on_host(task, task.verify, sink)
+                if check.status != remote.OK:
+                    result = CommandResult(J.FAILED, check.exit_code,
+                                           f"the step ran but its check failed ({check.message})",
+                                           result.seconds + check.seconds, result.tail + check.tail)
+        state = TaskState(task.step, task.host, result.status, result.exit_code, result.message,
+                          state.started, J.now_iso(), round(time.monotonic() - start, 3),
+                          state.attempts, result.tail[-50:])
+        self.journal.record("end", step=task.step, host=task.host, status=state.status,
+                            exit_code=state.exit_code, message=state.message, seconds=state.seconds,
+                            tail=state.tail)
+        self._set(state)
+        self.listener.task_finished(task, state)
+        return state.status == J.OK
+
+    def _run_on_host(self, task: Task, script: str, sink) -> CommandResult:
+        try:
+            transport = self.connections.get(task.host)
+        except RemoteError as exc:
+            return CommandResult(exc.status, None, str(exc))
+        timeout = self.timeout or self.host_timeouts.get(task.host) or DEFAULT_TIMEOUT_S
+        result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=self._cancel)
+        if result.status == remote.LOST:
+            self.connections.drop(task.host)    # the next attempt reconnects
+        return result
+
+    # ------------------------------------------------------------ manual steps
+
+    def mark(self, step: RunStep, status: str, note: str = "") -> None:
+        """The user ticks a step off (DONE) or skips it (SKIPPED), on all its hosts."""
+        assert status in (J.DONE, J.SKIPPED)
+        for task in step.tasks:
+            self.journal.record("mark", step=task.step, host=task.host, status=status, message=note)
+            self._set(TaskState(task.step, task.host, status, None, note, ended=J.now_iso(),
+                                attempts=self.task_state(task).attempts))
+
+    def close(self) -> None:
+        self.connections.close_all()
+        self.journal.close()
+
+
+def dry_run_text(steps: Sequence[RunStep], describe_host: Callable[[str], str]) -> str:
+    """What a run would do, stage by stage, without connecting to anything."""
+    lines: list[str] = []
+    for stage in stages(steps):
+        lines.append(f"== {stage.title}  ({len(stage.lanes)} host(s) in parallel)")
+        for step in stage.steps:
+            if step.manual:
+                lines.append(f"  {step.number}  MANUAL  {step.text}")
+                if step.why_manual:
+                    lines.append(f"          (not automated: {step.why_manual})")
+                continue
+            for task in step.tasks:
+                lines.append(f"  {step.number}  {task.host} via {describe_host(task.host)} ({task.shell})")
+                for ln in task.script.splitlines():
+                    lines.append(f"          $ {ln}")
+                if task.verify:
+                    lines.append(f"          check: {task.verify}")
+    automated = sum(1 for s in steps if not s.manual)
+    lines.append(f"{len(steps)} step(s): {automated} automated on {len(hosts_of(steps))} host(s), "
+                 f"{len(steps) - automated} manual")
+    return "\n".join(lines) + "\n"

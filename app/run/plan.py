@@ -1,0 +1,196 @@
+"""From a generated methodology to what a run executes.
+
+Each step becomes a `RunStep` with one `Task` per host it touches.  Steps are grouped into
+stages that run one after the other; inside a stage, the lanes (one per target host) run in
+parallel and each lane runs its steps in order.  That is the dependency model:
+
+* a section is a barrier: the storage is configured before any host logs in to it;
+* within a build section (network, storage, ...) a host's steps depend only on that host's
+  earlier steps, so the same step on many hosts runs in parallel;
+* the `run` section is a timeline: consecutive steps made from the same template (start the
+  load on every client) form one stage, so they start together, and stages follow in order.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from topology.methodology import Methodology, Step
+
+MANUAL_HOST = "-"      # the lane of a manual step that names no component
+
+
+@dataclass(frozen=True)
+class Task:
+    step: str            # step number "3.12"
+    host: str            # component id, or MANUAL_HOST
+    shell: str = ""      # "" = manual: a person does it and ticks it off
+    script: str = ""
+    verify: str | None = None
+    platform: str = ""
+
+    @property
+    def manual(self) -> bool:
+        return not self.script
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.step, self.host
+
+
+@dataclass
+class RunStep:
+    number: str
+    text: str
+    section: str               # section key: "network", "run" ...
+    section_title: str
+    target: str
+    tasks: list[Task]
+    template: str = ""
+    why_manual: str = ""       # shown when an automatable step must be done by hand
+
+    @property
+    def manual(self) -> bool:
+        return all(t.manual for t in self.tasks)
+
+    @property
+    def hosts(self) -> list[str]:
+        return list(dict.fromkeys(t.host for t in self.tasks))
+
+
+@dataclass
+class Stage:
+    title: str
+    lanes: dict[str, list[RunStep]] = field(default_factory=dict)   # lane host -> its steps in order
+
+    @property
+    def steps(self) -> list[RunStep]:
+        seen: dict[str, RunStep] = {}
+        for lane in self.lanes.values():
+            for s in lane:
+                seen.setdefault(s.number, s)
+        return sorted(seen.values(), key=lambda s: step_sort_key(s.number))
+
+
+# which automation a host can run, by how it is reached
+_SHELLS_FOR_TRANSPORT = {"ssh": ("bash", "sh"), "winrm": ("powershell", "cmd"),
+                         "local": ("bash", "sh", "vendor-cli")}
+
+
+def run_steps(meth: Methodology, transports: dict[str, str]) -> list[RunStep]:
+    """`transports`: host id -> "ssh" | "winrm" | "local" for the hosts the bed can reach.
+    A step whose target cannot be reached, or whose values are incomplete, stays manual and
+    says why."""
+    out: list[RunStep] = []
+    for section in meth.sections:
+        for step in section.steps:
+            out.append(_run_step(step, section.key, section.title, transports))
+    return out
+
+
+def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) -> RunStep:
+    tasks: list[Task] = []
+    why = ""
+    if step.automation and step.unresolved:
+        why = "the bed lacks " + ", ".join(step.unresolved)
+    elif step.automation:
+        unreachable: list[str] = []
+        for cmd in step.automation:
+            host = cmd.target or step.target
+            transport = transports.get(host)
+            if transport is None:
+                unreachable.append(host or "(no host)")
+                continue
+            shell = "bash" if cmd.shell == "vendor-cli" and transport == "local" else cmd.shell
+            if cmd.shell not in _SHELLS_FOR_TRANSPORT[transport]:
+                continue    # an alternative for another platform
+            tasks.append(Task(step.number, host, shell, cmd.script, cmd.verify, cmd.platform))
+        if not tasks:
+            why = ("no remote access is set for " + ", ".join(dict.fromkeys(unreachable))
+                   if unreachable else "no automation for how the host is reached")
+    if not tasks:
+        tasks = [Task(step.number, step.target or MANUAL_HOST)]
+    return RunStep(step.number, step.text, section, title, step.target or MANUAL_HOST, tasks,
+                   step.template, why)
+
+
+def stages(steps: Sequence[RunStep]) -> list[Stage]:
+    out: list[Stage] = []
+    previous: RunStep | None = None
+    for s in steps:
+        new_stage = (previous is None or s.section != previous.section
+                     or (s.section == "run" and _template_id(s) != _template_id(previous))
+                     or (s.section == "run" and s.target in out[-1].lanes))
+        if new_stage:
+            title = s.section_title if s.section != "run" else f"{s.section_title}: {s.number}"
+            out.append(Stage(title))
+        out[-1].lanes.setdefault(s.target, []).append(s)
+        previous = s
+    return out
+
+
+def _template_id(s: RunStep) -> str:
+    return s.template or s.number
+
+
+def step_sort_key(number: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in number.split("."))
+
+
+_RANGE = re.compile(r"^(\d+(?:\.\d+)*)\s*-\s*(\d+(?:\.\d+)*)$")
+
+
+def select_steps(steps: Sequence[RunStep], spec: str) -> list[RunStep]:
+    """`spec`: comma-separated step numbers, sections ("3" = all of section 3) and ranges
+    ("3.1-3.4").  Raises ValueError naming what matches nothing."""
+    chosen: dict[str, RunStep] = {}
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        m = _RANGE.match(part)
+        if m:
+            lo, hi = step_sort_key(m.group(1)), step_sort_key(m.group(2))
+            hits = [s for s in steps if lo <= step_sort_key(s.number) <= hi]
+        else:
+            hits = [s for s in steps if s.number == part or s.number.startswith(part + ".")]
+        if not hits:
+            raise ValueError(f"--steps: {part!r} matches no step (steps run from "
+                             f"{steps[0].number} to {steps[-1].number})" if steps else "there are no steps")
+        for s in hits:
+            chosen[s.number] = s
+    return [s for s in steps if s.number in chosen]
+
+
+_BUILTINS = frozenset("""
+if then else elif fi for while until do done case esac in function select time
+echo printf cd test [ [[ true false exit return export local read set unset shift eval
+exec source . trap wait kill command type hash alias ulimit umask let declare printf
+pushd popd break continue getopts nohup sudo env xargs { } ! ( )""".split())
+_SEPARATORS = re.compile(r"&&|\|\||[;|&()]|\$\(|`")
+
+
+def required_tools(script: str, shell: str) -> list[str]:
+    """The programs a bash script calls, for the pre-flight check.  A heuristic: the first
+    word of each simple command, skipping builtins, keywords and variable assignments."""
+    if shell not in ("bash", "sh"):
+        return []
+    tools: dict[str, None] = {}
+    for line in script.splitlines():
+        line = line.split(" #", 1)[0]
+        for part in _SEPARATORS.split(line):
+            words = part.split()
+            while words and (words[0] in ("nohup", "sudo", "exec", "env", "time", "!")
+                             or "=" in words[0] and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0])):
+                words = words[1:]
+            if not words:
+                continue
+            word = words[0]
+            if word in _BUILTINS or not re.match(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$", word):
+                continue
+            tools[word] = None
+    return list(tools)
+
+
+def hosts_of(steps: Iterable[RunStep]) -> list[str]:
+    return list(dict.fromkeys(t.host for s in steps for t in s.tasks if not t.manual))

@@ -1,0 +1,26 @@
+"""Linux beds for the run tests: N servers, each reached by a given access entry, with the
+step templates of tests/run_templates (hello, mark, work, cabling)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+TEMPLATES = str(Path(__file__).parent / "run_templates")
+
+
+def linux_bed_text(hosts: list[dict], mark_dir: Path, work_s: float = 0, manual_check: bool = False) -> str:
+    """`hosts`: dicts with `id` and the access fields (transport, address, port, user, key_file...)."""
+    servers, access = [], []
+    for h in hosts:
+        servers.append({"id": h["id"], "role": "load_client", "platform": "linux", "os": "Debian 12",
+                        "settings": {"mark_dir": str(mark_dir), "work_s": work_s,
+                                     "manual_check": manual_check}})
+        access.append({k: v for k, v in h.items() if k != "id"} | {"host": h["id"]})
+    doc = {"format_version": 1, "bed": {"name": "run test bed"}, "servers": servers, "access": access}
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def write_bed(path: Path, hosts: list[dict], **kw) -> Path:
+    path.write_text(linux_bed_text(hosts, **kw), encoding="utf-8")
+    return path
