@@ -258,6 +258,11 @@ def cmd_runs(ns: argparse.Namespace) -> int:
     return runs(ns)
 
 
+def cmd_export_ansible(ns: argparse.Namespace) -> int:
+    from app.run.cli_run import cmd_export_ansible as export
+    return export(ns)
+
+
 def cmd_schema(ns: argparse.Namespace) -> int:
     from topology.schema import schema_text
     sys.stdout.write(schema_text())
@@ -266,7 +271,8 @@ def cmd_schema(ns: argparse.Namespace) -> int:
 
 _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
-             "schema": cmd_schema, "run": cmd_run, "runs": cmd_runs}
+             "schema": cmd_schema, "run": cmd_run, "runs": cmd_runs,
+             "export-ansible": cmd_export_ansible}
 
 
 if __name__ == "__main__":

@@ -39,6 +39,13 @@ def add_arguments(sub) -> None:
                    help="extra step templates, as for `testbed-studio methodology`")
     r.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
 
+    ax = sub.add_parser("export-ansible", help="write the bed's hosts and automated steps as an Ansible "
+                                              "inventory and playbook")
+    ax.add_argument("file")
+    ax.add_argument("-o", "--output", required=True, metavar="DIR", help="directory for inventory.yml and playbook.yml")
+    ax.add_argument("--steps", default="", metavar="SPEC", help="only these steps (as for run)")
+    ax.add_argument("--templates", action="append", default=[], metavar="DIR", help="extra step templates")
+
     rs = sub.add_parser("runs", help="list the recorded runs and where each stands")
     rs.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
 
@@ -248,4 +255,34 @@ def cmd_runs(ns: argparse.Namespace) -> int:
         print(f"{info.id:<40}{info.created[:19]:<21}{ok:>4} ok  {where:<16}{info.bed_file}")
     if not found:
         print("no runs yet")
+    return EXIT_OK
+
+
+def cmd_export_ansible(ns: argparse.Namespace) -> int:
+    from app.remote.connect import access_by_host
+    from app.run.ansible_export import export
+    from app.run.plan import run_steps, select_steps
+    from topology.errors import BedFileError
+    from topology.fileformat import load
+    from topology.methodology import generate
+    try:
+        bed = load(ns.file)
+        meth = generate(bed, extra_dirs=ns.templates)
+    except BedFileError as exc:
+        print(exc.format(), file=sys.stderr)
+        return EXIT_UNUSABLE
+    steps = run_steps(meth, {h: a.transport for h, a in access_by_host(bed).items()})
+    try:
+        steps = select_steps(steps, ns.steps) if ns.steps else steps
+    except ValueError as exc:
+        _err(str(exc))
+        return EXIT_UNUSABLE
+    try:
+        paths = export(bed, steps, Path(ns.output))
+    except OSError as exc:
+        _err(f"cannot write {ns.output}: {exc.strerror or exc}")
+        return EXIT_UNUSABLE
+    automated = sum(1 for s in steps if not s.manual)
+    print(f"wrote {paths['inventory']} and {paths['playbook']} ({automated} automated step(s), "
+          f"{len(steps) - automated} manual); run: ansible-playbook -i {paths['inventory']} {paths['playbook']}")
     return EXIT_OK
