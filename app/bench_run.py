@@ -1,0 +1,141 @@
+"""Benchmark of the run engine on real sshd hosts (app/sandbox_hosts.py):
+
+* one step on 1 host and on 50 hosts in parallel (target: 50 hosts < 1.5 x one host);
+* the same step on the same 50 hosts with Ansible at its default 5 forks (target: the
+  engine >= 5 x faster);
+* how long a line printed on a host takes to reach the engine's listener (target < 100 ms).
+
+    python -m app.bench_run [--hosts 50] [--no-ansible]
+Needs root, openssh-server and (for the comparison) ansible-core.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+STEP_SCRIPT = "sleep 0.5; uname -n; echo done"
+
+
+def _steps(hosts: list[str], script: str = STEP_SCRIPT):
+    from app.run.plan import RunStep, Task
+    return [RunStep("1.1", "Run the probe on every host.", "hosts", "Bench", h, [Task("1.1", h, "bash", script)],
+                    template="bench#probe") for h in hosts]
+
+
+def _engine(lab, hosts: list[str], runs: Path, script: str = STEP_SCRIPT, listener=None):
+    from app.remote.ssh import SSHTransport
+    from app.run import journal as J
+    from app.run.engine import RunEngine
+    info = J.new_run("bench.yaml", "", root=runs)
+    return RunEngine(info, _steps(hosts, script), lambda h: SSHTransport(**lab.connection(h)),
+                     workers=64, timeout=60, listener=listener)
+
+
+def time_engine(lab, hosts: list[str], runs: Path) -> float:
+    """Seconds for one step on `hosts`, connecting included (a run starts with no connection)."""
+    engine = _engine(lab, hosts, runs)
+    try:
+        t0 = time.perf_counter()
+        ok = engine.run_steps(engine.steps)
+        seconds = time.perf_counter() - t0
+    finally:
+        engine.close()
+    if not ok:
+        bad = engine.failed_tasks()
+        raise RuntimeError(f"{len(bad)} host(s) failed, e.g. {bad[0].host}: {bad[0].message}")
+    return seconds
+
+
+def time_ansible(lab, hosts: list[str], work: Path, forks: int | None = None) -> float | None:
+    ansible = Path(sys.executable).with_name("ansible-playbook")
+    if not ansible.exists():
+        ansible = Path(shutil.which("ansible-playbook") or "")
+    if not ansible.is_file():
+        return None
+    inv = work / "inventory.ini"
+    inv.write_text("[bench]\n" + "".join(
+        f"{h} ansible_host={lab.hosts[h].address} ansible_port={lab.hosts[h].port} ansible_user=root "
+        f"ansible_ssh_private_key_file={lab.client_key_path}\n" for h in hosts))
+    play = work / "probe.yml"
+    play.write_text("- hosts: bench\n  gather_facts: false\n  tasks:\n"
+                    f"    - ansible.builtin.shell: {STEP_SCRIPT!r}\n")
+    env = os.environ | {"ANSIBLE_SSH_ARGS": f"-o UserKnownHostsFile={lab.known_hosts_path} -o IdentitiesOnly=yes",
+                        "ANSIBLE_HOST_KEY_CHECKING": "True", "ANSIBLE_LOCAL_TEMP": str(work / "ans-tmp"),
+                        "ANSIBLE_REMOTE_TEMP": "/tmp/.ansible-bench"}
+    cmd = [str(ansible), "-i", str(inv), str(play), "-e", f"ansible_python_interpreter={sys.executable}"]
+    if forks:
+        cmd += ["--forks", str(forks)]
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=600)
+    seconds = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise RuntimeError("ansible-playbook failed:\n" + r.stdout[-2000:] + r.stderr[-1000:])
+    return seconds
+
+
+def output_latency_ms(lab, host: str, runs: Path, lines: int = 30) -> list[float]:
+    """Milliseconds from a line printed on the host to the engine's listener receiving it."""
+    from app.run.engine import RunListener
+    delays: list[float] = []
+
+    class Timing(RunListener):
+        def output(self, task, stream, line):
+            if line.startswith("t="):
+                delays.append((time.time() - float(line[2:])) * 1000)
+
+    script = f"for i in $(seq {lines}); do echo t=$(date +%s.%N); sleep 0.05; done"
+    engine = _engine(lab, [host], runs, script, Timing())
+    try:
+        engine.run_steps(engine.steps)
+    finally:
+        engine.close()
+    return delays
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m app.bench_run")
+    ap.add_argument("--hosts", type=int, default=50)
+    ap.add_argument("--no-ansible", action="store_true")
+    ap.add_argument("--repeat", type=int, default=3)
+    ns = ap.parse_args(argv)
+    from app.sandbox_hosts import SandboxLab
+    reason = SandboxLab.unavailable_reason()
+    if reason:
+        print(f"run benchmark skipped: {reason}")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="tbs-bench-run-") as tmp, SandboxLab(Path(tmp) / "lab") as lab:
+        work = Path(tmp)
+        t0 = time.perf_counter()
+        lab.start_many(ns.hosts)
+        print(f"started {ns.hosts} sshd hosts in {time.perf_counter() - t0:.2f} s")
+        names = sorted(lab.hosts, key=lambda n: int(n.lstrip("h")))
+        one = statistics.median(time_engine(lab, names[:1], work / "runs") for _ in range(ns.repeat))
+        many = statistics.median(time_engine(lab, names, work / "runs") for _ in range(ns.repeat))
+        print(f"one step ({STEP_SCRIPT!r}), connection included, median of {ns.repeat}:")
+        print(f"  1 host:            {one:6.2f} s")
+        print(f"  {ns.hosts} hosts parallel: {many:6.2f} s   ratio {many / one:.2f} x one host  (target < 1.5)")
+        if not ns.no_ansible:
+            ans = time_ansible(lab, names, work)
+            if ans is None:
+                print("  ansible-playbook not installed: comparison skipped (pip install ansible-core)")
+            else:
+                print(f"  Ansible, default forks (5): {ans:6.2f} s   engine is {ans / many:.1f} x faster  (target >= 5)")
+                wide = time_ansible(lab, names, work, forks=ns.hosts)
+                print(f"  Ansible, --forks {ns.hosts}:       {wide:6.2f} s   engine is {wide / many:.1f} x faster  (for reference)")
+        delays = output_latency_ms(lab, names[0], work / "runs")
+        if delays:
+            print(f"remote line -> engine listener: median {statistics.median(delays):.1f} ms, "
+                  f"max {max(delays):.1f} ms over {len(delays)} lines  (target < 100 ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
