@@ -1,0 +1,270 @@
+"""SSH transport (paramiko): key, agent or password; jump host; host keys checked against the
+application's known_hosts, an unknown key only with the user's consent, a changed key never."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import select
+import socket
+import threading
+import time
+from pathlib import Path
+
+import paramiko
+
+from app.remote.base import (CANCELLED, FAILED, LOST, OK, TIMEOUT, AuthFailed, CommandResult, HostKeyDecider,
+                             HostKeyQuestion, HostKeyRejected, LineSplitter, OutputSink, Transport, Unreachable,
+                             refuse_unknown_keys)
+
+# The login shell reports its pid, then becomes the script's shell: sshd makes each session
+# its own process group, so a timeout can stop the whole script with `kill -- -PID`.
+_PID_MARK = "@testbed-studio-pid "
+_COMMANDS = {"bash": f"echo {_PID_MARK}$$ >&2; exec bash -s", "sh": f"echo {_PID_MARK}$$ >&2; exec sh -s",
+             "powershell": "powershell -NoProfile -NonInteractive -Command -"}
+_POLL_S = 0.02      # a printed line reaches the callback within this (plus the network)
+
+
+def fingerprint(key: paramiko.PKey) -> str:
+    """SHA256 fingerprint as `ssh-keygen -lf` prints it."""
+    return "SHA256:" + base64.b64encode(hashlib.sha256(key.asbytes()).digest()).decode().rstrip("=")
+
+
+def _known_name(address: str, port: int) -> str:
+    return address if port == 22 else f"[{address}]:{port}"
+
+
+class _AskThenRecord(paramiko.MissingHostKeyPolicy):
+    """An unknown key: ask; accepted keys are appended to the application's known_hosts."""
+
+    def __init__(self, transport: "SSHTransport"):
+        self.t = transport
+
+    def missing_host_key(self, client, hostname, key):
+        question = HostKeyQuestion(self.t.host, hostname, key.get_name(), fingerprint(key))
+        if not self.t.decider(question):
+            raise HostKeyRejected(
+                f"{self.t.host}: the SSH host key of {hostname} is not known and was not accepted "
+                f"({key.get_name()} {question.fingerprint}); nothing was run there")
+        path = self.t.known_hosts
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a") as fh:
+            fh.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
+        client.get_host_keys().add(hostname, key.get_name(), key)
+
+
+class SSHTransport(Transport):
+    parallel_safe = True    # paramiko multiplexes one channel per command over the connection
+
+    def __init__(self, host: str, address: str, port: int = 22, user: str = "root", password: str | None = None,
+                 key_file: str | None = None, key_passphrase: str | None = None, allow_agent: bool = True,
+                 known_hosts: str | os.PathLike | None = None, decider: HostKeyDecider = refuse_unknown_keys,
+                 jump: "SSHTransport | None" = None, connect_timeout: float = 10.0, keepalive: int = 2):
+        super().__init__(host)
+        self.address, self.port, self.user = address, int(port), user
+        self._password, self._key_file, self._passphrase = password, key_file, key_passphrase
+        self.allow_agent = allow_agent
+        if known_hosts is None:
+            from app.remote.connect import known_hosts_path
+            known_hosts = known_hosts_path()
+        self.known_hosts = Path(known_hosts).expanduser()
+        self.decider = decider
+        self.jump = jump
+        self.connect_timeout = connect_timeout
+        self.keepalive = keepalive
+        self._client: paramiko.SSHClient | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def where(self) -> str:
+        return f"{self.address}:{self.port}"
+
+    # ------------------------------------------------------------------ connection
+
+    def open(self) -> None:
+        with self._lock:
+            if self._client is not None and self._active(self._client):
+                return
+            self._client = self._connect()
+
+    @staticmethod
+    def _active(client: paramiko.SSHClient) -> bool:
+        t = client.get_transport()
+        return t is not None and t.is_active()
+
+    def _connect(self) -> paramiko.SSHClient:
+        client = paramiko.SSHClient()
+        if self.known_hosts.exists():
+            try:
+                client.load_host_keys(str(self.known_hosts))
+            except (OSError, paramiko.SSHException) as exc:
+                raise HostKeyRejected(f"{self.host}: cannot read {self.known_hosts}: {exc}") from None
+        client.set_missing_host_key_policy(_AskThenRecord(self))
+        sock = None
+        if self.jump is not None:
+            self.jump.open()
+            try:
+                sock = self.jump._client.get_transport().open_channel(
+                    "direct-tcpip", (self.address, self.port), ("127.0.0.1", 0), timeout=self.connect_timeout)
+            except (paramiko.SSHException, OSError) as exc:
+                raise Unreachable(f"{self.host}: the jump host {self.jump.host} cannot reach {self.where}: "
+                                  f"{exc}") from None
+        try:
+            client.connect(self.address, self.port, username=self.user, password=self._password,
+                           key_filename=self._key_file, passphrase=self._passphrase,
+                           allow_agent=self.allow_agent, look_for_keys=self._key_file is None,
+                           timeout=self.connect_timeout, banner_timeout=self.connect_timeout,
+                           auth_timeout=self.connect_timeout, sock=sock)
+        except HostKeyRejected:
+            client.close()
+            raise
+        except paramiko.BadHostKeyException as exc:
+            client.close()
+            line = self._known_hosts_line(_known_name(self.address, self.port))
+            raise HostKeyRejected(
+                f"{self.host}: the SSH host key of {self.where} has CHANGED since it was trusted "
+                f"(now {exc.key.get_name()} {fingerprint(exc.key)}, expected {fingerprint(exc.expected_key)}). "
+                f"This can be a man-in-the-middle attack; nothing was run. If the host was reinstalled, "
+                f"remove {'line ' + str(line) + ' of ' if line else 'its line from '}{self.known_hosts} "
+                "and accept the new key.") from None
+        except paramiko.AuthenticationException:
+            client.close()
+            how = "password" if self._password else ("key " + self._key_file if self._key_file else "keys/agent")
+            raise AuthFailed(f"{self.host}: {self.user}@{self.where} refused the login ({how}); "
+                             "check the user name and the password or key in the keyring") from None
+        except (socket.timeout, TimeoutError):
+            client.close()
+            raise Unreachable(f"{self.host}: no answer from {self.where} within {self.connect_timeout:g} s "
+                              "(host down, wrong address or a firewall)") from None
+        except (OSError, paramiko.SSHException, EOFError) as exc:
+            client.close()
+            cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+            raise Unreachable(f"{self.host}: cannot connect to {self.where}: {cause}") from None
+        client.get_transport().set_keepalive(self.keepalive)
+        return client
+
+    def _known_hosts_line(self, name: str) -> int | None:
+        try:
+            for n, line in enumerate(self.known_hosts.read_text().splitlines(), 1):
+                if line.split(" ", 1)[0].split(",").count(name):
+                    return n
+        except OSError:
+            pass
+        return None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+        if self.jump is not None:
+            self.jump.close()
+
+    # --------------------------------------------------------------------- commands
+
+    def run(self, script: str, *, shell: str = "bash", on_output: OutputSink | None = None,
+            timeout: float | None = None, cancel: threading.Event | None = None) -> CommandResult:
+        command = _COMMANDS.get(shell)
+        if command is None:
+            return CommandResult(FAILED, None, f"SSH cannot run {shell} scripts")
+        start = time.monotonic()
+        tail: list[str] = []
+        try:
+            self.open()     # reconnects after a lost connection
+            channel = self._client.get_transport().open_session(timeout=self.connect_timeout)
+            channel.exec_command(command)
+            channel.sendall(script.encode() + (b"" if script.endswith("\n") else b"\n"))
+            channel.shutdown_write()
+        except (Unreachable, AuthFailed, HostKeyRejected):
+            raise
+        except (paramiko.SSHException, OSError, EOFError, AttributeError) as exc:
+            self._forget()
+            return CommandResult(LOST, None, f"the connection to {self.where} failed: {exc or type(exc).__name__}",
+                                 time.monotonic() - start, tail)
+        remote_pid: list[int] = []
+
+        def stderr_sink(stream: str, line: str) -> None:
+            if not remote_pid and line.startswith(_PID_MARK):
+                remote_pid.append(int(line[len(_PID_MARK):] or 0))
+                if tail and tail[-1].endswith(line):
+                    tail.pop()
+            elif on_output is not None:
+                on_output(stream, line)
+
+        out = LineSplitter("stdout", on_output, tail)
+        err = LineSplitter("stderr", stderr_sink, tail)
+        ended = None
+        transport = channel.get_transport()
+        try:
+            while True:
+                got = False
+                while channel.recv_ready():
+                    out.feed(channel.recv(65536))
+                    got = True
+                while channel.recv_stderr_ready():
+                    err.feed(channel.recv_stderr(65536))
+                    got = True
+                if channel.exit_status_ready() and not channel.recv_ready() and not channel.recv_stderr_ready():
+                    break
+                if not transport.is_active() or channel.closed and not channel.exit_status_ready():
+                    ended = LOST
+                    break
+                if cancel is not None and cancel.is_set():
+                    ended = CANCELLED
+                    break
+                if timeout is not None and time.monotonic() - start > timeout:
+                    ended = TIMEOUT
+                    break
+                if not got:
+                    select.select([channel], [], [], _POLL_S)
+        except (paramiko.SSHException, OSError, EOFError) as exc:
+            ended = LOST
+        out.flush()
+        err.flush()
+        seconds = time.monotonic() - start
+        if ended in (TIMEOUT, CANCELLED):
+            self._stop(channel, remote_pid[0] if remote_pid else None)
+            msg = f"still running after {timeout:g} s: stopped" if ended == TIMEOUT else "stopped by the user"
+            return CommandResult(ended, None, msg, seconds, tail)
+        if ended == LOST:
+            self._forget()
+            return CommandResult(LOST, None, f"the connection to {self.where} was lost while the step ran "
+                                 "(host down or link cut); whether it finished is unknown", seconds, tail)
+        code = channel.recv_exit_status()
+        channel.close()
+        if code == 0:
+            return CommandResult(OK, 0, "", seconds, tail)
+        if code == -1:
+            self._forget()
+            return CommandResult(LOST, None, f"the session on {self.where} ended without an exit status "
+                                 "(host down or sshd killed)", seconds, tail)
+        return CommandResult(FAILED, code, "command not found" if code == 127 else f"exit status {code}",
+                             seconds, tail)
+
+    def _stop(self, channel: paramiko.Channel, pid: int | None) -> None:
+        # closing the channel alone leaves a silent script running on the host
+        try:
+            channel.close()
+        except Exception:  # noqa: BLE001 - the channel may already be gone
+            pass
+        if not pid:
+            return
+        try:
+            killer = self._client.get_transport().open_session(timeout=self.connect_timeout)
+            killer.exec_command(f"kill -TERM -- -{pid} 2>/dev/null || kill -TERM {pid}; sleep 1; "
+                                f"kill -KILL -- -{pid} 2>/dev/null; true")
+            killer.settimeout(5)
+            killer.recv_exit_status()
+            killer.close()
+        except Exception:  # noqa: BLE001 - a host that is gone has nothing left to stop
+            pass
+
+    def _forget(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                try:
+                    self._client.close()
+                except Exception:  # noqa: BLE001
+                    pass
+                self._client = None

@@ -1,0 +1,221 @@
+"""`testbed-studio run` over real SSH: sshd hosts on loopback addresses and in network
+namespaces that this module starts itself (app/sandbox_hosts.py), real commands, and the
+faults a lab meets: a host that dies mid-step, a cut link, an unknown host key, a refused
+password, a host that is not there.  Each time the journal stays readable, the failed step
+is named with its cause, and resume continues from it."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app.remote.connect import TransportFactory
+from app.remote.credentials import CredentialStore
+from app.run import journal as J
+from app.run.cli_run import EXIT_FAILED, EXIT_OK, EXIT_PREFLIGHT
+from app.run.engine import RunEngine
+from app.run.plan import run_steps, select_steps
+from app.sandbox_hosts import SandboxLab
+from tests.run_beds import TEMPLATES, write_bed
+from topology.fileformat import load
+from topology.methodology import generate
+
+pytestmark = pytest.mark.skipif(SandboxLab.unavailable_reason() is not None,
+                                reason=f"no sandbox sshd hosts here: {SandboxLab.unavailable_reason()}")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    with SandboxLab(tmp_path_factory.mktemp("lab")) as lab:
+        lab.start_many(3)
+        yield lab
+
+
+def _ssh_access(lab, name: str, **extra) -> dict:
+    h = lab.hosts[name]
+    return {"id": name, "transport": "ssh", "address": h.address, "port": h.port, "user": "root",
+            "key_file": str(lab.client_key_path)} | extra
+
+
+def _cli(*args: str, known_hosts: Path, timeout: float = 90, **popen) -> subprocess.CompletedProcess:
+    env = os.environ | {"TESTBED_STUDIO_KNOWN_HOSTS": str(known_hosts)}
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL, env=env)
+
+
+def _steps(bed_path: Path):
+    bed = load(bed_path)
+    return [s for s in run_steps(generate(bed, extra_dirs=[TEMPLATES]), {a.host: a.transport for a in bed.access})
+            if s.section == "hosts"]
+
+
+def _number(steps, template_id: str, host: str) -> str:
+    return next(s.number for s in steps if s.template.endswith("#" + template_id) and s.target == host)
+
+
+def _known_hosts_copy(lab, tmp_path) -> Path:
+    path = tmp_path / "known_hosts"
+    shutil.copyfile(lab.known_hosts_path, path)
+    return path
+
+
+def _wait_for_start(runs: Path, step: str, host: str, seconds: float = 30) -> Path:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for d in (runs.iterdir() if runs.exists() else ()):
+            if any(r["kind"] == "start" and r["step"] == step and r["host"] == host
+                   for r in J.read_records(d)[0]):
+                return d
+        time.sleep(0.05)
+    pytest.fail(f"step {step} never started on {host}")
+
+
+def test_a_run_over_ssh_executes_every_step_on_every_host(lab, tmp_path):
+    bed = write_bed(tmp_path / "bed.yaml", [_ssh_access(lab, n) for n in ("h1", "h2", "h3")],
+                    mark_dir=tmp_path / "marks")
+    steps = _steps(bed)
+    sec = steps[0].number.split(".")[0]
+    r = _cli("run", str(bed), "--steps", sec, "--runs-dir", str(tmp_path / "runs"), "--templates", TEMPLATES,
+             known_hosts=_known_hosts_copy(lab, tmp_path))
+    assert r.returncode == EXIT_OK, r.stdout + r.stderr
+    assert "pre-flight h2: ok" in r.stdout
+    assert f"[{_number(steps, 'hello', 'h3')} h3] host=h3" in r.stdout
+    assert sorted(p.name for p in (tmp_path / "marks").iterdir()) == ["h1.visits", "h2.visits", "h3.visits"]
+
+
+def test_an_unknown_host_key_is_not_accepted_without_consent(lab, tmp_path):
+    bed = write_bed(tmp_path / "bed.yaml", [_ssh_access(lab, "h1")], mark_dir=tmp_path / "marks")
+    known = tmp_path / "known_hosts"          # empty: h1's key is unknown
+    known.write_text("")
+    sec = _steps(bed)[0].number.split(".")[0]
+    runs = tmp_path / "runs"
+    r = _cli("run", str(bed), "--steps", sec, "--runs-dir", str(runs), "--templates", TEMPLATES, known_hosts=known)
+    fingerprint = lab.hosts["h1"].host_key_fingerprint
+    assert r.returncode == EXIT_PREFLIGHT
+    assert f"refusing the unknown SSH host key of h1" in r.stderr and fingerprint in r.stderr
+    assert f"--trust {fingerprint}" in r.stderr
+    assert known.read_text() == "" and not (tmp_path / "marks").exists()
+
+    r = _cli("run", str(bed), "--steps", sec, "--runs-dir", str(runs), "--templates", TEMPLATES,
+             "--trust", fingerprint, known_hosts=known)
+    assert r.returncode == EXIT_OK, r.stdout + r.stderr
+    assert lab.hosts["h1"].host_key_public.split()[1] in known.read_text()
+
+
+def test_a_host_that_dies_mid_step_is_reported_and_resume_continues_from_that_step(lab, tmp_path):
+    bed = write_bed(tmp_path / "bed.yaml", [_ssh_access(lab, n) for n in ("h1", "h2")],
+                    mark_dir=tmp_path / "marks", work_s=4)
+    steps = _steps(bed)
+    sec = steps[0].number.split(".")[0]
+    runs, known = tmp_path / "runs", _known_hosts_copy(lab, tmp_path)
+    env = os.environ | {"TESTBED_STUDIO_KNOWN_HOSTS": str(known)}
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(bed), "--steps", sec, "--runs-dir",
+                             str(runs), "--templates", TEMPLATES], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True, env=env)
+    work1 = _number(steps, "work", "h1")
+    run_dir = _wait_for_start(runs, work1, "h1")
+    time.sleep(0.5)
+    lab.kill("h1")                                     # sshd and the step's shell die at once
+    try:
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == EXIT_FAILED, out + err
+        assert f"{work1} on h1: lost" in err or f"{work1} on h1: unreachable" in err
+        state = J.replay(J.read_records(run_dir)[0])
+        assert state[(work1, "h1")].status in (J.LOST, J.UNREACHABLE)
+        assert state[(_number(steps, "work", "h2"), "h2")].status == J.OK     # the other host went on
+    finally:
+        lab.restart("h1")
+    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", TEMPLATES,
+             known_hosts=known)
+    assert r.returncode == EXIT_OK, r.stdout + r.stderr
+    assert f"continuing at step {work1}" in r.stdout
+    assert (tmp_path / "marks" / "h1.visits").read_text() == "visit\n"      # 'mark' ran once only
+
+
+def test_a_cut_link_ends_the_step_at_its_timeout_and_resume_finishes_after_the_link_returns(tmp_path):
+    reason = SandboxLab.netns_unavailable_reason()
+    if reason:
+        pytest.skip(f"network namespaces unavailable: {reason}")
+    with SandboxLab(tmp_path / "nslab") as lab:
+        lab.add_netns_host("n1")
+        bed = write_bed(tmp_path / "bed.yaml", [_ssh_access(lab, "n1")], mark_dir=tmp_path / "marks", work_s=3)
+        steps = _steps(bed)
+        sec = steps[0].number.split(".")[0]
+        runs, known = tmp_path / "runs", _known_hosts_copy(lab, tmp_path)
+        env = os.environ | {"TESTBED_STUDIO_KNOWN_HOSTS": str(known)}
+        proc = subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(bed), "--steps", sec, "--timeout", "6",
+                                 "--runs-dir", str(runs), "--templates", TEMPLATES], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env)
+        work = _number(steps, "work", "n1")
+        run_dir = _wait_for_start(runs, work, "n1")
+        lab.link_down("n1")
+        try:
+            out, err = proc.communicate(timeout=60)
+        finally:
+            lab.link_up("n1")
+        assert proc.returncode == EXIT_FAILED, out + err
+        state = J.replay(J.read_records(run_dir)[0])
+        assert state[(work, "n1")].status in (J.TIMEOUT, J.LOST), state[(work, "n1")]
+        assert f"{work} on n1:" in err
+        r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", TEMPLATES,
+                 known_hosts=known)
+        assert r.returncode == EXIT_OK, r.stdout + r.stderr
+
+
+def test_a_refused_password_and_a_missing_host_each_end_their_step_with_a_clear_status(lab, tmp_path):
+    dead_port = lab.hosts["h3"].port + 17
+    bed_path = write_bed(tmp_path / "bed.yaml", [
+        {"id": "h1", "transport": "ssh", "address": lab.hosts["h1"].address, "port": lab.hosts["h1"].port,
+         "user": "nobody-here", "credential": "lab-admins"},
+        {"id": "h2", "transport": "ssh", "address": "127.0.0.1", "port": dead_port, "user": "root"},
+        _ssh_access(lab, "h3")], mark_dir=tmp_path / "marks")
+    bed = load(bed_path)
+    creds = CredentialStore(service="testbed-studio-tests")
+    creds.set("lab-admins", "not-the-password", remember=False)
+    factory = TransportFactory(bed, credentials=creds, known_hosts=_known_hosts_copy(lab, tmp_path))
+    steps = select_steps(run_steps(generate(bed, extra_dirs=[TEMPLATES]), factory.transports()),
+                         _steps(bed_path)[0].number.split(".")[0])
+    info = J.new_run(str(bed_path), "", root=tmp_path / "runs")
+    engine = RunEngine(info, steps, factory, timeout=30)
+    try:
+        checks = {c.host: c for c in engine.preflight()}
+        assert not checks["h1"].ok and "nobody-here@" in checks["h1"].message
+        assert "not-the-password" not in checks["h1"].message
+        assert not checks["h2"].ok and str(dead_port) in checks["h2"].message
+        assert checks["h3"].ok
+        engine.run_steps(steps)
+        hello = {h: _number(steps, "hello", h) for h in ("h1", "h2", "h3")}
+        assert engine.task_state(steps[[s.number for s in steps].index(hello["h1"])].tasks[0]).status == J.AUTH_FAILED
+        assert engine.task_state(steps[[s.number for s in steps].index(hello["h2"])].tasks[0]).status == J.UNREACHABLE
+        assert all(engine.succeeded(s) for s in steps if s.target == "h3")
+    finally:
+        engine.close()
+    journal_text = (info.dir / "journal.jsonl").read_text()
+    assert "not-the-password" not in journal_text
+
+
+def test_the_exported_ansible_playbook_runs_against_the_same_hosts(lab, tmp_path):
+    ansible = Path(sys.executable).with_name("ansible-playbook")
+    if not ansible.exists():
+        pytest.skip("ansible-playbook is not installed in this environment (pip install ansible-core)")
+    bed = write_bed(tmp_path / "bed.yaml", [_ssh_access(lab, n) for n in ("h1", "h2")], mark_dir=tmp_path / "marks")
+    sec = _steps(bed)[0].number.split(".")[0]
+    r = _cli("export-ansible", str(bed), "-o", str(tmp_path / "ansible"), "--steps", sec, "--templates", TEMPLATES,
+             known_hosts=tmp_path / "unused")
+    assert r.returncode == EXIT_OK, r.stderr
+    env = os.environ | {"ANSIBLE_HOST_KEY_CHECKING": "True", "ANSIBLE_NOCOLOR": "1",
+                        "ANSIBLE_SSH_ARGS": f"-o UserKnownHostsFile={lab.known_hosts_path} -o IdentitiesOnly=yes",
+                        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ans-local"), "ANSIBLE_REMOTE_TEMP": "/tmp/.ansible-tbs"}
+    r = subprocess.run([str(ansible), "-i", str(tmp_path / "ansible" / "inventory.yml"),
+                        str(tmp_path / "ansible" / "playbook.yml"),
+                        "-e", f"ansible_python_interpreter={sys.executable}"],
+                       capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "failed=0" in r.stdout and "unreachable=0" in r.stdout
+    assert (tmp_path / "marks" / "h1.visits").read_text() == "visit\n"
+    assert (tmp_path / "marks" / "h2.visits").read_text() == "visit\n"
