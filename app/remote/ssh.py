@@ -11,6 +11,8 @@ import threading
 import time
 from pathlib import Path
 
+import logging
+
 import paramiko
 
 from app.remote.base import (CANCELLED, FAILED, LOST, OK, TIMEOUT, AuthFailed, CommandResult, HostKeyDecider,
@@ -22,7 +24,10 @@ from app.remote.base import (CANCELLED, FAILED, LOST, OK, TIMEOUT, AuthFailed, C
 _PID_MARK = "@testbed-studio-pid "
 _COMMANDS = {"bash": f"echo {_PID_MARK}$$ >&2; exec bash -s", "sh": f"echo {_PID_MARK}$$ >&2; exec sh -s",
              "powershell": "powershell -NoProfile -NonInteractive -Command -"}
-_POLL_S = 0.02      # a printed line reaches the callback within this (plus the network)
+_POLL_S = 0.02
+# paramiko logs a dropped socket as an error on its own thread; the transport already reports
+# it as the step's status, and the user must not see a second, raw message on the terminal
+logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)      # a printed line reaches the callback within this (plus the network)
 
 
 def fingerprint(key: paramiko.PKey) -> str:
