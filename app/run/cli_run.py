@@ -164,12 +164,20 @@ def cmd_run(ns: argparse.Namespace) -> int:
         for s in skip:
             engine.mark(s, J.SKIPPED, "skipped with --skip")
         return _drive(engine, ns, path, printer)
+    except OSError as exc:
+        engine.cancel()
+        _err(f"cannot write the run's journal in {info.dir}: {exc.strerror or exc}; the run stopped. "
+             f"Free space or fix permissions, then resume: testbed-studio run {path} --resume {info.id}")
+        return EXIT_UNUSABLE
     except KeyboardInterrupt:
         engine.cancel()
         print(f"\ninterrupted; resume with: testbed-studio run {path} --resume {info.id}", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        engine.journal.record("session-end")
+        try:
+            engine.journal.record("session-end")
+        except OSError:
+            pass    # already reported above
         engine.close()
 
 

@@ -213,7 +213,7 @@ class RunEngine:
                           started=J.now_iso())
         self._set(state)
         self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts)
-        self.listener.task_started(task)
+        self._notify("task_started", task)
         start = time.monotonic()
         out_path = self.journal.output_path(task.step, task.host)
         with open(out_path, "a", encoding="utf-8", errors="replace") as out:
@@ -221,7 +221,7 @@ class RunEngine:
 
             def sink(stream: str, line: str) -> None:
                 out.write(line + "\n" if stream == "stdout" else f"[stderr] {line}\n")
-                self.listener.output(task, stream, line)
+                self._notify("output", task, stream, line)
 
             result = self._run_on_host(task, task.script, sink)
             if result.status == remote.OK and task.verify:
@@ -238,8 +238,17 @@ class RunEngine:
                             exit_code=state.exit_code, message=state.message, seconds=state.seconds,
                             tail=state.tail)
         self._set(state)
-        self.listener.task_finished(task, state)
+        self._notify("task_finished", task, state)
         return state.status == J.OK
+
+    def _notify(self, event: str, *args) -> None:
+        # a display that fails must not stop a run that is changing real hosts
+        try:
+            getattr(self.listener, event)(*args)
+        except Exception as exc:  # noqa: BLE001
+            if not getattr(self, "_listener_failed", False):
+                self._listener_failed = True
+                self.journal.record("note", message=f"the display stopped following the run: {exc!r}")
 
     def _run_on_host(self, task: Task, script: str, sink) -> CommandResult:
         try:
