@@ -58,6 +58,7 @@ PANELS: tuple[tuple[str, str, str, Qt.DockWidgetArea | None], ...] = (
     ("storage", "widgets.storage_editor.StorageEditor", "Storage", None),
     ("placement", "widgets.placement_view.PlacementView", "VM placement", None),
     ("methodology", "widgets.methodology_view.MethodologyView", "Methodology", None),
+    ("run", "widgets.run_wizard.RunWizard", "Run", None),
     ("palette", "widgets.palette.Palette", "Palette", Qt.DockWidgetArea.LeftDockWidgetArea),
     ("tree", "widgets.component_tree.ComponentTree", "Components", Qt.DockWidgetArea.LeftDockWidgetArea),
     ("properties", "widgets.property_editor.PropertyEditor", "Properties", Qt.DockWidgetArea.RightDockWidgetArea),
