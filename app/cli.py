@@ -263,6 +263,11 @@ def cmd_export_ansible(ns: argparse.Namespace) -> int:
     return export(ns)
 
 
+def cmd_results(ns: argparse.Namespace) -> int:
+    from app.run.cli_run import cmd_results as results
+    return results(ns)
+
+
 def cmd_schema(ns: argparse.Namespace) -> int:
     from topology.schema import schema_text
     sys.stdout.write(schema_text())
@@ -272,7 +277,7 @@ def cmd_schema(ns: argparse.Namespace) -> int:
 _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
              "schema": cmd_schema, "run": cmd_run, "runs": cmd_runs,
-             "export-ansible": cmd_export_ansible}
+             "export-ansible": cmd_export_ansible, "results": cmd_results}
 
 
 if __name__ == "__main__":

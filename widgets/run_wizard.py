@@ -365,7 +365,7 @@ class RunWizard(QWidget):
         self._update_buttons()
 
     def _show_output(self, batch: list) -> None:
-        text = "\n".join(f"[{step} {host}] {line}" if stream == "stdout" else f"[{step} {host}] ! {line}"
+        text = "\n".join(f"[{step} {host}] ! {line}" if stream == "stderr" else f"[{step} {host}] {line}"
                          for step, host, stream, line, _t in batch)
         self.output.appendPlainText(text)
         self.last_output_delay_s = time.monotonic() - batch[-1][4]

@@ -46,6 +46,12 @@ def add_arguments(sub) -> None:
     ax.add_argument("--steps", default="", metavar="SPEC", help="only these steps (as for run)")
     ax.add_argument("--templates", action="append", default=[], metavar="DIR", help="extra step templates")
 
+    re_ = sub.add_parser("results", help="print a run's metrics: average, 95th percentile, pass/fail per criterion")
+    re_.add_argument("run", help="run id (see `testbed-studio runs`) or run directory")
+    re_.add_argument("--csv", metavar="OUT", help="also write the summaries and per-second samples as CSV")
+    re_.add_argument("--all-series", action="store_true", help="include per-job and per-device series")
+    re_.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
+
     rs = sub.add_parser("runs", help="list the recorded runs and where each stands")
     rs.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
 
@@ -154,8 +160,10 @@ def cmd_run(ns: argparse.Namespace) -> int:
             print("note: the project file changed since this run started; steps are matched by number",
                   file=sys.stderr)
     printer = _Printer(ns.quiet)
+    from app.run.metrics_tap import MetricsTap
+    tap = MetricsTap(info.dir, printer.listener, on_problem=lambda text: printer.say(f"metrics: {text}"))
     engine = RunEngine(info, steps, factory, workers=ns.parallel, timeout=ns.timeout,
-                       host_timeouts=factory.timeouts(), listener=printer.listener)
+                       host_timeouts=factory.timeouts(), listener=tap)
     for problem in engine.journal_problems:
         print(f"note: {problem}", file=sys.stderr)
     try:
@@ -179,6 +187,7 @@ def cmd_run(ns: argparse.Namespace) -> int:
         except OSError:
             pass    # already reported above
         engine.close()
+        tap.close()
 
 
 def _drive(engine, ns, path: Path, printer: _Printer) -> int:
@@ -294,3 +303,34 @@ def cmd_export_ansible(ns: argparse.Namespace) -> int:
     print(f"wrote {paths['inventory']} and {paths['playbook']} ({automated} automated step(s), "
           f"{len(steps) - automated} manual); run: ansible-playbook -i {paths['inventory']} {paths['playbook']}")
     return EXIT_OK
+
+
+def cmd_results(ns: argparse.Namespace) -> int:
+    from app.metrics.results import judge_criteria, load_samples, results_table, summarize, write_csv
+    from app.run import journal as J
+    try:
+        info = J.open_run(ns.run, Path(ns.runs_dir) if ns.runs_dir else None)
+    except ValueError as exc:
+        _err(str(exc))
+        return EXIT_UNUSABLE
+    samples = load_samples(info.dir)
+    if not samples:
+        print(f"run {info.id} recorded no metrics (no workload step streamed figures)")
+        return EXIT_OK
+    summaries = summarize(samples)
+    verdicts = []
+    try:
+        from topology.fileformat import load
+        verdicts = judge_criteria(summaries, load(info.bed_file), samples)
+    except Exception:  # noqa: BLE001 - the bed may have moved; the figures still stand
+        pass
+    print(f"run {info.id}: {len(samples)} samples")
+    sys.stdout.write(results_table(summaries, verdicts, hosts_only=not ns.all_series))
+    if ns.csv:
+        try:
+            write_csv(Path(ns.csv), summaries, samples)
+        except OSError as exc:
+            _err(f"cannot write {ns.csv}: {exc.strerror or exc}")
+            return EXIT_UNUSABLE
+        print(f"wrote {ns.csv}")
+    return EXIT_FAILED if any(not v.passed for v in verdicts) else EXIT_OK

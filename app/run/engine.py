@@ -220,12 +220,12 @@ class RunEngine:
             out.write(f"--- attempt {state.attempts} at {state.started}\n")
 
             def sink(stream: str, line: str) -> None:
-                out.write(line + "\n" if stream == "stdout" else f"[stderr] {line}\n")
+                out.write(f"[stderr] {line}\n" if stream == "stderr" else line + "\n")
                 self._notify("output", task, stream, line)
 
             result = self._run_on_host(task, task.script, sink)
             if result.status == remote.OK and task.verify:
-                sink("stdout", f"[check] {task.verify}")
+                sink("info", f"[check] {task.verify}")
                 check = self._run_on_host(task, task.verify, sink)
                 if check.status != remote.OK:
                     result = CommandResult(J.FAILED, check.exit_code,

@@ -1,0 +1,212 @@
+"""A run's metrics on disk, and the results the reports publish from them.
+
+Layout: `<run_dir>/metrics.jsonl`, one sample per line, appended and flushed as samples
+arrive (a torn last line after a crash is ignored when read back).
+
+Summaries follow the reports: per workload series the average, the 95th percentile, the
+minimum and maximum and the seconds spent beyond each pass criterion; pass or fail per
+criterion with the figure that decided it; the median of N runs; and a comparison of two
+configurations that says which figure is the denominator.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import statistics
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from app.metrics.sample import Sample
+from app.metrics.series import time_beyond
+
+METRICS_FILE = "metrics.jsonl"
+
+
+class MetricsRecorder:
+    """Thread-safe append of samples to a run's metrics file."""
+
+    def __init__(self, run_dir: Path):
+        self.path = Path(run_dir) / METRICS_FILE
+        self._lock = threading.Lock()
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    def append(self, samples: Iterable[Sample]) -> None:
+        lines = "".join(json.dumps([s.timestamp, s.source, s.metric, None if math.isnan(s.value) else s.value,
+                                    s.unit]) + "\n" for s in samples)
+        if not lines:
+            return
+        with self._lock:
+            self._fh.write(lines)
+            self._fh.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self._fh.close()
+
+
+def load_samples(run_dir: Path) -> list[Sample]:
+    out: list[Sample] = []
+    try:
+        text = (Path(run_dir) / METRICS_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return out
+    for line in text.splitlines():
+        try:
+            t, src, metric, value, unit = json.loads(line)
+            out.append(Sample(float(t), src, metric, math.nan if value is None else float(value), unit))
+        except (ValueError, TypeError):
+            continue        # a line torn by a crash
+    return out
+
+
+@dataclass
+class Summary:
+    source: str
+    metric: str
+    unit: str
+    average: float
+    p95: float
+    minimum: float
+    maximum: float
+    seconds: int               # samples with a value
+    gaps: int                  # seconds without one
+
+
+def summarize(samples: Sequence[Sample]) -> list[Summary]:
+    by_key: dict[tuple[str, str], list[Sample]] = {}
+    for s in samples:
+        by_key.setdefault((s.source, s.metric), []).append(s)
+    out = []
+    for (source, metric), items in sorted(by_key.items()):
+        v = np.array([s.value for s in items], dtype=float)
+        finite = v[np.isfinite(v)]
+        if finite.size == 0:
+            out.append(Summary(source, metric, items[0].unit, math.nan, math.nan, math.nan, math.nan, 0, v.size))
+            continue
+        out.append(Summary(source, metric, items[0].unit, float(finite.mean()), float(np.percentile(finite, 95)),
+                           float(finite.min()), float(finite.max()), int(finite.size), int(v.size - finite.size)))
+    return out
+
+
+@dataclass
+class Verdict:
+    workload: str
+    criterion: str             # "db read latency < 20 ms"
+    measured: float
+    passed: bool
+    reason: str
+
+
+_OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        "==": lambda a, b: a == b}
+
+
+def _metric_for(criterion_metric: str, unit: str) -> str | None:
+    n = (criterion_metric + "_" + unit).lower()
+    if "lat" in n or n.endswith("_ms"):
+        return "write_latency_ms" if "write" in n or "log" in n else "read_latency_ms"
+    if "iops" in n or "transfers" in n:
+        return "iops"
+    if "mb" in n or "throughput" in n:
+        return "throughput_mbps"
+    return None
+
+
+def judge_criteria(summaries: Sequence[Summary], bed, samples: Sequence[Sample] = ()) -> list[Verdict]:
+    verdicts: list[Verdict] = []
+    by_key = {(s.source, s.metric): s for s in summaries}
+    for w in bed.workloads:
+        hosts = [w.driver] if w.driver else list(w.targets)
+        for c in w.criteria:
+            metric = _metric_for(c.metric, c.unit)
+            text = f"{c.metric.replace('_', ' ')} {c.comparison} {c.threshold:g}{(' ' + c.unit) if c.unit else ''}"
+            for host in hosts:
+                s = by_key.get((host, metric)) if metric else None
+                if s is None or math.isnan(s.average):
+                    continue
+                op = _OPS.get(c.comparison)
+                if op is None:
+                    continue
+                passed = bool(op(s.average, c.threshold))
+                series = [x for x in samples if x.source == host and x.metric == metric]
+                beyond = time_beyond(np.array([x.timestamp for x in series]), np.array([x.value for x in series]),
+                                     c.threshold, c.comparison) if series else 0.0
+                reason = (f"average {s.average:.3g} {s.unit} on {host}"
+                          + (f"; {beyond:.0f} s of {s.seconds} s beyond the line" if beyond else ""))
+                verdicts.append(Verdict(w.id, text, s.average, passed, reason))
+    return verdicts
+
+
+def median_of_runs(values: Sequence[float]) -> float:
+    """The reports' score of N runs: the middle run; for an even N the mean of the two middle
+    runs (statistics.median)."""
+    finite = [v for v in values if not math.isnan(v)]
+    if not finite:
+        raise ValueError("no run has a value")
+    return statistics.median(finite)
+
+
+@dataclass
+class Comparison:
+    baseline: float
+    candidate: float
+    percent: float
+    formula: str
+
+
+def compare(baseline: float, candidate: float, baseline_name: str = "baseline",
+            candidate_name: str = "candidate", unit: str = "") -> Comparison:
+    """Percent change of `candidate` over `baseline`, the baseline being the denominator."""
+    if baseline == 0:
+        raise ValueError("the baseline is 0: a percentage change is undefined")
+    pct = (candidate - baseline) / baseline * 100.0
+    u = f" {unit}" if unit else ""
+    formula = (f"{pct:+.1f} % = ({candidate_name} {candidate:,.6g}{u} − {baseline_name} {baseline:,.6g}{u}) "
+               f"/ {baseline_name} {baseline:,.6g}{u}; the denominator is {baseline_name}")
+    return Comparison(baseline, candidate, pct, formula)
+
+
+def write_csv(path: Path, summaries: Sequence[Summary], samples: Sequence[Sample] = ()) -> None:
+    """Summaries first, then every per-second sample; written to a temporary file and renamed."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(["kind", "source", "metric", "unit", "average", "p95", "min", "max", "seconds", "gaps"])
+    for s in summaries:
+        w.writerow(["summary", s.source, s.metric, s.unit, _num(s.average), _num(s.p95), _num(s.minimum),
+                    _num(s.maximum), s.seconds, s.gaps])
+    w.writerow([])
+    w.writerow(["kind", "timestamp", "source", "metric", "unit", "value"])
+    for x in samples:
+        w.writerow(["sample", f"{x.timestamp:.3f}", x.source, x.metric, x.unit, _num(x.value)])
+    from topology.fileformat import write_atomic
+    write_atomic(Path(path), buf.getvalue().encode("utf-8"))
+
+
+def _num(v: float) -> str:
+    return "" if math.isnan(v) else f"{v:.6g}"
+
+
+def results_table(summaries: Sequence[Summary], verdicts: Sequence[Verdict] = (), hosts_only: bool = True) -> str:
+    rows = [s for s in summaries if not hosts_only or "/" not in s.source]
+    head = f"{'source':<22}{'metric':<20}{'average':>12}{'95th pct':>12}{'min':>11}{'max':>11}{'seconds':>9}  unit"
+    lines = [head, "-" * len(head)]
+    for s in rows:
+        lines.append(f"{s.source:<22}{s.metric:<20}{_fmt(s.average):>12}{_fmt(s.p95):>12}{_fmt(s.minimum):>11}"
+                     f"{_fmt(s.maximum):>11}{s.seconds:>9}  {s.unit}" + (f"  ({s.gaps} s gap)" if s.gaps else ""))
+    if verdicts:
+        lines += ["", "pass criteria:"]
+        for v in verdicts:
+            lines.append(f"  {'PASS' if v.passed else 'FAIL'}  {v.workload}: {v.criterion} - {v.reason}")
+    return "\n".join(lines) + "\n"
+
+
+def _fmt(v: float) -> str:
+    if math.isnan(v):
+        return "-"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"

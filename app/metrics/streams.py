@@ -1,0 +1,221 @@
+"""Parsers for the tools' live output: each turns lines into Samples as they arrive and never
+raises on bad input.  A line that cannot be read is noted in `problems` and, when data was
+lost, the affected series get an explicit gap (a NaN sample) so the plot does not draw a
+line across missing time.
+
+fio (`--output-format=json --status-interval=1`) prints one pretty-printed JSON report per
+interval, starting with a line `{` and ending with a line `}`, whose figures are totals
+since the job started: a second's IOPS, MB/s and mean latency are differences between
+consecutive reports.  `iostat -d -x -o JSON N` prints one JSON document that grows by one
+statistics entry per interval; each entry is a single line per device list.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+
+from app.metrics import sample as M
+from app.metrics.sample import Sample
+
+NAN = math.nan
+
+
+@dataclass
+class _JobTotals:
+    t_ms: float
+    ios: dict[str, float] = field(default_factory=dict)        # read/write -> total ios
+    bytes: dict[str, float] = field(default_factory=dict)
+    lat_sum_ns: dict[str, float] = field(default_factory=dict)  # mean * N of completion latency
+    lat_n: dict[str, float] = field(default_factory=dict)
+
+
+class FioStatusParser:
+    def __init__(self, host: str):
+        self.host = host
+        self.problems: list[str] = []
+        self._lines: list[str] = []
+        self._previous: dict[str, _JobTotals] = {}
+        self.final_report: dict | None = None
+        self.reports = 0
+
+    def feed(self, line: str) -> list[Sample]:
+        stripped = line.rstrip("\r\n")
+        if not self._lines:
+            if stripped.strip() == "":
+                return []
+            if stripped != "{":
+                self.problems.append(f"fio on {self.host}: a line outside any report was ignored: {stripped[:80]!r}")
+                return []
+        self._lines.append(stripped)
+        if stripped != "}":
+            if len(self._lines) > 200_000:      # a report never ends: drop it rather than grow forever
+                self._lines.clear()
+                self.problems.append(f"fio on {self.host}: an unterminated report was dropped")
+                return self._gap(time.time())
+            return []
+        text = "\n".join(self._lines)
+        self._lines.clear()
+        try:
+            report = json.loads(text)
+        except ValueError as exc:
+            self.problems.append(f"fio on {self.host}: a report could not be read ({exc.msg} at line {exc.lineno}); "
+                                 "its second is shown as a gap")
+            return self._gap(time.time())
+        return self._report(report)
+
+    def close(self) -> list[Sample]:
+        if self._lines:
+            self.problems.append(f"fio on {self.host}: the output ended in the middle of a report "
+                                 "(the collector or fio stopped)")
+            self._lines.clear()
+            return self._gap(time.time())
+        return []
+
+    def _gap(self, t: float) -> list[Sample]:
+        return [Sample(t, self.host, metric, NAN, unit) for metric, unit in
+                ((M.IOPS, "IO/s"), (M.READ_LATENCY_MS, "ms"), (M.WRITE_LATENCY_MS, "ms"), (M.THROUGHPUT_MBPS, "MB/s"))]
+
+    def _report(self, report: dict) -> list[Sample]:
+        self.reports += 1
+        self.final_report = report
+        try:
+            t_ms = float(report.get("timestamp_ms") or report["timestamp"] * 1000)
+            jobs = report["jobs"]
+        except (KeyError, TypeError):
+            self.problems.append(f"fio on {self.host}: a report without time or jobs was ignored")
+            return []
+        out: list[Sample] = []
+        host_ios = {"read": 0.0, "write": 0.0}
+        host_bytes = 0.0
+        host_lat = {"read": [0.0, 0.0], "write": [0.0, 0.0]}      # sum of latency, count
+        interval_s = None
+        for job in jobs:
+            try:
+                now = self._totals(job, t_ms)
+            except (KeyError, TypeError, ValueError):
+                self.problems.append(f"fio on {self.host}: job {job.get('jobname', '?')!r} had no read/write figures")
+                continue
+            name = str(job.get("jobname", "job"))
+            before = self._previous.get(name)
+            if before is None:
+                runtime_ms = float(job.get("job_runtime") or 0)
+                before = _JobTotals(t_ms - runtime_ms if runtime_ms else t_ms - 1000)
+            self._previous[name] = now
+            dt = (now.t_ms - before.t_ms) / 1000.0
+            if dt <= 0:
+                continue      # fio's closing report can repeat the last second
+            interval_s = dt
+            source = f"{self.host}/{name}"
+            t = now.t_ms / 1000.0
+            total_ios = 0.0
+            for d in ("read", "write"):
+                ios = now.ios[d] - before.ios.get(d, 0.0)
+                total_ios += ios
+                host_ios[d] += ios
+                n = now.lat_n[d] - before.lat_n.get(d, 0.0)
+                lat_sum = now.lat_sum_ns[d] - before.lat_sum_ns.get(d, 0.0)
+                host_lat[d][0] += lat_sum
+                host_lat[d][1] += n
+                metric = M.READ_LATENCY_MS if d == "read" else M.WRITE_LATENCY_MS
+                out.append(Sample(t, source, metric, lat_sum / n / 1e6 if n > 0 else NAN, "ms"))
+                out.append(Sample(t, source, M.READ_IOPS if d == "read" else M.WRITE_IOPS, ios / dt, "IO/s"))
+            nbytes = sum(now.bytes.values()) - sum(before.bytes.values())
+            host_bytes += nbytes
+            out.append(Sample(t, source, M.IOPS, total_ios / dt, "IO/s"))
+            out.append(Sample(t, source, M.THROUGHPUT_MBPS, nbytes / dt / 1e6, "MB/s"))
+        if interval_s:
+            t = t_ms / 1000.0
+            out.append(Sample(t, self.host, M.IOPS, (host_ios["read"] + host_ios["write"]) / interval_s, "IO/s"))
+            out.append(Sample(t, self.host, M.READ_IOPS, host_ios["read"] / interval_s, "IO/s"))
+            out.append(Sample(t, self.host, M.WRITE_IOPS, host_ios["write"] / interval_s, "IO/s"))
+            out.append(Sample(t, self.host, M.THROUGHPUT_MBPS, host_bytes / interval_s / 1e6, "MB/s"))
+            for d, metric in (("read", M.READ_LATENCY_MS), ("write", M.WRITE_LATENCY_MS)):
+                s, n = host_lat[d]
+                out.append(Sample(t, self.host, metric, s / n / 1e6 if n > 0 else NAN, "ms"))
+        return out
+
+    @staticmethod
+    def _totals(job: dict, t_ms: float) -> _JobTotals:
+        totals = _JobTotals(t_ms)
+        for d in ("read", "write"):
+            part = job[d]
+            totals.ios[d] = float(part["total_ios"])
+            totals.bytes[d] = float(part["io_bytes"])
+            lat = part.get("clat_ns") or part.get("lat_ns") or {}
+            n = float(lat.get("N", part["total_ios"]) or 0)
+            totals.lat_n[d] = n
+            totals.lat_sum_ns[d] = float(lat.get("mean", 0.0)) * n
+        return totals
+
+
+def fio_final_summary(report: dict) -> dict[str, float]:
+    """fio's own figures over the whole run, summed over jobs: to check what was plotted."""
+    out = {"read_iops": 0.0, "write_iops": 0.0, "read_latency_ms": 0.0, "write_latency_ms": 0.0}
+    n = {"read": 0.0, "write": 0.0}
+    for job in report.get("jobs", []):
+        for d in ("read", "write"):
+            out[f"{d}_iops"] += float(job[d]["iops"])
+            lat = job[d].get("clat_ns", {})
+            count = float(lat.get("N", 0) or 0)
+            out[f"{d}_latency_ms"] += float(lat.get("mean", 0.0)) * count
+            n[d] += count
+    for d in ("read", "write"):
+        out[f"{d}_latency_ms"] = out[f"{d}_latency_ms"] / n[d] / 1e6 if n[d] else NAN
+    out["iops"] = out["read_iops"] + out["write_iops"]
+    return out
+
+
+class IostatJsonParser:
+    """`iostat -d -x -o JSON 1`: the per-interval device lists, one source per device.  iostat
+    writes each device on one line and closes each interval's list with a `]` line."""
+
+    def __init__(self, host: str, clock=time.time):
+        self.host = host
+        self.problems: list[str] = []
+        self._clock = clock
+        self._devices: list[dict] = []
+        self._known: set[str] = set()
+
+    def feed(self, line: str) -> list[Sample]:
+        text = line.strip()
+        if text.startswith('{"disk_device"'):
+            try:
+                self._devices.append(json.loads(text.rstrip(",")))
+            except ValueError:
+                self.problems.append(f"iostat on {self.host}: an unreadable device line was skipped: {text[:60]!r}")
+            return []
+        if text.startswith("]") and self._devices:
+            return self._interval()
+        return []
+
+    def _interval(self) -> list[Sample]:
+        entry = {"disk": self._devices}
+        self._devices = []
+        t = self._clock()
+        out: list[Sample] = []
+        seen = set()
+        for dev in entry.get("disk", []):
+            try:
+                name = dev["disk_device"]
+                src = f"{self.host}/{name}"
+                r, w = float(dev["r/s"]), float(dev["w/s"])
+                out += [Sample(t, src, M.READ_IOPS, r, "IO/s"), Sample(t, src, M.WRITE_IOPS, w, "IO/s"),
+                        Sample(t, src, M.IOPS, r + w, "IO/s"),
+                        Sample(t, src, M.READ_LATENCY_MS, float(dev.get("r_await", NAN)), "ms"),
+                        Sample(t, src, M.WRITE_LATENCY_MS, float(dev.get("w_await", NAN)), "ms"),
+                        Sample(t, src, M.THROUGHPUT_MBPS,
+                               (float(dev.get("rkB/s", 0)) + float(dev.get("wkB/s", 0))) / 1000.0, "MB/s"),
+                        Sample(t, src, M.QUEUE_LENGTH, float(dev.get("aqu-sz", NAN)), "")]
+                seen.add(name)
+            except (KeyError, TypeError, ValueError):
+                self.problems.append(f"iostat on {self.host}: a device entry without the expected fields was skipped")
+        for gone in self._known - seen:
+            self.problems.append(f"iostat on {self.host}: device {gone} disappeared")
+            out.append(Sample(t, f"{self.host}/{gone}", M.IOPS, NAN, "IO/s"))
+        self._known = seen
+        return out
+
+    def close(self) -> list[Sample]:
+        return self._interval() if self._devices else []

@@ -1,0 +1,68 @@
+"""Turns the output of the workload steps of a run into metric samples, records them with
+the run (metrics.jsonl) and hands them to a live view.
+
+A step is a metrics source when its script streams fio's JSON status (`fio ...
+--output-format=json --status-interval=N`): the run template's load step does.  Every other
+event passes through to the wrapped listener unchanged.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Callable
+
+from app.metrics.results import MetricsRecorder
+from app.metrics.streams import FioStatusParser
+from app.run.engine import RunListener
+
+_FIO_STREAM = re.compile(r"\bfio\b.*--output-format[= ]json.*--status-interval|"
+                         r"\bfio\b.*--status-interval.*--output-format[= ]json")
+
+
+def streams_fio(script: str) -> bool:
+    return bool(_FIO_STREAM.search(script))
+
+
+class MetricsTap(RunListener):
+    def __init__(self, run_dir: Path, inner: RunListener | None = None,
+                 on_samples: Callable[[list], None] | None = None,
+                 on_problem: Callable[[str], None] | None = None):
+        self.inner = inner or RunListener()
+        self.recorder = MetricsRecorder(run_dir)
+        self.on_samples = on_samples
+        self.on_problem = on_problem
+        self._parsers: dict[tuple[str, str], FioStatusParser] = {}
+        self._lock = threading.Lock()
+
+    def task_started(self, task) -> None:
+        if streams_fio(task.script):
+            with self._lock:
+                self._parsers[task.key] = FioStatusParser(task.host)
+        self.inner.task_started(task)
+
+    def output(self, task, stream, line) -> None:
+        parser = self._parsers.get(task.key)
+        if parser is not None and stream == "stdout":
+            self._emit(parser, parser.feed(line))
+        self.inner.output(task, stream, line)
+
+    def task_finished(self, task, state) -> None:
+        with self._lock:
+            parser = self._parsers.pop(task.key, None)
+        if parser is not None:
+            self._emit(parser, parser.close())
+        self.inner.task_finished(task, state)
+
+    def _emit(self, parser: FioStatusParser, samples: list) -> None:
+        if samples:
+            self.recorder.append(samples)
+            if self.on_samples is not None:
+                self.on_samples(samples)
+        while parser.problems:
+            problem = parser.problems.pop(0)
+            if self.on_problem is not None:
+                self.on_problem(problem)
+
+    def close(self) -> None:
+        self.recorder.close()
