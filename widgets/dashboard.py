@@ -10,7 +10,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QPlainTextEdit, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
@@ -117,7 +120,9 @@ class MetricsDashboard(QWidget):
             plot.getAxis("left").setLabel(f"{title} ({unit})")
             plot.getAxis("bottom").setLabel("time")
             plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.addLegend(offset=(8, 8), labelTextColor="#202020", brush=pg.mkBrush(255, 255, 255, 200))
+            if i == 0:      # one legend: the colours are the same host in every plot
+                plot.addLegend(offset=(-8, 8), labelTextColor="#202020", brush=pg.mkBrush(255, 255, 255, 230),
+                               pen=pg.mkPen("#c0c0c0"))
             plot.setClipToView(True)
             plot.setDownsampling(auto=True, mode="peak")
             for ax in ("left", "bottom"):
@@ -164,9 +169,9 @@ class MetricsDashboard(QWidget):
         for th in self.thresholds:
             line = self.pg.InfiniteLine(pos=th.value, angle=0, movable=False,
                                         pen=self.pg.mkPen("#c00000", width=2, style=Qt.PenStyle.DashLine),
-                                        label=th.label, labelOpts={"position": 0.02, "color": "#c00000",
-                                                                   "fill": (255, 255, 255, 210),
-                                                                   "anchors": [(0, 1), (0, 1)]})
+                                        label=th.label, labelOpts={"position": 0.98, "color": "#c00000",
+                                                                   "fill": (255, 255, 255, 230),
+                                                                   "anchors": [(1, 1), (1, 1)]})
             line._plot_key = th.plot
             self.plots[th.plot].addItem(line)
             self._lines[th] = line
@@ -220,6 +225,7 @@ class MetricsDashboard(QWidget):
         for src in [ALL_HOSTS, *sources]:
             if src not in known:
                 item = QListWidgetItem(src)
+                item.setForeground(QColor("#000000" if src == ALL_HOSTS else self._colour(src)))
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 item.setCheckState(Qt.CheckState.Checked)
                 self.series_list.addItem(item)
@@ -278,8 +284,25 @@ class MetricsDashboard(QWidget):
             first_plot.setXRange(last - self.window_s, last, padding=0.01)
         else:
             first_plot.enableAutoRange(axis="x")
-        for plot in self.plots.values():
-            plot.enableAutoRange(axis="y")
+        self._fit_y()
+
+    def _fit_y(self) -> None:
+        # a pass criterion's line stays in view with room for its label, even when every
+        # value is far below it
+        lines_by_plot: dict[str, list[float]] = {}
+        for th in self._lines:
+            lines_by_plot.setdefault(th.plot, []).append(th.value)
+        for key, plot in self.plots.items():
+            if key not in lines_by_plot:
+                plot.enableAutoRange(axis="y")
+                continue
+            top = max(lines_by_plot[key])
+            for (src, metric), curve in self._curves.items():
+                if curve.isVisible() and curve in plot.listDataItems():
+                    _t, v = curve.getData()
+                    if v is not None and np.isfinite(v).any():
+                        top = max(top, float(np.nanmax(v)))
+            plot.setYRange(0, top * 1.15, padding=0)
 
     def shutdown(self) -> None:
         self._timer.stop()
