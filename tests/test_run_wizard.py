@@ -159,3 +159,44 @@ def test_the_wizard_screenshot(qtbot, wizard_for, tmp_path):
     out = Path(__file__).parent.parent / "build" / "screenshots"
     out.mkdir(parents=True, exist_ok=True)
     assert w.grab().save(str(out / "run_wizard.png"))
+
+
+def test_a_fio_load_step_feeds_the_live_metrics_tab_and_is_recorded_with_the_run(qtbot, tmp_path):
+    from app.metrics import sample as M
+    from app.metrics.results import load_samples
+    doc = Document()
+    bed = tmp_path / "fio.yaml"
+    bed.write_text(f"""\
+format_version: 1
+bed: {{name: fio run}}
+servers:
+  - {{id: c1, role: load_client, platform: linux, os: Debian 12}}
+workloads:
+  - id: oltp
+    tool: fio
+    driver: c1
+    parameters: {{filename: {tmp_path / 'c1.dat'}, size: 16m, duration_minutes: 0.05}}
+    access:
+      - {{block_kb: 4, read_pct: 70, random_pct: 100}}
+    criteria:
+      - {{metric: read_latency_avg_ms, comparison: "<", threshold: 20, unit: ms}}
+run_plan: {{repetitions: 1, score: median, sample_interval_s: 1}}
+access:
+  - {{host: c1, transport: local}}
+""")
+    doc.open(bed)
+    w = RunWizard(doc)
+    qtbot.addWidget(w)
+    try:
+        w.new_run()
+        load = next(s for s in w.steps if s.template.endswith("run.yaml#load"))
+        w._run([load])
+        qtbot.waitUntil(lambda: not w.controller.busy, timeout=30000)
+        assert w.step_status(load.number) == J.OK, w.controller.engine.task_state(load.tasks[0]).message
+        qtbot.waitUntil(lambda: ("c1", M.IOPS) in w.dashboard._curves, timeout=3000)
+        assert len(w.dashboard._curves[("c1", M.IOPS)].getData()[1]) >= 3
+        assert any(th.value == 20 for th in w.dashboard.thresholds)
+        recorded = load_samples(w.controller.engine.info.dir)
+        assert sum(1 for s in recorded if s.source == "c1" and s.metric == M.IOPS) >= 3
+    finally:
+        w.shutdown()

@@ -158,6 +158,22 @@ class MetricsDashboard(QWidget):
         """From any thread: samples only go into the ring buffers."""
         self.store.ingest(samples)
 
+    def clear(self) -> None:
+        """Forget every series (a new run starts)."""
+        self.store.clear()
+        for (src, metric), curve in self._curves.items():
+            for plot in self.plots.values():
+                if curve in plot.listDataItems():
+                    plot.removeItem(curve)
+                    legend = plot.legend
+                    if legend is not None:
+                        legend.removeItem(curve)
+        self._curves.clear()
+        self._drawn.clear()
+        self.series_list.clear()
+        self.problems.clear()
+        self._last_store_revision = -1
+
     def add_problem(self, text: str) -> None:
         self.problems.appendPlainText(time.strftime("%H:%M:%S ") + text)
 

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFontDatabase, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFrame, QHBoxLayout, QLabel,
                                QLineEdit, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSplitter,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from app.run import journal as J
 from app.run.qt_runner import RunController
@@ -64,6 +64,7 @@ class RunWizard(QWidget):
         self.controller = RunController(self)
         self.steps: list = []
         self.factory = None
+        self._tap = None
         self.started_at: float | None = None
         self._items: dict[str, QTreeWidgetItem] = {}
         self._build()
@@ -123,7 +124,13 @@ class RunWizard(QWidget):
         self.tree.setHeaderLabels(["Step", "Where"])
         self.tree.setColumnWidth(0, 330)
         self.tree.currentItemChanged.connect(lambda *_: self._show_step())
-        right = QWidget(split)
+        self.right_tabs = QTabWidget(split)
+        right = QWidget(self.right_tabs)
+        self.right_tabs.addTab(right, "Step")
+        self.metrics_page = QWidget(self.right_tabs)      # the dashboard is built on first use
+        QVBoxLayout(self.metrics_page).setContentsMargins(0, 0, 0, 0)
+        self.right_tabs.addTab(self.metrics_page, "Live metrics")
+        self.dashboard = None
         rl = QVBoxLayout(right)
         rl.setContentsMargins(6, 0, 0, 0)
         self.step_title = QLabel("Open or start a run.", right)
@@ -247,10 +254,26 @@ class RunWizard(QWidget):
         if first is not None:
             self._select(first.number)
 
+    def ensure_dashboard(self):
+        if self.dashboard is None:
+            from widgets.dashboard import MetricsDashboard
+            self.dashboard = MetricsDashboard(self.metrics_page)
+            self.metrics_page.layout().addWidget(self.dashboard)
+            self.controller.metrics_problem.connect(self.dashboard.add_problem)
+        return self.dashboard
+
     def _open(self, info, steps) -> None:
         from app.run.engine import RunEngine
-        engine = RunEngine(info, steps, self.factory, host_timeouts=self.factory.timeouts(),
-                           listener=self.controller.listener())
+        from app.run.metrics_tap import MetricsTap
+        from widgets.dashboard import thresholds_from_bed
+        dashboard = self.ensure_dashboard()
+        dashboard.clear()
+        dashboard.set_thresholds(thresholds_from_bed(self.document.bed))
+        if self._tap is not None:
+            self._tap.close()
+        self._tap = MetricsTap(info.dir, self.controller.listener(), on_samples=dashboard.ingest,
+                               on_problem=self.controller.metrics_problem.emit)
+        engine = RunEngine(info, steps, self.factory, host_timeouts=self.factory.timeouts(), listener=self._tap)
         self.controller.attach(engine)
         self.steps = steps
         self.started_at = time.monotonic()
@@ -264,6 +287,11 @@ class RunWizard(QWidget):
     def shutdown(self) -> None:
         self._ticker.stop()
         self.controller.shutdown()
+        if self._tap is not None:
+            self._tap.close()
+            self._tap = None
+        if self.dashboard is not None:
+            self.dashboard.shutdown()
 
     # ---------------------------------------------------------------- steps
 

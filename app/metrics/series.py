@@ -87,6 +87,11 @@ class SeriesStore:
             ring.extend(np.asarray(t, dtype=float), np.asarray(v, dtype=float))
             self.revision += 1
 
+    def clear(self) -> None:
+        with self._lock:
+            self._rings.clear()
+            self.revision += 1
+
     def keys(self) -> list[tuple[str, str]]:
         with self._lock:
             return list(self._rings)

@@ -36,6 +36,7 @@ class RunController(QObject):
     busy_changed = Signal(bool)
     preflight_done = Signal(list)                # [engine.HostCheck]
     failed = Signal(str)                         # engine work ended with an error (not a step failure)
+    metrics_problem = Signal(str)                # a collector lost data: shown on the dashboard
     host_key_question = Signal(object, object)   # HostKeyQuestion, Reply(bool)
     password_question = Signal(object, object)   # HostAccess, Reply(str | None)
 
