@@ -1,0 +1,150 @@
+"""Metric parsers on output captured from the real tools on this machine (fio 3.33 and
+sysstat's iostat, tests/data/metrics/), bad input, and the results the reports publish."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.metrics import sample as M
+from app.metrics.results import (MetricsRecorder, compare, load_samples, median_of_runs, results_table,
+                                 summarize, write_csv)
+from app.metrics.sample import Sample
+from app.metrics.streams import FioStatusParser, IostatJsonParser, fio_final_summary
+
+DATA = Path(__file__).parent / "data" / "metrics"
+
+
+def _feed(parser, lines):
+    out = []
+    for line in lines:
+        out += parser.feed(line)
+    return out + parser.close()
+
+
+def test_fio_status_reports_become_per_second_figures_that_add_up_to_fios_totals():
+    parser = FioStatusParser("c1")
+    samples = _feed(parser, (DATA / "fio_status_stream.json").read_text().splitlines())
+    assert parser.problems == [] and parser.reports == 4
+    iops = [s for s in samples if s.source == "c1" and s.metric == M.IOPS]
+    assert len(iops) == 4 and all(s.unit == "IO/s" for s in iops)
+    # the sum of per-interval I/Os is fio's own total, to rounding
+    final = parser.final_report["jobs"][0]
+    total_ios = final["read"]["total_ios"] + final["write"]["total_ios"]
+    t = [s.timestamp for s in iops]
+    first_report, _ = json.JSONDecoder().raw_decode((DATA / "fio_status_stream.json").read_text())
+    # the first report covers the job's run time so far; later ones the time since the last
+    intervals = [first_report["jobs"][0]["job_runtime"] / 1000] + [b - a for a, b in zip(t, t[1:])]
+    counted = sum(s.value * dt for s, dt in zip(iops, intervals))
+    assert counted == pytest.approx(total_ios, rel=0.02)
+    fio = fio_final_summary(parser.final_report)
+    lat = [s.value for s in samples if s.source == "c1" and s.metric == M.READ_LATENCY_MS]
+    assert sum(lat) / len(lat) == pytest.approx(fio["read_latency_ms"], rel=0.1)
+    assert {s.source for s in samples} == {"c1", "c1/t1"}
+
+
+def test_a_truncated_or_garbled_fio_report_leaves_a_gap_and_a_message_and_parsing_goes_on():
+    lines = (DATA / "fio_status_stream.json").read_text().splitlines()
+    second = lines.index("{", 1)
+    damaged = lines[:second - 5] + ["}"] + ["this is not json"] + lines[second:]
+    parser = FioStatusParser("c1")
+    samples = _feed(parser, damaged)
+    assert any("could not be read" in p for p in parser.problems)
+    assert any("outside any report" in p for p in parser.problems)
+    iops = [s.value for s in samples if s.source == "c1" and s.metric == M.IOPS]
+    assert any(math.isnan(v) for v in iops) and sum(1 for v in iops if not math.isnan(v)) == 3
+
+
+def test_a_collector_that_dies_mid_report_ends_with_a_gap_not_an_exception():
+    lines = (DATA / "fio_status_stream.json").read_text().splitlines()
+    parser = FioStatusParser("c1")
+    samples = _feed(parser, lines[:400])
+    assert "ended in the middle of a report" in parser.problems[-1]
+    assert math.isnan(samples[-1].value)
+
+
+def test_iostat_json_stream_gives_per_device_samples_and_notes_a_device_that_disappears():
+    parser = IostatJsonParser("c1", clock=lambda: 1000.0)
+    samples = _feed(parser, (DATA / "iostat_stream.json").read_text().splitlines())
+    devices = {s.source for s in samples}
+    assert devices and all(d.startswith("c1/") for d in devices)
+    assert {s.metric for s in samples} >= {M.IOPS, M.READ_LATENCY_MS, M.WRITE_LATENCY_MS, M.QUEUE_LENGTH}
+    p = IostatJsonParser("c1", clock=lambda: 1.0)
+    _feed(p, ['{"disk_device": "sda", "r/s": 1, "w/s": 2, "r_await": 1, "w_await": 1}', "]"])
+    out = _feed(p, ['{"disk_device": "sdb", "r/s": 1, "w/s": 2}', "]"])
+    assert "sda disappeared" in p.problems[-1]
+    assert any(s.source == "c1/sda" and math.isnan(s.value) for s in out)
+
+
+def test_live_iostat_output_from_this_machine_parses():
+    r = subprocess.run(["iostat", "-d", "-x", "-o", "JSON", "1", "2"], capture_output=True, text=True, timeout=20)
+    if r.returncode != 0:
+        pytest.skip(f"iostat cannot run here: {r.stderr.strip()}")
+    json.loads(r.stdout)            # the whole document is valid JSON
+    samples = _feed(IostatJsonParser("me"), r.stdout.splitlines())
+    assert samples and not any(math.isnan(s.value) for s in samples if s.metric == M.IOPS)
+
+
+def test_summaries_give_average_95th_percentile_and_gaps():
+    samples = [Sample(1000 + i, "h1", M.READ_LATENCY_MS, float(i + 1), "ms") for i in range(100)]
+    samples.append(Sample(1100, "h1", M.READ_LATENCY_MS, math.nan, "ms"))
+    (s,) = summarize(samples)
+    assert s.average == pytest.approx(50.5) and s.p95 == pytest.approx(95.05)
+    assert (s.minimum, s.maximum, s.seconds, s.gaps) == (1.0, 100.0, 100, 1)
+    table = results_table([s])
+    assert "read_latency_ms" in table and "(1 s gap)" in table
+
+
+def test_median_of_runs_and_the_comparison_say_how_they_are_computed():
+    assert median_of_runs([5.0, 1.0, 3.0]) == 3.0
+    assert median_of_runs([4.0, 1.0, 2.0, 3.0]) == 2.5          # even N: mean of the two middle runs
+    c = compare(12345, 12913, "one path", "two paths", "IOPS")
+    assert c.percent == pytest.approx(4.6, abs=0.05)
+    assert c.formula.startswith("+4.6 % = (two paths 12,913 IOPS − one path 12,345 IOPS) / one path")
+    assert "the denominator is one path" in c.formula
+    with pytest.raises(ValueError):
+        compare(0, 1)
+
+
+def test_recorded_samples_survive_a_torn_last_line_and_export_as_csv(tmp_path):
+    rec = MetricsRecorder(tmp_path)
+    rec.append([Sample(1.0, "h1", M.IOPS, 10.0, "IO/s"), Sample(2.0, "h1", M.IOPS, math.nan, "IO/s")])
+    rec.close()
+    with open(tmp_path / "metrics.jsonl", "a") as fh:
+        fh.write('[3.0, "h1", "io')                       # killed mid-write
+    samples = load_samples(tmp_path)
+    assert len(samples) == 2 and math.isnan(samples[1].value)
+    out = tmp_path / "r.csv"
+    write_csv(out, summarize(samples), samples)
+    text = out.read_text()
+    assert text.startswith("kind,source,metric") and "summary,h1,iops,IO/s,10" in text and "sample,2.000,h1,iops,IO/s," in text
+
+
+def test_the_results_command_prints_the_table_and_judges_the_criteria(tmp_path):
+    from app.run import journal as J
+    bed = tmp_path / "bed.yaml"
+    bed.write_text("""\
+format_version: 1
+bed: {name: r}
+servers:
+  - {id: c1, role: load_client}
+workloads:
+  - id: db
+    tool: fio
+    driver: c1
+    criteria:
+      - {metric: db_read_latency_avg_ms, comparison: "<", threshold: 20, unit: ms}
+""")
+    info = J.new_run(str(bed), "", root=tmp_path / "runs")
+    rec = MetricsRecorder(info.dir)
+    rec.append([Sample(1000 + i, "c1", M.READ_LATENCY_MS, 25.0, "ms") for i in range(5)])
+    rec.close()
+    r = subprocess.run([sys.executable, "-m", "app.cli", "results", info.id, "--runs-dir", str(tmp_path / "runs"),
+                        "--csv", str(tmp_path / "out.csv")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "FAIL  db: db read latency avg ms < 20 ms - average 25 ms on c1; 5 s of 5 s beyond the line" in r.stdout
+    assert (tmp_path / "out.csv").exists()
