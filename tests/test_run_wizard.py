@@ -43,7 +43,9 @@ def _hosts_steps(w):
 
 
 def _wait_idle(qtbot, w, timeout=20000):
-    qtbot.waitUntil(lambda: not w.controller.busy, timeout=timeout)
+    # The worker thread ends before the GUI thread has handled its last queued signals; a
+    # person can only click once the window shows the run as over (Abort greyed out).
+    qtbot.waitUntil(lambda: not w.controller.busy and not w.abort_button.isEnabled(), timeout=timeout)
 
 
 def test_run_all_turns_every_step_green_and_shows_the_output(qtbot, wizard_for):
