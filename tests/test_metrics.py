@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.metrics import sample as M
@@ -148,3 +149,45 @@ workloads:
     assert r.returncode == 1, r.stderr
     assert "FAIL  db: db read latency avg ms < 20 ms - average 25 ms on c1; 5 s of 5 s beyond the line" in r.stdout
     assert (tmp_path / "out.csv").exists()
+
+
+def test_all_hosts_series_sums_iops_averages_latency_per_second_and_keeps_gaps():
+    from app.metrics.series import SeriesStore
+    store = SeriesStore(capacity=10)
+    nan = float("nan")
+    t0 = 1_700_000_000.0
+    a = [(t0 + 0.2, 100.0, 2.0), (t0 + 1.2, 110.0, 4.0), (t0 + 2.2, nan, nan), (t0 + 3.2, nan, nan)]
+    b = [(t0 + 0.7, 50.0, 6.0), (t0 + 1.7, nan, nan), (t0 + 2.7, 70.0, 8.0), (t0 + 3.7, nan, nan)]
+    for src, rows in (("h1", a), ("h2", b)):
+        store.ingest([Sample(t, src, M.IOPS, iops, "IO/s") for t, iops, _ in rows]
+                     + [Sample(t, src, M.READ_LATENCY_MS, lat, "ms") for t, _, lat in rows])
+    t, iops = store.aggregate(M.IOPS, ["h1", "h2"], "sum")
+    assert list(t) == [t0, t0 + 1, t0 + 2, t0 + 3]
+    assert list(iops[:3]) == [150.0, 110.0, 70.0] and math.isnan(iops[3])   # both hosts silent: a gap
+    _, lat = store.aggregate(M.READ_LATENCY_MS, ["h1", "h2"], "mean")
+    assert list(lat[:3]) == [4.0, 4.0, 8.0] and math.isnan(lat[3])
+    for metric, how in ((M.IOPS, "sum"), (M.READ_LATENCY_MS, "mean")):     # kept as samples arrive
+        np.testing.assert_array_equal(np.array(store.all_hosts(metric, how)),
+                                      np.array(store.aggregate(metric, ["h1", "h2"], how)))
+    store.ingest([Sample(t0 + 0.5, "h1/sdb", M.IOPS, 999.0, "IO/s")])         # a device: not a host
+    assert store.all_hosts(M.IOPS)[1][0] == 150.0
+    assert store.latest_time() == t0 + 3.7 and store.time_span()[0] == t0 + 0.2
+    # a ring full of newer samples forgets the oldest and the sum follows
+    store.ingest([Sample(t0 + 4 + i, "h1", M.IOPS, 1.0, "IO/s") for i in range(10)])
+    t, iops = store.aggregate(M.IOPS, ["h1", "h2"], "sum")
+    assert t[0] == t0 and iops[-1] == 1.0 and store.series("h1", M.IOPS)[0][0] == t0 + 4
+
+
+def test_peak_decimation_keeps_spikes_gaps_and_the_window_edges():
+    from app.metrics.series import peak_decimate
+    t = np.arange(3600.0)
+    v = np.full(3600, 100.0)
+    v[1234] = 5000.0               # a one-second spike
+    v[2000:2003] = np.nan          # a three-second gap
+    dt, dv = peak_decimate(t, v, 0.0, 3599.0, 450)
+    assert dt.size <= 2 * 450 + 8 and np.nanmax(dv) == 5000.0 and np.nanmin(dv) == 100.0
+    gap_at = dt[np.isnan(dv)]
+    assert gap_at.size and all(1990 <= x <= 2010 for x in gap_at)
+    # a window: only its points plus one on each side
+    wt, wv = peak_decimate(t, v, 100.0, 160.0, 450)
+    assert wt[0] == 99.0 and wt[-1] == 161.0 and wt.size == 63

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListW
                                QPlainTextEdit, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
 from app.metrics import sample as M
-from app.metrics.series import SeriesStore, time_beyond
+from app.metrics.series import SeriesStore, peak_decimate, time_beyond
+from widgets.series_layer import SeriesLayer
 
 REDRAW_MS = 250
 ALL_HOSTS = "all hosts"
@@ -80,6 +81,13 @@ class MetricsDashboard(QWidget):
         self._hidden: set[str] = set()
         self._colours: dict[str, str] = {}
         self._last_store_revision = -1
+        self._peaks: dict[tuple[str, str], float] = {}      # highest value drawn of each curve
+        self._line_texts: dict[Threshold, str] = {}
+        self._x_range: tuple[float, float] | None = None
+        self._y_tops: dict[str, float] = {}
+        self._plot_key_of = {metric: key for key, metric, _t, _u, _h in PLOTS}
+        self._view_moved = False          # the user panned or zoomed: cut and decimate again
+        self._setting_range = False
         self.redraws = 0
         self._build()
         self._timer = QTimer(self)
@@ -111,6 +119,7 @@ class MetricsDashboard(QWidget):
         self.graphics = pg.GraphicsLayoutWidget(split)
         self.graphics.setBackground("w")
         self.plots: dict[str, object] = {}
+        self.layers: dict[str, SeriesLayer] = {}
         first = None
         for i, (key, _metric, title, unit, _how) in enumerate(PLOTS):
             axis = pg.DateAxisItem(orientation="bottom")
@@ -118,21 +127,35 @@ class MetricsDashboard(QWidget):
             plot.setTitle(title, color="#202020", size="11pt")
             plot.setLabel("left", title, units=None, **{"color": "#202020"})
             plot.getAxis("left").setLabel(f"{title} ({unit})")
-            plot.getAxis("bottom").setLabel("time")
-            plot.showGrid(x=True, y=True, alpha=0.25)
-            if i == 0:      # one legend: the colours are the same host in every plot
-                plot.addLegend(offset=(-8, 8), labelTextColor="#202020", brush=pg.mkBrush(255, 255, 255, 230),
-                               pen=pg.mkPen("#c0c0c0"))
-            plot.setClipToView(True)
-            plot.setDownsampling(auto=True, mode="peak")
+            if i // 2 == 0:
+                # time labels under the lower plots only: the x axes are linked, and laying
+                # out dates again as the view scrolls cost ~2 ms a frame per axis
+                plot.getAxis("bottom").setStyle(showValues=False)
+            else:
+                plot.getAxis("bottom").setLabel("time")
+            # an opaque light grid at the labelled ticks: a translucent one cost 8 ms a frame
+            plot.showGrid(x=True, y=True, alpha=1.0)
+            plot.disableAutoRange()           # the dashboard sets both ranges itself
+            layer = SeriesLayer()
+            plot.addItem(layer)
+            self.layers[key] = layer
+            plot.vb.sigXRangeChanged.connect(self._user_moved_view)
+            plot.vb.sigResized.connect(self._user_moved_view)
             for ax in ("left", "bottom"):
                 plot.getAxis(ax).setTextPen("#202020")
                 plot.getAxis(ax).setPen("#808080")
+                plot.getAxis(ax).setStyle(tickAlpha=255, maxTickLevel=1)
+                plot.getAxis(ax).setZValue(-100)      # the grid under the curves, not over them
+                plot.getAxis(ax).setTickPen("#e4e4e4")
             if first is None:
                 first = plot
             else:
                 plot.setXLink(first)
             self.plots[key] = plot
+        # one legend for the four plots (a host has one colour everywhere), in a row of its
+        # own so it never hides a curve
+        self.legend = pg.LegendItem(labelTextColor="#202020", colCount=8)
+        self.graphics.addItem(self.legend, row=2, col=0, colspan=2)
         side = QWidget(split)
         sl = QVBoxLayout(side)
         sl.setContentsMargins(4, 0, 0, 0)
@@ -161,15 +184,14 @@ class MetricsDashboard(QWidget):
     def clear(self) -> None:
         """Forget every series (a new run starts)."""
         self.store.clear()
-        for (src, metric), curve in self._curves.items():
-            for plot in self.plots.values():
-                if curve in plot.listDataItems():
-                    plot.removeItem(curve)
-                    legend = plot.legend
-                    if legend is not None:
-                        legend.removeItem(curve)
+        for layer in self.layers.values():
+            layer.remove_all()
+        self.legend.clear()
         self._curves.clear()
         self._drawn.clear()
+        self._peaks.clear()
+        self._x_range = None
+        self._y_tops.clear()
         self.series_list.clear()
         self.problems.clear()
         self._last_store_revision = -1
@@ -181,6 +203,9 @@ class MetricsDashboard(QWidget):
         for line in self._lines.values():
             line.getViewBox() and self.plots[self._plot_of(line)].removeItem(line)
         self._lines.clear()
+        self._line_texts.clear()
+        self._y_tops.clear()
+        self._last_store_revision = -1
         self.thresholds = list(thresholds)
         for th in self.thresholds:
             line = self.pg.InfiniteLine(pos=th.value, angle=0, movable=False,
@@ -202,19 +227,17 @@ class MetricsDashboard(QWidget):
         if not paused:
             self.redraw()
 
-    def _set_window(self, seconds: int) -> None:
-        self.window_s = seconds
-        self._follow_view(force=True)
-
     def _series_toggled(self, item: QListWidgetItem) -> None:
         source = item.text()
         if item.checkState() == Qt.CheckState.Checked:
             self._hidden.discard(source)
         else:
             self._hidden.add(source)
-        for (src, metric), curve in self._curves.items():
-            curve.setVisible(src not in self._hidden)
+        for key, line in self._curves.items():
+            self.layers[self._plot_key_of[key[1]]].set_visible(key, key[0] not in self._hidden)
         self._drawn.clear()
+        self._y_tops.clear()
+        self._last_store_revision = -1
         self.redraw()
 
     # ---------------------------------------------------------------- drawing
@@ -226,15 +249,17 @@ class MetricsDashboard(QWidget):
 
     def _curve(self, source: str, plot_key: str, metric: str):
         key = (source, metric)
-        curve = self._curves.get(key)
-        if curve is None:
-            if source == ALL_HOSTS:
-                pen = self.pg.mkPen("#000000", width=2.5)
-            else:
-                pen = self.pg.mkPen(self._colour(source), width=1.3)
-            curve = self.plots[plot_key].plot(name=source, pen=pen, connect="finite")
-            self._curves[key] = curve
-        return curve
+        line = self._curves.get(key)
+        if line is None:
+            # 1-pixel lines take Qt's fast path (1.3 px made painting 4 x slower); the
+            # all-hosts line stands out drawn bold
+            pen = self.pg.mkPen("#000000" if source == ALL_HOSTS else self._colour(source), width=1)
+            line = self._curves[key] = self.layers[plot_key].line(key, pen, bold=source == ALL_HOSTS)
+            line.visible = source not in self._hidden
+            if plot_key == PLOTS[0][0]:
+                line.sample = self.pg.PlotDataItem(pen=self.pg.mkPen(pen.color(), width=2 if line.bold else 1))
+                self.legend.addItem(line.sample, source)
+        return line
 
     def _sync_series_list(self, sources: list[str]) -> None:
         known = {self.series_list.item(i).text() for i in range(self.series_list.count())}
@@ -251,74 +276,105 @@ class MetricsDashboard(QWidget):
         return [s for s in self.store.sources() if "/" not in s]
 
     def redraw(self) -> None:
-        if self.paused or self.store.revision == self._last_store_revision:
+        """Runs on the timer.  A series is cut to the window and decimated to the plot's
+        width only when it changed or the view moved; the all-hosts series are computed once
+        per plot and reused for the threshold times."""
+        view_moved = self._view_moved
+        if self.paused or (self.store.revision == self._last_store_revision and not view_moved):
             return
         self._last_store_revision = self.store.revision
+        self._view_moved = False
         sources = self.host_sources()
         self._sync_series_list(sources)
         visible = [s for s in sources if s not in self._hidden]
+        x0, x1 = self._window()
+        if (x0, x1) != self._x_range:
+            view_moved = True
+            self._x_range = (x0, x1)
+        combined: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for plot_key, metric, _title, _unit, how in PLOTS:
+            pixels = max(int(self.plots[plot_key].vb.width()), 100)
             for src in sources:
                 rev = self.store.series_revision(src, metric)
-                if rev < 0 or src in self._hidden or self._drawn.get((src, metric)) == rev:
+                if rev < 0 or src in self._hidden or (self._drawn.get((src, metric)) == rev and not view_moved):
                     continue
-                t, v = self.store.series(src, metric)
-                self._curve(src, plot_key, metric).setData(t, v, connect="finite")
+                self._draw(src, plot_key, metric, *self.store.series(src, metric), x0, x1, pixels)
                 self._drawn[(src, metric)] = rev
-            if len(visible) > 1 and ALL_HOSTS not in self._hidden:
-                t, v = self.store.aggregate(metric, visible, how)
-                if t.size:
-                    self._curve(ALL_HOSTS, plot_key, metric).setData(t, v, connect="finite")
-        self._update_threshold_labels(visible)
-        self._follow_view()
+            if len(visible) == 1:
+                combined[plot_key] = self.store.series(visible[0], metric)
+            elif visible:
+                combined[plot_key] = (self.store.all_hosts(metric, how) if len(visible) == len(sources)
+                                      else self.store.aggregate(metric, visible, how))
+                if ALL_HOSTS not in self._hidden and combined[plot_key][0].size:
+                    self._draw(ALL_HOSTS, plot_key, metric, *combined[plot_key], x0, x1, pixels)
+        for layer in self.layers.values():
+            layer.commit()
+        self._update_threshold_labels(combined)
+        self._fit_y()
         self.redraws += 1
 
-    def _update_threshold_labels(self, visible: list[str]) -> None:
+    def _window(self) -> tuple[float, float]:
+        """The time range to draw: the latest window when following, else what the user shows."""
+        plot = self.plots[PLOTS[0][0]]
+        if not self.follow.isChecked():
+            (x0, x1), _ = plot.vb.viewRange()
+            return float(x0), float(x1)
+        first, last = self.store.time_span()
+        if last is None:
+            (x0, x1), _ = plot.vb.viewRange()
+            return float(x0), float(x1)
+        x0 = last - self.window_s if self.window_s else first
+        if x0 >= last:
+            x0 = last - 1
+        self._setting_range = True
+        try:
+            plot.setXRange(x0, last, padding=0.01)
+        finally:
+            self._setting_range = False
+        return x0, last
+
+    def _user_moved_view(self, *_args) -> None:
+        if not self._setting_range:
+            self._view_moved = True
+
+    def _draw(self, source, plot_key, metric, t, v, x0, x1, pixels) -> None:
+        line = self._curve(source, plot_key, metric)
+        dt, dv = peak_decimate(t, v, x0, x1, pixels)
+        self.layers[plot_key].set_data(line.key, dt, dv)
+        self._peaks[line.key] = line.top
+
+    def _update_threshold_labels(self, combined: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         notes = []
-        metric_of = {key: (metric, how) for key, metric, _t, _u, how in PLOTS}
         for th, line in self._lines.items():
-            metric, how = metric_of[th.plot]
-            t, v = self.store.aggregate(metric, visible, how) if len(visible) != 1 else self.store.series(visible[0], metric)
+            t, v = combined.get(th.plot, (np.empty(0), np.empty(0)))
             over = time_beyond(t, v, th.value, th.comparison)
-            line.label.setFormat(f"{th.label} — over the line {over:.0f} s" if over else th.label)
+            text = f"{th.label} — over the line {over:.0f} s" if over else th.label
+            if text != self._line_texts.get(th):       # re-laying out a label costs more than comparing
+                line.label.setFormat(text)
+                self._line_texts[th] = text
             if over:
                 notes.append(f"{th.label}: {over:.0f} s beyond")
         self.status.setText("; ".join(notes) if notes else ("no pass criterion crossed" if self._lines else ""))
 
-    def _follow_view(self, force: bool = False) -> None:
-        if not self.follow.isChecked() and not force:
-            return
-        last = None
-        for (src, metric) in self._drawn:
-            t, _ = self.store.series(src, metric)
-            if t.size:
-                last = t[-1] if last is None else max(last, t[-1])
-        if last is None:
-            return
-        first_plot = self.plots[PLOTS[0][0]]
-        if self.window_s:
-            first_plot.setXRange(last - self.window_s, last, padding=0.01)
-        else:
-            first_plot.enableAutoRange(axis="x")
-        self._fit_y()
+    def _set_window(self, seconds: int) -> None:
+        self.window_s = seconds
+        self._view_moved = True
+        self.redraw()
 
     def _fit_y(self) -> None:
-        # a pass criterion's line stays in view with room for its label, even when every
-        # value is far below it
+        # from 0 to the highest value drawn; a pass criterion's line stays in view with room
+        # for its label, even when every value is far below it
         lines_by_plot: dict[str, list[float]] = {}
         for th in self._lines:
             lines_by_plot.setdefault(th.plot, []).append(th.value)
-        for key, plot in self.plots.items():
-            if key not in lines_by_plot:
-                plot.enableAutoRange(axis="y")
-                continue
-            top = max(lines_by_plot[key])
-            for (src, metric), curve in self._curves.items():
-                if curve.isVisible() and curve in plot.listDataItems():
-                    _t, v = curve.getData()
-                    if v is not None and np.isfinite(v).any():
-                        top = max(top, float(np.nanmax(v)))
-            plot.setYRange(0, top * 1.15, padding=0)
+        for key, metric, _t, _u, _h in PLOTS:
+            top = max([*lines_by_plot.get(key, []),
+                       *(peak for (src, m), peak in self._peaks.items() if m == metric and src not in self._hidden)],
+                      default=0.0)
+            top = top or 1.0
+            if self._y_tops.get(key) != top:
+                self.plots[key].setYRange(0, top * 1.15, padding=0)
+                self._y_tops[key] = top
 
     def shutdown(self) -> None:
         self._timer.stop()

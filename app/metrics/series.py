@@ -47,15 +47,78 @@ class _Ring:
         cap = self.t.shape[0]
         if self.count < cap:
             return self.t[:self.count].copy(), self.v[:self.count].copy()
-        return np.roll(self.t, -self.head), np.roll(self.v, -self.head)
+        return (np.concatenate((self.t[self.head:], self.t[:self.head])),
+                np.concatenate((self.v[self.head:], self.v[:self.head])))
+
+
+class _PerSecond:
+    """Running sum and count per whole second of every host-level series of one metric,
+    kept as samples arrive (on the collectors' threads) so a redraw reads the all-hosts
+    line instead of recomputing it from every ring."""
+
+    def __init__(self, capacity: int):
+        self.second = np.full(capacity, -1, dtype=np.int64)
+        self.total = np.zeros(capacity)
+        self.count = np.zeros(capacity, dtype=np.int64)      # finite values
+        self.seen = np.zeros(capacity, dtype=np.int64)       # any value, a gap included
+        self.newest = -1
+
+    def add(self, t: np.ndarray, v: np.ndarray) -> None:
+        cap = self.second.shape[0]
+        sec = np.floor(t).astype(np.int64)
+        self.newest = max(self.newest, int(sec.max()))
+        keep = sec > self.newest - cap                    # older than the window: forgotten anyway
+        sec, v = sec[keep], v[keep]
+        slot = sec % cap
+        stale = self.second[slot] != sec
+        if stale.any():
+            reuse = slot[stale]
+            self.second[reuse] = sec[stale]
+            self.total[reuse] = 0.0
+            self.count[reuse] = 0
+            self.seen[reuse] = 0
+        finite = np.isfinite(v)
+        np.add.at(self.total, slot[finite], v[finite])
+        np.add.at(self.count, slot[finite], 1)
+        np.add.at(self.seen, slot, 1)
+
+    def read(self, how: str) -> tuple[np.ndarray, np.ndarray]:
+        used = np.flatnonzero((self.second > self.newest - self.second.shape[0]) & (self.seen > 0))
+        used = used[np.argsort(self.second[used])]
+        count = self.count[used]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = self.total[used] / count if how == "mean" else self.total[used].copy()
+        values[count == 0] = np.nan
+        return self.second[used].astype(float), values
+
+
+def is_host_series(source: str) -> bool:
+    """"HOST" rather than "HOST/device" or "HOST/job": the series the all-hosts line adds up."""
+    return "/" not in source
 
 
 class SeriesStore:
     def __init__(self, capacity: int = DEFAULT_CAPACITY):
         self.capacity = capacity
         self._rings: dict[tuple[str, str], _Ring] = {}
+        self._per_second: dict[str, _PerSecond] = {}
         self._lock = threading.Lock()
         self.revision = 0
+
+    def _count_per_second(self, source: str, metric: str, t: np.ndarray, v: np.ndarray) -> None:
+        if is_host_series(source) and t.size:
+            acc = self._per_second.get(metric)
+            if acc is None:
+                acc = self._per_second[metric] = _PerSecond(self.capacity + 60)
+            acc.add(t, v)
+
+    def all_hosts(self, metric: str, how: str = "sum") -> tuple[np.ndarray, np.ndarray]:
+        """aggregate(metric, every host series, how), kept up to date as samples arrive."""
+        with self._lock:
+            acc = self._per_second.get(metric)
+            if acc is None:
+                return np.empty(0), np.empty(0)
+            return acc.read(how)
 
     def ingest(self, samples: Iterable[Sample]) -> int:
         grouped: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
@@ -75,6 +138,13 @@ class SeriesStore:
                 if ring is None:
                     ring = self._rings[key] = _Ring(self.capacity, units[key])
                 ring.extend(arr[:, 0], arr[:, 1])
+            by_metric: dict[str, list[np.ndarray]] = defaultdict(list)
+            for (source, metric), arr in arrays.items():
+                if is_host_series(source):
+                    by_metric[metric].append(arr)
+            for metric, parts in by_metric.items():
+                both = parts[0] if len(parts) == 1 else np.concatenate(parts)
+                self._count_per_second("", metric, both[:, 0], both[:, 1])
             self.revision += 1
         return n
 
@@ -84,12 +154,15 @@ class SeriesStore:
             ring = self._rings.get((source, metric))
             if ring is None:
                 ring = self._rings[(source, metric)] = _Ring(self.capacity, unit)
-            ring.extend(np.asarray(t, dtype=float), np.asarray(v, dtype=float))
+            t, v = np.asarray(t, dtype=float), np.asarray(v, dtype=float)
+            ring.extend(t, v)
+            self._count_per_second(source, metric, t, v)
             self.revision += 1
 
     def clear(self) -> None:
         with self._lock:
             self._rings.clear()
+            self._per_second.clear()
             self.revision += 1
 
     def keys(self) -> list[tuple[str, str]]:
@@ -119,32 +192,82 @@ class SeriesStore:
     def aggregate(self, metric: str, sources: Iterable[str], how: str = "sum") -> tuple[np.ndarray, np.ndarray]:
         """Per whole second across `sources`: the sum (IOPS, throughput) or the mean (latency).
         A second where every source is a gap stays a gap."""
-        ts, vs = [], []
-        for src in sources:
-            t, v = self.series(src, metric)
-            if t.size:
-                ts.append(t)
-                vs.append(v)
-        if not ts:
-            return np.empty(0), np.empty(0)
-        t = np.floor(np.concatenate(ts))
-        v = np.concatenate(vs)
-        seconds, index = np.unique(t, return_inverse=True)
+        # the rings as they lie (a sum per second does not care about order), one copy each
+        with self._lock:
+            rings = [self._rings.get((src, metric)) for src in sources]
+            rings = [r for r in rings if r is not None and r.count]
+            if not rings:
+                return np.empty(0), np.empty(0)
+            t = np.concatenate([r.t[:r.count] for r in rings])
+            v = np.concatenate([r.v[:r.count] for r in rings])
+        if not np.isfinite(t).all():
+            known = np.isfinite(t)
+            t, v = t[known], v[known]
+            if not t.size:
+                return np.empty(0), np.empty(0)
+        # whole seconds as offsets from the first: a bincount, not a sort (this runs on every redraw)
+        first = np.floor(t.min())
+        index = (t - first).astype(np.int64)
+        length = int(index.max()) + 1
+        present = np.bincount(index, minlength=length)
         finite = np.isfinite(v)
-        total = np.zeros(seconds.shape[0])
-        count = np.zeros(seconds.shape[0])
-        np.add.at(total, index[finite], v[finite])
-        np.add.at(count, index[finite], 1)
+        if finite.all():
+            total, count = np.bincount(index, weights=v, minlength=length), present
+        else:
+            total = np.bincount(index, weights=np.where(finite, v, 0.0), minlength=length)
+            count = np.bincount(index, weights=finite, minlength=length)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out = total / count if how == "mean" else np.where(count > 0, total, np.nan)
+            out = total / count if how == "mean" else total
         out[count == 0] = np.nan
-        return seconds, out
+        seconds = np.flatnonzero(present)
+        return first + seconds.astype(float), out[seconds]
+
+    def time_span(self) -> tuple[float | None, float | None]:
+        """The oldest and the newest timestamp held in any series (the edges of a view that
+        shows everything)."""
+        with self._lock:
+            ends = [(ring.t[ring.head if ring.count == ring.t.shape[0] else 0], ring.t[(ring.head - 1) % ring.t.shape[0]])
+                    for ring in self._rings.values() if ring.count]
+        firsts = [a for a, _ in ends if np.isfinite(a)]
+        lasts = [b for _, b in ends if np.isfinite(b)]
+        return (min(firsts) if firsts else None), (max(lasts) if lasts else None)
+
+    def latest_time(self) -> float | None:
+        return self.time_span()[1]
 
     def time_over(self, source: str, metric: str, threshold: float, comparison: str = "<") -> float:
         """Seconds the series spent on the wrong side of a pass criterion (`comparison` is the
         criterion: '<' means values must stay below `threshold`)."""
         t, v = self.series(source, metric)
         return time_beyond(t, v, threshold, comparison)
+
+
+def peak_decimate(t: np.ndarray, v: np.ndarray, x0: float, x1: float, buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """The points a plot `buckets` pixels wide needs to show (t, v) between x0 and x1: the
+    points in that window (and one on each side, so the line reaches the edges); when there
+    are more than two per pixel, the lowest and highest of each run of points, so a spike
+    stays visible.  A run holding a gap is a gap, so the gap stays visible too."""
+    n = t.shape[0]
+    if n == 0:
+        return t, v
+    i0 = max(int(np.searchsorted(t, x0, "left")) - 1, 0)
+    i1 = min(int(np.searchsorted(t, x1, "right")) + 1, n)
+    t, v = t[i0:i1], v[i0:i1]
+    n = t.shape[0]
+    if buckets < 1 or n <= 2 * buckets:
+        return t, v
+    k = -(-n // buckets)
+    m = n // k * k
+    tb, vb = t[:m].reshape(-1, k), v[:m].reshape(-1, k)
+    lo = vb.min(axis=1)            # NaN propagates: a run holding a gap is drawn as a gap
+    hi = vb.max(axis=1)
+    pairs = 2 * lo.shape[0]
+    out_t = np.empty(pairs + n - m)
+    out_v = np.empty_like(out_t)
+    out_t[0:pairs:2], out_t[1:pairs:2] = tb[:, 0], tb[:, -1]
+    out_v[0:pairs:2], out_v[1:pairs:2] = lo, hi
+    out_t[pairs:], out_v[pairs:] = t[m:], v[m:]
+    return out_t, out_v
 
 
 def time_beyond(t: np.ndarray, v: np.ndarray, threshold: float, comparison: str) -> float:

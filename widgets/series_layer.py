@@ -1,0 +1,123 @@
+"""Every curve of one dashboard plot in a single graphics item.
+
+pyqtgraph's PlotDataItem does its own clipping, downsampling and bounds for each curve on
+every data change and every view change; with 16 hosts on 4 plots that per-curve work, not
+the drawing, took most of a redraw (python -m app.metrics.bench_dashboard).  Here the
+dashboard hands over points already cut to the window and decimated to the plot's width
+(app.metrics.series.peak_decimate), and this item keeps one painter path per curve.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QPen, QPolygonF
+
+
+class Line:
+    """One curve: what the tests and the legend see of it."""
+
+    __slots__ = ("key", "pen", "bold", "x", "y", "polylines", "visible", "rect", "top", "sample")
+
+    def __init__(self, key, pen: QPen, bold: bool = False):
+        self.key = key
+        self.pen = pen
+        self.bold = bold              # drawn 2 px wide
+        self.x = self.y = np.empty(0)
+        self.polylines: list[QPolygonF] = []
+        self.visible = True
+        self.rect = QRectF()
+        self.top = 0.0                # the highest value drawn
+        self.sample = None            # the legend's stand-in item, if the line is in the legend
+
+    def getData(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.x, self.y
+
+    def isVisible(self) -> bool:
+        return self.visible
+
+
+class SeriesLayer(pg.GraphicsObject):
+    def __init__(self):
+        super().__init__()
+        self.lines: dict[object, Line] = {}
+        self._bounds = QRectF()
+
+    def line(self, key, pen: QPen, bold: bool = False) -> Line:
+        found = self.lines.get(key)
+        if found is None:
+            found = self.lines[key] = Line(key, pen, bold)
+        return found
+
+    def set_data(self, key, x: np.ndarray, y: np.ndarray) -> None:
+        """Call commit() once the lines of this redraw are set."""
+        line = self.lines[key]
+        line.x, line.y = x, y
+        line.polylines = _polylines(x, y)
+        lo, hi = np.nanmin(y, initial=np.inf), np.nanmax(y, initial=-np.inf)
+        line.rect = QRectF(float(x[0]), float(lo), float(x[-1] - x[0]), float(hi - lo)) if hi >= lo else QRectF()
+        line.top = float(hi) if hi >= lo else 0.0
+
+    def set_visible(self, key, visible: bool) -> None:
+        line = self.lines.get(key)
+        if line is not None and line.visible != visible:
+            line.visible = visible
+            self.commit()
+
+    def remove_all(self) -> None:
+        self.lines.clear()
+        self.commit()
+
+    def commit(self) -> None:
+        rect = QRectF()
+        for line in self.lines.values():
+            if line.visible and not line.rect.isNull():
+                rect = line.rect if rect.isNull() else rect.united(line.rect)
+        if not rect.isNull():
+            # room for the pen and for a flat line (a zero-height rect would never be painted)
+            pad = max(rect.height() * 0.02, abs(rect.y()) * 1e-3, 1e-6)
+            rect = rect.adjusted(0, -pad, 0, pad)
+        if rect != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = rect
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def paint(self, painter, *_args) -> None:
+        painter.setRenderHint(painter.RenderHint.Antialiasing, False)     # 4 x faster on noisy lines
+        # A bold line is the 1-px line drawn again one device pixel right and one down:
+        # Qt strokes a 2-px pen through its general path stroker, 5 x slower on 900 points.
+        m = painter.transform()
+        px = (1 / m.m11() if m.m11() else 0.0, 1 / m.m22() if m.m22() else 0.0)
+        for line in self.lines.values():
+            if not (line.visible and line.polylines):
+                continue
+            painter.setPen(line.pen)
+            for dx, dy in ((0, 0), (px[0], 0), (0, px[1])) if line.bold else ((0, 0),):
+                if dx or dy:
+                    painter.translate(dx, dy)
+                for polyline in line.polylines:
+                    painter.drawPolyline(polyline)
+                if dx or dy:
+                    painter.translate(-dx, -dy)
+
+
+def _polylines(x: np.ndarray, y: np.ndarray) -> list[QPolygonF]:
+    """One polyline per run of finite points: a NaN is a gap in the line."""
+    finite = np.isfinite(y) & np.isfinite(x)
+    if finite.all():
+        runs = [(0, x.shape[0])]
+    else:
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], finite.view(np.int8), [0]))))
+        runs = list(zip(edges[0::2], edges[1::2]))
+    out = []
+    for a, b in runs:
+        if b - a < 2:
+            continue
+        polygon = pg.functions.create_qpolygonf(b - a)
+        points = pg.functions.ndarray_from_qpolygonf(polygon)
+        points[:, 0], points[:, 1] = x[a:b], y[a:b]
+        out.append(polygon)
+    return out
