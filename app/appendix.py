@@ -123,6 +123,7 @@ def steps_blocks(steps: list) -> list[StepsBlock]:
 class ImageBlock(Block):
     caption: str = ""
     key: str = "diagram"
+    chart: Any = None          # an app.metrics.report.Chart; None: the bed's diagram
 
     def html(self) -> str:     # the browser page embeds the image itself (see to_html)
         return f'<p class="caption">{esc(self.caption)}</p>'
@@ -394,8 +395,30 @@ def _validate(bed: Any) -> list:
         return []
 
 
+def _run_summary_table(run: Any) -> rt.Table:
+    from app.metrics.report import summary_rows
+    t = rt.Table(f"run-{rt.slug(run.run_id)}-summary", f"Measured per host: run {run.run_id}",
+                 ["Host", "Metric", "Average", "95th percentile", "Range", "Seconds", "Gaps (s)"], compact=True)
+    previous = ""
+    for host, *rest in summary_rows(run):
+        t.add(rt.Cell(host if host != previous else "", ref=host), *rest[:1], rt.Cell(rest[1], bold=True), *rest[2:])
+        previous = host
+    return t
+
+
+def _run_verdict_table(run: Any) -> rt.Table | None:
+    if not run.verdicts:
+        return None
+    t = rt.Table(f"run-{rt.slug(run.run_id)}-criteria", f"Pass criteria: run {run.run_id}",
+                 ["Workload", "Criterion", "Result", "Measured"], compact=True)
+    for v in run.verdicts:
+        t.add(v.workload, v.criterion, rt.Cell("PASS" if v.passed else "FAIL", bold=True,
+                                               fill="#dff0d8" if v.passed else "#f8d7da"), v.reason)
+    return t
+
+
 def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any = None,
-                   source: str = "", with_methodology: bool = True) -> Appendix:
+                   source: str = "", with_methodology: bool = True, runs: Iterable[Any] = ()) -> Appendix:
     """All appendices of a bed as blocks, in the order the seed reports print them."""
     findings = _validate(bed) if findings is None else findings
     note = ""
@@ -492,13 +515,26 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
             blocks.extend(steps_blocks(list(section.steps)))
 
     results = rt.results_tables(bed)
-    if results:
+    runs = list(runs)
+    if results or runs:
         appendix("G", "Results")
         rp = bed.run_plan
-        if rp and rp.repetitions and rp.repetitions > 1:
+        if results and rp and rp.repetitions and rp.repetitions > 1:
             blocks.append(Para(text=f"Each test ran {rp.repetitions} times; the {rp.score or 'median'} run is reported.",
                                css="intro"))
         tables("G", results)
+        figures = 0
+        for run in runs:
+            sub(f"Measured in run {run.run_id}", f"appendix-g-run-{rt.slug(run.run_id)}")
+            blocks.append(Para(text=f"Recorded by Testbed Studio while the run's workload steps ran (started "
+                                    f"{run.started}): one sample per host and metric per second. Averages and 95th "
+                                    "percentiles are over the seconds measured; seconds without a value are gaps "
+                                    "(a collector stopped or a counter disappeared) and are left out.", css="intro"))
+            tables("G", [_run_summary_table(run), _run_verdict_table(run)])
+            for chart in run.charts(bed):
+                figures += 1
+                blocks.append(ImageBlock(caption=f"Figure G.{figures}: {chart.title} per host, run {run.run_id}",
+                                         key=f"chart-g{figures}", chart=chart, keep_with_next=False))
     return Appendix(bed=bed, title="Test-bed appendices", blocks=blocks, findings=findings, methodology=methodology,
                     running_head=info.name or "Test-bed appendices")
 
@@ -542,6 +578,7 @@ td.sev-error {{ color: #9c1c1c; font-weight: bold; }}
 td.sev-warning {{ color: #8a5a00; font-weight: bold; }}
 p.tochead {{ font-size: 13pt; font-weight: bold; color: #1f3a60; margin-top: 1.2em; }}
 img.diagram {{ max-width: 100%; border: 1px solid #c3c8cf; }}
+img.chart {{ width: 100%; border: 1px solid #c3c8cf; }}
 @page {{ size: letter; margin: 0.75in; }}
 """
 
@@ -550,7 +587,12 @@ def to_html(appendix: Appendix, *, image_dpi: int = 150, embed_diagram: bool = T
     """A standalone HTML page; the diagram is embedded as a PNG data URI."""
     parts = []
     for block in appendix.blocks:
-        if isinstance(block, ImageBlock) and embed_diagram:
+        if isinstance(block, ImageBlock) and block.chart is not None:
+            from app.metrics.chart import chart_png
+            ensure_gui_app()
+            data = base64.b64encode(chart_png(block.chart)).decode("ascii")
+            parts.append(f'<p><img class="chart" alt="{esc(block.caption)}" src="data:image/png;base64,{data}"/></p>')
+        elif isinstance(block, ImageBlock) and embed_diagram:
             png = diagram_png(appendix.bed, dpi=image_dpi, findings=appendix.findings)
             if png:
                 data = base64.b64encode(png).decode("ascii")
@@ -565,10 +607,16 @@ def page_html(title: str, body: str) -> str:
             f"<style>{BROWSER_CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
 
 
-def to_markdown(appendix: Appendix, *, image_ref: str | None = None) -> str:
+def to_markdown(appendix: Appendix, *, image_ref: str | None = None, chart_refs: dict | None = None) -> str:
+    """`image_ref`: the diagram's file; `chart_refs`: chart block key -> its file."""
     out = []
     for block in appendix.blocks:
-        if isinstance(block, ImageBlock):
+        if isinstance(block, ImageBlock) and block.chart is not None:
+            ref = (chart_refs or {}).get(block.key)
+            if ref:
+                out.append(f"![{block.caption}]({ref})")
+            out.append(block.markdown())
+        elif isinstance(block, ImageBlock):
             if image_ref:
                 out.append(f"![{block.caption}]({image_ref})")
             out.append(block.markdown())
@@ -927,8 +975,12 @@ class Layout:
         if isinstance(block, ImageBlock):
             # pixels at no more than 300 dpi: a 1200-dpi printer would otherwise get a 300 MB image
             shrink = min(1.0, 300.0 / self.dpi)
-            image = diagram_image(self.appendix.bed, int(self.body_w * shrink), int(self.body_h * 0.85 * shrink),
-                                  self.appendix.findings)
+            if block.chart is not None:
+                from app.metrics.chart import chart_image
+                image = chart_image(block.chart, int(self.body_w * shrink), int(self.body_w * 0.36 * shrink))
+            else:
+                image = diagram_image(self.appendix.bed, int(self.body_w * shrink), int(self.body_h * 0.85 * shrink),
+                                      self.appendix.findings)
             w, h = image.width() / shrink, image.height() / shrink
             caption = _new_document(block.html(), self.body_w, self.device)
             height = h + 6 * self.px_per_pt + caption.size().height()
@@ -1150,14 +1202,14 @@ def write_pdf(content: Any, path: str | Path, *, title: str = "") -> int:
 
 
 def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", findings: list | None = None,
-          methodology: Any = None) -> dict:
+          methodology: Any = None, runs: Iterable[Any] = ()) -> dict:
     """The `appendix` command's work: build and write one format.  Returns figures for the caller."""
     out = Path(out)
     if fmt not in ("pdf", "html", "md"):
         raise ValueError(f"unknown format {fmt!r}: use pdf, html or md")
     if not out.parent.is_dir():
         raise OSError(f"folder {out.parent} does not exist")
-    appendix = build_appendix(bed, findings=findings, methodology=methodology, source=source)
+    appendix = build_appendix(bed, findings=findings, methodology=methodology, source=source, runs=runs)
     result: dict[str, Any] = {"path": str(out), "format": fmt}
     if fmt == "pdf":
         result["pages"] = write_pdf(appendix, out)
@@ -1167,7 +1219,16 @@ def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", find
         image = out.with_name(out.stem + "-diagram.png")
         image.write_bytes(diagram_png(bed, findings=appendix.findings))
         result["image"] = str(image)
-        out.write_text(to_markdown(appendix, image_ref=image.name), encoding="utf-8")
+        chart_refs = {}
+        for block in appendix.blocks:
+            if isinstance(block, ImageBlock) and block.chart is not None:
+                from app.metrics.chart import chart_png
+                chart_file = out.with_name(f"{out.stem}-{block.key}.png")
+                chart_file.write_bytes(chart_png(block.chart))
+                chart_refs[block.key] = chart_file.name
+        if chart_refs:
+            result["charts"] = len(chart_refs)
+        out.write_text(to_markdown(appendix, image_ref=image.name, chart_refs=chart_refs), encoding="utf-8")
     else:
         raise ValueError(f"unknown format {fmt!r}: use pdf, html or md")
     return result

@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     ax.add_argument("file")
     ax.add_argument("-o", "--output", required=True, metavar="OUT", help="file to write (OUT.pdf, OUT.html, OUT.md)")
     ax.add_argument("--format", choices=("pdf", "html", "md"), help="default: from OUT's extension, else pdf")
+    ax.add_argument("--run", action="append", default=[], metavar="RUN",
+                    help="add the figures measured in this run (id or directory, see 'testbed-studio runs') to "
+                         "the results appendix: tables per host, pass criteria and charts; may be given more than once")
+    ax.add_argument("--runs-dir", help=argparse.SUPPRESS)
 
     me = sub.add_parser("methodology", help="print the numbered test procedure generated from a project file")
     me.add_argument("file")
@@ -177,14 +181,23 @@ def cmd_appendix(ns: argparse.Namespace) -> int:
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNREADABLE
+    runs = []
+    for ref in ns.run:
+        from app.metrics.report import load_run_results
+        try:
+            runs.append(load_run_results(ref, bed, Path(ns.runs_dir) if ns.runs_dir else None))
+        except ValueError as exc:
+            print(f"testbed-studio: --run {ref}: {exc}", file=sys.stderr)
+            return EXIT_UNREADABLE
     from app.appendix import write
     try:
-        result = write(bed, out, fmt, source=str(ns.file))
+        result = write(bed, out, fmt, source=str(ns.file), runs=runs)
     except OSError as exc:
         print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     extra = f", {result['pages']} pages" if "pages" in result else ""
     extra += f", diagram in {result['image']}" if "image" in result else ""
+    extra += f", {result['charts']} chart(s) beside it" if "charts" in result else ""
     print(f"wrote {out} ({fmt}{extra})")
     return EXIT_OK
 

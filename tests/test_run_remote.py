@@ -219,3 +219,61 @@ def test_the_exported_ansible_playbook_runs_against_the_same_hosts(lab, tmp_path
     assert "failed=0" in r.stdout and "unreachable=0" in r.stdout
     assert (tmp_path / "marks" / "h1.visits").read_text() == "visit\n"
     assert (tmp_path / "marks" / "h2.visits").read_text() == "visit\n"
+
+
+def test_fio_over_ssh_is_recorded_with_the_run_and_printed_in_the_results_appendix(lab, tmp_path):
+    """Issue 6 end to end: `run` streams real fio on an sshd host, `results` prints the run's
+    table, `appendix --run` prints it with the charts (checked in the PDF with poppler)."""
+    if shutil.which("fio") is None or shutil.which("pdftotext") is None:
+        pytest.skip("needs fio and poppler-utils (installed by .ci/setup.sh)")
+    h = lab.hosts["h1"]
+    bed = tmp_path / "fio.yaml"
+    bed.write_text(f"""\
+format_version: 1
+bed: {{name: fio over ssh}}
+servers:
+  - {{id: h1, role: load_client, platform: linux, os: Debian 12}}
+workloads:
+  - id: oltp
+    tool: fio
+    driver: h1
+    parameters: {{filename: {tmp_path / 'h1.dat'}, size: 16m, duration_minutes: 0.07}}
+    access:
+      - {{block_kb: 4, read_pct: 70, random_pct: 100}}
+    criteria:
+      - {{metric: read_latency_avg_ms, comparison: "<", threshold: 20, unit: ms}}
+run_plan: {{repetitions: 1, score: median, sample_interval_s: 1}}
+access:
+  - {{host: h1, transport: ssh, address: {h.address}, port: {h.port}, user: root, key_file: {lab.client_key_path}}}
+""")
+    runs = tmp_path / "runs"
+    known = _known_hosts_copy(lab, tmp_path)
+    r = _cli("run", str(bed), "--steps", "3", "--skip-manual", "--runs-dir", str(runs), known_hosts=known)
+    assert r.returncode == EXIT_OK, r.stdout + r.stderr
+    run_id = next(runs.iterdir()).name
+    from app.metrics.results import load_samples
+    iops = [s for s in load_samples(runs / run_id) if s.source == "h1" and s.metric == "iops"]
+    assert len(iops) >= 3 and all(s.value > 0 for s in iops)
+
+    r = _cli("results", run_id, "--runs-dir", str(runs), known_hosts=known)
+    assert r.returncode == EXIT_OK, r.stdout + r.stderr
+    assert "PASS  oltp: read latency avg ms < 20 ms" in r.stdout and "h1" in r.stdout
+
+    pdf = tmp_path / "appendix.pdf"
+    r = _cli("appendix", str(bed), "-o", str(pdf), "--run", run_id, "--runs-dir", str(runs), known_hosts=known)
+    assert r.returncode == EXIT_OK, r.stdout + r.stderr
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, timeout=60).stdout
+    text = text.replace("\ufb01", "fi").replace("\ufb02", "fl")        # the PDF's ligatures
+    assert f"Measured in run {run_id}" in text and "Pass criteria" in text and "PASS" in text
+    assert "Figure G.1: IOPS per host" in text and "95th percentile" in text
+    images = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True, timeout=60).stdout
+    assert len(images.strip().splitlines()) - 2 >= 3, images      # the diagram and at least two charts
+
+    md = tmp_path / "appendix.md"
+    r = _cli("appendix", str(bed), "-o", str(md), "--run", run_id, "--runs-dir", str(runs), known_hosts=known)
+    assert r.returncode == EXIT_OK and "chart(s)" in r.stdout, r.stdout + r.stderr
+    assert "![Figure G.1: IOPS per host" in md.read_text() and (tmp_path / "appendix-chart-g1.png").stat().st_size > 5000
+
+    r = _cli("appendix", str(bed), "-o", str(tmp_path / "a.pdf"), "--run", "no-such-run", "--runs-dir", str(runs),
+             known_hosts=known)
+    assert r.returncode != EXIT_OK and "--run no-such-run:" in r.stderr and "Traceback" not in r.stderr

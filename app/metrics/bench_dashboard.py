@@ -193,7 +193,7 @@ def bench_sample_to_screen(app, work: Path, seconds: int = 12) -> tuple[list[flo
         from app.remote.ssh import SSHTransport
         factory, where = (lambda h: SSHTransport(**lab.connection(h))), "an sshd host on loopback, over SSH"
     else:
-        factory, where = (lambda h: LocalTransport()), "this machine (no sshd host could be started)"
+        factory, where = (lambda h: LocalTransport(h)), "this machine (no sshd host could be started)"
     info = J.new_run("bench.yaml", "", root=work / "runs")
     tap = MetricsTap(info.dir, on_samples=dash.ingest)
     steps = [RunStep("1.1", "fio", "run", "Run", "fio1", [Task("1.1", "fio1", "bash", script)], template="bench#load")]

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 from app.remote.base import (CANCELLED, FAILED, OK, TIMEOUT, CommandResult, LineSplitter,
                              OutputSink, Transport)
@@ -15,8 +17,19 @@ _ARGV = {"bash": ["bash", "-s"], "sh": ["sh", "-s"],
 
 
 class LocalTransport(Transport):
+    """Scripts start in a folder of their own, as a remote script starts in its user's home:
+    the files a step writes (fio's JSON report) land there, never in whatever folder the
+    application happened to be started from."""
+
+    def __init__(self, host: str = "localhost", workdir: Path | None = None):
+        super().__init__(host)
+        self.workdir = workdir
+
     def open(self) -> None:
-        pass
+        if self.workdir is None:
+            from app.autosave import state_dir
+            self.workdir = state_dir() / "local-hosts" / (re.sub(r"[^A-Za-z0-9._-]", "_", self.host) or "host")
+        self.workdir.mkdir(parents=True, exist_ok=True)
 
     def close(self) -> None:
         pass
@@ -28,10 +41,12 @@ class LocalTransport(Transport):
             return CommandResult(FAILED, None, f"the local transport cannot run {shell} scripts")
         start = time.monotonic()
         tail: list[str] = []
+        if self.workdir is None or not self.workdir.is_dir():
+            self.open()
         try:
             # its own process group, so a timeout stops the script's children too
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True)
+                                    stderr=subprocess.PIPE, start_new_session=True, cwd=self.workdir)
         except FileNotFoundError:
             return CommandResult(FAILED, 127, f"{argv[0]} is not installed on this machine")
         readers = [threading.Thread(target=_pump, args=(pipe, LineSplitter(name, on_output, tail)),

@@ -1,0 +1,105 @@
+"""A run's measured results as the appendices print them: a summary table per run (average,
+95th percentile, range, seconds measured and missing per host and metric), the pass
+criteria judged on those figures, and the per-second series the charts draw.
+
+Qt-free: the charts themselves are drawn by app.metrics.chart.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.metrics import sample as M
+from app.metrics.results import Summary, Verdict, judge_criteria, load_samples, summarize
+from app.metrics.sample import Sample
+from app.metrics.series import is_host_series
+
+# what the charts show, in this order: metric, title, unit
+CHARTED = ((M.IOPS, "IOPS", "IO/s"), (M.READ_LATENCY_MS, "Read latency", "ms"),
+           (M.WRITE_LATENCY_MS, "Write latency", "ms"), (M.THROUGHPUT_MBPS, "Throughput", "MB/s"))
+METRIC_NAMES = {M.IOPS: "IOPS", M.READ_IOPS: "Read IOPS", M.WRITE_IOPS: "Write IOPS",
+                M.READ_LATENCY_MS: "Read latency", M.WRITE_LATENCY_MS: "Write latency",
+                M.LATENCY_MS: "Latency", M.THROUGHPUT_MBPS: "Throughput", M.QUEUE_LENGTH: "Queue length"}
+
+
+@dataclass
+class Chart:
+    metric: str
+    title: str
+    unit: str
+    series: dict[str, tuple[list[float], list[float]]]      # host -> seconds since the start, values
+    thresholds: list[tuple[float, str]] = field(default_factory=list)
+
+
+@dataclass
+class RunResults:
+    run_id: str
+    started: str
+    samples: list[Sample]
+    summaries: list[Summary]
+    verdicts: list[Verdict]
+
+    @property
+    def start_time(self) -> float:
+        return min((s.timestamp for s in self.samples), default=0.0)
+
+    def charts(self, bed=None) -> list[Chart]:
+        t0 = self.start_time
+        out = []
+        for metric, title, unit in CHARTED:
+            series: dict[str, tuple[list[float], list[float]]] = {}
+            for s in self.samples:
+                if s.metric == metric and is_host_series(s.source):
+                    ts, vs = series.setdefault(s.source, ([], []))
+                    ts.append(s.timestamp - t0)
+                    vs.append(s.value)
+            if series:
+                out.append(Chart(metric, title, unit, dict(sorted(series.items())), _thresholds(bed, metric)))
+        return out
+
+
+def _thresholds(bed, metric: str) -> list[tuple[float, str]]:
+    from app.metrics.results import _metric_for
+    if bed is None:
+        return []
+    out = []
+    for w in bed.workloads:
+        for c in w.criteria:
+            if _metric_for(c.metric, c.unit) == metric and c.comparison in ("<", "<=", ">", ">="):
+                out.append((float(c.threshold), f"{w.id}: {c.metric.replace('_', ' ')} {c.comparison} "
+                                                f"{c.threshold:g}{(' ' + c.unit) if c.unit else ''}"))
+    return out
+
+
+def load_run_results(ref: str, bed=None, runs_root: Path | None = None) -> RunResults:
+    """A run by id or directory.  ValueError (with the reason) when it cannot be used."""
+    from app.run import journal as J
+    info = J.open_run(ref, runs_root)
+    samples = load_samples(info.dir)
+    if not samples:
+        raise ValueError(f"run {info.id} recorded no metrics (no workload step streamed figures)")
+    summaries = summarize(samples)
+    verdicts = judge_criteria(summaries, bed, samples) if bed is not None else []
+    return RunResults(info.id, info.created, samples, summaries, verdicts)
+
+
+def summary_rows(results: RunResults) -> list[tuple[str, str, str, str, str, str, str]]:
+    """host, metric, average, 95th percentile, min - max, seconds measured, seconds missing."""
+    rows = []
+    for s in results.summaries:
+        if not is_host_series(s.source):
+            continue
+        unit = f" {s.unit}" if s.unit else ""
+        rows.append((s.source, METRIC_NAMES.get(s.metric, s.metric.replace("_", " ")),
+                     _fmt(s.average) + unit, _fmt(s.p95) + unit, f"{_fmt(s.minimum)} – {_fmt(s.maximum)}",
+                     str(s.seconds), str(s.gaps) if s.gaps else ""))
+    return rows
+
+
+def _fmt(v: float) -> str:
+    if math.isnan(v):
+        return "–"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
