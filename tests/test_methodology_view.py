@@ -150,3 +150,39 @@ def test_print_preview_shows_the_pages(qtbot, view):
     preview = dialog.findChild(QPrintPreviewWidget)
     qtbot.waitUntil(lambda: preview.pageCount() > 10, timeout=20000)
     dialog.reject()
+
+
+def test_the_figures_of_a_run_of_this_bed_go_into_the_exported_appendix(qtbot, tmp_path, monkeypatch):
+    import shutil
+    from app.metrics import sample as M
+    from app.metrics.results import MetricsRecorder
+    from app.metrics.sample import Sample
+    from app.run import journal as J
+    bed_path = tmp_path / "seed000.yaml"
+    shutil.copyfile(resources.example_path(SEED000), bed_path)
+    other = J.new_run(str(tmp_path / "another-bed.yaml"), "")           # another project's run: not offered
+    MetricsRecorder(other.dir).append([Sample(1.0, "x", M.IOPS, 1.0, "IO/s")])
+    info = J.new_run(str(bed_path), "")
+    rec = MetricsRecorder(info.dir)
+    rec.append([Sample(1000.0 + i, host, M.IOPS, 1000.0 + 10 * i, "IO/s") for i in range(30) for host in ("NODE1", "NODE2")])
+    rec.append([Sample(1000.0 + i, "NODE1", M.READ_LATENCY_MS, 4.0, "ms") for i in range(30)])
+    rec.close()
+    document = Document()
+    document.open(bed_path)
+    v = MethodologyView(document, Selection())
+    qtbot.addWidget(v)
+    v.show()
+    qtbot.waitUntil(lambda: v.methodology is not None, timeout=15000)
+    offered = [v.run_results.itemData(i) for i in range(v.run_results.count())]
+    assert offered == [None, info.id] and v.run_results.currentData() == info.id
+    target = tmp_path / "with-results.html"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(target), "")))
+    qtbot.mouseClick(v.export_buttons["html"], Qt.MouseButton.LeftButton)
+    html = target.read_text()
+    assert f"Measured in run {info.id}" in html and html.count('img class="chart"') == 2
+    assert "NODE2" in html and "1,145 IO/s" in html         # NODE2's average IOPS: 1000 + 10 x 14.5
+    v.run_results.setCurrentIndex(0)                         # "none": the appendix as before
+    qtbot.mouseClick(v.export_buttons["html"], Qt.MouseButton.LeftButton)
+    assert "Measured in run" not in target.read_text()
+    v.wait()
+    document.undo_stack.cleanChanged.disconnect()

@@ -83,10 +83,18 @@ class MethodologyView(QWidget):
         self.print_button = QPushButton("Print…", objectName="print")
         self.print_button.clicked.connect(self.print_dialog)
         self.export_buttons: dict[str, QPushButton] = {}
+        self.run_results = QComboBox(objectName="runResults")
+        self.run_results.setMinimumContentsLength(18)
+        self._run_picked = False
+        self.run_results.activated.connect(lambda _i: setattr(self, "_run_picked", True))
+        self.run_results.setToolTip("Print the figures measured in this run (tables per host, pass criteria, "
+                                    "charts) in the results appendix")
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Target:"))
         bar.addWidget(self.target_filter)
         bar.addStretch(1)
+        bar.addWidget(QLabel("Measured results:"))
+        bar.addWidget(self.run_results)
         bar.addWidget(self.preview_button)
         bar.addWidget(self.print_button)
         for fmt, text, _filter in EXPORTS:
@@ -396,12 +404,44 @@ class MethodologyView(QWidget):
         self.status.setText(f"Copied the {what} to the clipboard.")
 
     # ------------------------------------------------------------------ printing and export
+    def showEvent(self, event) -> None:
+        self.refresh_runs()
+        super().showEvent(event)
+
+    def refresh_runs(self) -> None:
+        """The runs of this project that recorded figures, newest first."""
+        from app.run import journal as J
+        chosen = self.run_results.currentData()
+        self.run_results.blockSignals(True)
+        self.run_results.clear()
+        self.run_results.addItem("none", None)
+        if self.document.path is not None:
+            mine = str(Path(self.document.path).resolve())
+            for info in J.list_runs():
+                if (info.dir / "metrics.jsonl").is_file() and str(Path(info.bed_file).resolve()) == mine:
+                    self.run_results.addItem(f"run {info.id}", info.id)
+        # the newest run, unless the person picked one (or "none") in this list before
+        index = self.run_results.findData(chosen) if self._run_picked else -1
+        self.run_results.setCurrentIndex(index if index >= 0 else (1 if self.run_results.count() > 1 else 0))
+        self.run_results.blockSignals(False)
+
+    def _runs(self) -> list:
+        run_id = self.run_results.currentData()
+        if not run_id:
+            return []
+        from app.metrics.report import load_run_results
+        try:
+            return [load_run_results(run_id, self.document.bed)]
+        except ValueError as exc:
+            self._fail(f"The results of run {run_id} are left out: {exc}")
+            return []
+
     def _appendix(self):
         from app.appendix import build_appendix
         self.document.validation.wait(5000)
         return build_appendix(self.document.bed, findings=list(self.document.validation.findings),
                               methodology=self.methodology,
-                              source=str(self.document.path) if self.document.path else "")
+                              source=str(self.document.path) if self.document.path else "", runs=self._runs())
 
     def print_preview(self) -> None:
         from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
@@ -458,7 +498,7 @@ class MethodologyView(QWidget):
             self.document.validation.wait(5000)
             result = write(self.document.bed, path, fmt, findings=list(self.document.validation.findings),
                            methodology=self.methodology,
-                           source=str(self.document.path) if self.document.path else "")
+                           source=str(self.document.path) if self.document.path else "", runs=self._runs())
         except (OSError, ValueError) as exc:
             self._fail(f"Cannot write {path}: {getattr(exc, 'strerror', None) or exc}")
             return False
