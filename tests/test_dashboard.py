@@ -127,3 +127,34 @@ def test_the_dashboard_screenshot(qtbot, dashboard):
     out = Path(__file__).parent.parent / "build" / "screenshots"
     out.mkdir(parents=True, exist_ok=True)
     assert dashboard.grab().save(str(out / "dashboard.png"))
+
+
+def test_zooming_back_in_time_stops_following_and_shows_the_full_detail_there(qtbot, dashboard):
+    t0 = 1_800_000_000.0
+    # an hour of one host, a spike at minute 10 that decimation must keep at every zoom
+    values = [100.0] * 3600
+    values[600] = 900.0
+    dashboard.window_combo.setCurrentIndex(3)                      # the last hour
+    dashboard.ingest([Sample(t0 + i, "h1", M.IOPS, v, "IO/s") for i, v in enumerate(values)])
+    qtbot.waitUntil(lambda: ("h1", M.IOPS) in dashboard._curves, timeout=3000)
+    t, v = dashboard._curves[("h1", M.IOPS)].getData()
+    assert len(t) < 3600 / 2 and np.nanmax(v) == 900.0            # decimated to the plot's width, spike kept
+    from PySide6.QtCore import QPoint, QPointF, Qt as QtNs
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+    view, vb = dashboard.graphics, dashboard.plots["iops"].vb
+    at = view.mapFromScene(vb.mapToScene(vb.boundingRect().center()))
+    wheel = QWheelEvent(QPointF(at), QPointF(view.viewport().mapToGlobal(at)), QPoint(0, 0), QPoint(0, 120),
+                        QtNs.MouseButton.NoButton, QtNs.KeyboardModifier.NoModifier, QtNs.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(view.viewport(), wheel)                  # the mouse wheel zooms in
+    assert not dashboard.follow.isChecked()
+    vb.setXRange(t0 + 590, t0 + 620, padding=0)
+    qtbot.waitUntil(lambda: dashboard._curves[("h1", M.IOPS)].getData()[0][0] >= t0 + 580, timeout=3000)
+    t, v = dashboard._curves[("h1", M.IOPS)].getData()
+    assert list(t) == [t0 + i for i in range(589, 622)] and v[600 - 589] == 900.0   # every second in the zoom
+    dashboard.ingest([Sample(t0 + 3600 + i, "h1", M.IOPS, 100.0, "IO/s") for i in range(5)])
+    qtbot.wait(400)
+    (x0, x1), _ = dashboard.plots["iops"].vb.viewRange()
+    assert x1 < t0 + 700                                             # new seconds do not pull the view away
+    dashboard.follow.setChecked(True)
+    qtbot.waitUntil(lambda: dashboard.plots["iops"].vb.viewRange()[0][1] >= t0 + 3604, timeout=3000)

@@ -99,6 +99,11 @@ class MetricsDashboard(QWidget):
 
     def _build(self) -> None:
         pg = self.pg
+        # first: building the linked plots already reports view changes to _user_moved_view
+        self.follow = QCheckBox("Follow the latest", self)
+        self.follow.setChecked(True)
+        self.follow.setToolTip("Keep the newest second at the right edge; zooming or panning turns this off")
+        self.follow.toggled.connect(self._follow_toggled)
         outer = QVBoxLayout(self)
         bar = QHBoxLayout()
         self.pause_button = QPushButton("Pause", self)
@@ -139,8 +144,9 @@ class MetricsDashboard(QWidget):
             layer = SeriesLayer()
             plot.addItem(layer)
             self.layers[key] = layer
-            plot.vb.sigXRangeChanged.connect(self._user_moved_view)
-            plot.vb.sigResized.connect(self._user_moved_view)
+            plot.vb.sigXRangeChanged.connect(self._view_changed)
+            plot.vb.sigRangeChangedManually.connect(self._user_moved_view)
+            plot.vb.sigResized.connect(self._view_resized)
             for ax in ("left", "bottom"):
                 plot.getAxis(ax).setTextPen("#202020")
                 plot.getAxis(ax).setPen("#808080")
@@ -171,8 +177,6 @@ class MetricsDashboard(QWidget):
         split.setStretchFactor(0, 1)
         split.setSizes([900, 220])
         outer.addWidget(split, 1)
-        self.follow = QCheckBox("Follow the latest", self)
-        self.follow.setChecked(True)
         bar.addWidget(self.follow)
 
     # ---------------------------------------------------------------- input
@@ -333,9 +337,23 @@ class MetricsDashboard(QWidget):
             self._setting_range = False
         return x0, last
 
-    def _user_moved_view(self, *_args) -> None:
+    def _view_changed(self, *_args) -> None:
         if not self._setting_range:
+            self._view_moved = True       # cut and decimate for the new range
+
+    def _user_moved_view(self, *_args) -> None:
+        # a person zooms or pans (wheel, drag): stop jumping to the latest second under them
+        self._view_moved = True
+        if self.follow.isChecked():
+            self.follow.setChecked(False)
+
+    def _follow_toggled(self, on: bool) -> None:
+        if on:
             self._view_moved = True
+            self.redraw()
+
+    def _view_resized(self, *_args) -> None:
+        self._view_moved = True           # more or fewer pixels: decimate again
 
     def _draw(self, source, plot_key, metric, t, v, x0, x1, pixels) -> None:
         line = self._curve(source, plot_key, metric)
