@@ -24,3 +24,19 @@ def linux_bed_text(hosts: list[dict], mark_dir: Path, work_s: float = 0, manual_
 def write_bed(path: Path, hosts: list[dict], **kw) -> Path:
     path.write_text(linux_bed_text(hosts, **kw), encoding="utf-8")
     return path
+
+
+def write_fio_bed(path: Path, host: str, data_file: Path, access: dict, minutes: float = 0.05) -> Path:
+    """One load client running the built-in fio load step (70 % random reads, 4 KB) on
+    `data_file`, judged on a 20 ms read-latency criterion; `access` says how it is reached."""
+    doc = {"format_version": 1, "bed": {"name": f"fio on {host}"},
+           "servers": [{"id": host, "role": "load_client", "platform": "linux", "os": "Debian 12"}],
+           "workloads": [{"id": "oltp", "tool": "fio", "driver": host,
+                          "parameters": {"filename": str(data_file), "size": "16m", "duration_minutes": minutes},
+                          "access": [{"block_kb": 4, "read_pct": 70, "random_pct": 100}],
+                          "criteria": [{"metric": "read_latency_avg_ms", "comparison": "<", "threshold": 20,
+                                        "unit": "ms"}]}],
+           "run_plan": {"repetitions": 1, "score": "median", "sample_interval_s": 1},
+           "access": [{"host": host} | access]}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return path

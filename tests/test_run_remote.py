@@ -21,7 +21,7 @@ from app.run.cli_run import EXIT_FAILED, EXIT_OK, EXIT_PREFLIGHT
 from app.run.engine import RunEngine
 from app.run.plan import run_steps, select_steps
 from app.sandbox_hosts import SandboxLab
-from tests.run_beds import TEMPLATES, write_bed
+from tests.run_beds import TEMPLATES, write_bed, write_fio_bed
 from topology.fileformat import load
 from topology.methodology import generate
 
@@ -227,25 +227,9 @@ def test_fio_over_ssh_is_recorded_with_the_run_and_printed_in_the_results_append
     if shutil.which("fio") is None or shutil.which("pdftotext") is None:
         pytest.skip("needs fio and poppler-utils (installed by .ci/setup.sh)")
     h = lab.hosts["h1"]
-    bed = tmp_path / "fio.yaml"
-    bed.write_text(f"""\
-format_version: 1
-bed: {{name: fio over ssh}}
-servers:
-  - {{id: h1, role: load_client, platform: linux, os: Debian 12}}
-workloads:
-  - id: oltp
-    tool: fio
-    driver: h1
-    parameters: {{filename: {tmp_path / 'h1.dat'}, size: 16m, duration_minutes: 0.07}}
-    access:
-      - {{block_kb: 4, read_pct: 70, random_pct: 100}}
-    criteria:
-      - {{metric: read_latency_avg_ms, comparison: "<", threshold: 20, unit: ms}}
-run_plan: {{repetitions: 1, score: median, sample_interval_s: 1}}
-access:
-  - {{host: h1, transport: ssh, address: {h.address}, port: {h.port}, user: root, key_file: {lab.client_key_path}}}
-""")
+    bed = write_fio_bed(tmp_path / "fio.yaml", "h1", tmp_path / "h1.dat", minutes=0.07,
+                        access={"transport": "ssh", "address": h.address, "port": h.port, "user": "root",
+                                "key_file": str(lab.client_key_path)})
     runs = tmp_path / "runs"
     known = _known_hosts_copy(lab, tmp_path)
     r = _cli("run", str(bed), "--steps", "3", "--skip-manual", "--runs-dir", str(runs), known_hosts=known)

@@ -10,7 +10,7 @@ from PySide6.QtCore import QTimer
 
 from app.document import Document
 from app.run import journal as J
-from tests.run_beds import TEMPLATES, write_bed
+from tests.run_beds import TEMPLATES, write_bed, write_fio_bed
 from widgets.run_wizard import RunWizard
 
 LOCAL = [{"id": f"lin{i}", "transport": "local"} for i in (1, 2)]
@@ -167,25 +167,7 @@ def test_a_fio_load_step_feeds_the_live_metrics_tab_and_is_recorded_with_the_run
     from app.metrics import sample as M
     from app.metrics.results import load_samples
     doc = Document()
-    bed = tmp_path / "fio.yaml"
-    bed.write_text(f"""\
-format_version: 1
-bed: {{name: fio run}}
-servers:
-  - {{id: c1, role: load_client, platform: linux, os: Debian 12}}
-workloads:
-  - id: oltp
-    tool: fio
-    driver: c1
-    parameters: {{filename: {tmp_path / 'c1.dat'}, size: 16m, duration_minutes: 0.05}}
-    access:
-      - {{block_kb: 4, read_pct: 70, random_pct: 100}}
-    criteria:
-      - {{metric: read_latency_avg_ms, comparison: "<", threshold: 20, unit: ms}}
-run_plan: {{repetitions: 1, score: median, sample_interval_s: 1}}
-access:
-  - {{host: c1, transport: local}}
-""")
+    bed = write_fio_bed(tmp_path / "fio.yaml", "c1", tmp_path / "c1.dat", access={"transport": "local"})
     doc.open(bed)
     w = RunWizard(doc)
     qtbot.addWidget(w)
