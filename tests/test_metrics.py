@@ -191,3 +191,36 @@ def test_peak_decimation_keeps_spikes_gaps_and_the_window_edges():
     # a window: only its points plus one on each side
     wt, wv = peak_decimate(t, v, 100.0, 160.0, 450)
     assert wt[0] == 99.0 and wt[-1] == 161.0 and wt.size == 63
+
+
+def test_a_disk_counter_collector_that_dies_says_so_once_and_leaves_a_gap(tmp_path):
+    """Real iostat on this machine through the local transport; it is made to stop after two
+    intervals, as a collector does when its host goes away."""
+    import shutil
+    if shutil.which("iostat") is None:
+        pytest.skip("needs sysstat (installed by .ci/setup.sh)")
+    from app.metrics.collectors import IOSTAT, HostCollector, tool_for
+    from app.remote.local import LocalTransport
+    from dataclasses import replace
+    samples, problems = [], []
+    short = replace(IOSTAT, command="exec iostat -d -x -o JSON 1 2")
+    c = HostCollector("here", short, lambda h: LocalTransport(h, workdir=tmp_path), samples.extend, problems.append)
+    c.start()
+    c._thread.join(20)
+    assert not c.running
+    devices = {s.source for s in samples if s.metric == M.IOPS}
+    assert devices and all(d.startswith("here/") for d in devices)
+    assert len(problems) == 1 and "iostat on here stopped" in problems[0] and "the load goes on" in problems[0]
+    last = {s.source: s for s in samples if s.metric == M.IOPS}
+    assert all(math.isnan(s.value) for s in last.values())          # every series ends in a gap
+    assert tool_for("Windows Server 2019").name == "typeperf" and tool_for("Debian 12").name == "iostat"
+    # stopped on purpose (the load ended): no message, no gap
+    samples.clear(), problems.clear()
+    c = HostCollector("here", IOSTAT, lambda h: LocalTransport(h, workdir=tmp_path), samples.extend, problems.append)
+    c.start()
+    import time as _time
+    deadline = _time.monotonic() + 10
+    while not samples and _time.monotonic() < deadline:
+        _time.sleep(0.1)
+    c.stop()
+    assert not c.running and not problems and samples and not any(math.isnan(s.value) for s in samples)

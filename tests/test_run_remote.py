@@ -238,6 +238,10 @@ def test_fio_over_ssh_is_recorded_with_the_run_and_printed_in_the_results_append
     from app.metrics.results import load_samples
     iops = [s for s in load_samples(runs / run_id) if s.source == "h1" and s.metric == "iops"]
     assert len(iops) >= 3 and all(s.value > 0 for s in iops)
+    # iostat ran on the host beside the load, over a connection of its own, one series per disk
+    disks = [s for s in load_samples(runs / run_id) if s.source.startswith("h1/") and s.metric == "iops"]
+    assert len({s.source for s in disks}) >= 1 and len(disks) >= 3
+    assert "iostat on h1 stopped" not in r.stdout + r.stderr
 
     r = _cli("results", run_id, "--runs-dir", str(runs), known_hosts=known)
     assert r.returncode == EXIT_OK, r.stdout + r.stderr

@@ -272,7 +272,7 @@ class RunWizard(QWidget):
         if self._tap is not None:
             self._tap.close()
         self._tap = MetricsTap(info.dir, self.controller.listener(), on_samples=dashboard.ingest,
-                               on_problem=self.controller.metrics_problem.emit)
+                               on_problem=self.controller.metrics_problem.emit, counter_transports=self.factory)
         engine = RunEngine(info, steps, self.factory, host_timeouts=self.factory.timeouts(), listener=self._tap)
         self.controller.attach(engine)
         self.steps = steps

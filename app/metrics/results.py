@@ -42,6 +42,8 @@ class MetricsRecorder:
         if not lines:
             return
         with self._lock:
+            if self._fh.closed:       # a collector's last words after the run closed: nothing to keep them in
+                return
             self._fh.write(lines)
             self._fh.flush()
 

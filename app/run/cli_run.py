@@ -161,7 +161,8 @@ def cmd_run(ns: argparse.Namespace) -> int:
                   file=sys.stderr)
     printer = _Printer(ns.quiet)
     from app.run.metrics_tap import MetricsTap
-    tap = MetricsTap(info.dir, printer.listener, on_problem=lambda text: printer.say(f"metrics: {text}"))
+    tap = MetricsTap(info.dir, printer.listener, on_problem=lambda text: printer.say(f"metrics: {text}"),
+                     counter_transports=factory)
     engine = RunEngine(info, steps, factory, workers=ns.parallel, timeout=ns.timeout,
                        host_timeouts=factory.timeouts(), listener=tap)
     for problem in engine.journal_problems:

@@ -2,7 +2,9 @@
 the run (metrics.jsonl) and hands them to a live view.
 
 A step is a metrics source when its script streams fio's JSON status (`fio ...
---output-format=json --status-interval=N`): the run template's load step does.  Every other
+--output-format=json --status-interval=N`): the run template's load step does.  Given a
+transport factory, the tap also samples the disks of each host while its load step runs
+(iostat or typeperf, app.metrics.collectors), over a connection of their own.  Every other
 event passes through to the wrapped listener unchanged.
 """
 from __future__ import annotations
@@ -27,18 +29,29 @@ def streams_fio(script: str) -> bool:
 class MetricsTap(RunListener):
     def __init__(self, run_dir: Path, inner: RunListener | None = None,
                  on_samples: Callable[[list], None] | None = None,
-                 on_problem: Callable[[str], None] | None = None):
+                 on_problem: Callable[[str], None] | None = None,
+                 counter_transports: Callable[[str], object] | None = None):
         self.inner = inner or RunListener()
         self.recorder = MetricsRecorder(run_dir)
         self.on_samples = on_samples
         self.on_problem = on_problem
+        self.counter_transports = counter_transports
         self._parsers: dict[tuple[str, str], FioStatusParser] = {}
+        self._collectors: dict[str, object] = {}          # host -> HostCollector
+        self._loads: dict[str, int] = {}                  # host -> load tasks running on it
         self._lock = threading.Lock()
 
     def task_started(self, task) -> None:
         if streams_fio(task.script):
             with self._lock:
                 self._parsers[task.key] = FioStatusParser(task.host)
+                self._loads[task.host] = self._loads.get(task.host, 0) + 1
+                start = self.counter_transports is not None and task.host not in self._collectors
+                if start:
+                    from app.metrics.collectors import HostCollector, tool_for
+                    self._collectors[task.host] = HostCollector(
+                        task.host, tool_for(task.platform), self.counter_transports,
+                        self._record, self._problem).start()
         self.inner.task_started(task)
 
     def output(self, task, stream, line) -> None:
@@ -48,21 +61,37 @@ class MetricsTap(RunListener):
         self.inner.output(task, stream, line)
 
     def task_finished(self, task, state) -> None:
+        collector = None
         with self._lock:
             parser = self._parsers.pop(task.key, None)
+            if parser is not None:
+                self._loads[task.host] -= 1
+                if not self._loads[task.host]:
+                    collector = self._collectors.pop(task.host, None)
         if parser is not None:
             self._emit(parser, parser.close())
+        if collector is not None:
+            collector.stop()
         self.inner.task_finished(task, state)
 
     def _emit(self, parser: FioStatusParser, samples: list) -> None:
+        self._record(samples)
+        while parser.problems:
+            self._problem(parser.problems.pop(0))
+
+    def _record(self, samples: list) -> None:
         if samples:
             self.recorder.append(samples)
             if self.on_samples is not None:
                 self.on_samples(samples)
-        while parser.problems:
-            problem = parser.problems.pop(0)
-            if self.on_problem is not None:
-                self.on_problem(problem)
+
+    def _problem(self, text: str) -> None:
+        if self.on_problem is not None:
+            self.on_problem(text)
 
     def close(self) -> None:
+        with self._lock:
+            collectors, self._collectors = list(self._collectors.values()), {}
+        for c in collectors:
+            c.stop()
         self.recorder.close()
