@@ -42,28 +42,11 @@ class Threshold:
     label: str
 
 
-def plot_for_metric(name: str) -> str | None:
-    n = name.lower()
-    if "lat" in n or n.endswith("_ms"):
-        return "write" if "write" in n or "log" in n else "read"
-    if "iops" in n or "transfers" in n or "io/s" in n:
-        return "iops"
-    if "mb" in n or "throughput" in n:
-        return "throughput"
-    return None
-
-
 def thresholds_from_bed(bed) -> list[Threshold]:
-    out: list[Threshold] = []
-    for w in bed.workloads:
-        for c in w.criteria:
-            plot = plot_for_metric(c.metric + "_" + c.unit)
-            if plot is None or c.comparison not in ("<", "<=", ">", ">="):
-                continue
-            unit = f" {c.unit}" if c.unit else ""
-            out.append(Threshold(plot, c.comparison, float(c.threshold),
-                                 f"{w.id}: {c.metric.replace('_', ' ')} {c.comparison} {c.threshold:g}{unit}"))
-    return out
+    from app.metrics.results import threshold_lines
+    plot_of = {metric: key for key, metric, _t, _u, _h in PLOTS}
+    return [Threshold(plot_of[metric], comparison, value, label)
+            for metric, comparison, value, label in threshold_lines(bed)]
 
 
 class MetricsDashboard(QWidget):

@@ -60,16 +60,8 @@ class RunResults:
 
 
 def _thresholds(bed, metric: str) -> list[tuple[float, str]]:
-    from app.metrics.results import _metric_for
-    if bed is None:
-        return []
-    out = []
-    for w in bed.workloads:
-        for c in w.criteria:
-            if _metric_for(c.metric, c.unit) == metric and c.comparison in ("<", "<=", ">", ">="):
-                out.append((float(c.threshold), f"{w.id}: {c.metric.replace('_', ' ')} {c.comparison} "
-                                                f"{c.threshold:g}{(' ' + c.unit) if c.unit else ''}"))
-    return out
+    from app.metrics.results import threshold_lines
+    return [(value, label) for m, _cmp, value, label in threshold_lines(bed) if m == metric] if bed is not None else []
 
 
 def load_run_results(ref: str, bed=None, runs_root: Path | None = None) -> RunResults:

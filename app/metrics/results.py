@@ -109,15 +109,28 @@ _OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a 
         "==": lambda a, b: a == b}
 
 
-def _metric_for(criterion_metric: str, unit: str) -> str | None:
+def criterion_metric(criterion_metric: str, unit: str) -> str | None:
+    """The measured series a pass criterion is about ("db_read_latency_avg_ms", "ms" -> read
+    latency), or None when no collector measures it."""
     n = (criterion_metric + "_" + unit).lower()
     if "lat" in n or n.endswith("_ms"):
         return "write_latency_ms" if "write" in n or "log" in n else "read_latency_ms"
-    if "iops" in n or "transfers" in n:
+    if "iops" in n or "transfers" in n or "io/s" in n:
         return "iops"
     if "mb" in n or "throughput" in n:
         return "throughput_mbps"
     return None
+
+
+def criterion_text(c) -> str:
+    return f"{c.metric.replace('_', ' ')} {c.comparison} {c.threshold:g}{(' ' + c.unit) if c.unit else ''}"
+
+
+def threshold_lines(bed) -> list[tuple[str, str, float, str]]:
+    """The criteria a plot can draw as a line: (metric, comparison, value, label "WORKLOAD: text")."""
+    return [(metric, c.comparison, float(c.threshold), f"{w.id}: {criterion_text(c)}")
+            for w in bed.workloads for c in w.criteria
+            if c.comparison in ("<", "<=", ">", ">=") and (metric := criterion_metric(c.metric, c.unit))]
 
 
 def judge_criteria(summaries: Sequence[Summary], bed, samples: Sequence[Sample] = ()) -> list[Verdict]:
@@ -126,8 +139,8 @@ def judge_criteria(summaries: Sequence[Summary], bed, samples: Sequence[Sample] 
     for w in bed.workloads:
         hosts = [w.driver] if w.driver else list(w.targets)
         for c in w.criteria:
-            metric = _metric_for(c.metric, c.unit)
-            text = f"{c.metric.replace('_', ' ')} {c.comparison} {c.threshold:g}{(' ' + c.unit) if c.unit else ''}"
+            metric = criterion_metric(c.metric, c.unit)
+            text = criterion_text(c)
             for host in hosts:
                 s = by_key.get((host, metric)) if metric else None
                 if s is None or math.isnan(s.average):
