@@ -82,7 +82,7 @@ class MetricsDashboard(QWidget):
 
     def _build(self) -> None:
         pg = self.pg
-        # first: building the linked plots already reports view changes to _user_moved_view
+        # before the plots: their view-change handlers read it
         self.follow = QCheckBox("Follow the latest", self)
         self.follow.setChecked(True)
         self.follow.setToolTip("Keep the newest second at the right edge; zooming or panning turns this off")
