@@ -2,7 +2,6 @@
 The same engine over real sshd hosts is in test_run_remote.py."""
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListW
                                QPlainTextEdit, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
 from app.metrics import sample as M
-from app.metrics.series import SeriesStore, peak_decimate, time_beyond
+from app.metrics.chart import PALETTE     # a host has the same colour on screen and in print
+from app.metrics.series import SeriesStore, is_host_series, peak_decimate, time_beyond
 from widgets.series_layer import SeriesLayer
 
 REDRAW_MS = 250
@@ -30,8 +31,6 @@ PLOTS = (("iops", M.IOPS, "IOPS", "IO/s", "sum"),
          ("throughput", M.THROUGHPUT_MBPS, "Throughput", "MB/s", "sum"))
 WINDOWS = (("Last minute", 60), ("Last 5 minutes", 300), ("Last 15 minutes", 900), ("Last hour", 3600),
            ("Everything", 0))
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-           "#bcbd22", "#17becf")
 
 
 @dataclass(frozen=True)
@@ -187,8 +186,8 @@ class MetricsDashboard(QWidget):
         self.problems.appendPlainText(time.strftime("%H:%M:%S ") + text)
 
     def set_thresholds(self, thresholds: list[Threshold]) -> None:
-        for line in self._lines.values():
-            line.getViewBox() and self.plots[self._plot_of(line)].removeItem(line)
+        for th, line in self._lines.items():
+            self.plots[th.plot].removeItem(line)
         self._lines.clear()
         self._line_texts.clear()
         self._y_tops.clear()
@@ -200,13 +199,8 @@ class MetricsDashboard(QWidget):
                                         label=th.label, labelOpts={"position": 0.98, "color": "#c00000",
                                                                    "fill": (255, 255, 255, 230),
                                                                    "anchors": [(1, 1), (1, 1)]})
-            line._plot_key = th.plot
             self.plots[th.plot].addItem(line)
             self._lines[th] = line
-
-    @staticmethod
-    def _plot_of(line) -> str:
-        return line._plot_key
 
     def set_paused(self, paused: bool) -> None:
         self.paused = paused
@@ -260,7 +254,7 @@ class MetricsDashboard(QWidget):
 
     def host_sources(self) -> list[str]:
         # per-host series only: "HOST/job" and "HOST/device" series stay out of the plots
-        return [s for s in self.store.sources() if "/" not in s]
+        return [s for s in self.store.sources() if is_host_series(s)]
 
     def redraw(self) -> None:
         """Runs on the timer.  A series is cut to the window and decimated to the plot's

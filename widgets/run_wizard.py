@@ -403,6 +403,7 @@ class RunWizard(QWidget):
         engine = self.controller.engine
         if busy or engine is None:
             return
+        self._redraw_statuses()       # once the worker is done, every step as the journal has it
         current = engine.info.id
         self.refresh_history()
         index = self.history.findData(current)
@@ -437,13 +438,6 @@ class RunWizard(QWidget):
         self.new_button.setEnabled(not busy)
         self.open_button.setEnabled(not busy and self.history.count() > 0)
         self.preflight_button.setEnabled(engine is not None and not busy)
-        if not busy and engine is not None:
-            self._redraw_idle()
-
-    def _redraw_idle(self) -> None:
-        for number, item in self._items.items():
-            item.setIcon(0, status_icon(self.step_status(number)))
-        self._update_progress()
 
     def _update_progress(self) -> None:
         engine = self.controller.engine

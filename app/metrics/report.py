@@ -6,12 +6,12 @@ Qt-free: the charts themselves are drawn by app.metrics.chart.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.metrics import sample as M
-from app.metrics.results import Summary, Verdict, judge_criteria, load_samples, summarize
+from app.metrics.results import (Summary, Verdict, format_value, judge_criteria, load_samples, summarize,
+                                 threshold_lines)
 from app.metrics.sample import Sample
 from app.metrics.series import is_host_series
 
@@ -60,7 +60,6 @@ class RunResults:
 
 
 def _thresholds(bed, metric: str) -> list[tuple[float, str]]:
-    from app.metrics.results import threshold_lines
     return [(value, label) for m, _cmp, value, label in threshold_lines(bed) if m == metric] if bed is not None else []
 
 
@@ -90,8 +89,4 @@ def summary_rows(results: RunResults) -> list[tuple[str, str, str, str, str, str
 
 
 def _fmt(v: float) -> str:
-    if math.isnan(v):
-        return "–"
-    if abs(v) >= 100:
-        return f"{v:,.0f}"
-    return f"{v:.3g}"
+    return format_value(v, missing="–")

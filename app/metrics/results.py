@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from app.metrics.sample import Sample
-from app.metrics.series import time_beyond
+from app.metrics.series import is_host_series, time_beyond
 
 METRICS_FILE = "metrics.jsonl"
 
@@ -208,12 +208,12 @@ def _num(v: float) -> str:
 
 
 def results_table(summaries: Sequence[Summary], verdicts: Sequence[Verdict] = (), hosts_only: bool = True) -> str:
-    rows = [s for s in summaries if not hosts_only or "/" not in s.source]
+    rows = [s for s in summaries if not hosts_only or is_host_series(s.source)]
     head = f"{'source':<22}{'metric':<20}{'average':>12}{'95th pct':>12}{'min':>11}{'max':>11}{'seconds':>9}  unit"
     lines = [head, "-" * len(head)]
     for s in rows:
-        lines.append(f"{s.source:<22}{s.metric:<20}{_fmt(s.average):>12}{_fmt(s.p95):>12}{_fmt(s.minimum):>11}"
-                     f"{_fmt(s.maximum):>11}{s.seconds:>9}  {s.unit}" + (f"  ({s.gaps} s gap)" if s.gaps else ""))
+        lines.append(f"{s.source:<22}{s.metric:<20}{format_value(s.average):>12}{format_value(s.p95):>12}{format_value(s.minimum):>11}"
+                     f"{format_value(s.maximum):>11}{s.seconds:>9}  {s.unit}" + (f"  ({s.gaps} s gap)" if s.gaps else ""))
     if verdicts:
         lines += ["", "pass criteria:"]
         for v in verdicts:
@@ -221,7 +221,8 @@ def results_table(summaries: Sequence[Summary], verdicts: Sequence[Verdict] = ()
     return "\n".join(lines) + "\n"
 
 
-def _fmt(v: float) -> str:
+def format_value(v: float, missing: str = "-") -> str:
+    """A measured figure as the tables print it: whole numbers from 100 up, else 3 digits."""
     if math.isnan(v):
-        return "-"
+        return missing
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"

@@ -172,11 +172,6 @@ class SeriesStore:
     def sources(self) -> list[str]:
         return sorted({s for s, _ in self.keys()})
 
-    def unit(self, source: str, metric: str) -> str:
-        with self._lock:
-            ring = self._rings.get((source, metric))
-            return ring.unit if ring else ""
-
     def series_revision(self, source: str, metric: str) -> int:
         with self._lock:
             ring = self._rings.get((source, metric))
@@ -231,15 +226,6 @@ class SeriesStore:
         firsts = [a for a, _ in ends if np.isfinite(a)]
         lasts = [b for _, b in ends if np.isfinite(b)]
         return (min(firsts) if firsts else None), (max(lasts) if lasts else None)
-
-    def latest_time(self) -> float | None:
-        return self.time_span()[1]
-
-    def time_over(self, source: str, metric: str, threshold: float, comparison: str = "<") -> float:
-        """Seconds the series spent on the wrong side of a pass criterion (`comparison` is the
-        criterion: '<' means values must stay below `threshold`)."""
-        t, v = self.series(source, metric)
-        return time_beyond(t, v, threshold, comparison)
 
 
 def peak_decimate(t: np.ndarray, v: np.ndarray, x0: float, x1: float, buckets: int) -> tuple[np.ndarray, np.ndarray]:
