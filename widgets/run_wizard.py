@@ -383,7 +383,8 @@ class RunWizard(QWidget):
             for t in step.tasks:
                 st = engine.task_state(t)
                 look = STATUS_LOOK.get(st.status, ("", st.status))[1]
-                lines.append(f"{t.host}: {look}" + (f" ({st.seconds:.1f} s)" if st.seconds is not None else "")
+                lines.append(f"{'By hand' if t.manual else t.host}: {look}"
+                             + (f" ({st.seconds:.1f} s)" if st.seconds is not None else "")
                              + (f" - {st.message}" if st.message else ""))
             self.task_states.setText("\n".join(lines))
             self.command.setPlainText("\n\n".join(
