@@ -164,17 +164,13 @@ def array_scope(bed: Bed, array_id: str) -> ArrayScope:
 
 def usage(bed: Bed, array_id: str, scope: ArrayScope | None = None) -> dict[tuple[str, str], ContainerUsage]:
     """(kind, name) -> usage for every disk group and pool of the array."""
-    from topology.rules.storage import (  # validation pulls in networkx
-        group_usable,
-        pool_usable,
-    )
     array = _array(bed, array_id)
     scope = scope or array_scope(bed, array_id)
     out: dict[tuple[str, str], ContainerUsage] = {}
     for g in array.disk_groups:
-        out[("group", g.name)] = ContainerUsage("group", g.name, group_usable(scope, g), 0.0, pool=g.pool)
+        out[("group", g.name)] = ContainerUsage("group", g.name, cap.group_usable(scope, g), 0.0, pool=g.pool)
     for p in array.pools:
-        out[("pool", p.name)] = ContainerUsage("pool", p.name, pool_usable(scope, p.name), 0.0,
+        out[("pool", p.name)] = ContainerUsage("pool", p.name, cap.pool_usable(scope, p.name), 0.0,
                                                thin=p.provisioning == "thin")
     for v in array.volumes:
         key = ("group", v.group) if v.group else ("pool", v.pool)

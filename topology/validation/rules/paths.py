@@ -6,7 +6,8 @@ from typing import Iterator
 
 from topology.graph import controller_node, shared_elements
 from topology.model import StorageArray
-from topology.validation import Context, Hit, hit, rule
+from topology.validation.context import Context
+from topology.validation.registry import Hit, hit, rule
 
 _SRC = ("Seed 000 Appendix F (4 sessions per host, 'Enable multi-path'); seed 002 best practice 4 "
         "(HDLM, primary and secondary path per LU)")
