@@ -16,6 +16,7 @@ from typing import Iterator
 from topology.ids import volume_ref
 from topology.index import ArrayScope, BedIndex
 from topology.model import DiskGroup, StorageArray, Volume
+from topology.vocabulary import RAID_NAMES as LEVEL_NAMES  # noqa: F401 - the name the storage views read
 
 # (minimum members, must be even, exact count) per level: RAID-001
 RAID_MIN_MEMBERS: dict[str, tuple[int, bool, bool]] = {
@@ -37,8 +38,6 @@ WRITE_PENALTY = {"raid0": 1, "raid1": 2, "raid10": 2, "raid5": 4, "raid6": 6, "r
 _HDD_IOPS = ((15000, 180), (10000, 140), (7200, 80), (5400, 50))
 _FLASH_IOPS = {"ssd": 5000, "nvme": 20000}
 
-LEVEL_NAMES = {"raid0": "RAID 0", "raid1": "RAID 1", "raid10": "RAID 10", "raid5": "RAID 5",
-               "raid6": "RAID 6", "raid50": "RAID 50", "raid60": "RAID 60"}
 
 _GEOMETRY = re.compile(r"^\s*(\d+)\s*D\s*\+\s*(\d+)\s*([PD])\s*$", re.IGNORECASE)
 

@@ -29,6 +29,7 @@ from topology.model import (
     StorageArray,
     Volume,
 )
+from topology.vocabulary import RAID_NAMES
 
 Slot = tuple[str, int]
 
@@ -310,7 +311,7 @@ def create_disk_group(bed: Bed, array_id: str, slots: Iterable[Slot], raid: str,
     if owner and owner not in {c.name for c in array.controllers}:
         raise StorageEditRefused(f"{array.id} has no controller {owner!r}")
     group = DiskGroup(name=name, raid=raid, members=compact_ranges(array, wanted), owner=owner)
-    text = f"Create disk group {name} ({cap.LEVEL_NAMES[raid]}, {len(wanted)} disks)"
+    text = f"Create disk group {name} ({RAID_NAMES[raid]}, {len(wanted)} disks)"
     return _step([InsertItem(array.disk_groups, group)], text, array, group_id(array.id, name),
                  *(slot_id(array.id, s) for s in wanted))
 
@@ -331,7 +332,7 @@ def set_raid_level(bed: Bed, array_id: str, name: str, raid: str) -> Edit:
     if raid not in RAID_LEVELS:
         raise StorageEditRefused(f"unknown RAID level {raid!r}; choose one of {', '.join(RAID_LEVELS)}")
     if raid == group.raid:
-        raise StorageEditRefused(f"disk group {name} is already {cap.LEVEL_NAMES[raid]}")
+        raise StorageEditRefused(f"disk group {name} is already {RAID_NAMES[raid]}")
     members = len(expand(group.members))
     problem = cap.member_problem(raid, members)
     if problem:
@@ -339,7 +340,7 @@ def set_raid_level(bed: Bed, array_id: str, name: str, raid: str) -> Edit:
     edits: list[Edit] = [SetField(group, "raid", raid)]
     if group.geometry:   # a written 8D+1P belongs to the old level and would override the new one
         edits.append(SetField(group, "geometry", ""))
-    return _step(edits, f"Set {name} to {cap.LEVEL_NAMES[raid]}", array, group_id(array.id, name))
+    return _step(edits, f"Set {name} to {RAID_NAMES[raid]}", array, group_id(array.id, name))
 
 
 def mark_spares(bed: Bed, array_id: str, slots: Iterable[Slot]) -> Edit:
