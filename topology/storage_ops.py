@@ -16,6 +16,7 @@ from typing import Iterable, Sequence
 
 from topology import capacity as cap
 from topology.edits import Compound, Edit, InsertItem, Labelled, RemoveItem, SetField
+from topology.ids import GROUP, POOL, SEP, group_ref, parse_array_part, pool_ref, slot_ref, volume_ref
 from topology.index import ArrayScope, BedIndex, parse_member
 from topology.model import (
     RAID_LEVELS,
@@ -40,20 +41,12 @@ class StorageEditRefused(ValueError):
 
 # ----------------------------------------------------------------------------- subject ids
 
+# the storage editor's names for the grammar in topology.ids
+group_id, pool_id, volume_id = group_ref, pool_ref, volume_ref
+
+
 def slot_id(array_id: str, slot: Slot) -> str:
-    return f"{array_id}:{slot[0]}:{slot[1]}"
-
-
-def group_id(array_id: str, name: str) -> str:
-    return f"{array_id}:group:{name}"
-
-
-def pool_id(array_id: str, name: str) -> str:
-    return f"{array_id}:pool:{name}"
-
-
-def volume_id(array_id: str, name: str) -> str:
-    return f"{array_id}:{name}"
+    return slot_ref(array_id, *slot)
 
 
 @dataclass(frozen=True)
@@ -70,16 +63,15 @@ def parse_subject(bed: Bed, ident: str) -> Subject | None:
     for a in bed.arrays:
         if ident == a.id:
             return Subject(a.id, "array")
-        prefix = a.id + ":"
+        prefix = a.id + SEP
         if not ident.startswith(prefix):
             continue
         rest = ident[len(prefix):]
-        for kind in ("group", "pool"):
-            if rest.startswith(kind + ":"):
-                return Subject(a.id, kind, rest[len(kind) + 1:])
-        enc, sep, num = rest.rpartition(":")
-        if sep and num.isdigit() and any(e.name == enc for e in a.enclosures):
-            return Subject(a.id, "slot", slot=(enc, int(num)))
+        part = parse_array_part(rest)
+        if part.kind in (GROUP, POOL):
+            return Subject(a.id, part.kind, part.name)
+        if part.slot is not None and any(e.name == part.slot[0] for e in a.enclosures):
+            return Subject(a.id, "slot", slot=part.slot)
         if any(v.name == rest for v in a.volumes):
             return Subject(a.id, "volume", rest)
     return None
