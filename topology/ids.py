@@ -84,6 +84,11 @@ def endpoint_device(ref: str) -> str:
     return ref.rpartition(SEP)[0] or ref
 
 
+def parent_of(subject: str) -> str:
+    """The subject one level up: 'MD3000i:E0:3' -> 'MD3000i:E0'; '' for a component."""
+    return subject.rpartition(SEP)[0]
+
+
 def leaf_name(ref: str) -> str:
     """The last part of an id: the volume name of 'MD3000i:Logs'."""
     return ref.rpartition(SEP)[2]
