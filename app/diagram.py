@@ -20,7 +20,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPolygonF
 
 from topology.model import VM, Chassis, Network, Port, Server, StorageArray, Switch
-from topology.operations import VM_CHIP_H, Box, layout, network_label, vm_grid, vms_by_host
+from topology.layout import VM_CHIP_H, Box, layout, network_label, vm_grid, vms_by_host
 
 # --------------------------------------------------------------------------- colours
 

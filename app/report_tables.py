@@ -506,11 +506,6 @@ def address_table(bed: Bed) -> Table:
 
 # ------------------------------------------------------------------ Appendix D: storage
 
-def _storage_context(bed: Bed):
-    from topology.validation import Context
-    return Context(bed)
-
-
 def _disks_by_interface(scope) -> dict[str, list]:
     by: dict[str, list] = defaultdict(list)
     for d in scope.disks.values():
@@ -545,11 +540,10 @@ def _spare_slots(a: StorageArray) -> set[tuple[str, int]]:
 
 
 def storage_tables(bed: Bed) -> list[Table]:
-    from topology.rules.storage import group_usable, pool_usable, volume_sizes
+    from topology.capacity import group_usable, pool_usable, volume_sizes
     idx = BedIndex(bed)
-    ctx = _storage_context(bed)
     try:
-        sizes = volume_sizes(ctx)
+        sizes = volume_sizes(idx)
     except Exception:  # noqa: BLE001 - a bed with broken references still prints its tables
         sizes = {}
     link_ends: dict[str, set[str]] = defaultdict(set)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectIte
 
 from app import diagram
 from topology.model import Chassis, Server
-from topology.operations import drawn_size
+from topology.layout import drawn_size
 
 if TYPE_CHECKING:  # pragma: no cover
     from widgets.canvas import Canvas
