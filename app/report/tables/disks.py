@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from app.report.tables.values import gb, number, rpm
-from topology.index import parse_member
 from topology.model import StorageArray
+from topology.storage_ops import expand
 
 
 def disks_by_interface(scope) -> dict[str, list]:
@@ -31,11 +31,4 @@ def short_disk(spec) -> str:
 
 
 def spare_slots(a: StorageArray) -> set[tuple[str, int]]:
-    out = set()
-    for spec in a.spares:
-        try:
-            enc, slots = parse_member(spec)
-        except ValueError:
-            continue
-        out.update((enc, s) for s in slots)
-    return out
+    return set(expand(a.spares))
