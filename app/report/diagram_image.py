@@ -1,4 +1,4 @@
-"""The bed's diagram as an image for the appendix: drawn by app/diagram.render_bed and
+"""The bed's diagram as an image for the appendix: drawn by app/diagram/scene.render_bed and
 cropped to the drawing; a QImage for the PDF, PNG bytes for HTML and Markdown."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
-from app.diagram import render_bed
+from app.diagram.scene import render_bed
 from app.report.qt_app import ensure_gui_app
 
 PNG_DPI = 150
