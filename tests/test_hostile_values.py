@@ -13,6 +13,7 @@ value is exactly one string literal.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 import shutil
 import subprocess
 import sys
@@ -326,19 +327,20 @@ def test_exported_playbook_runs_with_every_value_and_templates_none_of_them(lab,
     template_server, template_access = bed.servers[0], bed.access[0]
     bed.servers, bed.access = [], []
     bed.bed.name = " | ".join(values.values())
-    hostile_access = {}
     for k, (name, value) in enumerate(values.items()):
         # a host named by the value (host pattern, `when`, task names, step text) ...
-        bed.servers.append(type(template_server)(**(vars(template_server) | {"id": value})))
-        bed.access.append(type(template_access)(**(vars(template_access) | {"host": value})))
+        bed.servers.append(replace(template_server, id=value))
+        bed.access.append(replace(template_access, host=value))
         # ... and hosts whose access fields are the value: they cannot be reached, and must not run it
+        # (only for the values a connection setting could execute: every task is evaluated per host)
+        if name not in ("command substitution", "backticks", "jinja", "ssh option", "newline"):
+            continue
         for field in ("user", "key_file", "jump", "address"):
             hid = f"{field}{k}"
-            hostile_access[hid] = name
-            bed.servers.append(type(template_server)(**(vars(template_server) | {"id": hid})))
-            bed.access.append(type(template_access)(**(vars(template_access) | {"host": hid, field: value})))
+            bed.servers.append(replace(template_server, id=hid))
+            bed.access.append(replace(template_access, host=hid, **{field: value}))
     steps = [s for s in run_steps(generate(bed, extra_dirs=[TEMPLATES]), {a.host: a.transport for a in bed.access})
-             if s.template.endswith(("#hello", "#work"))]
+             if s.template.endswith("#hello")]
     paths = export(bed, steps, tmp_path / "ansible")
     env = os.environ | {"ANSIBLE_HOST_KEY_CHECKING": "True", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORKS": "30",
                         "ANSIBLE_SSH_ARGS": f"-o UserKnownHostsFile={lab.known_hosts_path} -o IdentitiesOnly=yes",
@@ -353,12 +355,13 @@ def test_exported_playbook_runs_with_every_value_and_templates_none_of_them(lab,
     for value in values.values():
         if "\x00" in value:
             continue
-        line = recap[file_name_for(value)]
-        assert " ok=4 " in line and "failed=0" in line and "unreachable=0" in line, r.stdout[-3000:]
+        line = recap.get(file_name_for(value), "")
+        assert " ok=2 " in line and "failed=0" in line and "unreachable=0" in line, (r.stdout[-4000:], r.stderr[-3000:])
     # names are shown as written, never evaluated
     assert "lookup('pipe'" in r.stdout
-    inventory = yaml.safe_load(paths["inventory"].read_text().replace("!unsafe", ""))
-    assert inventory is not None
+    # the hosts whose connection settings are hostile were refused by ssh, without running anything
+    assert all("unreachable=1" in line for host, line in recap.items() if host[:-1].rstrip("0123456789")
+               in ("user", "key_file", "jump", "address"))
 
 
 # ====================================================== paths derived from values

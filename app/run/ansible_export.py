@@ -99,24 +99,29 @@ def playbook(steps: Sequence[RunStep], bed_name: str) -> list[dict]:
     plays: list[dict] = []
     for stage in stages(steps):
         hosts = [h for h in stage.lanes if any(not t.manual for s in stage.lanes[h] for t in s.tasks)]
-        tasks: list[dict] = []
+        name = _data(f"{bed_name}: {stage.title}")
+        # `pause` cannot run under the free strategy: a manual step gets a play of its own, on this
+        # machine, between the automated steps before and after it
+        chunks: list[tuple[bool, list[dict]]] = []
         for step in stage.steps:
-            if step.manual:
-                tasks.append({"name": _data(f"{step.number} (by hand) {step.text}"[:200]),
-                              "ansible.builtin.pause": {"prompt": _Unsafe(
-                                  f"Step {step.number} is done by hand: {step.text}\nPress Enter when done")},
-                              "run_once": True, "tags": ["manual", _tag(step)]})
+            manual = step.manual
+            if not chunks or chunks[-1][0] != manual:
+                chunks.append((manual, []))
+            if manual:
+                chunks[-1][1].append({"name": _data(f"{step.number} (by hand) {step.text}"[:200]),
+                                      "ansible.builtin.pause": {"prompt": _Unsafe(
+                                          f"Step {step.number} is done by hand: {step.text}\nPress Enter when done")},
+                                      "run_once": True, "tags": ["manual", _tag(step)]})
                 continue
             for task in step.tasks:
-                tasks.extend(_tasks(step, task))
-        if not tasks:
-            continue
-        play: dict = {"name": _data(f"{bed_name}: {stage.title}"),
-                      "hosts": ",".join(inventory_name(h) for h in hosts) or "localhost",
-                      "gather_facts": False, "any_errors_fatal": False, "tasks": tasks}
-        if len(hosts) > 1:
-            play["strategy"] = "free"
-        plays.append(play)
+                chunks[-1][1].extend(_tasks(step, task))
+        for manual, tasks in chunks:
+            play: dict = {"name": name, "hosts": "localhost" if manual or not hosts
+                          else ",".join(inventory_name(h) for h in hosts),
+                          "gather_facts": False, "any_errors_fatal": False, "tasks": tasks}
+            if not manual and len(hosts) > 1:
+                play["strategy"] = "free"
+            plays.append(play)
     return plays
 
 
