@@ -121,7 +121,7 @@ class Val:
     """A value a template can use: its prose form, where it came from, and how a shell takes it.
 
     kind: "text" (quoted in commands); "number" (bare); "token" (built by code from numbers, IP
-    addresses and fixed words: bare, quoted for PowerShell); "literal" (a template's own `derive`
+    addresses and fixed words: bare in vendor statements, quoted for a shell); "literal" (a template's own `derive`
     output: bare); "bool" ($true / true); "list" (quoted item by item)."""
     text: str
     source: str = ""
