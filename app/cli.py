@@ -77,6 +77,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or (argv[0] not in _COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv = ["gui", *argv]  # `testbed-studio`, `testbed-studio bed.yaml`, `testbed-studio --smoke`
     ns = _parser().parse_args(argv)
+    if ns.command in (None, "gui"):
+        return _run(ns)
+    # names from a bed are printed as text: an escape sequence in one shows, it does not act
+    from app.terminal_text import PrintableStream
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = PrintableStream(sys.stdout), PrintableStream(sys.stderr)
+    try:
+        return _run(ns)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _run(ns: argparse.Namespace) -> int:
     try:
         return _COMMANDS[ns.command](ns)
     except KeyboardInterrupt:

@@ -178,3 +178,13 @@ def test_unknown_shell_is_refused():
 
 def test_bash_is_really_there():
     assert os.path.exists("/bin/bash")
+
+
+def test_a_token_built_by_code_is_one_bash_word_and_bare_only_in_vendor_statements():
+    """Tokens (`physicalDisks=(0,1 0,2)`, IP addresses) are bare in vendor statements, where the
+    vendor language needs them so; a shell still gets exactly one word."""
+    from topology.methodology import Val
+    token = Val("(0,1 0,2)", kind="token")
+    assert shlex.split(token.shell_text("bash")) == ["(0,1 0,2)"]
+    assert token.shell_text("vendor-cli") == "(0,1 0,2)"
+    assert token.shell_text("powershell") == "'(0,1 0,2)'"

@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import yaml
 
 from topology import quoting
+from topology.safe_paths import file_name_for
 from topology.errors import BedFileError, Problem
 from topology.index import BedIndex
 from topology.model import VM, Bed, BedInfo, Server, StorageArray
@@ -51,6 +52,7 @@ class Command:
     platform: str = ""              # "windows" | "linux" | "esxi" | "array"
     note: str = ""                  # e.g. how to run a vendor CLI script, syntax caveats
     target: str = ""                # "" = the step's target
+    invoke: str | None = None       # vendor-cli: bash command running the statements file "$STATEMENTS"
 
 
 @dataclass
@@ -119,7 +121,7 @@ class Val:
     """A value a template can use: its prose form, where it came from, and how a shell takes it.
 
     kind: "text" (quoted in commands); "number" (bare); "token" (built by code from numbers, IP
-    addresses and fixed words: bare, quoted for PowerShell); "literal" (a template's own `derive`
+    addresses and fixed words: bare in vendor statements, quoted for a shell); "literal" (a template's own `derive`
     output: bare); "bool" ($true / true); "list" (quoted item by item)."""
     text: str
     source: str = ""
@@ -147,7 +149,8 @@ class Val:
         if self.kind == "number" or self.kind == "literal":
             return self.text
         if self.kind == "token":
-            return quoting.powershell(self.text) if shell == "powershell" else self.text
+            # bare only in vendor statements (`physicalDisks=(0,1 0,2)`); a shell always gets one word
+            return self.text if shell == "vendor-cli" else quoting.quote(shell, self.text)
         if self.kind == "bool":
             yes = self.text == "yes"
             return {"powershell": "$true" if yes else "$false",
@@ -697,7 +700,7 @@ VDISK_FIELDS = ("name", "size_gb", "size_text", "format", "format_text", "type",
 VNIC_FIELDS = ("name", "vswitch", "role", "address", "ip", "prefix", "mask", "network", "mtu", "index", "first",
                "dns", "dns_csv")
 WORKLOAD_FIELDS = ("id", "tool", "targets", "driver", "duration_minutes", "duration_s", "read_pct", "demand_iops",
-                   "access_count", "fio_bssplit", "fio_rw", "rwmixread", "criteria_text", "note")
+                   "access_count", "fio_bssplit", "fio_rw", "rwmixread", "criteria_text", "note", "report_file")
 RUN_FIELDS = ("present", "repetitions", "repeat_more", "score", "score_text", "reboot", "needs_reboot", "needs_idle",
               "idle_minutes", "idle_s", "duration_minutes", "duration_s", "counters", "counter_hosts",
               "sample_interval_s", "has_procedure", "loads", "note")
@@ -1557,6 +1560,8 @@ def _workload_vals(ctx: _Ctx, w: Any) -> Values:
     out: Values = {}
     r = w.id
     _put(out, "workload.id", _text(w.id, f"{r}.id"))
+    # the id as a plain file name: a workload called `../x` must not write outside the host's folder
+    _put(out, "workload.report_file", _text(file_name_for(str(w.id)) + ".json", f"{r}.id"))
     _put(out, "workload.tool", _text(w.tool, f"{r}.tool"))
     _put(out, "workload.targets", _list(w.targets, f"{r}.targets"))
     _put(out, "workload.driver", _text(w.driver, f"{r}.driver"))
@@ -2074,6 +2079,7 @@ class _CommandTpl:
     platform: str
     note: str
     when: list[tuple[str, re.Pattern]]
+    invoke: _Tpl | None = None
 
 
 @dataclass
@@ -2101,7 +2107,7 @@ class _TemplateFile:
 
 
 _STEP_KEYS = {"id", "foreach", "when", "text", "automation", "note"}
-_COMMAND_KEYS = {"shell", "script", "verify", "platform", "note", "when"}
+_COMMAND_KEYS = {"shell", "script", "verify", "platform", "note", "when", "invoke"}
 _FILE_KEYS = {"section", "title", "match", "derive", "steps", "description"}
 
 
@@ -2229,9 +2235,16 @@ def _load_file(path: Path, rel: str, platform: str) -> _TemplateFile:
                 verify = _parse_template(str(c["verify"]).rstrip("\n"), c.key_line["verify"], where, path, command=True)
                 _check_names(path, verify, known, where, domain, derives)
             cwhen = _conditions(path, c, "when", known, where)
+            invoke = None
+            if c.get("invoke"):
+                if shell != "vendor-cli":
+                    raise _template_error(path, c.key_line["invoke"], f"{where}: `invoke` is for vendor-cli commands only")
+                # a bash command line: its values are quoted for bash, the statements stay in their file
+                invoke = _parse_template(str(c["invoke"]).strip(), c.key_line["invoke"], where, path, command=True)
+                _check_names(path, invoke, known, where, domain, derives)
             commands.append(_CommandTpl(shell, script, verify, str(c.get("platform") or
                                                                    ("array" if shell == "vendor-cli" else platform)),
-                                        str(c.get("note") or "").strip(), cwhen))
+                                        str(c.get("note") or "").strip(), cwhen, invoke))
         tf.steps.append(_StepTpl(sid, domain.name, text, when, commands, tf, k))
     # `match:` is checked against the names of the file's first domain (all steps of a vendor file share one)
     if "match" in data:
@@ -2516,7 +2529,13 @@ def _make_step(st: _StepTpl, vals: Values, item: Item) -> Step:
         if not script:
             continue  # every line was optional and the bed gives none of them
         verify = _tidy(_render(ct.verify.code, get, ct.shell, used, missing)) if ct.verify is not None else None
-        commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note))
+        invoke = None
+        if ct.invoke is not None:
+            # without its values (the array's addresses) the CLI cannot be run; the statements still print
+            invoke_missing: list[str] = []
+            invoke = _tidy(_render(ct.invoke.code, get, "bash", used, invoke_missing))
+            invoke = None if invoke_missing else invoke
+        commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke or None))
     sources = {}
     for v in used.values():
         if v.source and v.text:

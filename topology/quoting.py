@@ -12,7 +12,10 @@ argument and never becomes code.
   Nothing else is special inside a verbatim string: ``$``, backtick, ``;`` and newlines are
   literal.
 * Vendor CLIs (SMcli script statements and the like): a double-quoted string with ``\\`` and
-  ``"`` escaped; line breaks, which end a statement there, become spaces.
+  ``"`` escaped; line breaks, which end a statement there, become spaces.  That is the vendor
+  language's own layer: on a workstation the finished statements are then handed to bash as
+  one `bash()`-quoted word written to a file the CLI reads (`app.run.plan.vendor_cli_script`),
+  so bash never parses vendor text.
 
 A NUL character cannot be carried by any command line, so quoting refuses it (`ValueError`).
 """

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import threading
@@ -11,6 +10,7 @@ from pathlib import Path
 
 from app.remote.base import (CANCELLED, FAILED, OK, TIMEOUT, CommandResult, LineSplitter,
                              OutputSink, Transport)
+from topology.safe_paths import file_name_for, safe_child
 
 _ARGV = {"bash": ["bash", "-s"], "sh": ["sh", "-s"],
          "powershell": ["pwsh", "-NoProfile", "-NonInteractive", "-Command", "-"]}
@@ -28,7 +28,8 @@ class LocalTransport(Transport):
     def open(self) -> None:
         if self.workdir is None:
             from app.autosave import state_dir
-            self.workdir = state_dir() / "local-hosts" / (re.sub(r"[^A-Za-z0-9._-]", "_", self.host) or "host")
+            # the host id is data: `..` or `.` must not make the state folder itself a host's folder
+            self.workdir = safe_child(state_dir() / "local-hosts", file_name_for(self.host))
         self.workdir.mkdir(parents=True, exist_ok=True)
 
     def close(self) -> None:

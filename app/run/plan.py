@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from topology import quoting
 from topology.methodology import Methodology, Step
 
 MANUAL_HOST = "-"      # the lane of a manual step that names no component
@@ -96,23 +97,42 @@ def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) 
         why = "the bed lacks " + ", ".join(step.unresolved)
     elif step.automation:
         unreachable: list[str] = []
+        no_invoke = False
         for cmd in step.automation:
             host = cmd.target or step.target
             transport = transports.get(host)
             if transport is None:
                 unreachable.append(host or "(no host)")
                 continue
-            shell = "bash" if cmd.shell == "vendor-cli" and transport == "local" else cmd.shell
             if cmd.shell not in _SHELLS_FOR_TRANSPORT[transport]:
                 continue    # an alternative for another platform
-            tasks.append(Task(step.number, host, shell, cmd.script, cmd.verify, cmd.platform))
+            if cmd.shell == "vendor-cli":
+                if not cmd.invoke:
+                    no_invoke = True
+                    continue
+                tasks.append(Task(step.number, host, "bash", vendor_cli_script(cmd.script, cmd.invoke),
+                                  vendor_cli_script(cmd.verify, cmd.invoke) if cmd.verify else None, cmd.platform))
+                continue
+            tasks.append(Task(step.number, host, cmd.shell, cmd.script, cmd.verify, cmd.platform))
         if not tasks:
-            why = ("no remote access is set for " + ", ".join(dict.fromkeys(unreachable))
-                   if unreachable else "no automation for how the host is reached")
+            why = ("no remote access is set for " + ", ".join(dict.fromkeys(unreachable)) if unreachable
+                   else "the vendor CLI cannot be started: its template has no `invoke:` line or the bed "
+                        "lacks a value it needs (the array's management addresses)" if no_invoke
+                   else "no automation for how the host is reached")
     if not tasks:
         tasks = [Task(step.number, step.target or MANUAL_HOST)]
     return RunStep(step.number, step.text, section, title, step.target or MANUAL_HOST, tasks,
                    step.template, why)
+
+
+def vendor_cli_script(statements: str, invoke: str) -> str:
+    """The bash script that runs vendor-CLI statements on this workstation.  The statements
+    (with the vendor language's own quoting) reach the CLI as data: bash sees them only as
+    one single-quoted word written to a private file, and `invoke` reads that file."""
+    return ('STATEMENTS=$(mktemp) || exit 1\n'
+            "trap 'rm -f -- \"$STATEMENTS\"' EXIT\n"
+            f"printf '%s\\n' {quoting.bash(statements)} > \"$STATEMENTS\" || exit 1\n"
+            f"{invoke}\n")
 
 
 def stages(steps: Sequence[RunStep]) -> list[Stage]:
@@ -167,6 +187,7 @@ if then else elif fi for while until do done case esac in function select time
 echo printf cd test [ [[ true false exit return export local read set unset shift eval
 exec source . trap wait kill command type hash alias ulimit umask let declare printf
 pushd popd break continue getopts nohup sudo env xargs { } ! ( )""".split())
+_SINGLE_QUOTED = re.compile(r"'[^']*'")
 _SEPARATORS = re.compile(r"&&|\|\||[;|&()]|\$\(|`")
 
 
@@ -176,6 +197,8 @@ def required_tools(script: str, shell: str) -> list[str]:
     if shell not in ("bash", "sh"):
         return []
     tools: dict[str, None] = {}
+    # a single-quoted word is data (a bed value, vendor statements): nothing in it is a command
+    script = _SINGLE_QUOTED.sub("''", script)
     for line in script.splitlines():
         line = line.split(" #", 1)[0]
         for part in _SEPARATORS.split(line):
