@@ -1,0 +1,168 @@
+"""The workloads section's domains: workloads, the machines they run on, their parameters, access
+specifications and pass criteria."""
+from __future__ import annotations
+
+from typing import Any
+
+from topology.methodology.context import BedContext, platform_of
+from topology.methodology.domains.registry import Item, domain
+from topology.methodology.values import (Values, as_any, as_list, as_number, as_text, as_token, field_names,
+                                         format_number, humanize, plain, put)
+from topology.model import VM
+
+_COMPARISON_TEXT = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "equal to",
+                    "between": "between"}
+
+WORKLOAD_FIELDS = ("id", "tool", "targets", "driver", "duration_minutes", "duration_s", "read_pct", "demand_iops",
+                   "access_count", "fio_bssplit", "fio_rw", "rwmixread", "criteria_text", "note")
+WORKLOAD_NAMES = field_names("workload", *WORKLOAD_FIELDS)
+
+
+def _workload_values(ctx: BedContext, w: Any) -> Values:
+    out: Values = {}
+    r = w.id
+    put(out, "workload.id", as_text(w.id, f"{r}.id"))
+    put(out, "workload.tool", as_text(w.tool, f"{r}.tool"))
+    put(out, "workload.targets", as_list(w.targets, f"{r}.targets"))
+    put(out, "workload.driver", as_text(w.driver, f"{r}.driver"))
+    put(out, "workload.note", as_text(w.note, f"{r}.note"))
+    params = w.parameters
+    dur = None
+    for key in ("run_time_minutes", "duration_minutes", "runtime_minutes"):
+        if isinstance(params.get(key), (int, float)) and not isinstance(params.get(key), bool):
+            dur = (params[key], f"{r}.parameters.{key}")
+            break
+    if dur is None and ctx.bed.run_plan is not None and ctx.bed.run_plan.duration_minutes:
+        dur = (ctx.bed.run_plan.duration_minutes, "run_plan.duration_minutes")
+    if dur is not None:
+        put(out, "workload.duration_minutes", as_number(dur[0], dur[1]))
+        put(out, "workload.duration_s", as_number(round(dur[0] * 60), dur[1]))
+    put(out, "workload.demand_iops", as_number(w.demand_iops, f"{r}.demand_iops"))
+    for k, v in params.items():
+        put(out, f"workload.parameters.{k}", as_any(v, f"{r}.parameters.{k}"))
+    if w.access:
+        put(out, "workload.access_count", as_number(len(w.access), f"{r}.access"))
+        total = sum(a.share_pct for a in w.access) or 1
+        read = sum(a.share_pct * a.read_pct for a in w.access) / total
+        rand = sum(a.share_pct * a.random_pct for a in w.access) / total
+        put(out, "workload.rwmixread", as_number(round(read), f"{r}.access"))
+        rw = ("randrw" if rand >= 50 else "rw") if 0 < read < 100 else \
+             ("randread" if read >= 100 else "randwrite") if rand >= 50 else ("read" if read >= 100 else "write")
+        put(out, "workload.fio_rw", as_token(rw, f"{r}.access"))
+
+        def kb(x: float) -> str:
+            return f"{int(x * 1024)}" if x < 1 else f"{format_number(x)}k"
+        split = ":".join(f"{kb(a.block_kb)}/{format_number(a.share_pct)}" for a in w.access)
+        put(out, "workload.fio_bssplit", as_token(split, f"{r}.access"))
+    read_pct = w.read_pct if w.read_pct is not None else None
+    put(out, "workload.read_pct", as_number(read_pct, f"{r}.read_pct"))
+    crit = [f"{c.metric} {_COMPARISON_TEXT.get(c.comparison, c.comparison)} {format_number(c.threshold)}"
+            + (f"–{format_number(c.upper)}" if c.comparison == "between" and c.upper is not None else "")
+            + (f" {c.unit}" if c.unit else "") for c in w.criteria]
+    put(out, "workload.criteria_text", as_text("; ".join(crit), f"{r}.criteria"))
+    return out
+
+
+
+RUNNER_NAMES = field_names("runner", "id", "platform", "kind", "index")
+
+
+def _runner_values(ctx: BedContext, rid: str, k: int) -> Values:
+    vals: Values = {}
+    comp = ctx.server_or_vm(rid)
+    put(vals, "runner.id", as_text(rid, "workload.driver"))
+    put(vals, "runner.platform", as_token(platform_of(comp)))
+    put(vals, "runner.kind", as_token("vm" if isinstance(comp, VM) else "server" if comp is not None else ""))
+    put(vals, "runner.index", as_number(k + 1))
+    return vals
+
+
+@domain("workload", WORKLOAD_NAMES | RUNNER_NAMES | field_names("workload", "runners"),
+        "each workload (target: the machine that drives it, or its first target)")
+def _workloads(ctx: BedContext) -> list[Item]:
+    out = []
+    for i, w in enumerate(ctx.bed.workloads):
+        vals = _workload_values(ctx, w)
+        runners = ctx.runners(w)
+        put(vals, "workload.runners", as_list(runners, f"{w.id}.driver" if w.driver else f"{w.id}.targets"))
+        vals.update(_runner_values(ctx, runners[0], 0))
+        out.append(Item(vals, runners[0], platform_of(ctx.server_or_vm(runners[0])), (i,), 0))
+    return out
+
+
+@domain("workload_runner", WORKLOAD_NAMES | RUNNER_NAMES, "each machine each workload's tool runs on")
+def _workload_runners(ctx: BedContext) -> list[Item]:
+    out = []
+    for i, w in enumerate(ctx.bed.workloads):
+        base = _workload_values(ctx, w)
+        for k, rid in enumerate(ctx.runners(w)):
+            vals = dict(base)
+            vals.update(_runner_values(ctx, rid, k))
+            out.append(Item(vals, rid, platform_of(ctx.server_or_vm(rid)), (i,), 10 + k))
+    return out
+
+
+@domain("workload_param", WORKLOAD_NAMES | field_names("param", "name", "label", "value", "index"),
+        "each parameter of each workload")
+def _workload_params(ctx: BedContext) -> list[Item]:
+    out = []
+    for i, w in enumerate(ctx.bed.workloads):
+        base = _workload_values(ctx, w)
+        runner = ctx.runners(w)[0]
+        for k, (key, v) in enumerate(w.parameters.items()):
+            vals = dict(base)
+            src = f"{w.id}.parameters.{key}"
+            put(vals, "param.name", as_text(key, src))
+            put(vals, "param.label", as_text(humanize(key), src))
+            put(vals, "param.value", as_text(plain(v), src))
+            put(vals, "param.index", as_number(k + 1))
+            out.append(Item(vals, runner, platform_of(ctx.server_or_vm(runner)), (i,), 100 + k))
+    return out
+
+
+@domain("access_spec", WORKLOAD_NAMES | field_names("spec", "n", "share_pct", "block_kb", "read_pct", "write_pct",
+                                                    "random_pct", "sequential_pct"),
+        "each access-specification line of each workload")
+def _access_specs(ctx: BedContext) -> list[Item]:
+    out = []
+    for i, w in enumerate(ctx.bed.workloads):
+        base = _workload_values(ctx, w)
+        runner = ctx.runners(w)[0]
+        for k, a in enumerate(w.access):
+            vals = dict(base)
+            src = f"{w.id}.access[{k}]"
+            put(vals, "spec.n", as_number(k + 1))
+            put(vals, "spec.share_pct", as_number(a.share_pct, f"{src}.share_pct"))
+            put(vals, "spec.block_kb", as_number(a.block_kb, f"{src}.block_kb"))
+            put(vals, "spec.read_pct", as_number(a.read_pct, f"{src}.read_pct"))
+            put(vals, "spec.write_pct",
+                as_number(100 - a.read_pct if a.read_pct is not None else None, f"{src}.read_pct"))
+            put(vals, "spec.random_pct", as_number(a.random_pct, f"{src}.random_pct"))
+            put(vals, "spec.sequential_pct",
+                as_number(100 - a.random_pct if a.random_pct is not None else None, f"{src}.random_pct"))
+            out.append(Item(vals, runner, platform_of(ctx.server_or_vm(runner)), (i,), 500 + k))
+    return out
+
+
+@domain("criterion", WORKLOAD_NAMES | field_names("criterion", "metric", "comparison", "comparison_text", "threshold",
+                                                  "upper", "unit", "source", "note"),
+        "each pass criterion of each workload")
+def _criteria(ctx: BedContext) -> list[Item]:
+    out = []
+    for i, w in enumerate(ctx.bed.workloads):
+        base = _workload_values(ctx, w)
+        for k, c in enumerate(w.criteria):
+            vals = dict(base)
+            src = f"{w.id}.criteria[{k}]"
+            put(vals, "criterion.metric", as_text(c.metric, f"{src}.metric"))
+            put(vals, "criterion.comparison", as_text(c.comparison, f"{src}.comparison"))
+            put(vals, "criterion.comparison_text", as_text(_COMPARISON_TEXT.get(c.comparison, c.comparison),
+                                                           f"{src}.comparison"))
+            put(vals, "criterion.threshold", as_number(c.threshold, f"{src}.threshold"))
+            put(vals, "criterion.upper", as_number(c.upper, f"{src}.upper"))
+            put(vals, "criterion.unit", as_text(c.unit, f"{src}.unit"))
+            put(vals, "criterion.source", as_text(c.source, f"{src}.source"))
+            put(vals, "criterion.note", as_text(c.note, f"{src}.note"))
+            out.append(Item(vals, "", "", (i,), 900 + k))
+    return out
+
