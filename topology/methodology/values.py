@@ -9,7 +9,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from topology import quoting
 
@@ -125,15 +125,6 @@ def as_list(items: Iterable[Any], source: str = "") -> Val | None:
     return Val(", ".join(clean), source, "list", clean)
 
 
-def field_names(prefix: str, *fields: str) -> set[str]:
-    return {f"{prefix}.{f}" for f in fields}
-
-
-def put(vals: Values, name: str, val: Val | None) -> None:
-    if val is not None:
-        vals[name] = val
-
-
 def plain(v: Any) -> str:
     """A free-form setting or parameter as prose."""
     if isinstance(v, bool):
@@ -199,3 +190,40 @@ def network_of(cidr: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | Non
         return ipaddress.ip_network(cidr.strip(), strict=False) if cidr else None
     except ValueError:
         return None
+
+
+# ---- putting values into an item's dict: an absent value (None) is left out, so templates see it missing
+
+def field_names(prefix: str, *fields: str) -> set[str]:
+    return {f"{prefix}.{f}" for f in fields}
+
+
+def put(vals: Values, name: str, val: Val | None) -> None:
+    if val is not None:
+        vals[name] = val
+
+
+def put_setting(vals: Values, prefix: str, key: str, value: Any, source: str) -> None:
+    """An entry of a free-form mapping (BIOS, switch settings): `prefix.name`, `.label` (readable) and `.value`."""
+    put(vals, f"{prefix}.name", as_text(key, source))
+    put(vals, f"{prefix}.label", as_text(humanize(key), source))
+    put(vals, f"{prefix}.value", as_any(value, source))
+
+
+def put_fields(vals: Values, prefix: str, obj: Any, source: str, kinds: dict[str, Callable[[Any, str], Val | None]]
+               ) -> None:
+    """For each NAME of `kinds`: `prefix.NAME`, made by its kind from `obj.NAME`, from field `source.NAME`.
+    A dict of kinds is a domain's list of plain fields: adding one there is all a new plain value takes."""
+    for name, kind in kinds.items():
+        put(vals, f"{prefix}.{name}", kind(getattr(obj, name), f"{source}.{name}"))
+
+
+def put_address(vals: Values, prefix: str, address: str, source: str) -> None:
+    """`prefix.ip` of an address, and when it has a prefix length `prefix.prefix` and (IPv4) `prefix.mask`."""
+    i = interface_of(address)
+    if i is not None:
+        put(vals, f"{prefix}.ip", as_token(str(i.ip), source))
+        if "/" in address:
+            put(vals, f"{prefix}.prefix", as_number(i.network.prefixlen, source))
+            if i.version == 4:
+                put(vals, f"{prefix}.mask", as_token(str(i.netmask), source))

@@ -6,7 +6,7 @@ from typing import Any
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (Values, as_any, as_list, as_number, as_text, as_token, field_names,
-                                         humanize, interface_of, put)
+                                         humanize, put, put_address)
 
 _QUORUM_TEXT = {"node_majority": "Node Majority", "node_and_disk_majority": "Node and Disk Majority",
                 "node_and_file_share_majority": "Node and File Share Majority",
@@ -26,13 +26,7 @@ def _cluster_values(ctx: BedContext, c: Any) -> Values:
     put(out, "cluster.node_count", as_number(len(c.nodes), f"{r}.nodes") if c.nodes else None)
     put(out, "cluster.first_node", as_text(c.nodes[0] if c.nodes else "", f"{r}.nodes"))
     put(out, "cluster.address", as_text(c.address, f"{r}.address"))
-    i = interface_of(c.address)
-    if i is not None:
-        put(out, "cluster.ip", as_token(str(i.ip), f"{r}.address"))
-        if "/" in c.address:
-            put(out, "cluster.prefix", as_number(i.network.prefixlen, f"{r}.address"))
-            if i.version == 4:
-                put(out, "cluster.mask", as_token(str(i.netmask), f"{r}.address"))
+    put_address(out, "cluster", c.address, f"{r}.address")
     nets = [ctx.idx.networks.get(n) for n in c.excluded_networks]
     if nets and all(n is not None and n.cidr for n in nets):
         put(out, "cluster.ignore_networks", as_list([n.cidr for n in nets], f"{r}.excluded_networks"))

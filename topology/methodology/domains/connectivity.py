@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from topology.index import servers_behind_mapping_targets
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
 from topology.methodology.domains.registry import Item, domain
@@ -13,14 +14,10 @@ from topology.methodology.values import (Values, as_bool, as_list, as_number, as
                                          interface_of, put)
 from topology.model import StorageArray
 
+
 def _format_hosts(ctx: BedContext, a: StorageArray) -> dict[str, list[Any]]:
     """Server id -> volumes of `a` it brings online and formats (a cluster's first node only)."""
-    members: dict[str, list[str]] = {}
-    for h in a.hosts:
-        if h.server:
-            members.setdefault(h.name, []).append(h.server)
-            if h.host_group:
-                members.setdefault(h.host_group, []).append(h.server)
+    members = servers_behind_mapping_targets(a)
     by_vol: dict[str, list[str]] = {}
     for m in a.mappings:
         for srv in members.get(m.to, []):

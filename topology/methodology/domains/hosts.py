@@ -9,7 +9,7 @@ from typing import Any
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (ROLE_TEXT, Values, as_any, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, humanize, plain, put)
+                                         field_names, plain, put, put_setting)
 from topology.model import VM, Server
 
 HOST_FIELDS = ("id", "platform", "os", "role", "multipath", "kind", "domain", "model", "hypervisor", "software",
@@ -96,9 +96,7 @@ def _bios(ctx: BedContext) -> list[Item]:
         for j, (k, v) in enumerate(s.bios.items()):
             vals = dict(base)
             src = f"{s.id}.bios.{k}"
-            put(vals, "bios.name", as_text(k, src))
-            put(vals, "bios.label", as_text(humanize(k), src))
-            put(vals, "bios.value", as_any(v, src))
+            put_setting(vals, "bios", k, v, src)
             put(vals, "bios.value_text", as_text(plain(v) if not isinstance(v, bool) else
                                                  ("Enabled" if v else "Disabled"), src))
             out.append(Item(vals, s.id, platform_of(s), (i,), j))

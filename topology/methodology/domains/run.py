@@ -6,48 +6,45 @@ from __future__ import annotations
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import Val, Values, as_any, as_bool, as_list, as_text, field_names, plain, put
+from topology.methodology.values import (Val, Values, as_any, as_bool, as_list, as_text, field_names, plain, put,
+                                         put_fields)
 
 @domain("run", set(), "the run plan (one item when the bed has one, else one item with run.present = false)")
 def _run(ctx: BedContext) -> list[Item]:
     return [Item({}, "", "", (), 0)]
 
 
-@domain("matrix", field_names("matrix", "id", "variable", "levels", "scenarios", "workloads", "constants", "criteria",
-                              "note"), "each entry of the test matrix")
+_MATRIX_FIELDS = {"id": as_text, "variable": as_text, "scenarios": as_list, "workloads": as_list,
+                  "criteria": as_text, "note": as_text}
+
+
+@domain("matrix", field_names("matrix", *_MATRIX_FIELDS, "levels", "constants"), "each entry of the test matrix")
 def _matrix(ctx: BedContext) -> list[Item]:
     out = []
     for k, m in enumerate(ctx.bed.test_matrix):
         vals: Values = {}
         src = f"test_matrix.{m.id}"
-        put(vals, "matrix.id", as_text(m.id, f"{src}.id"))
-        put(vals, "matrix.variable", as_text(m.variable, f"{src}.variable"))
+        put_fields(vals, "matrix", m, src, _MATRIX_FIELDS)
         put(vals, "matrix.levels", as_list([plain(x) for x in m.levels], f"{src}.levels"))
-        put(vals, "matrix.scenarios", as_list(m.scenarios, f"{src}.scenarios"))
-        put(vals, "matrix.workloads", as_list(m.workloads, f"{src}.workloads"))
         put(vals, "matrix.constants", as_text(plain(m.constants), f"{src}.constants"))
-        put(vals, "matrix.criteria", as_text(m.criteria, f"{src}.criteria"))
-        put(vals, "matrix.note", as_text(m.note, f"{src}.note"))
         out.append(Item(vals, "", "", (), k))
     return out
 
 
-@domain("scenario", field_names("scenario", "id", "description", "failed", "excluded", "placement", "reference",
-                                "how", "note"), "each scenario (state) of the bed")
+_SCENARIO_FIELDS = {"id": as_text, "description": as_text, "failed": as_list, "excluded": as_list,
+                    "reference": as_bool, "note": as_text}
+
+
+@domain("scenario", field_names("scenario", *_SCENARIO_FIELDS, "placement", "how"), "each scenario (state) of the bed")
 def _scenarios(ctx: BedContext) -> list[Item]:
     out = []
     for k, s in enumerate(ctx.bed.scenarios):
         vals: Values = {}
         src = f"scenarios.{s.id}"
-        put(vals, "scenario.id", as_text(s.id, f"{src}.id"))
-        put(vals, "scenario.description", as_text(s.description, f"{src}.description"))
-        put(vals, "scenario.failed", as_list(s.failed, f"{src}.failed"))
-        put(vals, "scenario.excluded", as_list(s.excluded, f"{src}.excluded"))
+        put_fields(vals, "scenario", s, src, _SCENARIO_FIELDS)
         put(vals, "scenario.placement", as_text(", ".join(f"{v} on {h}" for v, h in s.placement.items()),
                                                 f"{src}.placement"))
-        put(vals, "scenario.reference", as_bool(s.reference, f"{src}.reference"))
         put(vals, "scenario.how", as_text(plain(s.settings.get("how", "")), f"{src}.settings.how"))
-        put(vals, "scenario.note", as_text(s.note, f"{src}.note"))
         for key, v in s.settings.items():
             put(vals, f"scenario.settings.{key}", as_any(v, f"{src}.settings.{key}"))
         out.append(Item(vals, "", "", (), 100 + k))

@@ -12,7 +12,7 @@ from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (Values, as_any, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, interface_of, put, size_text)
+                                         field_names, interface_of, put, put_fields, size_text)
 from topology.model import StorageArray
 
 _RAID_TEXT = {"raid0": "RAID 0", "raid1": "RAID 1", "raid10": "RAID 10", "raid5": "RAID 5",
@@ -102,39 +102,29 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
     return out
 
 
-VOLUME_FIELDS = ("name", "ref", "label", "group", "pool", "container", "size_gb", "size_text", "remainder",
-                 "purpose", "owner", "provisioning", "drive", "drive_letter", "mount_path", "dataset", "read_only",
-                 "first_in_group",
+_VOLUME_FIELDS = {"name": as_text, "label": as_text, "group": as_text, "pool": as_text, "size_gb": as_number,
+                  "remainder": as_bool, "purpose": as_list, "owner": as_text, "provisioning": as_token,
+                  "drive": as_text, "dataset": as_text, "read_only": as_bool}
+VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter", "mount_path", "first_in_group",
                  "group_index", "lun", "lun_auto", "lun_pattern")
 
 
 def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool, group_index: int | None) -> Values:
     out: Values = {}
     ref = f"{a.id}:{v.name}"
-    put(out, "volume.name", as_text(v.name, f"{ref}.name"))
     put(out, "volume.ref", as_text(ref, ref))
-    put(out, "volume.label", as_text(v.label, f"{ref}.label"))
-    put(out, "volume.group", as_text(v.group, f"{ref}.group"))
-    put(out, "volume.pool", as_text(v.pool, f"{ref}.pool"))
     container = f"disk group {v.group}" if v.group else (f"pool {v.pool}" if v.pool else "")
     put(out, "volume.container", as_text(container, f"{ref}.group" if v.group else f"{ref}.pool"))
-    put(out, "volume.size_gb", as_number(v.size_gb, f"{ref}.size_gb"))
     if v.size_gb is not None:
         put(out, "volume.size_text", as_text(size_text(v.size_gb), f"{ref}.size_gb"))
     elif v.remainder:
         put(out, "volume.size_text", as_text(f"all remaining capacity{' of the ' + container if container else ''}",
                                              f"{ref}.remainder"))
-    put(out, "volume.remainder", as_bool(v.remainder, f"{ref}.remainder"))
-    put(out, "volume.purpose", as_list(v.purpose, f"{ref}.purpose"))
-    put(out, "volume.owner", as_text(v.owner, f"{ref}.owner"))
-    put(out, "volume.provisioning", as_token(v.provisioning, f"{ref}.provisioning"))
-    put(out, "volume.drive", as_text(v.drive, f"{ref}.drive"))
+    put_fields(out, "volume", v, ref, _VOLUME_FIELDS)
     # a drive letter ("E", "E:") and an NTFS mount point ("C:\\asgluns\\sg1") need different commands
     letter = v.drive.rstrip(":") if re.fullmatch(r"[A-Za-z]:?", v.drive or "") else ""
     put(out, "volume.drive_letter", as_text(letter, f"{ref}.drive"))
     put(out, "volume.mount_path", as_text(v.drive if v.drive and not letter else "", f"{ref}.drive"))
-    put(out, "volume.dataset", as_text(v.dataset, f"{ref}.dataset"))
-    put(out, "volume.read_only", as_bool(v.read_only, f"{ref}.read_only"))
     put(out, "volume.first_in_group", as_bool(first_in_group, f"{ref}.group"))
     put(out, "volume.group_index", as_number(group_index, f"{ref}.group"))
     lun = ctx.lun.get(ref)

@@ -7,30 +7,21 @@ from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (ROLE_TEXT, Values, as_any, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, humanize, plain, put)
+                                         field_names, plain, put, put_fields, put_setting)
 
-SWITCH_NAMES = field_names("switch", "id", "model", "firmware", "kind", "mtu", "flow_control", "flow_control_text",
-                           "spanning_tree", "vlans", "roles", "role_text", "fabric", "port_count", "label", "display")
+_SWITCH_FIELDS = {"id": as_text, "model": as_text, "firmware": as_text, "kind": as_token, "mtu": as_number,
+                  "flow_control": as_bool, "spanning_tree": as_text, "vlans": as_list, "roles": as_list,
+                  "fabric": as_text, "port_count": as_number, "label": as_text}
+SWITCH_NAMES = field_names("switch", *_SWITCH_FIELDS, "flow_control_text", "role_text", "display")
 
 
 def _switch_values(sw: Any) -> Values:
     out: Values = {}
     r = sw.id
-    put(out, "switch.id", as_text(sw.id, f"{r}.id"))
-    put(out, "switch.model", as_text(sw.model, f"{r}.model"))
-    put(out, "switch.firmware", as_text(sw.firmware, f"{r}.firmware"))
-    put(out, "switch.kind", as_token(sw.kind, f"{r}.kind"))
-    put(out, "switch.mtu", as_number(sw.mtu, f"{r}.mtu"))
-    put(out, "switch.flow_control", as_bool(sw.flow_control, f"{r}.flow_control"))
+    put_fields(out, "switch", sw, r, _SWITCH_FIELDS)
     if sw.flow_control is not None:
         put(out, "switch.flow_control_text", as_text("enabled" if sw.flow_control else "disabled", f"{r}.flow_control"))
-    put(out, "switch.spanning_tree", as_text(sw.spanning_tree, f"{r}.spanning_tree"))
-    put(out, "switch.vlans", as_list(sw.vlans, f"{r}.vlans"))
-    put(out, "switch.roles", as_list(sw.roles, f"{r}.roles"))
     put(out, "switch.role_text", as_text(", ".join(ROLE_TEXT.get(x, x) for x in sw.roles), f"{r}.roles"))
-    put(out, "switch.fabric", as_text(sw.fabric, f"{r}.fabric"))
-    put(out, "switch.port_count", as_number(sw.port_count, f"{r}.port_count"))
-    put(out, "switch.label", as_text(sw.label, f"{r}.label"))
     put(out, "switch.display", as_text(f"{sw.id} ({sw.model})" if sw.model else sw.id, f"{r}.model"))
     for k, v in sw.settings.items():
         put(out, f"switch.settings.{k}", as_any(v, f"{r}.settings.{k}"))
@@ -52,9 +43,7 @@ def _switch_settings(ctx: BedContext) -> list[Item]:
         for j, (k, v) in enumerate(sw.settings.items()):
             vals = dict(base)
             src = f"{sw.id}.settings.{k}"
-            put(vals, "setting.name", as_text(k, src))
-            put(vals, "setting.label", as_text(humanize(k), src))
-            put(vals, "setting.value", as_any(v, src))
+            put_setting(vals, "setting", k, v, src)
             put(vals, "setting.value_text", as_text(plain(v), src))
             out.append(Item(vals, sw.id, "switch", (i,), 100 + j))
     return out
@@ -73,7 +62,10 @@ def _switch_ports(ctx: BedContext) -> list[Item]:
     return out
 
 
-@domain("link", field_names("link", "a", "b", "kind", "a_label", "b_label", "note", "switch"),
+_LINK_FIELDS = {"a": as_text, "b": as_text, "kind": as_token}
+
+
+@domain("link", field_names("link", *_LINK_FIELDS, "a_label", "b_label", "note", "switch"),
         "each cable / ISL / LAG, under the switch it plugs into")
 def _links(ctx: BedContext) -> list[Item]:
     out = []
@@ -81,9 +73,7 @@ def _links(ctx: BedContext) -> list[Item]:
     for j, ln in enumerate(ctx.bed.links):
         vals: Values = {}
         src = f"links[{j}]"
-        put(vals, "link.a", as_text(ln.a, f"{src}.a"))
-        put(vals, "link.b", as_text(ln.b, f"{src}.b"))
-        put(vals, "link.kind", as_token(ln.kind, f"{src}.kind"))
+        put_fields(vals, "link", ln, src, _LINK_FIELDS)
         for end, key in ((ln.a, "a_label"), (ln.b, "b_label")):
             pr = ctx.idx.ports.get(end)
             if pr is not None and getattr(pr.port, "label", ""):

@@ -9,7 +9,7 @@ from topology.methodology.domains.bed_wide import bed_values
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (ROLE_TEXT, Values, as_bool, as_number, as_text, as_token, field_names,
-                                         interface_of, put, size_text)
+                                         put, put_address, size_text)
 from topology.model import VM, Server
 
 VM_FIELDS = ("id", "host", "role", "vcpu", "memory_gb", "memory_mb", "dynamic_memory", "startup_mb", "min_mb",
@@ -196,13 +196,7 @@ def _vnic_values(ctx: BedContext, vm: VM, nic: Any, k: int) -> Values:
         put(vals, "nic.vswitch", as_text(vs.label or vs.id, f"{vs.id}.label" if vs.label else f"{vs.id}.id"))
     put(vals, "nic.role", as_text(ROLE_TEXT.get(nic.role, nic.role), f"{src}.role"))
     put(vals, "nic.address", as_text(nic.address, f"{src}.address"))
-    i = interface_of(nic.address)
-    if i is not None:
-        put(vals, "nic.ip", as_token(str(i.ip), f"{src}.address"))
-        if "/" in nic.address:
-            put(vals, "nic.prefix", as_number(i.network.prefixlen, f"{src}.address"))
-            if i.version == 4:
-                put(vals, "nic.mask", as_token(str(i.netmask), f"{src}.address"))
+    put_address(vals, "nic", nic.address, f"{src}.address")
     put(vals, "nic.network", as_text(nic.network, f"{src}.network"))
     put(vals, "nic.mtu", as_number(nic.mtu, f"{src}.mtu"))
     put(vals, "nic.index", as_number(k + 1))
@@ -215,22 +209,25 @@ def _vnic_values(ctx: BedContext, vm: VM, nic: Any, k: int) -> Values:
     return vals
 
 
-@domain("vm_nic", VM_NAMES | field_names("nic", *VNIC_FIELDS), "each virtual NIC of each VM (on the host)")
-def _vm_nics(ctx: BedContext) -> list[Item]:
+def _nic_items(ctx: BedContext, sub: int, in_guest: bool) -> list[Item]:
+    """Each vNIC, set up on the VM's host or inside the guest: the same values, another target."""
     def per(vm: VM, base: Values):
         for k, nic in enumerate(vm.nics):
             vals = dict(base)
             vals.update(ctx.cached(("nic", id(nic)), lambda: _vnic_values(ctx, vm, nic, k)))
-            yield vals, vm.host, platform_of(ctx.idx.servers.get(vm.host))
-    return _vm_items(ctx, 200, per)
+            if in_guest:
+                yield vals, vm.id, platform_of(vm)
+            else:
+                yield vals, vm.host, platform_of(ctx.idx.servers.get(vm.host))
+    return _vm_items(ctx, sub, per)
+
+
+@domain("vm_nic", VM_NAMES | field_names("nic", *VNIC_FIELDS), "each virtual NIC of each VM (on the host)")
+def _vm_nics(ctx: BedContext) -> list[Item]:
+    return _nic_items(ctx, 200, in_guest=False)
 
 
 @domain("guest_nic", VM_NAMES | field_names("nic", *VNIC_FIELDS), "each virtual NIC of each VM (inside the guest)")
 def _guest_nics(ctx: BedContext) -> list[Item]:
-    def per(vm: VM, base: Values):
-        for k, nic in enumerate(vm.nics):
-            vals = dict(base)
-            vals.update(ctx.cached(("nic", id(nic)), lambda: _vnic_values(ctx, vm, nic, k)))
-            yield vals, vm.id, platform_of(vm)
-    return _vm_items(ctx, 600, per)
+    return _nic_items(ctx, 600, in_guest=True)
 

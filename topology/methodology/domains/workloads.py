@@ -7,25 +7,22 @@ from typing import Any
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (Values, as_any, as_list, as_number, as_text, as_token, field_names,
-                                         format_number, humanize, plain, put)
+                                         format_number, humanize, plain, put, put_fields)
 from topology.model import VM
 
 _COMPARISON_TEXT = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "equal to",
                     "between": "between"}
 
-WORKLOAD_FIELDS = ("id", "tool", "targets", "driver", "duration_minutes", "duration_s", "read_pct", "demand_iops",
-                   "access_count", "fio_bssplit", "fio_rw", "rwmixread", "criteria_text", "note")
-WORKLOAD_NAMES = field_names("workload", *WORKLOAD_FIELDS)
+_WORKLOAD_FIELDS = {"id": as_text, "tool": as_text, "targets": as_list, "driver": as_text, "note": as_text,
+                    "demand_iops": as_number, "read_pct": as_number}
+WORKLOAD_NAMES = field_names("workload", *_WORKLOAD_FIELDS, "duration_minutes", "duration_s", "access_count",
+                             "fio_bssplit", "fio_rw", "rwmixread", "criteria_text")
 
 
 def _workload_values(ctx: BedContext, w: Any) -> Values:
     out: Values = {}
     r = w.id
-    put(out, "workload.id", as_text(w.id, f"{r}.id"))
-    put(out, "workload.tool", as_text(w.tool, f"{r}.tool"))
-    put(out, "workload.targets", as_list(w.targets, f"{r}.targets"))
-    put(out, "workload.driver", as_text(w.driver, f"{r}.driver"))
-    put(out, "workload.note", as_text(w.note, f"{r}.note"))
+    put_fields(out, "workload", w, r, _WORKLOAD_FIELDS)
     params = w.parameters
     dur = None
     for key in ("run_time_minutes", "duration_minutes", "runtime_minutes"):
@@ -37,7 +34,6 @@ def _workload_values(ctx: BedContext, w: Any) -> Values:
     if dur is not None:
         put(out, "workload.duration_minutes", as_number(dur[0], dur[1]))
         put(out, "workload.duration_s", as_number(round(dur[0] * 60), dur[1]))
-    put(out, "workload.demand_iops", as_number(w.demand_iops, f"{r}.demand_iops"))
     for k, v in params.items():
         put(out, f"workload.parameters.{k}", as_any(v, f"{r}.parameters.{k}"))
     if w.access:
@@ -54,8 +50,6 @@ def _workload_values(ctx: BedContext, w: Any) -> Values:
             return f"{int(x * 1024)}" if x < 1 else f"{format_number(x)}k"
         split = ":".join(f"{kb(a.block_kb)}/{format_number(a.share_pct)}" for a in w.access)
         put(out, "workload.fio_bssplit", as_token(split, f"{r}.access"))
-    read_pct = w.read_pct if w.read_pct is not None else None
-    put(out, "workload.read_pct", as_number(read_pct, f"{r}.read_pct"))
     crit = [f"{c.metric} {_COMPARISON_TEXT.get(c.comparison, c.comparison)} {format_number(c.threshold)}"
             + (f"–{format_number(c.upper)}" if c.comparison == "between" and c.upper is not None else "")
             + (f" {c.unit}" if c.unit else "") for c in w.criteria]
@@ -144,8 +138,11 @@ def _access_specs(ctx: BedContext) -> list[Item]:
     return out
 
 
-@domain("criterion", WORKLOAD_NAMES | field_names("criterion", "metric", "comparison", "comparison_text", "threshold",
-                                                  "upper", "unit", "source", "note"),
+_CRITERION_FIELDS = {"metric": as_text, "comparison": as_text, "threshold": as_number, "upper": as_number,
+                     "unit": as_text, "source": as_text, "note": as_text}
+
+
+@domain("criterion", WORKLOAD_NAMES | field_names("criterion", *_CRITERION_FIELDS, "comparison_text"),
         "each pass criterion of each workload")
 def _criteria(ctx: BedContext) -> list[Item]:
     out = []
@@ -154,15 +151,9 @@ def _criteria(ctx: BedContext) -> list[Item]:
         for k, c in enumerate(w.criteria):
             vals = dict(base)
             src = f"{w.id}.criteria[{k}]"
-            put(vals, "criterion.metric", as_text(c.metric, f"{src}.metric"))
-            put(vals, "criterion.comparison", as_text(c.comparison, f"{src}.comparison"))
+            put_fields(vals, "criterion", c, src, _CRITERION_FIELDS)
             put(vals, "criterion.comparison_text", as_text(_COMPARISON_TEXT.get(c.comparison, c.comparison),
                                                            f"{src}.comparison"))
-            put(vals, "criterion.threshold", as_number(c.threshold, f"{src}.threshold"))
-            put(vals, "criterion.upper", as_number(c.upper, f"{src}.upper"))
-            put(vals, "criterion.unit", as_text(c.unit, f"{src}.unit"))
-            put(vals, "criterion.source", as_text(c.source, f"{src}.source"))
-            put(vals, "criterion.note", as_text(c.note, f"{src}.note"))
             out.append(Item(vals, "", "", (i,), 900 + k))
     return out
 
