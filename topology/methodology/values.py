@@ -9,7 +9,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from topology import quoting
 
@@ -138,6 +138,10 @@ def plain(v: Any) -> str:
     return "" if v is None else str(v)
 
 
+def as_plain_text(v: Any, source: str = "") -> Val | None:
+    return as_text(plain(v), source)
+
+
 def as_any(v: Any, source: str) -> Val | None:
     if isinstance(v, bool):
         return as_bool(v, source)
@@ -203,11 +207,17 @@ def put(vals: Values, name: str, val: Val | None) -> None:
         vals[name] = val
 
 
-def put_setting(vals: Values, prefix: str, key: str, value: Any, source: str) -> None:
-    """An entry of a free-form mapping (BIOS, switch settings): `prefix.name`, `.label` (readable) and `.value`."""
-    put(vals, f"{prefix}.name", as_text(key, source))
-    put(vals, f"{prefix}.label", as_text(humanize(key), source))
-    put(vals, f"{prefix}.value", as_any(value, source))
+def setting_entries(base: Values, prefix: str, mapping: dict, source: str,
+                    make: Callable[[Any, str], Val | None] = as_any) -> Iterator[tuple[int, Values, str, Any]]:
+    """For each `key: value` of a free-form mapping (BIOS, switch settings, workload parameters): its
+    position, a copy of `base` with `prefix.name`, `.label` (readable) and `.value`, its source and value."""
+    for position, (key, value) in enumerate(mapping.items()):
+        vals = dict(base)
+        src = f"{source}.{key}"
+        put(vals, f"{prefix}.name", as_text(key, src))
+        put(vals, f"{prefix}.label", as_text(humanize(key), src))
+        put(vals, f"{prefix}.value", make(value, src))
+        yield position, vals, src, value
 
 
 def put_fields(vals: Values, prefix: str, obj: Any, source: str, kinds: dict[str, Callable[[Any, str], Val | None]]

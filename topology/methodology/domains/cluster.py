@@ -1,7 +1,7 @@
 """The cluster section's domains: clusters, the disks they take and their cluster shared volumes."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
@@ -56,6 +56,15 @@ def _cluster_platform(ctx: BedContext, c: Any) -> str:
     return ""
 
 
+def _cluster_items(ctx: BedContext, sub: int, per_cluster: Callable[[Any, Values], Iterable[Values]]) -> list[Item]:
+    """Items of each cluster, done on its first node: `per_cluster` gets a cluster and its values."""
+    out = []
+    for i, c in enumerate(ctx.bed.clusters):
+        target, platform = c.nodes[0] if c.nodes else c.id, _cluster_platform(ctx, c)
+        for j, vals in enumerate(per_cluster(c, _cluster_values(ctx, c))):
+            out.append(Item(vals, target, platform, (i,), sub + j))
+    return out
+
 
 @domain("cluster", CLUSTER_NAMES, "each cluster (commands run on its first node)")
 def _clusters(ctx: BedContext) -> list[Item]:
@@ -66,33 +75,29 @@ def _clusters(ctx: BedContext) -> list[Item]:
 @domain("cluster_disk", CLUSTER_NAMES | field_names("disk", "name", "volume", "role", "lun_pattern"),
         "each disk a cluster takes (witness first, then shared volumes)")
 def _cluster_disks(ctx: BedContext) -> list[Item]:
-    out = []
-    for i, c in enumerate(ctx.bed.clusters):
-        base = _cluster_values(ctx, c)
+    def per(c: Any, base: Values):
         disks = ([(c.witness, "witness")] if c.witness and ":" in c.witness else []) + \
                 [(v, "cluster shared volume") for v in c.shared_volumes]
-        for j, (ref, role) in enumerate(disks):
+        for ref, role in disks:
             vals = dict(base)
             put(vals, "disk.name", as_text(ref.rpartition(":")[2], f"{c.id}.shared_volumes"))
             put(vals, "disk.volume", as_text(ref, f"{c.id}.shared_volumes"))
             put(vals, "disk.role", as_text(role))
             if ref in ctx.lun:
                 put(vals, "disk.lun_pattern", as_text(f"LUN {ctx.lun[ref]}$", f"{ref.partition(':')[0]}.mappings"))
-            out.append(Item(vals, c.nodes[0] if c.nodes else c.id, _cluster_platform(ctx, c), (i,), 100 + j))
-    return out
+            yield vals
+    return _cluster_items(ctx, 100, per)
 
 
 @domain("csv", CLUSTER_NAMES | field_names("csv", "name", "volume", "index", "path"), "each cluster shared volume")
 def _csvs(ctx: BedContext) -> list[Item]:
-    out = []
-    for i, c in enumerate(ctx.bed.clusters):
-        base = _cluster_values(ctx, c)
+    def per(c: Any, base: Values):
         for j, ref in enumerate(c.shared_volumes, 1):
             vals = dict(base)
             put(vals, "csv.name", as_text(ref.rpartition(":")[2], f"{c.id}.shared_volumes"))
             put(vals, "csv.volume", as_text(ref, f"{c.id}.shared_volumes"))
             put(vals, "csv.index", as_number(j))
             put(vals, "csv.path", as_text(f"C:\\ClusterStorage\\Volume{j}", f"{c.id}.shared_volumes"))
-            out.append(Item(vals, c.nodes[0] if c.nodes else c.id, _cluster_platform(ctx, c), (i,), 200 + j))
-    return out
+            yield vals
+    return _cluster_items(ctx, 201, per)   # the first shared volume is number 1
 

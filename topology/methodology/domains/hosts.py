@@ -4,12 +4,12 @@
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (ROLE_TEXT, Values, as_any, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, plain, put, put_setting)
+                                         field_names, plain, put, setting_entries)
 from topology.model import VM, Server
 
 HOST_FIELDS = ("id", "platform", "os", "role", "multipath", "kind", "domain", "model", "hypervisor", "software",
@@ -71,51 +71,53 @@ def _host_values(ctx: BedContext, comp: Any, prefix: str) -> Values:
 HOST_NAMES = field_names("host", *HOST_FIELDS)
 
 
-# ----------------------------------------------------------------------- servers
-@domain("server", HOST_NAMES | field_names("server", *HOST_FIELDS),
-        "every physical server (values as host.* and server.*)")
-def _servers(ctx: BedContext) -> list[Item]:
+def server_items(ctx: BedContext, per_server: Callable[[Server, Values], Iterable[tuple[Values, int]]]) -> list[Item]:
+    """Items on the physical servers a lab sets up (not the simulated ones): `per_server` gets a server and
+    a fresh copy of its host values, and yields each item's values and its order under that server."""
     out = []
     for i, s in enumerate(ctx.bed.servers):
         if s.simulated:
             continue
-        vals = host_values(ctx, s)
-        vals.update({"server." + k[5:]: v for k, v in vals.items()})
-        out.append(Item(vals, s.id, platform_of(s), (i,), 0))
+        platform = platform_of(s)
+        for vals, sub in per_server(s, host_values(ctx, s)):
+            out.append(Item(vals, s.id, platform, (i,), sub))
     return out
+
+
+@domain("server", HOST_NAMES | field_names("server", *HOST_FIELDS),
+        "every physical server (values as host.* and server.*)")
+def _servers(ctx: BedContext) -> list[Item]:
+    def per(s: Server, vals: Values):
+        vals.update({"server." + k[5:]: v for k, v in vals.items()})
+        yield vals, 0
+    return server_items(ctx, per)
 
 
 @domain("bios", HOST_NAMES | field_names("bios", "name", "label", "value", "value_text"),
         "each BIOS setting of each server")
 def _bios(ctx: BedContext) -> list[Item]:
-    out = []
-    for i, s in enumerate(ctx.bed.servers):
-        if s.simulated:
-            continue
-        base = host_values(ctx, s)
-        for j, (k, v) in enumerate(s.bios.items()):
-            vals = dict(base)
-            src = f"{s.id}.bios.{k}"
-            put_setting(vals, "bios", k, v, src)
+    def per(s: Server, base: Values):
+        for j, vals, src, v in setting_entries(base, "bios", s.bios, f"{s.id}.bios"):
             put(vals, "bios.value_text", as_text(plain(v) if not isinstance(v, bool) else
                                                  ("Enabled" if v else "Disabled"), src))
-            out.append(Item(vals, s.id, platform_of(s), (i,), j))
-    return out
+            yield vals, j
+    return server_items(ctx, per)
+
+
+def put_software(vals: Values, owner_id: str, index: int, name: str) -> None:
+    """The software.* values of the `index`th item of a server's or VM's software list."""
+    put(vals, "software.name", as_text(name, f"{owner_id}.software[{index}]"))
+    put(vals, "software.index", as_number(index + 1))
 
 
 @domain("software", HOST_NAMES | field_names("software", "name", "index"), "each software item listed on each server")
 def _software(ctx: BedContext) -> list[Item]:
-    out = []
-    for i, s in enumerate(ctx.bed.servers):
-        if s.simulated:
-            continue
-        base = host_values(ctx, s)
+    def per(s: Server, base: Values):
         for j, name in enumerate(s.software):
             vals = dict(base)
-            put(vals, "software.name", as_text(name, f"{s.id}.software[{j}]"))
-            put(vals, "software.index", as_number(j + 1))
-            out.append(Item(vals, s.id, platform_of(s), (i,), j))
-    return out
+            put_software(vals, s.id, j, name)
+            yield vals, j
+    return server_items(ctx, per)
 
 
 @domain("vswitch", HOST_NAMES | field_names("vswitch", "id", "name", "role", "uplinks", "uplink_names", "uplink_labels",

@@ -7,11 +7,12 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from topology.methodology.context import BedContext, platform_of
-from topology.methodology.domains.hosts import HOST_NAMES, host_values
+from topology.methodology.context import BedContext
+from topology.methodology.domains.hosts import HOST_NAMES, server_items
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (ROLE_TEXT, Values, as_bool, as_list, as_number, as_text, as_token,
                                          field_names, format_number, interface_of, network_of, put)
+from topology.model import Server
 
 PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", "speed", "address", "network",
                "cidr", "ip", "prefix", "mask", "mtu", "mtu_text", "jumbo_packet", "flow_control", "flow_control_text",
@@ -90,11 +91,7 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
                                          "needs_ip"),
         "each port of each physical server")
 def _ports(ctx: BedContext) -> list[Item]:
-    out = []
-    for i, s in enumerate(ctx.bed.servers):
-        if s.simulated:
-            continue
-        base = host_values(ctx, s)
+    def per(s: Server, base: Values):
         k = 0
         for ad in s.adapters:
             for p in ad.ports:
@@ -114,6 +111,5 @@ def _ports(ctx: BedContext) -> list[Item]:
                 if set(p.roles) & {"lan", "management"} and s.dns:
                     put(vals, "port.dns", as_list(s.dns, f"{s.id}.dns"))
                     put(vals, "port.dns_csv", as_text(",".join(s.dns), f"{s.id}.dns"))
-                out.append(Item(vals, s.id, platform_of(s), (i,), k))
-    return out
-
+                yield vals, k
+    return server_items(ctx, per)

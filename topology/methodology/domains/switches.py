@@ -7,7 +7,7 @@ from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (ROLE_TEXT, Values, as_any, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, plain, put, put_fields, put_setting)
+                                         field_names, plain, put, put_fields, setting_entries)
 
 _SWITCH_FIELDS = {"id": as_text, "model": as_text, "firmware": as_text, "kind": as_token, "mtu": as_number,
                   "flow_control": as_bool, "spanning_tree": as_text, "vlans": as_list, "roles": as_list,
@@ -40,10 +40,7 @@ def _switch_settings(ctx: BedContext) -> list[Item]:
     out = []
     for i, sw in enumerate(ctx.bed.switches):
         base = _switch_values(sw)
-        for j, (k, v) in enumerate(sw.settings.items()):
-            vals = dict(base)
-            src = f"{sw.id}.settings.{k}"
-            put_setting(vals, "setting", k, v, src)
+        for j, vals, src, v in setting_entries(base, "setting", sw.settings, f"{sw.id}.settings"):
             put(vals, "setting.value_text", as_text(plain(v), src))
             out.append(Item(vals, sw.id, "switch", (i,), 100 + j))
     return out

@@ -6,7 +6,7 @@ from typing import Any, Callable, Iterable
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.bed_wide import bed_values
-from topology.methodology.domains.hosts import HOST_NAMES, host_values
+from topology.methodology.domains.hosts import HOST_NAMES, host_values, put_software
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (ROLE_TEXT, Values, as_bool, as_number, as_text, as_token, field_names,
                                          put, put_address, size_text)
@@ -133,8 +133,7 @@ def _vm_software(ctx: BedContext) -> list[Item]:
     def per(vm: VM, base: Values):
         for k, name in enumerate(vm.software):
             vals = dict(base)
-            put(vals, "software.name", as_text(name, f"{vm.id}.software[{k}]"))
-            put(vals, "software.index", as_number(k + 1))
+            put_software(vals, vm.id, k, name)
             yield vals, vm.id, platform_of(vm)
     return _vm_items(ctx, 700, per)
 

@@ -2,12 +2,12 @@
 specifications and pass criteria."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_any, as_list, as_number, as_text, as_token, field_names,
-                                         format_number, humanize, plain, put, put_fields)
+from topology.methodology.values import (Values, as_any, as_list, as_number, as_plain_text, as_text, as_token,
+                                         field_names, format_number, put, put_fields, setting_entries)
 from topology.model import VM
 
 _COMPARISON_TEXT = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "equal to",
@@ -71,6 +71,20 @@ def _runner_values(ctx: BedContext, rid: str, k: int) -> Values:
     return vals
 
 
+def _workload_items(ctx: BedContext, sub: int, per_workload: Callable[[Any, Values], Iterable[Values]],
+                    on_runner: bool = True) -> list[Item]:
+    """Items of each workload: `per_workload` gets a workload and its values.  An item is done on the
+    workload's first runner, or (`on_runner` False) on no machine: a pass criterion is a judgement."""
+    out = []
+    for i, w in enumerate(ctx.bed.workloads):
+        base = _workload_values(ctx, w)
+        target = ctx.runners(w)[0] if on_runner else ""
+        platform = platform_of(ctx.server_or_vm(target)) if on_runner else ""
+        for k, vals in enumerate(per_workload(w, base)):
+            out.append(Item(vals, target, platform, (i,), sub + k))
+    return out
+
+
 @domain("workload", WORKLOAD_NAMES | RUNNER_NAMES | field_names("workload", "runners"),
         "each workload (target: the machine that drives it, or its first target)")
 def _workloads(ctx: BedContext) -> list[Item]:
@@ -99,29 +113,18 @@ def _workload_runners(ctx: BedContext) -> list[Item]:
 @domain("workload_param", WORKLOAD_NAMES | field_names("param", "name", "label", "value", "index"),
         "each parameter of each workload")
 def _workload_params(ctx: BedContext) -> list[Item]:
-    out = []
-    for i, w in enumerate(ctx.bed.workloads):
-        base = _workload_values(ctx, w)
-        runner = ctx.runners(w)[0]
-        for k, (key, v) in enumerate(w.parameters.items()):
-            vals = dict(base)
-            src = f"{w.id}.parameters.{key}"
-            put(vals, "param.name", as_text(key, src))
-            put(vals, "param.label", as_text(humanize(key), src))
-            put(vals, "param.value", as_text(plain(v), src))
+    def per(w: Any, base: Values):
+        for k, vals, _, _ in setting_entries(base, "param", w.parameters, f"{w.id}.parameters", as_plain_text):
             put(vals, "param.index", as_number(k + 1))
-            out.append(Item(vals, runner, platform_of(ctx.server_or_vm(runner)), (i,), 100 + k))
-    return out
+            yield vals
+    return _workload_items(ctx, 100, per)
 
 
 @domain("access_spec", WORKLOAD_NAMES | field_names("spec", "n", "share_pct", "block_kb", "read_pct", "write_pct",
                                                     "random_pct", "sequential_pct"),
         "each access-specification line of each workload")
 def _access_specs(ctx: BedContext) -> list[Item]:
-    out = []
-    for i, w in enumerate(ctx.bed.workloads):
-        base = _workload_values(ctx, w)
-        runner = ctx.runners(w)[0]
+    def per(w: Any, base: Values):
         for k, a in enumerate(w.access):
             vals = dict(base)
             src = f"{w.id}.access[{k}]"
@@ -134,8 +137,8 @@ def _access_specs(ctx: BedContext) -> list[Item]:
             put(vals, "spec.random_pct", as_number(a.random_pct, f"{src}.random_pct"))
             put(vals, "spec.sequential_pct",
                 as_number(100 - a.random_pct if a.random_pct is not None else None, f"{src}.random_pct"))
-            out.append(Item(vals, runner, platform_of(ctx.server_or_vm(runner)), (i,), 500 + k))
-    return out
+            yield vals
+    return _workload_items(ctx, 500, per)
 
 
 _CRITERION_FIELDS = {"metric": as_text, "comparison": as_text, "threshold": as_number, "upper": as_number,
@@ -145,15 +148,13 @@ _CRITERION_FIELDS = {"metric": as_text, "comparison": as_text, "threshold": as_n
 @domain("criterion", WORKLOAD_NAMES | field_names("criterion", *_CRITERION_FIELDS, "comparison_text"),
         "each pass criterion of each workload")
 def _criteria(ctx: BedContext) -> list[Item]:
-    out = []
-    for i, w in enumerate(ctx.bed.workloads):
-        base = _workload_values(ctx, w)
+    def per(w: Any, base: Values):
         for k, c in enumerate(w.criteria):
             vals = dict(base)
             src = f"{w.id}.criteria[{k}]"
             put_fields(vals, "criterion", c, src, _CRITERION_FIELDS)
             put(vals, "criterion.comparison_text", as_text(_COMPARISON_TEXT.get(c.comparison, c.comparison),
                                                            f"{src}.comparison"))
-            out.append(Item(vals, "", "", (i,), 900 + k))
-    return out
+            yield vals
+    return _workload_items(ctx, 900, per, on_runner=False)
 
