@@ -29,12 +29,14 @@ def main(argv: list[str] | None = None) -> int:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-    from app import appendix as ap
+    from app.report.assembly import build_appendix
+    from app.report.pdf import write_pdf
+    from app.report.qt_app import ensure_gui_app
     from topology.methodology import generate as methodology
     from topology.synthetic import generate
     from topology.validation import validate
 
-    ap.ensure_gui_app()
+    ensure_gui_app()
     bed = generate(hosts=ns.hosts, vms=ns.hosts * 5, arrays=max(1, ns.hosts // 10), disks=ns.hosts * 5)
     best = {"validate": 1e9, "methodology": 1e9, "tables": 1e9, "pdf": 1e9}
     first: dict[str, float] = {}
@@ -47,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
             t1 = time.perf_counter()
             procedure = methodology(bed)
             t2 = time.perf_counter()
-            appendix = ap.build_appendix(bed, findings=findings, methodology=procedure)
+            appendix = build_appendix(bed, findings=findings, methodology=procedure)
             t3 = time.perf_counter()
-            pages = ap.write_pdf(appendix, out)
+            pages = write_pdf(appendix, out)
             t4 = time.perf_counter()
             for key, value in (("validate", t1 - t0), ("methodology", t2 - t1), ("tables", t3 - t2), ("pdf", t4 - t3)):
                 best[key] = min(best[key], value)

@@ -56,6 +56,7 @@ app.exec()
 
 def big_bed(devices: int = DEVICES, links: int = LINKS):
     """A synthetic bed with exactly `devices` servers + switches + arrays and `links` cables."""
+    from topology.ids import leaf_name
     from topology.model import Link
     from topology.synthetic import generate
     # hosts + 3 switches per rack of RACK hosts + ARRAYS = devices
@@ -71,7 +72,7 @@ def big_bed(devices: int = DEVICES, links: int = LINKS):
     by_port: dict[str, list] = {}
     for lk in bed.links:
         if lk.a.startswith("host"):
-            by_port.setdefault(lk.a.rpartition(":")[2], []).append(lk)
+            by_port.setdefault(leaf_name(lk.a), []).append(lk)
     chosen = list(fixed)
     for port in ("san1", "san2", "lan", "hb", "lm"):   # SAN first: every host keeps its storage
         room = links - len(chosen)

@@ -189,7 +189,7 @@ def cmd_appendix(ns: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"testbed-studio: --run {ref}: {exc}", file=sys.stderr)
             return EXIT_UNREADABLE
-    from app.appendix import write
+    from app.report.export import write
     try:
         result = write(bed, out, fmt, source=str(ns.file), runs=runs)
     except OSError as exc:
@@ -225,12 +225,8 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     if fmt == "md":
         text = to_markdown(meth)
     else:
-        try:
-            from app.appendix import methodology_html, write_pdf
-        except ImportError as exc:
-            print(f"testbed-studio: {fmt.upper()} output is not available in this build ({exc}); "
-                  "use --format md", file=sys.stderr)
-            return EXIT_UNREADABLE
+        from app.report.export import methodology_html
+        from app.report.pdf import write_pdf
         text = methodology_html(meth)
         if fmt == "pdf":
             try:

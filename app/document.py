@@ -9,7 +9,6 @@ QtCore/QtGui only (QUndoStack lives in QtGui): no widgets here.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -107,13 +106,3 @@ class Document(QObject):
 
 def new_bed(name: str = "untitled test bed") -> Bed:
     return Bed(bed=BedInfo(name=name))
-
-
-def find(bed: Bed, ident: str) -> Any:
-    """A top-level component by id (server, switch, array, VM, network, ...), or None."""
-    for coll in (bed.servers, bed.switches, bed.arrays, bed.vms, bed.networks, bed.chassis, bed.clusters,
-                 bed.virtual_switches, bed.workloads, bed.scenarios):
-        for c in coll:
-            if c.id == ident:
-                return c
-    return None

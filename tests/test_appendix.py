@@ -15,8 +15,12 @@ from pathlib import Path
 import pytest
 
 import resources
-from app import appendix as ap
-from app import report_tables as rt
+from app.report.assembly import build_appendix
+from app.report.blocks import Heading, TableBlock
+from app.report.export import methodology_html, to_html, to_markdown
+from app.report.pdf import pdf_layout, write_pdf
+from app.report.tables.model import MISSING_MARK
+from app.report.tables.results import results_tables
 from topology.fileformat import load, loads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +84,7 @@ results:
 @pytest.fixture(autouse=True)
 def _widgets_app(qapp):
     """The QApplication pytest-qt makes, so that later widget tests in this process find one
-    (app.appendix would otherwise start a plain QGuiApplication)."""
+    (app.report would otherwise start a plain QGuiApplication)."""
     return qapp
 
 
@@ -100,12 +104,12 @@ def printed(tmp_path_factory, qapp):
     base = tmp_path_factory.mktemp("appendix")
     for name in resources.example_names():
         bed = load(resources.example_path(name))
-        appendix = ap.build_appendix(bed, source=f"{name}.yaml")
+        appendix = build_appendix(bed, source=f"{name}.yaml")
         pdf = base / f"{name}.pdf"
-        layout = ap.pdf_layout(appendix, pdf)
+        layout = pdf_layout(appendix, pdf)
         pages = len(layout.pages)
-        html = ap.to_html(appendix)
-        md = ap.to_markdown(appendix, image_ref=f"{name}-diagram.png")
+        html = to_html(appendix)
+        md = to_markdown(appendix, image_ref=f"{name}-diagram.png")
         out[name] = {"bed": bed, "appendix": appendix, "layout": layout, "pdf": pdf, "pages": pages,
                      "text": pdftext(pdf),
                      "html": html, "md": md}
@@ -201,12 +205,12 @@ def test_no_table_row_is_cut_at_a_page_end(printed):
     # a heading is never the last thing on a page
     for page in layout.pages:
         last = page.slices[-1].flow.block if page.slices else None
-        assert not isinstance(last, ap.Heading), last
+        assert not isinstance(last, Heading), last
 
 
 def test_slot_map_colours_every_group_and_marks_empty_slots(printed):
     appendix = printed[SEED000]["appendix"]
-    slot_tables = [b.table for b in appendix.blocks if isinstance(b, ap.TableBlock) and b.table.kind == "slotmap"]
+    slot_tables = [b.table for b in appendix.blocks if isinstance(b, TableBlock) and b.table.kind == "slotmap"]
     assert len(slot_tables) == 1
     cells = slot_tables[0].rows[0].cells[1:]
     assert len(cells) == 15
@@ -222,7 +226,7 @@ def test_slot_map_colours_every_group_and_marks_empty_slots(printed):
 
 def test_results_take_the_median_of_the_runs(printed):
     bed = loads(BROKEN_BED)
-    [table] = rt.results_tables(bed)
+    [table] = results_tables(bed)
     assert table.columns == ["Metric", "Value", "Runs"]      # no scenarios, levels or subjects: no such columns
     assert [c.text for c in table.rows[0].cells] == ["IOPS", "20", "median of 3"]   # of 10, 30 and 20
     text = printed[SEED000]["text"]
@@ -297,20 +301,20 @@ def test_markdown_has_the_tables(printed, name):
 
 def test_a_bed_with_errors_prints_with_findings_on_top_and_gaps_marked(tmp_path):
     bed = loads(BROKEN_BED)
-    appendix = ap.build_appendix(bed)
+    appendix = build_appendix(bed)
     pdf = tmp_path / "broken.pdf"
-    ap.write_pdf(appendix, pdf)
+    write_pdf(appendix, pdf)
     text = pdftext(pdf)
     first = pages_of(text)[0]
     assert "Design review: this test bed has 3 error(s)" in first
     for code in ("NET-007", "RAID-001", "RAID-007"):
         assert code in first
-    assert text.count(ap.MISSING_MARK) >= 5          # cpu, memory, OS, model, address of h1:san1
+    assert text.count(MISSING_MARK) >= 5          # cpu, memory, OS, model, address of h1:san1
     assert re.search(r"san1\s+\[not set\]", text)     # the port without its address
-    html = ap.to_html(appendix)
+    html = to_html(appendix)
     assert 'class="missing"' in html and "Design review" in html
-    md = ap.to_markdown(appendix)
-    assert f"**{ap.MISSING_MARK}**" in md and "NET-007" in md
+    md = to_markdown(appendix)
+    assert f"**{MISSING_MARK}**" in md and "NET-007" in md
 
 
 def test_dangling_references_do_not_stop_printing(tmp_path):
@@ -328,10 +332,10 @@ def test_dangling_references_do_not_stop_printing(tmp_path):
     bed.servers[0].cpu = None
     bed.servers[0].adapters[0].ports[0].network = "gone"
     bed.results[0].workload = "nosuch"
-    appendix = ap.build_appendix(bed)
-    assert ap.write_pdf(appendix, tmp_path / "dangling.pdf") > 5
-    assert "no-such-group" in ap.to_html(appendix)
-    assert "|" in ap.to_markdown(appendix)
+    appendix = build_appendix(bed)
+    assert write_pdf(appendix, tmp_path / "dangling.pdf") > 5
+    assert "no-such-group" in to_html(appendix)
+    assert "|" in to_markdown(appendix)
 
 
 def test_write_pdf_from_html_keeps_rows_whole_and_repeats_the_header(tmp_path):
@@ -340,7 +344,7 @@ def test_write_pdf_from_html_keeps_rows_whole_and_repeats_the_header(tmp_path):
             f"<table border='1'><thead><tr><th>Name</th><th>Value</th></tr></thead><tbody>{rows}</tbody></table>"
             f"</body></html>")
     pdf = tmp_path / "html.pdf"
-    pages = ap.write_pdf(html, pdf)
+    pages = write_pdf(html, pdf)
     assert pages >= 5
     text_pages = [pg for pg in pages_of(pdftext(pdf)) if pg.strip()]
     assert len(text_pages) == pages
@@ -358,7 +362,7 @@ def test_methodology_html_is_a_page_of_its_own():
              automation=[Command(shell="powershell", script="Set-NetAdapterAdvancedProperty -Name 'SAN1'",
                                  verify="Get-NetAdapter 'SAN1'", platform="windows")],
              unresolved=["h1:SAN1 address"])])], findings_summary=["ERROR NET-007: duplicate address"])
-    html = ap.methodology_html(m)
+    html = methodology_html(m)
     parser = _Tables()
     parser.feed(html)
     assert parser.depth == 0
@@ -413,7 +417,7 @@ def test_rows_and_headers_taller_than_a_page_still_print(tmp_path):
     html = (f"<table border='1'><thead><tr><th>{big}</th></tr></thead>"
             f"<tbody><tr><td>{big}</td></tr><tr><td>last row</td></tr></tbody></table>")
     pdf = tmp_path / "huge.pdf"
-    pages = ap.write_pdf(html, pdf)
+    pages = write_pdf(html, pdf)
     text = pdftext(pdf)
     assert pages >= 8 and "last row" in text
     assert text.count("line 399") == 2       # each long row whole, cut only between its lines

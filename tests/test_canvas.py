@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter
 
 from app.document import Document
 from app.selection import Selection
-from topology import operations
+from topology import layout, operations
 from topology.fileformat import dumps
 from widgets.canvas import KIND_MIME, Canvas
 from widgets.palette import Palette
@@ -521,7 +521,7 @@ def test_example_beds_are_drawn_readably(qtbot, examples_dir, name):
     assert set(canvas.devices) == {d.id for d in (*bed.servers, *bed.switches, *bed.arrays, *bed.chassis)}
     assert len(canvas.links) == len(bed.links)
     boxes = canvas.current_boxes()
-    assert operations.overlapping(boxes) == []
+    assert layout.overlapping(boxes) == []
     # tiers: every host sits above every switch, every switch above every array
     hosts = [boxes[x.id] for x in bed.servers if x.role in ("hypervisor", "application")]
     switches = [boxes[x.id] for x in bed.switches]

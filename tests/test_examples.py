@@ -110,10 +110,9 @@ def test_seed000_facts():
 
 def test_seed000_failover_keeps_every_vm_running():
     bed = load(example_path(SEED000))
-    from topology.validation import Context
-    ctx = Context(bed)
+    from topology.placement import Placement
     degraded = next(s for s in bed.scenarios if s.failed)
-    place = ctx.placement(degraded)
+    place = Placement(bed).of(degraded)
     assert len(place) == 16 and len(set(place.values())) == 1
 
 
@@ -152,7 +151,7 @@ def test_seed002_facts():
     assert {v.pool for v in db}.isdisjoint({v.pool for v in logs})
     servers = [s for s in bed.servers if not s.simulated]
     assert len(servers) == 16
-    from topology.validation import Context
+    from topology.validation.context import Context
     ctx = Context(bed)
     for s in servers:
         vols = [v for v in ctx.volumes_used.get(s.id, {}) if v.startswith(array.id + ":")]

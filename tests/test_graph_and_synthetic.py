@@ -7,7 +7,7 @@ from beds import clean_bed
 from topology.fileformat import dumps, loads
 from topology.graph import PathAnalyzer, bed_graph
 from topology.index import BedIndex
-from topology.layout import auto_layout, overlaps
+from topology.layout import auto_layout, overlapping
 from topology.synthetic import generate
 from topology.validation import validate
 
@@ -47,8 +47,8 @@ def test_automatic_layout_puts_nothing_on_top_of_anything():
     for bed in beds:
         boxes = auto_layout(bed)
         assert len(boxes) == len(bed.servers) + len(bed.switches) + len(bed.arrays)
-        assert overlaps(boxes) == []
+        assert overlapping(boxes) == []
     # a planted overlap is found, so the check above can fail
     first, second = list(boxes)[:2]
     boxes[second] = boxes[first]
-    assert (first, second) in overlaps(boxes) or (second, first) in overlaps(boxes)
+    assert (first, second) in overlapping(boxes) or (second, first) in overlapping(boxes)

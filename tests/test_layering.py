@@ -70,3 +70,30 @@ def test_only_app_gui_imports_qtwidgets():
     offenders = [hit for p in sources if p.name != "gui.py" or p.parent != ROOT / "app"
                  for hit in _qtwidgets_imports(p)]
     assert offenders == [], "only app/gui.py may import QtWidgets: " + ", ".join(offenders)
+
+
+def _imported_modules(path: Path) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return out
+
+
+def test_rules_import_the_registry_and_context_never_the_runner():
+    """No circle: the runner loads the rules; a rule (and what rules share) never loads the runner
+    or the package that re-exports it."""
+    base = ROOT / "topology" / "validation"
+    shared = [base / "registry.py", base / "context.py", base / "rules" / "__init__.py"]
+    rules = sorted((base / "rules").glob("*.py"))
+    assert {"network.py", "paths.py", "storage.py", "capacity.py", "cluster.py", "workload.py"} <= {p.name for p in rules}
+    for path in rules + shared:
+        imported = _imported_modules(path)
+        bad = sorted(m for m in imported if m in ("topology.validation", "topology.validation.runner")
+                     or m.startswith("topology.validation.runner."))
+        assert bad == [], f"{path.relative_to(ROOT)} imports {bad}"
+    for path in (ROOT / "topology" / "placement.py", ROOT / "topology" / "capacity.py"):
+        assert not any(m.startswith("topology.validation") for m in _imported_modules(path)), \
+            f"{path.name}: the shared math must not depend on the validator"

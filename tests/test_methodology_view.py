@@ -11,7 +11,7 @@ from PySide6.QtPrintSupport import QPrintPreviewDialog, QPrintPreviewWidget
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 import resources
-from app.appendix import step_targets
+from app.report.steps import step_targets
 from app.document import Document
 from app.selection import Selection
 from topology.edits import SetField

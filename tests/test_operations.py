@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from topology import clipboard, layout
 from topology import operations as ops
 from topology.edits import Edit
 from topology.fileformat import dumps, load, loads
@@ -251,8 +252,8 @@ def test_layout_positions_every_device_without_overlap(examples_dir):
         edit = ops.apply_layout(bed)
         after = roundtrip(bed, edit)
         assert all(d.x is not None and d.y is not None for d in (*after.servers, *after.switches, *after.arrays))
-        boxes = ops.layout(after)
-        assert ops.overlapping(boxes) == []
+        boxes = layout.layout(after)
+        assert layout.overlapping(boxes) == []
         # tiers: clients above hosts above switches above storage
         from topology.layout import tier
         by_tier = {}
@@ -265,7 +266,7 @@ def test_layout_positions_every_device_without_overlap(examples_dir):
 
 def test_layout_keeps_model_positions(seed000):
     seed000.servers[0].x, seed000.servers[0].y = 1234.0, 567.0
-    boxes = ops.layout(seed000)
+    boxes = layout.layout(seed000)
     assert (boxes["R710-1"].x, boxes["R710-1"].y) == (1234.0, 567.0)
     assert "LAN" in boxes and boxes["LAN"].y < min(b.y for k, b in boxes.items() if k != "LAN" and k[:5] != "iSCSI")
 
@@ -273,15 +274,15 @@ def test_layout_keeps_model_positions(seed000):
 # ------------------------------------------------------------------------------ clipboard
 
 def test_copy_paste_inserts_fresh_copies(seed000):
-    text = ops.copy(seed000, ["R710-1", "R710-2", "PC5448-1", "MD3000i"])
+    text = clipboard.copy(seed000, ["R710-1", "R710-2", "PC5448-1", "MD3000i"])
     clip = loads(text)                               # the clipboard text is a bed of its own
     assert {s.id for s in clip.servers} == {"R710-1", "R710-2"}
     assert {n.id for n in clip.networks} == {"LAN", "iSCSI-A", "iSCSI-B"}
     assert all(lk.a.split(":")[0] in {"MD3000i", "R710-1", "R710-2", "PC5448-1"} for lk in clip.links)
     assert len(clip.links) == len([lk for lk in seed000.links if lk.b == "PC5448-1"])
-    edit = ops.paste(seed000, text, (40, 40))
+    edit = clipboard.paste(seed000, text, (40, 40))
     after = roundtrip(seed000, edit)
-    assert ops.pasted_ids(edit) == ["R710-3", "R710-4", "PC5448-3", "MD3000i-2"]
+    assert clipboard.pasted_ids(edit) == ["R710-3", "R710-4", "PC5448-3", "MD3000i-2"]
     ids = [s.id for s in after.servers]
     assert "R710-3" in ids and "R710-4" in ids
     assert {n.id for n in after.networks} == {"LAN", "iSCSI-A", "iSCSI-B"}       # networks are shared
@@ -292,8 +293,8 @@ def test_copy_paste_inserts_fresh_copies(seed000):
 
 
 def test_paste_offsets_positions(seed000):
-    text = ops.copy(seed000, ["R710-1"], positions={"R710-1": (100.0, 200.0)})
-    edit = ops.paste(seed000, text, (40, 40))
+    text = clipboard.copy(seed000, ["R710-1"], positions={"R710-1": (100.0, 200.0)})
+    edit = clipboard.paste(seed000, text, (40, 40))
     edit.apply()
     pasted = next(s for s in seed000.servers if s.id == "R710-3")
     assert (pasted.x, pasted.y) == (140.0, 240.0)
@@ -302,12 +303,12 @@ def test_paste_offsets_positions(seed000):
 def test_paste_rejects_foreign_text(seed000):
     for text in ("hello", "- a\n- list\n", "format_version: 1\nbed: {name: x}\n"):
         with pytest.raises(ops.Refused, match="clipboard"):
-            ops.paste(seed000, text)
+            clipboard.paste(seed000, text)
 
 
 def test_copy_nothing_is_refused(seed000):
     with pytest.raises(ops.Refused):
-        ops.copy(seed000, ["iSCSI-A"])
+        clipboard.copy(seed000, ["iSCSI-A"])
 
 
 # ------------------------------------------------------------------------------ a bed built with operations validates

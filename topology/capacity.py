@@ -1,13 +1,22 @@
-"""Capacity and IOPS arithmetic for RAID groups and pools.
+"""Capacity and IOPS arithmetic for RAID groups, pools and the volumes on them.
 
-Usable capacity follows the RAID level and its geometry (data vs parity/mirror disks).
+Usable capacity follows the RAID level and its geometry (data vs parity/mirror disks); a
+remainder volume takes what its group or pool has left.  The rules (RAID-007, CAP-006),
+the storage editor and the printed storage appendix read the same figures from here.
 The IOPS estimate is the classic sizing formula the seed reports use (seed 002, App. A):
 front-end IOPS = disks x per-disk IOPS / (read share + write share x write penalty).
 """
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass
+from typing import Iterator
+
+from topology.ids import volume_ref
+from topology.index import ArrayScope, BedIndex
+from topology.model import DiskGroup, StorageArray, Volume
+from topology.vocabulary import RAID_NAMES as LEVEL_NAMES  # noqa: F401 - the name the storage views read
 
 # (minimum members, must be even, exact count) per level: RAID-001
 RAID_MIN_MEMBERS: dict[str, tuple[int, bool, bool]] = {
@@ -29,8 +38,6 @@ WRITE_PENALTY = {"raid0": 1, "raid1": 2, "raid10": 2, "raid5": 4, "raid6": 6, "r
 _HDD_IOPS = ((15000, 180), (10000, 140), (7200, 80), (5400, 50))
 _FLASH_IOPS = {"ssd": 5000, "nvme": 20000}
 
-LEVEL_NAMES = {"raid0": "RAID 0", "raid1": "RAID 1", "raid10": "RAID 10", "raid5": "RAID 5",
-               "raid6": "RAID 6", "raid50": "RAID 50", "raid60": "RAID 60"}
 
 _GEOMETRY = re.compile(r"^\s*(\d+)\s*D\s*\+\s*(\d+)\s*([PD])\s*$", re.IGNORECASE)
 
@@ -107,3 +114,57 @@ def group_iops(level: str, per_disk: list[float], read_fraction: float) -> float
     read_fraction = min(max(read_fraction, 0.0), 1.0)
     penalty = WRITE_PENALTY.get(level, 1)
     return sum(per_disk) / (read_fraction + (1 - read_fraction) * penalty)
+
+
+# ----------------------------------------------------------------------------- arrays
+
+def group_usable(scope: ArrayScope, g: DiskGroup) -> float:
+    disks = scope.group_disks(g)
+    return usable_gb(g.raid, [d.spec.size_gb for d in disks], g.geometry)
+
+
+def pool_usable(scope: ArrayScope, name: str) -> float:
+    pool = scope.pools.get(name)
+    if pool is not None and pool.formatted_gb is not None:
+        return float(pool.formatted_gb)
+    return sum(group_usable(scope, g) for g in scope.pool_groups(name))
+
+
+def container_usable(scope: ArrayScope, kind: str, name: str) -> float:
+    """Usable GB of a disk group (kind "group") or a pool (kind "pool")."""
+    return group_usable(scope, scope.groups[name]) if kind == "group" else pool_usable(scope, name)
+
+
+def containers(a: StorageArray) -> Iterator[tuple[str, str, list[Volume]]]:
+    """(kind, name, volumes) for each disk group or pool of the array that holds volumes."""
+    by: dict[tuple[str, str], list[Volume]] = defaultdict(list)
+    for v in a.volumes:
+        if v.group:
+            by[("group", v.group)].append(v)
+        elif v.pool:
+            by[("pool", v.pool)].append(v)
+    names_g = {g.name for g in a.disk_groups}
+    names_p = {p.name for p in a.pools}
+    for (kind, name), vols in by.items():
+        if (kind == "group" and name in names_g) or (kind == "pool" and name in names_p):
+            yield kind, name, vols
+
+
+def volume_sizes(idx: BedIndex) -> dict[str, float]:
+    """ARRAY:VOLUME -> size in GB; a remainder volume takes what its group or pool has left.
+    Volumes whose size the bed does not state, and volumes of simulated arrays, are left out."""
+    out: dict[str, float] = {}
+    for a in idx.bed.arrays:
+        if a.simulated:
+            continue
+        scope = idx.scopes[a.id]
+        for kind, name, vols in containers(a):
+            total = container_usable(scope, kind, name)
+            sized = sum(v.size_gb for v in vols if v.size_gb is not None)
+            rest = [v for v in vols if v.size_gb is None and v.remainder]
+            for v in vols:
+                if v.size_gb is not None:
+                    out[volume_ref(a.id, v.name)] = float(v.size_gb)
+                elif v.remainder:
+                    out[volume_ref(a.id, v.name)] = max(total - sized, 0.0) / len(rest)
+    return out

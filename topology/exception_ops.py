@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from topology.edits import Compound, Edit, InsertItem, RemoveItem
+from topology.ids import owner_of
 from topology.model import Bed, ExceptionRecord
 
 
@@ -41,7 +42,7 @@ def accept(bed: Bed, code: str, subjects: Iterable[str], reason: str) -> Edit:
         raise ExceptionError(f"{code} on {subject} is already accepted")
     record = ExceptionRecord(code=code, subject=subject, reason=reason)
     return InsertItem(bed.exceptions, record, text=f"Accept {code} on {subject} as documented exception",
-                      owner=subject.split(":", 1)[0])
+                      owner=owner_of(subject))
 
 
 def unaccept(bed: Bed, code: str, subjects: Iterable[str]) -> Edit:
@@ -52,7 +53,7 @@ def unaccept(bed: Bed, code: str, subjects: Iterable[str]) -> Edit:
         raise ExceptionError(f"{code} on {', '.join(subjects) or 'the bed'} is not accepted")
     subject = exception_subject(subjects)
     text = f"Withdraw the documented exception for {code} on {subject}"
-    owner = subject.split(":", 1)[0]
+    owner = owner_of(subject)
     return Compound([RemoveItem(bed.exceptions, r, text=text, owner=owner) for r in records], text)
 
 

@@ -61,8 +61,31 @@ def bed_graph(idx: BedIndex) -> nx.Graph:
     return g
 
 
+# A route's elements are port refs and device ids, plus two kinds of their own:
+_CONTROLLER = "#"         # ARRAY#CONTROLLER
+_FABRIC = "fabric:"       # fabric:A
+
+
 def controller_node(array_id: str, controller: str) -> str:
-    return f"{array_id}#{controller}"
+    return f"{array_id}{_CONTROLLER}{controller}"
+
+
+def fabric_element(fabric: str) -> str:
+    return f"{_FABRIC}{fabric}"
+
+
+def is_fabric(element: str) -> bool:
+    return element.startswith(_FABRIC)
+
+
+def element_text(element: str) -> str:
+    """A route element as a sentence names it: 'fabric A', 'controller 0 of MD3000i'."""
+    if is_fabric(element):
+        return f"fabric {element[len(_FABRIC):]}"
+    if _CONTROLLER in element:
+        array, ctrl = element.split(_CONTROLLER, 1)
+        return f"controller {ctrl} of {array}"
+    return element
 
 
 @dataclass(slots=True)
@@ -162,7 +185,7 @@ class PathAnalyzer:
                 elements.add(controller_node(array.id, tgt.controller.name))
         fabric = getattr(tgt.port, "fabric", "") or getattr(ini.port, "fabric", "")
         if fabric:
-            elements.add(f"fabric:{fabric}")
+            elements.add(fabric_element(fabric))
 
         tgt_sw, tgt_direct = self.attached(path.target)
         ini_sw: set[str] = set()

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from topology.ids import SEP, port_ref, slot_ref, split_endpoint, volume_ref
 from topology.model import (VM, Bed, Controller, DiskGroup, DiskSet, Enclosure, Pool, Port,
                             Server, StorageArray, Switch, Volume)
 
@@ -58,7 +59,7 @@ class Disk:
 
     @property
     def ref(self) -> str:
-        return f"{self.array}:{self.enclosure}:{self.slot}"
+        return slot_ref(self.array, self.enclosure, self.slot)
 
 
 @dataclass
@@ -157,13 +158,15 @@ class BedIndex:
             for j, ad in enumerate(s.adapters):
                 for k, p in enumerate(ad.ports):
                     if not self._dup(seen, p.name, "port", ("servers", i, "adapters", j, "ports", k)):
-                        self.ports[f"{s.id}:{p.name}"] = PortRef(f"{s.id}:{p.name}", s, p)
+                        ref = port_ref(s.id, p.name)
+                        self.ports[ref] = PortRef(ref, s, p)
         for i, sw in enumerate(b.switches):
             self._add("switch", self.switches, sw, ("switches", i))
             seen = set()
             for k, p in enumerate(sw.ports):
                 if not self._dup(seen, p.name, "port", ("switches", i, "ports", k)):
-                    self.ports[f"{sw.id}:{p.name}"] = PortRef(f"{sw.id}:{p.name}", sw, p)
+                    ref = port_ref(sw.id, p.name)
+                    self.ports[ref] = PortRef(ref, sw, p)
         for i, a in enumerate(b.arrays):
             self._add("array", self.arrays, a, ("arrays", i))
             self._build_array(i, a)
@@ -197,7 +200,8 @@ class BedIndex:
                 scope.controllers[c.name] = c
             for k, p in enumerate(c.ports):
                 if not self._dup(port_names, p.name, "array port", base + ("controllers", j, "ports", k)):
-                    self.ports[f"{a.id}:{p.name}"] = PortRef(f"{a.id}:{p.name}", a, p, c)
+                    ref = port_ref(a.id, p.name)
+                    self.ports[ref] = PortRef(ref, a, p, c)
         for j, e in enumerate(a.enclosures):
             if self._dup(set(scope.enclosures), e.name, "enclosure", base + ("enclosures", j)):
                 continue
@@ -226,7 +230,7 @@ class BedIndex:
                 if not self._dup(set(table), item.name, what, base + (key, j)):
                     table[item.name] = item
         for name, v in scope.volumes.items():
-            self.volumes[f"{a.id}:{name}"] = (a, v)
+            self.volumes[volume_ref(a.id, name)] = (a, v)
         for j, g in enumerate(a.disk_groups):
             for k, spec in enumerate(g.members):
                 try:
@@ -247,15 +251,15 @@ class BedIndex:
         pr = self.ports.get(ref)
         if pr is not None:
             return pr
-        dev, sep, name = ref.rpartition(":")
-        vm = self.vms.get(dev) if sep else None
+        dev, name = split_endpoint(ref)
+        vm = self.vms.get(dev) if SEP in ref else None
         if vm is not None:
             for n in vm.nics:
                 if n.name == name:
                     pr = self.ports[ref] = PortRef(ref, vm, n)
                     return pr
             return None
-        sw = self.switches.get(dev) if sep else None
+        sw = self.switches.get(dev) if SEP in ref else None
         if sw is not None and not sw.ports and name:
             pr = PortRef(ref, sw, Port(name=name, kind="fc" if sw.kind == "fc" else "ethernet",
                                         mtu=sw.mtu, flow_control=sw.flow_control),
@@ -267,7 +271,7 @@ class BedIndex:
     def port_refs(self) -> list[str]:
         """Every DEVICE:PORT in the bed, VM vNICs included (those are indexed only on demand)."""
         refs = [r for r, pr in self.ports.items() if not pr.implicit and not isinstance(pr.device, VM)]
-        return refs + [f"{v.id}:{n.name}" for v in self.bed.vms for n in v.nics]
+        return refs + [port_ref(v.id, n.name) for v in self.bed.vms for n in v.nics]
 
     def endpoint_device(self, ref: str) -> Any:
         """The device of a link end written DEVICE:PORT or DEVICE."""
@@ -297,9 +301,9 @@ class BedIndex:
     def server_ports(self, server: Server) -> Iterator[tuple[str, Port]]:
         for ad in server.adapters:
             for p in ad.ports:
-                yield f"{server.id}:{p.name}", p
+                yield port_ref(server.id, p.name), p
 
     def array_ports(self, array: StorageArray) -> Iterator[tuple[str, Port, Controller]]:
         for c in array.controllers:
             for p in c.ports:
-                yield f"{array.id}:{p.name}", p, c
+                yield port_ref(array.id, p.name), p, c

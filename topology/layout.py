@@ -1,4 +1,7 @@
-"""Automatic layout for beds loaded from a file: devices in tiers, as lab diagrams draw them.
+"""The diagram's geometry that is not Qt, so the canvas, the exported image and the printed
+appendix agree: how big a device is drawn, and where every device, network and VM goes.
+
+Automatic layout for beds loaded from a file puts devices in tiers, as lab diagrams draw them.
 
 Tier 0: infrastructure, clients and management servers; tier 1: hypervisor and application
 hosts; tier 2: Ethernet switches; tier 3: SAN (iSCSI/FC) switches; tier 4: storage arrays.
@@ -12,11 +15,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 
 from topology.index import BedIndex
-from topology.model import Bed, Server, StorageArray, Switch
+from topology.model import VM, Bed, Chassis, Network, Server, StorageArray, Switch
 
 TIER_OF_ROLE = {"infrastructure": 0, "load_client": 0, "test_controller": 0, "management": 0,
                 "hypervisor": 1, "application": 1}
@@ -118,21 +122,130 @@ def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
     return boxes
 
 
-def overlaps(boxes: dict[str, Box]) -> list[tuple[str, str]]:
-    """Pairs of boxes that overlap (a layout is readable when this is empty)."""
-    items = sorted(boxes.items(), key=lambda kv: (kv[1].y, kv[1].x))
-    out = []
-    rows: dict[float, list[tuple[str, Box]]] = {}
-    for k, b in items:
-        rows.setdefault(round(b.y, 3), []).append((k, b))
-    keys = sorted(rows)
-    for i, yk in enumerate(keys):
-        cand = rows[yk] + [kb for yk2 in keys[i + 1:i + 3] for kb in rows[yk2]]
-        cand.sort(key=lambda kv: kv[1].x)
-        for j, (ka, a) in enumerate(cand):
-            for kb, b in cand[j + 1:]:
-                if b.x >= a.x + a.w:
-                    break
-                if a.y < b.y + b.h and b.y < a.y + a.h and (ka, kb) not in out:
-                    out.append((ka, kb))
+# ----------------------------------------------------------------------------- the drawn diagram
+
+VM_CHIP_H = 15.0        # one row of VM chips inside a host
+VM_CHIP_MIN_W = 52.0
+VM_ROWS_MAX = 4
+NETWORK_CHIP = (150.0, 26.0)
+VM_CHIP = (90.0, 22.0)
+STRIP_GAP = 16.0
+TIER_GAP = 84.0         # room between tiers for the cables' bends (the layout's default is roomier)
+
+
+def vm_grid(width: float, count: int) -> tuple[int, int]:
+    """(columns, rows) of the VM chips a host of this width shows (the last chip may say '+N')."""
+    if count <= 0:
+        return 0, 0
+    cols = max(1, int((width - 8) // VM_CHIP_MIN_W))
+    return cols, min(VM_ROWS_MAX, math.ceil(count / cols))
+
+
+def drawn_size(dev: Any, vms: int = 0) -> tuple[float, float]:
+    """Width and height of a device on the diagram: the layout's size plus room for VM chips."""
+    if isinstance(dev, Chassis):
+        bays = dev.bays or 14
+        return max(180.0, 16.0 * bays + 24), 84.0
+    w, h = device_size(dev)
+    if isinstance(dev, Server) and vms:
+        _cols, rows = vm_grid(w, vms)
+        h += rows * VM_CHIP_H + 4
+    return w, h
+
+
+def vms_by_host(bed: Bed) -> dict[str, list[VM]]:
+    servers = {s.id for s in bed.servers}
+    out: dict[str, list[VM]] = {}
+    for vm in bed.vms:
+        if vm.host in servers:
+            out.setdefault(vm.host, []).append(vm)
+    return out
+
+
+def layout(bed: Bed, *, keep_positions: bool = True) -> dict[str, Box]:
+    """Where every drawn component goes (top-left corners and drawn sizes).
+
+    Devices the model positions keep their x/y (unless keep_positions is false); the rest
+    take their place in `auto_layout`'s tiers, with rows pushed apart to
+    make room for the VM chips the hosts show.  Chassis sit in a row above the tiers;
+    networks and VMs without a host (which have no position in the model) line up in a
+    strip above everything.
+    """
+    hosted = vms_by_host(bed)
+    devices = {d.id: d for d in (*bed.servers, *bed.switches, *bed.arrays)}
+    need_auto = [d for d in devices.values() if not keep_positions or d.x is None or d.y is None]
+    auto: dict[str, Box] = {}
+    if need_auto:
+        raw = auto_layout(bed, row_gap=TIER_GAP)
+        auto = _make_room(raw, {i: drawn_size(devices[i], len(hosted.get(i, ()))) for i in raw})
+    boxes: dict[str, Box] = {}
+    for ident, dev in devices.items():
+        w, h = drawn_size(dev, len(hosted.get(ident, ())))
+        if keep_positions and dev.x is not None and dev.y is not None:
+            boxes[ident] = Box(dev.x, dev.y, w, h)
+        else:
+            b = auto[ident]
+            boxes[ident] = Box(b.x, b.y, w, h)
+    top = min((b.y for b in boxes.values()), default=0.0)
+    left = min((b.x for b in boxes.values()), default=0.0)
+    x = left
+    chassis_h = max((drawn_size(c)[1] for c in bed.chassis), default=0.0)
+    for c in bed.chassis:
+        w, h = drawn_size(c)
+        if keep_positions and c.x is not None and c.y is not None:
+            boxes[c.id] = Box(c.x, c.y, w, h)
+        else:
+            boxes[c.id] = Box(x, top - chassis_h - 60, w, h)
+            x += w + 40
+    boxes.update(strip_boxes(bed, boxes))
+    return boxes
+
+
+def network_label(n: Network) -> str:
+    return n.id + (f" · {n.cidr}" if n.cidr else "") + (f" · VLAN {n.vlan}" if n.vlan is not None else "")
+
+
+def chip_size(item: Any) -> tuple[float, float]:
+    """A network or an unplaced VM chip, wide enough for its label (about 6.6 px a character at 10 px)."""
+    if isinstance(item, Network):
+        return min(max(36 + 6.6 * len(network_label(item)), 110.0), 320.0), NETWORK_CHIP[1]
+    return min(max(24 + 6.6 * len(f"{item.id} (no host)"), VM_CHIP[0]), 260.0), VM_CHIP[1]
+
+
+def strip_boxes(bed: Bed, boxes: dict[str, Box]) -> dict[str, Box]:
+    """Networks and unplaced VMs: one row of chips above the drawing."""
+    top = min((b.y for b in boxes.values()), default=0.0)
+    x = min((b.x for b in boxes.values()), default=0.0)
+    servers = {s.id for s in bed.servers}
+    chips = [(n.id, chip_size(n)) for n in bed.networks]
+    chips += [(v.id, chip_size(v)) for v in bed.vms if v.host not in servers]
+    out = {}
+    y = top - NETWORK_CHIP[1] - 40
+    for ident, (w, h) in chips:
+        out[ident] = Box(x, y, w, h)
+        x += w + STRIP_GAP
+    return out
+
+
+def _make_room(boxes: dict[str, Box], sizes: dict[str, tuple[float, float]]) -> dict[str, Box]:
+    """Push rows down so that taller drawn boxes keep the layout's gap to the row below."""
+    rows = sorted({b.y for b in boxes.values()})
+    extra_by_row = {y: 0.0 for y in rows}
+    for ident, b in boxes.items():
+        extra_by_row[b.y] = max(extra_by_row[b.y], sizes[ident][1] - b.h)
+    shift, shifts = 0.0, {}
+    for y in rows:
+        shifts[y] = shift
+        shift += extra_by_row[y]
+    return {i: Box(b.x, b.y + shifts[b.y], sizes[i][0], sizes[i][1]) for i, b in boxes.items()}
+
+
+def overlapping(boxes: dict[str, Box]) -> list[tuple[str, str]]:
+    """Pairs of drawn boxes that overlap (sweep over x; fine for thousands of boxes)."""
+    items = sorted(boxes.items(), key=lambda kv: kv[1].x)
+    out, active = [], []
+    for ident, b in items:
+        active = [(i, a) for i, a in active if a.x + a.w > b.x]
+        out += [(i, ident) for i, a in active if a.y < b.y + b.h and b.y < a.y + a.h]
+        active.append((ident, b))
     return out

@@ -5,33 +5,25 @@ a Compound) that the document applies as one undoable step, or raises `Refused` 
 sentence for the status bar.  A deletion also removes or clears everything that refers to
 the deleted components (links, paths, mappings, virtual switches, VM placement ...), so the
 bed still loads after any edit here; the tests check that with a dumps/loads round trip.
-
-The diagram's geometry that is not Qt (how big a device is drawn, where an unplaced device
-goes) lives here too, so the canvas, the exported image and the printed appendix agree.
+Copy and paste live in `topology.clipboard`, the diagram's geometry in `topology.layout`.
 """
 from __future__ import annotations
 
-import copy as _copy
-import math
-import re
 from dataclasses import dataclass, fields, replace
 from typing import Any, Iterable, Iterator
 
 from topology.edits import Compound, Edit, InsertItem, RemoveItem, SetField
-from topology.errors import BedFileError
 from topology.fileformat import (
-    dumps,
-    loads,
     plan,
     resolves,  # the loader's own reference check
 )
+from topology.ids import DEVICE_COLLECTIONS, endpoint_device, find, port_ref, split_endpoint, taken_ids
 from topology.index import BedIndex, parse_slot_range
-from topology.layout import Box
+from topology.layout import layout
 from topology.model import (
     VM,
     Adapter,
     Bed,
-    BedInfo,
     Chassis,
     Controller,
     DiskSet,
@@ -43,6 +35,7 @@ from topology.model import (
     StorageArray,
     Switch,
 )
+from topology.vocabulary import words
 
 
 class Touch(Edit):
@@ -112,28 +105,12 @@ def parse_kind(kind: str, role: str | None = None) -> tuple[str, str | None]:
 
 # ============================================================================ ids
 
-def taken_ids(bed: Bed) -> set[str]:
-    """Every id in the bed's one namespace (the loader refuses duplicates across kinds)."""
-    out: set[str] = set()
-    for coll in (bed.networks, bed.chassis, bed.servers, bed.switches, bed.arrays, bed.vms,
-                 bed.virtual_switches, bed.clusters, bed.workloads, bed.scenarios):
-        out.update(c.id for c in coll)
-    return out
-
-
 def fresh_id(prefix: str, taken: set[str], *, first: int = 1) -> str:
     """prefix-1, prefix-2, ...: the first one nobody uses."""
     n = first
     while f"{prefix}-{n}" in taken:
         n += 1
     return f"{prefix}-{n}"
-
-
-def _copy_name(ident: str, taken: set[str]) -> str:
-    """R710-1 -> R710-3 when R710-1 and R710-2 exist; MD3000i -> MD3000i-2."""
-    m = re.match(r"^(.*)-(\d+)$", ident)
-    base, first = (m.group(1), 1) if m else (ident, 2)
-    return fresh_id(base, taken, first=first)
 
 
 # ============================================================================ adding
@@ -287,14 +264,6 @@ class _End:
         return self.port is not None and (self.port.kind == "management" or "management" in self.port.roles)
 
 
-def _find_device(bed: Bed, dev_id: str) -> Any:
-    for coll in (bed.servers, bed.switches, bed.arrays, bed.vms, bed.chassis, bed.networks):
-        for c in coll:
-            if c.id == dev_id:
-                return c
-    return None
-
-
 def _device_port(device: Any, name: str) -> Port | None:
     if isinstance(device, Server):
         return next((p for ad in device.adapters for p in ad.ports if p.name == name), None)
@@ -306,18 +275,19 @@ def _device_port(device: Any, name: str) -> Port | None:
 
 
 def _resolve_end(bed: Bed, ref: str) -> _End:
-    dev_id, sep, name = ref.rpartition(":")
-    device = _find_device(bed, dev_id) if sep else None
-    if device is None:   # a bare device, or an id with a colon in it
-        dev_id, name, sep = ref, "", ""
-        device = _find_device(bed, ref)
+    dev_id, name = split_endpoint(ref)
+    device = find(bed, dev_id, DEVICE_COLLECTIONS) if dev_id else None
+    bare = device is None
+    if bare:   # a bare device, or an id with a colon in it
+        dev_id, name = ref, ""
+        device = find(bed, ref, DEVICE_COLLECTIONS)
     if device is None:
         raise LinkRefused(f"{dev_id} is not in the bed")
     if isinstance(device, VM):
         raise LinkRefused(f"{dev_id} is a VM: its NICs connect through a virtual switch, not a cable")
     if not isinstance(device, (Server, Switch, StorageArray)):
         raise LinkRefused(f"{dev_id} has no ports to cable")
-    if not sep:
+    if bare:
         if isinstance(device, Switch):
             return _End(ref, device, None, False)
         raise LinkRefused(f"Pick a port on {dev_id}: drag from one of its port markers")
@@ -331,14 +301,13 @@ def _resolve_end(bed: Bed, ref: str) -> _End:
 
 
 def _links_at(bed: Bed, dev_id: str) -> list[Link]:
-    prefix = dev_id + ":"
+    prefix = port_ref(dev_id, "")
     return [lk for lk in bed.links if lk.a == dev_id or lk.b == dev_id
             or lk.a.startswith(prefix) or lk.b.startswith(prefix)]
 
 
 def _role_text(roles: set[str]) -> str:
-    names = {"iscsi": "iSCSI", "lan": "LAN", "fc": "FC", "vm": "VM", "live_migration": "live migration"}
-    return "/".join(names.get(r, r) for r in sorted(roles)) or "no role"
+    return "/".join(words(r) for r in sorted(roles)) or "no role"
 
 
 def connect(bed: Bed, a_ref: str, b_ref: str) -> Edit:
@@ -440,7 +409,7 @@ def apply_layout(bed: Bed) -> Edit:
 _TOP_LISTS = tuple(f.name for f in fields(Bed) if f.name not in ("format_version", "bed", "policy", "run_plan"))
 
 
-def _top_items(bed: Bed) -> Iterator[tuple[list | None, Any]]:
+def top_items(bed: Bed) -> Iterator[tuple[list | None, Any]]:
     """Each top-level object with the list that holds it (None for the single run plan)."""
     for name in _TOP_LISTS:
         coll = getattr(bed, name)
@@ -450,7 +419,7 @@ def _top_items(bed: Bed) -> Iterator[tuple[list | None, Any]]:
         yield None, bed.run_plan
 
 
-def _ref_slots(obj: Any, array: Any = None, container: list | None = None) -> Iterator[tuple]:
+def ref_slots(obj: Any, array: Any = None, container: list | None = None) -> Iterator[tuple]:
     """(object, field plan, array scope, list holding the object) for every reference field."""
     if isinstance(obj, StorageArray):
         array = obj
@@ -460,11 +429,11 @@ def _ref_slots(obj: Any, array: Any = None, container: list | None = None) -> It
         elif fp.kind == "dc":
             v = getattr(obj, fp.attr)
             if v is not None:
-                yield from _ref_slots(v, array, None)
+                yield from ref_slots(v, array, None)
         elif fp.kind == "list" and fp.inner[0] == "dc":
             items = getattr(obj, fp.attr)
             for item in items:
-                yield from _ref_slots(item, array, items)
+                yield from ref_slots(item, array, items)
 
 
 def _shallow_without(bed: Bed, doomed: set[int]) -> Bed:
@@ -512,9 +481,9 @@ def _cascade(bed: Bed, removals: list[tuple[list, Any]]) -> list[Edit]:
                     grew = True
                     break
         originals = {id(getattr(future, name)): getattr(bed, name) for name in _TOP_LISTS}
-        for future_coll, item in _top_items(future):
+        for future_coll, item in top_items(future):
             coll = originals[id(future_coll)] if future_coll is not None else None
-            for obj, fp, array, container in _ref_slots(item):
+            for obj, fp, array, container in ref_slots(item):
                 if not fp.required or fp.kind == "list" or id(obj) in nested:
                     continue
                 v = getattr(obj, fp.attr)
@@ -528,19 +497,19 @@ def _cascade(bed: Bed, removals: list[tuple[list, Any]]) -> list[Edit]:
                         nested[id(obj)] = (container, obj)
         if not grew:
             break
-    edits: list[Edit] = [RemoveItem(coll, obj, owner=_owner(obj)) for coll, obj in doomed.values()]
+    edits: list[Edit] = [RemoveItem(coll, obj, owner=item_owner(obj)) for coll, obj in doomed.values()]
     edits += [RemoveItem(coll, obj) for coll, obj in nested.values()]
-    edits += _clear_dangling(future, idx, before, skip=set(nested))
+    edits += clear_dangling(future, idx, before, skip=set(nested))
     return edits
 
 
-def _owner(obj: Any) -> str:
+def item_owner(obj: Any) -> str:
     if isinstance(obj, Link):
-        return obj.a.rpartition(":")[0] or obj.a
+        return endpoint_device(obj.a)
     return getattr(obj, "id", "") or ""
 
 
-def _clear_dangling(bed: Bed, idx: BedIndex, before: BedIndex | None, skip: set[int] = frozenset()) -> list[Edit]:
+def clear_dangling(bed: Bed, idx: BedIndex, before: BedIndex | None, skip: set[int] = frozenset()) -> list[Edit]:
     """Blank optional references and drop list entries that no longer resolve.
 
     With `before`, only references that resolved there are touched (a deletion cleans up
@@ -550,9 +519,9 @@ def _clear_dangling(bed: Bed, idx: BedIndex, before: BedIndex | None, skip: set[
         return not resolves(idx, kind, v, array) and (before is None or resolves(before, kind, v, array))
 
     edits: list[Edit] = []
-    for _coll, item in _top_items(bed):
+    for _coll, item in top_items(bed):
         owner = getattr(item, "id", "") or ""
-        for obj, fp, array, _container in _ref_slots(item):
+        for obj, fp, array, _container in ref_slots(item):
             if id(obj) in skip:
                 continue
             v = getattr(obj, fp.attr)
@@ -569,263 +538,3 @@ def _clear_dangling(bed: Bed, idx: BedIndex, before: BedIndex | None, skip: set[
         if len(kept_map) != len(sc.placement):
             edits.append(SetField(sc, "placement", kept_map, owner=sc.id))
     return edits
-
-
-# ============================================================================ clipboard
-
-CLIPBOARD_NAME = "Testbed Studio clipboard"
-_ARRAY_LOCAL = {"disk_group", "pool", "controller", "local_volume", "host_group", "array_target"}
-
-
-def copy(bed: Bed, ids: Iterable[str], positions: dict[str, tuple[float, float]] | None = None) -> str:
-    """Project-file text holding copies of the selected components and the links among them.
-
-    The text loads on its own: networks the copies use come along, and references to
-    anything left behind are cleared.  `positions` supplies places for devices the model
-    has not positioned (the canvas's automatic layout).
-    """
-    wanted = set(ids)
-    clip = Bed(bed=BedInfo(name=CLIPBOARD_NAME))
-    for name in ("chassis", "servers", "switches", "arrays", "vms"):
-        setattr(clip, name, [_copy.deepcopy(c) for c in getattr(bed, name) if c.id in wanted])
-    picked = {c.id for name in ("chassis", "servers", "switches", "arrays", "vms") for c in getattr(clip, name)}
-    if not picked:
-        raise Refused("Nothing to copy: select devices or VMs (the networks they use come along)")
-    for dev in (*clip.servers, *clip.switches, *clip.arrays, *clip.chassis):
-        if (dev.x is None or dev.y is None) and positions and dev.id in positions:
-            dev.x, dev.y = (round(float(v), 1) for v in positions[dev.id])
-
-    def device_of(ref: str) -> str:
-        return ref.rpartition(":")[0] or ref
-
-    clip.links = [_copy.deepcopy(lk) for lk in bed.links if device_of(lk.a) in picked and device_of(lk.b) in picked]
-    clip.paths = [_copy.deepcopy(p) for p in bed.paths
-                  if {p.host, device_of(p.initiator), device_of(p.target)} <= picked]
-    clip.virtual_switches = [_copy.deepcopy(v) for v in bed.virtual_switches if v.host in picked]
-    used_networks = {p.network for dev in clip.servers for ad in dev.adapters for p in ad.ports}
-    used_networks |= {p.network for dev in clip.arrays for c in dev.controllers for p in c.ports}
-    used_networks |= {p.network for dev in clip.switches for p in dev.ports}
-    used_networks |= {n.network for vm in clip.vms for n in vm.nics}
-    clip.networks = [_copy.deepcopy(n) for n in bed.networks if n.id in used_networks or n.id in wanted]
-    for network in clip.networks:
-        network.routed_to = [r for r in network.routed_to if r in {n.id for n in clip.networks}]
-    Compound(_clear_dangling(clip, BedIndex(clip), None)).apply()
-    return dumps(clip)
-
-
-def paste(bed: Bed, text: str, offset: tuple[float, float] = (40.0, 40.0)) -> Edit:
-    """Insert the clipboard's components with fresh ids, shifted by `offset`, as one step."""
-    try:
-        clip = loads(text)
-    except BedFileError:
-        raise Refused("The clipboard holds no test-bed components") from None
-    taken = taken_ids(bed)
-    rename: dict[str, str] = {}
-    existing_networks = {n.id for n in bed.networks}
-    networks = [n for n in clip.networks if n.id not in existing_networks]
-    for name in ("chassis", "servers", "switches", "arrays", "vms"):
-        for c in getattr(clip, name):
-            if c.id in taken:
-                rename[c.id] = _copy_name(c.id, taken)
-            taken.add(rename.get(c.id, c.id))
-    for n in networks:
-        if n.id in taken:  # an id used by some other kind of component
-            rename[n.id] = _copy_name(n.id, taken)
-        taken.add(rename.get(n.id, n.id))
-    for vs in clip.virtual_switches:
-        host_new = rename.get(vs.host, vs.host)
-        new = vs.id
-        if vs.id.startswith(vs.host + "/"):
-            new = host_new + vs.id[len(vs.host):]
-        if new in taken:
-            new = _copy_name(new, taken)
-        if new != vs.id:
-            rename[vs.id] = new
-        taken.add(new)
-    _rename_everywhere(clip, rename)
-    dx, dy = offset
-    edits: list[Edit] = []
-    for name, items in (("networks", networks), ("chassis", clip.chassis), ("servers", clip.servers),
-                        ("switches", clip.switches), ("arrays", clip.arrays), ("vms", clip.vms),
-                        ("virtual_switches", clip.virtual_switches), ("links", clip.links),
-                        ("paths", clip.paths)):
-        for item in items:
-            if name in POSITIONED and item.x is not None and item.y is not None:
-                item.x, item.y = round(item.x + dx, 1), round(item.y + dy, 1)
-            edits.append(InsertItem(getattr(bed, name), item, owner=_owner(item)))
-    count = sum(len(getattr(clip, n)) for n in ("chassis", "servers", "switches", "arrays", "vms"))
-    if not edits:
-        raise Refused("The clipboard holds no test-bed components")
-    return Compound(edits, f"Paste {count} component{'s' if count != 1 else ''}")
-
-
-def pasted_ids(edit: Edit) -> list[str]:
-    """The component ids a paste inserts (the canvas selects them)."""
-    out = []
-    for e in getattr(edit, "edits", []):
-        if isinstance(e, InsertItem) and isinstance(e.item, (Server, Switch, StorageArray, Chassis, VM)):
-            out.append(e.item.id)
-    return out
-
-
-def _rename_everywhere(clip: Bed, rename: dict[str, str]) -> None:
-    if not rename:
-        return
-
-    def mapped(v: str) -> str:
-        if v in rename:
-            return rename[v]
-        head, sep, tail = v.partition(":")
-        return f"{rename[head]}{sep}{tail}" if sep and head in rename else v
-
-    for _coll, item in _top_items(clip):
-        if getattr(item, "id", None) in rename:
-            item.id = rename[item.id]
-        for obj, fp, _array, _c in _ref_slots(item):
-            if fp.meta["ref"] in _ARRAY_LOCAL:
-                continue
-            v = getattr(obj, fp.attr)
-            if fp.kind == "list":
-                setattr(obj, fp.attr, [mapped(x) for x in v])
-            elif v:
-                setattr(obj, fp.attr, mapped(v))
-    for lk in clip.links:
-        lk.a, lk.b = mapped(lk.a), mapped(lk.b)
-    for a in clip.arrays:
-        for h in a.hosts:
-            h.initiators = [mapped(i) for i in h.initiators]
-    for sc in clip.scenarios:
-        sc.placement = {mapped(k): mapped(v) for k, v in sc.placement.items()}
-
-
-# ============================================================================ geometry
-
-
-
-VM_CHIP_H = 15.0        # one row of VM chips inside a host
-VM_CHIP_MIN_W = 52.0
-VM_ROWS_MAX = 4
-NETWORK_CHIP = (150.0, 26.0)
-VM_CHIP = (90.0, 22.0)
-STRIP_GAP = 16.0
-TIER_GAP = 84.0         # room between tiers for the cables' bends (the layout's default is roomier)
-
-
-def vm_grid(width: float, count: int) -> tuple[int, int]:
-    """(columns, rows) of the VM chips a host of this width shows (the last chip may say '+N')."""
-    if count <= 0:
-        return 0, 0
-    cols = max(1, int((width - 8) // VM_CHIP_MIN_W))
-    return cols, min(VM_ROWS_MAX, math.ceil(count / cols))
-
-
-def drawn_size(dev: Any, vms: int = 0) -> tuple[float, float]:
-    """Width and height of a device on the diagram: the layout's size plus room for VM chips."""
-    from topology.layout import device_size
-    if isinstance(dev, Chassis):
-        bays = dev.bays or 14
-        return max(180.0, 16.0 * bays + 24), 84.0
-    w, h = device_size(dev)
-    if isinstance(dev, Server) and vms:
-        _cols, rows = vm_grid(w, vms)
-        h += rows * VM_CHIP_H + 4
-    return w, h
-
-
-def vms_by_host(bed: Bed) -> dict[str, list[VM]]:
-    servers = {s.id for s in bed.servers}
-    out: dict[str, list[VM]] = {}
-    for vm in bed.vms:
-        if vm.host in servers:
-            out.setdefault(vm.host, []).append(vm)
-    return out
-
-
-def layout(bed: Bed, *, keep_positions: bool = True) -> dict[str, Box]:
-    """Where every drawn component goes (top-left corners and drawn sizes).
-
-    Devices the model positions keep their x/y (unless keep_positions is false); the rest
-    take their place in `topology.layout.auto_layout`'s tiers, with rows pushed apart to
-    make room for the VM chips the hosts show.  Chassis sit in a row above the tiers;
-    networks and VMs without a host (which have no position in the model) line up in a
-    strip above everything.
-    """
-    from topology.layout import auto_layout
-    hosted = vms_by_host(bed)
-    devices = {d.id: d for d in (*bed.servers, *bed.switches, *bed.arrays)}
-    need_auto = [d for d in devices.values() if not keep_positions or d.x is None or d.y is None]
-    auto: dict[str, Box] = {}
-    if need_auto:
-        raw = auto_layout(bed, row_gap=TIER_GAP)
-        auto = _make_room(raw, {i: drawn_size(devices[i], len(hosted.get(i, ()))) for i in raw})
-    boxes: dict[str, Box] = {}
-    for ident, dev in devices.items():
-        w, h = drawn_size(dev, len(hosted.get(ident, ())))
-        if keep_positions and dev.x is not None and dev.y is not None:
-            boxes[ident] = Box(dev.x, dev.y, w, h)
-        else:
-            b = auto[ident]
-            boxes[ident] = Box(b.x, b.y, w, h)
-    top = min((b.y for b in boxes.values()), default=0.0)
-    left = min((b.x for b in boxes.values()), default=0.0)
-    x = left
-    chassis_h = max((drawn_size(c)[1] for c in bed.chassis), default=0.0)
-    for c in bed.chassis:
-        w, h = drawn_size(c)
-        if keep_positions and c.x is not None and c.y is not None:
-            boxes[c.id] = Box(c.x, c.y, w, h)
-        else:
-            boxes[c.id] = Box(x, top - chassis_h - 60, w, h)
-            x += w + 40
-    boxes.update(strip_boxes(bed, boxes))
-    return boxes
-
-
-def network_label(n: Network) -> str:
-    return n.id + (f" · {n.cidr}" if n.cidr else "") + (f" · VLAN {n.vlan}" if n.vlan is not None else "")
-
-
-def chip_size(item: Any) -> tuple[float, float]:
-    """A network or an unplaced VM chip, wide enough for its label (about 6.6 px a character at 10 px)."""
-    if isinstance(item, Network):
-        return min(max(36 + 6.6 * len(network_label(item)), 110.0), 320.0), NETWORK_CHIP[1]
-    return min(max(24 + 6.6 * len(f"{item.id} (no host)"), VM_CHIP[0]), 260.0), VM_CHIP[1]
-
-
-def strip_boxes(bed: Bed, boxes: dict[str, Box]) -> dict[str, Box]:
-    """Networks and unplaced VMs: one row of chips above the drawing."""
-    top = min((b.y for b in boxes.values()), default=0.0)
-    x = min((b.x for b in boxes.values()), default=0.0)
-    servers = {s.id for s in bed.servers}
-    chips = [(n.id, chip_size(n)) for n in bed.networks]
-    chips += [(v.id, chip_size(v)) for v in bed.vms if v.host not in servers]
-    out = {}
-    y = top - NETWORK_CHIP[1] - 40
-    for ident, (w, h) in chips:
-        out[ident] = Box(x, y, w, h)
-        x += w + STRIP_GAP
-    return out
-
-
-def _make_room(boxes: dict[str, Box], sizes: dict[str, tuple[float, float]]) -> dict[str, Box]:
-    """Push rows down so that taller drawn boxes keep the layout's gap to the row below."""
-    rows = sorted({b.y for b in boxes.values()})
-    extra_by_row = {y: 0.0 for y in rows}
-    for ident, b in boxes.items():
-        extra_by_row[b.y] = max(extra_by_row[b.y], sizes[ident][1] - b.h)
-    shift, shifts = 0.0, {}
-    for y in rows:
-        shifts[y] = shift
-        shift += extra_by_row[y]
-    return {i: Box(b.x, b.y + shifts[b.y], sizes[i][0], sizes[i][1]) for i, b in boxes.items()}
-
-
-def overlapping(boxes: dict[str, Box]) -> list[tuple[str, str]]:
-    """Pairs of drawn boxes that overlap (sweep over x; fine for thousands of boxes)."""
-    items = sorted(boxes.items(), key=lambda kv: kv[1].x)
-    out, active = [], []
-    for ident, b in items:
-        active = [(i, a) for i, a in active if a.x + a.w > b.x]
-        out += [(i, ident) for i, a in active if a.y < b.y + b.h and b.y < a.y + a.h]
-        active.append((ident, b))
-    return out

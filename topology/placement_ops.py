@@ -2,7 +2,7 @@
 
 `place_vm` and `mark_failed` return one reversible `topology.edits.Edit` (they never change
 the bed); an impossible request raises `PlacementRefused` with the reason.  `host_loads`
-reads the placement the validator uses (`topology.validation.Context.placement`), so the
+reads the placement the validator uses (`topology.placement.Placement`), so the
 load bars show exactly what the CAP rules check: highly available VMs of a failed cluster
 node restart on the survivors, the others stop.
 
@@ -17,6 +17,7 @@ from typing import Any
 
 from topology.edits import Compound, Edit, InsertItem, Labelled, SetField
 from topology.model import VM, Bed, Scenario
+from topology.placement import Placement, memory_needed, vm_memory
 
 DEGRADED = "degraded"
 
@@ -125,20 +126,17 @@ class Outcome:
     failed: list[str] = field(default_factory=list)
 
 
-def outcome(bed: Bed, scenario_id: str | None = None, ctx: Any = None) -> Outcome:
-    from topology.validation import (
-        Context,  # pulls in networkx: load it when first needed
-    )
-    ctx = ctx or Context(bed)
+def outcome(bed: Bed, scenario_id: str | None = None) -> Outcome:
+    placement = Placement(bed)
     sc = scenario(bed, scenario_id)
-    place = ctx.placement(sc)
+    place = placement.of(sc)
     out = Outcome(place, failed=list(sc.failed) if sc else [])
     for vm in bed.vms:
         if vm.id in place and vm.host and place[vm.id] != vm.host:
             out.moved[vm.id] = vm.host
     if sc is None:
         return out
-    before = ctx.placement(Scenario(id=sc.id, vms=sc.vms, excluded=sc.excluded, placement=sc.placement))
+    before = placement.of(Scenario(id=sc.id, vms=sc.vms, excluded=sc.excluded, placement=sc.placement))
     failed = set(sc.failed)
     for vm_id, host in before.items():
         if host not in failed:
@@ -146,8 +144,8 @@ def outcome(bed: Bed, scenario_id: str | None = None, ctx: Any = None) -> Outcom
         if vm_id in place:
             out.failed_over[vm_id] = host
             continue
-        vm = ctx.idx.vms[vm_id]
-        cluster = ctx.cluster_of(host)
+        vm = placement.idx.vms[vm_id]
+        cluster = placement.cluster_of(host)
         if not vm.highly_available:
             out.stranded[vm_id] = f"was on failed {host} and is not highly available"
         elif cluster is None:
@@ -157,10 +155,8 @@ def outcome(bed: Bed, scenario_id: str | None = None, ctx: Any = None) -> Outcom
     return out
 
 
-def vm_memory_gb(vm: VM) -> float:
-    """Memory a host must hold for the VM (static, or the dynamic minimum/startup): as CAP-001."""
-    from topology.rules.capacity import vm_memory
-    return vm_memory(vm)
+# the memory a host must hold for a VM, as CAP-001 counts it (the placement view's chips)
+vm_memory_gb = vm_memory
 
 
 def load_hosts(bed: Bed, place: dict[str, str]) -> list[str]:
@@ -182,7 +178,7 @@ def host_loads(bed: Bed, scenario_id: str | None = None, result: Outcome | None 
         s = servers[host]
         on = sorted((v for v, h in result.placement.items() if h == host), key=order.__getitem__)
         out[host] = {
-            "memory_used_gb": sum(vm_memory_gb(vms_by_id[v]) for v in on),
+            "memory_used_gb": memory_needed(vms_by_id[v] for v in on),
             "memory_gb": s.memory_gb,
             "usable_memory_gb": None if s.memory_gb is None else max(s.memory_gb - reserve, 0.0),
             "vcpu": sum(vms_by_id[v].vcpu for v in on),

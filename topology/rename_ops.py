@@ -16,17 +16,11 @@ from typing import Any, Callable, Iterator
 
 from topology.edits import Compound, Edit, SetField
 from topology.fileformat import plan
+from topology.ids import (GROUP, POOL, SEP, find_component, group_ref, owner_of, parse_array_part, pool_ref,
+                          port_ref, split_owner)
 from topology.index import BedIndex, parse_slot_range
 from topology.model import (VM, ArrayHost, Bed, ExceptionRecord, Link, Mapping, Result,
                             Scenario, Server, StorageArray, Switch)
-
-# Top-level collections whose members carry a bed-wide unique `id`, with the word a person uses.
-COMPONENT_COLLECTIONS: tuple[tuple[str, str], ...] = (
-    ("servers", "server"), ("switches", "switch"), ("arrays", "storage array"), ("vms", "VM"),
-    ("networks", "network"), ("chassis", "chassis"), ("clusters", "cluster"),
-    ("virtual_switches", "virtual switch"), ("workloads", "workload"), ("scenarios", "scenario"),
-)
-
 
 class RenameError(ValueError):
     """The new name is empty, malformed or already taken; the message says which."""
@@ -63,30 +57,16 @@ class Located:
         if self.obj is self.device:
             return name
         if self.kind == "disk group":
-            return f"{dev}:group:{name}"
+            return group_ref(dev, name)
         if self.kind == "pool":
-            return f"{dev}:pool:{name}"
-        return f"{dev}:{name}"
+            return pool_ref(dev, name)
+        return port_ref(dev, name)
 
     def current_subject(self) -> str:
         """The subject id now (after a rename or its undo the object keeps its identity)."""
         if self.kind == "disk set":
             return self.subject
         return self.subject_with(getattr(self.obj, self.name_attr))
-
-
-def components(bed: Bed) -> Iterator[tuple[str, Any]]:
-    """(kind word, component) for every top-level component."""
-    for attr, word in COMPONENT_COLLECTIONS:
-        for c in getattr(bed, attr):
-            yield word, c
-
-
-def find_component(bed: Bed, ident: str) -> tuple[str, Any] | None:
-    for word, c in components(bed):
-        if c.id == ident:
-            return word, c
-    return None
 
 
 def locate(bed: Bed, subject: str) -> Located | None:
@@ -96,8 +76,8 @@ def locate(bed: Bed, subject: str) -> Located | None:
     hit = find_component(bed, subject)
     if hit is not None:
         return Located(subject, hit[0], hit[1], hit[1], hit[1] if isinstance(hit[1], StorageArray) else None)
-    dev_id, sep, rest = subject.partition(":")
-    hit = find_component(bed, dev_id) if sep else None
+    dev_id, rest = split_owner(subject)
+    hit = find_component(bed, dev_id) if SEP in subject else None
     if hit is None:
         return None
     word, dev = hit
@@ -116,12 +96,12 @@ def locate(bed: Bed, subject: str) -> Located | None:
 
 
 def _locate_in_array(subject: str, a: StorageArray, rest: str) -> Located | None:
-    head, _, name = rest.partition(":")
-    if head == "group" and name:
-        g = next((g for g in a.disk_groups if g.name == name), None)
+    part = parse_array_part(rest)
+    if part.kind == GROUP and part.name:
+        g = next((g for g in a.disk_groups if g.name == part.name), None)
         return Located(subject, "disk group", g, a, a) if g else None
-    if head == "pool" and name:
-        p = next((p for p in a.pools if p.name == name), None)
+    if part.kind == POOL and part.name:
+        p = next((p for p in a.pools if p.name == part.name), None)
         return Located(subject, "pool", p, a, a) if p else None
     for c in a.controllers:
         for p in c.ports:
@@ -131,11 +111,13 @@ def _locate_in_array(subject: str, a: StorageArray, rest: str) -> Located | None
         for item in items:
             if item.name == rest:
                 return Located(subject, kind, item, a, a)
-    enc_name, _, slot = rest.rpartition(":")
+    if part.slot is None:
+        return None
+    enc_name, slot = part.slot
     enc = next((e for e in a.enclosures if e.name == enc_name), None)
-    if enc is not None and slot.isdigit():
+    if enc is not None:
         for ds in enc.disks:
-            if int(slot) in _slots(ds.slots):
+            if slot in _slots(ds.slots):
                 return Located(subject, "disk set", ds, a, a,
                                detail=f"slot {slot} of {enc.name}; the disks in slots {ds.slots} share these values")
     return None
@@ -231,7 +213,7 @@ class Rename(Compound):
 
     def touched(self) -> set[str]:
         ids = super().touched()
-        return ids | {self.old.split(":", 1)[0], self.new.split(":", 1)[0]}
+        return ids | {owner_of(self.old), owner_of(self.new)}
 
 
 # Fields that hold ids without declaring a reference kind, and how to read them.
@@ -331,7 +313,7 @@ def _translator(loc: Located, old: str, new: str, new_name: str) -> Callable[[st
     global_kinds = {"port": {"port", "component", "target", "endpoint", "subject"},
                     "virtual NIC": {"port", "component", "target", "endpoint", "subject"},
                     "volume": {"volume", "target", "subject"}}.get(loc.kind, {"subject"})
-    old_prefix, new_prefix = old + ":", new + ":"
+    old_prefix, new_prefix = old + SEP, new + SEP
 
     def part(value: str, kind: str, array: Any) -> str | None:
         if kind in global_kinds:

@@ -16,6 +16,7 @@ from typing import Iterable, Sequence
 
 from topology import capacity as cap
 from topology.edits import Compound, Edit, InsertItem, Labelled, RemoveItem, SetField
+from topology.ids import GROUP, POOL, SEP, group_ref, parse_array_part, pool_ref, slot_ref, volume_ref
 from topology.index import ArrayScope, BedIndex, parse_member
 from topology.model import (
     RAID_LEVELS,
@@ -29,6 +30,7 @@ from topology.model import (
     StorageArray,
     Volume,
 )
+from topology.vocabulary import RAID_NAMES
 
 Slot = tuple[str, int]
 
@@ -39,20 +41,12 @@ class StorageEditRefused(ValueError):
 
 # ----------------------------------------------------------------------------- subject ids
 
+# the storage editor's names for the grammar in topology.ids
+group_id, pool_id, volume_id = group_ref, pool_ref, volume_ref
+
+
 def slot_id(array_id: str, slot: Slot) -> str:
-    return f"{array_id}:{slot[0]}:{slot[1]}"
-
-
-def group_id(array_id: str, name: str) -> str:
-    return f"{array_id}:group:{name}"
-
-
-def pool_id(array_id: str, name: str) -> str:
-    return f"{array_id}:pool:{name}"
-
-
-def volume_id(array_id: str, name: str) -> str:
-    return f"{array_id}:{name}"
+    return slot_ref(array_id, *slot)
 
 
 @dataclass(frozen=True)
@@ -69,16 +63,15 @@ def parse_subject(bed: Bed, ident: str) -> Subject | None:
     for a in bed.arrays:
         if ident == a.id:
             return Subject(a.id, "array")
-        prefix = a.id + ":"
+        prefix = a.id + SEP
         if not ident.startswith(prefix):
             continue
         rest = ident[len(prefix):]
-        for kind in ("group", "pool"):
-            if rest.startswith(kind + ":"):
-                return Subject(a.id, kind, rest[len(kind) + 1:])
-        enc, sep, num = rest.rpartition(":")
-        if sep and num.isdigit() and any(e.name == enc for e in a.enclosures):
-            return Subject(a.id, "slot", slot=(enc, int(num)))
+        part = parse_array_part(rest)
+        if part.kind in (GROUP, POOL):
+            return Subject(a.id, part.kind, part.name)
+        if part.slot is not None and any(e.name == part.slot[0] for e in a.enclosures):
+            return Subject(a.id, "slot", slot=part.slot)
         if any(v.name == rest for v in a.volumes):
             return Subject(a.id, "volume", rest)
     return None
@@ -164,17 +157,13 @@ def array_scope(bed: Bed, array_id: str) -> ArrayScope:
 
 def usage(bed: Bed, array_id: str, scope: ArrayScope | None = None) -> dict[tuple[str, str], ContainerUsage]:
     """(kind, name) -> usage for every disk group and pool of the array."""
-    from topology.rules.storage import (  # validation pulls in networkx
-        group_usable,
-        pool_usable,
-    )
     array = _array(bed, array_id)
     scope = scope or array_scope(bed, array_id)
     out: dict[tuple[str, str], ContainerUsage] = {}
     for g in array.disk_groups:
-        out[("group", g.name)] = ContainerUsage("group", g.name, group_usable(scope, g), 0.0, pool=g.pool)
+        out[("group", g.name)] = ContainerUsage("group", g.name, cap.group_usable(scope, g), 0.0, pool=g.pool)
     for p in array.pools:
-        out[("pool", p.name)] = ContainerUsage("pool", p.name, pool_usable(scope, p.name), 0.0,
+        out[("pool", p.name)] = ContainerUsage("pool", p.name, cap.pool_usable(scope, p.name), 0.0,
                                                thin=p.provisioning == "thin")
     for v in array.volumes:
         key = ("group", v.group) if v.group else ("pool", v.pool)
@@ -314,7 +303,7 @@ def create_disk_group(bed: Bed, array_id: str, slots: Iterable[Slot], raid: str,
     if owner and owner not in {c.name for c in array.controllers}:
         raise StorageEditRefused(f"{array.id} has no controller {owner!r}")
     group = DiskGroup(name=name, raid=raid, members=compact_ranges(array, wanted), owner=owner)
-    text = f"Create disk group {name} ({cap.LEVEL_NAMES[raid]}, {len(wanted)} disks)"
+    text = f"Create disk group {name} ({RAID_NAMES[raid]}, {len(wanted)} disks)"
     return _step([InsertItem(array.disk_groups, group)], text, array, group_id(array.id, name),
                  *(slot_id(array.id, s) for s in wanted))
 
@@ -335,7 +324,7 @@ def set_raid_level(bed: Bed, array_id: str, name: str, raid: str) -> Edit:
     if raid not in RAID_LEVELS:
         raise StorageEditRefused(f"unknown RAID level {raid!r}; choose one of {', '.join(RAID_LEVELS)}")
     if raid == group.raid:
-        raise StorageEditRefused(f"disk group {name} is already {cap.LEVEL_NAMES[raid]}")
+        raise StorageEditRefused(f"disk group {name} is already {RAID_NAMES[raid]}")
     members = len(expand(group.members))
     problem = cap.member_problem(raid, members)
     if problem:
@@ -343,7 +332,7 @@ def set_raid_level(bed: Bed, array_id: str, name: str, raid: str) -> Edit:
     edits: list[Edit] = [SetField(group, "raid", raid)]
     if group.geometry:   # a written 8D+1P belongs to the old level and would override the new one
         edits.append(SetField(group, "geometry", ""))
-    return _step(edits, f"Set {name} to {cap.LEVEL_NAMES[raid]}", array, group_id(array.id, name))
+    return _step(edits, f"Set {name} to {RAID_NAMES[raid]}", array, group_id(array.id, name))
 
 
 def mark_spares(bed: Bed, array_id: str, slots: Iterable[Slot]) -> Edit:

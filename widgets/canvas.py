@@ -33,9 +33,10 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QGraphicsLineItem, QGr
                                QGraphicsView, QMainWindow, QToolTip, QWidget)
 
 from app import diagram
-from topology import operations
+from topology import clipboard, layout, operations
 from topology.model import Chassis, Network, Server, StorageArray, Switch
-from topology.operations import Box, Refused
+from topology.layout import Box
+from topology.operations import Refused
 from widgets.canvas_items import ChipItem, DeviceItem, LinkItem
 
 KIND_MIME = "application/x-testbed-kind"
@@ -219,7 +220,7 @@ class Canvas(QGraphicsView):
         self._links_at.clear()
         self._obstacles = None
         self.objects, self.vms_of = self._model_maps()
-        self._fallback = operations.layout(self.bed)
+        self._fallback = layout.layout(self.bed)
         self._set_free_spot()
         self.cabled = self._cabled_ports()
         self.badges = self._badges_for(getattr(getattr(self.document, "validation", None), "findings", []))
@@ -282,7 +283,7 @@ class Canvas(QGraphicsView):
         if not wanted:
             return
         drawn = {i: Box(it.pos().x(), it.pos().y(), it.w, it.h) for i, it in self.devices.items()}
-        boxes = operations.strip_boxes(self.bed, drawn)
+        boxes = layout.strip_boxes(self.bed, drawn)
         for ident in wanted:
             item = self.chips.get(ident)
             if item is None:
@@ -576,7 +577,7 @@ class Canvas(QGraphicsView):
         ids = self.selected_ids()
         positions = {i: (b.x, b.y) for i, b in self.current_boxes().items()}
         try:
-            text = operations.copy(self.bed, ids, positions)
+            text = clipboard.copy(self.bed, ids, positions)
         except Refused as exc:
             self.say(str(exc))
             return False
@@ -600,9 +601,9 @@ class Canvas(QGraphicsView):
             self._last_copy, self._paste_count = text, 0
         self._paste_count += 1
         step = PASTE_STEP * self._paste_count
-        edit = self._apply(operations.paste, text, (step, step))
+        edit = self._apply(clipboard.paste, text, (step, step))
         if edit is not None:
-            ids = operations.pasted_ids(edit)
+            ids = clipboard.pasted_ids(edit)
             self.selection.set(ids)
             self.say(edit.text)
 

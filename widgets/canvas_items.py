@@ -1,6 +1,6 @@
 """The canvas's scene items.  Each holds only the id of what it shows (a link item holds
 the model's Link object, which has no id) and paints it from the model through
-app/diagram.py, so the screen, the exported image and the printed diagram agree.
+app/diagram/, so the screen, the exported image and the printed diagram agree.
 
 Bounding rectangles and link shapes stay in C++ (QGraphicsRectItem / QGraphicsPathItem):
 the scene's BSP index asks for them constantly, and a Python override would cost a call
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectIte
 
 from app import diagram
 from topology.model import Chassis, Server
-from topology.operations import drawn_size
+from topology.layout import drawn_size
 
 if TYPE_CHECKING:  # pragma: no cover
     from widgets.canvas import Canvas

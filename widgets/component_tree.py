@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import QMenu, QStyle, QTreeWidget, QTreeWidgetItem
 
+from topology.ids import owner_of, parent_of
 from topology.index import parse_slot_range
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -207,7 +208,7 @@ class ComponentTree(QTreeWidget):
     def _redraw(self) -> None:
         self._refresh.stop()
         pending, self._pending = self._pending, set()
-        touched = None if pending is None else {i.split(":", 1)[0] for i in pending}
+        touched = None if pending is None else {owner_of(i) for i in pending}
         self._syncing = True
         try:
             first = not self._sections
@@ -350,7 +351,7 @@ class ComponentTree(QTreeWidget):
 
     def _ensure_rows(self, ident: str) -> None:
         """Make the rows under a component so `ident` (a port, a volume ...) has a row."""
-        device = ident.split(":", 1)[0]
+        device = owner_of(ident)
         for item in self._rows.get(device, []):
             if item.data(0, UNBUILT_ROLE):
                 self._build_children(item)
@@ -454,7 +455,7 @@ class ComponentTree(QTreeWidget):
         component row above it."""
         ident = subject
         while ident and ident not in self._rows:
-            ident = ident.rpartition(":")[0]
+            ident = parent_of(ident)
         rows = self._rows.get(ident, [])
         out = list(rows)
         for row in rows:

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QGro
                                QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSplitter,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from app.appendix import command_label, mark_missing, step_targets
+from app.report.html import mark_missing
+from app.report.steps import command_label, step_targets
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
 ALL_TARGETS = "All hosts"
@@ -437,7 +438,7 @@ class MethodologyView(QWidget):
             return []
 
     def _appendix(self):
-        from app.appendix import build_appendix
+        from app.report.assembly import build_appendix
         self.document.validation.wait(5000)
         return build_appendix(self.document.bed, findings=list(self.document.validation.findings),
                               methodology=self.methodology,
@@ -463,7 +464,7 @@ class MethodologyView(QWidget):
         dialog.open()
 
     def _paint(self, appendix: Any, printer: Any) -> None:
-        from app.appendix import paint
+        from app.report.pdf import paint
         try:
             pages = paint(appendix, printer)
         except OSError as exc:
@@ -493,7 +494,7 @@ class MethodologyView(QWidget):
         self.export_dialog("md")
 
     def export(self, path: str, fmt: str) -> bool:
-        from app.appendix import write
+        from app.report.export import write
         try:
             self.document.validation.wait(5000)
             result = write(self.document.bed, path, fmt, findings=list(self.document.validation.findings),

@@ -1,6 +1,6 @@
 """The palette: the kinds of component a person can put on the canvas.
 
-Each entry is drawn by app/diagram.py (a miniature of how the canvas will show it).  Drag
+Each entry is drawn by app/diagram/ (a miniature of how the canvas will show it).  Drag
 an entry onto the canvas (drag data: `application/x-testbed-kind`), or click it and then
 click on the canvas.  The palette keeps no state about the bed; it only tells the
 canvas which kind was picked.

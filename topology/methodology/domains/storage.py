@@ -14,9 +14,8 @@ from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (Values, as_any, as_bool, as_list, as_number, as_text, as_token,
                                          field_names, interface_of, put, put_fields, size_text)
 from topology.model import StorageArray
+from topology.vocabulary import RAID_NAMES
 
-_RAID_TEXT = {"raid0": "RAID 0", "raid1": "RAID 1", "raid10": "RAID 10", "raid5": "RAID 5",
-              "raid6": "RAID 6", "raid50": "RAID 50", "raid60": "RAID 60"}
 
 ARRAY_FIELDS = ("id", "model", "firmware", "connectivity", "mgmt_addresses", "mgmt_address", "controllers",
                 "controller_count")
@@ -53,7 +52,7 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
     put(out, "group.name", as_text(g.name, f"{ref}.name"))
     put(out, "group.label", as_text(g.label, f"{ref}.label"))
     put(out, "group.raid", as_token(g.raid, f"{ref}.raid"))
-    put(out, "group.raid_text", as_text(_RAID_TEXT.get(g.raid, g.raid), f"{ref}.raid"))
+    put(out, "group.raid_text", as_text(RAID_NAMES.get(g.raid, g.raid), f"{ref}.raid"))
     put(out, "group.geometry", as_text(g.geometry, f"{ref}.geometry"))
     put(out, "group.owner", as_text(g.owner, f"{ref}.owner"))
     names = [c.name for c in a.controllers]
@@ -175,7 +174,7 @@ def _pools(ctx: BedContext) -> list[Item]:
             put(vals, "pool.provisioning", as_token(p.provisioning, f"{ref}.provisioning"))
             put(vals, "pool.purpose", as_list(p.purpose, f"{ref}.purpose"))
             put(vals, "pool.raid", as_token(p.raid, f"{ref}.raid"))
-            put(vals, "pool.raid_text", as_text(_RAID_TEXT.get(p.raid, p.raid), f"{ref}.raid"))
+            put(vals, "pool.raid_text", as_text(RAID_NAMES.get(p.raid, p.raid), f"{ref}.raid"))
             put(vals, "pool.groups", as_list([g.name for g in a.disk_groups if g.pool == p.name], f"{ref}"))
             if p.formatted_gb:
                 put(vals, "pool.formatted", as_text(size_text(p.formatted_gb), f"{ref}.formatted_gb"))

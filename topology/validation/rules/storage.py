@@ -5,19 +5,13 @@ from collections import Counter, defaultdict
 from typing import Iterator
 
 from topology import capacity as cap
+from topology.ids import container_ref, group_ref, slot_ref, volume_ref
 from topology.index import ArrayScope, Disk
-from topology.model import DiskGroup, StorageArray, Volume
-from topology.validation import Context, Hit, hit, rule
+from topology.model import StorageArray, Volume
+from topology.validation.context import Context
+from topology.validation.registry import Hit, hit, rule
 
 _SEED002 = "Seed 002 (Hitachi AMS 2500 ESRP)"
-
-
-def group_ref(array: StorageArray, g: DiskGroup) -> str:
-    return f"{array.id}:group:{g.name}"
-
-
-def pool_ref(array: StorageArray, name: str) -> str:
-    return f"{array.id}:pool:{name}"
 
 
 def _scopes(ctx: Context) -> Iterator[tuple[StorageArray, ArrayScope]]:
@@ -37,7 +31,7 @@ def raid_001(ctx: Context) -> Iterator[Hit]:
             n = sum(1 for _ in scope.members(g.members))
             why = cap.member_problem(g.raid, n)
             if why:
-                yield hit([a.id, group_ref(a, g)], f"disk group {g.name} on {a.id} has {n} members: {why}")
+                yield hit([a.id, group_ref(a.id, g.name)], f"disk group {g.name} on {a.id} has {n} members: {why}")
 
 
 def _describe(d: Disk) -> tuple:
@@ -54,7 +48,7 @@ def raid_002(ctx: Context) -> Iterator[Hit]:
             kinds = Counter(_describe(d) for d in scope.group_disks(g))
             if len(kinds) > 1:
                 parts = ", ".join(f"{n} x {sz:g} GB {m} {rpm or ''}".rstrip() for (m, rpm, sz), n in kinds.items())
-                yield hit([a.id, group_ref(a, g)], f"disk group {g.name} on {a.id} mixes {parts}")
+                yield hit([a.id, group_ref(a.id, g.name)], f"disk group {g.name} on {a.id} mixes {parts}")
 
 
 @rule("RAID-003", "warning", "no hot spare covers a disk group",
@@ -80,7 +74,7 @@ def raid_003(ctx: Context) -> Iterator[Hit]:
             names = ", ".join(g.name for g in uncovered[:8]) + (f" and {len(uncovered) - 8} more"
                                                                  if len(uncovered) > 8 else "")
             what = "no hot spares" if not spares else f"{len(spares)} hot spare(s), none suitable for"
-            yield hit([a.id, *(group_ref(a, g) for g in uncovered)],
+            yield hit([a.id, *(group_ref(a.id, g.name) for g in uncovered)],
                       f"{a.id} has {what} {len(uncovered)} disk group(s): {names}" if spares else
                       f"{a.id} has no hot spares: {len(uncovered)} disk group(s) uncovered ({names})")
 
@@ -99,7 +93,7 @@ def raid_004(ctx: Context) -> Iterator[Hit]:
         for key in scope.members(a.spares):
             used[key].append("hot spares")
         for (enc, slot), owners in sorted(used.items()):
-            ref = f"{a.id}:{enc}:{slot}"
+            ref = slot_ref(a.id, enc, slot)
             e = scope.enclosures.get(enc)
             if e is not None and slot >= e.slots:
                 yield hit([a.id, ref], f"{ref}: enclosure {enc} has slots 0-{e.slots - 1}; slot {slot} does not exist")
@@ -134,7 +128,7 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
         dbs, logs = [], []
         for v in a.volumes:
             if "database" in v.purpose and "log" in v.purpose:
-                yield hit(f"{a.id}:{v.name}", f"volume {a.id}:{v.name} holds both a database and its logs")
+                yield hit(volume_ref(a.id, v.name), f"volume {a.id}:{v.name} holds both a database and its logs")
             elif "database" in v.purpose:
                 dbs.append(v)
             elif "log" in v.purpose:
@@ -150,7 +144,7 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
                 if shared:
                     pairs[shared[0]].append(f"{dv.name}+{lv.name}")
         for where, combos in pairs.items():
-            yield hit([a.id, f"{a.id}:{combos[0].split('+')[0]}", f"{a.id}:{combos[0].split('+')[1]}"],
+            yield hit([a.id, volume_ref(a.id, combos[0].split('+')[0]), volume_ref(a.id, combos[0].split('+')[1])],
                       f"database and log volumes share {where} on {a.id}: " + ", ".join(combos[:4])
                       + (f" and {len(combos) - 4} more" if len(combos) > 4 else ""))
 
@@ -183,53 +177,10 @@ def raid_006(ctx: Context) -> Iterator[Hit]:
         s1 = ctx.idx.scopes[a1.id]
         shared_pool = _volume_home(s1, v1)[1] & _volume_home(s1, v2)[1]
         where = f"pool {sorted(shared_pool)[0]}" if shared_pool else "array"
-        yield hit([f"{a1.id}:{v1.name}", f"{a2.id}:{v2.name}"],
+        yield hit([volume_ref(a1.id, v1.name), volume_ref(a2.id, v2.name)],
                   f"active {a1.id}:{v1.name} and replica {a2.id}:{v2.name} share the {where} {a1.id}"
                   if not shared_pool else
                   f"active {a1.id}:{v1.name} and replica {a2.id}:{v2.name} share {where} on {a1.id}")
-
-
-def group_usable(scope: ArrayScope, g: DiskGroup) -> float:
-    disks = scope.group_disks(g)
-    return cap.usable_gb(g.raid, [d.spec.size_gb for d in disks], g.geometry)
-
-
-def pool_usable(scope: ArrayScope, name: str) -> float:
-    pool = scope.pools.get(name)
-    if pool is not None and pool.formatted_gb is not None:
-        return float(pool.formatted_gb)
-    return sum(group_usable(scope, g) for g in scope.pool_groups(name))
-
-
-def volume_sizes(ctx: Context) -> dict[str, float]:
-    """ARRAY:VOLUME -> size in GB; a remainder volume takes what its group or pool has left.
-    Volumes whose size the bed does not state are left out."""
-    out: dict[str, float] = {}
-    for a, scope in _scopes(ctx):
-        for kind, name, vols in _containers(a):
-            total = group_usable(scope, scope.groups[name]) if kind == "group" else pool_usable(scope, name)
-            sized = sum(v.size_gb for v in vols if v.size_gb is not None)
-            rest = [v for v in vols if v.size_gb is None and v.remainder]
-            for v in vols:
-                if v.size_gb is not None:
-                    out[f"{a.id}:{v.name}"] = float(v.size_gb)
-                elif v.remainder:
-                    out[f"{a.id}:{v.name}"] = max(total - sized, 0.0) / len(rest)
-    return out
-
-
-def _containers(a: StorageArray) -> Iterator[tuple[str, str, list[Volume]]]:
-    by: dict[tuple[str, str], list[Volume]] = defaultdict(list)
-    for v in a.volumes:
-        if v.group:
-            by[("group", v.group)].append(v)
-        elif v.pool:
-            by[("pool", v.pool)].append(v)
-    names_g = {g.name for g in a.disk_groups}
-    names_p = {p.name for p in a.pools}
-    for (kind, name), vols in by.items():
-        if (kind == "group" and name in names_g) or (kind == "pool" and name in names_p):
-            yield kind, name, vols
 
 
 @rule("RAID-007", "error", "volumes exceed usable capacity",
@@ -239,17 +190,17 @@ def _containers(a: StorageArray) -> Iterator[tuple[str, str, list[Volume]]]:
       hint="shrink the volumes, add disks, or use thin provisioning with monitoring")
 def raid_007(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
-        for kind, name, vols in _containers(a):
-            total = group_usable(scope, scope.groups[name]) if kind == "group" else pool_usable(scope, name)
+        for kind, name, vols in cap.containers(a):
+            total = cap.container_usable(scope, kind, name)
             sized = sum(v.size_gb for v in vols if v.size_gb is not None)
             if total <= 0 or sized <= total:
                 if [v for v in vols if v.size_gb is None and v.remainder] and sized >= total > 0:
-                    yield hit([a.id, f"{a.id}:{kind}:{name}"],
+                    yield hit([a.id, container_ref(a.id, kind, name)],
                               f"{kind} {name} on {a.id} has no space left for its remainder volumes")
                 continue
             pool = scope.pools.get(name) if kind == "pool" else None
             thin = (pool is not None and pool.provisioning == "thin") or all(v.provisioning == "thin" for v in vols)
-            ref = f"{a.id}:{kind}:{name}"
+            ref = container_ref(a.id, kind, name)
             if thin:
                 yield hit([a.id, ref], f"thin {kind} {name} on {a.id} is overcommitted {sized / total:.2f}:1 "
                           f"({sized:g} GB of volumes on {total:g} GB)", severity="warning",
@@ -337,6 +288,6 @@ def raid_009(ctx: Context) -> Iterator[Hit]:
         supply = sum(cap.group_iops(g.raid, [cap.disk_iops(d.spec.media, d.spec.rpm) for d in scope.group_disks(g)],
                                     mix) for g in groups)
         if groups and supply < need:
-            yield hit([array_id, f"{array_id}:{kind}:{name}"],
+            yield hit([array_id, container_ref(array_id, kind, name)],
                       f"{kind} {name} on {array_id} can deliver about {supply:.0f} IOPS at {mix:.0%} reads; "
                       f"its workloads need {need:.0f}")

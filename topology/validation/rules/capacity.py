@@ -4,39 +4,24 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterator
 
+from topology.capacity import volume_sizes
 from topology.model import VM
-from topology.rules.storage import volume_sizes
-from topology.validation import Context, Hit, hit, rule, scenario_label
+from topology.placement import memory_needed, scenario_label, vm_memory
+from topology.validation.context import Context
+from topology.validation.registry import Hit, hit, rule
 
 _SEED001 = "Seed 001 (Dell EqualLogic / Hyper-V RA)"
-
-
-def vm_memory(vm: VM) -> float:
-    """Memory a host must hold for the VM: static, or the dynamic minimum/startup."""
-    if vm.dynamic_memory is not None:
-        dm = vm.dynamic_memory
-        for v in (dm.min_gb, dm.startup_gb):
-            if v is not None:
-                return v
-    return vm.memory_gb
 
 
 def _host_loads(ctx: Context) -> Iterator[tuple[Any, str, list[VM]]]:
     """(scenario, host, VMs) for the base placement and each scenario, each distinct load once."""
     seen: set = set()
-    for sc in ctx.scenarios_to_check():
-        for host, vms in sorted(_loads(ctx, ctx.placement(sc)).items()):
+    for sc in ctx.placement.scenarios_to_check():
+        for host, vms in sorted(ctx.placement.loads(ctx.placement.of(sc)).items()):
             key = (host, frozenset(v.id for v in vms))
             if host in ctx.idx.servers and key not in seen:
                 seen.add(key)
                 yield sc, host, vms
-
-
-def _loads(ctx: Context, place: dict[str, str]) -> dict[str, list[VM]]:
-    out: dict[str, list[VM]] = defaultdict(list)
-    for vm_id, host in place.items():
-        out[host].append(ctx.idx.vms[vm_id])
-    return out
 
 
 @rule("CAP-001", "error", "VM memory exceeds host RAM",
@@ -49,7 +34,7 @@ def cap_001(ctx: Context) -> Iterator[Hit]:
     for sc, host, vms in _host_loads(ctx):
         s = ctx.idx.servers[host]
         if s.memory_gb is not None:
-            need = sum(vm_memory(v) for v in vms)
+            need = memory_needed(vms)
             if need > s.memory_gb - reserve:
                 yield hit([host, *(v.id for v in vms)],
                           f"{host}{scenario_label(sc)}: {len(vms)} VMs need {need:g} GB, host has {s.memory_gb:g} GB "
@@ -82,39 +67,22 @@ def cap_002(ctx: Context) -> Iterator[Hit]:
       hint="add a node, reduce VM memory, or keep fewer highly available VMs")
 def cap_003(ctx: Context) -> Iterator[Hit]:
     reserve = ctx.policy.memory_reserve_gb
-    place = ctx.placement(None)
-    loads = _loads(ctx, place)
+    loads = ctx.placement.loads(ctx.placement.of(None))
     for c in ctx.bed.clusters:
         nodes = [n for n in c.nodes if n in ctx.idx.servers]
         if len(nodes) < 2:
             continue
         for lost in nodes:
-            moving = sorted((v for v in loads.get(lost, []) if v.highly_available),
-                            key=lambda v: -vm_memory(v))
-            if not moving:
+            outcome = ctx.placement.stranded_after_loss(nodes, lost, loads, reserve)
+            if outcome is None:
                 continue
-            free = {}
-            for n in nodes:
-                if n == lost:
-                    continue
-                s = ctx.idx.servers[n]
-                if s.memory_gb is None:
-                    break
-                free[n] = s.memory_gb - reserve - sum(vm_memory(v) for v in loads.get(n, []))
-            else:
-                stranded = []
-                for vm in moving:
-                    target = max(free, key=lambda n: (free[n], n)) if free else None
-                    if target is not None and free[target] >= vm_memory(vm):
-                        free[target] -= vm_memory(vm)
-                    else:
-                        stranded.append(vm)
-                if stranded:
-                    need = sum(vm_memory(v) for v in stranded)
-                    yield hit([c.id, lost, *(v.id for v in stranded)],
-                              f"with every VM on its home host, if {lost} fails, {len(stranded)} of its "
-                              f"{len(moving)} highly available VMs ({need:g} GB) find no room on the "
-                              f"surviving node(s) of {c.id}")
+            moving, stranded = outcome
+            if stranded:
+                need = memory_needed(stranded)
+                yield hit([c.id, lost, *(v.id for v in stranded)],
+                          f"with every VM on its home host, if {lost} fails, {len(stranded)} of its "
+                          f"{len(moving)} highly available VMs ({need:g} GB) find no room on the "
+                          f"surviving node(s) of {c.id}")
 
 
 @rule("CAP-004", "warning", "VM memory larger than a NUMA node",
@@ -141,7 +109,7 @@ def cap_004(ctx: Context) -> Iterator[Hit]:
       hint="put the disk on a volume the host has paths to (a cluster shared volume for clustered VMs)")
 def cap_005(ctx: Context) -> Iterator[Hit]:
     for vm in ctx.bed.vms:
-        cluster = ctx.cluster_of(vm.host) if vm.host else None
+        cluster = ctx.placement.cluster_of(vm.host) if vm.host else None
         for d in vm.disks:
             if not d.volume or d.local:
                 continue
@@ -163,7 +131,7 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
       source=f"{_SEED001} HV-05 (520 GB of VHDX became 684 GB with the .BIN files, 700 GB reserve)",
       hint="grow the volume or move virtual disks elsewhere")
 def cap_006(ctx: Context) -> Iterator[Hit]:
-    sizes = volume_sizes(ctx)
+    sizes = volume_sizes(ctx.idx)
     need: dict[str, float] = defaultdict(float)
     who: dict[str, list[str]] = defaultdict(list)
     for vm in ctx.bed.vms:

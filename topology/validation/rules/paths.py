@@ -4,9 +4,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterator
 
-from topology.graph import controller_node, shared_elements
+from topology.graph import controller_node, element_text, is_fabric, shared_elements
 from topology.model import StorageArray
-from topology.validation import Context, Hit, hit, rule
+from topology.validation.context import Context
+from topology.validation.registry import Hit, hit, rule
 
 _SRC = ("Seed 000 Appendix F (4 sessions per host, 'Enable multi-path'); seed 002 best practice 4 "
         "(HDLM, primary and secondary path per LU)")
@@ -55,19 +56,10 @@ def path_002(ctx: Context) -> Iterator[Hit]:
         if common:
             groups[(host, common)].append(vol)
     for (host, common), vols in groups.items():
-        where = ", ".join(sorted(_readable(e) for e in common))
+        where = ", ".join(sorted(element_text(e) for e in common))
         shown = ", ".join(vols[:5]) + (f" and {len(vols) - 5} more" if len(vols) > 5 else "")
-        yield hit([host, *sorted(e for e in common if not e.startswith("fabric:")), *vols],
+        yield hit([host, *sorted(e for e in common if not is_fabric(e)), *vols],
                   f"every path from {host} to {shown} goes through {where}")
-
-
-def _readable(element: str) -> str:
-    if element.startswith("fabric:"):
-        return f"fabric {element[7:]}"
-    if "#" in element:
-        array, ctrl = element.split("#", 1)
-        return f"controller {ctrl} of {array}"
-    return element
 
 
 @rule("PATH-003", "warning", "paths reach only one controller",

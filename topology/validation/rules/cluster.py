@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from topology.validation import Context, Hit, hit, rule
+from topology.validation.context import Context
+from topology.validation.registry import Hit, hit, rule
 
 _SRC = "Seed 000 (Node and Disk Majority with a Witness disk); seed 001 section 5 (disk witness on the SAN)"
 

@@ -4,16 +4,33 @@ from __future__ import annotations
 import ipaddress
 from collections import Counter, defaultdict
 from functools import lru_cache
-from typing import Iterator
+from typing import Any, Iterator
 
 from topology.model import VM, Switch
-from topology.validation import Context, Hit, hit, iface, iter_server_ports, rule
+from topology.validation.context import Context
+from topology.validation.registry import Hit, hit, rule
 
 _SEED000 = "Seed 000 (Dell MD3000i / Hyper-V, PT), Appendix F best practices"
 _SEED001 = "Seed 001 (Dell EqualLogic PS6110 reference architecture), section 6 network best practices"
 
 SAN = "iscsi"
 CLIENT_ROLES = {"lan", "vm"}
+
+
+@lru_cache(maxsize=65536)
+def iface(address: str) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface | None:
+    if not address:
+        return None
+    try:
+        return ipaddress.ip_interface(address)
+    except ValueError:
+        return None
+
+
+def iter_server_ports(ctx: Context) -> Iterator[tuple[Any, str, Any]]:
+    for s in ctx.bed.servers:
+        for ref, p in ctx.idx.server_ports(s):
+            yield s, ref, p
 
 
 def _roles(p) -> set[str]:

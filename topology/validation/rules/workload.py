@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from topology.validation import Context, Hit, hit, rule
+from topology.validation.context import Context
+from topology.validation.registry import Hit, hit, rule
 
 
 @rule("WL-001", "error", "workload target missing or unreachable",

@@ -1,0 +1,262 @@
+"""One device painted at the origin (server with its VMs, switch, array with its
+enclosures, blade chassis), its port markers, a network or VM chip, a findings badge:
+red with the count when any error is open, amber for warnings only."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen
+
+from app.diagram.geometry import PortMark, port_marks, vm_chip_rects
+from app.diagram.style import (BADGE_R, ERROR, KIND_LABELS, SELECT, SUBTLE, TEXT, WARNING, body_style, colour,
+                               draw_text, elide, font, metrics)
+from topology.model import VM, Chassis, Network, Server, StorageArray, Switch
+from topology.layout import network_label
+
+
+@dataclass
+class Badge:
+    severity: str                       # "error" or "warning"
+    count: int
+    messages: tuple[str, ...] = ()
+
+
+def paint_device(painter: QPainter, dev: Any, w: float, h: float, *, vms: Sequence[VM] = (),
+                 selected: bool = False, highlight: Iterable[str] = (), badge: Badge | None = None,
+                 cabled: Iterable[str] = (), lod: float = 1.0, marks: dict[str, PortMark] | None = None) -> None:
+    """One device at the origin, w x h.  `highlight` names ports and VMs shown as selected."""
+    fill, border = body_style(dev)
+    body = QRectF(0, 0, w, h)
+    if selected:
+        halo = QColor(SELECT)
+        halo.setAlpha(70)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(halo)
+        painter.drawRoundedRect(body.adjusted(-5, -5, 5, 5), 9, 9)
+    painter.setBrush(fill)
+    painter.setPen(QPen(SELECT if selected else border, 2.2 if selected else 1.2))
+    if lod < 0.3:  # far away: the shape and its colour say enough
+        painter.drawRect(body)
+        if badge is not None:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(ERROR if badge.severity == "error" else WARNING)
+            painter.drawRect(QRectF(w - 24, 0, 24, 16))
+        return
+    painter.drawRoundedRect(body, 6, 6)
+    highlight = set(highlight)
+    if isinstance(dev, Server):
+        _paint_server(painter, dev, w, h, vms, highlight, lod)
+    elif isinstance(dev, Switch):
+        _paint_switch(painter, dev, w, h, border)
+    elif isinstance(dev, StorageArray):
+        _paint_array(painter, dev, w, h, border, marks or port_marks(dev, w, h))
+    elif isinstance(dev, Chassis):
+        _paint_chassis(painter, dev, w, h, vms, border)
+    _paint_ports(painter, dev, marks if marks is not None else port_marks(dev, w, h), set(cabled), highlight, lod)
+    if badge is not None:
+        paint_badge(painter, QPointF(w - 2, 2), badge)
+
+
+def _server_detail(s: Server) -> str:
+    parts = [s.hypervisor or s.os]
+    if s.memory_gb:
+        parts.append(f"{s.memory_gb:g} GB RAM")
+    return " · ".join(p for p in parts if p) or KIND_LABELS.get(s.role, s.role)
+
+
+def _title(painter: QPainter, x: float, y: float, w: float, text: str) -> None:
+    """The device's id, bold; a long id steps down in size before it is elided."""
+    px = 13
+    while px > 10 and metrics(px, True).horizontalAdvance(text) > w:
+        px -= 1
+    draw_text(painter, x, y, w, text, px, bold=True)
+
+
+def _paint_server(painter: QPainter, s: Server, w: float, h: float, vms: Sequence[VM], highlight: set[str],
+                  lod: float) -> None:
+    _title(painter, 8, 3, w - 28, s.id)
+    draw_text(painter, 8, 20, w - 16, s.model or KIND_LABELS.get(s.role, s.role), 10, colour_=SUBTLE)
+    draw_text(painter, 8, 33, w - 16, _server_detail(s), 10, colour_=SUBTLE)
+    if vms:
+        paint_vm_chips(painter, QRectF(4, 50, w - 8, h - 50), vms, highlight)
+
+
+def paint_vm_chips(painter: QPainter, area: QRectF, vms: Sequence[VM], highlight: set[str]) -> None:
+    rects = vm_chip_rects(area.width(), len(vms), area.top(), area.left())
+    overflow = len(vms) - len(rects)
+    painter.setFont(font(9))
+    for i, r in enumerate(rects):
+        more = overflow > 0 and i == len(rects) - 1
+        vm = vms[i]
+        on = not more and vm.id in highlight
+        painter.setPen(QPen(SELECT if on else QColor("#8796a8"), 1.6 if on else 0.8))
+        painter.setBrush(QColor("#d6e9fb") if on else QColor("#ffffff"))
+        painter.drawRoundedRect(r, 3, 3)
+        painter.setPen(TEXT)
+        label = f"+{overflow + 1} more" if more else vm.id
+        painter.drawText(r.adjusted(3, 0, -2, 0), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                         elide(label, 9, r.width() - 5))
+
+
+def _paint_switch(painter: QPainter, sw: Switch, w: float, h: float, border: QColor) -> None:
+    _title(painter, 8, 4, w - 28, sw.id)
+    bits = [sw.model or ("FC switch" if sw.kind == "fc" else "Ethernet switch")]
+    if sw.fabric:
+        bits.append(f"fabric {sw.fabric}")
+    count = sw.port_count or len(sw.ports)
+    if count:
+        bits.append(f"{count} ports")
+    if sw.mtu:
+        bits.append(f"MTU {sw.mtu}")
+    draw_text(painter, 8, 21, w - 16, " · ".join(bits), 10, colour_=SUBTLE)
+    # a row of little port slots: reads as a switch at a glance
+    painter.setPen(Qt.PenStyle.NoPen)
+    slot = QColor(border)
+    slot.setAlpha(60)
+    painter.setBrush(slot)
+    n = int((w - 16) // 8)
+    for i in range(n):
+        painter.drawRect(QRectF(8 + i * 8, h - 8, 5, 4))
+
+
+def _paint_array(painter: QPainter, a: StorageArray, w: float, h: float, border: QColor,
+                 marks: dict[str, PortMark]) -> None:
+    by_ctrl: dict[str, list[PortMark]] = {}
+    for m in marks.values():
+        by_ctrl.setdefault(m.controller, []).append(m)
+    ctrl_fill = QColor("#fbf8f4")
+    for name, ms in by_ctrl.items():
+        left = min(m.rect.left() for m in ms) - 3
+        right = max(m.rect.right() for m in ms) + 3
+        r = QRectF(left, 9, right - left, 19)
+        painter.setPen(QPen(border, 0.8))
+        painter.setBrush(ctrl_fill)
+        painter.drawRoundedRect(r, 3, 3)
+        draw_text(painter, r.left() + 1, r.top() + 4, r.width() - 2, name, 9, colour_=SUBTLE,
+              align=Qt.AlignmentFlag.AlignHCenter)
+    _title(painter, 8, 31, w - 28, a.id)
+    model = a.model or "storage array"
+    if a.simulated:
+        model += " (simulated)"
+    draw_text(painter, 8, 47, w - 16, model, 10, colour_=SUBTLE)
+    _paint_enclosures(painter, a, QRectF(8, 64, w - 16, h - 68))
+
+
+def _paint_enclosures(painter: QPainter, a: StorageArray, area: QRectF) -> None:
+    from topology.index import parse_slot_range
+    if not a.enclosures:
+        if a.max_disks:
+            draw_text(painter, area.left(), area.top(), area.width(), f"up to {a.max_disks} disks", 9, colour_=SUBTLE)
+        return
+    enc = a.enclosures[0]
+    filled: dict[int, str] = {}
+    total = 0
+    for e in a.enclosures:
+        for ds in e.disks:
+            try:
+                slots = parse_slot_range(ds.slots)
+            except ValueError:
+                continue
+            total += len(slots)
+            if e is enc:
+                for s in slots:
+                    filled[s] = ds.media
+    label_w = 0.0
+    if len(a.enclosures) > 1:
+        label = f"{enc.name} +{len(a.enclosures) - 1} · {total} disks"
+    else:
+        label = f"{enc.name} · {total} disks"
+    label_w = min(metrics(9).horizontalAdvance(label) + 6, area.width() * 0.55)
+    slots = max(enc.slots, 1)
+    slot_w = min(9.0, (area.width() - label_w) / slots)
+    painter.setPen(QPen(QColor("#8d7b68"), 0.6))
+    for s in range(slots):
+        media = filled.get(s)
+        painter.setBrush(QColor("#ffffff") if media is None else
+                         QColor("#3aa39a") if media in ("ssd", "nvme") else QColor("#6d5c4b"))
+        painter.drawRect(QRectF(area.left() + s * slot_w, area.top() + 2, max(slot_w - 1.5, 1), 12))
+    draw_text(painter, area.left() + slots * slot_w + 4, area.top(), label_w, label, 9, colour_=SUBTLE)
+
+
+def _paint_chassis(painter: QPainter, c: Chassis, w: float, h: float, blades: Sequence[Any], border: QColor) -> None:
+    _title(painter, 8, 4, w - 28, c.id)
+    draw_text(painter, 8, 21, w - 16, c.model or "blade chassis", 10, colour_=SUBTLE)
+    bays = c.bays or 14
+    occupied = {getattr(b, "bay", None) for b in blades}
+    bw = (w - 16) / bays
+    painter.setFont(font(8))
+    for i in range(bays):
+        r = QRectF(8 + i * bw, 40, bw - 2, h - 48)
+        used = (i + 1) in occupied
+        painter.setPen(QPen(border, 0.7))
+        painter.setBrush(QColor("#9fa8da") if used else QColor("#ffffff"))
+        painter.drawRect(r)
+        painter.setPen(SUBTLE)
+        painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), str(i + 1))
+
+
+def _paint_ports(painter: QPainter, dev: Any, marks: dict[str, PortMark], cabled: set[str], highlight: set[str],
+                 lod: float) -> None:
+    dev_id = getattr(dev, "id", "")
+    for m in marks.values():
+        c = colour(m.role)
+        on = f"{dev_id}:{m.name}" in highlight
+        if on:
+            painter.setPen(QPen(SELECT, 2.4))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(m.rect.adjusted(-3, -3, 3, 3))
+        painter.setPen(QPen(c.darker(130), 1.0))
+        # a cabled port is filled; an open one shows its colour as a ring
+        painter.setBrush(c if m.name in cabled or m.role == "unused" else QColor("#ffffff"))
+        if m.role == "unused":
+            painter.setBrush(QColor("#eeeeee"))
+        painter.drawRect(m.rect)
+        if m.name not in cabled and m.role != "unused":
+            painter.setBrush(c)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.drawRect(m.rect.adjusted(2.5, 2.5, -2.5, -2.5))
+    if lod >= 1.6 and marks:  # close up there is room for the port names
+        painter.setFont(font(7))
+        painter.setPen(SUBTLE)
+        for m in marks.values():
+            r = m.rect
+            y = r.top() - 10 if m.side > 0 else r.bottom() + 1
+            painter.drawText(QRectF(r.center().x() - 9, y, 18, 9), int(Qt.AlignmentFlag.AlignCenter),
+                             elide(m.name, 7, 18))
+
+
+def paint_badge(painter: QPainter, centre: QPointF, badge: Badge) -> None:
+    fill = ERROR if badge.severity == "error" else WARNING
+    text = str(badge.count) if badge.count < 100 else "99+"
+    r = BADGE_R if len(text) < 2 else BADGE_R + 2
+    painter.setPen(QPen(QColor("#ffffff"), 1.5))
+    painter.setBrush(fill)
+    painter.drawEllipse(centre, r, r)
+    painter.setFont(font(10, True))
+    painter.setPen(QColor("#ffffff") if badge.severity == "error" else QColor("#222222"))
+    painter.drawText(QRectF(centre.x() - r, centre.y() - r, 2 * r, 2 * r), int(Qt.AlignmentFlag.AlignCenter), text)
+
+
+def paint_chip(painter: QPainter, item: Any, w: float, h: float, *, selected: bool = False,
+               badge: Badge | None = None) -> None:
+    """A network (pill with its role colour) or a VM that no host holds."""
+    body = QRectF(0, 0, w, h)
+    if isinstance(item, Network):
+        painter.setPen(QPen(SELECT if selected else colour(item.role).darker(120), 2.0 if selected else 1.0))
+        painter.setBrush(QColor("#ffffff"))
+        painter.drawRoundedRect(body, h / 2, h / 2)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colour(item.role))
+        painter.drawEllipse(QRectF(6, h / 2 - 5, 10, 10))
+        draw_text(painter, 20, (h - 15) / 2, w - 26, network_label(item), 10)
+    else:
+        painter.setPen(QPen(SELECT if selected else QColor("#8796a8"), 2.0 if selected else 1.0))
+        painter.setBrush(QColor("#d6e9fb") if selected else QColor("#ffffff"))
+        painter.setPen(QPen(SELECT if selected else QColor("#8796a8"), 2.0 if selected else 1.0,
+                            Qt.PenStyle.DashLine))
+        painter.drawRoundedRect(body, 4, 4)
+        draw_text(painter, 6, (h - 15) / 2, w - 12, f"{item.id} (no host)", 10)
+    if badge is not None:
+        paint_badge(painter, QPointF(w - 2, 2), badge)

@@ -1,0 +1,95 @@
+"""The appendix as a file: a standalone HTML page, Markdown beside its images, or a PDF."""
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any, Iterable
+
+from app.metrics.chart import chart_png
+from app.report.assembly import build_appendix, methodology_blocks
+from app.report.blocks import Appendix, Heading, ImageBlock
+from app.report.diagram_image import diagram_png
+from app.report.html import esc, page_html
+from app.report.pdf import write_pdf
+from app.report.qt_app import ensure_gui_app
+
+
+def to_html(appendix: Appendix) -> str:
+    """A standalone HTML page; the diagram is embedded as a PNG data URI."""
+    parts = []
+    for block in appendix.blocks:
+        if isinstance(block, ImageBlock) and block.chart is not None:
+            ensure_gui_app()
+            data = base64.b64encode(chart_png(block.chart)).decode("ascii")
+            parts.append(f'<p><img class="chart" alt="{esc(block.caption)}" src="data:image/png;base64,{data}"/></p>')
+        elif isinstance(block, ImageBlock):
+            png = diagram_png(appendix.bed, findings=appendix.findings)
+            if png:
+                data = base64.b64encode(png).decode("ascii")
+                parts.append(f'<p><img class="diagram" alt="{esc(block.caption)}" '
+                             f'src="data:image/png;base64,{data}"/></p>')
+        parts.append(block.html())
+    return page_html(appendix.title + " - " + appendix.running_head, "\n".join(parts))
+
+
+def to_markdown(appendix: Appendix, *, image_ref: str | None = None, chart_refs: dict | None = None) -> str:
+    """`image_ref`: the diagram's file; `chart_refs`: chart block key -> its file."""
+    out = []
+    for block in appendix.blocks:
+        if isinstance(block, ImageBlock) and block.chart is not None:
+            ref = (chart_refs or {}).get(block.key)
+            if ref:
+                out.append(f"![{block.caption}]({ref})")
+            out.append(block.markdown())
+        elif isinstance(block, ImageBlock):
+            if image_ref:
+                out.append(f"![{block.caption}]({image_ref})")
+            out.append(block.markdown())
+        elif isinstance(block, Heading) and block.level == 1:
+            out.append(f'<a id="{block.anchor}"></a>\n\n' + block.markdown())
+        else:
+            out.append(block.markdown())
+    return "\n\n".join(out) + "\n"
+
+
+def methodology_html(methodology: Any) -> str:
+    """The procedure alone as a standalone HTML page (for `testbed-studio methodology`)."""
+    head = [f'<p class="doctitle">Test methodology</p><p class="docsub">{esc(methodology.bed_name)}</p>']
+    summary = list(getattr(methodology, "findings_summary", None) or [])
+    if summary:
+        items = "".join(f"<li>{esc(s)}</li>" for s in summary)
+        head.append(f'<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="#c94c4c"><tr>'
+                    f'<td class="alertbox"><p class="alerthead">'
+                    f'Findings on this bed; unresolved values are marked «missing»</p><ul>{items}</ul></td></tr></table>')
+    body = "\n".join(head + [b.html() for b in methodology_blocks(methodology)])
+    return page_html(f"Test methodology - {methodology.bed_name}", body)
+
+
+def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", findings: list | None = None,
+          methodology: Any = None, runs: Iterable[Any] = ()) -> dict:
+    """The `appendix` command's work: build and write one format.  Returns figures for the caller."""
+    out = Path(out)
+    if fmt not in ("pdf", "html", "md"):
+        raise ValueError(f"unknown format {fmt!r}: use pdf, html or md")
+    if not out.parent.is_dir():
+        raise OSError(f"folder {out.parent} does not exist")
+    appendix = build_appendix(bed, findings=findings, methodology=methodology, source=source, runs=runs)
+    result: dict[str, Any] = {"path": str(out), "format": fmt}
+    if fmt == "pdf":
+        result["pages"] = write_pdf(appendix, out)
+    elif fmt == "html":
+        out.write_text(to_html(appendix), encoding="utf-8")
+    else:
+        image = out.with_name(out.stem + "-diagram.png")
+        image.write_bytes(diagram_png(bed, findings=appendix.findings))
+        result["image"] = str(image)
+        chart_refs = {}
+        for block in appendix.blocks:
+            if isinstance(block, ImageBlock) and block.chart is not None:
+                chart_file = out.with_name(f"{out.stem}-{block.key}.png")
+                chart_file.write_bytes(chart_png(block.chart))
+                chart_refs[block.key] = chart_file.name
+        if chart_refs:
+            result["charts"] = len(chart_refs)
+        out.write_text(to_markdown(appendix, image_ref=image.name, chart_refs=chart_refs), encoding="utf-8")
+    return result

@@ -1,0 +1,124 @@
+"""How a bed's value reads in a report cell: names, numbers, sizes, settings, lists."""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from app.report.tables.model import Cell, missing
+from topology.capacity import LEVEL_NAMES
+
+_ACRONYMS = {
+    "iscsi": "iSCSI", "lldp": "LLDP", "ip": "IP", "mtu": "MTU", "sriov": "SR-IOV", "numa": "NUMA",
+    "os": "OS", "vm": "VM", "vms": "VMs", "lun": "LUN", "dns": "DNS", "hba": "HBA", "cpu": "CPU",
+    "iops": "IOPS", "gb": "GB", "mb": "MB", "kb": "KB", "tb": "TB", "id": "ID", "db": "DB", "dag": "DAG",
+    "bdm": "BDM", "opm": "OPM", "ssd": "SSD", "ds2": "DS2", "lso": "LSO", "vmq": "VMQ", "rss": "RSS",
+    "csv": "CSV", "lan": "LAN", "san": "SAN", "fc": "FC", "rstp": "RSTP", "stp": "STP", "vhd": "VHD",
+    "vhdx": "VHDX", "ese": "ESE", "url": "URL", "bios": "BIOS", "ms": "ms", "lacp": "LACP", "lag": "LAG",
+    "odx": "ODX", "mpio": "MPIO", "dsm": "DSM", "wwpn": "WWPN", "ha": "HA", "vlan": "VLAN", "nic": "NIC",
+    "nics": "NICs", "raid": "RAID", "hyperv": "Hyper-V", "pct": "(%)", "io": "I/O", "sql": "SQL", "iis": "IIS", "fsct": "FSCT", "dc": "DC", "ad": "AD",
+}
+_ROLE_NAMES = {"iscsi": "iSCSI", "lan": "LAN", "heartbeat": "heartbeat", "live_migration": "live migration",
+               "management": "management", "vm": "VM traffic", "fc": "FC", "replication": "replication",
+               "unused": "unused"}
+ADDRESSED_ROLES = {"iscsi", "lan", "heartbeat", "live_migration", "management", "replication"}
+CONNECTIVITY = {"iscsi": "iSCSI", "fc": "Fibre Channel", "sas": "SAS", "nfs": "NFS", "smb": "SMB"}
+
+
+def humanize(key: Any) -> str:
+    """'iscsi_optimization' -> 'iSCSI optimization'; a report's own label is kept as written."""
+    text = str(key)
+    if " " in text or any(ch.isupper() for ch in text):
+        return text
+    words = [w for w in re.split(r"[_\-]+", text) if w]
+    out = [_ACRONYMS.get(w.lower(), w) for w in words]
+    if out and out[0] == out[0].lower():
+        out[0] = out[0][:1].upper() + out[0][1:]
+    return " ".join(out)
+
+
+def number(value: Any) -> str:
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, float):
+        if value.is_integer():
+            value = int(value)
+        else:
+            return f"{value:,.2f}".rstrip("0").rstrip(".")
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 1000 else str(value)
+    return str(value)
+
+
+def gb(value: float | None) -> str:
+    if value is None:
+        return ""
+    if value and value < 1:
+        return f"{number(value * 1024)} MB"
+    return f"{number(float(value))} GB"
+
+
+def rpm(value: int | None) -> str:
+    return f"{value:,} RPM" if value else ""
+
+
+def setting(value: Any) -> str:
+    """Settings read as a report prints them: booleans become Enabled / Disabled."""
+    if isinstance(value, bool):
+        return "Enabled" if value else "Disabled"
+    return flat(value)
+
+
+def flat(value: Any) -> str:
+    """Any parameter value as one line of text (lists joined, small mappings inlined)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, (int, float)):
+        return number(value)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(flat(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{humanize(k)}: {flat(v)}" for k, v in value.items())
+    return " ".join(str(value).split())
+
+
+def roles(values: Iterable[str]) -> str:
+    return ", ".join(_ROLE_NAMES.get(r, r) for r in values)
+
+
+def raid_name(level: str) -> str:
+    return LEVEL_NAMES.get(level, level.upper() if level else "")
+
+
+def natural(text: str) -> list:
+    """Sort key: host2 before host10."""
+    return [int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", str(text))]
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
+
+
+def value_cell(value: Any, ref: str = "", required: bool = False, fmt=None) -> Cell | None:
+    """A cell for a value; None for an optional value the bed leaves out."""
+    empty = value is None or value == "" or value == [] or value == {}
+    if empty:
+        return missing(ref) if required else None
+    return Cell(fmt(value) if fmt else flat(value), ref=ref)
+
+
+def compress_names(names: list[str]) -> str:
+    """RG1, RG2, ..., RG48 -> 'RG1-RG48 (48)': long group lists stay readable."""
+    if len(names) <= 6:
+        return ", ".join(names)
+    return f"{names[0]} ... {names[-1]} ({len(names)} groups)"
+
+
+def humanize_metric(metric: str) -> str:
+    text = metric
+    for suffix, unit in (("_per_s", "/s"), ("_pct", " (%)"), ("_ms", " (ms)"), ("_mbytes", " (MB)"),
+                         ("_bytes", " (bytes)"), ("_s", " (s)")):
+        if text.endswith(suffix):
+            return humanize(text[: -len(suffix)]) + unit
+    return humanize(text)

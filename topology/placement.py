@@ -1,0 +1,139 @@
+"""Where VMs run: the placement of a scenario, fail-over of a failed host, and host loads.
+
+The rules (CAP-001 .. CAP-003), the placement editor (`topology.placement_ops`) and the
+printed appendices read the same arithmetic from here, so a load bar shows exactly what a
+rule checks.  The reference placement is each VM's own ``host``; a scenario may narrow the
+VMs, exclude hosts or VMs, move VMs, and fail hosts, whose highly available VMs then
+restart on the surviving nodes of their cluster (the one with the most free memory first).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import cached_property
+from typing import Any, Iterable
+
+from topology.index import BedIndex
+from topology.model import VM, Bed, Scenario
+
+
+def vm_memory(vm: VM) -> float:
+    """Memory a host must hold for the VM: static, or the dynamic minimum/startup."""
+    if vm.dynamic_memory is not None:
+        dm = vm.dynamic_memory
+        for v in (dm.min_gb, dm.startup_gb):
+            if v is not None:
+                return v
+    return vm.memory_gb
+
+
+def memory_needed(vms: Iterable[VM]) -> float:
+    """Memory a host must hold for these VMs together."""
+    return sum(vm_memory(v) for v in vms)
+
+
+def scenario_label(s: Scenario | None) -> str:
+    return "" if s is None else f" in scenario {s.id!r}"
+
+
+class Placement:
+    """The placement arithmetic over one bed and its index."""
+
+    def __init__(self, bed: Bed, idx: BedIndex | None = None):
+        self.bed = bed
+        self.idx = idx or BedIndex(bed)
+
+    @cached_property
+    def reference_scenario(self) -> Scenario | None:
+        for s in self.bed.scenarios:
+            if s.reference:
+                return s
+        return None
+
+    def of(self, scenario: Scenario | None = None) -> dict[str, str]:
+        """VM -> host for a scenario; VMs on a failed host move to surviving cluster nodes
+        (highly available VMs only), the rest are down and left out."""
+        vms = self.bed.vms
+        if scenario is not None and scenario.vms:
+            wanted = set(scenario.vms)
+            vms = [v for v in vms if v.id in wanted]
+        place = {v.id: v.host for v in vms if v.host}
+        if scenario is None:
+            return place
+        excluded = set(scenario.excluded)
+        for vm_id, host in scenario.placement.items():
+            if vm_id in place or any(v.id == vm_id for v in vms):
+                place[vm_id] = host
+        place = {v: h for v, h in place.items() if h not in excluded and v not in excluded}
+        failed = set(scenario.failed)
+        if failed:
+            place = self.fail_over(place, failed)
+        return place
+
+    @cached_property
+    def _cluster_by_node(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for c in self.bed.clusters:
+            for n in c.nodes:
+                out.setdefault(n, c)
+        return out
+
+    def cluster_of(self, host: str):
+        return self._cluster_by_node.get(host)
+
+    def fail_over(self, place: dict[str, str], failed: set[str]) -> dict[str, str]:
+        out = {v: h for v, h in place.items() if h not in failed}
+        load: dict[str, float] = {}
+        for v, h in out.items():
+            load[h] = load.get(h, 0.0) + self.idx.vms[v].memory_gb
+        for v, h in sorted(place.items()):
+            if h not in failed:
+                continue
+            vm = self.idx.vms[v]
+            cluster = self.cluster_of(h)
+            if not vm.highly_available or cluster is None:
+                continue
+            survivors = [n for n in cluster.nodes if n not in failed and n in self.idx.servers]
+            if not survivors:
+                continue
+            target = min(survivors, key=lambda n: (load.get(n, 0.0) - (self.idx.servers[n].memory_gb or 0), n))
+            out[v] = target
+            load[target] = load.get(target, 0.0) + vm.memory_gb
+        return out
+
+    def scenarios_to_check(self) -> list[Scenario | None]:
+        """The base placement plus every scenario that moves or removes something."""
+        out: list[Scenario | None] = [None]
+        out += [s for s in self.bed.scenarios if s.failed or s.placement or s.vms or s.excluded]
+        return out
+
+    def loads(self, place: dict[str, str]) -> dict[str, list[VM]]:
+        """Host -> the VMs a placement runs on it."""
+        out: dict[str, list[VM]] = defaultdict(list)
+        for vm_id, host in place.items():
+            out[host].append(self.idx.vms[vm_id])
+        return out
+
+    def stranded_after_loss(self, nodes: list[str], lost: str, loads: dict[str, list[VM]],
+                            reserve_gb: float) -> tuple[list[VM], list[VM]] | None:
+        """(highly available VMs of `lost`, those that find no room on the other nodes), biggest
+        first, each placed on the node with the most free memory; None when a node's RAM is
+        unknown or `lost` runs no highly available VM."""
+        moving = sorted((v for v in loads.get(lost, []) if v.highly_available), key=lambda v: -vm_memory(v))
+        if not moving:
+            return None
+        free = {}
+        for n in nodes:
+            if n == lost:
+                continue
+            s = self.idx.servers[n]
+            if s.memory_gb is None:
+                return None
+            free[n] = s.memory_gb - reserve_gb - memory_needed(loads.get(n, []))
+        stranded = []
+        for vm in moving:
+            target = max(free, key=lambda n: (free[n], n)) if free else None
+            if target is not None and free[target] >= vm_memory(vm):
+                free[target] -= vm_memory(vm)
+            else:
+                stranded.append(vm)
+        return moving, stranded

@@ -1,0 +1,125 @@
+"""What the rules of one validation share: the bed's index, the placement, the storage paths
+and which host reaches which volume over them (each worked out once, on first use)."""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from topology.graph import PathAnalyzer, Route
+from topology.ids import volume_ref
+from topology.index import BedIndex, servers_behind_mapping_targets
+from topology.model import VM, Bed, PathSpec, StorageArray, Volume
+from topology.placement import Placement
+
+
+class Context:
+    """What the rules share: the index, the placement, the routes and the storage they reach."""
+
+    def __init__(self, bed: Bed, idx: BedIndex | None = None):
+        self.bed = bed
+        self.idx = idx or BedIndex(bed)
+        self.policy = bed.policy
+        self.memo: dict[str, Any] = {}   # per-validation caches the rules share
+
+    @cached_property
+    def placement(self) -> Placement:
+        """Where VMs run per scenario (fail-over included), as the CAP rules check it."""
+        return Placement(self.bed, self.idx)
+
+    @cached_property
+    def analyzer(self) -> PathAnalyzer:
+        return PathAnalyzer(self.idx)
+
+    @cached_property
+    def routes(self) -> list[tuple[PathSpec, Route]]:
+        return [(p, self.analyzer.route(p)) for p in self.bed.paths]
+
+    # --------------------------------------------------------------- storage
+    @cached_property
+    def mapped(self) -> dict[str, set[str]]:
+        """Component id -> ARRAY:VOLUME refs the arrays map to it (through hosts and host groups)."""
+        out: dict[str, set[str]] = {}
+        for a in self.bed.arrays:
+            scope = self.idx.scopes[a.id]
+            members = servers_behind_mapping_targets(a)
+            for m in a.mappings:
+                if m.volume not in scope.volumes:
+                    continue
+                for comp in members.get(m.to, []):
+                    out.setdefault(comp, set()).add(volume_ref(a.id, m.volume))
+        return out
+
+    def path_volumes(self, path: PathSpec) -> list[str]:
+        if path.volumes:
+            return list(path.volumes)
+        tgt = self.idx.port(path.target)
+        if tgt is None or not isinstance(tgt.device, StorageArray):
+            return []
+        array = tgt.device
+        if not array.mappings:
+            return [volume_ref(array.id, v.name) for v in array.volumes]
+        prefix = volume_ref(array.id, "")
+        return [v for v in self.mapped.get(path.host, ()) if v.startswith(prefix)]
+
+    @cached_property
+    def paths_by_host_volume(self) -> dict[tuple[str, str], list[tuple[PathSpec, Route]]]:
+        out: dict[tuple[str, str], list[tuple[PathSpec, Route]]] = {}
+        for p, r in self.routes:
+            for v in self.path_volumes(p):
+                out.setdefault((p.host, v), []).append((p, r))
+        return out
+
+    def working_paths(self, host: str, volume: str, failed: frozenset = frozenset()) -> list[tuple[PathSpec, Route]]:
+        return [(p, r) for p, r in self.paths_by_host_volume.get((host, volume), ())
+                if r.status in ("ok", "unknown") and not (r.elements & failed)]
+
+    @cached_property
+    def _reachable(self) -> set[tuple[str, str]]:
+        return {key for key, items in self.paths_by_host_volume.items()
+                if any(r.status in ("ok", "unknown") for _, r in items)}
+
+    def reaches(self, host: str, volume: str) -> bool:
+        return (host, volume) in self._reachable
+
+    @cached_property
+    def guest_volumes(self) -> dict[str, set[str]]:
+        """VM id -> volumes it reaches itself (in-guest initiator)."""
+        out: dict[str, set[str]] = {}
+        for (host, vol), items in self.paths_by_host_volume.items():
+            if host in self.idx.vms and any(r.status in ("ok", "unknown") for _, r in items):
+                out.setdefault(host, set()).add(vol)
+        return out
+
+    def vm_disk_user(self, vm: VM, volume: str, host: str | None = None) -> str:
+        """Who must reach a VM disk's volume: the VM (in-guest initiator) or its host."""
+        if volume in self.guest_volumes.get(vm.id, ()) or vm.storage_access in ("guest_iscsi", "sriov") \
+                and volume in self.mapped.get(vm.id, ()):
+            return vm.id
+        return host if host is not None else vm.host
+
+    @cached_property
+    def volumes_used(self) -> dict[str, dict[str, str]]:
+        """Host or VM id -> {ARRAY:VOLUME: why it is used}."""
+        out: dict[str, dict[str, str]] = {}
+        for comp, vols in self.mapped.items():
+            for v in vols:
+                out.setdefault(comp, {}).setdefault(v, "mapped to it")
+        for p in self.bed.paths:
+            for v in p.volumes:
+                out.setdefault(p.host, {}).setdefault(v, "listed on its paths")
+        for vm in self.bed.vms:
+            for d in vm.disks:
+                if d.volume and not d.local:
+                    user = self.vm_disk_user(vm, d.volume)
+                    if user:
+                        out.setdefault(user, {}).setdefault(d.volume, f"VM {vm.id} has disk {d.name} on it")
+        for c in self.bed.clusters:
+            for node in c.nodes:
+                for v in c.shared_volumes:
+                    out.setdefault(node, {}).setdefault(v, f"shared volume of cluster {c.id}")
+                if c.witness:
+                    out.setdefault(node, {}).setdefault(c.witness, f"witness of cluster {c.id}")
+        return out
+
+    def volume(self, ref: str) -> tuple[StorageArray, Volume] | None:
+        return self.idx.volumes.get(ref)

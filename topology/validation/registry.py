@@ -1,0 +1,72 @@
+"""The rule registry: a rule is a function decorated with `@rule(...)` that receives a
+`Context` and yields `hit(subjects, message)` records.
+
+The decorator carries the user-facing code, default severity, the reason with its source
+and a fix hint, so adding a rule is one function in one module under
+`topology/validation/rules/`.  The runner turns hits into `Finding`s.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+if TYPE_CHECKING:
+    from topology.validation.context import Context
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    code: str
+    severity: str
+    title: str
+    reason: str
+    source: str
+    hint: str
+
+
+@dataclass
+class Finding:
+    code: str
+    severity: str
+    subjects: tuple[str, ...]
+    message: str
+    reason: str
+    source: str
+    hint: str
+    accepted: bool = False
+    exception_reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "subjects": list(self.subjects),
+                "message": self.message, "hint": self.hint, "reason": self.reason,
+                "source": self.source, "accepted": self.accepted,
+                "exception_reason": self.exception_reason}
+
+
+@dataclass
+class Hit:
+    subjects: tuple[str, ...]
+    message: str
+    severity: str | None = None
+    hint: str | None = None
+
+
+def hit(subjects: str | Iterable[str], message: str, *, severity: str | None = None,
+        hint: str | None = None) -> Hit:
+    subs = (subjects,) if isinstance(subjects, str) else tuple(dict.fromkeys(subjects))
+    return Hit(subs, message, severity, hint)
+
+
+RuleFunc = Callable[["Context"], Iterable[Hit]]
+RULES: dict[str, tuple[RuleInfo, RuleFunc]] = {}
+
+
+def rule(code: str, severity: str, title: str, *, reason: str, source: str, hint: str):
+    def register(fn: RuleFunc) -> RuleFunc:
+        if code in RULES:
+            raise ValueError(f"rule {code} registered twice")
+        RULES[code] = (RuleInfo(code, severity, title, reason, source, hint), fn)
+        return fn
+    return register
