@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
 
     cold = time.perf_counter()
     from topology import methodology as mod
-    mod._CACHE.clear()
+    mod.clear_template_cache()
     load_templates()
     print(f"  template parsing (cold):       {time.perf_counter() - cold:.3f} s")
 

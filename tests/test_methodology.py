@@ -301,7 +301,7 @@ def test_every_domain_gives_only_the_names_it_declares():
     beds = [load(example_path(n)) for n in ("md3000i-hyperv-cluster", "equallogic-ps6110-hyperv")]
     beds.append(synthetic(hosts=3, vms=6, arrays=1, disks=20))
     for bed in beds:
-        ctx = M._Ctx(bed)
+        ctx = M.BedContext(bed)
         for d in M.DOMAINS.values():
             for item in d.build(ctx):
                 extra = {n for n in item.values if n not in d.names

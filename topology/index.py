@@ -91,6 +91,17 @@ class ArrayScope:
         return [g for g in self.array.disk_groups if g.pool == pool]
 
 
+def servers_behind_mapping_targets(array: StorageArray) -> dict[str, list[str]]:
+    """Host or host-group name on `array` -> the servers a mapping to it reaches, in host order."""
+    members: dict[str, list[str]] = {}
+    for h in array.hosts:
+        if h.server:
+            members.setdefault(h.name, []).append(h.server)
+            if h.host_group:
+                members.setdefault(h.host_group, []).append(h.server)
+    return members
+
+
 class BedIndex:
     def __init__(self, bed: Bed):
         self.bed = bed

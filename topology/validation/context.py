@@ -7,7 +7,7 @@ from typing import Any
 
 from topology.graph import PathAnalyzer, Route
 from topology.ids import volume_ref
-from topology.index import BedIndex
+from topology.index import BedIndex, servers_behind_mapping_targets
 from topology.model import VM, Bed, PathSpec, StorageArray, Volume
 from topology.placement import Placement
 
@@ -41,12 +41,7 @@ class Context:
         out: dict[str, set[str]] = {}
         for a in self.bed.arrays:
             scope = self.idx.scopes[a.id]
-            members: dict[str, list[str]] = {}
-            for h in a.hosts:
-                if h.server:
-                    members.setdefault(h.name, []).append(h.server)
-                    if h.host_group:
-                        members.setdefault(h.host_group, []).append(h.server)
+            members = servers_behind_mapping_targets(a)
             for m in a.mappings:
                 if m.volume not in scope.volumes:
                     continue

@@ -1,0 +1,203 @@
+"""The connectivity section's domains: storage paths, iSCSI portals, and the disks and volumes each
+server brings online once it is logged on to its arrays."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from topology.index import servers_behind_mapping_targets
+from topology.methodology.context import BedContext, platform_of
+from topology.methodology.domains.hosts import HOST_NAMES, host_values
+from topology.methodology.domains.registry import Item, domain
+from topology.methodology.domains.storage import (ARRAY_NAMES, GROUP_FIELDS, VOLUME_FIELDS, array_values,
+                                                  group_values, volume_values)
+from topology.methodology.values import (Values, as_bool, as_list, as_number, as_text, as_token, field_names,
+                                         interface_of, put)
+from topology.model import StorageArray
+
+
+def _format_hosts(ctx: BedContext, a: StorageArray) -> dict[str, list[Any]]:
+    """Server id -> volumes of `a` it brings online and formats (a cluster's first node only)."""
+    members = servers_behind_mapping_targets(a)
+    by_vol: dict[str, list[str]] = {}
+    for m in a.mappings:
+        for srv in members.get(m.to, []):
+            if srv in ctx.idx.servers and srv not in by_vol.setdefault(m.volume, []):
+                by_vol[m.volume].append(srv)
+    out: dict[str, list[Any]] = {}
+    vols = {v.name: v for v in a.volumes}
+    for name, servers in by_vol.items():
+        if name not in vols:
+            continue
+        chosen = sorted(servers, key=ctx.host_rank)[0]
+        c = ctx.cluster_of.get(chosen)
+        if c is not None and c.nodes and c.nodes[0] in servers:
+            chosen = c.nodes[0]
+        out.setdefault(chosen, []).append(vols[name])
+    return out
+
+
+@domain("host_disks", HOST_NAMES | ARRAY_NAMES | field_names("disks", "count", "volumes"),
+        "each server that brings an array's new disks online (a cluster's first node), after its logons")
+def _host_disks(ctx: BedContext) -> list[Item]:
+    out = []
+    for i, a in enumerate(ctx.bed.arrays):
+        if a.simulated:
+            continue
+        base = array_values(ctx, a)
+        for sid, vols in _format_hosts(ctx, a).items():
+            s = ctx.idx.servers[sid]
+            vals = dict(base)
+            vals.update(host_values(ctx, s))
+            put(vals, "disks.count", as_number(len(vols), f"{a.id}.mappings"))
+            put(vals, "disks.volumes", as_list([v.name for v in vols], f"{a.id}.mappings"))
+            out.append(Item(vals, sid, platform_of(s), (ctx.host_rank(sid),), 5000 + i))
+    return out
+
+
+@domain("host_volume",
+        HOST_NAMES | ARRAY_NAMES | field_names("volume", *VOLUME_FIELDS) | field_names("group", *GROUP_FIELDS),
+        "each volume a server formats (a cluster's first node), after its logons")
+def _host_volumes(ctx: BedContext) -> list[Item]:
+    out = []
+    for i, a in enumerate(ctx.bed.arrays):
+        if a.simulated:
+            continue
+        base = array_values(ctx, a)
+        groups = {g.name: (k, g) for k, g in enumerate(a.disk_groups, 1)}
+        for sid, vols in _format_hosts(ctx, a).items():
+            s = ctx.idx.servers[sid]
+            hv = host_values(ctx, s)
+            for j, v in enumerate(vols):
+                vals = dict(base)
+                vals.update(hv)
+                gi = groups.get(v.group)
+                if gi is not None:
+                    vals.update(group_values(ctx, a, gi[1], gi[0]))
+                vals.update(volume_values(ctx, a, v, False, gi[0] if gi else None))
+                out.append(Item(vals, sid, platform_of(s), (ctx.host_rank(sid),), 6000 + i * 1000 + j))
+    return out
+
+
+
+PATH_NAMES = field_names("path", "index", "kind", "initiator", "initiator_name", "initiator_label", "initiator_ip",
+                         "initiator_wwpn", "target", "target_name", "target_label", "target_ip", "target_wwpn",
+                         "target_controller", "array", "fabric", "multipath", "persistent", "preferred", "iface",
+                         "volumes")
+MP_HOST_NAMES = HOST_NAMES | field_names("host", "path_count", "path_kinds", "portals", "arrays")
+
+
+def _paths_by_host(ctx: BedContext) -> dict[str, list[tuple[int, Any]]]:
+    out: dict[str, list[tuple[int, Any]]] = {}
+    for n, p in enumerate(ctx.bed.paths):
+        out.setdefault(p.host, []).append((n, p))
+    return out
+
+
+def _ip_of(pr: Any) -> str:
+    """The IP of a port (validated by ipaddress, so safe to use as a bare token)."""
+    i = interface_of(getattr(pr.port, "address", "") if pr is not None else "")
+    return str(i.ip) if i is not None else ""
+
+
+def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[int, Any]]) -> Values:
+    comp = ctx.server_or_vm(host_id)
+    vals = host_values(ctx, comp) if comp is not None else {}
+    if comp is None:
+        put(vals, "host.id", as_text(host_id, "paths.host"))
+    put(vals, "host.path_count", as_number(len(paths), "paths"))
+    put(vals, "host.path_kinds", as_list(sorted({p.kind for _, p in paths}), "paths"))
+    portals, arrays = [], []
+    for _, p in paths:
+        pr = ctx.idx.ports.get(p.target)
+        ip = _ip_of(pr)
+        if ip and ip not in portals:
+            portals.append(ip)
+        if pr is not None and pr.device.id not in arrays:
+            arrays.append(pr.device.id)
+    put(vals, "host.portals", as_list(portals, "paths"))
+    put(vals, "host.arrays", as_list(arrays, "paths"))
+    return vals
+
+
+def _host_items(ctx: BedContext, sub: int, fn: Callable[[str, list[tuple[int, Any]], Values], Iterable[Values]]
+                ) -> list[Item]:
+    out = []
+    for host_id, paths in _paths_by_host(ctx).items():
+        comp = ctx.server_or_vm(host_id)
+        base = ctx.cached(("mp_host", host_id), lambda: _mp_host_values(ctx, host_id, paths))
+        for j, vals in enumerate(fn(host_id, paths, base)):
+            out.append(Item(vals, host_id, platform_of(comp), (ctx.host_rank(host_id),), sub + j))
+    return out
+
+
+@domain("mp_host", MP_HOST_NAMES, "each server or VM with storage paths")
+def _mp_hosts(ctx: BedContext) -> list[Item]:
+    return _host_items(ctx, 0, lambda h, paths, base: [base])
+
+
+@domain("portal", MP_HOST_NAMES | field_names("portal", "ip", "ref", "label", "array", "initiator_ip", "index"),
+        "each iSCSI target portal a host discovers (in path order)")
+def _portals(ctx: BedContext) -> list[Item]:
+    def per(host_id: str, paths: list[tuple[int, Any]], base: Values):
+        seen: set = set()
+        k = 0
+        for n, p in paths:
+            if p.kind != "iscsi":
+                continue
+            pr = ctx.idx.ports.get(p.target)
+            ip = _ip_of(pr)
+            key = ip or p.target
+            if key in seen:
+                continue
+            seen.add(key)
+            k += 1
+            vals = dict(base)
+            put(vals, "portal.ip", as_token(ip, f"{p.target}.address"))
+            put(vals, "portal.ref", as_text(p.target, f"paths[{n}].target"))
+            if pr is not None:
+                put(vals, "portal.label", as_text(getattr(pr.port, "label", "") or pr.port.name, f"{p.target}.label"))
+                put(vals, "portal.array", as_text(pr.device.id, f"paths[{n}].target"))
+            ipr = ctx.idx.port(p.initiator)
+            put(vals, "portal.initiator_ip", as_token(_ip_of(ipr), f"{p.initiator}.address"))
+            put(vals, "portal.index", as_number(k))
+            yield vals
+    return _host_items(ctx, 100, per)
+
+
+@domain("path", MP_HOST_NAMES | PATH_NAMES,
+        "each storage path (iSCSI session / FC path): initiator port to target port")
+def _paths(ctx: BedContext) -> list[Item]:
+    def per(host_id: str, paths: list[tuple[int, Any]], base: Values):
+        for k, (n, p) in enumerate(paths, 1):
+            vals = dict(base)
+            src = f"paths[{n}]"
+            ipr = ctx.idx.port(p.initiator)
+            tpr = ctx.idx.ports.get(p.target)
+            put(vals, "path.index", as_number(k))
+            put(vals, "path.kind", as_token(p.kind, f"{src}.kind"))
+            put(vals, "path.initiator", as_text(p.initiator, f"{src}.initiator"))
+            put(vals, "path.target", as_text(p.target, f"{src}.target"))
+            if ipr is not None:
+                put(vals, "path.initiator_name", as_text(ipr.port.name, f"{src}.initiator"))
+                put(vals, "path.initiator_label", as_text(getattr(ipr.port, "label", "") or ipr.port.name,
+                                                          f"{p.initiator}.label"))
+                put(vals, "path.initiator_ip", as_token(_ip_of(ipr), f"{p.initiator}.address"))
+                put(vals, "path.initiator_wwpn", as_text(getattr(ipr.port, "wwpn", ""), f"{p.initiator}.wwpn"))
+                put(vals, "path.iface", as_text(f"iface-{ipr.port.name}", f"{src}.initiator"))
+                put(vals, "path.fabric", as_text(getattr(ipr.port, "fabric", ""), f"{p.initiator}.fabric"))
+            if tpr is not None:
+                put(vals, "path.target_name", as_text(tpr.port.name, f"{src}.target"))
+                put(vals, "path.target_label", as_text(getattr(tpr.port, "label", "") or tpr.port.name,
+                                                       f"{p.target}.label"))
+                put(vals, "path.target_ip", as_token(_ip_of(tpr), f"{p.target}.address"))
+                put(vals, "path.target_wwpn", as_text(getattr(tpr.port, "wwpn", ""), f"{p.target}.wwpn"))
+                if tpr.controller is not None:
+                    put(vals, "path.target_controller", as_text(tpr.controller.name, f"{p.target}"))
+                put(vals, "path.array", as_text(tpr.device.id, f"{src}.target"))
+            put(vals, "path.multipath", as_bool(p.multipath, f"{src}.multipath"))
+            put(vals, "path.persistent", as_bool(p.persistent, f"{src}.persistent"))
+            put(vals, "path.preferred", as_bool(p.preferred, f"{src}.preferred"))
+            put(vals, "path.volumes", as_list(p.volumes, f"{src}.volumes"))
+            yield vals
+    return _host_items(ctx, 1000, per)
+

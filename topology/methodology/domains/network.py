@@ -1,0 +1,115 @@
+"""The network section's domain: the ports of the physical servers.
+
+`port_values` gives a port's values to every domain that names a port (switch and array ports too).
+"""
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from topology.methodology.context import BedContext
+from topology.methodology.domains.hosts import HOST_NAMES, server_items
+from topology.methodology.domains.registry import Item, domain
+from topology.methodology.values import (ROLE_TEXT, Values, as_bool, as_list, as_number, as_text, as_token,
+                                         field_names, format_number, interface_of, network_of, put)
+from topology.model import Server
+
+PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", "speed", "address", "network",
+               "cidr", "ip", "prefix", "mask", "mtu", "mtu_text", "jumbo_packet", "flow_control", "flow_control_text",
+               "flow_control_value", "flow_onoff", "vlan", "team", "wwpn", "fabric", "vswitch")
+# roles whose ports carry a host address
+_IP_ROLES = {"iscsi", "lan", "heartbeat", "live_migration", "management", "replication"}
+
+
+def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", network_mtu: bool = True) -> Values:
+    out: Values = {}
+    ref = f"{owner_id}:{p.name}"
+    put(out, f"{prefix}.name", as_text(p.name, f"{ref}.name"))
+    put(out, f"{prefix}.ref", as_text(ref, f"{ref}"))
+    put(out, f"{prefix}.label", as_text(getattr(p, "label", ""), f"{ref}.label"))
+    put(out, f"{prefix}.display", as_text(getattr(p, "label", "") or p.name,
+                                          f"{ref}.label" if getattr(p, "label", "") else f"{ref}.name"))
+    roles = list(getattr(p, "roles", []) or [])
+    if not roles and getattr(p, "role", ""):
+        roles = [p.role]
+    put(out, f"{prefix}.roles", as_list(roles, f"{ref}.roles"))
+    put(out, f"{prefix}.role_text", as_text(", ".join(ROLE_TEXT.get(r, r) for r in roles), f"{ref}.roles"))
+    put(out, f"{prefix}.kind", as_token(getattr(p, "kind", ""), f"{ref}.kind"))
+    speed = getattr(p, "speed_gbps", None)
+    if speed:
+        put(out, f"{prefix}.speed", as_text(f"{format_number(speed)} Gb/s", f"{ref}.speed_gbps"))
+    addr = getattr(p, "address", "") or ""
+    put(out, f"{prefix}.address", as_text(addr, f"{ref}.address"))
+    net = ctx.idx.networks.get(getattr(p, "network", "") or "")
+    if net is not None:
+        put(out, f"{prefix}.network", as_text(net.id, f"{ref}.network"))
+        put(out, f"{prefix}.cidr", as_text(net.cidr, f"{net.id}.cidr"))
+    i = interface_of(addr)
+    if i is not None:
+        put(out, f"{prefix}.ip", as_token(str(i.ip), f"{ref}.address"))
+        prefixlen = i.network.prefixlen
+        src = f"{ref}.address"
+        if "/" not in addr:
+            netobj = network_of(net.cidr) if net is not None else None
+            if netobj is not None:
+                prefixlen, src = netobj.prefixlen, f"{net.id}.cidr"
+            else:
+                prefixlen = None
+        if prefixlen is not None:
+            put(out, f"{prefix}.prefix", as_number(prefixlen, src))
+            if i.version == 4:
+                mask = str(ipaddress.IPv4Network(f"0.0.0.0/{prefixlen}").netmask)
+                put(out, f"{prefix}.mask", as_token(mask, src))
+    mtu = getattr(p, "mtu", None)
+    mtu_src = f"{ref}.mtu"
+    if mtu is None and network_mtu and net is not None and net.mtu:
+        mtu, mtu_src = net.mtu, f"{net.id}.mtu"
+    if mtu:
+        put(out, f"{prefix}.mtu", as_number(mtu, mtu_src))
+        put(out, f"{prefix}.mtu_text", as_text(f"{mtu} (jumbo frames)" if mtu > 1500 else str(mtu), mtu_src))
+        # Windows drivers take the frame size with the 14-byte Ethernet header (*JumboPacket 9014)
+        put(out, f"{prefix}.jumbo_packet", as_number(mtu + 14 if mtu > 1500 else 1514, mtu_src))
+    fc = getattr(p, "flow_control", None)
+    if fc is not None:
+        src = f"{ref}.flow_control"
+        put(out, f"{prefix}.flow_control", as_bool(fc, src))
+        put(out, f"{prefix}.flow_control_text",
+            as_text("Generate & Respond (Rx and Tx)" if fc else "disabled", src))
+        put(out, f"{prefix}.flow_control_value", as_number(3 if fc else 0, src))
+        put(out, f"{prefix}.flow_onoff", as_token("on" if fc else "off", src))
+    put(out, f"{prefix}.vlan", as_number(getattr(p, "vlan", None), f"{ref}.vlan"))
+    put(out, f"{prefix}.team", as_text(getattr(p, "team", ""), f"{ref}.team"))
+    put(out, f"{prefix}.wwpn", as_text(getattr(p, "wwpn", ""), f"{ref}.wwpn"))
+    put(out, f"{prefix}.fabric", as_text(getattr(p, "fabric", ""), f"{ref}.fabric"))
+    vs = ctx.vswitch_of_port.get(ref)
+    if vs is not None:
+        put(out, f"{prefix}.vswitch", as_text(vs.label or vs.id, f"{vs.id}.label" if vs.label else f"{vs.id}.id"))
+    return out
+
+
+@domain("port", HOST_NAMES | field_names("port", *PORT_FIELDS, "adapter", "adapter_model", "index", "dns", "dns_csv",
+                                         "needs_ip"),
+        "each port of each physical server")
+def _ports(ctx: BedContext) -> list[Item]:
+    def per(s: Server, base: Values):
+        k = 0
+        for ad in s.adapters:
+            for p in ad.ports:
+                k += 1
+                if p.kind not in ("ethernet", "management", "infiniband") or "unused" in p.roles:
+                    continue
+                vals = dict(base)
+                vals.update(port_values(ctx, s.id, p))
+                put(vals, "port.adapter", as_text(ad.name, f"{s.id}.adapters"))
+                put(vals, "port.adapter_model", as_text(ad.model, f"{s.id}.adapters"))
+                put(vals, "port.index", as_number(k))
+                # a virtual switch's uplink that the host OS does not share carries no host address
+                vs = ctx.vswitch_of_port.get(f"{s.id}:{p.name}")
+                uplink_only = vs is not None and not vs.management_os
+                put(vals, "port.needs_ip", as_bool(bool(p.address) or (bool(set(p.roles) & _IP_ROLES)
+                                                                     and not uplink_only)))
+                if set(p.roles) & {"lan", "management"} and s.dns:
+                    put(vals, "port.dns", as_list(s.dns, f"{s.id}.dns"))
+                    put(vals, "port.dns_csv", as_text(",".join(s.dns), f"{s.id}.dns"))
+                yield vals, k
+    return server_items(ctx, per)

@@ -1,0 +1,275 @@
+"""The storage section's domains: arrays, their disk groups, pools, volumes, host ports, hosts and mappings.
+
+`array_values`, `group_values` and `volume_values` also serve the connectivity domains, which
+bring the volumes online on the servers.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterable
+
+from topology.methodology.context import BedContext
+from topology.methodology.domains.network import PORT_FIELDS, port_values
+from topology.methodology.domains.registry import Item, domain
+from topology.methodology.values import (Values, as_any, as_bool, as_list, as_number, as_text, as_token,
+                                         field_names, interface_of, put, put_fields, size_text)
+from topology.model import StorageArray
+from topology.vocabulary import RAID_NAMES
+
+
+ARRAY_FIELDS = ("id", "model", "firmware", "connectivity", "mgmt_addresses", "mgmt_address", "controllers",
+                "controller_count")
+ARRAY_NAMES = field_names("array", *ARRAY_FIELDS)
+
+
+def array_values(ctx: BedContext, a: StorageArray) -> Values:
+    out: Values = {}
+    put(out, "array.id", as_text(a.id, f"{a.id}.id"))
+    put(out, "array.model", as_text(a.model, f"{a.id}.model"))
+    put(out, "array.firmware", as_text(a.firmware, f"{a.id}.firmware"))
+    put(out, "array.connectivity", as_token(a.connectivity, f"{a.id}.connectivity"))
+    mgmt = [(str(i.ip), f"{a.id}:{p.name}.address") for c in a.controllers for p in c.ports
+            if ("management" in p.roles or p.kind == "management") and (i := interface_of(p.address))]
+    put(out, "array.mgmt_addresses", as_list([m[0] for m in mgmt], mgmt[0][1] if mgmt else ""))
+    if mgmt:
+        put(out, "array.mgmt_address", as_text(mgmt[0][0], mgmt[0][1]))
+    put(out, "array.controllers", as_list([c.name for c in a.controllers], f"{a.id}.controllers"))
+    put(out, "array.controller_count", as_number(len(a.controllers), f"{a.id}.controllers") if a.controllers else None)
+    for k, v in a.attributes.items():
+        put(out, f"array.attributes.{k}", as_any(v, f"{a.id}.attributes.{k}"))
+    return out
+
+
+GROUP_FIELDS = ("name", "label", "raid", "raid_text", "geometry", "owner", "owner_index", "owner_letter", "pool",
+                "first_volume", "first_volume_size_gb", "first_volume_size_text", "index", "members", "disk_count",
+                "slot_pairs", "disk_desc", "media", "usable")
+
+
+def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values:
+    out: Values = {}
+    ref = f"{a.id}:group:{g.name}"
+    scope = ctx.idx.scopes.get(a.id)
+    put(out, "group.name", as_text(g.name, f"{ref}.name"))
+    put(out, "group.label", as_text(g.label, f"{ref}.label"))
+    put(out, "group.raid", as_token(g.raid, f"{ref}.raid"))
+    put(out, "group.raid_text", as_text(RAID_NAMES.get(g.raid, g.raid), f"{ref}.raid"))
+    put(out, "group.geometry", as_text(g.geometry, f"{ref}.geometry"))
+    put(out, "group.owner", as_text(g.owner, f"{ref}.owner"))
+    names = [c.name for c in a.controllers]
+    if g.owner in names:
+        k = names.index(g.owner)
+        put(out, "group.owner_index", as_number(k, f"{ref}.owner"))
+        put(out, "group.owner_letter", as_token("ab"[k] if k < 2 else str(k), f"{ref}.owner"))
+    put(out, "group.pool", as_text(g.pool, f"{ref}.pool"))
+    first = next((v for v in a.volumes if v.group == g.name), None)
+    if first is not None:
+        vref = f"{a.id}:{first.name}"
+        put(out, "group.first_volume", as_text(first.name, f"{vref}.name"))
+        put(out, "group.first_volume_size_gb", as_number(first.size_gb, f"{vref}.size_gb"))
+        if first.size_gb is not None:
+            put(out, "group.first_volume_size_text", as_text(size_text(first.size_gb), f"{vref}.size_gb"))
+        elif first.remainder:
+            put(out, "group.first_volume_size_text", as_text("all the capacity of the group", f"{vref}.remainder"))
+    put(out, "group.index", as_number(index, f"{ref}"))
+    put(out, "group.members", as_list(g.members, f"{ref}.members"))
+    slots = list(scope.members(g.members)) if scope else []
+    if slots:
+        put(out, "group.disk_count", as_number(len(slots), f"{ref}.members"))
+    enc_index = {e.name: i for i, e in enumerate(a.enclosures)}
+    pairs = [f"{enc_index[e]},{s}" for e, s in slots if e in enc_index]
+    if pairs and len(pairs) == len(slots):
+        put(out, "group.slot_pairs", as_token(" ".join(pairs), f"{ref}.members"))
+    disks = scope.group_disks(g) if scope else []
+    if disks and len(disks) == len(slots):
+        kinds: dict[str, int] = {}
+        for d in disks:
+            sp = d.spec
+            desc = " ".join(x for x in (size_text(sp.size_gb), f"{sp.rpm / 1000:g}K" if sp.rpm else "",
+                                        sp.interface.upper() if sp.interface else "",
+                                        sp.media.upper() if sp.media != "hdd" else "") if x)
+            kinds[desc] = kinds.get(desc, 0) + 1
+        put(out, "group.disk_desc", as_text(", ".join(f"{n} × {d}" for d, n in kinds.items()), f"{ref}.members"))
+        media = sorted({(d.spec.interface or d.spec.media).upper() for d in disks})
+        put(out, "group.media", as_text("/".join(media), f"{ref}.members"))
+        try:
+            from topology.capacity import usable_gb
+            usable = usable_gb(g.raid, [d.spec.size_gb for d in disks], g.geometry)
+            if usable:
+                put(out, "group.usable", as_text(size_text(round(usable, 1)), f"{ref}.members"))
+        except Exception:  # noqa: BLE001 - capacity is a nicety here; a bad member list shows elsewhere
+            pass
+    return out
+
+
+_VOLUME_FIELDS = {"name": as_text, "label": as_text, "group": as_text, "pool": as_text, "size_gb": as_number,
+                  "remainder": as_bool, "purpose": as_list, "owner": as_text, "provisioning": as_token,
+                  "drive": as_text, "dataset": as_text, "read_only": as_bool}
+VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter", "mount_path", "first_in_group",
+                 "group_index", "lun", "lun_auto", "lun_pattern")
+
+
+def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool, group_index: int | None) -> Values:
+    out: Values = {}
+    ref = f"{a.id}:{v.name}"
+    put(out, "volume.ref", as_text(ref, ref))
+    container = f"disk group {v.group}" if v.group else (f"pool {v.pool}" if v.pool else "")
+    put(out, "volume.container", as_text(container, f"{ref}.group" if v.group else f"{ref}.pool"))
+    if v.size_gb is not None:
+        put(out, "volume.size_text", as_text(size_text(v.size_gb), f"{ref}.size_gb"))
+    elif v.remainder:
+        put(out, "volume.size_text", as_text(f"all remaining capacity{' of the ' + container if container else ''}",
+                                             f"{ref}.remainder"))
+    put_fields(out, "volume", v, ref, _VOLUME_FIELDS)
+    # a drive letter ("E", "E:") and an NTFS mount point ("C:\\asgluns\\sg1") need different commands
+    letter = v.drive.rstrip(":") if re.fullmatch(r"[A-Za-z]:?", v.drive or "") else ""
+    put(out, "volume.drive_letter", as_text(letter, f"{ref}.drive"))
+    put(out, "volume.mount_path", as_text(v.drive if v.drive and not letter else "", f"{ref}.drive"))
+    put(out, "volume.first_in_group", as_bool(first_in_group, f"{ref}.group"))
+    put(out, "volume.group_index", as_number(group_index, f"{ref}.group"))
+    lun = ctx.lun.get(ref)
+    if lun is not None:
+        if ref in ctx.lun_stated:
+            put(out, "volume.lun", as_number(lun, f"{a.id}.mappings"))
+        put(out, "volume.lun_auto", as_number(lun, f"{a.id}.mappings"))
+        put(out, "volume.lun_pattern", as_text(f"LUN {lun}$", f"{a.id}.mappings"))
+    return out
+
+
+def _array_items(ctx: BedContext, sub: int, per_array: Callable[[StorageArray, Values], Iterable[tuple[Values, str]]]
+                 ) -> list[Item]:
+    out = []
+    for i, a in enumerate(ctx.bed.arrays):
+        if a.simulated:
+            continue
+        base = array_values(ctx, a)
+        for j, (vals, target) in enumerate(per_array(a, base)):
+            out.append(Item(vals, target or a.id, "array", (i,), sub + j))
+    return out
+
+
+@domain("array", ARRAY_NAMES, "each storage array")
+def _arrays(ctx: BedContext) -> list[Item]:
+    return _array_items(ctx, 0, lambda a, base: [(base, a.id)])
+
+
+@domain("disk_group", ARRAY_NAMES | field_names("group", *GROUP_FIELDS), "each disk / RAID group of each array")
+def _disk_groups(ctx: BedContext) -> list[Item]:
+    def per(a: StorageArray, base: Values):
+        for k, g in enumerate(a.disk_groups, 1):
+            vals = dict(base)
+            vals.update(group_values(ctx, a, g, k))
+            yield vals, a.id
+    return _array_items(ctx, 1000, per)
+
+
+@domain("pool", ARRAY_NAMES | field_names("pool", "name", "provisioning", "purpose", "raid", "raid_text", "groups",
+                                          "formatted"),
+        "each pool of each array")
+def _pools(ctx: BedContext) -> list[Item]:
+    def per(a: StorageArray, base: Values):
+        for p in a.pools:
+            vals = dict(base)
+            ref = f"{a.id}:pool:{p.name}"
+            put(vals, "pool.name", as_text(p.name, f"{ref}.name"))
+            put(vals, "pool.provisioning", as_token(p.provisioning, f"{ref}.provisioning"))
+            put(vals, "pool.purpose", as_list(p.purpose, f"{ref}.purpose"))
+            put(vals, "pool.raid", as_token(p.raid, f"{ref}.raid"))
+            put(vals, "pool.raid_text", as_text(RAID_NAMES.get(p.raid, p.raid), f"{ref}.raid"))
+            put(vals, "pool.groups", as_list([g.name for g in a.disk_groups if g.pool == p.name], f"{ref}"))
+            if p.formatted_gb:
+                put(vals, "pool.formatted", as_text(size_text(p.formatted_gb), f"{ref}.formatted_gb"))
+            yield vals, a.id
+    return _array_items(ctx, 2000, per)
+
+
+@domain("volume", ARRAY_NAMES | field_names("volume", *VOLUME_FIELDS) | field_names("group", *GROUP_FIELDS),
+        "each volume (LUN / virtual disk) of each array, with its disk group as group.*")
+def _volumes(ctx: BedContext) -> list[Item]:
+    def per(a: StorageArray, base: Values):
+        groups = {g.name: (k, g) for k, g in enumerate(a.disk_groups, 1)}
+        seen_groups: set = set()
+        # volumes are created group by group, in disk-group order (a vendor CLI numbers groups that way)
+        order = sorted(range(len(a.volumes)),
+                       key=lambda n: (groups[a.volumes[n].group][0] if a.volumes[n].group in groups else 10**6, n))
+        for n in order:
+            v = a.volumes[n]
+            vals = dict(base)
+            first = v.group not in seen_groups
+            seen_groups.add(v.group)
+            gi = groups.get(v.group)
+            if gi is not None:
+                vals.update(group_values(ctx, a, gi[1], gi[0]))
+            vals.update(volume_values(ctx, a, v, first, gi[0] if gi else None))
+            yield vals, a.id
+    return _array_items(ctx, 3000, per)
+
+
+@domain("array_port", ARRAY_NAMES | field_names("port", *PORT_FIELDS, "controller", "controller_index",
+                                                "controller_letter", "port_index"),
+        "each host (data) port of each array controller")
+def _array_ports(ctx: BedContext) -> list[Item]:
+    def per(a: StorageArray, base: Values):
+        for ci, c in enumerate(a.controllers):
+            k = 0
+            for p in c.ports:
+                if p.kind in ("management", "sas") or "management" in p.roles or "unused" in p.roles:
+                    continue
+                vals = dict(base)
+                vals.update(port_values(ctx, a.id, p))
+                put(vals, "port.controller", as_text(c.name, f"{a.id}:{p.name}"))
+                put(vals, "port.controller_index", as_number(ci))
+                put(vals, "port.controller_letter", as_token("ab"[ci] if ci < 2 else str(ci)))
+                put(vals, "port.port_index", as_number(k))
+                k += 1
+                yield vals, a.id
+    return _array_items(ctx, 4000, per)
+
+
+@domain("host_group", ARRAY_NAMES | field_names("host_group", "name", "members"), "each host group of each array")
+def _host_groups(ctx: BedContext) -> list[Item]:
+    def per(a: StorageArray, base: Values):
+        for hg in a.host_groups:
+            vals = dict(base)
+            put(vals, "host_group.name", as_text(hg.name, f"{a.id}:{hg.name}.name"))
+            put(vals, "host_group.members", as_list([h.name for h in a.hosts if h.host_group == hg.name],
+                                                    f"{a.id}.hosts"))
+            yield vals, a.id
+    return _array_items(ctx, 5000, per)
+
+
+@domain("array_host", ARRAY_NAMES | field_names("array_host", "name", "server", "host_type", "host_group", "initiators",
+                                          "initiator"),
+        "each host defined on each array")
+def _array_hosts(ctx: BedContext) -> list[Item]:
+    def per(a: StorageArray, base: Values):
+        for h in a.hosts:
+            vals = dict(base)
+            src = f"{a.id}:host:{h.name}"
+            put(vals, "array_host.name", as_text(h.name, f"{src}.name"))
+            put(vals, "array_host.server", as_text(h.server, f"{src}.server"))
+            put(vals, "array_host.host_type", as_text(h.host_type, f"{src}.host_type"))
+            put(vals, "array_host.host_group", as_text(h.host_group, f"{src}.host_group"))
+            put(vals, "array_host.initiators", as_list(h.initiators, f"{src}.initiators"))
+            if h.initiators:
+                put(vals, "array_host.initiator", as_text(h.initiators[0], f"{src}.initiators"))
+            yield vals, a.id
+    return _array_items(ctx, 6000, per)
+
+
+@domain("mapping", ARRAY_NAMES | field_names("mapping", "volume", "to", "to_kind", "lun", "lun_auto", "ports"),
+        "each volume-to-host(-group) mapping of each array")
+def _mappings(ctx: BedContext) -> list[Item]:
+    def per(a: StorageArray, base: Values):
+        groups = {hg.name for hg in a.host_groups}
+        for m in a.mappings:
+            vals = dict(base)
+            src = f"{a.id}.mappings"
+            put(vals, "mapping.volume", as_text(m.volume, src))
+            put(vals, "mapping.to", as_text(m.to, src))
+            put(vals, "mapping.to_kind", as_token("hostGroup" if m.to in groups else "host", src))
+            put(vals, "mapping.lun", as_number(m.lun, src))
+            put(vals, "mapping.lun_auto", as_number(ctx.lun.get(f"{a.id}:{m.volume}"), src))
+            put(vals, "mapping.ports", as_list(m.ports, src))
+            yield vals, a.id
+    return _array_items(ctx, 7000, per)
+

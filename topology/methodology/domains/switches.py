@@ -1,0 +1,83 @@
+"""The switches section's domains: switches, their settings and ports, and the links between devices."""
+from __future__ import annotations
+
+from typing import Any
+
+from topology.methodology.context import BedContext
+from topology.methodology.domains.network import PORT_FIELDS, port_values
+from topology.methodology.domains.registry import Item, domain
+from topology.methodology.values import (ROLE_TEXT, Values, as_any, as_bool, as_list, as_number, as_text, as_token,
+                                         field_names, plain, put, put_fields, setting_entries)
+
+_SWITCH_FIELDS = {"id": as_text, "model": as_text, "firmware": as_text, "kind": as_token, "mtu": as_number,
+                  "flow_control": as_bool, "spanning_tree": as_text, "vlans": as_list, "roles": as_list,
+                  "fabric": as_text, "port_count": as_number, "label": as_text}
+SWITCH_NAMES = field_names("switch", *_SWITCH_FIELDS, "flow_control_text", "role_text", "display")
+
+
+def _switch_values(sw: Any) -> Values:
+    out: Values = {}
+    r = sw.id
+    put_fields(out, "switch", sw, r, _SWITCH_FIELDS)
+    if sw.flow_control is not None:
+        put(out, "switch.flow_control_text", as_text("enabled" if sw.flow_control else "disabled", f"{r}.flow_control"))
+    put(out, "switch.role_text", as_text(", ".join(ROLE_TEXT.get(x, x) for x in sw.roles), f"{r}.roles"))
+    put(out, "switch.display", as_text(f"{sw.id} ({sw.model})" if sw.model else sw.id, f"{r}.model"))
+    for k, v in sw.settings.items():
+        put(out, f"switch.settings.{k}", as_any(v, f"{r}.settings.{k}"))
+    return out
+
+
+@domain("switch", SWITCH_NAMES, "each switch")
+def _switches(ctx: BedContext) -> list[Item]:
+    return [Item(_switch_values(sw), sw.id, "switch", (i,), 0)
+            for i, sw in enumerate(ctx.bed.switches) if not sw.simulated]
+
+
+@domain("switch_setting", SWITCH_NAMES | field_names("setting", "name", "label", "value", "value_text"),
+        "each entry of each switch's settings")
+def _switch_settings(ctx: BedContext) -> list[Item]:
+    out = []
+    for i, sw in enumerate(ctx.bed.switches):
+        base = _switch_values(sw)
+        for j, vals, src, v in setting_entries(base, "setting", sw.settings, f"{sw.id}.settings"):
+            put(vals, "setting.value_text", as_text(plain(v), src))
+            out.append(Item(vals, sw.id, "switch", (i,), 100 + j))
+    return out
+
+
+@domain("switch_port", SWITCH_NAMES | field_names("port", *PORT_FIELDS, "edge"), "each port a switch describes")
+def _switch_ports(ctx: BedContext) -> list[Item]:
+    out = []
+    for i, sw in enumerate(ctx.bed.switches):
+        base = _switch_values(sw)
+        for j, p in enumerate(sw.ports):
+            vals = dict(base)
+            vals.update(port_values(ctx, sw.id, p, network_mtu=False))
+            put(vals, "port.edge", as_bool(p.edge, f"{sw.id}:{p.name}.edge"))
+            out.append(Item(vals, sw.id, "switch", (i,), 200 + j))
+    return out
+
+
+_LINK_FIELDS = {"a": as_text, "b": as_text, "kind": as_token}
+
+
+@domain("link", field_names("link", *_LINK_FIELDS, "a_label", "b_label", "note", "switch"),
+        "each cable / ISL / LAG, under the switch it plugs into")
+def _links(ctx: BedContext) -> list[Item]:
+    out = []
+    sw_rank = {sw.id: i for i, sw in enumerate(ctx.bed.switches)}
+    for j, ln in enumerate(ctx.bed.links):
+        vals: Values = {}
+        src = f"links[{j}]"
+        put_fields(vals, "link", ln, src, _LINK_FIELDS)
+        for end, key in ((ln.a, "a_label"), (ln.b, "b_label")):
+            pr = ctx.idx.ports.get(end)
+            if pr is not None and getattr(pr.port, "label", ""):
+                put(vals, f"link.{key}", as_text(pr.port.label, f"{end}.label"))
+        sw = next((d for d in (ln.b.rpartition(":")[0] or ln.b, ln.a.rpartition(":")[0] or ln.a) if d in sw_rank), "")
+        put(vals, "link.switch", as_text(sw, f"{src}"))
+        group = (sw_rank[sw],) if sw else (len(sw_rank),)
+        out.append(Item(vals, sw, "switch" if sw else "", group, 300 + j))
+    return out
+

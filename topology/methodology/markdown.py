@@ -1,0 +1,55 @@
+"""The methodology as Markdown: what `testbed-studio methodology` prints unless asked for HTML or PDF."""
+from __future__ import annotations
+
+import re
+
+from topology.methodology.steps import Methodology
+
+_FENCE_LANG = {"powershell": "powershell", "bash": "bash", "vendor-cli": "text"}
+_SHELL_LABEL = {"powershell": "PowerShell", "bash": "bash", "vendor-cli": "vendor CLI"}
+
+
+def _fence(code: str, lang: str) -> str:
+    ticks = "```"
+    while ticks in code:
+        ticks += "`"
+    return f"{ticks}{lang}\n{code}\n{ticks}"
+
+
+def _md_escape(text: str) -> str:
+    """Stop values from turning into markup (a name like *x*, <b> or [link]) while keeping Windows
+    paths and snake_case names readable: only what CommonMark would interpret is escaped."""
+    text = re.sub(r"\\(?=[!-/:-@\[-`{-~])", r"\\\\", text)
+    text = re.sub(r"[*`<\[\]]", lambda m: "\\" + m.group(0), text)
+    return re.sub(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])", r"\\_", text)
+
+
+def to_markdown(m: Methodology) -> str:
+    """The `methodology` command's Markdown: findings first, then the numbered sections."""
+    lines = [f"# Test methodology: {_md_escape(m.bed_name)}", ""]
+    if m.findings_summary:
+        lines += ["> **The bed has problems.** The procedure below was generated anyway; values the bed does not",
+                  "> give are marked «missing: …» and those steps are not run automatically.", ">"]
+        lines += [f"> - {_md_escape(f)}" for f in m.findings_summary]
+        lines.append("")
+    total = sum(len(s.steps) for s in m.sections)
+    auto = sum(1 for s in m.steps() if s.automation)
+    lines += [f"{total} steps in {len(m.sections)} sections; {auto} with automation, {total - auto} manual.", ""]
+    for sec in m.sections:
+        lines += [f"## {sec.number}. {_md_escape(sec.title)}", ""]
+        for st in sec.steps:
+            where = f" *(on {_md_escape(st.target)})*" if st.target else ""
+            lines.append(f"**{st.number}** {_md_escape(st.text)}{where}")
+            lines.append("")
+            if not st.automation:
+                lines += ["*Manual step.*", ""]
+            for c in st.automation:
+                label = _SHELL_LABEL.get(c.shell, c.shell)
+                head = f"{label}" + (f" on {_md_escape(c.target)}" if c.target else "")
+                if c.note:
+                    head += f" — {_md_escape(c.note)}"
+                lines += [f"{head}:", "", _fence(c.script, _FENCE_LANG.get(c.shell, "text")), ""]
+                if c.verify:
+                    lines += ["Verify:", "", _fence(c.verify, _FENCE_LANG.get(c.shell, "text")), ""]
+    return "\n".join(lines).rstrip() + "\n"
+

@@ -1,0 +1,101 @@
+"""Filling a parsed template with an item's values: prose as is, commands with every value quoted.
+
+A required value the item lacks is written «missing: name» and listed, so the step is never run.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from topology import quoting
+from topology.methodology.template_files import TemplateFile
+from topology.methodology.template_syntax import Literal, OptionalPart, Template, ValueRef
+from topology.methodology.values import Val, Values, ValueLayers
+
+MISSING = "«missing: {}»"
+
+
+def render(template: Template, lookup: Callable[[str], Val | None], shell: str | None,
+           used: dict[str, Val], missing: list[str]) -> str:
+    """The template's text; `shell` None for prose, else the shell its values are quoted for.
+    Every value shown goes into `used`, every missing one into `missing`."""
+    return _fill(template.parts, lookup, shell, used, missing)
+
+
+def _fill(parts: tuple, lookup: Callable[[str], Val | None], shell: str | None, used: dict[str, Val],
+          missing: list[str]) -> str:
+    out: list[str] = []
+    append = out.append
+    for node in parts:
+        kind = node.__class__
+        if kind is Literal:
+            append(node.text)
+        elif kind is ValueRef:
+            name = node.name
+            v = lookup(name)
+            if v is None:
+                if name not in missing:
+                    missing.append(name)
+                marker = MISSING.format(name)
+                append(quoting.quote(shell, marker) if shell else marker)
+                continue
+            used[name] = v
+            if shell is None:
+                append(v.text)
+            else:
+                try:
+                    append(v.shell_text(shell))
+                except ValueError:  # a NUL in a bed value: cannot be a command argument
+                    if name not in missing:
+                        missing.append(name)
+                    append(quoting.quote(shell, MISSING.format(name)))
+        elif kind is OptionalPart:
+            # an optional part is dropped as soon as one of its own values is missing
+            for name in node.required:
+                if lookup(name) is None:
+                    break
+            else:
+                inner_missing: list[str] = []
+                text = _fill(node.parts, lookup, shell, used, inner_missing)
+                if not inner_missing:
+                    append(text)
+        else:
+            append(node.placeholder)
+    return "".join(out)
+
+
+def tidy(script: str) -> str:
+    """Drop the lines an optional part emptied."""
+    return "\n".join(line.rstrip() for line in script.split("\n") if line.strip())
+
+
+def apply_derives(tf: TemplateFile, base: Any) -> Any:
+    """The item's values with the file's `derive:` values added (for each, the first matching pattern wins)."""
+    if not tf.derives:
+        return base
+    vals: Values = {}
+    for d in tf.derives.values():
+        src = base.get(d.source)
+        text = src.match_text() if src is not None else ""
+        value = None
+        if src is not None:
+            for pat, out in d.rules:
+                if pat.search(text):
+                    value = out
+                    break
+        if value is None:
+            value = d.default
+        if value is not None and value != "":
+            # the output is the template's own literal, as trusted as its script: inserted bare
+            vals[d.name] = Val(value, src.source if src is not None else "", "literal")
+    return ValueLayers(vals, base)
+
+
+def matches(conds: list[tuple[str, re.Pattern]], vals: Any) -> bool:
+    """Whether every pattern of a `when:` or `match:` finds its value (a missing value is empty text)."""
+    for name, pat in conds:
+        v = vals.get(name)
+        if not pat.search(v.match_text() if v is not None else ""):
+            return False
+    return True
+

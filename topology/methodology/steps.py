@@ -1,0 +1,70 @@
+"""What a methodology is made of: numbered sections of steps, each step with its commands."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+
+@dataclass
+class Command:
+    """One automation for a step.  `script` is ready to run: every bed value in it is quoted
+    for `shell`.  `target` overrides the step's target when one step runs on several hosts."""
+    shell: str                      # "powershell" | "bash" | "vendor-cli"
+    script: str
+    verify: str | None = None       # read-only check that the step took effect
+    platform: str = ""              # "windows" | "linux" | "esxi" | "array"
+    note: str = ""                  # e.g. how to run a vendor CLI script, syntax caveats
+    target: str = ""                # "" = the step's target
+    invoke: str | None = None       # vendor-cli: bash command running the statements file "$STATEMENTS"
+
+
+@dataclass
+class Step:
+    number: str                     # "3.12"
+    text: str                       # prose with the bed's values; missing ones as «missing: name»
+    target: str = ""                # component id the step is done on ("" = not tied to one)
+    automation: list[Command] = field(default_factory=list)
+    manual: bool = True             # no automation: a person does it
+    sources: dict[str, str] = field(default_factory=dict)   # shown value -> "COMPONENT.field"
+    unresolved: list[str] = field(default_factory=list)     # value names the bed lacks
+    template: str = ""              # "windows/network.yaml#port": where the step came from
+
+    @property
+    def runnable(self) -> bool:
+        """Automated and complete: a step with missing values is never run."""
+        return bool(self.automation) and not self.unresolved
+
+
+@dataclass
+class Section:
+    number: str                     # "3"
+    title: str
+    steps: list[Step] = field(default_factory=list)
+    key: str = ""                   # "network", "storage" ... (stable, for filters)
+
+
+@dataclass
+class Methodology:
+    bed_name: str
+    sections: list[Section] = field(default_factory=list)
+    findings_summary: list[str] = field(default_factory=list)
+
+    def steps(self) -> Iterator[Step]:
+        for s in self.sections:
+            yield from s.steps
+
+
+# The order a lab builds a bed in; titles can be replaced by a template's `title:`.
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("infrastructure", "Installing and configuring the infrastructure servers"),
+    ("hosts", "Installing and configuring the servers"),
+    ("network", "Setting up the network adapters"),
+    ("switches", "Configuring the switches"),
+    ("storage", "Configuring the storage"),
+    ("connectivity", "Connecting the hosts to the storage (discovery, sessions, multipath)"),
+    ("cluster", "Configuring the cluster"),
+    ("vms", "Creating and configuring the virtual machines"),
+    ("workloads", "Installing and configuring the workloads"),
+    ("run", "Running the test"),
+)
+SECTION_KEYS = tuple(k for k, _ in SECTIONS)
