@@ -274,7 +274,7 @@ def scenario_label(s: Scenario | None) -> str:
 # ---------------------------------------------------------------------------- running
 
 def _load_rule_modules() -> None:
-    from topology.rules import capacity, cluster, network, paths, storage, workload  # noqa: F401
+    from topology.rules import access, capacity, cluster, network, paths, storage, workload  # noqa: F401
 
 
 def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None) -> list[Finding]:

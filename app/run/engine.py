@@ -14,12 +14,27 @@ from typing import Callable, Iterable, Sequence
 from app.remote import base as remote
 from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
-from app.run.journal import Journal, RunInfo, TaskState, read_records, replay
+from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
+from app.run.runlock import RunLock
 from topology import quoting
 from app.run.plan import RunStep, Stage, Task, hosts_of, required_tools, stages
 
 DEFAULT_TIMEOUT_S = 3600.0      # a step with no timeout of its own: long loads run for hours
 DEFAULT_WORKERS = 64            # hosts worked on at once
+
+
+class JournalDistrusted(Exception):
+    """The run's journal cannot say what already ran; running on could repeat steps."""
+
+
+class _Either:
+    """Set when either event is: the run's cancel or one task's own stop."""
+
+    def __init__(self, *events: threading.Event):
+        self.events = events
+
+    def is_set(self) -> bool:
+        return any(e.is_set() for e in self.events)
 
 
 class RunListener:
@@ -86,9 +101,17 @@ class RunEngine:
         self.timeout = timeout
         self.host_timeouts = host_timeouts or {}
         self.listener = listener or RunListener()
-        self.journal = Journal(info.dir)
-        records, self.journal_problems = read_records(info.dir)
-        self.states: dict[tuple[str, str], TaskState] = replay(records)
+        # before anything is written: a second driver of the same run is refused here
+        self._run_lock = RunLock(info.dir).acquire()
+        try:
+            read = read_journal(info.dir)
+            self.journal_problems = read.notes + read.damage
+            self.distrust = distrust(info.dir, read)
+            self.journal = Journal(info.dir)
+        except BaseException:
+            self._run_lock.release()
+            raise
+        self.states: dict[tuple[str, str], TaskState] = replay(read.records)
         self._states_lock = threading.Lock()
         self._cancel = threading.Event()
 
@@ -171,6 +194,8 @@ class RunEngine:
         """Run these steps' automated tasks (stages in order, lanes in parallel).  Tasks that
         already succeeded are left alone unless `rerun`.  Manual steps are not touched: a lane
         stops at a manual step that is not ticked off.  True when every task succeeded."""
+        if self.distrust:
+            raise JournalDistrusted(self.distrust)
         self._cancel.clear()
         for stage in stages(steps):
             self._run_stage(stage, rerun)
@@ -216,21 +241,47 @@ class RunEngine:
         self._notify("task_started", task)
         start = time.monotonic()
         out_path = self.journal.output_path(task.step, task.host)
-        with open(out_path, "a", encoding="utf-8", errors="replace") as out:
-            out.write(f"--- attempt {state.attempts} at {state.started}\n")
+        stop = threading.Event()
+        write_error: list[OSError] = []
+        out = None
+        try:
+            out = open(out_path, "ab", buffering=0)
+            out.write(f"--- attempt {state.attempts} at {state.started}\n".encode())
+        except OSError as exc:
+            write_error.append(exc)
 
-            def sink(stream: str, line: str) -> None:
-                out.write(f"[stderr] {line}\n" if stream == "stderr" else line + "\n")
-                self._notify("output", task, stream, line)
+        def sink(stream: str, line: str) -> None:
+            if not write_error:
+                whole = getattr(line, "whole", None) or line.encode("utf-8", "replace")
+                try:
+                    out.write((b"[stderr] " if stream == "stderr" else b"") + whole + b"\n")
+                except OSError as exc:
+                    # a full disk: stop the step now rather than let it run blind until its timeout
+                    write_error.append(exc)
+                    stop.set()
+            self._notify("output", task, stream, line)
 
-            result = self._run_on_host(task, task.script, sink)
-            if result.status == remote.OK and task.verify:
+        if write_error:
+            result = CommandResult(J.FAILED, None, "")
+        else:
+            result = self._run_on_host(task, task.script, sink, _Either(self._cancel, stop))
+            if result.status == remote.OK and task.verify and not write_error:
                 sink("info", f"[check] {task.verify}")
-                check = self._run_on_host(task, task.verify, sink)
+                check = self._run_on_host(task, task.verify, sink, _Either(self._cancel, stop))
                 if check.status != remote.OK:
                     result = CommandResult(J.FAILED, check.exit_code,
                                            f"the step ran but its check failed ({check.message})",
                                            result.seconds + check.seconds, result.tail + check.tail)
+        if out is not None:
+            try:
+                out.close()
+            except OSError:
+                pass
+        if write_error:
+            exc = write_error[0]
+            result = CommandResult(J.FAILED, result.exit_code,
+                                   f"cannot write the step's output to {out_path}: {exc.strerror or exc}; the step "
+                                   "was stopped at once. Free space there, then resume", result.seconds, result.tail)
         state = TaskState(task.step, task.host, result.status, result.exit_code, result.message,
                           state.started, J.now_iso(), round(time.monotonic() - start, 3),
                           state.attempts, result.tail[-50:])
@@ -250,13 +301,13 @@ class RunEngine:
                 self._listener_failed = True
                 self.journal.record("note", message=f"the display stopped following the run: {exc!r}")
 
-    def _run_on_host(self, task: Task, script: str, sink) -> CommandResult:
+    def _run_on_host(self, task: Task, script: str, sink, cancel) -> CommandResult:
         try:
             transport = self.connections.get(task.host)
         except RemoteError as exc:
             return CommandResult(exc.status, None, str(exc))
         timeout = self.timeout or self.host_timeouts.get(task.host) or DEFAULT_TIMEOUT_S
-        result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=self._cancel)
+        result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel)
         if result.status == remote.LOST:
             self.connections.drop(task.host)    # the next attempt reconnects
         return result
@@ -274,6 +325,7 @@ class RunEngine:
     def close(self) -> None:
         self.connections.close_all()
         self.journal.close()
+        self._run_lock.release()
 
 
 def dry_run_text(steps: Sequence[RunStep], describe_host: Callable[[str], str]) -> str:
