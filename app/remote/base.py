@@ -81,9 +81,33 @@ class Transport(ABC):
     where the transport says so (`parallel_safe`), `close` releases everything."""
 
     parallel_safe = True
+    supports_jobs = False       # runs bash/sh steps as jobs that outlive the connection (app.remote.jobs)
+    job_base: str | None = None
 
     def __init__(self, host: str):
         self.host = host
+
+    # ------------------------------------------------------- jobs (supports_jobs only)
+
+    def follow_job(self, job, on_output: OutputSink | None = None, timeout: float | None = None,
+                   cancel: threading.Event | None = None) -> CommandResult:
+        """Streams a running job's output until it ends and returns its outcome."""
+        raise NotImplementedError
+
+    def job_status(self, job) -> tuple[str, int | None]:
+        """(running|ended|dead|gone, pid or exit status); raises RemoteError when the host
+        cannot be asked."""
+        from app.remote import jobs
+        lines: list[str] = []
+        result = self.run(jobs.status_script(job, self.job_base), shell="sh", timeout=60,
+                          on_output=lambda stream, line: lines.append(line) if stream == "stdout" else None)
+        if result.status != OK:
+            raise RemoteError(f"{self.host}: cannot ask whether step {job.step} still runs: {result.message}")
+        return jobs.parse_status(lines[-1] if lines else "")
+
+    def stop_job(self, job) -> CommandResult:
+        from app.remote import jobs
+        return self.run(jobs.stop_script(job, self.job_base), shell="sh", timeout=60)
 
     @abstractmethod
     def open(self) -> None: ...

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from app.remote import base as remote
+from app.remote import jobs
 from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
 from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
@@ -232,12 +233,52 @@ class RunEngine:
         with self._states_lock:
             self.states[(state.step, state.host)] = state
 
-    def _execute(self, task: Task) -> bool:
+    def _job(self, task: Task) -> jobs.Job:
+        def started(pid: int) -> None:
+            self.journal.record("process", step=task.step, host=task.host, pid=pid)
+            with self._states_lock:
+                st = self.states.get(task.key)
+                if st is not None:
+                    st.pid = pid
+        return jobs.Job(self.info.id, task.step, task.host, on_started=started)
+
+    # ------------------------------------------------- steps a dead driver left behind
+
+    def leftovers(self) -> list[Task]:
+        """Tasks whose journalled job may still exist on its host: interrupted (the driver died)
+        or lost (the connection dropped) after the job started."""
+        return [t for s in self.steps for t in s.tasks
+                if self.task_state(t).pid and self.task_state(t).status in (J.INTERRUPTED, J.LOST)]
+
+    def leftover_status(self, task: Task) -> tuple[str, int | None]:
+        """What the host says about the task's job; raises RemoteError when it cannot be asked."""
+        transport = self.connections.get(task.host)
+        if not transport.supports_jobs:
+            return jobs.GONE, None
+        return transport.job_status(self._job(task))
+
+    def adopt(self, task: Task) -> bool:
+        """Follow the job a dead driver left on its host to its end and take its outcome as the
+        step's, instead of starting the step again."""
+        return self._execute(task, adopt=True)
+
+    def stop_leftover(self, task: Task) -> None:
+        """Stop the job's whole process group; the step then runs again like any interrupted one."""
+        result = self.connections.get(task.host).stop_job(self._job(task))
+        self.journal.record("note", step=task.step, host=task.host,
+                            message=f"stopped the copy a dead driver left running ({result.status})")
+        with self._states_lock:
+            st = self.states.get(task.key)
+            if st is not None:
+                st.pid = None
+
+    def _execute(self, task: Task, adopt: bool = False) -> bool:
         previous = self.task_state(task)
-        state = TaskState(task.step, task.host, J.RUNNING, attempts=previous.attempts + 1,
+        state = TaskState(task.step, task.host, J.RUNNING, attempts=previous.attempts + (0 if adopt else 1),
                           started=J.now_iso())
         self._set(state)
-        self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts)
+        self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts,
+                            **({"adopted": True} if adopt else {}))
         self._notify("task_started", task)
         start = time.monotonic()
         out_path = self.journal.output_path(task.step, task.host)
@@ -246,7 +287,8 @@ class RunEngine:
         out = None
         try:
             out = open(out_path, "ab", buffering=0)
-            out.write(f"--- attempt {state.attempts} at {state.started}\n".encode())
+            out.write(f"--- {'adopted the job of ' if adopt else ''}attempt {state.attempts} at {state.started}\n"
+                      .encode())
         except OSError as exc:
             write_error.append(exc)
 
@@ -264,7 +306,7 @@ class RunEngine:
         if write_error:
             result = CommandResult(J.FAILED, None, "")
         else:
-            result = self._run_on_host(task, task.script, sink, _Either(self._cancel, stop))
+            result = self._run_on_host(task, task.script, sink, _Either(self._cancel, stop), adopt=adopt)
             if result.status == remote.OK and task.verify and not write_error:
                 sink("info", f"[check] {task.verify}")
                 check = self._run_on_host(task, task.verify, sink, _Either(self._cancel, stop))
@@ -301,13 +343,21 @@ class RunEngine:
                 self._listener_failed = True
                 self.journal.record("note", message=f"the display stopped following the run: {exc!r}")
 
-    def _run_on_host(self, task: Task, script: str, sink, cancel) -> CommandResult:
+    def _run_on_host(self, task: Task, script: str, sink, cancel, adopt: bool = False) -> CommandResult:
         try:
             transport = self.connections.get(task.host)
         except RemoteError as exc:
             return CommandResult(exc.status, None, str(exc))
         timeout = self.timeout or self.host_timeouts.get(task.host) or DEFAULT_TIMEOUT_S
-        result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel)
+        as_job = transport.supports_jobs and task.shell in jobs.SHELLS and script is task.script
+        if adopt:
+            result = transport.follow_job(self._job(task), on_output=sink, timeout=timeout, cancel=cancel)
+        elif as_job:
+            # a job outlives this process: resume can find it instead of starting a second copy
+            result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel,
+                                   job=self._job(task))
+        else:
+            result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel)
         if result.status == remote.LOST:
             self.connections.drop(task.host)    # the next attempt reconnects
         return result

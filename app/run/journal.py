@@ -9,7 +9,9 @@ A run lives in its own directory:
 
 Every record is a single write of one line followed by fsync, so a kill at any moment
 leaves at worst a torn last line, which the reader reports and ignores.  A task with a
-"start" record and no "end" was interrupted: resume runs it again.
+"start" record and no "end" was interrupted; a "process" record names the job (app.remote.jobs)
+it started on its host, so resume can ask whether it still runs there before anything is
+started again.
 """
 from __future__ import annotations
 
@@ -62,6 +64,7 @@ class TaskState:
     seconds: float | None = None
     attempts: int = 0
     tail: list[str] = field(default_factory=list)
+    pid: int | None = None      # the step's process group on its host, while it may still run there
 
 
 class Journal:
@@ -196,14 +199,16 @@ def distrust(run_dir: Path, read: JournalRead | None = None) -> str | None:
 def replay(records: list[dict]) -> dict[tuple[str, str], TaskState]:
     states: dict[tuple[str, str], TaskState] = {}
     for r in records:
-        if r["kind"] not in ("start", "end", "mark"):
+        if r["kind"] not in ("start", "end", "mark", "process"):
             continue
         key = (str(r.get("step")), str(r.get("host")))
         st = states.get(key) or states.setdefault(key, TaskState(*key))
-        if r["kind"] == "start":
+        if r["kind"] == "process":
+            st.pid = r.get("pid")
+        elif r["kind"] == "start":
             st.status, st.started, st.ended = RUNNING, r.get("time", ""), ""
             st.attempts += 1
-            st.exit_code, st.message, st.tail = None, "", []
+            st.exit_code, st.message, st.tail, st.pid = None, "", [], None
         else:
             st.status = r.get("status", FAILED)
             st.exit_code = r.get("exit_code")
@@ -211,6 +216,8 @@ def replay(records: list[dict]) -> dict[tuple[str, str], TaskState]:
             st.ended = r.get("time", "")
             st.seconds = r.get("seconds")
             st.tail = list(r.get("tail") or [])
+            if r["kind"] == "mark" or st.status not in (LOST, INTERRUPTED):
+                st.pid = None
     for st in states.values():
         if st.status == RUNNING:
             # nobody finishes a record for a run that died: the step may or may not have
