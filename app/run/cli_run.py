@@ -269,6 +269,9 @@ def _drive(engine, ns, path: Path, printer: _Printer) -> int:
             print(f"pre-flight: {len(bad)} of {len(checks)} host(s) cannot be used; nothing was changed. "
                   f"Fix them, then run again (or resume with: {resume_hint})", file=sys.stderr)
             return EXIT_PREFLIGHT
+    code = _settle_leftovers(engine, ns, resume_hint)
+    if code is not None:
+        return code
     started = time.monotonic()
     attempted: set[str] = set()
     while True:
@@ -307,6 +310,48 @@ def _drive(engine, ns, path: Path, printer: _Printer) -> int:
         engine.run_steps(remaining)
         # a step that failed in this session stops the run; one that failed before is retried
         attempted = {s.number for s in remaining if engine.step_status(s) in J.PROBLEMS}
+
+
+def _settle_leftovers(engine, ns, resume_hint: str) -> int | None:
+    """A step a dead driver left on its host is waited for and adopted, or stopped, before
+    anything else runs: never started a second time beside it."""
+    from app.remote import jobs
+    from app.remote.base import RemoteError
+    for task in engine.leftovers():
+        try:
+            status, number = engine.leftover_status(task)
+        except RemoteError as exc:
+            _err(f"step {task.step} on {task.host} may still be running there, and the host cannot be asked: "
+                 f"{exc}. Nothing was started; when the host answers again: {resume_hint}")
+            return EXIT_PREFLIGHT
+        if status == jobs.ENDED:
+            print(f"step {task.step} on {task.host} ended on its own while no driver ran (exit status {number}); "
+                  "taking its result")
+            engine.adopt(task)
+        elif status == jobs.RUNNING:
+            choice = ns.still_running or (_ask_leftover(task, number) if sys.stdin.isatty() else None)
+            if choice is None or choice == "q":
+                _err(f"step {task.step} on {task.host} is still running there (process group {number}), started "
+                     "by a driver that is gone; nothing was started. Resume with --still-running adopt to wait "
+                     "for it and take its result, or --still-running stop to stop it and run it again:\n  "
+                     f"{resume_hint} --still-running adopt")
+                return EXIT_UNUSABLE
+            if choice == "adopt":
+                print(f"step {task.step} on {task.host} is still running (process group {number}); waiting for it")
+                engine.adopt(task)
+            else:
+                print(f"stopping step {task.step} on {task.host} (process group {number}); it runs again below")
+                engine.stop_leftover(task)
+    return None
+
+
+def _ask_leftover(task, pid) -> str:
+    print(f"\nstep {task.step} is still running on {task.host} (process group {pid}), left by a driver that died.")
+    while True:
+        answer = input("[a]dopt it (wait and take its result), [s]top it and run it again, or [q]uit? ")
+        answer = answer.strip().lower()[:1]
+        if answer in ("a", "s", "q"):
+            return {"a": "adopt", "s": "stop", "q": "q"}[answer]
 
 
 def _ask_manual(step) -> str:
