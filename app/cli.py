@@ -67,6 +67,13 @@ def _parser() -> argparse.ArgumentParser:
     from app.run.cli_run import add_arguments as add_run_arguments
     add_run_arguments(sub)
 
+    cr = sub.add_parser("credentials", help="store or delete a host's password in the system keyring")
+    cr.add_argument("action", choices=("set", "delete"))
+    cr.add_argument("entry", metavar="HOST-or-NAME",
+                    help="the access entry's 'credential' name, or its host id when it has none")
+    cr.add_argument("--password-stdin", action="store_true",
+                    help="read the password from the first line of standard input instead of asking")
+
     sub.add_parser("rules", help="list the validation rules (codes, severities, reasons)")
     sub.add_parser("schema", help="print the JSON Schema of the project file")
     return ap
@@ -270,6 +277,40 @@ def cmd_rules(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_credentials(ns: argparse.Namespace) -> int:
+    """The password never appears on the command line (other users see it in `ps`)."""
+    from app.remote.credentials import CredentialStore
+    store = CredentialStore()
+    if not store.persistent:
+        print("testbed-studio: no usable system keyring on this machine; a password can only be typed when "
+              "a run asks for it (run from a terminal, or `run --ask-password`)", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if ns.action == "delete":
+        store.forget(ns.entry)
+        print(f"deleted the password of {ns.entry!r} from the keyring ({store.backend_name})")
+        return EXIT_OK
+    if ns.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    elif sys.stdin.isatty():
+        import getpass
+        password = getpass.getpass(f"password for {ns.entry!r}: ")
+        if password != getpass.getpass("again: "):
+            print("testbed-studio: the two passwords differ; nothing was stored", file=sys.stderr)
+            return EXIT_UNREADABLE
+    else:
+        print("testbed-studio: standard input is not a terminal: pass --password-stdin to read the password "
+              "from it", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if not password:
+        print("testbed-studio: an empty password was not stored", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if not store.set(ns.entry, password):
+        print(f"testbed-studio: the keyring ({store.backend_name}) refused the password", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(f"stored the password of {ns.entry!r} in the keyring ({store.backend_name})")
+    return EXIT_OK
+
+
 def cmd_run(ns: argparse.Namespace) -> int:
     from app.run.cli_run import cmd_run as run
     return run(ns)
@@ -298,7 +339,7 @@ def cmd_schema(ns: argparse.Namespace) -> int:
 
 _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
-             "schema": cmd_schema, "run": cmd_run, "runs": cmd_runs,
+             "schema": cmd_schema, "credentials": cmd_credentials, "run": cmd_run, "runs": cmd_runs,
              "export-ansible": cmd_export_ansible, "results": cmd_results}
 
 

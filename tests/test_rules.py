@@ -4,13 +4,13 @@ from __future__ import annotations
 import pytest
 
 from beds import clean_bed
-from topology.model import (VM, ExceptionRecord, Link, PathSpec, Port, Replication, VirtualDisk)
+from topology.model import (VM, ExceptionRecord, HostAccess, Link, PathSpec, Port, Replication, VirtualDisk)
 from topology.validation import rule_catalogue, validate
 
 BRIEF_CODES = """NET-001 NET-002 NET-003 NET-004 NET-005 NET-006 NET-007 NET-008 NET-009 NET-010 NET-011 NET-012
 PATH-001 PATH-002 PATH-003 PATH-004 PATH-005 RAID-001 RAID-002 RAID-003 RAID-004 RAID-005 RAID-006
 RAID-007 RAID-008 RAID-009 CAP-001 CAP-002 CAP-003 CAP-004 CAP-005 CAP-006 CAP-007 CLU-001 CLU-002
-CLU-003 WL-001""".split()
+CLU-003 WL-001 ACC-001 ACC-002""".split()
 
 
 def port(bed, ref):
@@ -93,6 +93,9 @@ BREAKS = {
     "CLU-003": lambda b: [setattr(port(b, f"{h}:lm"), "roles", ["unused"]) for h in ("h1", "h2")],
     "WL-001": lambda b: setattr(b.workloads[0], "targets", ["arr:witness"]) or
     setattr(b.workloads[0], "driver", "web"),
+    "ACC-001": lambda b: b.access.append(HostAccess(host="h1", transport="winrm", winrm_scheme="http",
+                                                    winrm_auth="basic", user="Administrator")),
+    "ACC-002": lambda b: b.access.append(HostAccess(host="h1", transport="winrm", verify_tls=False)),
 }
 
 

@@ -233,7 +233,8 @@ class RunWizard(QWidget):
         steps = self._plan()
         digest = hashlib.sha256(bed_path.read_bytes()).hexdigest()
         info = J.new_run(str(bed_path), digest)
-        self._open(info, steps)
+        if self._open(info, steps) is False:
+            return
         self._say(f"Run {info.id} started. Check the hosts first (Pre-flight check), then run the steps.")
 
     def resume(self, run_id: str | None) -> None:
@@ -248,7 +249,8 @@ class RunWizard(QWidget):
         except ValueError as exc:
             self._say(str(exc), error=True)
             return
-        self._open(info, steps)
+        if self._open(info, steps) is False:
+            return
         first = self.controller.engine.first_unfinished()
         self._say(f"Run {info.id} opened" + (f"; it continues at step {first.number}." if first else "; it is complete."))
         if first is not None:
@@ -262,9 +264,10 @@ class RunWizard(QWidget):
             self.controller.metrics_problem.connect(self.dashboard.add_problem)
         return self.dashboard
 
-    def _open(self, info, steps) -> None:
+    def _open(self, info, steps) -> bool | None:
         from app.run.engine import RunEngine
         from app.run.metrics_tap import MetricsTap
+        from app.run.runlock import RunLocked
         from widgets.dashboard import thresholds_from_bed
         dashboard = self.ensure_dashboard()
         dashboard.clear()
@@ -273,7 +276,14 @@ class RunWizard(QWidget):
             self._tap.close()
         self._tap = MetricsTap(info.dir, self.controller.listener(), on_samples=dashboard.ingest,
                                on_problem=self.controller.metrics_problem.emit, counter_transports=self.factory)
-        engine = RunEngine(info, steps, self.factory, host_timeouts=self.factory.timeouts(), listener=self._tap)
+        self.controller.shutdown()      # releases this window's hold on a run before taking the next
+        try:
+            engine = RunEngine(info, steps, self.factory, host_timeouts=self.factory.timeouts(), listener=self._tap)
+        except RunLocked as exc:
+            self._say(str(exc), error=True)
+            return False
+        if engine.distrust:
+            self._say(engine.distrust, error=True)
         self.controller.attach(engine)
         self.steps = steps
         self.started_at = time.monotonic()

@@ -81,9 +81,33 @@ class Transport(ABC):
     where the transport says so (`parallel_safe`), `close` releases everything."""
 
     parallel_safe = True
+    supports_jobs = False       # runs bash/sh steps as jobs that outlive the connection (app.remote.jobs)
+    job_base: str | None = None
 
     def __init__(self, host: str):
         self.host = host
+
+    # ------------------------------------------------------- jobs (supports_jobs only)
+
+    def follow_job(self, job, on_output: OutputSink | None = None, timeout: float | None = None,
+                   cancel: threading.Event | None = None) -> CommandResult:
+        """Streams a running job's output until it ends and returns its outcome."""
+        raise NotImplementedError
+
+    def job_status(self, job) -> tuple[str, int | None]:
+        """(running|ended|dead|gone, pid or exit status); raises RemoteError when the host
+        cannot be asked."""
+        from app.remote import jobs
+        lines: list[str] = []
+        result = self.run(jobs.status_script(job, self.job_base), shell="sh", timeout=60,
+                          on_output=lambda stream, line: lines.append(line) if stream == "stdout" else None)
+        if result.status != OK:
+            raise RemoteError(f"{self.host}: cannot ask whether step {job.step} still runs: {result.message}")
+        return jobs.parse_status(lines[-1] if lines else "")
+
+    def stop_job(self, job) -> CommandResult:
+        from app.remote import jobs
+        return self.run(jobs.stop_script(job, self.job_base), shell="sh", timeout=60)
 
     @abstractmethod
     def open(self) -> None: ...
@@ -106,28 +130,53 @@ class Transport(ABC):
         self.close()
 
 
+LINE_CAP = 64 * 1024      # bytes of one output line kept for the display and the journal
+
+
+class CutLine(str):
+    """A line longer than LINE_CAP: the text is its head and a note of how much was cut;
+    `whole` holds every byte for the step's output file."""
+    whole: bytes
+
+
 class LineSplitter:
     """Turns chunks of bytes into whole lines for an OutputSink, keeping the last
-    `keep` lines for the journal.  Invalid UTF-8 is replaced, never raised."""
+    `keep` lines for the journal.  Invalid UTF-8 is replaced, never raised.  Linear in the
+    output's size however long a line is: a chunk is searched once, and a line's pieces
+    are joined once, when its newline arrives."""
 
     def __init__(self, stream: str, sink: OutputSink | None, tail: list[str], keep: int = 200):
         self.stream, self.sink, self.tail, self.keep = stream, sink, tail, keep
-        self._buf = b""
+        self._parts: list[bytes] = []
 
     def feed(self, data: bytes) -> None:
-        self._buf += data
-        *lines, self._buf = self._buf.split(b"\n")
-        for raw in lines:
-            self._emit(raw)
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                if start < len(data):
+                    self._parts.append(data[start:])
+                return
+            self._parts.append(data[start:end])
+            self._end_line()
+            start = end + 1
 
     def flush(self) -> None:
-        if self._buf:
-            raw, self._buf = self._buf, b""
-            self._emit(raw)
+        if self._parts and any(self._parts):
+            self._end_line()
+        self._parts = []
 
-    def _emit(self, raw: bytes) -> None:
-        line = raw.rstrip(b"\r").decode("utf-8", "replace")
-        self.tail.append(line if self.stream == "stdout" else f"[stderr] {line}")
+    def _end_line(self) -> None:
+        raw = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
+        self._parts = []
+        raw = raw[:-1] if raw.endswith(b"\r") else raw
+        if len(raw) > LINE_CAP:
+            line = CutLine(raw[:LINE_CAP].decode("utf-8", "replace")
+                           + f" … {len(raw) - LINE_CAP} bytes cut (the whole line is in the step's output file)")
+            line.whole = raw
+        else:
+            line = raw.decode("utf-8", "replace")
+        self.tail.append(str(line) if self.stream == "stdout" else f"[stderr] {line}")
         if len(self.tail) > self.keep:
             del self.tail[: len(self.tail) - self.keep]
         if self.sink is not None:

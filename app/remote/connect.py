@@ -90,8 +90,9 @@ class TransportFactory:
             password = self._password(access, required=True)
             if password is None:
                 raise RemoteError(f"{host}: no password for {access.user or '(no user)'} in the keyring "
-                                  f"(entry {entry_name(access)!r}); enter it in the run wizard or with "
-                                  "`testbed-studio run --ask-password`")
+                                  f"(entry {entry_name(access)!r}); store it with `testbed-studio credentials "
+                                  f"set {entry_name(access)}`, or run from a terminal (it asks), or enter it "
+                                  "in the run wizard")
             return WinRMTransport(host, address_of(self.bed, access), port=access.port,
                                   scheme=access.winrm_scheme, auth=access.winrm_auth, user=access.user,
                                   password=password, verify_tls=access.verify_tls,

@@ -8,6 +8,7 @@ import threading
 import time
 from pathlib import Path
 
+from app.remote import jobs
 from app.remote.base import (CANCELLED, FAILED, OK, TIMEOUT, CommandResult, LineSplitter,
                              OutputSink, Transport)
 from topology.safe_paths import file_name_for, safe_child
@@ -21,9 +22,17 @@ class LocalTransport(Transport):
     the files a step writes (fio's JSON report) land there, never in whatever folder the
     application happened to be started from."""
 
+    supports_jobs = True
+
     def __init__(self, host: str = "localhost", workdir: Path | None = None):
         super().__init__(host)
         self.workdir = workdir
+
+    @property
+    def job_base(self) -> str:
+        if self.workdir is None:
+            self.open()
+        return str(self.workdir / ".jobs")
 
     def open(self) -> None:
         if self.workdir is None:
@@ -36,7 +45,18 @@ class LocalTransport(Transport):
         pass
 
     def run(self, script: str, *, shell: str = "bash", on_output: OutputSink | None = None,
-            timeout: float | None = None, cancel: threading.Event | None = None) -> CommandResult:
+            timeout: float | None = None, cancel: threading.Event | None = None,
+            job: jobs.Job | None = None) -> CommandResult:
+        if job is not None and shell in jobs.SHELLS:
+            text = jobs.start_script(job, script, shell, self.job_base, str(self.workdir))
+            return self._execute(text, "sh", on_output, timeout, cancel, job)
+        return self._execute(script, shell, on_output, timeout, cancel, None)
+
+    def follow_job(self, job, on_output=None, timeout=None, cancel=None) -> CommandResult:
+        return self._execute(jobs.follow_script(job, self.job_base), "sh", on_output, timeout, cancel, job)
+
+    def _execute(self, script: str, shell: str, on_output: OutputSink | None, timeout: float | None,
+                 cancel, job: jobs.Job | None) -> CommandResult:
         argv = _ARGV.get(shell)
         if argv is None:
             return CommandResult(FAILED, None, f"the local transport cannot run {shell} scripts")
@@ -50,9 +70,20 @@ class LocalTransport(Transport):
                                     stderr=subprocess.PIPE, start_new_session=True, cwd=self.workdir)
         except FileNotFoundError:
             return CommandResult(FAILED, 127, f"{argv[0]} is not installed on this machine")
-        readers = [threading.Thread(target=_pump, args=(pipe, LineSplitter(name, on_output, tail)),
-                                    daemon=True)
-                   for name, pipe in (("stdout", proc.stdout), ("stderr", proc.stderr))]
+        job_pid: list[int] = []
+        err_sink = on_output
+        if job is not None:
+            def err_sink(stream: str, line: str) -> None:
+                if not job_pid and line.startswith(jobs.PID_MARK):
+                    job_pid.append(int(line[len(jobs.PID_MARK):].strip() or 0))
+                    if tail and tail[-1].endswith(line):
+                        tail.pop()
+                    if job.on_started is not None and job_pid[0]:
+                        job.on_started(job_pid[0])
+                elif on_output is not None:
+                    on_output(stream, line)
+        readers = [threading.Thread(target=_pump, args=(pipe, LineSplitter(name, sink, tail)), daemon=True)
+                   for name, pipe, sink in (("stdout", proc.stdout, on_output), ("stderr", proc.stderr, err_sink))]
         for r in readers:
             r.start()
         try:
@@ -71,6 +102,12 @@ class LocalTransport(Transport):
                 elif timeout is not None and time.monotonic() - start > timeout:
                     ended = TIMEOUT
                 if ended:
+                    if job_pid and job_pid[0] > 1:
+                        # the job is a session of its own: stopping the follower does not stop it
+                        try:
+                            os.killpg(job_pid[0], signal.SIGKILL)
+                        except (ProcessLookupError, PermissionError):
+                            pass
                     _kill_group(proc)
                     break
         for r in readers:

@@ -15,6 +15,7 @@ import logging
 
 import paramiko
 
+from app.remote import jobs
 from app.remote.base import (CANCELLED, FAILED, LOST, OK, TIMEOUT, AuthFailed, CommandResult, HostKeyDecider,
                              HostKeyQuestion, HostKeyRejected, LineSplitter, OutputSink, Transport, Unreachable,
                              refuse_unknown_keys)
@@ -61,6 +62,7 @@ class _AskThenRecord(paramiko.MissingHostKeyPolicy):
 
 class SSHTransport(Transport):
     parallel_safe = True    # paramiko multiplexes one channel per command over the connection
+    supports_jobs = True
 
     def __init__(self, host: str, address: str, port: int = 22, user: str = "root", password: str | None = None,
                  key_file: str | None = None, key_passphrase: str | None = None, allow_agent: bool = True,
@@ -101,9 +103,10 @@ class SSHTransport(Transport):
     def _connect(self) -> paramiko.SSHClient:
         client = paramiko.SSHClient()
         if self.known_hosts.exists():
+            self._check_known_hosts()
             try:
                 client.load_host_keys(str(self.known_hosts))
-            except (OSError, paramiko.SSHException) as exc:
+            except (OSError, paramiko.SSHException, paramiko.hostkeys.InvalidHostKey, ValueError) as exc:
                 raise HostKeyRejected(f"{self.host}: cannot read {self.known_hosts}: {exc}") from None
         client.set_missing_host_key_policy(_AskThenRecord(self))
         sock = None
@@ -149,6 +152,35 @@ class SSHTransport(Transport):
         client.get_transport().set_keepalive(self.keepalive)
         return client
 
+    def _check_known_hosts(self) -> None:
+        """Every line must be one paramiko understands: it skips what it cannot parse and has no
+        notion of @revoked, so a key the user revoked would otherwise be trusted again."""
+        try:
+            text = self.known_hosts.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise HostKeyRejected(f"{self.host}: cannot read {self.known_hosts}: {exc.strerror or exc}") from None
+        for number, line in enumerate(text.splitlines(), 1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            where = f"{self.known_hosts}:{number}"
+            if stripped.startswith("@"):
+                marker = stripped.split()[0]
+                raise HostKeyRejected(
+                    f"{self.host}: {where}: a {marker} line, which this application cannot honour (a revoked "
+                    "key would be trusted again); nothing was run. Remove the line, and the key it names, "
+                    "from this file (it is the application's own, not ~/.ssh/known_hosts)")
+            try:
+                entry = paramiko.hostkeys.HostKeyEntry.from_line(stripped, number)
+            except Exception as exc:  # noqa: BLE001 - paramiko raises several kinds for a bad key
+                entry, why = None, str(exc.args[-1] if isinstance(exc, paramiko.hostkeys.InvalidHostKey)
+                                       and exc.args else exc)
+            else:
+                why = "not 'HOSTS KEYTYPE BASE64-KEY'"
+            if entry is None:
+                raise HostKeyRejected(f"{self.host}: {where}: a damaged line ({why}); nothing was run. Fix or "
+                                      "remove that line, then accept the host's key again")
+
     def _known_hosts_line(self, name: str) -> int | None:
         try:
             for n, line in enumerate(self.known_hosts.read_text().splitlines(), 1):
@@ -169,10 +201,21 @@ class SSHTransport(Transport):
     # --------------------------------------------------------------------- commands
 
     def run(self, script: str, *, shell: str = "bash", on_output: OutputSink | None = None,
-            timeout: float | None = None, cancel: threading.Event | None = None) -> CommandResult:
+            timeout: float | None = None, cancel: threading.Event | None = None,
+            job: jobs.Job | None = None) -> CommandResult:
+        if job is not None and shell in jobs.SHELLS:
+            return self._execute("exec sh -s", jobs.start_script(job, script, shell), on_output, timeout, cancel, job)
         command = _COMMANDS.get(shell)
         if command is None:
             return CommandResult(FAILED, None, f"SSH cannot run {shell} scripts")
+        return self._execute(command, script, on_output, timeout, cancel, None)
+
+    def follow_job(self, job, on_output=None, timeout=None, cancel=None) -> CommandResult:
+        return self._execute("exec sh -s", jobs.follow_script(job), on_output, timeout, cancel, job)
+
+    def _execute(self, command: str, script: str, on_output: OutputSink | None, timeout: float | None,
+                 cancel, job: jobs.Job | None) -> CommandResult:
+        mark = jobs.PID_MARK if job is not None else _PID_MARK
         start = time.monotonic()
         tail: list[str] = []
         try:
@@ -190,10 +233,12 @@ class SSHTransport(Transport):
         remote_pid: list[int] = []
 
         def stderr_sink(stream: str, line: str) -> None:
-            if not remote_pid and line.startswith(_PID_MARK):
-                remote_pid.append(int(line[len(_PID_MARK):] or 0))
+            if not remote_pid and line.startswith(mark):
+                remote_pid.append(int(line[len(mark):].strip() or 0))
                 if tail and tail[-1].endswith(line):
                     tail.pop()
+                if job is not None and job.on_started is not None and remote_pid[0]:
+                    job.on_started(remote_pid[0])
             elif on_output is not None:
                 on_output(stream, line)
 
@@ -257,8 +302,9 @@ class SSHTransport(Transport):
             return
         try:
             killer = self._client.get_transport().open_session(timeout=self.connect_timeout)
-            killer.exec_command(f"kill -TERM -- -{pid} 2>/dev/null || kill -TERM {pid}; sleep 1; "
-                                f"kill -KILL -- -{pid} 2>/dev/null; true")
+            # `kill -s SIG -- -PGID` is the form both bash and dash accept
+            killer.exec_command(f"kill -s TERM -- -{pid} 2>/dev/null || kill -s TERM {pid}; sleep 1; "
+                                f"kill -s KILL -- -{pid} 2>/dev/null; true")
             killer.settimeout(5)
             killer.recv_exit_status()
             killer.close()

@@ -34,6 +34,15 @@ def add_arguments(sub) -> None:
     r.add_argument("--trust", action="append", default=[], metavar="SHA256:...",
                    help="accept an unknown SSH host key with exactly this fingerprint (repeatable)")
     r.add_argument("--no-preflight", action="store_true", help="skip the reachability and tool checks")
+    r.add_argument("--ask-password", action="store_true",
+                   help="ask on the terminal for each password the keyring does not hold (kept for this run "
+                        "only; store one for good with `testbed-studio credentials set`)")
+    r.add_argument("--still-running", choices=("adopt", "stop"),
+                   help="on resume, what to do with a step a dead driver left running on its host: adopt "
+                        "(wait for it, follow its output, take its exit status) or stop it (then run it "
+                        "again); asked on a terminal, required otherwise")
+    r.add_argument("--concurrent", action="store_true",
+                   help="start a new run even though another run of the same project file is being driven")
     r.add_argument("--quiet", action="store_true", help="do not echo the commands' output")
     r.add_argument("--templates", action="append", default=[], metavar="DIR",
                    help="extra step templates, as for `testbed-studio methodology`")
@@ -134,7 +143,13 @@ def cmd_run(ns: argparse.Namespace) -> int:
         except ValueError as exc:
             _err(str(exc))
             return EXIT_UNUSABLE
-    factory = TransportFactory(bed, decider=_decider(ns.trust))
+    if info is None and not ns.concurrent:
+        busy = _driven_runs_of(path, runs_dir)
+        if busy:
+            _err(f"run {busy[0][0]} of {path} is being driven by {busy[0][1]}; two runs of one bed would "
+                 "work on the same hosts at once. Wait for it, or start this one anyway with --concurrent")
+            return EXIT_UNUSABLE
+    factory = TransportFactory(bed, decider=_decider(ns.trust), ask_password=_password_prompt(ns.ask_password))
     all_steps = run_steps(meth, factory.transports())
     spec = ns.steps or (info.steps if info else "")
     try:
@@ -159,12 +174,24 @@ def cmd_run(ns: argparse.Namespace) -> int:
         if info.bed_sha256 and info.bed_sha256 != digest:
             print("note: the project file changed since this run started; steps are matched by number",
                   file=sys.stderr)
+    for finding in _access_warnings(bed):
+        print(f"warning: {finding}", file=sys.stderr)
     printer = _Printer(ns.quiet)
     from app.run.metrics_tap import MetricsTap
+    from app.run.runlock import RunLocked
+    try:
+        engine = RunEngine(info, steps, factory, workers=ns.parallel, timeout=ns.timeout,
+                           host_timeouts=factory.timeouts())
+    except RunLocked as exc:
+        _err(str(exc))
+        return EXIT_UNUSABLE
+    if engine.distrust:
+        engine.close()
+        _err(f"cannot resume run {info.id}: {engine.distrust}")
+        return EXIT_UNUSABLE
     tap = MetricsTap(info.dir, printer.listener, on_problem=lambda text: printer.say(f"metrics: {text}"),
                      counter_transports=factory)
-    engine = RunEngine(info, steps, factory, workers=ns.parallel, timeout=ns.timeout,
-                       host_timeouts=factory.timeouts(), listener=tap)
+    engine.listener = tap
     for problem in engine.journal_problems:
         print(f"note: {problem}", file=sys.stderr)
     try:
@@ -191,6 +218,38 @@ def cmd_run(ns: argparse.Namespace) -> int:
         tap.close()
 
 
+def _driven_runs_of(bed_path: Path, runs_dir: Path | None) -> list[tuple[str, str]]:
+    from app.run import journal as J
+    from app.run.runlock import LOCK_NAME, holder_text, is_driven
+    wanted = str(bed_path.resolve())
+    return [(info.id, holder_text(info.dir / LOCK_NAME)) for info in J.list_runs(runs_dir)
+            if info.bed_file == wanted and is_driven(info.dir)]
+
+
+def _access_warnings(bed) -> list[str]:
+    """The access findings (plain-text WinRM Basic, TLS checks off), said again when a run starts."""
+    from topology.validation import validate
+    return [f"{f.code} {f.message}" for f in validate(bed, codes=("ACC-001", "ACC-002")) if not f.accepted]
+
+
+def _password_prompt(asked: bool):
+    """How a missing password is asked for: on a terminal (always offered there), else nowhere."""
+    if not (asked or sys.stdin.isatty()):
+        return None
+    import getpass
+
+    def ask(access) -> str | None:
+        if not sys.stdin.isatty():
+            return None
+        from app.remote.credentials import entry_name
+        try:
+            return getpass.getpass(f"password for {access.user or '(no user)'} on {access.host} "
+                                   f"(keyring entry {entry_name(access)!r}, kept for this run only): ") or None
+        except (EOFError, OSError):
+            return None
+    return ask
+
+
 def _drive(engine, ns, path: Path, printer: _Printer) -> int:
     from app.run import journal as J
     resume_hint = f"testbed-studio run {path} --resume {engine.info.id}"
@@ -210,6 +269,9 @@ def _drive(engine, ns, path: Path, printer: _Printer) -> int:
             print(f"pre-flight: {len(bad)} of {len(checks)} host(s) cannot be used; nothing was changed. "
                   f"Fix them, then run again (or resume with: {resume_hint})", file=sys.stderr)
             return EXIT_PREFLIGHT
+    code = _settle_leftovers(engine, ns, resume_hint)
+    if code is not None:
+        return code
     started = time.monotonic()
     attempted: set[str] = set()
     while True:
@@ -250,6 +312,48 @@ def _drive(engine, ns, path: Path, printer: _Printer) -> int:
         attempted = {s.number for s in remaining if engine.step_status(s) in J.PROBLEMS}
 
 
+def _settle_leftovers(engine, ns, resume_hint: str) -> int | None:
+    """A step a dead driver left on its host is waited for and adopted, or stopped, before
+    anything else runs: never started a second time beside it."""
+    from app.remote import jobs
+    from app.remote.base import RemoteError
+    for task in engine.leftovers():
+        try:
+            status, number = engine.leftover_status(task)
+        except RemoteError as exc:
+            _err(f"step {task.step} on {task.host} may still be running there, and the host cannot be asked: "
+                 f"{exc}. Nothing was started; when the host answers again: {resume_hint}")
+            return EXIT_PREFLIGHT
+        if status == jobs.ENDED:
+            print(f"step {task.step} on {task.host} ended on its own while no driver ran (exit status {number}); "
+                  "taking its result")
+            engine.adopt(task)
+        elif status == jobs.RUNNING:
+            choice = ns.still_running or (_ask_leftover(task, number) if sys.stdin.isatty() else None)
+            if choice is None or choice == "q":
+                _err(f"step {task.step} on {task.host} is still running there (process group {number}), started "
+                     "by a driver that is gone; nothing was started. Resume with --still-running adopt to wait "
+                     "for it and take its result, or --still-running stop to stop it and run it again:\n  "
+                     f"{resume_hint} --still-running adopt")
+                return EXIT_UNUSABLE
+            if choice == "adopt":
+                print(f"step {task.step} on {task.host} is still running (process group {number}); waiting for it")
+                engine.adopt(task)
+            else:
+                print(f"stopping step {task.step} on {task.host} (process group {number}); it runs again below")
+                engine.stop_leftover(task)
+    return None
+
+
+def _ask_leftover(task, pid) -> str:
+    print(f"\nstep {task.step} is still running on {task.host} (process group {pid}), left by a driver that died.")
+    while True:
+        answer = input("[a]dopt it (wait and take its result), [s]top it and run it again, or [q]uit? ")
+        answer = answer.strip().lower()[:1]
+        if answer in ("a", "s", "q"):
+            return {"a": "adopt", "s": "stop", "q": "q"}[answer]
+
+
 def _ask_manual(step) -> str:
     print(f"\n{step.number}  {step.text}")
     while True:
@@ -262,9 +366,16 @@ def cmd_runs(ns: argparse.Namespace) -> int:
     from app.run import journal as J
     runs_dir = Path(ns.runs_dir) if ns.runs_dir else None
     found = False
-    for info in J.list_runs(runs_dir):
+    for info in J.scan_runs(runs_dir):
         found = True
-        records, _ = J.read_records(info.dir)
+        if isinstance(info, J.DamagedRun):
+            print(f"{info.dir.name:<40}DAMAGED, skipped: {info.problem}", file=sys.stderr)
+            continue
+        read = J.read_journal(info.dir)
+        if read.damage:
+            print(f"{info.id:<40}DAMAGED journal, skipped: {read.damage[0]}", file=sys.stderr)
+            continue
+        records = read.records
         states = J.replay(records).values()
         ok = sum(1 for s in states if s.status in J.SUCCEEDED)
         bad = sum(1 for s in states if s.status in J.PROBLEMS)

@@ -12,14 +12,30 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from app.remote import base as remote
+from app.remote import jobs
 from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
-from app.run.journal import Journal, RunInfo, TaskState, read_records, replay
+from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
+from app.run.runlock import RunLock
 from topology import quoting
 from app.run.plan import RunStep, Stage, Task, hosts_of, required_tools, stages
 
 DEFAULT_TIMEOUT_S = 3600.0      # a step with no timeout of its own: long loads run for hours
 DEFAULT_WORKERS = 64            # hosts worked on at once
+
+
+class JournalDistrusted(Exception):
+    """The run's journal cannot say what already ran; running on could repeat steps."""
+
+
+class _Either:
+    """Set when either event is: the run's cancel or one task's own stop."""
+
+    def __init__(self, *events: threading.Event):
+        self.events = events
+
+    def is_set(self) -> bool:
+        return any(e.is_set() for e in self.events)
 
 
 class RunListener:
@@ -86,9 +102,17 @@ class RunEngine:
         self.timeout = timeout
         self.host_timeouts = host_timeouts or {}
         self.listener = listener or RunListener()
-        self.journal = Journal(info.dir)
-        records, self.journal_problems = read_records(info.dir)
-        self.states: dict[tuple[str, str], TaskState] = replay(records)
+        # before anything is written: a second driver of the same run is refused here
+        self._run_lock = RunLock(info.dir).acquire()
+        try:
+            read = read_journal(info.dir)
+            self.journal_problems = read.notes + read.damage
+            self.distrust = distrust(info.dir, read)
+            self.journal = Journal(info.dir)
+        except BaseException:
+            self._run_lock.release()
+            raise
+        self.states: dict[tuple[str, str], TaskState] = replay(read.records)
         self._states_lock = threading.Lock()
         self._cancel = threading.Event()
 
@@ -171,6 +195,8 @@ class RunEngine:
         """Run these steps' automated tasks (stages in order, lanes in parallel).  Tasks that
         already succeeded are left alone unless `rerun`.  Manual steps are not touched: a lane
         stops at a manual step that is not ticked off.  True when every task succeeded."""
+        if self.distrust:
+            raise JournalDistrusted(self.distrust)
         self._cancel.clear()
         for stage in stages(steps):
             self._run_stage(stage, rerun)
@@ -207,30 +233,97 @@ class RunEngine:
         with self._states_lock:
             self.states[(state.step, state.host)] = state
 
-    def _execute(self, task: Task) -> bool:
+    def _job(self, task: Task) -> jobs.Job:
+        def started(pid: int) -> None:
+            self.journal.record("process", step=task.step, host=task.host, pid=pid)
+            with self._states_lock:
+                st = self.states.get(task.key)
+                if st is not None:
+                    st.pid = pid
+        return jobs.Job(self.info.id, task.step, task.host, on_started=started)
+
+    # ------------------------------------------------- steps a dead driver left behind
+
+    def leftovers(self) -> list[Task]:
+        """Tasks whose journalled job may still exist on its host: interrupted (the driver died)
+        or lost (the connection dropped) after the job started."""
+        return [t for s in self.steps for t in s.tasks
+                if self.task_state(t).pid and self.task_state(t).status in (J.INTERRUPTED, J.LOST)]
+
+    def leftover_status(self, task: Task) -> tuple[str, int | None]:
+        """What the host says about the task's job; raises RemoteError when it cannot be asked."""
+        transport = self.connections.get(task.host)
+        if not transport.supports_jobs:
+            return jobs.GONE, None
+        return transport.job_status(self._job(task))
+
+    def adopt(self, task: Task) -> bool:
+        """Follow the job a dead driver left on its host to its end and take its outcome as the
+        step's, instead of starting the step again."""
+        return self._execute(task, adopt=True)
+
+    def stop_leftover(self, task: Task) -> None:
+        """Stop the job's whole process group; the step then runs again like any interrupted one."""
+        result = self.connections.get(task.host).stop_job(self._job(task))
+        self.journal.record("note", step=task.step, host=task.host,
+                            message=f"stopped the copy a dead driver left running ({result.status})")
+        with self._states_lock:
+            st = self.states.get(task.key)
+            if st is not None:
+                st.pid = None
+
+    def _execute(self, task: Task, adopt: bool = False) -> bool:
         previous = self.task_state(task)
-        state = TaskState(task.step, task.host, J.RUNNING, attempts=previous.attempts + 1,
+        state = TaskState(task.step, task.host, J.RUNNING, attempts=previous.attempts + (0 if adopt else 1),
                           started=J.now_iso())
         self._set(state)
-        self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts)
+        self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts,
+                            **({"adopted": True} if adopt else {}))
         self._notify("task_started", task)
         start = time.monotonic()
         out_path = self.journal.output_path(task.step, task.host)
-        with open(out_path, "a", encoding="utf-8", errors="replace") as out:
-            out.write(f"--- attempt {state.attempts} at {state.started}\n")
+        stop = threading.Event()
+        write_error: list[OSError] = []
+        out = None
+        try:
+            out = open(out_path, "ab", buffering=0)
+            out.write(f"--- {'adopted the job of ' if adopt else ''}attempt {state.attempts} at {state.started}\n"
+                      .encode())
+        except OSError as exc:
+            write_error.append(exc)
 
-            def sink(stream: str, line: str) -> None:
-                out.write(f"[stderr] {line}\n" if stream == "stderr" else line + "\n")
-                self._notify("output", task, stream, line)
+        def sink(stream: str, line: str) -> None:
+            if not write_error:
+                whole = getattr(line, "whole", None) or line.encode("utf-8", "replace")
+                try:
+                    out.write((b"[stderr] " if stream == "stderr" else b"") + whole + b"\n")
+                except OSError as exc:
+                    # a full disk: stop the step now rather than let it run blind until its timeout
+                    write_error.append(exc)
+                    stop.set()
+            self._notify("output", task, stream, line)
 
-            result = self._run_on_host(task, task.script, sink)
-            if result.status == remote.OK and task.verify:
+        if write_error:
+            result = CommandResult(J.FAILED, None, "")
+        else:
+            result = self._run_on_host(task, task.script, sink, _Either(self._cancel, stop), adopt=adopt)
+            if result.status == remote.OK and task.verify and not write_error:
                 sink("info", f"[check] {task.verify}")
-                check = self._run_on_host(task, task.verify, sink)
+                check = self._run_on_host(task, task.verify, sink, _Either(self._cancel, stop))
                 if check.status != remote.OK:
                     result = CommandResult(J.FAILED, check.exit_code,
                                            f"the step ran but its check failed ({check.message})",
                                            result.seconds + check.seconds, result.tail + check.tail)
+        if out is not None:
+            try:
+                out.close()
+            except OSError:
+                pass
+        if write_error:
+            exc = write_error[0]
+            result = CommandResult(J.FAILED, result.exit_code,
+                                   f"cannot write the step's output to {out_path}: {exc.strerror or exc}; the step "
+                                   "was stopped at once. Free space there, then resume", result.seconds, result.tail)
         state = TaskState(task.step, task.host, result.status, result.exit_code, result.message,
                           state.started, J.now_iso(), round(time.monotonic() - start, 3),
                           state.attempts, result.tail[-50:])
@@ -250,13 +343,21 @@ class RunEngine:
                 self._listener_failed = True
                 self.journal.record("note", message=f"the display stopped following the run: {exc!r}")
 
-    def _run_on_host(self, task: Task, script: str, sink) -> CommandResult:
+    def _run_on_host(self, task: Task, script: str, sink, cancel, adopt: bool = False) -> CommandResult:
         try:
             transport = self.connections.get(task.host)
         except RemoteError as exc:
             return CommandResult(exc.status, None, str(exc))
         timeout = self.timeout or self.host_timeouts.get(task.host) or DEFAULT_TIMEOUT_S
-        result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=self._cancel)
+        as_job = transport.supports_jobs and task.shell in jobs.SHELLS and script is task.script
+        if adopt:
+            result = transport.follow_job(self._job(task), on_output=sink, timeout=timeout, cancel=cancel)
+        elif as_job:
+            # a job outlives this process: resume can find it instead of starting a second copy
+            result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel,
+                                   job=self._job(task))
+        else:
+            result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel)
         if result.status == remote.LOST:
             self.connections.drop(task.host)    # the next attempt reconnects
         return result
@@ -274,6 +375,7 @@ class RunEngine:
     def close(self) -> None:
         self.connections.close_all()
         self.journal.close()
+        self._run_lock.release()
 
 
 def dry_run_text(steps: Sequence[RunStep], describe_host: Callable[[str], str]) -> str:

@@ -9,7 +9,9 @@ A run lives in its own directory:
 
 Every record is a single write of one line followed by fsync, so a kill at any moment
 leaves at worst a torn last line, which the reader reports and ignores.  A task with a
-"start" record and no "end" was interrupted: resume runs it again.
+"start" record and no "end" was interrupted; a "process" record names the job (app.remote.jobs)
+it started on its host, so resume can ask whether it still runs there before anything is
+started again.
 """
 from __future__ import annotations
 
@@ -62,6 +64,7 @@ class TaskState:
     seconds: float | None = None
     attempts: int = 0
     tail: list[str] = field(default_factory=list)
+    pid: int | None = None      # the step's process group on its host, while it may still run there
 
 
 class Journal:
@@ -82,7 +85,8 @@ class Journal:
             with open(self.path, "rb") as fh:
                 fh.seek(size - 1)
                 if fh.read(1) != b"\n":
-                    os.write(self._fd, b"\n")
+                    # the note tells a reader that the line before is a torn write, not damage
+                    os.write(self._fd, b"\n" + json.dumps({"kind": "repaired", "time": now_iso()}).encode() + b"\n")
                     os.fsync(self._fd)
 
     def record(self, kind: str, **fields: Any) -> None:
@@ -108,47 +112,112 @@ class Journal:
         self.close()
 
 
-def read_records(run_dir: Path) -> tuple[list[dict], list[str]]:
-    """All whole records, and a note for each line that could not be read (a torn write)."""
+@dataclass
+class JournalRead:
+    records: list[dict]
+    notes: list[str]            # harmless: a torn last line, ignored
+    damage: list[str]           # a line in the middle that is not a record: the journal is not trustworthy
+
+
+def read_journal(run_dir: Path) -> JournalRead:
     path = Path(run_dir) / "journal.jsonl"
-    records: list[dict] = []
-    problems: list[str] = []
+    result = JournalRead([], [], [])
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return records, problems
+        return result
+    except OSError as exc:
+        result.damage.append(f"{path}: cannot be read ({exc.strerror or exc})")
+        return result
+    parsed: list[tuple[int, Any, str | None]] = []
     for number, line in enumerate(raw.split(b"\n"), 1):
         if not line.strip():
             continue
         try:
             entry = json.loads(line)
-            if not isinstance(entry, dict) or "kind" not in entry:
-                raise ValueError("not a journal record")
-            records.append(entry)
-        except ValueError:
-            problems.append(f"{path}:{number}: an incomplete record (the run was stopped while "
-                            "writing it) was ignored")
-    return records, problems
+            problem = _record_problem(entry)
+        except (ValueError, RecursionError):
+            entry, problem = None, "not a JSON record"
+        parsed.append((number, entry, problem))
+    for i, (number, entry, problem) in enumerate(parsed):
+        following = parsed[i + 1][1] if i + 1 < len(parsed) else None
+        torn = (following is None and not raw.endswith(b"\n")) or (
+            isinstance(following, dict) and following.get("kind") == "repaired")
+        if problem is None:
+            result.records.append(entry)
+        elif torn:
+            result.notes.append(f"{path}:{number}: an incomplete record (the run was stopped while "
+                                "writing it) was ignored")
+        else:
+            result.damage.append(f"{path}:{number}: {problem}")
+    return result
+
+
+_TEXT_FIELDS = ("kind", "step", "host", "status", "message", "time")
+
+
+def _record_problem(entry: Any) -> str | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("kind"), str):
+        return "not a journal record (no 'kind')"
+    for name in _TEXT_FIELDS:
+        if name in entry and not isinstance(entry[name], str):
+            return f"'{name}' is {type(entry[name]).__name__}, not text"
+    if "tail" in entry and not (isinstance(entry["tail"], list) and all(isinstance(t, str) for t in entry["tail"])):
+        return "'tail' is not a list of lines"
+    for name in ("exit_code", "attempt", "pid"):
+        if entry.get(name) is not None and (not isinstance(entry[name], int) or isinstance(entry[name], bool)):
+            return f"'{name}' is not a whole number"
+    if entry.get("seconds") is not None and not isinstance(entry["seconds"], (int, float)):
+        return "'seconds' is not a number"
+    return None
+
+
+def read_records(run_dir: Path) -> tuple[list[dict], list[str]]:
+    """All whole records, and a note for each line that could not be read."""
+    read = read_journal(run_dir)
+    return read.records, read.notes + read.damage
+
+
+def distrust(run_dir: Path, read: JournalRead | None = None) -> str | None:
+    """Why the journal cannot be used to decide what still has to run, or None.  Resuming from
+    a damaged or emptied journal would run completed steps a second time."""
+    read = read or read_journal(run_dir)
+    if read.damage:
+        more = f" (and {len(read.damage) - 1} more)" if len(read.damage) > 1 else ""
+        return (f"the run's journal is damaged: {read.damage[0]}{more}. It cannot say which steps "
+                "already ran, so resuming could run them twice; start a new run, or repair the line")
+    if not any(r.get("kind") in ("start", "end", "mark") for r in read.records):
+        out = Path(run_dir) / "output"
+        logs = [p.name for p in out.glob("*.log")] if out.is_dir() else []
+        if logs:
+            return (f"the run's journal {Path(run_dir) / 'journal.jsonl'} records no step, yet {len(logs)} "
+                    f"step(s) left output in {out} (e.g. {sorted(logs)[0]}): the journal was emptied or "
+                    "replaced, so resuming would run completed steps again; start a new run instead")
+    return None
 
 
 def replay(records: list[dict]) -> dict[tuple[str, str], TaskState]:
     states: dict[tuple[str, str], TaskState] = {}
     for r in records:
-        if r["kind"] not in ("start", "end", "mark"):
+        if r["kind"] not in ("start", "end", "mark", "process"):
             continue
         key = (str(r.get("step")), str(r.get("host")))
         st = states.get(key) or states.setdefault(key, TaskState(*key))
-        if r["kind"] == "start":
+        if r["kind"] == "process":
+            st.pid = r.get("pid")
+        elif r["kind"] == "start":
             st.status, st.started, st.ended = RUNNING, r.get("time", ""), ""
             st.attempts += 1
-            st.exit_code, st.message, st.tail = None, "", []
+            st.exit_code, st.message, st.tail, st.pid = None, "", [], None
         else:
             st.status = r.get("status", FAILED)
             st.exit_code = r.get("exit_code")
             st.message = r.get("message", "")
             st.ended = r.get("time", "")
             st.seconds = r.get("seconds")
-            st.tail = list(r.get("tail", []))
+            st.tail = list(r.get("tail") or [])
+            if r["kind"] == "mark" or st.status not in (LOST, INTERRUPTED):
+                st.pid = None
     for st in states.values():
         if st.status == RUNNING:
             # nobody finishes a record for a run that died: the step may or may not have
@@ -207,20 +276,51 @@ def open_run(ref: str, root: Path | None = None) -> RunInfo:
         if meta.is_file():
             try:
                 data = json.loads(meta.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
+            except (OSError, ValueError, RecursionError) as exc:
                 raise ValueError(f"{meta}: cannot read the run's description ({exc})") from None
-            return RunInfo(data.get("id", d.name), d, data.get("bed_file", ""), data.get("bed_sha256", ""),
-                           data.get("created", ""), data.get("steps", ""), bool(data.get("dry_run")))
+            if not isinstance(data, dict):
+                raise ValueError(f"{meta}: the run's description is a {type(data).__name__}, not a mapping")
+            fields = {k: data.get(k, "") for k in ("id", "bed_file", "bed_sha256", "created", "steps")}
+            wrong = [k for k, v in fields.items() if not isinstance(v, str)]
+            if wrong:
+                raise ValueError(f"{meta}: the run's description has a {wrong[0]!r} that is not text")
+            return RunInfo(fields["id"] or d.name, d, fields["bed_file"], fields["bed_sha256"],
+                           fields["created"], fields["steps"], bool(data.get("dry_run")))
     raise ValueError(f"no run {ref!r}: give a run id from `testbed-studio runs` or a run directory")
 
 
 def list_runs(root: Path | None = None) -> Iterator[RunInfo]:
+    for found in scan_runs(root):
+        if isinstance(found, RunInfo):
+            yield found
+
+
+@dataclass
+class DamagedRun:
+    dir: Path
+    problem: str
+
+
+def scan_runs(root: Path | None = None) -> Iterator[RunInfo | DamagedRun]:
+    """Every run folder, newest first; one that cannot be read comes as a DamagedRun so a
+    listing can name it and go on with the others."""
     root = root or runs_root()
     if not root.is_dir():
         return
-    for d in sorted(root.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True):
-        if (d / "run.json").is_file():
-            try:
-                yield open_run(str(d))
-            except ValueError:
-                continue
+
+    def age(p: Path) -> float:
+        try:
+            return p.stat().st_mtime
+        except OSError:
+            return 0.0
+    for d in sorted(root.iterdir(), key=age, reverse=True):
+        if not d.is_dir():
+            continue
+        if not (d / "run.json").is_file():
+            if (d / "journal.jsonl").exists():
+                yield DamagedRun(d, f"{d / 'run.json'} is missing")
+            continue
+        try:
+            yield open_run(str(d))
+        except ValueError as exc:
+            yield DamagedRun(d, str(exc))

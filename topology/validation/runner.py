@@ -17,7 +17,7 @@ from topology.validation.registry import RULES, SEVERITY_ORDER, Finding, RuleInf
 
 
 def _load_rule_modules() -> None:
-    from topology.validation.rules import capacity, cluster, network, paths, storage, workload  # noqa: F401
+    from topology.validation.rules import access, capacity, cluster, network, paths, storage, workload  # noqa: F401
 
 
 def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None) -> list[Finding]:

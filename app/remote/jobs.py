@@ -1,0 +1,123 @@
+"""Steps that outlive their driver, so a resumed run can find them instead of starting them twice.
+
+A bash or sh step runs as a *job*: a wrapper copies the script into a folder of its own on
+the host (`<base>/<run id>/<step>@<host>/`), starts it in a new session (its own process
+group, stdio to files, no tie to the connection), writes the session's pid to `pid` and,
+when the script ends, its exit status to `exit`.  What the connection carries is only a
+follower (`tail --pid`) that streams `out` and `err` and exits with the job's status; if
+the driver dies, the follower dies with the connection and the job goes on.  Resume asks
+the host about the job: still running (wait for it and take its result, or stop its
+group), ended (take its recorded status), or gone.
+"""
+from __future__ import annotations
+
+import base64
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Callable
+
+PID_MARK = "@testbed-studio-job "
+REMOTE_BASE = ".cache/testbed-studio/jobs"      # under the login's home on an SSH host
+SHELLS = ("bash", "sh")
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+# job statuses a host reports
+RUNNING, ENDED, DEAD, GONE = "running", "ended", "dead", "gone"
+
+
+@dataclass(frozen=True)
+class Job:
+    run_id: str
+    step: str
+    host: str
+    on_started: Callable[[int], None] | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{_SAFE.sub('_', self.run_id)}/{_SAFE.sub('_', self.step)}@{_SAFE.sub('_', self.host)}"
+
+
+def _dir_assign(job: Job, base: str | None) -> str:
+    # base None: under $HOME on the host; else an absolute folder on this machine
+    if base is None:
+        return f'd="$HOME"/{shlex.quote(REMOTE_BASE + "/" + job.name)}'
+    return f"d={shlex.quote(base.rstrip('/') + '/' + job.name)}"
+
+
+# pid and exit stay behind (a few bytes): a driver that dies before it journals the end
+# still finds the job's status on resume instead of running the step again
+_FOLLOW = """cd "$d" 2>/dev/null || { echo "the step's job folder $d is gone" >&2; exit 125; }
+pid=$(cat pid); child=$(cat child)
+echo "@testbed-studio-job $pid" >&2
+: >> out; : >> err
+tail -s 0.1 --pid="$child" -c +1 -f err >&2 &
+tail -s 0.1 --pid="$child" -c +1 -f out
+wait
+n=0
+while [ ! -s exit ] && kill -0 "$pid" 2>/dev/null && [ $n -lt 500 ]; do sleep 0.02; n=$((n+1)); done
+rm -f script out err
+if [ -s exit ]; then exit "$(cat exit)"; fi
+echo "the step's process $pid ended without an exit status (it was killed)" >&2
+{ echo 137 > exit; } 2>/dev/null; exit 137
+"""
+
+
+def start_script(job: Job, script: str, shell: str, base: str | None = None, workdir: str = "") -> str:
+    """An sh script that starts `script` as a job and follows it to its end."""
+    if shell not in SHELLS:
+        raise ValueError(f"a job runs bash or sh, not {shell}")
+    body = base64.b64encode(script.encode()).decode()
+    # the session leader waits for the script as its child: tail watches the child, which its
+    # parent reaps at once (an init that reaps orphans late would keep a dead leader "alive")
+    runner = ('echo $$ > "$1/pid.new" && mv "$1/pid.new" "$1/pid"; '
+              'if [ -n "$2" ]; then cd "$2"; else cd; fi; '
+              f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null & c=$!; '
+              'echo $c > "$1/child.new"; mv "$1/child.new" "$1/child"; wait $c; '
+              'echo $? > "$1/exit.new"; mv "$1/exit.new" "$1/exit"')
+    return f"""{_dir_assign(job, base)}
+mkdir -p "$d" && cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+rm -f pid pid.new child child.new exit exit.new
+printf %s {shlex.quote(body)} | base64 -d > script || exit 125
+: > out; : > err
+# a subshell that exits at once: the job is nobody's child here, so no zombie keeps tail waiting
+( setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} < /dev/null > /dev/null 2>&1 & )
+n=0
+while [ ! -s child ]; do sleep 0.02; n=$((n+1)); [ $n -gt 1500 ] && {{ echo "the step did not start" >&2; exit 125; }}; done
+{_FOLLOW}"""
+
+
+def follow_script(job: Job, base: str | None = None) -> str:
+    """Streams a job's output from its start and exits with its status once it ends."""
+    return f"{_dir_assign(job, base)}\n{_FOLLOW}"
+
+
+def status_script(job: Job, base: str | None = None) -> str:
+    """Prints one line: running PID | ended STATUS | dead PID | gone."""
+    return f"""{_dir_assign(job, base)}
+if [ ! -d "$d" ]; then echo {GONE}
+elif [ -s "$d/exit" ]; then echo "{ENDED} $(cat "$d/exit")"
+elif [ -s "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null; then echo "{RUNNING} $(cat "$d/pid")"
+else echo "{DEAD} $(cat "$d/pid" 2>/dev/null)"; fi
+"""
+
+
+def stop_script(job: Job, base: str | None = None) -> str:
+    """Stops the job's whole process group (TERM, then KILL) and removes its folder."""
+    return f"""{_dir_assign(job, base)}
+if [ -s "$d/pid" ] && [ ! -s "$d/exit" ]; then pid=$(cat "$d/pid")
+  kill -s TERM -- -"$pid" 2>/dev/null
+  n=0; while kill -s 0 -- -"$pid" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
+  kill -s KILL -- -"$pid" 2>/dev/null
+fi
+rm -rf "$d"; true
+"""
+
+
+def parse_status(text: str) -> tuple[str, int | None]:
+    words = text.split()
+    if not words or words[0] not in (RUNNING, ENDED, DEAD, GONE):
+        return GONE, None
+    number = int(words[1]) if len(words) > 1 and words[1].lstrip("-").isdigit() else None
+    return words[0], number
