@@ -9,7 +9,8 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, Q
 from topology import capacity as cap
 from topology import storage_ops as ops
 from topology.model import RAID_LEVELS
-from widgets.storage.page_parts import ERROR_STYLE, ID_ROLE, button, columns, gb_text, picked_ids, select_rows, swatch
+from widgets.storage.page_parts import (ERROR_STYLE, ID_ROLE, button, columns, gb_text, named, picked_ids,
+                                        select_rows, swatch)
 from widgets.storage.page_parts import tree as make_tree
 
 
@@ -23,18 +24,15 @@ class DiskGroupsTab(QWidget):
         self.pick_info = QLabel()
         self.pick_info.setWordWrap(True)
         form.addRow(self.pick_info)
-        self.raid_combo = QComboBox()
-        self.raid_combo.setObjectName("raidCombo")
+        self.raid_combo = named(QComboBox(), "raidCombo")
         for level in RAID_LEVELS:
             self.raid_combo.addItem(cap.LEVEL_NAMES[level], level)
         self.raid_combo.setCurrentIndex(RAID_LEVELS.index("raid10"))
         self.raid_combo.currentIndexChanged.connect(lambda _: self.update_pick_info())
         form.addRow("RAID level:", self.raid_combo)
-        self.group_name = QLineEdit()
-        self.group_name.setObjectName("groupName")
+        self.group_name = named(QLineEdit(), "groupName")
         form.addRow("Name:", self.group_name)
-        self.owner_combo = QComboBox()
-        self.owner_combo.setObjectName("ownerCombo")
+        self.owner_combo = named(QComboBox(), "ownerCombo")
         form.addRow("Owner:", self.owner_combo)
         form.addRow(button("Create disk group", self.create_group, "createGroup"))
         lay.addWidget(new)
@@ -45,9 +43,8 @@ class DiskGroupsTab(QWidget):
         lay.addWidget(spares)
         lay.addStretch(1)
 
-        self.groups = make_tree(["Group", "RAID", "Disks", "Members", "Usable GB", "Free GB", "Owner", "Pool"],
-                                multi=True)
-        self.groups.setObjectName("groupsTree")
+        self.groups = named(make_tree(["Group", "RAID", "Disks", "Members", "Usable GB", "Free GB", "Owner", "Pool"],
+                                      multi=True), "groupsTree")
         self.groups.itemSelectionChanged.connect(self._groups_picked)
         right.addWidget(self.groups, 1)
         lay = right
@@ -62,9 +59,8 @@ class DiskGroupsTab(QWidget):
         row.addStretch(1)
         lay.addLayout(row)
         row = QHBoxLayout()
-        self.pool_name = QLineEdit()
+        self.pool_name = named(QLineEdit(), "poolName")
         self.pool_name.setPlaceholderText("pool name")
-        self.pool_name.setObjectName("poolName")
         self.pool_thin = QComboBox()
         self.pool_thin.addItems(["thick", "thin"])
         row.addWidget(self.pool_name, 1)
@@ -100,7 +96,8 @@ class DiskGroupsTab(QWidget):
         for g in array.disk_groups:
             u = use[("group", g.name)]
             members = ops.expand(g.members)
-            free = "in pool" if g.pool else ("0 (remainder vol.)" if u.remainder else gb_text(u.free_gb) if u.known else "?")
+            free = "in pool" if g.pool else (
+                "0 (remainder vol.)" if u.remainder else gb_text(u.free_gb) if u.known else "?")
             item = QTreeWidgetItem(self.groups, [g.name, cap.LEVEL_NAMES.get(g.raid, g.raid), str(len(members)),
                                                  ", ".join(g.members), gb_text(u.usable_gb) if u.known else "?",
                                                  free, g.owner, g.pool])

@@ -14,7 +14,7 @@ from widgets.slot_map import SlotMap
 from widgets.storage.controllers_tab import ControllersTab
 from widgets.storage.disk_groups_tab import DiskGroupsTab
 from widgets.storage.mappings_tab import MappingsTab
-from widgets.storage.page_parts import ERROR_STYLE, OK_STYLE
+from widgets.storage.page_parts import ERROR_STYLE, OK_STYLE, named
 from widgets.storage.volumes_tab import VolumesTab
 
 
@@ -27,8 +27,7 @@ class StorageEditor(QWidget):
         self._publishing = False
         self._filling = False
 
-        self.array_combo = QComboBox()
-        self.array_combo.setObjectName("arrayCombo")
+        self.array_combo = named(QComboBox(), "arrayCombo")
         self.array_combo.setMinimumContentsLength(16)
         self.array_combo.currentIndexChanged.connect(self._array_chosen)
         self.summary = QLabel()
@@ -39,8 +38,7 @@ class StorageEditor(QWidget):
         top.addWidget(self.summary, 1)
 
         self.controllers = ControllersTab()
-        self.slot_map = SlotMap(document)
-        self.slot_map.setObjectName("slotMap")
+        self.slot_map = named(SlotMap(document), "slotMap")
         self.slot_map.slots_selected.connect(self._slots_picked)
         self.slot_map.height_changed.connect(lambda _h: self._fit_split())
         self.map_scroll = QScrollArea()
@@ -69,8 +67,7 @@ class StorageEditor(QWidget):
         self.split = split
         self._split_by_user = False
 
-        self.message = QLabel()
-        self.message.setObjectName("storageMessage")
+        self.message = named(QLabel(), "storageMessage")
         self.message.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addLayout(top)

@@ -1,7 +1,7 @@
 """Building blocks the storage editor's pages share: lists, buttons, the two-column page."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPixmap
@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPus
 ID_ROLE = Qt.ItemDataRole.UserRole      # a list row's storage subject id (what it publishes)
 ERROR_STYLE = "color: #b3261e;"
 OK_STYLE = "color: #1b5e20;"
+W = TypeVar("W", bound=QWidget)
 
 
 def gb_text(value: float | None) -> str:
@@ -54,9 +55,14 @@ def swatch(colour: QColor) -> QIcon:
     return QIcon(pm)
 
 
+def named(widget: W, name: str) -> W:
+    """`widget` with an object name (tests and style sheets find it by that name)."""
+    widget.setObjectName(name)
+    return widget
+
+
 def button(text: str, slot: Callable[[], Any], name: str) -> QPushButton:
-    b = QPushButton(text)
-    b.setObjectName(name)
+    b = named(QPushButton(text), name)
     b.clicked.connect(slot)
     return b
 

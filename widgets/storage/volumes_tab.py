@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 from topology import storage_ops as ops
 from topology.model import VOLUME_PURPOSES
-from widgets.storage.page_parts import ID_ROLE, button, columns, gb_text, picked_ids, select_rows
+from widgets.storage.page_parts import ID_ROLE, button, columns, gb_text, named, picked_ids, select_rows
 from widgets.storage.page_parts import tree as make_tree
 
 
@@ -21,27 +21,22 @@ class VolumesTab(QWidget):
         lay, right = columns(self)
         new = QGroupBox("New volume")
         form = QFormLayout(new)
-        self.container_combo = QComboBox()
-        self.container_combo.setObjectName("containerCombo")
+        self.container_combo = named(QComboBox(), "containerCombo")
         form.addRow("In:", self.container_combo)
-        self.volume_name = QLineEdit()
-        self.volume_name.setObjectName("volumeName")
+        self.volume_name = named(QLineEdit(), "volumeName")
         form.addRow("Name:", self.volume_name)
         size_row = QHBoxLayout()
-        self.volume_size = QDoubleSpinBox()
-        self.volume_size.setObjectName("volumeSize")
+        self.volume_size = named(QDoubleSpinBox(), "volumeSize")
         self.volume_size.setRange(0.0, 10_000_000.0)
         self.volume_size.setDecimals(0)
         self.volume_size.setSuffix(" GB")
         self.volume_size.setValue(100)
-        self.volume_remainder = QCheckBox("take the remainder")
-        self.volume_remainder.setObjectName("volumeRemainder")
+        self.volume_remainder = named(QCheckBox("take the remainder"), "volumeRemainder")
         self.volume_remainder.toggled.connect(lambda on: self.volume_size.setEnabled(not on))
         size_row.addWidget(self.volume_size, 1)
         size_row.addWidget(self.volume_remainder)
         form.addRow("Size:", size_row)
-        self.purpose_combo = QComboBox()
-        self.purpose_combo.setObjectName("purposeCombo")
+        self.purpose_combo = named(QComboBox(), "purposeCombo")
         self.purpose_combo.addItem("(none)", "")
         for p in VOLUME_PURPOSES:
             self.purpose_combo.addItem(p.replace("_", " "), p)
@@ -50,16 +45,15 @@ class VolumesTab(QWidget):
         lay.addWidget(new)
         lay.addStretch(1)
         lay = right
-        self.volumes = make_tree(["Volume", "In", "Size GB", "Purpose", "Mapped to"])
-        self.volumes.setObjectName("volumesTree")
+        self.volumes = named(make_tree(["Volume", "In", "Size GB", "Purpose", "Mapped to"]), "volumesTree")
         self.volumes.itemSelectionChanged.connect(lambda: self._rows_picked(self.volumes))
         lay.addWidget(self.volumes, 2)
         row = QHBoxLayout()
         row.addWidget(button("Delete volume", self.delete_volume, "deleteVolume"))
         row.addStretch(1)
         lay.addLayout(row)
-        self.pools = make_tree(["Pool", "Provisioning", "Groups", "Usable GB", "Allocated GB", "Free GB"])
-        self.pools.setObjectName("poolsTree")
+        self.pools = named(make_tree(["Pool", "Provisioning", "Groups", "Usable GB", "Allocated GB", "Free GB"]),
+                           "poolsTree")
         self.pools.itemSelectionChanged.connect(lambda: self._rows_picked(self.pools))
         lay.addWidget(QLabel("Pools"))
         lay.addWidget(self.pools, 1)
@@ -90,7 +84,8 @@ class VolumesTab(QWidget):
             if u.known and free < 0:
                 free_text = f"overcommitted {u.allocated_gb / u.usable_gb:.2f}:1"
             item = QTreeWidgetItem(self.pools, [p.name, p.provisioning, str(len(groups)),
-                                                gb_text(u.usable_gb) if u.known else "?", gb_text(u.allocated_gb), free_text])
+                                                gb_text(u.usable_gb) if u.known else "?", gb_text(u.allocated_gb),
+                                                free_text])
             item.setToolTip(2, ", ".join(groups))
             item.setData(0, ID_ROLE, ops.pool_id(array.id, p.name))
         previous = self.container_combo.currentData()
@@ -99,7 +94,8 @@ class VolumesTab(QWidget):
             if g.pool:
                 continue
             u = use[("group", g.name)]
-            free = "full (remainder vol.)" if u.remainder else (f"{gb_text(u.free_gb)} GB free" if u.known else "size unknown")
+            free = "full (remainder vol.)" if u.remainder else (
+                f"{gb_text(u.free_gb)} GB free" if u.known else "size unknown")
             self.container_combo.addItem(f"group {g.name} — {free}", ("group", g.name))
         for p in array.pools:
             u = use[("pool", p.name)]
