@@ -1,5 +1,4 @@
-"""Tooltips on the canvas: a device, port, VM, chip or cable under the mouse, with its findings.
-"""
+"""Tooltips on the canvas: a device, port, VM, chip or cable under the mouse, with its findings."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPointF
