@@ -2,13 +2,12 @@
 
 Fields come from `topology.fileformat.plan(cls)`: a choice becomes a combo box, a number a
 spin box that knows its minimum, a flag a check box, text a line edit, a list of choices a
-tick menu, a free list a small list editor, a nested record (the CPU) a group (the field
-widgets are in widgets/forms/).  Every
-committed change is exactly one `document.apply(...)`: a SetField, or for a name the
-rename edit that also rewrites every reference (topology.rename_ops).  Input the model
-cannot take is refused with a message next to the field, and nothing changes.  The form
-reads the model again when the document says the shown component was touched, so undo
-and redo show up here too.
+tick menu, a free list a small list editor, a nested record (the CPU) a group; the field
+widgets themselves are in widgets/forms/.  Every committed change is exactly one
+`document.apply(...)`: a SetField, or for a name the rename edit that also rewrites every
+reference (topology.rename_ops).  Input the model cannot take is refused with a message
+next to the field, and nothing changes.  The form reads the model again when the document
+says the shown component was touched, so undo and redo show up here too.
 """
 from __future__ import annotations
 
