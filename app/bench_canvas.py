@@ -12,7 +12,7 @@ Each measurement runs in a fresh process (peak memory is then the canvas's own):
 * cold start: `python -c` that builds the main window on the default example and quits
   as soon as the event loop runs (target 1.5 s, wall clock from spawn to exit).
 
-This script drives widgets, so it gets its QApplication from widgets.canvas.application()
+This script drives widgets, so it gets its QApplication from widgets.canvas.view.application()
 (app/ itself imports no QtWidgets).
 """
 from __future__ import annotations
@@ -107,12 +107,12 @@ def _child(path: str, repeat: int, mode: str) -> dict:
     from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
     from PySide6.QtGui import QImage, QMouseEvent, QPainter, QTransform
 
-    from widgets.canvas import application
+    from widgets.canvas.view import application
     app = application()
     from app.document import Document
     from app.selection import Selection
     from topology.fileformat import load
-    from widgets.canvas import Canvas
+    from widgets.canvas.view import Canvas
 
     doc = Document()
     if mode == "canvas":   # the canvas alone: nothing else listens to this document

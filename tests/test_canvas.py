@@ -15,7 +15,8 @@ from app.document import Document
 from app.selection import Selection
 from topology import layout, operations
 from topology.fileformat import dumps
-from widgets.canvas import KIND_MIME, Canvas
+from widgets.canvas.placing import KIND_MIME
+from widgets.canvas.view import Canvas
 from widgets.palette import Palette
 
 IMAGES = Path("/tmp/testbed-canvas")

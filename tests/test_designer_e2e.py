@@ -79,13 +79,13 @@ def test_build_check_undo_save_and_reopen(qtbot, window, tmp_path):
     QTest.mouseRelease(smap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                        slot_centre(editor, ("E0", 3)))
     assert smap.selected_slots() == [("E0", 0), ("E0", 1), ("E0", 2), ("E0", 3)]
-    editor.raid_combo.setCurrentIndex(editor.raid_combo.findText("RAID 10"))
-    qtbot.keyClicks(editor.group_name, "data")
+    editor.groups_tab.raid_combo.setCurrentIndex(editor.groups_tab.raid_combo.findText("RAID 10"))
+    qtbot.keyClicks(editor.groups_tab.group_name, "data")
     qtbot.mouseClick(editor.findChild(QPushButton, "createGroup"), Qt.MouseButton.LeftButton)
     editor.tabs.setCurrentIndex(1)
-    qtbot.keyClicks(editor.volume_name, "db")
-    editor.volume_size.selectAll()
-    qtbot.keyClicks(editor.volume_size, "500")
+    qtbot.keyClicks(editor.volumes_tab.volume_name, "db")
+    editor.volumes_tab.volume_size.selectAll()
+    qtbot.keyClicks(editor.volumes_tab.volume_size, "500")
     qtbot.mouseClick(editor.findChild(QPushButton, "createVolume"), Qt.MouseButton.LeftButton)
     array = w.document.bed.arrays[0]
     assert [(g.name, g.raid, g.members) for g in array.disk_groups] == [("data", "raid10", ["E0:0-3"])]

@@ -17,7 +17,9 @@ from topology.index import BedIndex
 from topology.rename_ops import RenameError, check_name, locate, rename
 from topology.validation import validate
 from widgets.component_tree import ComponentTree
-from widgets.property_editor import BoolField, ChoiceCombo, NumberBox, PropertyEditor, RefCombo, parse_number
+from widgets.forms.fields import BoolField, ChoiceCombo, NumberBox, RefCombo
+from widgets.forms.values import parse_number
+from widgets.property_editor import PropertyEditor
 from widgets.validation_panel import ValidationPanel
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ from app.selection import Selection
 from topology.fileformat import dumps, load, loads
 from topology.storage_ops import expand
 from widgets.slot_map import EMPTY_FILL, FREE_FILL
-from widgets.storage_editor import StorageEditor
+from widgets.storage.editor import StorageEditor
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"
 SHOTS = Path("/tmp/testbed-shots")
@@ -96,11 +96,11 @@ def test_build_a_group_a_volume_and_a_mapping_by_mouse_then_undo_and_redo(qtbot,
     QTest.mouseRelease(smap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, centre(editor, ("E0", 3)))
     assert smap.selected_slots() == [("E0", 0), ("E0", 1), ("E0", 2), ("E0", 3)]
     assert selection.ids == {"arr:E0:0", "arr:E0:1", "arr:E0:2", "arr:E0:3"}
-    assert "RAID 10 gives 1,200 GB usable" in editor.pick_info.text()
+    assert "RAID 10 gives 1,200 GB usable" in editor.groups_tab.pick_info.text()
 
-    editor.raid_combo.setCurrentIndex(editor.raid_combo.findText("RAID 10"))
-    qtbot.keyClicks(editor.group_name, "DB")
-    assert editor.owner_combo.currentText() == "c0"
+    editor.groups_tab.raid_combo.setCurrentIndex(editor.groups_tab.raid_combo.findText("RAID 10"))
+    qtbot.keyClicks(editor.groups_tab.group_name, "DB")
+    assert editor.groups_tab.owner_combo.currentText() == "c0"
     qtbot.mouseClick(_button(editor, "createGroup"), Qt.MouseButton.LeftButton)
     group = doc.bed.arrays[0].disk_groups[-1]
     assert (group.name, group.raid, group.members, group.owner) == ("DB", "raid10", ["E0:0-3"], "c0")
@@ -110,37 +110,37 @@ def test_build_a_group_a_volume_and_a_mapping_by_mouse_then_undo_and_redo(qtbot,
     db = smap.colours["DB"]
     assert all(pixel(image, editor, ("E0", s)) == db for s in range(4))
     assert pixel(image, editor, ("E0", 4)) == FREE_FILL and pixel(image, editor, ("E0", 11)) == EMPTY_FILL
-    row = editor.groups.topLevelItem(0)
+    row = editor.groups_tab.groups.topLevelItem(0)
     assert [row.text(i) for i in range(6)] == ["DB", "RAID 10", "4", "E0:0-3", "1,200", "1,200"]
 
     # a volume in the new group
     editor.tabs.setCurrentIndex(1)
-    assert editor.container_combo.currentText() == "group DB — 1,200 GB free"
-    qtbot.keyClicks(editor.volume_name, "sql-data")
-    editor.volume_size.selectAll()
-    qtbot.keyClicks(editor.volume_size, "300")
-    editor.purpose_combo.setCurrentIndex(editor.purpose_combo.findData("database"))
+    assert editor.volumes_tab.container_combo.currentText() == "group DB — 1,200 GB free"
+    qtbot.keyClicks(editor.volumes_tab.volume_name, "sql-data")
+    editor.volumes_tab.volume_size.selectAll()
+    qtbot.keyClicks(editor.volumes_tab.volume_size, "300")
+    editor.volumes_tab.purpose_combo.setCurrentIndex(editor.volumes_tab.purpose_combo.findData("database"))
     qtbot.mouseClick(_button(editor, "createVolume"), Qt.MouseButton.LeftButton)
     vol = doc.bed.arrays[0].volumes[-1]
     assert (vol.name, vol.size_gb, vol.group, vol.purpose) == ("sql-data", 300, "DB", ["database"])
-    assert editor.groups.topLevelItem(0).text(5) == "900"
+    assert editor.groups_tab.groups.topLevelItem(0).text(5) == "900"
 
     # map it to server h1: its array host is created, LUN 0 proposed
     editor.tabs.setCurrentIndex(2)
-    editor.map_to_combo.setCurrentIndex(editor.map_to_combo.findData("h1"))
-    assert editor.map_volume_combo.currentText() == "sql-data" and editor.lun_spin.value() == 0
+    editor.mappings_tab.map_to_combo.setCurrentIndex(editor.mappings_tab.map_to_combo.findData("h1"))
+    assert editor.mappings_tab.map_volume_combo.currentText() == "sql-data" and editor.mappings_tab.lun_spin.value() == 0
     qtbot.mouseClick(_button(editor, "mapVolume"), Qt.MouseButton.LeftButton)
     a = doc.bed.arrays[0]
     assert [(h.name, h.server) for h in a.hosts] == [("h1", "h1")]
     assert [(m.volume, m.to, m.lun) for m in a.mappings] == [("sql-data", "h1", 0)]
-    assert editor.mappings.topLevelItem(0).text(1) == "h1"
+    assert editor.mappings_tab.mappings.topLevelItem(0).text(1) == "h1"
     built = dumps(doc.bed)
     loads(built)
 
     for _ in range(3):
         doc.undo_stack.undo()
     assert dumps(doc.bed) == original
-    assert editor.groups.topLevelItemCount() == 0 and editor.mappings.topLevelItemCount() == 0
+    assert editor.groups_tab.groups.topLevelItemCount() == 0 and editor.mappings_tab.mappings.topLevelItemCount() == 0
     image = smap.grab().toImage()
     assert pixel(image, editor, ("E0", 0)) == FREE_FILL
     for _ in range(3):
@@ -156,8 +156,8 @@ def test_refusals_are_explained_and_change_nothing(qtbot, open_editor):
     qtbot.mouseClick(smap, Qt.MouseButton.LeftButton, pos=centre(editor, ("E0", 4)))
     qtbot.mouseClick(smap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ShiftModifier, centre(editor, ("E0", 6)))
     assert smap.selected_slots() == [("E0", 4), ("E0", 5), ("E0", 6)]
-    editor.raid_combo.setCurrentIndex(editor.raid_combo.findText("RAID 6"))
-    assert "RAID 6 needs at least 4 disks" in editor.pick_info.text()
+    editor.groups_tab.raid_combo.setCurrentIndex(editor.groups_tab.raid_combo.findText("RAID 6"))
+    assert "RAID 6 needs at least 4 disks" in editor.groups_tab.pick_info.text()
     qtbot.mouseClick(_button(editor, "createGroup"), Qt.MouseButton.LeftButton)
     assert editor.message.text() == "Not done: RAID 6 needs at least 4 disks; 3 selected."
     assert doc.undo_stack.count() == 0
@@ -229,7 +229,7 @@ def test_follows_and_publishes_the_shared_selection(qtbot, open_editor):
     selection.set([f"{second.id}:group:{second.disk_groups[0].name}"])
     assert editor.array_combo.currentData() == second.id
     assert set(editor.slot_map.selected_slots()) == set(expand(second.disk_groups[0].members))
-    assert editor.groups.topLevelItem(0).isSelected()
+    assert editor.groups_tab.groups.topLevelItem(0).isSelected()
 
     doc, selection, editor = open_editor(load(EXAMPLES / "md3000i-hyperv-cluster.yaml"))
     selection.set(["MD3000i:group:Logs"])
@@ -239,10 +239,10 @@ def test_follows_and_publishes_the_shared_selection(qtbot, open_editor):
     selection.set(["R710-1"])                     # not storage: the map keeps what it shows
     assert editor.slot_map.selected_slots() == [("E0", 8), ("E0", 9)]
 
-    item = editor.groups.topLevelItem(0)           # SQL
-    editor.groups.scrollToItem(item)
-    rect = editor.groups.visualItemRect(item)
-    qtbot.mouseClick(editor.groups.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    item = editor.groups_tab.groups.topLevelItem(0)           # SQL
+    editor.groups_tab.groups.scrollToItem(item)
+    rect = editor.groups_tab.groups.visualItemRect(item)
+    qtbot.mouseClick(editor.groups_tab.groups.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert selection.ids == {"MD3000i:group:SQL"}
     assert editor.slot_map.selected_slots() == [("E0", s) for s in range(4)]
     editor.grab().save(str(SHOTS / "storage-seed000-SQL-selected.png"))
@@ -255,9 +255,9 @@ def test_every_example_renders(qtbot, open_editor, name):
     for i in range(editor.array_combo.count()):
         editor.array_combo.setCurrentIndex(i)
         array = doc.bed.arrays[i]
-        assert editor.groups.topLevelItemCount() == len(array.disk_groups)
-        assert editor.volumes.topLevelItemCount() == len(array.volumes)
-        assert editor.mappings.topLevelItemCount() == len(array.mappings)
+        assert editor.groups_tab.groups.topLevelItemCount() == len(array.disk_groups)
+        assert editor.volumes_tab.volumes.topLevelItemCount() == len(array.volumes)
+        assert editor.mappings_tab.mappings.topLevelItemCount() == len(array.mappings)
         for tab in range(editor.tabs.count()):
             editor.tabs.setCurrentIndex(tab)
             editor.grab().save(str(SHOTS / f"storage-{name}-{array.id}-tab{tab}.png"))
@@ -276,17 +276,17 @@ def test_pool_from_two_groups_then_a_thin_volume_in_it(qtbot, open_editor):
         qtbot.mouseClick(smap, Qt.MouseButton.LeftButton, pos=centre(editor, ("E0", first)))
         qtbot.mouseClick(smap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ShiftModifier,
                          centre(editor, ("E0", last)))
-        editor.raid_combo.setCurrentIndex(editor.raid_combo.findText(level))
+        editor.groups_tab.raid_combo.setCurrentIndex(editor.groups_tab.raid_combo.findText(level))
         qtbot.mouseClick(_button(editor, "createGroup"), Qt.MouseButton.LeftButton)
     assert [g.name for g in doc.bed.arrays[0].disk_groups] == ["Group 1", "Group 2"]
     assert [g.owner for g in doc.bed.arrays[0].disk_groups] == ["c0", "c1"]   # new groups alternate owners
 
-    _click_row(qtbot, editor.groups, 0)
-    _click_row(qtbot, editor.groups, 1, Qt.KeyboardModifier.ControlModifier)
+    _click_row(qtbot, editor.groups_tab.groups, 0)
+    _click_row(qtbot, editor.groups_tab.groups, 1, Qt.KeyboardModifier.ControlModifier)
     assert selection.ids == {"arr:group:Group 1", "arr:group:Group 2"}
     assert len(smap.selected_slots()) == 6
-    qtbot.keyClicks(editor.pool_name, "Pool A")
-    editor.pool_thin.setCurrentText("thin")
+    qtbot.keyClicks(editor.groups_tab.pool_name, "Pool A")
+    editor.groups_tab.pool_thin.setCurrentText("thin")
     qtbot.mouseClick(_button(editor, "createPool"), Qt.MouseButton.LeftButton)
     pool = doc.bed.arrays[0].pools[0]
     assert (pool.name, pool.provisioning) == ("Pool A", "thin")
@@ -294,20 +294,20 @@ def test_pool_from_two_groups_then_a_thin_volume_in_it(qtbot, open_editor):
     assert "pool Pool A" in smap.legend_texts()[0]
 
     editor.tabs.setCurrentIndex(1)
-    assert editor.container_combo.currentText() == "pool Pool A (thin) — 2,400 GB free"
-    qtbot.keyClicks(editor.volume_name, "thin-data")
-    editor.volume_size.selectAll()
-    qtbot.keyClicks(editor.volume_size, "3000")          # thin: more than the pool holds is allowed
+    assert editor.volumes_tab.container_combo.currentText() == "pool Pool A (thin) — 2,400 GB free"
+    qtbot.keyClicks(editor.volumes_tab.volume_name, "thin-data")
+    editor.volumes_tab.volume_size.selectAll()
+    qtbot.keyClicks(editor.volumes_tab.volume_size, "3000")          # thin: more than the pool holds is allowed
     qtbot.mouseClick(_button(editor, "createVolume"), Qt.MouseButton.LeftButton)
     assert doc.bed.arrays[0].volumes[0].pool == "Pool A"
-    assert editor.pools.topLevelItem(0).text(5) == "overcommitted 1.25:1"
+    assert editor.volumes_tab.pools.topLevelItem(0).text(5) == "overcommitted 1.25:1"
     assert doc.undo_stack.count() == 4
 
 
 def test_deleting_a_volume_in_use_is_refused_in_words(qtbot, open_editor):
     doc, selection, editor = open_editor(load(EXAMPLES / "md3000i-hyperv-cluster.yaml"))
     editor.tabs.setCurrentIndex(1)
-    _click_row(qtbot, editor.volumes, 3)                  # Logs
+    _click_row(qtbot, editor.volumes_tab.volumes, 3)                  # Logs
     assert selection.ids == {"MD3000i:Logs"}
     assert editor.slot_map.selected_slots() == [("E0", 8), ("E0", 9)]
     qtbot.mouseClick(_button(editor, "deleteVolume"), Qt.MouseButton.LeftButton)

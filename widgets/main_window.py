@@ -54,8 +54,8 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
 
 # attribute, module.Class, title, dock area (None = a tab of the central area)
 PANELS: tuple[tuple[str, str, str, Qt.DockWidgetArea | None], ...] = (
-    ("canvas", "widgets.canvas.Canvas", "Diagram", None),
-    ("storage", "widgets.storage_editor.StorageEditor", "Storage", None),
+    ("canvas", "widgets.canvas.view.Canvas", "Diagram", None),
+    ("storage", "widgets.storage.editor.StorageEditor", "Storage", None),
     ("placement", "widgets.placement_view.PlacementView", "VM placement", None),
     ("methodology", "widgets.methodology_view.MethodologyView", "Methodology", None),
     ("run", "widgets.run_wizard.RunWizard", "Run", None),

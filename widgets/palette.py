@@ -151,7 +151,7 @@ class Palette(QWidget):
         key = item.data(KIND_ROLE)
         self.kind_chosen.emit(key)
         # the canvases of this window wait for the next click
-        from widgets.canvas import Canvas
+        from widgets.canvas.view import Canvas
         for canvas in self.window().findChildren(Canvas):
             canvas.arm(key)
 

@@ -2,27 +2,22 @@
 
 Fields come from `topology.fileformat.plan(cls)`: a choice becomes a combo box, a number a
 spin box that knows its minimum, a flag a check box, text a line edit, a list of choices a
-tick menu, a free list a small list editor, a nested record (the CPU) a group.  Every
-committed change is exactly one `document.apply(...)`: a SetField, or for a name the
-rename edit that also rewrites every reference (topology.rename_ops).  Input the model
-cannot take is refused with a message next to the field, and nothing changes.  The form
-reads the model again when the document says the shown component was touched, so undo
-and redo show up here too.
+tick menu, a free list a small list editor, a nested record (the CPU) a group; the field
+widgets themselves are in widgets/forms/.  Every committed change is exactly one
+`document.apply(...)`: a SetField, or for a name the rename edit that also rewrites every
+reference (topology.rename_ops).  Input the model cannot take is refused with a message
+next to the field, and nothing changes.  The form reads the model again when the document
+says the shown component was touched, so undo and redo show up here too.
 """
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from html import escape
 from typing import Any, Callable
 
-import yaml
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QAction, QValidator
-from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QFormLayout, QFrame, QGroupBox, QHBoxLayout,
-                               QHeaderView, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu, QPlainTextEdit,
-                               QPushButton, QScrollArea, QSizePolicy, QTableWidget, QTableWidgetItem, QToolButton,
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QFormLayout, QFrame, QGroupBox, QLabel, QPushButton, QScrollArea, QToolButton,
                                QVBoxLayout, QWidget)
 
 from topology.edits import SetField
@@ -30,591 +25,19 @@ from topology.fileformat import plan
 from topology.index import BedIndex
 from topology.model import Bed
 from topology.rename_ops import Located, RenameError, locate, ref_candidates, rename
-
-NOT_SET = "(not set)"
-
-
-
-def _beside_add_remove(owner: QWidget, editor: QWidget, noun: str, add, remove) -> tuple[QToolButton, QToolButton]:
-    """Lay out `editor` with a column of + / − buttons to its right, as the list editors have."""
-    add_button = QToolButton(owner, text="+", toolTip=f"Add {'an' if noun[0] in 'aeiou' else 'a'} {noun}")
-    remove_button = QToolButton(owner, text="−", toolTip=f"Remove the selected {noun}")
-    add_button.clicked.connect(add)
-    remove_button.clicked.connect(remove)
-    buttons = QVBoxLayout()
-    buttons.setContentsMargins(0, 0, 0, 0)
-    buttons.addWidget(add_button)
-    buttons.addWidget(remove_button)
-    buttons.addStretch(1)
-    row = QHBoxLayout(owner)
-    row.setContentsMargins(0, 0, 0, 0)
-    row.addWidget(editor, 1, Qt.AlignmentFlag.AlignTop)
-    row.addLayout(buttons)
-    return add_button, remove_button
-
-class FieldError(ValueError):
-    """Input the field cannot take; the message is shown next to the field."""
-
-
-# ============================================================================ formatting and parsing
-
-def format_number(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
-    return str(value)
-
-
-def parse_number(text: str, *, integer: bool, minimum: float | None, optional: bool, unit: str = "") -> Any:
-    """The number a person typed, or FieldError saying what is wrong with it."""
-    raw = text.strip()
-    if unit and raw.lower().endswith(unit.lower()):
-        raw = raw[: -len(unit)].strip()      # "8 GB" in a GB field
-    if not raw:
-        if optional:
-            return None
-        raise FieldError("a value is required")
-    try:
-        number = float(raw.replace(",", ""))
-    except ValueError:
-        raise FieldError(f"{text.strip()!r} is not a number") from None
-    if integer and math.isfinite(number):
-        if not number.is_integer():
-            raise FieldError(f"{text.strip()!r} is not a whole number")
-        value: Any = int(number)
-    else:
-        value = number
-    if isinstance(value, float) and not math.isfinite(value):
-        raise FieldError(f"{text.strip()!r} is not a number")
-    if minimum is not None and value < minimum:
-        raise FieldError(f"must be at least {format_number(minimum)}")
-    return value
-
-
-def parse_scalar(text: str) -> Any:
-    """A mapping value or list item typed as text: numbers and true/false become typed values."""
-    text = text.strip()
-    try:
-        value = yaml.safe_load(text) if text else ""
-    except yaml.YAMLError:
-        return text
-    return value if isinstance(value, (str, int, float, bool)) or value is None else text
-
-
-def scalar_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    return format_number(value) if isinstance(value, (int, float)) else str(value)
-
-
-class _NoWheelUnlessFocused(QObject):
-    """Scrolling the form must not change the field under the mouse."""
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Wheel and isinstance(obj, QWidget) and not obj.hasFocus():
-            event.ignore()
-            return True
-        return False
-
-
-_WHEEL_GUARD = _NoWheelUnlessFocused()
-
-
-def guard_wheel(widget: QWidget) -> None:
-    widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-    widget.installEventFilter(_WHEEL_GUARD)
-
-
-# ============================================================================ editors
-
-class TextField(QLineEdit):
-    committed = Signal(object)
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._shown = ""
-        self.editingFinished.connect(self._finish)
-
-    def show_value(self, value: Any) -> None:
-        self._shown = "" if value is None else str(value)
-        self.setText(self._shown)
-        self.setCursorPosition(0)            # long values read from their beginning
-
-    def _finish(self) -> None:
-        if self.text() != self._shown or self.property("invalid"):
-            self.committed.emit(self.text())
-
-
-class NoteField(QPlainTextEdit):
-    """Multi-line text (notes, descriptions): committed when the person leaves the field."""
-    committed = Signal(object)
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._shown = ""
-        self.setTabChangesFocus(True)
-        self._fit(2)
-
-    def _fit(self, lines: int) -> None:
-        self.setFixedHeight(self.fontMetrics().lineSpacing() * lines + 12)
-
-    def show_value(self, value: Any) -> None:
-        self._shown = value or ""
-        self.setPlainText(self._shown)
-        self._fit(2 if len(self._shown) < 40 else 5)
-
-    def focusOutEvent(self, event: Any) -> None:
-        super().focusOutEvent(event)
-        if self.toPlainText() != self._shown:
-            self.committed.emit(self.toPlainText())
-
-
-class NumberBox(QAbstractSpinBox):
-    """A spin box that lets the person type anything, so wrong input gets a message instead
-    of being silently dropped keystroke by keystroke; arrows step from the minimum up."""
-    committed = Signal(object)
-
-    def __init__(self, *, integer: bool, minimum: float | None, optional: bool, unit: str = "",
-                 parent: QWidget | None = None):
-        super().__init__(parent)
-        self.integer, self.minimum, self.optional, self.unit = integer, minimum, optional, unit
-        self._shown = ""
-        self.setAccelerated(True)
-        self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToPreviousValue)
-        if optional:
-            self.lineEdit().setPlaceholderText("not stated")
-        guard_wheel(self)
-        self.editingFinished.connect(self._finish)
-
-    def validate(self, text: str, pos: int) -> object:
-        return QValidator.State.Acceptable, text, pos
-
-    def show_value(self, value: Any) -> None:
-        self._shown = format_number(value)
-        self.lineEdit().setText(self._shown)
-        self.lineEdit().setCursorPosition(0)
-
-    def _current(self) -> float | None:
-        try:
-            return parse_number(self.text(), integer=self.integer, minimum=None, optional=True, unit=self.unit)
-        except FieldError:
-            return None
-
-    def stepEnabled(self) -> QAbstractSpinBox.StepEnabledFlag:
-        flags = QAbstractSpinBox.StepEnabledFlag.StepUpEnabled
-        value = self._current()
-        if value is not None and (self.minimum is None or value > self.minimum):
-            flags |= QAbstractSpinBox.StepEnabledFlag.StepDownEnabled
-        return flags
-
-    def stepBy(self, steps: int) -> None:
-        value = self._current()
-        if value is None:
-            value = self.minimum if self.minimum is not None else 0
-        value = value + steps
-        if self.minimum is not None:
-            value = max(value, self.minimum)
-        self.lineEdit().setText(format_number(int(value) if self.integer else float(value)))
-        self.committed.emit(self.text())
-
-    def _finish(self) -> None:
-        if self.text() != self._shown or self.property("invalid"):
-            self.committed.emit(self.text())
-
-
-class ChoiceCombo(QComboBox):
-    """One of a fixed set of values; the empty value reads '(not set)'."""
-    committed = Signal(object)
-
-    def __init__(self, choices: tuple[str, ...], parent: QWidget | None = None):
-        super().__init__(parent)
-        for c in choices:
-            self.addItem(c.replace("_", " ") if c else NOT_SET, c)
-        guard_wheel(self)
-        self.activated.connect(lambda i: self.committed.emit(self.itemData(i)))
-
-    def show_value(self, value: Any) -> None:
-        i = self.findData(value if value is not None else "")
-        if i < 0:                       # a value the choices do not list: show it rather than hide it
-            self.addItem(str(value), value)
-            i = self.count() - 1
-        self.setCurrentIndex(i)
-
-
-class RefCombo(QComboBox):
-    """A reference to another component: pick from the bed's ids or type one (checked on commit)."""
-    committed = Signal(object)
-
-    def __init__(self, candidates: Callable[[], list[str]], optional: bool, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.candidates, self.optional = candidates, optional
-        self._shown = ""
-        self.setEditable(True)
-        self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.lineEdit().setPlaceholderText("none" if optional else "required")
-        guard_wheel(self)
-        self.activated.connect(lambda i: self.committed.emit(self.itemText(i)))
-        self.lineEdit().editingFinished.connect(self._finish)
-
-    def showPopup(self) -> None:
-        text = self.currentText()
-        self.blockSignals(True)
-        self.clear()
-        self.addItems(([""] if self.optional else []) + self.candidates())
-        self.setEditText(text)
-        self.blockSignals(False)
-        super().showPopup()
-
-    def show_value(self, value: Any) -> None:
-        self._shown = value or ""
-        self.blockSignals(True)
-        if self.findText(self._shown) < 0:
-            self.addItem(self._shown)
-        self.setCurrentIndex(self.findText(self._shown))
-        self.setEditText(self._shown)
-        self.lineEdit().setCursorPosition(0)
-        self.blockSignals(False)
-
-    def _finish(self) -> None:
-        if self.currentText() != self._shown or self.property("invalid"):
-            self.committed.emit(self.currentText())
-
-
-class BoolField(QCheckBox):
-    """Yes / no, and 'not stated' (partly checked) for a field the report may leave open."""
-    committed = Signal(object)
-
-    def __init__(self, optional: bool, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setTristate(optional)
-        self.clicked.connect(lambda _checked: self.committed.emit(self._value()))
-
-    def _value(self) -> bool | None:
-        state = self.checkState()
-        if state == Qt.CheckState.PartiallyChecked:
-            return None
-        return state == Qt.CheckState.Checked
-
-    def show_value(self, value: Any) -> None:
-        if value is None and self.isTristate():
-            self.setCheckState(Qt.CheckState.PartiallyChecked)
-        else:
-            self.setCheckState(Qt.CheckState.Checked if value else Qt.CheckState.Unchecked)
-        self.setText({None: "not stated", True: "yes", False: "no"}[None if value is None else bool(value)])
-
-
-class ChoiceListField(QPushButton):
-    """A list whose items come from a set (roles, purposes, cluster nodes): tick them in a menu."""
-    committed = Signal(object)
-
-    def __init__(self, choices: Callable[[], list[str]], parent: QWidget | None = None):
-        super().__init__(parent)
-        self.choices = choices
-        self._value: list[str] = []
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setStyleSheet("QPushButton { text-align: left; padding: 3px 6px; }")
-        menu = QMenu(self)
-        menu.aboutToShow.connect(self._fill)
-        menu.triggered.connect(self._toggled)
-        self.setMenu(menu)
-
-    def _fill(self) -> None:
-        menu = self.menu()
-        menu.clear()
-        names = list(dict.fromkeys(list(self.choices()) + self._value))
-        for name in names:
-            action = QAction(name.replace("_", " ") if "_" in name and name.islower() else name, menu)
-            action.setData(name)
-            action.setCheckable(True)
-            action.setChecked(name in self._value)
-            menu.addAction(action)
-
-    def _toggled(self, action: QAction) -> None:
-        name = action.data()
-        new = [v for v in self._value if v != name] if name in self._value else self._value + [name]
-        self.committed.emit(new)
-
-    def toggle(self, name: str) -> None:
-        """What ticking `name` in the menu does (keyboard access and tests)."""
-        self._fill()
-        action = next(a for a in self.menu().actions() if a.data() == name)
-        action.trigger()
-
-    def show_value(self, value: Any) -> None:
-        self._value = list(value or [])
-        self.setText(", ".join(str(v) for v in self._value) or "none")
-        self.setToolTip("Click to tick or untick items")
-
-
-class TextListField(QWidget):
-    """A free list (software, DNS servers, VLANs): one item per row, edit in place, add, remove."""
-    committed = Signal(object)
-
-    def __init__(self, parse: Callable[[str], Any], parent: QWidget | None = None):
-        super().__init__(parent)
-        self.parse = parse
-        self._value: list[Any] = []
-        self._loading = False
-        self.list = QListWidget(self)
-        self.list.setEditTriggers(QListWidget.EditTrigger.DoubleClicked | QListWidget.EditTrigger.EditKeyPressed
-                                  | QListWidget.EditTrigger.SelectedClicked)
-        self.list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.list.setUniformItemSizes(True)
-        self.list.itemChanged.connect(self._edited)
-        self.list.itemDelegate().closeEditor.connect(self._editor_closed)
-        self.add_button, self.remove_button = _beside_add_remove(self, self.list, "item", self.add_item,
-                                                                  self.remove_selected)
-
-    def show_value(self, value: Any) -> None:
-        self._value = list(value or [])
-        self._loading = True
-        self.list.clear()
-        for v in self._value:
-            item = QListWidgetItem(scalar_text(v))
-            item.setToolTip(scalar_text(v))
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
-            self.list.addItem(item)
-        self._loading = False
-        self._fit()
-
-    def _fit(self) -> None:
-        rows = max(1, min(self.list.count(), 5))
-        self.list.setFixedHeight((self.fontMetrics().height() + 4) * rows + 2 * self.list.frameWidth() + 2)
-
-    def _texts(self) -> list[str]:
-        return [self.list.item(i).text() for i in range(self.list.count())]
-
-    def _edited(self, _item: QListWidgetItem) -> None:
-        if self._loading:
-            return
-        texts = [t for t in self._texts() if t.strip()]
-        if len(texts) == len(self._texts()):
-            self.committed.emit([self.parse(t) for t in texts])
-
-    def _editor_closed(self, _editor: QWidget, _hint: Any) -> None:
-        # an added row left empty is dropped again without an edit
-        if any(not t.strip() for t in self._texts()):
-            self.show_value(self._value)
-
-    def add_item(self) -> None:
-        item = QListWidgetItem("")
-        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
-        self._loading = True
-        self.list.addItem(item)
-        self._loading = False
-        self._fit()
-        self.list.setCurrentItem(item)
-        self.list.editItem(item)
-
-    def remove_selected(self) -> None:
-        row = self.list.currentRow()
-        if 0 <= row < len(self._value):
-            self.committed.emit(self._value[:row] + self._value[row + 1:])
-
-
-class MappingField(QWidget):
-    """Free key/value settings (BIOS, offloads, attributes): a two-column table."""
-    committed = Signal(object)
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._value: dict[str, Any] = {}
-        self._loading = False
-        self.table = QTableWidget(0, 2, self)
-        self.table.setHorizontalHeaderLabels(["Setting", "Value"])
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.table.itemChanged.connect(self._edited)
-        self.table.itemDelegate().closeEditor.connect(self._editor_closed)
-        self.add_button, self.remove_button = _beside_add_remove(self, self.table, "setting", self.add_row,
-                                                                  self.remove_selected)
-
-    def show_value(self, value: Any) -> None:
-        self._value = dict(value or {})
-        self._loading = True
-        self.table.setRowCount(0)
-        for k, v in self._value.items():
-            self._append(str(k), scalar_text(v) if not isinstance(v, (list, dict)) else yaml.safe_dump(
-                v, default_flow_style=True).strip())
-        self._loading = False
-        self._fit()
-
-    def _append(self, key: str, value: str) -> None:
-        r = self.table.rowCount()
-        self.table.insertRow(r)
-        for column, text in ((0, key), (1, value)):
-            item = QTableWidgetItem(text)
-            item.setToolTip(text)
-            self.table.setItem(r, column, item)
-
-    def resizeEvent(self, event: Any) -> None:
-        super().resizeEvent(event)
-        self._fit_key_column()
-
-    def _fit_key_column(self) -> None:
-        # keys are what a person scans for: as wide as the longest, up to 60 % of the table
-        metrics = self.table.fontMetrics()
-        widest = max([metrics.horizontalAdvance(str(k)) for k in self._value] + [metrics.horizontalAdvance("Setting")])
-        self.table.setColumnWidth(0, min(widest + 16, int(self.table.viewport().width() * 0.6)))
-
-    def _fit(self) -> None:
-        self._fit_key_column()
-        rows = min(max(self.table.rowCount(), 1), 6)
-        self.table.setFixedHeight(self.table.horizontalHeader().height() + rows * self.table.verticalHeader()
-                                  .defaultSectionSize() + 2 * self.table.frameWidth())
-
-    def _rows(self) -> list[tuple[str, str]]:
-        out = []
-        for r in range(self.table.rowCount()):
-            k, v = self.table.item(r, 0), self.table.item(r, 1)
-            out.append(((k.text() if k else "").strip(), v.text() if v else ""))
-        return out
-
-    def _edited(self, _item: QTableWidgetItem) -> None:
-        if self._loading:
-            return
-        rows = self._rows()
-        if all(k for k, _ in rows):
-            self.committed.emit({k: _parse_structured(v) for k, v in rows})
-
-    def _editor_closed(self, _editor: QWidget, _hint: Any) -> None:
-        if any(not k for k, _ in self._rows()):
-            self.show_value(self._value)
-
-    def add_row(self) -> None:
-        self._loading = True
-        self._append("", "")
-        self._loading = False
-        self._fit()
-        self.table.setCurrentCell(self.table.rowCount() - 1, 0)
-        self.table.editItem(self.table.item(self.table.rowCount() - 1, 0))
-
-    def remove_selected(self) -> None:
-        row = self.table.currentRow()
-        keys = list(self._value)
-        if 0 <= row < len(keys):
-            self.committed.emit({k: v for k, v in self._value.items() if k != keys[row]})
-
-
-def _parse_structured(text: str) -> Any:
-    text = text.strip()
-    if text.startswith(("[", "{")):
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError:
-            return text
-    return parse_scalar(text)
-
-
-# ============================================================================ the form
+from widgets.forms.binding import FieldBinding, NestedRecord
+from widgets.forms.fields import BoolField, ChoiceCombo, NoteField, NumberBox, RefCombo, TextField
+from widgets.forms.labels import edit_words, field_label
+from widgets.forms.list_fields import ChoiceListField, MappingField, TextListField
+from widgets.forms.values import NOT_SET, FieldError, format_number, parse_number, parse_scalar
 
 HIDDEN_FIELDS = {"x", "y", "format_version"}     # canvas positions are set by dragging
 MULTILINE_FIELDS = {"note", "description", "source"}
-_WORDS = {"id": "Name", "mtu": "MTU", "cpu": "CPU", "vcpu": "vCPUs", "os": "OS", "bios": "BIOS", "vlan": "VLAN",
-          "vlans": "VLANs", "wwpn": "WWPN", "numa": "NUMA", "cidr": "CIDR", "lun": "LUN", "iops": "IOPS",
-          "dns": "DNS", "sriov": "SR-IOV", "os_": "OS", "ip": "IP", "vm": "VM", "vms": "VMs", "raid": "RAID",
-          "rpm": "RPM", "ghz": "Clock (GHz)", "iscsi": "iSCSI"}
-_UNITS = {"gb": "GB", "gbps": "Gb/s", "ghz": "GHz", "kb": "KB", "ms": "ms", "s": "s", "pct": "%",
-          "minutes": "min", "iops": "IOPS"}
 _KIND_TITLES = {"VM": "VM", "virtual NIC": "Virtual NIC"}
-
-
-def field_label(attr: str) -> tuple[str, str]:
-    """('Memory (GB)', 'GB') for 'memory_gb'."""
-    words = attr.split("_")
-    unit = ""
-    if len(words) > 1 and words[-1] in _UNITS:
-        unit = _UNITS[words.pop()]
-    text = " ".join(_WORDS.get(w, w) for w in words)
-    if words[0] not in _WORDS:               # 'vCPUs per thread' keeps its small v
-        text = text[:1].upper() + text[1:]
-    return (f"{text} ({unit})" if unit else text), unit
-
-
-def edit_words(label: str) -> str:
-    """'Memory (GB)' -> 'memory (GB)' for an undo text; 'MTU' and 'vCPUs' stay as they are."""
-    first = label.split(" ")[0]
-    return label if len(first) > 1 and (first.isupper() or first[0].islower()) else label[:1].lower() + label[1:]
 
 
 def _is_optional(fp: Any) -> bool:
     return not fp.required and fp.default is None
-
-
-class _Binding:
-    """One field of one model object on the form: its editor and its message line."""
-
-    def __init__(self, holder: Callable[[], Any], fp: Any, editor: QWidget, message: QLabel, label: str,
-                 unit: str, path: str):
-        self.holder, self.fp, self.editor, self.message = holder, fp, editor, message
-        self.label, self.unit, self.path = label, unit, path
-        self.is_name = False
-
-    @property
-    def attr(self) -> str:
-        return self.fp.attr
-
-    def load(self) -> None:
-        obj = self.holder()
-        if obj is None:
-            return
-        self.editor.blockSignals(True)
-        try:
-            self.editor.show_value(getattr(obj, self.attr))
-        finally:
-            self.editor.blockSignals(False)
-        self.clear_error()
-
-    def _text_part(self) -> QWidget | None:
-        if isinstance(self.editor, QLineEdit):
-            return self.editor
-        line = getattr(self.editor, "lineEdit", None)
-        return line() if callable(line) else None
-
-    def show_error(self, text: str) -> None:
-        self.message.setText(text)
-        self.message.show()
-        self.editor.setProperty("invalid", True)
-        part = self._text_part()
-        if part is not None:               # tint only the text: the widget keeps its native frame and arrows
-            part.setStyleSheet("background: #fdecea;")
-
-    def clear_error(self) -> None:
-        if self.editor.property("invalid"):
-            self.editor.setProperty("invalid", False)
-            part = self._text_part()
-            if part is not None:
-                part.setStyleSheet("")
-        self.message.hide()
-        self.message.clear()
-
-
-class _Group:
-    """A nested record (CPU, dynamic memory, policy) shown as a group box."""
-
-    def __init__(self, holder: Callable[[], Any], fp: Any, box: QGroupBox, add: QPushButton,
-                 remove: QToolButton | None, body: QWidget):
-        self.holder, self.fp, self.box, self.add, self.remove, self.body = holder, fp, box, add, remove, body
-
-    def load(self) -> None:
-        parent = self.holder()
-        value = getattr(parent, self.fp.attr) if parent is not None else None
-        self.body.setVisible(value is not None)
-        self.add.setVisible(value is None)
-        if self.remove is not None:
-            self.remove.setVisible(value is not None)
 
 
 class PropertyEditor(QWidget):
@@ -627,8 +50,8 @@ class PropertyEditor(QWidget):
         self._loc: Located | None = None
         self._subject: str | None = None
         self._mode = ""                      # "component", "bed", "many", "missing"
-        self._bindings: list[_Binding] = []
-        self._groups: list[_Group] = []
+        self._bindings: list[FieldBinding] = []
+        self._groups: list[NestedRecord] = []
         self._index_cache: tuple[int, BedIndex] | None = None
 
         self.title = QLabel(self)
@@ -675,7 +98,7 @@ class PropertyEditor(QWidget):
     def group_add_button(self, attr: str) -> QPushButton:
         return next(g.add for g in self._groups if g.fp.attr == attr)
 
-    def _binding(self, path: str) -> _Binding:
+    def _binding(self, path: str) -> FieldBinding:
         for b in self._bindings:
             if b.path == path:
                 return b
@@ -835,7 +258,7 @@ class PropertyEditor(QWidget):
             column.setSpacing(1)
             column.addWidget(editor)
             column.addWidget(message)
-            binding = _Binding(holder, fp, editor, message, label, unit, prefix + fp.attr)
+            binding = FieldBinding(holder, fp, editor, message, label, unit, prefix + fp.attr)
             binding.is_name = root and self._loc is not None and fp.attr == self._loc.name_attr
             tip = fp.meta.get("doc") or ""
             if binding.is_name:
@@ -872,7 +295,7 @@ class PropertyEditor(QWidget):
         if remove is not None:
             outer.addWidget(remove, 0, Qt.AlignmentFlag.AlignRight)
         form.addRow(box)
-        self._groups.append(_Group(holder, fp, box, add, remove, body))
+        self._groups.append(NestedRecord(holder, fp, box, add, remove, body))
 
     def _set_group(self, holder: Callable[[], Any], fp: Any, value: Any) -> None:
         label = edit_words(field_label(fp.attr)[0])
@@ -979,7 +402,7 @@ class PropertyEditor(QWidget):
     def _owner(self) -> str:
         return self._loc.owner if self._loc is not None else ""
 
-    def _commit(self, binding: _Binding, raw: Any) -> None:
+    def _commit(self, binding: FieldBinding, raw: Any) -> None:
         obj = binding.holder()
         if obj is None:
             return
@@ -1022,7 +445,7 @@ class PropertyEditor(QWidget):
     def _apply(self, edit: Any) -> None:
         self.document.apply(edit)
 
-    def _parse(self, binding: _Binding, raw: Any) -> Any:
+    def _parse(self, binding: FieldBinding, raw: Any) -> Any:
         fp, meta = binding.fp, binding.fp.meta
         kind = fp.kind
         if kind in ("int", "float"):

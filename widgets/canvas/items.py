@@ -20,7 +20,7 @@ from topology.model import Chassis, Server
 from topology.layout import drawn_size
 
 if TYPE_CHECKING:  # pragma: no cover
-    from widgets.canvas import Canvas
+    from widgets.canvas.view import Canvas
 
 M = diagram.MARGIN + 4   # room around the body: selection halo, port markers, badge
 PORT_GRAB = 4.0          # a port marker is this much easier to hit than it looks
@@ -36,7 +36,7 @@ class DeviceItem(QGraphicsRectItem):
         self.w = self.h = 0.0
         self.marks: dict[str, diagram.PortMark] = {}
         self.setPen(QPen(Qt.PenStyle.NoPen))
-        # not ItemIsMovable: the canvas moves the selection itself (see Canvas._drag_to)
+        # not ItemIsMovable: the canvas moves the selection itself (see Editing._drag_to)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         # text is the costly part of a device: paint it once per zoom level, then blit
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
@@ -87,7 +87,6 @@ class DeviceItem(QGraphicsRectItem):
         return None
 
 
-
 class ChipItem(QGraphicsRectItem):
     """A network, or a VM no host holds: chips in a strip above the drawing (the model gives
     them no position, so they are selectable but not movable)."""
@@ -106,11 +105,6 @@ class ChipItem(QGraphicsRectItem):
             self.setRect(QRectF(-4, -12, w + 16, h + 16))
         self.setPos(x, y)
         self.update()
-
-    @property
-    def body(self) -> QRectF:
-        p = self.pos()
-        return QRectF(p.x(), p.y(), self.w, self.h)
 
     def paint(self, painter, option, widget=None) -> None:  # noqa: D102 - Qt override
         obj = self.canvas.objects.get(self.ident)

@@ -1,0 +1,235 @@
+"""The scene drawn from the model: items for devices, chips and links, rebuilt on `document.reset`
+and redrawn where `document.changed` says, plus the validation badges they carry.
+
+Devices without a position in the model are placed by the automatic layout (computed on reset,
+not written to the model: opening a file does not make it "modified"; the Automatic Layout
+action writes it, as one step).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from PySide6.QtCore import QPointF, QRectF, QTimer
+
+from app import diagram
+from topology import layout
+from topology.model import Chassis, Server, StorageArray, Switch
+from topology.layout import Box
+from widgets.canvas.items import ChipItem, DeviceItem
+
+
+class ModelDrawing:
+    """Canvas part: keeps the scene's items in step with the document's bed."""
+
+    @property
+    def bed(self):
+        return self.document.bed
+
+    def _model_maps(self) -> tuple[dict[str, Any], dict[str, list]]:
+        """Drawn id -> model object, and host -> its VMs (also fills blades_of)."""
+        bed = self.bed
+        objects: dict[str, Any] = {}
+        for coll in (bed.servers, bed.switches, bed.arrays, bed.chassis, bed.networks):
+            for c in coll:
+                objects[c.id] = c
+        servers = {s.id for s in bed.servers}
+        vms_of: dict[str, list] = {}
+        for vm in bed.vms:
+            if vm.host in servers:
+                vms_of.setdefault(vm.host, []).append(vm)
+            else:
+                objects[vm.id] = vm
+        blades: dict[str, list] = {}
+        for s in bed.servers:
+            if s.chassis:
+                blades.setdefault(s.chassis, []).append(s)
+        self.blades_of = blades
+        return objects, vms_of
+
+    def _rebuild(self) -> None:
+        """A different bed: new items for everything."""
+        self._cancel_link()
+        self._syncing = True
+        try:
+            self.scene().clear()
+        finally:
+            self._syncing = False
+        self.devices.clear()
+        self.chips.clear()
+        self.links.clear()
+        self.paths.clear()
+        self._links_at.clear()
+        self._obstacles = None
+        self.objects, self.vms_of = self._model_maps()
+        self._fallback = layout.layout(self.bed)
+        self._set_free_spot()
+        self.cabled = self._cabled_ports()
+        self.badges = self._badges_for(getattr(getattr(self.document, "validation", None), "findings", []))
+        for ident, obj in self.objects.items():
+            if isinstance(obj, (Server, Switch, StorageArray, Chassis)):
+                self._add_device(ident, obj)
+        self._place_chips(again=True)
+        self._dirty_links, self._moved = set(), set()   # new links are routed as they are made
+        for link in self.bed.links:
+            self._add_link(link)
+        for path in diagram.uncabled_paths(self.bed, self._device_objects()):
+            self._add_link(path, dashed=True)
+        self._update_scene_rect()
+        self._follow_selection(self.selection.ids)
+        QTimer.singleShot(0, self, self.fit)   # bound to the canvas: nothing runs once it is gone
+
+    def _device_objects(self) -> dict[str, Any]:
+        return {i: o for i, o in self.objects.items() if isinstance(o, (Server, Switch, StorageArray, Chassis))}
+
+    def _add_device(self, ident: str, obj: Any) -> DeviceItem:
+        item = DeviceItem(self, ident)
+        self.devices[ident] = item
+        self._refresh_device(item, obj)
+        self.scene().addItem(item)
+        return item
+
+    def _refresh_device(self, item: DeviceItem, obj: Any) -> None:
+        contents = len(self.vms_of.get(item.ident, ())) if isinstance(obj, Server) else 0
+        item.refresh(obj, contents)
+        pos = self._position(item.ident, obj, item.w, item.h)
+        if item.pos() != pos:
+            item.setPos(pos)
+            self.device_moved(item.ident)
+
+    def _position(self, ident: str, obj: Any, w: float, h: float) -> QPointF:
+        if obj.x is not None and obj.y is not None:
+            return QPointF(obj.x, obj.y)
+        box = self._fallback.get(ident)
+        if box is None:  # a device added without a position (by another view): next free spot
+            box = Box(self._next_free.x(), self._next_free.y(), w, h)
+            self._fallback[ident] = box
+            self._next_free += QPointF(w + 40, 0)
+        return QPointF(box.x, box.y)
+
+    def _set_free_spot(self) -> None:
+        boxes = [b for b in self._fallback.values()]
+        right = max((b.x + b.w for b in boxes), default=0.0)
+        top = min((b.y for b in boxes), default=0.0)
+        self._next_free = QPointF(right + 80, top)
+
+    def _place_chips(self, again: bool = False) -> None:
+        """Networks and unplaced VMs in their strip above the drawing (laid out again only when
+        the set of chips changes or `again`, so they do not wander while devices move)."""
+        wanted = {i for i, o in self.objects.items() if not isinstance(o, (Server, Switch, StorageArray, Chassis))}
+        if wanted == set(self.chips) and not again:
+            return
+        for ident in list(self.chips):
+            if ident not in wanted:
+                self.scene().removeItem(self.chips.pop(ident))
+        if not wanted:
+            return
+        drawn = {i: Box(it.pos().x(), it.pos().y(), it.w, it.h) for i, it in self.devices.items()}
+        boxes = layout.strip_boxes(self.bed, drawn)
+        for ident in wanted:
+            item = self.chips.get(ident)
+            if item is None:
+                item = self.chips[ident] = ChipItem(self, ident)
+                self.scene().addItem(item)
+            b = boxes.get(ident)
+            if b is not None:
+                item.set_box(b.x, b.y, b.w, b.h)
+
+    def _cabled_ports(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for link in self.bed.links:
+            for ref in (link.a, link.b):
+                dev, port = self._split(ref)
+                if port:
+                    out.setdefault(dev, set()).add(port)
+        return out
+
+    def _split(self, ref: str) -> tuple[str, str | None]:
+        if ref in self.objects:
+            return ref, None
+        dev, sep, port = ref.rpartition(":")
+        return (dev, port) if sep else (ref, None)
+
+    def _on_changed(self, touched: set[str]) -> None:
+        bed = self.bed
+        old_objects, old_vms = self.objects, self.vms_of
+        self.objects, self.vms_of = self._model_maps()
+        known = set(old_objects) | set(self.objects) | {v.id for v in bed.vms} | {
+            c.id for coll in (bed.clusters, bed.virtual_switches, bed.workloads, bed.scenarios) for c in coll}
+        # a port, volume or disk group ("MD3000i:Logs") stands for its device
+        mapped = {i if i in known else i.partition(":")[0] for i in touched}
+        full = not touched or not mapped <= known
+        refresh: set[str] = set(self._device_objects()) if full else mapped
+
+        # devices that appeared or went away
+        for ident in list(self.devices):
+            obj = self.objects.get(ident)
+            if obj is None or not isinstance(obj, (Server, Switch, StorageArray, Chassis)):
+                self.scene().removeItem(self.devices.pop(ident))
+                self._obstacles = None
+        for ident, obj in self.objects.items():
+            if isinstance(obj, (Server, Switch, StorageArray, Chassis)) and ident not in self.devices:
+                self._add_device(ident, obj)
+                self._obstacles = None
+                refresh.add(ident)
+        # hosts whose VMs changed redraw (and may change size)
+        for host in set(old_vms) | set(self.vms_of):
+            if [v.id for v in old_vms.get(host, ())] != [v.id for v in self.vms_of.get(host, ())]:
+                refresh.add(host)
+        for chassis, blades in self.blades_of.items():
+            if refresh & {s.id for s in blades}:
+                refresh.add(chassis)
+
+        # cables and paths: identity diff (links have no id)
+        current = {id(lk): lk for lk in bed.links}
+        for key in [k for k in self.links if k not in current]:
+            refresh.update(self.links[key].ends)
+            self._remove_link(key)
+        for key, link in current.items():
+            if key not in self.links:
+                item = self._add_link(link)
+                refresh.update(item.ends)
+        paths = {id(p): p for p in diagram.uncabled_paths(bed, self._device_objects())}
+        for key in [k for k in self.paths if k not in paths]:
+            self._remove_link(key, dashed=True)
+        for key, path in paths.items():
+            if key not in self.paths:
+                self._add_link(path, dashed=True)
+        self.cabled = self._cabled_ports()
+
+        for ident in refresh:
+            item, obj = self.devices.get(ident), self.objects.get(ident)
+            if item is not None and obj is not None:
+                self._refresh_device(item, obj)
+                self._dirty_links |= self._links_at.get(ident, set())
+        if full:
+            self._dirty_links |= set(self.links) | set(self.paths)
+        self._place_chips()
+        for ident in refresh & set(self.chips):
+            self.chips[ident].update()
+        self._flush_links()
+        self._update_scene_rect()
+
+    def forget_pictures(self) -> None:
+        """Drop every device's cached picture (the next paint draws them afresh)."""
+        for item in self.devices.values():
+            item.setCacheMode(item.CacheMode.NoCache)
+            item.setCacheMode(item.CacheMode.DeviceCoordinateCache)
+
+    def _update_scene_rect(self) -> None:
+        content = self.scene().itemsBoundingRect()
+        if content.isNull():
+            content = QRectF(0, 0, 800, 600)
+        self.scene().setSceneRect(content.adjusted(-600, -600, 600, 600))
+
+    def _badges_for(self, findings: Iterable[Any]) -> dict[str, diagram.Badge]:
+        vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}
+        return diagram.badges(findings, self.objects, vm_hosts)
+
+    def _on_findings(self, findings: list) -> None:
+        new = self._badges_for(findings)
+        old, self.badges = self.badges, new
+        for ident in set(old) | set(new):
+            if old.get(ident) != new.get(ident):
+                item = self.devices.get(ident) or self.chips.get(ident)
+                if item is not None:
+                    item.update()

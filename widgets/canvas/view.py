@@ -1,0 +1,366 @@
+"""The canvas widget: a QGraphicsView that puts its parts together (see the package's docstring)
+and owns what is the view's own: zoom, pan, fit, the grid, the keyboard, and which part a
+mouse press goes to.
+
+The scene has no BSP index (NoIndex): a cable across a big bed spans hundreds of BSP
+leaves, and re-indexing the cables of 100 dragged hosts took ~0.4 s per mouse move, while
+the linear scans NoIndex does instead cost ~2 ms per hit test on 15,000 items.  Devices
+cache their pictures; on big beds cables are hair lines (the raster engine's fast path).
+See app/bench_canvas.py for the figures.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QLineF, QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeySequence, QPainter, QPen, QPixmapCache, QTransform
+from PySide6.QtWidgets import QApplication, QGraphicsLineItem, QGraphicsScene, QGraphicsView, QMainWindow
+
+from app import diagram
+from topology import operations
+from topology.layout import Box
+from widgets.canvas.cabling import Cabling
+from widgets.canvas.drawing import ModelDrawing
+from widgets.canvas.editing import Editing
+from widgets.canvas.export import DiagramExport
+from widgets.canvas.items import ChipItem, DeviceItem, LinkItem
+from widgets.canvas.legend import LegendOverlay
+from widgets.canvas.links import LinkRouting
+from widgets.canvas.placing import Placing
+from widgets.canvas.selection_sync import SelectionSync
+from widgets.canvas.tooltips import Tooltips
+
+GRID = 20.0
+ZOOM_STEP = 1.25
+ZOOM_MIN, ZOOM_MAX = 0.02, 5.0
+PIXMAP_CACHE_KB = 96 * 1024          # Qt's default (10 MB) holds about 60 device pictures
+
+
+def application() -> QApplication:
+    """The running QApplication, created when a script (a benchmark) has none yet."""
+    return QApplication.instance() or QApplication([])
+
+
+class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing, DiagramExport, Tooltips,
+             QGraphicsView):
+    message = Signal(str)             # what the canvas told the user (also shown in the status bar)
+
+    def __init__(self, document, selection, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.selection = selection
+        self.setScene(QGraphicsScene(self))
+        self.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemBoundingRect)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing, True)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        self.setAcceptDrops(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setBackgroundBrush(QColor("#ffffff"))
+        # devices cache their pictures (DeviceCoordinateCache); a screenful of them must fit
+        if QPixmapCache.cacheLimit() < PIXMAP_CACHE_KB:
+            QPixmapCache.setCacheLimit(PIXMAP_CACHE_KB)
+
+        # views of the model, rebuilt from it (never edited directly)
+        self.objects: dict[str, Any] = {}          # drawn id -> model object
+        self.vms_of: dict[str, list] = {}          # host id -> its VMs
+        self.blades_of: dict[str, list] = {}       # chassis id -> its servers
+        self.cabled: dict[str, set[str]] = {}      # device id -> port names with a cable
+        self.badges: dict[str, diagram.Badge] = {}
+        self.highlight: frozenset[str] = frozenset()   # selected ports and VMs (drawn inside devices)
+
+        self.devices: dict[str, DeviceItem] = {}
+        self.chips: dict[str, ChipItem] = {}
+        self.links: dict[int, LinkItem] = {}       # id(Link) -> item
+        self.paths: dict[int, LinkItem] = {}       # id(PathSpec) -> item (dashed)
+        self._links_at: dict[str, set[int]] = {}   # device id -> keys of its link/path items
+        self._fallback: dict[str, Box] = {}        # layout for devices the model does not place
+        self._next_free = QPointF(0, 0)
+        self._dirty_links: set[int] = set()
+        self._moved: set[str] = set()
+        self._obstacles: list[tuple[float, float, float, float]] | None = None
+
+        self.grid_enabled = True
+        self.dragging = False
+        self.armed: str | None = None              # palette kind waiting for a click
+        self.last_message = ""
+        self._press_positions: dict[str, QPointF] = {}
+        self._press_scene = QPointF()
+        self._link_from: str | None = None
+        self._link_line: QGraphicsLineItem | None = None
+        self._pan_from: QPoint | None = None
+        self._space = False
+        self._syncing = False
+        self._published: frozenset[str] | None = None
+        self._paste_count = 0
+        self._last_copy = ""
+
+        self._publish_timer = QTimer(self, singleShot=True, interval=0, timeout=self._publish_selection)
+        self.scene().selectionChanged.connect(self._scene_selection_changed)
+        document.reset.connect(self._rebuild)
+        document.changed.connect(self._on_changed)
+        selection.changed.connect(self._follow_selection)
+        selection.centre_requested.connect(self.centre_on)
+        validation = getattr(document, "validation", None)
+        if validation is not None:
+            validation.findings_changed.connect(self._on_findings)
+        self.legend = LegendOverlay(self)
+        self._rebuild()
+
+    def place_overlays(self) -> None:
+        vp = self.viewport().geometry()
+        if not self.legend.touched:   # fold it where it would hide a good part of the drawing
+            fold = self.legend.sizeHint().width() * 4 > vp.width() or self.legend.sizeHint().height() * 2 > vp.height()
+            if fold != self.legend.folded:
+                self.legend.folded = fold
+                self.legend._resize()
+        self.legend.move(vp.right() - self.legend.width() - 10, vp.bottom() - self.legend.height() - 10)
+        self.legend.raise_()
+
+    def resizeEvent(self, event) -> None:  # noqa: D102 - Qt override
+        super().resizeEvent(event)
+        self.place_overlays()
+
+    def say(self, text: str) -> None:
+        self.last_message = text
+        window = self.window()
+        if isinstance(window, QMainWindow):
+            window.statusBar().showMessage(text, 8000)
+        self.message.emit(text)
+
+    def zoom_in(self) -> None:
+        self._zoom(ZOOM_STEP, anchor_mouse=False)
+
+    def zoom_out(self) -> None:
+        self._zoom(1 / ZOOM_STEP, anchor_mouse=False)
+
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def _zoom(self, factor: float, anchor_mouse: bool = True) -> None:
+        now = self.zoom()
+        factor = max(ZOOM_MIN / now, min(ZOOM_MAX / now, factor))
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse if anchor_mouse
+                                     else QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.scale(factor, factor)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+
+    def fit(self) -> None:
+        content = self.scene().itemsBoundingRect()
+        if content.isNull():
+            self.setTransform(QTransform())
+            return
+        self.fitInView(content.adjusted(-30, -30, 30, 30), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.zoom() > 1.0:   # a small bed stays at 100 %, centred
+            self.setTransform(QTransform())
+            self.centerOn(content.center())
+
+    def auto_layout(self) -> None:
+        edit = self._apply(operations.apply_layout)
+        if edit is not None:
+            self._place_chips(again=True)
+            self.fit()
+            self.say("Arranged the devices in tiers")
+
+    def toggle_grid(self) -> bool:
+        self.grid_enabled = not self.grid_enabled
+        self.resetCachedContent()
+        self.viewport().update()
+        self.say("Snap to grid on" if self.grid_enabled else "Snap to grid off")
+        return self.grid_enabled
+
+    def snap(self, pos: QPointF) -> QPointF:
+        if not self.grid_enabled:
+            return pos
+        return QPointF(round(pos.x() / GRID) * GRID, round(pos.y() / GRID) * GRID)
+
+    def _device_at(self, scene_pos: QPointF) -> DeviceItem | None:
+        for item in self.scene().items(scene_pos):
+            if isinstance(item, DeviceItem):
+                return item
+        return None
+
+    def mousePressEvent(self, event) -> None:  # noqa: D102 - Qt override
+        pos = event.position().toPoint()
+        scene_pos = self.mapToScene(pos)
+        if event.button() == Qt.MouseButton.MiddleButton or (
+                event.button() == Qt.MouseButton.LeftButton and self._space):
+            self._pan_from = pos
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        if event.button() == Qt.MouseButton.LeftButton and self.armed:
+            kind = self.armed
+            if not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.disarm()   # Shift keeps the kind for several placements
+            self.place(kind, scene_pos)
+            event.accept()
+            return
+        if event.button() == Qt.MouseButton.RightButton and self.armed:
+            self.disarm()
+            self.say("")
+            return
+        if event.button() == Qt.MouseButton.LeftButton:
+            device = self._device_at(scene_pos)
+            if device is not None:
+                local = device.mapFromScene(scene_pos)
+                port = device.port_at(local)
+                if port is not None:
+                    self._start_link(device, port)
+                    event.accept()
+                    return
+                vm = device.vm_at(local)
+                if vm is not None:
+                    self._clear_link_selection()
+                    self._select_vm(vm)
+                    event.accept()
+                    return
+            else:
+                link = self._link_at(scene_pos)
+                if link is not None:
+                    additive = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+                    if not additive:
+                        self._clear_link_selection()
+                        self.scene().clearSelection()
+                    link.set_selected(not link.selected if additive else True)
+                    self.say(f"Cable {link.model_obj.a} — {link.model_obj.b} (Delete removes it)")
+                    event.accept()
+                    return
+            if not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                self._clear_link_selection()
+        super().mousePressEvent(event)
+        if event.button() == Qt.MouseButton.LeftButton and self._device_at(scene_pos) is not None:
+            # the canvas moves the selection itself: one pass over the selected devices per event,
+            # links updated once, and no Python call per item per change
+            self._press_positions = {i.ident: i.pos() for i in self.scene().selectedItems()
+                                     if isinstance(i, DeviceItem)}
+            self._press_scene = scene_pos
+            self.dragging = bool(self._press_positions)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: D102 - Qt override
+        pos = event.position().toPoint()
+        if self._pan_from is not None:
+            delta = pos - self._pan_from
+            self._pan_from = pos
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
+            event.accept()
+            return
+        if self._link_from is not None and self._link_line is not None:
+            line = self._link_line.line()
+            self._link_line.setLine(QLineF(line.p1(), self.mapToScene(pos)))
+            event.accept()
+            return
+        if self.dragging and event.buttons() & Qt.MouseButton.LeftButton:
+            self._drag_to(self.mapToScene(pos))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: D102 - Qt override
+        pos = event.position().toPoint()
+        if self._pan_from is not None and event.button() in (Qt.MouseButton.MiddleButton, Qt.MouseButton.LeftButton):
+            self._pan_from = None
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor if self._space else Qt.CursorShape.ArrowCursor)
+            if not self._space:
+                self.viewport().unsetCursor()
+            event.accept()
+            return
+        if self._link_from is not None and event.button() == Qt.MouseButton.LeftButton:
+            self._finish_link(self.mapToScene(pos))
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+        if self._publish_timer.isActive():   # a click or a rubber band: tell the other views now
+            self._publish_selection()
+        if event.button() == Qt.MouseButton.LeftButton and self.dragging:
+            self.dragging = False
+            self._commit_move()
+
+    def keyPressEvent(self, event) -> None:  # noqa: D102 - Qt override
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+            event.accept()
+            return
+        if event.key() == Qt.Key.Key_Escape:
+            if self.armed:
+                self.disarm()
+                self.say("")
+            self._cancel_link()
+            event.accept()
+            return
+        for key, handler in ((QKeySequence.StandardKey.Delete, self.delete_selected),
+                             (QKeySequence.StandardKey.SelectAll, self.select_all),
+                             (QKeySequence.StandardKey.Copy, self.copy),
+                             (QKeySequence.StandardKey.Cut, self.cut),
+                             (QKeySequence.StandardKey.Paste, self.paste),
+                             (QKeySequence.StandardKey.ZoomIn, self.zoom_in),
+                             (QKeySequence.StandardKey.ZoomOut, self.zoom_out)):
+            if event.matches(key):
+                handler()
+                event.accept()
+                return
+        if event.key() == Qt.Key.Key_Backspace:
+            self.delete_selected()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event) -> None:  # noqa: D102 - Qt override
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            if self._pan_from is None:
+                self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().keyReleaseEvent(event)
+
+    def wheelEvent(self, event) -> None:  # noqa: D102 - Qt override
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self._zoom(1.0015 ** event.angleDelta().y())
+            event.accept()
+            return
+        super().wheelEvent(event)
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: D102 - Qt override
+        painter.fillRect(rect, QColor("#ffffff"))
+        if not self.grid_enabled or self.zoom() < 0.5:
+            return
+        painter.setPen(QPen(QColor("#eef1f5"), 0))
+        left = int(rect.left() // GRID) * GRID
+        top = int(rect.top() // GRID) * GRID
+        x = left
+        lines = []
+        while x < rect.right():
+            lines.append(QLineF(x, rect.top(), x, rect.bottom()))
+            x += GRID
+        y = top
+        while y < rect.bottom():
+            lines.append(QLineF(rect.left(), y, rect.right(), y))
+            y += GRID
+        painter.drawLines(lines)
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: D102 - Qt override
+        if not self.devices:
+            painter.save()
+            painter.resetTransform()
+            painter.setPen(diagram.SUBTLE)
+            painter.setFont(diagram.font(14))
+            painter.drawText(QRectF(self.viewport().rect()), int(Qt.AlignmentFlag.AlignCenter),
+                             "Pick a component in the palette, then click here to place it.\n"
+                             "Drag from a port marker to another port to cable them.")
+            painter.restore()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: D102 - Qt override
+        super().scrollContentsBy(dx, dy)
+        if not self.devices:   # the hint is drawn in view coordinates: repaint it whole
+            self.viewport().update()
+
+    def sizeHint(self) -> QSize:  # noqa: D102 - Qt override
+        return QSize(900, 700)

@@ -1,0 +1,73 @@
+"""A form row tied to a model object: the editor of one field with its message line (input the
+model cannot take tints the text and says why), and a nested record that can be added or
+cleared as a whole.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtWidgets import QGroupBox, QLabel, QLineEdit, QPushButton, QToolButton, QWidget
+
+
+class FieldBinding:
+    """One field of one model object on the form: its editor and its message line."""
+
+    def __init__(self, holder: Callable[[], Any], fp: Any, editor: QWidget, message: QLabel, label: str,
+                 unit: str, path: str):
+        self.holder, self.fp, self.editor, self.message = holder, fp, editor, message
+        self.label, self.unit, self.path = label, unit, path
+        self.is_name = False
+
+    @property
+    def attr(self) -> str:
+        return self.fp.attr
+
+    def load(self) -> None:
+        obj = self.holder()
+        if obj is None:
+            return
+        self.editor.blockSignals(True)
+        try:
+            self.editor.show_value(getattr(obj, self.attr))
+        finally:
+            self.editor.blockSignals(False)
+        self.clear_error()
+
+    def _text_part(self) -> QWidget | None:
+        if isinstance(self.editor, QLineEdit):
+            return self.editor
+        line = getattr(self.editor, "lineEdit", None)
+        return line() if callable(line) else None
+
+    def show_error(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.show()
+        self.editor.setProperty("invalid", True)
+        part = self._text_part()
+        if part is not None:               # tint only the text: the widget keeps its native frame and arrows
+            part.setStyleSheet("background: #fdecea;")
+
+    def clear_error(self) -> None:
+        if self.editor.property("invalid"):
+            self.editor.setProperty("invalid", False)
+            part = self._text_part()
+            if part is not None:
+                part.setStyleSheet("")
+        self.message.hide()
+        self.message.clear()
+
+
+class NestedRecord:
+    """A nested record (CPU, dynamic memory, policy) shown as a group box."""
+
+    def __init__(self, holder: Callable[[], Any], fp: Any, box: QGroupBox, add: QPushButton,
+                 remove: QToolButton | None, body: QWidget):
+        self.holder, self.fp, self.box, self.add, self.remove, self.body = holder, fp, box, add, remove, body
+
+    def load(self) -> None:
+        parent = self.holder()
+        value = getattr(parent, self.fp.attr) if parent is not None else None
+        self.body.setVisible(value is not None)
+        self.add.setVisible(value is None)
+        if self.remove is not None:
+            self.remove.setVisible(value is not None)

@@ -1,0 +1,29 @@
+"""A model field's name in words: 'memory_gb' is 'Memory (GB)' on the form, 'memory (GB)' in an
+undo text.
+"""
+from __future__ import annotations
+
+_WORDS = {"id": "Name", "mtu": "MTU", "cpu": "CPU", "vcpu": "vCPUs", "os": "OS", "bios": "BIOS", "vlan": "VLAN",
+          "vlans": "VLANs", "wwpn": "WWPN", "numa": "NUMA", "cidr": "CIDR", "lun": "LUN", "iops": "IOPS",
+          "dns": "DNS", "sriov": "SR-IOV", "os_": "OS", "ip": "IP", "vm": "VM", "vms": "VMs", "raid": "RAID",
+          "rpm": "RPM", "ghz": "Clock (GHz)", "iscsi": "iSCSI"}
+_UNITS = {"gb": "GB", "gbps": "Gb/s", "ghz": "GHz", "kb": "KB", "ms": "ms", "s": "s", "pct": "%",
+          "minutes": "min", "iops": "IOPS"}
+
+
+def field_label(attr: str) -> tuple[str, str]:
+    """('Memory (GB)', 'GB') for 'memory_gb'."""
+    words = attr.split("_")
+    unit = ""
+    if len(words) > 1 and words[-1] in _UNITS:
+        unit = _UNITS[words.pop()]
+    text = " ".join(_WORDS.get(w, w) for w in words)
+    if words[0] not in _WORDS:               # 'vCPUs per thread' keeps its small v
+        text = text[:1].upper() + text[1:]
+    return (f"{text} ({unit})" if unit else text), unit
+
+
+def edit_words(label: str) -> str:
+    """'Memory (GB)' -> 'memory (GB)' for an undo text; 'MTU' and 'vCPUs' stay as they are."""
+    first = label.split(" ")[0]
+    return label if len(first) > 1 and (first.isupper() or first[0].islower()) else label[:1].lower() + label[1:]
