@@ -35,7 +35,7 @@ test:
 
 bench:
 	@$(SETUP) test
-	$(PY) -m app.bench $(ARGS)
+	$(PY) -m bench $(ARGS)
 
 bundle:
 	@$(SETUP) bundle

@@ -26,7 +26,7 @@ from app.remote.connect import TransportFactory
 from app.remote.local import LocalTransport
 from app.run.ansible_export import export
 from app.run.plan import run_steps
-from app.sandbox_hosts import SandboxLab
+from bench.sandbox_hosts import SandboxLab
 from tests.beds import clean_bed
 from tests.run_beds import TEMPLATES, linux_bed_text
 from topology import quoting

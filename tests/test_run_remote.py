@@ -1,5 +1,5 @@
 """`testbed-studio run` over real SSH: sshd hosts on loopback addresses and in network
-namespaces that this module starts itself (app/sandbox_hosts.py), real commands, and the
+namespaces that this module starts itself (bench/sandbox_hosts.py), real commands, and the
 faults a lab meets: a host that dies mid-step, a cut link, an unknown host key, a refused
 password, a host that is not there.  Each time the journal stays readable, the failed step
 is named with its cause, and resume continues from it."""
@@ -20,7 +20,7 @@ from app.run import journal as J
 from app.run.cli_run import EXIT_FAILED, EXIT_OK, EXIT_PREFLIGHT
 from app.run.engine import RunEngine
 from app.run.plan import run_steps, select_steps
-from app.sandbox_hosts import SandboxLab
+from bench.sandbox_hosts import SandboxLab
 from tests.run_beds import TEMPLATES, write_bed, write_fio_bed
 from topology.fileformat import load
 from topology.methodology import generate

@@ -15,7 +15,7 @@ import pytest
 
 from app.run import journal as J
 from app.run.cli_run import EXIT_OK, EXIT_PREFLIGHT, EXIT_UNUSABLE
-from app.sandbox_hosts import SandboxLab
+from bench.sandbox_hosts import SandboxLab
 from tests.safety_beds import long_step_bed
 
 pytestmark = pytest.mark.skipif(SandboxLab.unavailable_reason() is not None,

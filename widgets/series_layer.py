@@ -2,7 +2,7 @@
 
 pyqtgraph's PlotDataItem does its own clipping, downsampling and bounds for each curve on
 every data change and every view change; with 16 hosts on 4 plots that per-curve work, not
-the drawing, took most of a redraw (python -m app.metrics.bench_dashboard).  Here the
+the drawing, took most of a redraw (python -m bench.dashboard).  Here the
 dashboard hands over points already cut to the window and decimated to the plot's width
 (app.metrics.series.peak_decimate), and this item keeps one painter path per curve.
 """

@@ -6,7 +6,7 @@ The scene has no BSP index (NoIndex): a cable across a big bed spans hundreds of
 leaves, and re-indexing the cables of 100 dragged hosts took ~0.4 s per mouse move, while
 the linear scans NoIndex does instead cost ~2 ms per hit test on 15,000 items.  Devices
 cache their pictures; on big beds cables are hair lines (the raster engine's fast path).
-See app/bench_canvas.py for the figures.
+See bench/canvas.py for the figures.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Benchmark: one output line of N MB with no newline until its end, through the local transport
-(the path a step's output takes to the journal).  `python -m app.bench_output [MB ...]`."""
+(the path a step's output takes to the journal).  `python -m bench.output [MB ...]`."""
 from __future__ import annotations
 
 import sys

@@ -1,11 +1,11 @@
-"""Benchmark of the run engine on real sshd hosts (app/sandbox_hosts.py):
+"""Benchmark of the run engine on real sshd hosts (bench/sandbox_hosts.py):
 
 * one step on 1 host and on 50 hosts in parallel (target: 50 hosts < 1.5 x one host);
 * the same step on the same 50 hosts with Ansible at its default 5 forks (target: the
   engine >= 5 x faster);
 * how long a line printed on a host takes to reach the engine's listener (target < 100 ms).
 
-    python -m app.bench_run [--hosts 50] [--no-ansible]
+    python -m bench.run [--hosts 50] [--no-ansible]
 Needs root, openssh-server and (for the comparison) ansible-core.
 """
 from __future__ import annotations
@@ -106,12 +106,12 @@ def output_latency_ms(lab, host: str, runs: Path, lines: int = 30) -> list[float
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m app.bench_run")
+    ap = argparse.ArgumentParser(prog="python -m bench.run")
     ap.add_argument("--hosts", type=int, default=50)
     ap.add_argument("--no-ansible", action="store_true")
     ap.add_argument("--repeat", type=int, default=3)
     ns = ap.parse_args(argv)
-    from app.sandbox_hosts import SandboxLab
+    from bench.sandbox_hosts import SandboxLab
     reason = SandboxLab.unavailable_reason()
     if reason:
         print(f"run benchmark skipped: {reason}")

@@ -1,7 +1,7 @@
 """Canvas benchmark: a bed of 5,000 devices and 10,000 links against issue 3's targets.
 
-    python -m app.bench_canvas            # offscreen; prints figures and ratios to target
-    python -m app.bench_canvas --json     # the same figures as JSON
+    python -m bench.canvas            # offscreen; prints figures and ratios to target
+    python -m bench.canvas --json     # the same figures as JSON
 
 Each measurement runs in a fresh process (peak memory is then the canvas's own):
 * open + layout: load the project file, lay it out, build every scene item (target 3 s);
@@ -257,7 +257,7 @@ def _line(name: str, value: float, target: float, unit: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.bench_canvas", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.canvas", description=__doc__.splitlines()[0])
     parser.add_argument("--devices", type=int, default=DEVICES)
     parser.add_argument("--links", type=int, default=LINKS)
     parser.add_argument("--repeat", type=int, default=3, help="cold starts and redraws to take the best of")
@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
         runs = {}
         for mode in ("canvas", "app"):
-            proc = subprocess.run([sys.executable, "-m", "app.bench_canvas", "--child", str(path), "--mode", mode,
+            proc = subprocess.run([sys.executable, "-m", "bench.canvas", "--child", str(path), "--mode", mode,
                                    "--repeat", str(args.repeat)], cwd=ROOT, env=env, capture_output=True, text=True,
                                   timeout=1800)
             if "{" not in proc.stdout:

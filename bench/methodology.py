@@ -1,6 +1,6 @@
 """Benchmark: methodology generation for a 500-host bed (target: under 1 s).
 
-    python3 -m app.bench_methodology [--repeat N]
+    python3 -m bench.methodology [--repeat N]
 
 Prints, for a synthetic bed of 500 hosts, 2,000 VMs, 10 arrays and 500 disks: the time to
 generate the procedure from findings already at hand (what the GUI does: the live validator has

@@ -9,7 +9,7 @@
 * memory: an 8-hour run at 1 sample/s simulated on 64 series, resident memory each hour
   [no growth beyond the ring buffers].
 
-    python -m app.metrics.bench_dashboard [--quick]
+    python -m bench.dashboard [--quick]
 Run with QT_QPA_PLATFORM=offscreen on a machine without a screen (make bench does).
 """
 from __future__ import annotations
@@ -141,7 +141,7 @@ def bench_memory(app, hours: int = 8, redraw_every_s: int = 60) -> list[float]:
 def _fio_lab():
     """An sshd host to run fio on, or None (then fio runs on this machine)."""
     try:
-        from app.sandbox_hosts import SandboxLab
+        from bench.sandbox_hosts import SandboxLab
     except ImportError:
         return None
     if SandboxLab.unavailable_reason():
@@ -221,7 +221,7 @@ def _ok(flag: bool) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m app.metrics.bench_dashboard")
+    ap = argparse.ArgumentParser(prog="python -m bench.dashboard")
     ap.add_argument("--quick", action="store_true", help="fewer ticks, 2 simulated hours, a 6 s fio run")
     ns = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -1,6 +1,6 @@
 """Benchmark: a ~100-page PDF appendix from a synthetic bed, against the 3 s target.
 
-    python3 -m app.bench_appendix [--repeat 3] [--hosts 40] [--keep OUT.pdf]
+    python3 -m bench.appendix [--repeat 3] [--hosts 40] [--keep OUT.pdf]
 
 Prints the page count and the best time of each phase over the repeats (validation,
 methodology, tables, PDF layout and writing), the appendix time (tables + PDF, what

@@ -65,13 +65,13 @@ def _child_seeds(repeat: int) -> dict:
 
 
 def _run_child(kind: str, *args: str) -> dict:
-    cmd = [sys.executable, "-m", "app.bench", "--child", kind, *args]
+    cmd = [sys.executable, "-m", "bench", "--child", kind, *args]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Testbed Studio benchmarks")
+    ap = argparse.ArgumentParser(prog="python -m bench", description="Testbed Studio benchmarks")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of the 2,000-host bed")
@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-OTHER_BENCHMARKS = ("app.bench_methodology", "app.bench_appendix", "app.bench_canvas", "app.bench_run",
-                    "app.metrics.bench_dashboard")
+OTHER_BENCHMARKS = ("bench.methodology", "bench.appendix", "bench.canvas", "bench.run", "bench.output",
+                    "bench.dashboard")
 
 
 def _run_other_benchmarks() -> None:
