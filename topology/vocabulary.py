@@ -24,6 +24,10 @@ ACRONYMS = {
 ROLE_NAMES = {"iscsi": "iSCSI", "lan": "LAN", "heartbeat": "heartbeat", "live_migration": "live migration",
               "management": "management", "vm": "VM traffic", "fc": "FC", "replication": "replication",
               "unused": "unused"}
+# Port roles inside a sentence of the procedure ("a client/LAN port", "the cluster heartbeat network").
+ROLE_PROSE = {"iscsi": "iSCSI", "lan": "client/LAN", "heartbeat": "cluster heartbeat",
+              "live_migration": "live migration", "management": "management", "vm": "virtual machine traffic",
+              "fc": "Fibre Channel", "replication": "replication", "unused": "unused"}
 SERVER_ROLE_NAMES = {"hypervisor": "Hypervisor host", "infrastructure": "Infrastructure server",
                      "load_client": "Load client", "test_controller": "Test controller",
                      "management": "Management server", "application": "Application server"}

@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator
 
 from topology import quoting
+from topology.vocabulary import humanize
 
 _TOKEN_SAFE = re.compile(r"^[A-Za-z0-9 ,()./:_+=-]*$")
 
@@ -151,23 +152,6 @@ def as_any(v: Any, source: str) -> Val | None:
     if isinstance(v, (list, tuple)):
         return as_list((plain(x) for x in v), source)
     return as_text(plain(v), source)
-
-
-_ACRONYMS = {"ip": "IP", "iscsi": "iSCSI", "lldp": "LLDP", "mtu": "MTU", "bios": "BIOS", "vlan": "VLAN",
-             "stp": "STP", "rstp": "RSTP", "numa": "NUMA", "sriov": "SR-IOV", "vt": "VT", "lso": "LSO",
-             "vmq": "VMQ", "rss": "RSS", "hba": "HBA", "fc": "FC", "dcb": "DCB", "odx": "ODX"}
-
-
-ROLE_TEXT = {"iscsi": "iSCSI", "lan": "client/LAN", "heartbeat": "cluster heartbeat",
-             "live_migration": "live migration", "management": "management", "vm": "virtual machine traffic",
-             "fc": "Fibre Channel", "replication": "replication", "unused": "unused"}
-
-
-def humanize(key: str) -> str:
-    words = [_ACRONYMS.get(w.lower(), w) for w in str(key).replace("_", " ").split()]
-    if words and words[0] == words[0].lower():
-        words[0] = words[0][:1].upper() + words[0][1:]
-    return " ".join(words)
 
 
 def size_text(gb: float | None) -> str:

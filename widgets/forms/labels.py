@@ -3,10 +3,10 @@ undo text.
 """
 from __future__ import annotations
 
-_WORDS = {"id": "Name", "mtu": "MTU", "cpu": "CPU", "vcpu": "vCPUs", "os": "OS", "bios": "BIOS", "vlan": "VLAN",
-          "vlans": "VLANs", "wwpn": "WWPN", "numa": "NUMA", "cidr": "CIDR", "lun": "LUN", "iops": "IOPS",
-          "dns": "DNS", "sriov": "SR-IOV", "os_": "OS", "ip": "IP", "vm": "VM", "vms": "VMs", "raid": "RAID",
-          "rpm": "RPM", "ghz": "Clock (GHz)", "iscsi": "iSCSI"}
+from topology.vocabulary import ACRONYMS
+
+# the product's acronyms, and the words a form writes its own way ('id' is the component's name)
+_WORDS = {**ACRONYMS, "id": "Name", "vcpu": "vCPUs", "os_": "OS", "ghz": "Clock (GHz)"}
 _UNITS = {"gb": "GB", "gbps": "Gb/s", "ghz": "GHz", "kb": "KB", "ms": "ms", "s": "s", "pct": "%",
           "minutes": "min", "iops": "IOPS"}
 

@@ -5,12 +5,9 @@ from collections import defaultdict
 from typing import Iterable
 
 from app.report.tables.model import Cell, Row, Table, missing, without_empty_columns
-from app.report.tables.values import flat, gb, humanize, natural, number, roles, setting, slug, value_cell
+from app.report.tables.values import flat, gb, natural, number, roles, setting, slug, value_cell
 from topology.model import Bed, Server
-
-SERVER_ROLES = {"hypervisor": "Hypervisor host", "infrastructure": "Infrastructure server",
-                "load_client": "Load client", "test_controller": "Test controller",
-                "management": "Management server", "application": "Application server"}
+from topology.vocabulary import SERVER_ROLE_NAMES, humanize
 
 GROUP_ORDER = ("System", "General dimension information", "Power supplies", "Cooling fans",
                "General processor setup", "CPU", "Platform", "Memory modules", "Hard disk",
@@ -27,7 +24,7 @@ def _server_rows(s: Server) -> dict[str, dict[str, Cell]]:
         if cell is not None:
             groups[group][label] = cell
 
-    put("System", "Role", Cell(SERVER_ROLES.get(s.role, humanize(s.role)), ref=s.id))
+    put("System", "Role", Cell(SERVER_ROLE_NAMES.get(s.role, humanize(s.role)), ref=s.id))
     cpu = s.cpu
     put("General processor setup", "Number of processor packages",
         value_cell(cpu.sockets if cpu else None, s.id, True))

@@ -6,9 +6,10 @@ from collections import defaultdict
 
 from app.report.tables.disks import disk_kind, disks_by_interface, spare_slots
 from app.report.tables.model import Cell, Table, missing, without_empty_columns
-from app.report.tables.values import (ADDRESSED_ROLES, CONNECTIVITY, compress_names, flat, gb, number, raid_name,
+from app.report.tables.values import (ADDRESSED_ROLES, compress_names, flat, gb, number, raid_name,
                                       roles, slug, value_cell)
 from topology.index import BedIndex
+from topology.vocabulary import CONNECTIVITY_NAMES
 from topology.model import Bed, StorageArray
 
 
@@ -48,7 +49,7 @@ def storage_tables(bed: Bed) -> list[Table]:
         if a.simulated:
             rows["Simulated"] = Cell("Yes: exists only as a setting of the test tool", ref=ref)
         conn = a.connectivity or _guess_connectivity(a)
-        rows["Storage connectivity"] = value_cell(CONNECTIVITY.get(conn, conn), ref, True)
+        rows["Storage connectivity"] = value_cell(CONNECTIVITY_NAMES.get(conn, conn), ref, True)
         rows["Storage model and OS/firmware revision"] = (
             Cell(", ".join(x for x in (a.model, f"firmware {a.firmware}" if a.firmware else "") if x), ref=ref)
             if a.firmware else missing(ref))
@@ -68,7 +69,7 @@ def storage_tables(bed: Bed) -> list[Table]:
                       or set(p.roles) & {"iscsi", "fc"}]
         if host_ports:
             speeds = sorted({number(p.speed_gbps) for p, _ in host_ports if p.speed_gbps})
-            kinds = sorted({CONNECTIVITY.get(r, r) for p, _ in host_ports for r in p.roles if r in ("iscsi", "fc")})
+            kinds = sorted({CONNECTIVITY_NAMES.get(r, r) for p, _ in host_ports for r in p.roles if r in ("iscsi", "fc")})
             rows["Number of storage ports"] = Cell(
                 f"{len(host_ports)}" + (f" x {'/'.join(speeds)} Gb" if speeds else "")
                 + (f" {', '.join(kinds)}" if kinds else "") + f" ({len(a.controllers)} controllers)", ref=ref)

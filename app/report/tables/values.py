@@ -6,34 +6,9 @@ from typing import Any, Iterable
 
 from app.report.tables.model import Cell, missing
 from topology.capacity import LEVEL_NAMES
+from topology.vocabulary import ROLE_NAMES, humanize
 
-_ACRONYMS = {
-    "iscsi": "iSCSI", "lldp": "LLDP", "ip": "IP", "mtu": "MTU", "sriov": "SR-IOV", "numa": "NUMA",
-    "os": "OS", "vm": "VM", "vms": "VMs", "lun": "LUN", "dns": "DNS", "hba": "HBA", "cpu": "CPU",
-    "iops": "IOPS", "gb": "GB", "mb": "MB", "kb": "KB", "tb": "TB", "id": "ID", "db": "DB", "dag": "DAG",
-    "bdm": "BDM", "opm": "OPM", "ssd": "SSD", "ds2": "DS2", "lso": "LSO", "vmq": "VMQ", "rss": "RSS",
-    "csv": "CSV", "lan": "LAN", "san": "SAN", "fc": "FC", "rstp": "RSTP", "stp": "STP", "vhd": "VHD",
-    "vhdx": "VHDX", "ese": "ESE", "url": "URL", "bios": "BIOS", "ms": "ms", "lacp": "LACP", "lag": "LAG",
-    "odx": "ODX", "mpio": "MPIO", "dsm": "DSM", "wwpn": "WWPN", "ha": "HA", "vlan": "VLAN", "nic": "NIC",
-    "nics": "NICs", "raid": "RAID", "hyperv": "Hyper-V", "pct": "(%)", "io": "I/O", "sql": "SQL", "iis": "IIS", "fsct": "FSCT", "dc": "DC", "ad": "AD",
-}
-_ROLE_NAMES = {"iscsi": "iSCSI", "lan": "LAN", "heartbeat": "heartbeat", "live_migration": "live migration",
-               "management": "management", "vm": "VM traffic", "fc": "FC", "replication": "replication",
-               "unused": "unused"}
 ADDRESSED_ROLES = {"iscsi", "lan", "heartbeat", "live_migration", "management", "replication"}
-CONNECTIVITY = {"iscsi": "iSCSI", "fc": "Fibre Channel", "sas": "SAS", "nfs": "NFS", "smb": "SMB"}
-
-
-def humanize(key: Any) -> str:
-    """'iscsi_optimization' -> 'iSCSI optimization'; a report's own label is kept as written."""
-    text = str(key)
-    if " " in text or any(ch.isupper() for ch in text):
-        return text
-    words = [w for w in re.split(r"[_\-]+", text) if w]
-    out = [_ACRONYMS.get(w.lower(), w) for w in words]
-    if out and out[0] == out[0].lower():
-        out[0] = out[0][:1].upper() + out[0][1:]
-    return " ".join(out)
 
 
 def number(value: Any) -> str:
@@ -84,7 +59,7 @@ def flat(value: Any) -> str:
 
 
 def roles(values: Iterable[str]) -> str:
-    return ", ".join(_ROLE_NAMES.get(r, r) for r in values)
+    return ", ".join(ROLE_NAMES.get(r, r) for r in values)
 
 
 def raid_name(level: str) -> str:

@@ -4,11 +4,13 @@
 """
 from __future__ import annotations
 
+from topology.vocabulary import ROLE_PROSE
+
 from typing import Any, Callable, Iterable
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (ROLE_TEXT, Values, as_any, as_bool, as_list, as_number, as_text, as_token,
+from topology.methodology.values import (Values, as_any, as_bool, as_list, as_number, as_text, as_token,
                                          field_names, plain, put, setting_entries)
 from topology.model import VM, Server
 
@@ -133,7 +135,7 @@ def _vswitches(ctx: BedContext) -> list[Item]:
             put(vals, "host.id", as_text(vs.host, f"{vs.id}.host"))
         put(vals, "vswitch.id", as_text(vs.id, f"{vs.id}.id"))
         put(vals, "vswitch.name", as_text(vs.label or vs.id, f"{vs.id}.label" if vs.label else f"{vs.id}.id"))
-        put(vals, "vswitch.role", as_text(ROLE_TEXT.get(vs.role, vs.role), f"{vs.id}.role"))
+        put(vals, "vswitch.role", as_text(ROLE_PROSE.get(vs.role, vs.role), f"{vs.id}.role"))
         put(vals, "vswitch.uplinks", as_list(vs.uplinks, f"{vs.id}.uplinks"))
         names, labels = [], []
         for up in vs.uplinks:

@@ -4,13 +4,15 @@
 """
 from __future__ import annotations
 
+from topology.vocabulary import ROLE_PROSE
+
 import ipaddress
 from typing import Any
 
 from topology.methodology.context import BedContext
 from topology.methodology.domains.hosts import HOST_NAMES, server_items
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (ROLE_TEXT, Values, as_bool, as_list, as_number, as_text, as_token,
+from topology.methodology.values import (Values, as_bool, as_list, as_number, as_text, as_token,
                                          field_names, format_number, interface_of, network_of, put)
 from topology.model import Server
 
@@ -33,7 +35,7 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
     if not roles and getattr(p, "role", ""):
         roles = [p.role]
     put(out, f"{prefix}.roles", as_list(roles, f"{ref}.roles"))
-    put(out, f"{prefix}.role_text", as_text(", ".join(ROLE_TEXT.get(r, r) for r in roles), f"{ref}.roles"))
+    put(out, f"{prefix}.role_text", as_text(", ".join(ROLE_PROSE.get(r, r) for r in roles), f"{ref}.roles"))
     put(out, f"{prefix}.kind", as_token(getattr(p, "kind", ""), f"{ref}.kind"))
     speed = getattr(p, "speed_gbps", None)
     if speed:

@@ -1,12 +1,14 @@
 """The switches section's domains: switches, their settings and ports, and the links between devices."""
 from __future__ import annotations
 
+from topology.vocabulary import ROLE_PROSE
+
 from typing import Any
 
 from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (ROLE_TEXT, Values, as_any, as_bool, as_list, as_number, as_text, as_token,
+from topology.methodology.values import (Values, as_any, as_bool, as_list, as_number, as_text, as_token,
                                          field_names, plain, put, put_fields, setting_entries)
 
 _SWITCH_FIELDS = {"id": as_text, "model": as_text, "firmware": as_text, "kind": as_token, "mtu": as_number,
@@ -21,7 +23,7 @@ def _switch_values(sw: Any) -> Values:
     put_fields(out, "switch", sw, r, _SWITCH_FIELDS)
     if sw.flow_control is not None:
         put(out, "switch.flow_control_text", as_text("enabled" if sw.flow_control else "disabled", f"{r}.flow_control"))
-    put(out, "switch.role_text", as_text(", ".join(ROLE_TEXT.get(x, x) for x in sw.roles), f"{r}.roles"))
+    put(out, "switch.role_text", as_text(", ".join(ROLE_PROSE.get(x, x) for x in sw.roles), f"{r}.roles"))
     put(out, "switch.display", as_text(f"{sw.id} ({sw.model})" if sw.model else sw.id, f"{r}.model"))
     for k, v in sw.settings.items():
         put(out, f"switch.settings.{k}", as_any(v, f"{r}.settings.{k}"))

@@ -2,13 +2,15 @@
 virtual disks and virtual NICs."""
 from __future__ import annotations
 
+from topology.vocabulary import ROLE_PROSE
+
 from typing import Any, Callable, Iterable
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.bed_wide import bed_values
 from topology.methodology.domains.hosts import HOST_NAMES, host_values, put_software
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (ROLE_TEXT, Values, as_bool, as_number, as_text, as_token, field_names,
+from topology.methodology.values import (Values, as_bool, as_number, as_text, as_token, field_names,
                                          put, put_address, size_text)
 from topology.model import VM, Server
 
@@ -193,7 +195,7 @@ def _vnic_values(ctx: BedContext, vm: VM, nic: Any, k: int) -> Values:
     vs = ctx.vswitch_by_id.get(nic.vswitch)
     if vs is not None:
         put(vals, "nic.vswitch", as_text(vs.label or vs.id, f"{vs.id}.label" if vs.label else f"{vs.id}.id"))
-    put(vals, "nic.role", as_text(ROLE_TEXT.get(nic.role, nic.role), f"{src}.role"))
+    put(vals, "nic.role", as_text(ROLE_PROSE.get(nic.role, nic.role), f"{src}.role"))
     put(vals, "nic.address", as_text(nic.address, f"{src}.address"))
     put_address(vals, "nic", nic.address, f"{src}.address")
     put(vals, "nic.network", as_text(nic.network, f"{src}.network"))
