@@ -120,7 +120,7 @@ def _number(n: Any, text: str, mark: Any) -> Any:
         raise _at(mark, f"{text!r} is not a finite number",
                   "write a number (NaN and infinity are not values); quote it if it is text")
     if abs(n) > MAX_NUMBER:
-        raise _at(mark, f"{text} is too large (numbers are at most 10^15)",
+        raise _at(mark, f"{text} is out of range (numbers lie within -10^15..10^15)",
                   "write a smaller number; quote it if it is an identifier such as a serial number")
     return n
 
