@@ -1,15 +1,14 @@
-"""The project file: YAML in, model out, and back, with line numbers for every problem.
+"""The project file: YAML in, model out, with line numbers for every problem.
 
-* Loading composes the YAML node tree with libyaml's *safe* loader (no Python objects
-  can be built from a file), converts it to plain data, migrates old format versions,
-  builds the model from the field declarations in `topology.model`, then checks every
-  reference.  Every problem carries the file, line and column and a hint.
-* Saving writes fields in declaration order, leaves defaults out, and replaces the
-  file atomically (temporary file, fsync, rename), so a crash never leaves half a file.
+Loading builds plain data with `topology.yaml_bounded` (libyaml events; aliases shared and
+counted before use; every number finite and bounded), migrates old format versions, builds
+the model from the field declarations in `topology.model` (each number within its field's
+range), runs `topology.load_checks` (slot ranges, ids used as path parts, access entries,
+exception codes) and then checks every reference.  Every problem carries the file, line and
+column and a hint.  Saving is `topology.project_save` (re-exported here).
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import difflib
 import gc
