@@ -229,3 +229,41 @@ def test_a_new_file_gets_its_mode_from_the_umask(tmp_path, umask, mode):
 def test_saved_text_round_trips_after_the_bounds():
     bed = loads(CLEAN_BED)
     assert loads(dumps(bed)) == bed
+
+
+# ---------------------------------------------- saving on a full disk or a read-only mount
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 64 KB tmpfs (needs root, as the sandbox-host tests do)."""
+    where = tmp_path / "disk"
+    where.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
+                                           capture_output=True).returncode:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=True)
+
+
+def test_saving_on_a_full_disk_keeps_the_old_file_and_leaves_no_temporary(small_disk):
+    target = small_disk / "bed.yaml"
+    target.write_text(CLEAN_BED)
+    bed = loads(CLEAN_BED)
+    bed.bed.note = "x" * 80_000  # more than the disk has left
+    with pytest.raises(OSError):
+        save(bed, target)
+    assert target.read_text() == CLEAN_BED
+    assert [p.name for p in small_disk.iterdir()] == ["bed.yaml"]
+
+
+def test_saving_on_a_read_only_mount_keeps_the_old_file(small_disk):
+    target = small_disk / "bed.yaml"
+    target.write_text(CLEAN_BED)
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    bed = loads(CLEAN_BED)
+    bed.bed.note = "changed"
+    with pytest.raises(OSError):
+        save(bed, target)
+    assert target.read_text() == CLEAN_BED
