@@ -4,16 +4,22 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 SETUP  := bash .ci/setup.sh
 PYTEST ?= -q
+FUZZ_MINUTES ?= 5
 
-.PHONY: help run test bench setup bundle clean
+.PHONY: help run test bench fuzz setup bundle clean
 
 help:
 	@echo "make run     set up, then start Testbed Studio (needs a display: try 'xvfb-run make run')"
 	@echo "make test    set up, then run the test suite"
 	@echo "make bench   set up, then run the benchmark"
+	@echo "make fuzz    set up, then fuzz load/validate/methodology/run plan/Ansible/save ($(FUZZ_MINUTES) min)"
 	@echo "make setup   Debian packages (app + tests) and $(VENV) only"
 	@echo "make bundle  PyInstaller one-folder build in dist/testbed-studio/"
 	@echo "make clean   remove $(VENV), build/, dist/ and caches"
+
+fuzz:
+	@$(SETUP) test
+	timeout $$(( $(FUZZ_MINUTES) * 60 + 120 )) $(PY) tests/fuzz_pipeline.py --minutes $(FUZZ_MINUTES)
 
 setup:
 	@$(SETUP) test

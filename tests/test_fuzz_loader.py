@@ -1,29 +1,25 @@
-"""Fuzzing the loader: no input makes it fail with anything but BedFileError."""
+"""Fuzzing every stage of a project file: no input makes load, validate, methodology, the
+run plan, the Ansible export or save fail with anything but the loader's BedFileError.
+`make fuzz` runs the same pipeline for longer (tests/fuzz_pipeline.py)."""
 from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
 
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from beds import CLEAN_BED
-from topology.errors import BedFileError
-from topology.fileformat import loads
-from topology.model import Bed
-from topology.validation import validate
+from fuzz_pipeline import mutate, run_pipeline
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def must_load_or_explain(text: str) -> None:
-    try:
-        bed = loads(text, "fuzz.yaml")
-    except BedFileError as exc:
-        assert exc.problems
-        for p in exc.problems:
-            assert p.message
-        return
-    assert isinstance(bed, Bed)
-    validate(bed)  # whatever loads must also validate without crashing
+    with tempfile.TemporaryDirectory() as tmp:
+        run_pipeline(text, Path(tmp))
 
 
 @FUZZ
@@ -72,3 +68,9 @@ def test_structurally_plausible_documents(doc):
     except yaml.YAMLError:
         return
     must_load_or_explain(text)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2 ** 32))
+def test_extreme_values_in_a_valid_bed_stop_at_load_or_go_through_every_stage(seed):
+    must_load_or_explain(mutate(random.Random(seed), CLEAN_BED))

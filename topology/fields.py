@@ -20,23 +20,34 @@ REF_KINDS = (
 )
 
 
+# Bounds for number fields that declare none: sizes in GB, IOPS and thresholds fit easily,
+# and no value can overflow a float conversion, a timer or a range further on.
+DEFAULT_MAXIMUM = {"int": 1_000_000_000, "float": 1e15}
+# Ids that become folder or file names: no separators, no control characters, not . or ..
+PATH_PART_PATTERN = r"^(?!\.\.?$)[^/\\\x00-\x1f\x7f]+$"
+
+
 def fld(default: Any = dataclasses.MISSING, *, doc: str = "", ref: str | None = None,
         choices: tuple[str, ...] | None = None, minimum: float | None = None,
-        key: str | None = None, factory: Any = dataclasses.MISSING,
-        flow: bool = False, pattern: str | None = None) -> Any:
+        maximum: float | None = None, key: str | None = None, factory: Any = dataclasses.MISSING,
+        flow: bool = False, pattern: str | None = None, path_part: bool = False) -> Any:
     """A model field.
 
     doc      -- one line for the JSON Schema and the format reference
     ref      -- the value (or each list item) names a component of this kind
     choices  -- allowed string values
     minimum  -- lower bound for numbers (sizes and counts are never negative)
+    maximum  -- upper bound for numbers; a number field without one is bounded by
+                DEFAULT_MAXIMUM (no value from a file may be unbounded)
+    pattern  -- regular expression a text value must match as a whole
+    path_part -- the id becomes a folder or file name (run output, local host folders)
     key      -- YAML key when it differs from the attribute name
     flow     -- write this list/mapping on one line in the project file
     """
     if ref is not None and ref not in REF_KINDS:
         raise ValueError(f"unknown reference kind {ref!r}")
-    meta = {"doc": doc, "ref": ref, "choices": choices, "minimum": minimum,
-            "key": key, "flow": flow, "pattern": pattern}
+    meta = {"doc": doc, "ref": ref, "choices": choices, "minimum": minimum, "maximum": maximum,
+            "key": key, "flow": flow, "pattern": pattern, "path_part": path_part}
     if factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=factory, metadata=meta)
     if default is dataclasses.MISSING:

@@ -1,167 +1,37 @@
-"""The project file: YAML in, model out, and back, with line numbers for every problem.
+"""The project file: YAML in, model out, with line numbers for every problem.
 
-* Loading composes the YAML node tree with libyaml's *safe* loader (no Python objects
-  can be built from a file), converts it to plain data, migrates old format versions,
-  builds the model from the field declarations in `topology.model`, then checks every
-  reference.  Every problem carries the file, line and column and a hint.
-* Saving writes fields in declaration order, leaves defaults out, and replaces the
-  file atomically (temporary file, fsync, rename), so a crash never leaves half a file.
+Loading builds plain data with `topology.yaml_bounded` (libyaml events; aliases shared and
+counted before use; every number finite and bounded), migrates old format versions, builds
+the model from the field declarations in `topology.model` (each number within its field's
+range), runs `topology.load_checks` (slot ranges, ids used as path parts, access entries,
+exception codes) and then checks every reference.  Every problem carries the file, line and
+column and a hint.  Saving is `topology.project_save` (re-exported here).
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import difflib
 import gc
-import io
+import math
 import os
 import re
-import tempfile
-import typing
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
 import yaml
 
-from topology import model
+from topology import load_checks, model, yaml_bounded
 from topology.errors import BedFileError, Problem
+from topology.fields import DEFAULT_MAXIMUM, PATH_PART_PATTERN
+from topology.field_plan import FieldPlan, plan
 from topology.index import BedIndex, parse_member
 from topology.model import FORMAT_VERSION, Bed
 
-try:  # libyaml is in the PyYAML wheels; the pure-Python classes are the fallback
-    _Loader: Any = yaml.CSafeLoader
-    _Dumper: Any = yaml.CSafeDumper
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
-    _Dumper = yaml.SafeDumper
-
 MAX_PROBLEMS = 200
-
-try:
-    import yaml_rs as _fast_yaml
-except ImportError:  # pragma: no cover - the located PyYAML path does everything, only slower
-    _fast_yaml = None
 
 
 # ====================================================================== YAML -> data
-
-class _DataError(Exception):
-    def __init__(self, node: yaml.Node, message: str, hint: str = ""):
-        self.node, self.message, self.hint = node, message, hint
-
-
-_INT10 = re.compile(r"^[-+]?[0-9][0-9_]*$")
-_FLOAT12 = re.compile(r"^[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?$")
-_BOOL12 = {"true": True, "false": False}
-
-
-def _scalar(node: yaml.ScalarNode) -> Any:
-    """Resolve a scalar the YAML 1.2 way: `yes`/`on` stay text, 0777 is decimal, 1e3 is a number.
-
-    PyYAML resolves with YAML 1.1 rules; the fast loader (yaml_rs) with 1.2 rules.  Both paths
-    must give the same model, so plain scalars are re-resolved here.
-    """
-    tag = node.tag
-    value = node.value
-    plain = not node.style  # None (pure-Python parser) or "" (libyaml) for plain scalars
-    if tag == "tag:yaml.org,2002:str":
-        if plain and _FLOAT12.match(value) and any(c in value for c in "eE"):
-            return float(value.replace("_", ""))
-        return value
-    if tag == "tag:yaml.org,2002:bool":
-        return _BOOL12.get(value.lower(), value) if plain else value
-    if tag == "tag:yaml.org,2002:int":
-        v = value.replace("_", "")
-        if ":" in v:
-            return value
-        sign = -1 if v.startswith("-") else 1
-        body = v.lstrip("+-")
-        if body[:2] in ("0x", "0X"):
-            return sign * int(body[2:], 16)
-        if body[:2] in ("0o", "0O"):
-            return sign * int(body[2:], 8)
-        if body[:2] in ("0b", "0B"):
-            return sign * int(body[2:], 2)
-        return int(v, 10)
-    if tag == "tag:yaml.org,2002:float":
-        if ":" in value:
-            return value
-        return _SafeCtor.construct_yaml_float(_CTOR, node)
-    if tag == "tag:yaml.org,2002:null":
-        return None
-    if tag == "tag:yaml.org,2002:timestamp":
-        return _SafeCtor.construct_yaml_timestamp(_CTOR, node)
-    raise _DataError(node, f"unsupported YAML tag {tag}",
-                     "project files hold plain values only; remove the tag")
-
-
-_SafeCtor = yaml.constructor.SafeConstructor
-_CTOR = _SafeCtor()
-_MERGE = "tag:yaml.org,2002:merge"
-
-
-MAX_NODES = 5_000_000
-
-
-def _to_data(root: yaml.Node) -> Any:
-    """Plain data from a node tree.  An aliased node is converted once and shared, and the
-    total is bounded, so an alias bomb ('billion laughs') cannot exhaust the machine."""
-    memo: dict[int, Any] = {}
-    count = 0
-
-    def conv(node: yaml.Node, depth: int) -> Any:
-        nonlocal count
-        count += 1
-        if count > MAX_NODES:
-            raise _DataError(node, "the document is too large (or expands aliases too often)",
-                             "split the bed or use fewer aliases")
-        if depth > 60:
-            raise _DataError(node, "the document is nested too deeply", "flatten the structure")
-        if isinstance(node, yaml.ScalarNode):
-            return _scalar(node)
-        key_id = id(node)
-        if key_id in memo:
-            return memo[key_id]
-        if isinstance(node, yaml.SequenceNode):
-            if node.tag != "tag:yaml.org,2002:seq":
-                raise _DataError(node, f"unsupported YAML tag {node.tag}", "remove the tag")
-            out_list: list[Any] = []
-            memo[key_id] = out_list
-            out_list.extend(conv(n, depth + 1) for n in node.value)
-            return out_list
-        if isinstance(node, yaml.MappingNode):
-            if node.tag != "tag:yaml.org,2002:map":
-                raise _DataError(node, f"unsupported YAML tag {node.tag}", "remove the tag")
-            out: dict[str, Any] = {}
-            memo[key_id] = out
-            merged_keys: set[str] = set()
-            for knode, vnode in node.value:
-                if knode.tag == _MERGE:
-                    merged = conv(vnode, depth + 1)
-                    for m in merged if isinstance(merged, list) else [merged]:
-                        if not isinstance(m, dict):
-                            raise _DataError(vnode, "a merge key (<<) needs a mapping", "merge an anchored mapping")
-                        for k, v in m.items():
-                            if k not in out:
-                                out[k] = v
-                                merged_keys.add(k)
-                    continue
-                if not isinstance(knode, yaml.ScalarNode):
-                    raise _DataError(knode, "a key must be a plain name", "write keys as simple words")
-                key = _scalar(knode)
-                if not isinstance(key, str):
-                    key = _text(key) if key is not None else "null"
-                if key in out and key not in merged_keys:
-                    raise _DataError(knode, f"key {key!r} appears twice in the same mapping",
-                                     "remove or rename one of them")
-                merged_keys.discard(key)
-                out[key] = conv(vnode, depth + 1)
-            return out
-        raise _DataError(node, "unexpected YAML node", "")
-
-    return conv(root, 0)
-
 
 def _text(v: Any) -> str:
     """A scalar written where text belongs (a version 1.6, a date) as the text it was written as."""
@@ -235,52 +105,19 @@ def migrate(data: dict) -> dict:
 
 # ====================================================================== data -> model
 
-@dataclasses.dataclass(frozen=True)
-class _FieldPlan:
-    attr: str
-    key: str
-    kind: str            # str int float bool any list dict dc opt-*
-    inner: Any           # nested class or inner kind
-    required: bool
-    default: Any
-    meta: dict
+_PATH_PART = re.compile(PATH_PART_PATTERN)
 
 
-def _kind_of(tp: Any) -> tuple[str, Any, bool]:
-    """(kind, inner, optional) for a type hint."""
-    optional = False
-    origin = typing.get_origin(tp)
-    if origin is typing.Union:
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        optional = True
-        tp = args[0]
-        origin = typing.get_origin(tp)
-    if origin is list:
-        (inner,) = typing.get_args(tp)
-        ik = _kind_of(inner)[0]
-        return "list", (ik, inner), optional
-    if origin is dict:
-        return "dict", typing.get_args(tp)[1], optional
-    if dataclasses.is_dataclass(tp):
-        return "dc", tp, optional
-    return {str: "str", int: "int", float: "float", bool: "bool"}.get(tp, "any"), tp, optional
+def _bounds(kind: str, meta: dict) -> tuple[float, float]:
+    """The range a number field accepts: its own bounds, else DEFAULT_MAXIMUM either way."""
+    hi = meta.get("maximum")
+    hi = DEFAULT_MAXIMUM[kind] if hi is None else hi
+    lo = meta.get("minimum")
+    return (-DEFAULT_MAXIMUM[kind] if lo is None else lo), hi
 
 
-@lru_cache(maxsize=None)
-def plan(cls: type) -> tuple[_FieldPlan, ...]:
-    hints = typing.get_type_hints(cls, vars(model))
-    out = []
-    for f in dataclasses.fields(cls):
-        kind, inner, _ = _kind_of(hints[f.name])
-        if f.default is not dataclasses.MISSING:
-            default, required = f.default, False
-        elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-            default, required = f.default_factory(), False  # type: ignore[misc]
-        else:
-            default, required = None, True
-        meta = dict(f.metadata)
-        out.append(_FieldPlan(f.name, meta.get("key") or f.name, kind, inner, required, default, meta))
-    return tuple(out)
+def _num(x: float) -> str:
+    return f"{x:g}" if isinstance(x, float) and not x.is_integer() else str(int(x))
 
 
 _KIND_WORD = {"str": "text", "int": "a whole number", "float": "a number", "bool": "true or false",
@@ -300,6 +137,12 @@ class _Builder:
                 self.fail(path, f"expected text, found {_describe(v)}", "quote the value")
                 return ""
             v = v if isinstance(v, str) else _text(v)
+            if meta.get("path_part") and not _PATH_PART.fullmatch(v):
+                self.fail(path, f"{v!r} cannot be an id: ids become folder and file names",
+                          "use no '/', '\\' or control characters, and not '.' or '..' alone")
+            elif meta.get("pattern") and not re.fullmatch(meta["pattern"], v):
+                self.fail(path, f"{v!r} is not written as {meta.get('doc') or meta['pattern']}",
+                          meta.get("doc") or f"match {meta['pattern']}")
             choices = meta.get("choices")
             if choices and v not in choices:
                 close = difflib.get_close_matches(v, choices, 1)
@@ -314,14 +157,16 @@ class _Builder:
                 self.fail(path, f"expected {_KIND_WORD[kind]}, found {_describe(v)}",
                           "write a plain number without units (sizes are in GB)")
                 return 0
-            if isinstance(v, float) and v != v:
-                self.fail(path, "NaN is not a value", "write a number")
+            if isinstance(v, float) and not math.isfinite(v):
+                self.fail(path, f"{v} is not a finite number", "write a number")
                 return 0
-            lo = meta.get("minimum")
-            if lo is not None and v < lo:
+            lo, hi = _bounds(kind, meta)
+            if v < lo:
                 word = "negative" if v < 0 else "too small"
-                self.fail(path, f"{v} is {word} (the least allowed is {lo})",
-                          "sizes and counts cannot be negative" if v < 0 else f"use at least {lo}")
+                self.fail(path, f"{v} is {word} (the least allowed is {_num(lo)})",
+                          "sizes and counts cannot be negative" if v < 0 else f"use at least {_num(lo)}")
+            elif v > hi:
+                self.fail(path, f"{v} is too large (the most allowed is {_num(hi)})", f"use at most {_num(hi)}")
             return v
         if kind == "bool":
             if not isinstance(v, bool):
@@ -359,7 +204,7 @@ class _Builder:
                   "write key: value pairs")
         return _compiled(cls)(self, {}, path)
 
-    def missing(self, cls: type, fp: "_FieldPlan", path: tuple) -> Any:
+    def missing(self, cls: type, fp: "FieldPlan", path: tuple) -> Any:
         self.fail(path, f"{_cls_word(cls)} is missing the required field {fp.key!r}", f"add {fp.key}: ...")
         return _placeholder(fp)
 
@@ -398,16 +243,19 @@ def _compiled(cls: type) -> Callable[["_Builder", Any, tuple], Any]:
         env[f"META{i}"] = fp.meta
         slow = f"B.value(FP{i}.kind, FP{i}.inner, v, META{i}, path + ({fp.key!r},))"
         choices = fp.meta.get("choices")
-        lo = fp.meta.get("minimum")
+        if fp.kind in ("int", "float"):
+            lo, hi = _bounds(fp.kind, fp.meta)
         if choices:
             env[f"CH{i}"] = frozenset(choices)
-        if fp.kind == "str":
+        if fp.kind == "str" and (fp.meta.get("pattern") or fp.meta.get("path_part")):
+            test = None
+        elif fp.kind == "str":
             test = f"type(v) is str and v in CH{i}" if choices else "type(v) is str"
         elif fp.kind == "int":
-            test = "type(v) is int" + (f" and v >= {lo!r}" if lo is not None else "")
+            test = f"type(v) is int and {lo!r} <= v <= {hi!r}"
         elif fp.kind == "float":
-            test = ("(type(v) is int or type(v) is float)" +
-                    (f" and v >= {lo!r}" if lo is not None else " and v == v"))
+            # the parser admits no NaN or infinity; the bounds keep whatever else out
+            test = f"(type(v) is int or type(v) is float) and {lo!r} <= v <= {hi!r}"
         elif fp.kind == "bool":
             test = "type(v) is bool"
         elif fp.kind == "list" and fp.inner[0] == "str" and not choices:
@@ -448,7 +296,7 @@ def _compiled(cls: type) -> Callable[["_Builder", Any, tuple], Any]:
     return env["build"]
 
 
-def _placeholder(fp: _FieldPlan) -> Any:
+def _placeholder(fp: FieldPlan) -> Any:
     if fp.kind == "dc":
         return _Builder().build(fp.inner, {}, ())
     return {"str": "", "int": 0, "float": 0, "bool": False}.get(fp.kind)
@@ -610,76 +458,57 @@ def _candidates(idx: BedIndex, kind: str, array: Any) -> list[str]:
 
 # ====================================================================== public API
 
-def _problems(root: yaml.Node | None, raw: list[tuple[tuple, str, str]]) -> list[Problem]:
-    out = []
-    for path, msg, hint in raw[:MAX_PROBLEMS]:
-        line, col = _locate(root, path)
-        out.append(Problem(msg, hint, line, col, _fmt_path(path)))
-    return out
-
-
 def loads(text: str, filename: str = "") -> Bed:
     """Parse a project document.  Raises BedFileError (never anything else) on bad input.
 
-    The fast path parses with yaml_rs (a Rust YAML 1.2 parser, about 20x faster than
-    PyYAML) and builds the model; a file with any problem at all is parsed again with
-    PyYAML's composer, whose node marks give every message its line and column.
+    The data comes from `topology.yaml_bounded` (libyaml events, aliases shared and counted
+    before use, numbers bounded).  Only a file with a problem is composed a second time
+    into libyaml's node tree, whose marks give every message its line and column.
     """
     gc_was_enabled = gc.isenabled()
     gc.disable()  # building ~10^5 objects: the cyclic GC would rescan them again and again
     try:
-        if _fast_yaml is not None:
-            bed = _fast_loads(text)
-            if bed is not None:
-                return bed
-        return _located_loads(text, filename)
+        return _loads(text, filename, _Marks(text))
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _fast_loads(text: str) -> Bed | None:
-    """The model, or None when anything is wrong (the located path then explains it)."""
-    try:
-        data = _fast_yaml.loads(text)
-    except Exception:  # noqa: BLE001 - any parser complaint is re-diagnosed with line numbers
-        return None
-    if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION:
-        return None
-    builder = _Builder()
-    try:
-        bed = builder.build(Bed, data, ())
-    except (TypeError, ValueError, RecursionError):
-        return None
-    if builder.problems or check_references(bed):
-        return None
-    return bed
+class _Marks:
+    """Line and column of a path in the document, composed only when a message needs one."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._root: Any = False
+
+    @property
+    def root(self) -> yaml.Node | None:
+        if self._root is False:
+            try:  # only documents that already parsed (bounded, single, not too deep) get here
+                self._root = yaml.compose(self.text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            except (yaml.YAMLError, ValueError, RecursionError):  # pragma: no cover
+                self._root = None
+        return self._root
+
+    def __call__(self, path: tuple) -> tuple[int | None, int | None]:
+        return _locate(self.root, path)
+
+    def problems(self, raw: list[tuple[tuple, str, str]]) -> list[Problem]:
+        out = []
+        for path, msg, hint in raw[:MAX_PROBLEMS]:
+            line, col = self(path)
+            out.append(Problem(msg, hint, line, col, _fmt_path(path)))
+        return out
 
 
-def _located_loads(text: str, filename: str) -> Bed:
+def _loads(text: str, filename: str, marks: _Marks) -> Bed:
     try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        msg = (exc.problem or exc.context or "malformed YAML").strip()
-        raise BedFileError([Problem(f"malformed YAML: {msg}", "check the indentation and quoting near here",
-                                    mark.line + 1 if mark else None,
-                                    mark.column + 1 if mark else None)], filename) from None
-    except yaml.YAMLError as exc:
-        raise BedFileError([Problem(f"malformed YAML: {exc}", "check the file is YAML")], filename) from None
-    except (ValueError, UnicodeError, RecursionError) as exc:
-        raise BedFileError([Problem(f"unreadable text: {exc}", "save the file as UTF-8 YAML text")],
-                           filename) from None
-    if root is None:
+        data = yaml_bounded.parse(text)
+    except yaml_bounded.YamlProblem as exc:
+        raise BedFileError([Problem(exc.message, exc.hint, exc.line, exc.column)], filename) from None
+    if data is None:
         raise BedFileError([Problem("the file is empty", "start from `testbed-studio new --example NAME`")],
                            filename)
-    try:
-        data = _to_data(root)
-    except _DataError as exc:
-        m = exc.node.start_mark
-        raise BedFileError([Problem(exc.message, exc.hint, m.line + 1, m.column + 1)], filename) from None
-    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-        raise BedFileError([Problem(f"bad value: {exc}", "check the value's spelling")], filename) from None
     if not isinstance(data, dict):
         raise BedFileError([Problem("a project file is a mapping with format_version and bed at the top",
                                     "start from `testbed-studio new --example NAME`", 1, 1)], filename)
@@ -688,12 +517,12 @@ def _located_loads(text: str, filename: str) -> Bed:
         raise BedFileError([Problem("format_version is missing", f"add `format_version: {FORMAT_VERSION}` at the top",
                                     1, 1)], filename)
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        line, col = _locate(root, ("format_version",))
+        line, col = marks(("format_version",))
         raise BedFileError([Problem(f"format_version {version!r} is not a version number",
                                     f"this Testbed Studio writes format_version: {FORMAT_VERSION}", line, col)],
                            filename)
     if version > FORMAT_VERSION:
-        line, col = _locate(root, ("format_version",))
+        line, col = marks(("format_version",))
         raise BedFileError([Problem(f"format_version {version} is newer than this Testbed Studio understands "
                                     f"(up to {FORMAT_VERSION})", "open it with a newer Testbed Studio", line, col)],
                            filename)
@@ -706,14 +535,18 @@ def _located_loads(text: str, filename: str) -> Bed:
     builder = _Builder()
     try:
         bed = builder.build(Bed, data, ())
-    except RecursionError:
+    except RecursionError:  # pragma: no cover - the parser refuses deep nesting first
         raise BedFileError([Problem("the document is nested too deeply", "flatten the structure")],
                            filename) from None
     if builder.problems:
-        raise BedFileError(_problems(root, builder.problems), filename)
+        raise BedFileError(marks.problems(builder.problems), filename)
+    # before the index is built: it walks every slot range and names every component
+    checked = load_checks.check(bed, marks)
+    if checked:
+        raise BedFileError(marks.problems(checked), filename)
     refs = check_references(bed)
     if refs:
-        raise BedFileError(_problems(root, refs), filename)
+        raise BedFileError(marks.problems(refs), filename)
     return bed
 
 
@@ -732,102 +565,5 @@ def load(path: str | os.PathLike) -> Bed:
     return loads(text, str(p))
 
 
-# ====================================================================== model -> data
-
-class _Flow(list):
-    pass
-
-
-def _flow_repr(dumper: Any, data: _Flow) -> Any:
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
-
-
-class _FlowMap(dict):
-    pass
-
-
-def _flowmap_repr(dumper: Any, data: _FlowMap) -> Any:
-    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
-
-
-def _str_repr(dumper: Any, data: str) -> Any:
-    if "\n" in data:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
-
-
-class _ProjectDumper(_Dumper):  # type: ignore[misc,valid-type]
-    pass
-
-
-_ProjectDumper.add_representer(_Flow, _flow_repr)
-_ProjectDumper.add_representer(_FlowMap, _flowmap_repr)
-_ProjectDumper.add_representer(str, _str_repr)
-
-
-def to_data(obj: Any) -> Any:
-    if not dataclasses.is_dataclass(obj):
-        return obj
-    out: dict[str, Any] = {}
-    for fp in plan(type(obj)):
-        v = getattr(obj, fp.attr)
-        if not fp.required:
-            if v is None or v == fp.default:
-                continue
-            if isinstance(v, (list, dict)) and not v:
-                continue
-        if fp.kind == "dc":
-            v = to_data(v)
-        elif fp.kind == "list":
-            v = [to_data(i) for i in v]
-            if fp.meta.get("flow") and all(not isinstance(i, (dict, list)) for i in v):
-                v = _Flow(v)
-        elif fp.kind == "dict":
-            v = dict(v)
-            if fp.meta.get("flow") and all(not isinstance(i, (dict, list)) for i in v.values()):
-                v = _FlowMap(v)
-        out[fp.key] = v
-    return out
-
-
-def dumps(bed: Bed) -> str:
-    data = to_data(bed)
-    data["format_version"] = FORMAT_VERSION
-    data = {"format_version": data.pop("format_version"), **data}
-    buf = io.StringIO()
-    yaml.dump(data, buf, Dumper=_ProjectDumper, sort_keys=False, allow_unicode=True,
-              default_flow_style=False, width=100, indent=2)
-    return buf.getvalue()
-
-
-def save(bed: Bed, path: str | os.PathLike) -> None:
-    """Write atomically: the old file stays whole until the new one is complete on disk."""
-    write_atomic(Path(path), dumps(bed).encode("utf-8"))
-
-
-def write_atomic(target: Path, payload: bytes) -> None:
-    target = Path(target)
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o777)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:  # pragma: no cover - directories cannot be fsynced everywhere
-        pass
+# saving lives in its own module; these names stay importable from here
+from topology.project_save import dumps, save, to_data, write_atomic  # noqa: E402,F401

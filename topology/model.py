@@ -38,9 +38,9 @@ SEVERITIES = ("error", "warning", "info")
 
 @dataclass(slots=True, kw_only=True)
 class Cpu:
-    sockets: int = fld(1, minimum=1, doc="processor packages")
-    cores_per_socket: Optional[int] = fld(None, minimum=1, doc="empty when the report does not say")
-    threads_per_core: Optional[int] = fld(None, minimum=1, doc="2 with Hyper-Threading; empty when not stated")
+    sockets: int = fld(1, minimum=1, maximum=1024, doc="processor packages")
+    cores_per_socket: Optional[int] = fld(None, minimum=1, maximum=4096, doc="empty when the report does not say")
+    threads_per_core: Optional[int] = fld(None, minimum=1, maximum=64, doc="2 with Hyper-Threading; empty when not stated")
     model: str = fld("", doc="vendor and name, e.g. Intel Xeon X5570")
     ghz: Optional[float] = fld(None, minimum=0)
     note: str = fld("")
@@ -58,10 +58,10 @@ class Cpu:
 
 @dataclass(slots=True, kw_only=True)
 class LocalDisk:
-    count: int = fld(1, minimum=1)
+    count: int = fld(1, minimum=1, maximum=100_000)
     model: str = fld("")
     size_gb: Optional[float] = fld(None, minimum=0)
-    rpm: Optional[int] = fld(None, minimum=0)
+    rpm: Optional[int] = fld(None, minimum=0, maximum=100_000)
     media: str = fld("hdd", choices=MEDIA)
     interface: str = fld("", doc="SAS, SATA ...")
     raid: str = fld("", doc="local RAID layout as the report states it")
@@ -76,9 +76,9 @@ class Port:
     roles: list[str] = lst("traffic the port carries", choices=PORT_ROLES, flow=True)
     address: str = fld("", doc="IPv4 address with prefix, e.g. 192.168.130.201/24")
     network: str = fld("", ref="network")
-    mtu: Optional[int] = fld(None, minimum=576)
+    mtu: Optional[int] = fld(None, minimum=576, maximum=65535)
     flow_control: Optional[bool] = fld(None)
-    vlan: Optional[int] = fld(None, minimum=0)
+    vlan: Optional[int] = fld(None, minimum=0, maximum=4095)
     team: str = fld("", doc="team / LAG name the port belongs to")
     wwpn: str = fld("")
     label: str = fld("", doc="the report's own name, e.g. 'Local Area Connection 4'")
@@ -102,14 +102,14 @@ class Adapter:
 
 @dataclass(slots=True, kw_only=True)
 class Server:
-    id: str = fld(doc="host name, unique in the bed")
+    id: str = fld(doc="host name, unique in the bed", path_part=True)
     role: str = fld("hypervisor", choices=SERVER_ROLES)
     model: str = fld("")
     chassis: str = fld("", ref="chassis", doc="blade chassis holding this server")
-    bay: Optional[int] = fld(None, minimum=0)
+    bay: Optional[int] = fld(None, minimum=0, maximum=10_000)
     cpu: Optional[Cpu] = fld(None)
     memory_gb: Optional[float] = fld(None, minimum=0)
-    numa_nodes: Optional[int] = fld(None, minimum=1)
+    numa_nodes: Optional[int] = fld(None, minimum=1, maximum=4096)
     os: str = fld("")
     hypervisor: str = fld("", doc="Hyper-V, ESXi, KVM ...")
     platform: str = fld("", choices=("windows", "linux", "esxi", ""),
@@ -126,33 +126,33 @@ class Server:
     attributes: dict[str, Any] = mapping("report-table rows not modelled elsewhere")
     settings: dict[str, Any] = mapping("hypervisor / OS settings")
     note: str = fld("")
-    x: Optional[float] = fld(None, doc="canvas position")
-    y: Optional[float] = fld(None)
+    x: Optional[float] = fld(None, minimum=-1e7, maximum=1e7, doc="canvas position")
+    y: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
 
 
 @dataclass(slots=True, kw_only=True)
 class Chassis:
-    id: str = fld()
+    id: str = fld(path_part=True)
     model: str = fld("")
-    bays: Optional[int] = fld(None, minimum=1)
+    bays: Optional[int] = fld(None, minimum=1, maximum=10_000)
     attributes: dict[str, Any] = mapping()
     note: str = fld("")
-    x: Optional[float] = fld(None)
-    y: Optional[float] = fld(None)
+    x: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
+    y: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
 
 
 @dataclass(slots=True, kw_only=True)
 class Switch:
-    id: str = fld()
+    id: str = fld(path_part=True)
     kind: str = fld("ethernet", choices=("ethernet", "fc"))
     model: str = fld("")
     firmware: str = fld("")
     chassis: str = fld("", ref="chassis", doc="blade chassis holding this switch module")
-    port_count: Optional[int] = fld(None, minimum=0, doc="ports available; links may name no port")
+    port_count: Optional[int] = fld(None, minimum=0, maximum=100_000, doc="ports available; links may name no port")
     ports: list[Port] = lst("ports the bed describes individually")
-    mtu: Optional[int] = fld(None, minimum=576, doc="default for every port")
+    mtu: Optional[int] = fld(None, minimum=576, maximum=65535, doc="default for every port")
     flow_control: Optional[bool] = fld(None, doc="default for every port")
-    vlans: list[int] = lst(flow=True)
+    vlans: list[int] = lst(flow=True, minimum=0, maximum=4095)
     spanning_tree: str = fld("")
     fabric: str = fld("", doc="FC fabric (A/B)")
     roles: list[str] = lst("networks carried: iscsi, lan ...", choices=PORT_ROLES, flow=True)
@@ -160,17 +160,17 @@ class Switch:
     label: str = fld("", doc="the report's own name for the switch")
     simulated: bool = fld(False)
     note: str = fld("")
-    x: Optional[float] = fld(None)
-    y: Optional[float] = fld(None)
+    x: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
+    y: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
 
 
 @dataclass(slots=True, kw_only=True)
 class Network:
     id: str = fld()
     cidr: str = fld("", doc="e.g. 192.168.130.0/24; empty when the report gives none")
-    vlan: Optional[int] = fld(None, minimum=0)
+    vlan: Optional[int] = fld(None, minimum=0, maximum=4095)
     role: str = fld("lan", choices=PORT_ROLES)
-    mtu: Optional[int] = fld(None, minimum=576)
+    mtu: Optional[int] = fld(None, minimum=576, maximum=65535)
     cluster_use: str = fld("", choices=("", "none", "cluster_only", "cluster_and_client"),
                            doc="failover-cluster network role")
     routed_to: list[str] = lst("networks reachable through a router", ref="network", flow=True)
@@ -202,7 +202,7 @@ class DiskSet:
     slots: str = fld(doc="slot or range, e.g. 0-7 or 3")
     model: str = fld("")
     size_gb: float = fld(minimum=0)
-    rpm: Optional[int] = fld(None, minimum=0)
+    rpm: Optional[int] = fld(None, minimum=0, maximum=100_000)
     media: str = fld("hdd", choices=MEDIA)
     interface: str = fld("sas", choices=DISK_INTERFACES)
     firmware: str = fld("")
@@ -211,7 +211,7 @@ class DiskSet:
 @dataclass(slots=True, kw_only=True)
 class Enclosure:
     name: str = fld(doc="unique within the array, e.g. RKA0")
-    slots: int = fld(minimum=0, doc="drive slots (a slot may be empty)")
+    slots: int = fld(minimum=0, maximum=10_000, doc="drive slots (a slot may be empty)")
     model: str = fld("")
     disks: list[DiskSet] = lst()
     note: str = fld("")
@@ -278,19 +278,19 @@ class HostGroup:
 class Mapping:
     volume: str = fld(ref="local_volume", doc="volume name in this array")
     to: str = fld(ref="array_target", doc="array host or host group")
-    lun: Optional[int] = fld(None, minimum=0)
+    lun: Optional[int] = fld(None, minimum=0, maximum=65535)
     ports: list[str] = lst("array ports presenting the LUN (empty = all)", flow=True)
 
 
 @dataclass(slots=True, kw_only=True)
 class StorageArray:
-    id: str = fld()
+    id: str = fld(path_part=True)
     model: str = fld("")
     firmware: str = fld("")
     group: str = fld("", doc="array group (EqualLogic) this member belongs to")
     connectivity: str = fld("", choices=("", "iscsi", "fc", "sas", "nfs", "smb"))
     simulated: bool = fld(False, doc="exists only as a setting (e.g. a simulated replica)")
-    max_disks: Optional[int] = fld(None, minimum=0)
+    max_disks: Optional[int] = fld(None, minimum=0, maximum=1_000_000)
     controllers: list[Controller] = lst()
     enclosures: list[Enclosure] = lst()
     disk_groups: list[DiskGroup] = lst()
@@ -302,8 +302,8 @@ class StorageArray:
     mappings: list[Mapping] = lst()
     attributes: dict[str, Any] = mapping()
     note: str = fld("")
-    x: Optional[float] = fld(None)
-    y: Optional[float] = fld(None)
+    x: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
+    y: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -324,7 +324,7 @@ class Replication:
     source: str = fld(ref="volume")
     target: str = fld(ref="volume")
     kind: str = fld("", doc="DAG, array replication ...")
-    links: Optional[int] = fld(None, minimum=0)
+    links: Optional[int] = fld(None, minimum=0, maximum=10_000)
     note: str = fld("")
 
 
@@ -332,7 +332,7 @@ class Replication:
 
 @dataclass(slots=True, kw_only=True)
 class Cluster:
-    id: str = fld()
+    id: str = fld(path_part=True)
     nodes: list[str] = lst(ref="server", flow=True)
     address: str = fld("")
     quorum: str = fld("", doc="node_majority, node_and_disk_majority ...")
@@ -376,7 +376,7 @@ class VNic:
     role: str = fld("lan", choices=PORT_ROLES)
     address: str = fld("")
     network: str = fld("", ref="network")
-    mtu: Optional[int] = fld(None, minimum=576)
+    mtu: Optional[int] = fld(None, minimum=576, maximum=65535)
     synthetic: bool = fld(True)
     offloads: dict[str, Any] = mapping(flow=True)
 
@@ -390,10 +390,10 @@ class DynamicMemory:
 
 @dataclass(slots=True, kw_only=True)
 class VM:
-    id: str = fld()
+    id: str = fld(path_part=True)
     host: str = fld("", ref="server", doc="placement in the reference scenario")
     role: str = fld("")
-    vcpu: int = fld(1, minimum=1)
+    vcpu: int = fld(1, minimum=1, maximum=4096)
     memory_gb: float = fld(minimum=0, doc="static memory (startup for dynamic)")
     dynamic_memory: Optional[DynamicMemory] = fld(None)
     guest_os: str = fld("")
@@ -412,10 +412,10 @@ class VM:
 
 @dataclass(slots=True, kw_only=True)
 class AccessSpec:
-    share_pct: float = fld(100, minimum=0)
+    share_pct: float = fld(100, minimum=0, maximum=100)
     block_kb: float = fld(minimum=0)
-    read_pct: float = fld(minimum=0)
-    random_pct: float = fld(100, minimum=0)
+    read_pct: float = fld(minimum=0, maximum=100)
+    random_pct: float = fld(100, minimum=0, maximum=100)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -431,21 +431,21 @@ class Criterion:
 
 @dataclass(slots=True, kw_only=True)
 class Workload:
-    id: str = fld()
+    id: str = fld(path_part=True)
     tool: str = fld(doc="fio, DiskSpd, Iometer, Jetstress, LoadGen, DVD Store ...")
     targets: list[str] = lst("VMs, servers or volumes the load runs against", ref="target", flow=True)
     driver: str = fld("", ref="component", doc="machine that runs the tool")
     parameters: dict[str, Any] = mapping()
     access: list[AccessSpec] = lst()
     demand_iops: Optional[float] = fld(None, minimum=0, doc="IOPS the load needs from storage")
-    read_pct: Optional[float] = fld(None, minimum=0)
+    read_pct: Optional[float] = fld(None, minimum=0, maximum=100)
     criteria: list[Criterion] = lst()
     note: str = fld("")
 
 
 @dataclass(slots=True, kw_only=True)
 class Scenario:
-    id: str = fld()
+    id: str = fld(path_part=True)
     description: str = fld("")
     failed: list[str] = lst("components down in this scenario (a host unplugged, a drive pulled)",
                             ref="component", flow=True)
@@ -471,22 +471,22 @@ class MatrixEntry:
 
 @dataclass(slots=True, kw_only=True)
 class RunPlan:
-    repetitions: Optional[int] = fld(None, minimum=1, doc="empty when not stated")
+    repetitions: Optional[int] = fld(None, minimum=1, maximum=10_000, doc="empty when not stated")
     score: str = fld("", choices=("", "median", "mean", "max", "min", "last"), doc="how the runs' score is taken")
     reset_steps: list[str] = lst()
     procedure: list[str] = lst("the run's ordered steps after the reset, as the report gives them")
     reboot: bool = fld(False)
-    idle_minutes: Optional[float] = fld(None, minimum=0)
-    duration_minutes: Optional[float] = fld(None, minimum=0)
+    idle_minutes: Optional[float] = fld(None, minimum=0, maximum=100_000)
+    duration_minutes: Optional[float] = fld(None, minimum=0, maximum=100_000)
     counters: list[str] = lst(flow=False)
     counter_hosts: list[str] = lst(ref="component", flow=True)
-    sample_interval_s: Optional[float] = fld(None, minimum=0)
+    sample_interval_s: Optional[float] = fld(None, minimum=0, maximum=86_400)
     note: str = fld("")
 
 
 @dataclass(slots=True, kw_only=True)
 class ExceptionRecord:
-    code: str = fld(pattern=r"^[A-Z]+-\d{3}$")
+    code: str = fld(pattern=r"^[A-Z]+-\d{3}$", doc="a rule code such as NET-001")
     subject: str = fld(doc="component id the exception is for ('*' = any)")
     reason: str = fld()
 
@@ -507,7 +507,7 @@ class Result:
 class Policy:
     vcpu_per_thread: float = fld(2.0, minimum=0, doc="CAP-002 limit")
     memory_reserve_gb: float = fld(2.0, minimum=0, doc="host RAM kept for the parent OS")
-    min_iscsi_ports: int = fld(2, minimum=1)
+    min_iscsi_ports: int = fld(2, minimum=1, maximum=10_000)
     port_ratio_tolerance: float = fld(2.0, minimum=1, doc="PATH-005: ratio outside 1/t..t warns")
 
 
@@ -536,7 +536,7 @@ class HostAccess:
     host: str = fld(ref="component", doc="server, VM, array or switch the steps target")
     transport: str = fld("ssh", choices=TRANSPORTS)
     address: str = fld("", doc="name or IP to connect to; empty = the host's management address")
-    port: Optional[int] = fld(None, minimum=1, doc="empty = 22 for SSH, 5986/5985 for WinRM")
+    port: Optional[int] = fld(None, minimum=1, maximum=65535, doc="empty = 22 for SSH, 5986/5985 for WinRM")
     user: str = fld("")
     credential: str = fld("", doc="keyring entry shared by several hosts (a group); empty = per host")
     key_file: str = fld("", doc="SSH private key; empty = agent and default keys")
@@ -545,7 +545,7 @@ class HostAccess:
     winrm_auth: str = fld("ntlm", choices=WINRM_AUTH)
     verify_tls: bool = fld(True, doc="check the WinRM server certificate (leave on)")
     ca_file: str = fld("", doc="CA bundle for a lab's own certificates")
-    timeout_s: Optional[float] = fld(None, minimum=1, doc="default step timeout on this host")
+    timeout_s: Optional[float] = fld(None, minimum=1, maximum=604_800, doc="default step timeout on this host")
     note: str = fld("")
 
 

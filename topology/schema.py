@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from topology.fileformat import plan
+from topology.field_plan import plan
+from topology.fields import DEFAULT_MAXIMUM, PATH_PART_PATTERN
 from topology.model import FORMAT_VERSION, Bed
 
 SCHEMA_ID = "https://testbed-studio.invalid/schema/testbed.schema.json"
@@ -26,14 +27,17 @@ def _scalar_schema(kind: str, meta: dict) -> dict[str, Any]:
             out["enum"] = list(meta["choices"])
         if meta.get("pattern"):
             out["pattern"] = meta["pattern"]
+        if meta.get("path_part"):
+            out["pattern"] = PATH_PART_PATTERN
         ref = meta.get("ref")
         if ref in _REF_PATTERNS:
             out["pattern"] = _REF_PATTERNS[ref]
         return out
     if kind in ("int", "float"):
         out = {"type": "integer" if kind == "int" else "number"}
-        if meta.get("minimum") is not None:
-            out["minimum"] = meta["minimum"]
+        maximum = meta.get("maximum")
+        out["minimum"] = -DEFAULT_MAXIMUM[kind] if meta.get("minimum") is None else meta["minimum"]
+        out["maximum"] = DEFAULT_MAXIMUM[kind] if maximum is None else maximum
         return out
     if kind == "bool":
         return {"type": "boolean"}

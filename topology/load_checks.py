@@ -1,0 +1,91 @@
+"""Checks the loader makes on a built model before anything walks it.
+
+The index, the validator and the methodology iterate slot ranges and use ids as folder
+names, so a range must lie inside its enclosure and an id must be a safe name before any
+of them runs.  Two access entries for one host, or an exception for a rule that does not
+exist, are refused here too: each would be silently ignored further on.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from topology.index import parse_member, parse_slot_range
+from topology.model import Bed
+
+Locate = Callable[[tuple], tuple]
+Found = list[tuple[tuple, str, str]]
+
+
+def check(bed: Bed, locate: Locate) -> Found:
+    """(path, message, hint) for every problem; locate(path) gives (line, column) of a path."""
+    return _slot_ranges(bed) + _access_hosts(bed, locate) + _exception_codes(bed)
+
+
+def _slot_ranges(bed: Bed) -> Found:
+    found: Found = []
+    for ai, a in enumerate(bed.arrays):
+        sizes = {e.name: e.slots for e in a.enclosures}
+        base = ("arrays", ai)
+        for ei, e in enumerate(a.enclosures):
+            for di, ds in enumerate(e.disks):
+                _within(found, base + ("enclosures", ei, "disks", di, "slots"), e.name, ds.slots,
+                        e.slots, parse_slot_range)
+        for gi, g in enumerate(a.disk_groups):
+            for mi, spec in enumerate(g.members):
+                _member_within(found, base + ("disk_groups", gi, "members", mi), spec, sizes)
+        for si, spec in enumerate(a.spares):
+            _member_within(found, base + ("spares", si), spec, sizes)
+    return found
+
+
+def _member_within(found: Found, path: tuple, spec: str, sizes: dict[str, int]) -> None:
+    try:
+        enc, slots = parse_member(spec)
+    except ValueError:
+        return  # the index explains a member that does not parse
+    if enc in sizes:  # an unknown enclosure is a reference problem, reported with the others
+        _within(found, path, enc, spec, sizes[enc], lambda _: slots)
+
+
+def _within(found: Found, path: tuple, enclosure: str, spec: str, size: int, parse: Callable) -> None:
+    try:
+        slots = parse(spec)
+    except ValueError:
+        return  # the index explains a range that does not parse
+    if slots.stop > size:
+        last = f"{size - 1}" if size else "none: it has 0 slots"
+        found.append((path, f"{spec!r} runs past the end of enclosure {enclosure!r} "
+                      f"(it has {size} slots, the last is {last})",
+                      f"keep slots within 0-{size - 1}, or raise the enclosure's slots" if size else
+                      "give the enclosure its slot count"))
+
+
+def _access_hosts(bed: Bed, locate: Locate) -> Found:
+    found: Found = []
+    first: dict[str, int] = {}
+    for i, entry in enumerate(bed.access):
+        if entry.host in first:
+            line, _ = locate(("access", first[entry.host], "host"))
+            where = f" on line {line}" if line else f" (access[{first[entry.host]}])"
+            found.append((("access", i, "host"),
+                          f"host {entry.host!r} has a second access entry; the first is{where}",
+                          "keep one entry per host: merge the two into one"))
+        else:
+            first[entry.host] = i
+    return found
+
+
+def _exception_codes(bed: Bed) -> Found:
+    if not bed.exceptions:
+        return []
+    from topology.validation import rule_catalogue  # the rules import the model, not the loader
+    known = {r.code for r in rule_catalogue()}
+    found: Found = []
+    for i, ex in enumerate(bed.exceptions):
+        if ex.code not in known:
+            prefix = ex.code.split("-")[0]
+            same = sorted(c for c in known if c.startswith(prefix + "-"))
+            found.append((("exceptions", i, "code"), f"{ex.code!r} is not a rule code",
+                          f"codes of that kind: {', '.join(same)}" if same else
+                          "`testbed-studio rules` lists the codes"))
+    return found
