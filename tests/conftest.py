@@ -20,6 +20,9 @@ import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# fixtures shared by several test modules
+pytest_plugins = ["tests.keyring_stub"]
+
 
 @pytest.fixture(scope="session")
 def repo_root() -> Path:

@@ -78,14 +78,17 @@ def mutate(rng: random.Random, text: str) -> str:
         pos = rng.randint(0, len(text))
         chunk = rng.choice(_CHUNKS) if rng.random() < 0.7 else "".join(
             rng.choice(":-[]{}&*!|>'\"# \n0123456789abcxyz.,/") for _ in range(rng.randint(1, 6)))
-        action = rng.choice(("delete", "insert", "replace"))
-        if action == "delete":
-            text = text[:pos] + text[pos + len(chunk):]
-        elif action == "insert":
-            text = text[:pos] + chunk + text[pos:]
-        else:
-            text = text[:pos] + chunk + text[pos + len(chunk):]
+        text = edit(text, pos, rng.choice(("delete", "insert", "replace")), chunk)
     return text
+
+
+def edit(text: str, pos: int, action: str, chunk: str) -> str:
+    """One damage to a file: `chunk`'s length deleted at `pos`, or `chunk` inserted or written over."""
+    if action == "delete":
+        return text[:pos] + text[pos + len(chunk):]
+    if action == "insert":
+        return text[:pos] + chunk + text[pos:]
+    return text[:pos] + chunk + text[pos + len(chunk):]
 
 
 def seeds() -> list[str]:

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from beds import CLEAN_BED
-from fuzz_pipeline import mutate, run_pipeline
+from fuzz_pipeline import edit, mutate, run_pipeline
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -36,12 +36,7 @@ def test_mutated_project_file(data):
         pos = data.draw(st.integers(0, len(text)))
         action = data.draw(st.sampled_from(["delete", "insert", "replace"]))
         chunk = data.draw(st.text(alphabet=":-[]{}&*!|>'\"#%@ \n\t0123456789abcxyz.,/\\", min_size=1, max_size=6))
-        if action == "delete":
-            text = text[:pos] + text[pos + len(chunk):]
-        elif action == "insert":
-            text = text[:pos] + chunk + text[pos:]
-        else:
-            text = text[:pos] + chunk + text[pos + len(chunk):]
+        text = edit(text, pos, action, chunk)
     must_load_or_explain(text)
 
 

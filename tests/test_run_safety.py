@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from app.run import journal as J
 from app.run.cli_run import EXIT_OK, EXIT_UNUSABLE
 from tests.safety_beds import long_step_bed
+from tests.waiting import wait_for
 
 
 def _cli(*args: str, timeout: float = 90) -> subprocess.CompletedProcess:
@@ -28,17 +28,8 @@ def _start(*args: str) -> subprocess.Popen:
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
 
 
-def _wait_for(predicate, seconds: float = 60, what: str = "") -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
-
-
 def _only_run(runs: Path) -> Path:
-    _wait_for(lambda: runs.is_dir() and any(runs.iterdir()), what="the run folder")
+    wait_for(lambda: runs.is_dir() and any(runs.iterdir()), what="the run folder")
     return next(runs.iterdir())
 
 
@@ -64,7 +55,7 @@ def _killed_mid_step(slow_bed, runs: Path) -> tuple[Path, int]:
     bed, templates = slow_bed
     proc = _start("run", str(bed), "--runs-dir", str(runs), "--templates", templates, "--skip-manual", "--no-preflight")
     run_dir = _only_run(runs)
-    _wait_for(lambda: _journalled_pid(run_dir) is not None, what="the step's process in the journal")
+    wait_for(lambda: _journalled_pid(run_dir) is not None, what="the step's process in the journal")
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=30)
     pid = _journalled_pid(run_dir)
@@ -78,7 +69,7 @@ def test_a_second_driver_of_a_run_is_refused_and_told_who_holds_it(slow_bed, tmp
     first = _start("run", str(bed), "--runs-dir", str(runs), "--templates", templates, "--skip-manual", "--no-preflight")
     try:
         run_dir = _only_run(runs)
-        _wait_for(lambda: _journalled_pid(run_dir) is not None, what="the first driver's step")
+        wait_for(lambda: _journalled_pid(run_dir) is not None, what="the first driver's step")
         second = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates, "--skip-manual")
         assert second.returncode == EXIT_UNUSABLE, second.stdout + second.stderr
         assert f"is being driven by process {first.pid} on" in second.stderr
@@ -124,7 +115,7 @@ def test_a_step_that_ended_while_no_driver_ran_is_taken_as_it_ended_not_run_agai
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=2)
     runs = tmp_path / "runs"
     run_dir, pid = _killed_mid_step((bed, templates), runs)
-    _wait_for(lambda: (tmp_path / "marks" / "h1.log").read_text().endswith("end\n"), what="the orphaned step")
+    wait_for(lambda: (tmp_path / "marks" / "h1.log").read_text().endswith("end\n"), what="the orphaned step")
     r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates, "--skip-manual")
     assert r.returncode == EXIT_OK, r.stdout + r.stderr
     assert "ended on its own while no driver ran (exit status 0)" in r.stdout

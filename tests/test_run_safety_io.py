@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fcntl
 import io
-import json
 import os
 import select
 import socket
@@ -13,7 +12,6 @@ import sys
 import termios
 import time
 
-import keyring
 import pytest
 import yaml
 
@@ -22,7 +20,6 @@ from app.run import journal as J
 from app.run.engine import RunEngine
 from app.run.plan import RunStep, Task
 from tests.run_beds import TEMPLATES
-from tests.test_credentials import MemoryKeyring
 
 
 def test_a_long_output_line_is_capped_in_the_journal_and_kept_whole_in_the_output_file(tmp_path):
@@ -42,15 +39,6 @@ def test_a_long_output_line_is_capped_in_the_journal_and_kept_whole_in_the_outpu
     assert (info.dir / "journal.jsonl").stat().st_size < 200 * 1024
     text = (info.dir / "output" / "1.1@h1.log").read_bytes()
     assert b"x" * size + b"\nafter\n" in text
-
-
-@pytest.fixture
-def memory_keyring():
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def test_credentials_set_and_delete_keep_the_password_in_the_keyring_only(memory_keyring, monkeypatch, capsys):

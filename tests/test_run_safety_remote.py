@@ -8,7 +8,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from app.run import journal as J
 from app.run.cli_run import EXIT_OK, EXIT_PREFLIGHT, EXIT_UNUSABLE
 from bench.sandbox_hosts import SandboxLab
 from tests.safety_beds import long_step_bed
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.skipif(SandboxLab.unavailable_reason() is not None,
                                 reason=f"no sandbox sshd hosts here: {SandboxLab.unavailable_reason()}")
@@ -44,15 +44,6 @@ def _cli(*args: str, known: Path) -> subprocess.CompletedProcess:
                           stdin=subprocess.DEVNULL, env=_env(known))
 
 
-def _wait_for(predicate, seconds: float = 60, what: str = "") -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
-
-
 def _journalled_pid(run_dir: Path) -> int | None:
     return next((r["pid"] for r in J.read_records(run_dir)[0] if r["kind"] == "process"), None)
 
@@ -65,9 +56,9 @@ def test_resume_after_kill_9_over_ssh_adopts_the_running_step_and_never_starts_a
     args = ["--runs-dir", str(runs), "--templates", templates, "--skip-manual"]
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(bed), *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=_env(known))
-    _wait_for(lambda: runs.is_dir() and any(runs.iterdir()), what="the run folder")
+    wait_for(lambda: runs.is_dir() and any(runs.iterdir()), what="the run folder")
     run_dir = next(runs.iterdir())
-    _wait_for(lambda: _journalled_pid(run_dir) is not None, what="the remote process in the journal")
+    wait_for(lambda: _journalled_pid(run_dir) is not None, what="the remote process in the journal")
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=30)
     pid = _journalled_pid(run_dir)
