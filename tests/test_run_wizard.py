@@ -76,7 +76,7 @@ def test_a_failed_step_shows_its_message_and_retry_runs_it_again(qtbot, wizard_f
     w.retry_button.click()
     _wait_idle(qtbot, w)
     assert w.step_status(work.number) == J.OK
-    assert w.controller.engine.task_state(work.tasks[0]).attempts == 2
+    assert w.session.task_state(work.tasks[0]).attempts == 2
 
 
 def test_a_manual_step_is_ticked_off_or_skipped_by_the_user(qtbot, wizard_for):
@@ -117,7 +117,7 @@ def test_an_interrupted_run_is_offered_for_resume_and_continues_where_it_stopped
     w = wizard_for()
     bed_path = Path(w.document.path).resolve()
     info = J.new_run(str(bed_path), "")
-    hello = next(s for s in w._plan() if s.template.endswith("#hello") and s.target == "lin1")
+    hello = next(s for s in w.plan() if s.template.endswith("#hello") and s.target == "lin1")
     with J.Journal(info.dir) as j:                   # the application died during this step
         j.record("start", step=hello.number, host="lin1")
     w.refresh_history()
@@ -143,7 +143,7 @@ def test_output_reaches_the_view_quickly(qtbot, wizard_for, tmp_path):
     w.extra_templates = [str(tmp_path / "tpl")]
     w.new_run()
     delays = []
-    w.controller.output_lines.connect(lambda batch: delays.extend(time.monotonic() - b[4] for b in batch))
+    w.controller.output_lines.connect(lambda batch: delays.extend(time.monotonic() - b.received for b in batch))
     w.run_all_button.click()
     _wait_idle(qtbot, w)
     qtbot.wait(100)
@@ -176,11 +176,11 @@ def test_a_fio_load_step_feeds_the_live_metrics_tab_and_is_recorded_with_the_run
         load = next(s for s in w.steps if s.template.endswith("run.yaml#load"))
         w._run([load])
         qtbot.waitUntil(lambda: not w.controller.busy, timeout=30000)
-        assert w.step_status(load.number) == J.OK, w.controller.engine.task_state(load.tasks[0]).message
+        assert w.step_status(load.number) == J.OK, w.session.task_state(load.tasks[0]).message
         qtbot.waitUntil(lambda: ("c1", M.IOPS) in w.dashboard._curves, timeout=3000)
         assert len(w.dashboard._curves[("c1", M.IOPS)].getData()[1]) >= 3
         assert any(th.value == 20 for th in w.dashboard.thresholds)
-        recorded = load_samples(w.controller.engine.info.dir)
+        recorded = load_samples(w.session.info.dir)
         assert sum(1 for s in recorded if s.source == "c1" and s.metric == M.IOPS) >= 3
     finally:
         w.shutdown()

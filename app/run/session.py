@@ -79,11 +79,7 @@ class RunSession:
         return dry_run_text(steps, self.describe)
 
     def runs(self) -> list[tuple[J.RunInfo, RunStanding]]:
-        """The recorded runs of this bed, newest first, each with where it stands."""
-        if self.bed_path is None:
-            return []
-        return [(info, standing_of(info)) for info in J.list_runs(self.runs_dir)
-                if Path(info.bed_file) == self.bed_path]
+        return runs_of_bed(self.bed_path, self.runs_dir)
 
     def driven_runs(self) -> list[tuple[str, str]]:
         """Runs of this bed some process is driving now: (run id, who)."""
@@ -319,6 +315,14 @@ class _Forward(RunListener):
                          journal_problems=self.engine.journal_problems)
         self.session._emit(E.StepEnded(self.run_id, task.step, task.host, state.status, state.message,
                                        state.seconds, self._look(task), standing))
+
+
+def runs_of_bed(bed_path: str | Path | None, runs_dir: Path | None = None) -> list[tuple[J.RunInfo, RunStanding]]:
+    """The recorded runs of a bed file, newest first, each with where it stands."""
+    if not bed_path:
+        return []
+    wanted = Path(bed_path).resolve()
+    return [(info, standing_of(info)) for info in J.list_runs(runs_dir) if Path(info.bed_file) == wanted]
 
 
 def standing_of(info: J.RunInfo, read: J.JournalRead | None = None) -> RunStanding:
