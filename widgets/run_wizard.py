@@ -387,7 +387,6 @@ class RunWizard(QWidget):
         if isinstance(event, (E.StepStarted, E.StepEnded)):
             self._draw_step(event.look)
         if isinstance(event, E.StepEnded):
-            self._update_progress(event.standing)
             if event.status not in E.SUCCEEDED:
                 self._say(f"Step {event.step} on {event.host}: {STATUS_LOOK.get(event.status, ('', event.status))[1]}"
                           + (f" - {event.message}" if event.message else ""), error=True)

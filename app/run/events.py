@@ -68,7 +68,6 @@ class StepEnded(Event):
     message: str
     seconds: float | None
     look: StepLook            # the whole step (all its hosts) as it stands now
-    standing: RunStanding
 
 
 @dataclass(frozen=True)

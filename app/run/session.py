@@ -311,10 +311,9 @@ class _Forward(RunListener):
         self.session._emit(E.OutputLine(self.run_id, task.step, task.host, stream, str(line), time.monotonic()))
 
     def task_finished(self, task, state) -> None:
-        standing = stand(self.run_id, [], steps=self.engine.steps, task_state=self.engine.task_state,
-                         journal_problems=self.engine.journal_problems)
+        # the step's look only: where the whole run stands is O(tasks), too dear per task on a big bed
         self.session._emit(E.StepEnded(self.run_id, task.step, task.host, state.status, state.message,
-                                       state.seconds, self._look(task), standing))
+                                       state.seconds, self._look(task)))
 
 
 def runs_of_bed(bed_path: str | Path | None, runs_dir: Path | None = None) -> list[tuple[J.RunInfo, RunStanding]]:
