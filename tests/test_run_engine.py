@@ -225,3 +225,24 @@ def test_runs_lists_each_run_with_where_it_stands(bed, tmp_path):
     _cli("run", str(bed), "--steps", _section(steps), "--runs-dir", str(runs), "--templates", TEMPLATES)
     r = _cli("runs", "--runs-dir", str(runs))
     assert "complete" in r.stdout and "9 ok" in r.stdout
+
+
+def test_a_password_answered_to_the_session_is_kept_by_the_session_for_the_next_connection(tmp_path):
+    from app.remote.credentials import CredentialStore
+    from app.run import events as E
+    from app.run.session import RunSession
+    from topology.model import Bed, BedInfo, HostAccess
+    bed = Bed(bed=BedInfo(name="b"), access=[HostAccess(host="hv1", transport="winrm", address="127.0.0.1",
+                                                        user="labadmin", credential="lab-admins")])
+    asked: list = []
+
+    def ask(question):
+        asked.append(question)
+        return E.PasswordAnswer("typed-secret", remember=False) if isinstance(question, E.PasswordNeeded) else None
+    store = CredentialStore(service="testbed-studio-test-no-such")
+    session = RunSession(bed, None, credentials=store, ask=ask, runs_dir=tmp_path / "runs")
+    session.factory("hv1")
+    session.factory("hv1")
+    assert [(q.host, q.user, q.entry) for q in asked] == [("hv1", "labadmin", "lab-admins")]   # asked once
+    assert store.get("lab-admins") == "typed-secret"
+    assert "typed-secret" not in repr(asked) and "typed-secret" not in repr(E.PasswordAnswer("typed-secret"))

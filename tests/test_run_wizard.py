@@ -76,7 +76,7 @@ def test_a_failed_step_shows_its_message_and_retry_runs_it_again(qtbot, wizard_f
     w.retry_button.click()
     _wait_idle(qtbot, w)
     assert w.step_status(work.number) == J.OK
-    assert w.controller.engine.task_state(work.tasks[0]).attempts == 2
+    assert w.session.task_state(work.tasks[0]).attempts == 2
 
 
 def test_a_manual_step_is_ticked_off_or_skipped_by_the_user(qtbot, wizard_for):
@@ -117,7 +117,7 @@ def test_an_interrupted_run_is_offered_for_resume_and_continues_where_it_stopped
     w = wizard_for()
     bed_path = Path(w.document.path).resolve()
     info = J.new_run(str(bed_path), "")
-    hello = next(s for s in w._plan() if s.template.endswith("#hello") and s.target == "lin1")
+    hello = next(s for s in w.plan() if s.template.endswith("#hello") and s.target == "lin1")
     with J.Journal(info.dir) as j:                   # the application died during this step
         j.record("start", step=hello.number, host="lin1")
     w.refresh_history()
@@ -143,7 +143,7 @@ def test_output_reaches_the_view_quickly(qtbot, wizard_for, tmp_path):
     w.extra_templates = [str(tmp_path / "tpl")]
     w.new_run()
     delays = []
-    w.controller.output_lines.connect(lambda batch: delays.extend(time.monotonic() - b[4] for b in batch))
+    w.controller.output_lines.connect(lambda batch: delays.extend(time.monotonic() - b.received for b in batch))
     w.run_all_button.click()
     _wait_idle(qtbot, w)
     qtbot.wait(100)
@@ -176,11 +176,95 @@ def test_a_fio_load_step_feeds_the_live_metrics_tab_and_is_recorded_with_the_run
         load = next(s for s in w.steps if s.template.endswith("run.yaml#load"))
         w._run([load])
         qtbot.waitUntil(lambda: not w.controller.busy, timeout=30000)
-        assert w.step_status(load.number) == J.OK, w.controller.engine.task_state(load.tasks[0]).message
+        assert w.step_status(load.number) == J.OK, w.session.task_state(load.tasks[0]).message
         qtbot.waitUntil(lambda: ("c1", M.IOPS) in w.dashboard._curves, timeout=3000)
         assert len(w.dashboard._curves[("c1", M.IOPS)].getData()[1]) >= 3
         assert any(th.value == 20 for th in w.dashboard.thresholds)
-        recorded = load_samples(w.controller.engine.info.dir)
+        recorded = load_samples(w.session.info.dir)
         assert sum(1 for s in recorded if s.source == "c1" and s.metric == M.IOPS) >= 3
     finally:
         w.shutdown()
+
+
+def test_resuming_says_the_journal_had_a_torn_line_and_the_bed_changed_since_the_run_began(qtbot, wizard_for):
+    import hashlib
+    w = wizard_for()
+    bed_path = Path(w.document.path).resolve()
+    info = J.new_run(str(bed_path), hashlib.sha256(bed_path.read_bytes()).hexdigest())
+    hello = next(s for s in w.plan() if s.template.endswith("#hello") and s.target == "lin1")
+    with J.Journal(info.dir) as j:
+        j.record("start", step=hello.number, host="lin1")
+        j.record("end", step=hello.number, host="lin1", status="ok", exit_code=0)
+    with open(info.dir / "journal.jsonl", "ab") as fh:
+        fh.write(b'{"kind":"start","step":"1.2","ho')            # the machine died mid-write
+    with open(bed_path, "a", encoding="utf-8") as fh:
+        fh.write("# edited after the run began\n")
+    assert not w.warnings_label.isVisible()
+    w.resume(info.id)
+    assert w.session is not None and w.session.run_id == info.id
+    assert w.warnings_label.isVisible()
+    text = w.warnings_label.text()
+    assert "project file changed since this run started" in text
+    assert "journal.jsonl:3: an incomplete record" in text
+    assert w.step_status(hello.number) == J.OK          # what the journal holds is still used
+    w.new_run()                                         # the next run starts with nothing to say
+    assert not w.warnings_label.isVisible()
+
+
+def test_the_run_tab_and_the_command_line_journal_a_run_of_one_bed_alike(qtbot, wizard_for, tmp_path):
+    import os
+    import subprocess
+    import sys
+    w = wizard_for()
+    w.new_run()
+    gui_dir = w.session.info.dir
+    w.run_all_button.click()
+    _wait_idle(qtbot, w)
+    manual = w.current_step()
+    assert manual is not None and manual.manual
+    w.skip_button.click()
+    assert "complete" in w.message.text()
+    w.shutdown()
+
+    runs = tmp_path / "runs"
+    r = subprocess.run([sys.executable, "-m", "app.cli", "run", w.document.path, "--runs-dir", str(runs),
+                        "--templates", TEMPLATES, "--skip-manual", "--no-preflight"], capture_output=True,
+                       text=True, timeout=120, stdin=subprocess.DEVNULL, env=os.environ.copy())
+    assert r.returncode == 0, r.stdout + r.stderr
+    (cli_dir,) = runs.iterdir()
+
+    def lanes(run_dir):
+        records, problems = J.read_records(run_dir)
+        assert not problems
+        by_host: dict[str, list] = {}
+        for x in records:
+            if x["kind"] in ("start", "end", "mark"):
+                by_host.setdefault(x["host"], []).append((x["kind"], x["step"], x.get("status")))
+        ending = [(x["kind"], x.get("event")) for x in records if x["kind"] in ("run", "session-end")]
+        return by_host, ending
+
+    gui, cli = lanes(gui_dir), lanes(cli_dir)
+    assert gui == cli
+    assert sorted(gui[0]) == ["-", "lin1", "lin2"]
+    assert gui[1] == [("run", "complete"), ("session-end", None)]
+    assert ("mark", manual.number, J.SKIPPED) in gui[0]["-"]
+
+
+def test_a_step_event_arriving_after_its_run_was_closed_changes_nothing(qtbot, wizard_for):
+    from app.run import events as E
+    w = wizard_for(hosts=LOCAL[:1])
+    seen: list = []
+    w.controller.event.connect(seen.append)
+    w.new_run()
+    w.run_all_button.click()
+    _wait_idle(qtbot, w)
+    ended = [e for e in seen if isinstance(e, E.StepEnded)]
+    assert ended and all(e.status == J.OK for e in ended)
+    w.controller.shutdown()                 # the run is closed; its worker's signals may still be queued
+    for e in ended:
+        w.controller.event.emit(e)          # a late one must not reach into the closed run
+    w.new_run()                             # and one of the run before must not paint the new one
+    for e in ended:
+        w.controller.event.emit(e)
+    assert all(w.step_status(e.step) == J.PENDING for e in ended)
+    assert all(w._items[e.step].toolTip(0).startswith("not run yet") for e in ended)

@@ -14,12 +14,13 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSplitter,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from app.background import BackgroundJob, Outcome
 from app.report.html import mark_missing
 from app.report.steps import command_label, step_targets
 
@@ -30,25 +31,9 @@ EXPORTS = (("pdf", "Export PDF…", "PDF document (*.pdf)"),
            ("md", "Export Markdown…", "Markdown (*.md)"))
 
 
-class _Relay(QObject):
-    done = Signal(int, object, str)      # revision, methodology, error text
-
-
-class _Generate(QRunnable):
-    def __init__(self, bed: Any, revision: int, relay: _Relay):
-        super().__init__()
-        self.bed, self.revision, self.relay = bed, revision, relay
-
-    def run(self) -> None:
-        try:
-            from topology.methodology import generate
-            result, error = generate(pickle.loads(self.bed)), ""
-        except Exception as exc:  # noqa: BLE001 - shown in the view, never raised in a thread
-            result, error = None, f"The methodology could not be generated: {exc}"
-        try:
-            self.relay.done.emit(self.revision, result, error)
-        except RuntimeError:  # the view went away while this ran
-            pass
+def _generate(snapshot: bytes) -> Any:
+    from topology.methodology import generate
+    return generate(pickle.loads(snapshot))
 
 
 def subject_of(source: str, known: set[str]) -> str:
@@ -138,51 +123,36 @@ class MethodologyView(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(split, 1)
 
-        self._relay = _Relay(self)
-        self._relay.done.connect(self._generated)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._running = False
-        self._again = False
-        self._timer = QTimer(self, singleShot=True, interval=self.DEBOUNCE_MS, timeout=self.regenerate)
-        document.changed.connect(lambda _ids: self._timer.start())
+        self._job = BackgroundJob(self, name="methodology-preview", prepare=self._prepare,
+                                  debounce_ms=self.DEBOUNCE_MS, current_revision=lambda: self.document.revision)
+        self._job.result.connect(self._generated)
+        document.changed.connect(lambda _ids: self._job.request())
         document.reset.connect(self.regenerate)
         self._show_step(None)
         self.regenerate()
 
     # ------------------------------------------------------------------ generation
     def regenerate(self) -> None:
-        self._timer.stop()
-        if self._running:
-            self._again = True
-            return
-        self._running = True
+        self._job.run_now()
+
+    def _prepare(self):
         self.status.setText("Generating the methodology…")
         # the worker gets its own copy (pickled: far cheaper than deepcopy on the GUI thread);
         # the user keeps editing the live model meanwhile
         snapshot = pickle.dumps(self.document.bed, pickle.HIGHEST_PROTOCOL)
-        self._pool.start(_Generate(snapshot, self.document.revision, self._relay))
+        return self.document.revision, lambda: _generate(snapshot)
 
     def shutdown(self) -> None:
         """The window is closing: drop queued work and let a running generation finish."""
-        self._timer.stop()
-        self._pool.clear()
-        self._pool.waitForDone(30000)
+        self._job.shutdown(30000)
 
     def wait(self, msecs: int = 10000) -> bool:
         """Tests and printing: block until the queued generation is done."""
-        if self._timer.isActive():
-            self.regenerate()
-        return self._pool.waitForDone(msecs)
+        return self._job.wait(msecs)
 
-    def _generated(self, revision: int, methodology: Any, error: str) -> None:
-        self._running = False
-        if self._again:
-            self._again = False
-            self.regenerate()
-            return
-        if revision != self.document.revision:
-            return
+    def _generated(self, outcome: Outcome) -> None:
+        revision, methodology = outcome.revision, outcome.value
+        error = f"The methodology could not be generated: {outcome.error}" if outcome.error else ""
         self.revision_shown = revision
         if error:
             self.methodology = None

@@ -5,12 +5,13 @@ command and its live output; below, what can be done with it now (run, retry, sk
 off, abort) and how far the whole run has come.  A run that did not finish (the
 application or the machine died, a step failed) is offered for resume in a banner.
 
-The engine works on a worker thread (app/run/qt_runner.py); this view only redraws from
-the engine's state when a signal says something changed.
+The run is composed by app/run/session.py, the same session `testbed-studio run` drives;
+its work runs on a worker thread (app/run/qt_runner.py) and this view draws the events it
+sends (each carries what it needs, so one arriving after its run was closed is harmless)
+and answers its questions.  Transports and credentials are the session's business only.
 """
 from __future__ import annotations
 
-import hashlib
 import time
 from pathlib import Path
 
@@ -20,19 +21,20 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QLineEdit, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSplitter,
                                QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from app.run import journal as J
+from app.run import events as E
 from app.run.qt_runner import RunController
+from app.run.session import RunSession, runs_of_bed
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
 OUTPUT_LINES_KEPT = 5000
 
 # status -> (colour, label); the icon is a dot of that colour, the label is in the tooltip
 STATUS_LOOK = {
-    J.PENDING: ("#b0b0b0", "not run yet"), J.RUNNING: ("#1e6fd9", "running"), J.OK: ("#2e9e44", "succeeded"),
-    J.DONE: ("#2e9e44", "done by hand"), J.SKIPPED: ("#8a63c9", "skipped"), J.FAILED: ("#d0312d", "failed"),
-    J.TIMEOUT: ("#e07b00", "timed out"), J.CANCELLED: ("#e07b00", "stopped"), J.LOST: ("#e07b00", "connection lost"),
-    J.INTERRUPTED: ("#e07b00", "interrupted"), J.UNREACHABLE: ("#d0312d", "host unreachable"),
-    J.AUTH_FAILED: ("#d0312d", "login refused"), J.HOST_KEY: ("#d0312d", "host key not trusted"),
+    E.PENDING: ("#b0b0b0", "not run yet"), E.RUNNING: ("#1e6fd9", "running"), E.OK: ("#2e9e44", "succeeded"),
+    E.DONE: ("#2e9e44", "done by hand"), E.SKIPPED: ("#8a63c9", "skipped"), E.FAILED: ("#d0312d", "failed"),
+    E.TIMEOUT: ("#e07b00", "timed out"), E.CANCELLED: ("#e07b00", "stopped"), E.LOST: ("#e07b00", "connection lost"),
+    E.INTERRUPTED: ("#e07b00", "interrupted"), E.UNREACHABLE: ("#d0312d", "host unreachable"),
+    E.AUTH_FAILED: ("#d0312d", "login refused"), E.HOST_KEY: ("#d0312d", "host key not trusted"),
 }
 _ICONS: dict[str, QIcon] = {}
 
@@ -63,20 +65,16 @@ class RunWizard(QWidget):
         self.extra_templates: list[str] = []      # step template directories beyond the built-in ones
         self.controller = RunController(self)
         self.steps: list = []
-        self.factory = None
-        self._tap = None
         self.started_at: float | None = None
+        self.run_warnings: list[str] = []      # said when the open run started: shown until the next one
         self._items: dict[str, QTreeWidgetItem] = {}
         self._build()
         c = self.controller
-        c.task_started.connect(lambda step, host: self._step_changed(step))
-        c.task_finished.connect(self._task_finished)
+        c.event.connect(self._on_event)
         c.output_lines.connect(self._show_output)
         c.busy_changed.connect(self._busy_changed)
-        c.preflight_done.connect(self._show_preflight)
         c.failed.connect(lambda text: self._say(f"The run engine stopped: {text}", error=True))
-        c.host_key_question.connect(self._ask_host_key)
-        c.password_question.connect(self._ask_password)
+        c.question.connect(self._answer)
         document.reset.connect(self.refresh_history)
         document.path_changed.connect(lambda _p: self.refresh_history())
         self._ticker = QTimer(self)
@@ -101,6 +99,12 @@ class RunWizard(QWidget):
         row.addWidget(self.resume_button)
         self.banner.hide()
         outer.addWidget(self.banner)
+        self.warnings_label = QLabel(self)
+        self.warnings_label.setObjectName("runWarnings")
+        self.warnings_label.setWordWrap(True)
+        self.warnings_label.setStyleSheet("#runWarnings { color: #8a5300; }")
+        self.warnings_label.hide()
+        outer.addWidget(self.warnings_label)
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Runs of this bed:"))
@@ -169,8 +173,8 @@ class RunWizard(QWidget):
         self.run_step_button.clicked.connect(lambda: self._run([self.current_step()]))
         self.retry_button.clicked.connect(lambda: self._run([self.current_step()], rerun=True))
         self.run_all_button.clicked.connect(self.run_all)
-        self.skip_button.clicked.connect(lambda: self._mark(J.SKIPPED))
-        self.done_button.clicked.connect(lambda: self._mark(J.DONE))
+        self.skip_button.clicked.connect(lambda: self._mark(E.SKIPPED))
+        self.done_button.clicked.connect(lambda: self._mark(E.DONE))
         self.abort_button.clicked.connect(self.controller.abort)
         for b in (self.run_step_button, self.run_all_button, self.retry_button, self.skip_button,
                   self.done_button, self.abort_button):
@@ -193,35 +197,47 @@ class RunWizard(QWidget):
         path = getattr(self.document, "path", None)
         return Path(path).resolve() if path else None
 
+    @property
+    def session(self) -> RunSession | None:
+        session = self.controller.session
+        return session if session is not None and session.engine is not None else None
+
     def refresh_history(self) -> None:
         self.history.clear()
-        bed_path = self._bed_path()
         self._unfinished_id = None
-        runs = [r for r in J.list_runs() if bed_path is not None and Path(r.bed_file) == bed_path]
-        for info in runs:
-            records, _ = J.read_records(info.dir)
-            where = _where_it_stands(records)
+        runs = runs_of_bed(self._bed_path())
+        for info, standing in runs:
+            where = standing.summary()
             self.history.addItem(f"{info.id}  ({info.created[:16].replace('T', ' ')}, {where})", info.id)
-            if self._unfinished_id is None and where != "complete" and records:
+            if self._unfinished_id is None and not standing.complete and where != "not started":
                 self._unfinished_id = info.id
-        if runs and self._unfinished_id == runs[0].id and (self.controller.engine is None or
-                                                           self.controller.engine.info.id != runs[0].id):
-            self.banner_text.setText(f"The run {runs[0].id} did not finish ({_where_it_stands(J.read_records(runs[0].dir)[0])}). "
+        open_id = self.session.run_id if self.session else None
+        if runs and self._unfinished_id == runs[0][0].id and open_id != runs[0][0].id:
+            self.banner_text.setText(f"The run {runs[0][0].id} did not finish ({runs[0][1].summary()}). "
                                      "Resume it to continue at the first step that did not succeed.")
             self.banner.show()
         else:
             self.banner.hide()
         self.open_button.setEnabled(bool(runs))
 
-    def _plan(self):
-        from app.remote.connect import TransportFactory
-        from app.remote.credentials import CredentialStore
-        from app.run.plan import run_steps
-        from topology.methodology import generate
-        bed = self.document.bed
-        self.factory = TransportFactory(bed, CredentialStore(), decider=self.controller.ask_host_key,
-                                        ask_password=self.controller.ask_password)
-        return run_steps(generate(bed, extra_dirs=self.extra_templates), self.factory.transports())
+    def _new_session(self) -> RunSession:
+        """A session for the bed as it is drawn now; the run before is closed first."""
+        dashboard = self.ensure_dashboard()
+        dashboard.clear()
+        from widgets.dashboard import thresholds_from_bed
+        dashboard.set_thresholds(thresholds_from_bed(self.document.bed))
+        self.controller.shutdown()      # releases this window's hold on a run before taking the next
+        self.run_warnings = []
+        self._show_warnings()
+        session = RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
+                             ask=self.controller.ask, on_event=self.controller.on_event,
+                             on_samples=dashboard.ingest)
+        self.controller.attach(session)
+        return session
+
+    def plan(self) -> list:
+        """The steps a run of the bed as drawn now would have (nothing is opened)."""
+        return RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates).all_steps
 
     def new_run(self) -> None:
         bed_path = self._bed_path()
@@ -230,29 +246,21 @@ class RunWizard(QWidget):
             return
         if self.controller.busy:
             return
-        steps = self._plan()
-        digest = hashlib.sha256(bed_path.read_bytes()).hexdigest()
-        info = J.new_run(str(bed_path), digest)
-        if self._open(info, steps) is False:
+        session = self._new_session()
+        if not session.start_new():
             return
-        self._say(f"Run {info.id} started. Check the hosts first (Pre-flight check), then run the steps.")
+        self._opened(session)
+        self._say(f"Run {session.run_id} started. Check the hosts first (Pre-flight check), then run the steps.")
 
     def resume(self, run_id: str | None) -> None:
         if not run_id or self.controller.busy:
             return
-        from app.run.plan import select_steps
-        try:
-            info = J.open_run(run_id)
-            steps = self._plan()
-            if info.steps:
-                steps = select_steps(steps, info.steps)
-        except ValueError as exc:
-            self._say(str(exc), error=True)
+        session = self._new_session()
+        if not session.resume(run_id):
             return
-        if self._open(info, steps) is False:
-            return
-        first = self.controller.engine.first_unfinished()
-        self._say(f"Run {info.id} opened" + (f"; it continues at step {first.number}." if first else "; it is complete."))
+        self._opened(session)
+        first = session.first_unfinished()
+        self._say(f"Run {run_id} opened" + (f"; it continues at step {first.number}." if first else "; it is complete."))
         if first is not None:
             self._select(first.number)
 
@@ -261,45 +269,21 @@ class RunWizard(QWidget):
             from widgets.dashboard import MetricsDashboard
             self.dashboard = MetricsDashboard(self.metrics_page)
             self.metrics_page.layout().addWidget(self.dashboard)
-            self.controller.metrics_problem.connect(self.dashboard.add_problem)
         return self.dashboard
 
-    def _open(self, info, steps) -> bool | None:
-        from app.run.engine import RunEngine
-        from app.run.metrics_tap import MetricsTap
-        from app.run.runlock import RunLocked
-        from widgets.dashboard import thresholds_from_bed
-        dashboard = self.ensure_dashboard()
-        dashboard.clear()
-        dashboard.set_thresholds(thresholds_from_bed(self.document.bed))
-        if self._tap is not None:
-            self._tap.close()
-        self._tap = MetricsTap(info.dir, self.controller.listener(), on_samples=dashboard.ingest,
-                               on_problem=self.controller.metrics_problem.emit, counter_transports=self.factory)
-        self.controller.shutdown()      # releases this window's hold on a run before taking the next
-        try:
-            engine = RunEngine(info, steps, self.factory, host_timeouts=self.factory.timeouts(), listener=self._tap)
-        except RunLocked as exc:
-            self._say(str(exc), error=True)
-            return False
-        if engine.distrust:
-            self._say(engine.distrust, error=True)
-        self.controller.attach(engine)
-        self.steps = steps
+    def _opened(self, session: RunSession) -> None:
+        self.steps = session.steps
         self.started_at = time.monotonic()
         self.output.clear()
         self._fill_tree()
         self.refresh_history()
-        index = self.history.findData(info.id)
+        index = self.history.findData(session.run_id)
         if index >= 0:
             self.history.setCurrentIndex(index)
 
     def shutdown(self) -> None:
         self._ticker.stop()
         self.controller.shutdown()
-        if self._tap is not None:
-            self._tap.close()
-            self._tap = None
         if self.dashboard is not None:
             self.dashboard.shutdown()
 
@@ -321,7 +305,7 @@ class RunWizard(QWidget):
             item.setData(0, STEP_ROLE, step.number)
             self._items[step.number] = item
         self._redraw_statuses()
-        first = self.controller.engine.first_unfinished() if self.controller.engine else None
+        first = self.session.first_unfinished() if self.session else None
         if first is not None:
             self._select(first.number)
 
@@ -334,45 +318,38 @@ class RunWizard(QWidget):
     def current_step(self):
         item = self.tree.currentItem()
         number = item.data(0, STEP_ROLE) if item is not None else None
-        return self.controller.engine.by_number.get(number) if number and self.controller.engine else None
+        session = self.session
+        return session.by_number.get(number) if number and session else None
 
     def step_status(self, number: str) -> str:
-        engine = self.controller.engine
-        return engine.step_status(engine.by_number[number]) if engine else J.PENDING
+        look = self.session.look(number) if self.session else None
+        return look.status if look else E.PENDING
 
     def _redraw_statuses(self) -> None:
-        for number in self._items:
-            self._step_changed(number)
+        session = self.session
+        if session is not None:
+            for number in self._items:
+                look = session.look(number)
+                if look is not None:
+                    self._draw_step(look)
         self._update_progress()
 
     def _step_changed(self, number: str) -> None:
-        item = self._items.get(number)
+        look = self.session.look(number) if self.session else None
+        if look is not None:
+            self._draw_step(look)
+
+    def _draw_step(self, look: E.StepLook) -> None:
+        item = self._items.get(look.number)
         if item is None:
             return
-        status = self.step_status(number)
-        item.setIcon(0, status_icon(status))
-        engine = self.controller.engine
-        messages = [f"{t.host}: {engine.task_state(t).message}" for t in engine.by_number[number].tasks
-                    if engine.task_state(t).message]
-        item.setToolTip(0, STATUS_LOOK.get(status, ("", status))[1] + ("\n" + "\n".join(messages) if messages else ""))
-        if self.current_step() is not None and self.current_step().number == number:
+        item.setIcon(0, status_icon(look.status))
+        messages = [f"{t.host}: {t.message}" for t in look.tasks if t.message]
+        item.setToolTip(0, STATUS_LOOK.get(look.status, ("", look.status))[1]
+                        + ("\n" + "\n".join(messages) if messages else ""))
+        current = self.current_step()
+        if current is not None and current.number == look.number:
             self._show_step()
-
-    def _note_if_complete(self) -> None:
-        engine = self.controller.engine
-        if engine is not None and engine.first_unfinished() is None and not getattr(engine, "_completed", False):
-            engine._completed = True
-            engine.journal.record("run", event="complete")
-            self._say(f"Run {engine.info.id} complete: every step succeeded or was ticked off.")
-            self.refresh_history()
-
-    def _task_finished(self, step: str, host: str, status: str, message: str) -> None:
-        self._note_if_complete()
-        self._step_changed(step)
-        self._update_progress()
-        if status not in J.SUCCEEDED:
-            self._say(f"Step {step} on {host}: {STATUS_LOOK.get(status, ('', status))[1]}"
-                      + (f" - {message}" if message else ""), error=True)
 
     def _show_step(self) -> None:
         step = self.current_step()
@@ -382,20 +359,18 @@ class RunWizard(QWidget):
             self.task_states.clear()
             self.command.clear()
         else:
-            engine = self.controller.engine
             self.step_title.setText(f"{step.number}  {step.text}")
             if step.manual:
                 where = "Done by hand" + (f" (not automated: {step.why_manual})" if step.why_manual else "")
             else:
-                where = "Runs on " + "; ".join(f"{h} via {self.factory.describe(h)}" for h in step.hosts)
+                where = "Runs on " + "; ".join(f"{h} via {self.session.describe(h)}" for h in step.hosts)
             self.step_where.setText(where)
             lines = []
-            for t in step.tasks:
-                st = engine.task_state(t)
-                look = STATUS_LOOK.get(st.status, ("", st.status))[1]
+            for t in self.session.look(step.number).tasks:
+                look = STATUS_LOOK.get(t.status, ("", t.status))[1]
                 lines.append(f"{'By hand' if t.manual else t.host}: {look}"
-                             + (f" ({st.seconds:.1f} s)" if st.seconds is not None else "")
-                             + (f" - {st.message}" if st.message else ""))
+                             + (f" ({t.seconds:.1f} s)" if t.seconds is not None else "")
+                             + (f" - {t.message}" if t.message else ""))
             self.task_states.setText("\n".join(lines))
             self.command.setPlainText("\n\n".join(
                 (f"# on {t.host} ({t.shell})\n" if len(step.tasks) > 1 else "") + t.script
@@ -403,70 +378,119 @@ class RunWizard(QWidget):
                 or "(no command: a person does this step and ticks it off)")
         self._update_buttons()
 
-    def _show_output(self, batch: list) -> None:
-        text = "\n".join(f"[{step} {host}] ! {line}" if stream == "stderr" else f"[{step} {host}] {line}"
-                         for step, host, stream, line, _t in batch)
+    # ------------------------------------------------------------ the session's events
+
+    def _on_event(self, event: E.Event) -> None:
+        session = self.controller.session
+        if session is None or (event.run_id and session.run_id and event.run_id != session.run_id):
+            return          # a run this window no longer shows
+        if isinstance(event, (E.StepStarted, E.StepEnded)):
+            self._draw_step(event.look)
+        if isinstance(event, E.StepEnded):
+            if event.status not in E.SUCCEEDED:
+                self._say(f"Step {event.step} on {event.host}: {STATUS_LOOK.get(event.status, ('', event.status))[1]}"
+                          + (f" - {event.message}" if event.message else ""), error=True)
+        elif isinstance(event, E.RunWarning):
+            if event.fatal:
+                self._say(event.text, error=True)
+            else:
+                self.run_warnings.append(("Warning: " if event.kind == E.ACCESS else "Note: ") + event.text)
+                self._show_warnings()
+        elif isinstance(event, E.PreflightChecked):
+            self._show_preflight(event.checks)
+        elif isinstance(event, E.MetricsProblem) and self.dashboard is not None:
+            self.dashboard.add_problem(event.text)
+        elif isinstance(event, E.Leftover):
+            self._show_leftover(event)
+        elif isinstance(event, E.RunEnded):
+            self._run_ended(event)
+
+    def _show_warnings(self) -> None:
+        self.warnings_label.setText("\n".join(self.run_warnings))
+        self.warnings_label.setVisible(bool(self.run_warnings))
+
+    def _show_leftover(self, e: E.Leftover) -> None:
+        text = {"ended": f"Step {e.step} on {e.host} ended on its own while no driver ran (exit status {e.number}); "
+                         "its result is taken.",
+                "adopting": f"Step {e.step} on {e.host} is still running (process group {e.number}); waiting for it.",
+                "stopping": f"Stopping step {e.step} on {e.host} (process group {e.number}); it runs again.",
+                "undecided": f"Step {e.step} is still running on {e.host} (process group {e.number}), left by a "
+                             "driver that died; nothing was started. Run again to adopt or stop it.",
+                "unreachable": f"Step {e.step} on {e.host} may still be running there, and the host cannot be "
+                               f"asked: {e.detail}. Nothing was started; run again when the host answers."}[e.what]
         self.output.appendPlainText(text)
-        self.last_output_delay_s = time.monotonic() - batch[-1][4]
+        if e.what in ("undecided", "unreachable"):
+            self._say(text, error=True)
+
+    def _run_ended(self, e: E.RunEnded) -> None:
+        standing = e.standing
+        self._update_progress(standing)
+        if e.completed_now:
+            self._say(f"Run {e.run_id} complete: every step succeeded or was ticked off.")
+            self.refresh_history()
+            return
+        if not self.controller.busy or standing.next_step is None:
+            return          # a step ticked off: the view moves on by itself
+        self._select(standing.next_step)
+        if standing.failed:
+            why = "; ".join(f"{t.host}: {t.message or t.status}" for t in standing.problems)
+            self._say(f"Stopped at step {standing.next_step} ({STATUS_LOOK.get(standing.next_status, ('', standing.next_status))[1]})"
+                      f" - {why}. Fix the cause, then Retry (or Skip).", error=True)
+        elif standing.waiting_manual:
+            self._say(f"Step {standing.next_step} is done by hand: do it, then Mark done (or Skip).")
+
+    def _show_output(self, batch: list) -> None:
+        current = self.session.run_id if self.session else None
+        batch = [o for o in batch if o.run_id == current]
+        if not batch:
+            return
+        self.output.appendPlainText("\n".join(f"[{o.step} {o.host}] ! {o.line}" if o.stream == "stderr"
+                                              else f"[{o.step} {o.host}] {o.line}" for o in batch))
+        self.last_output_delay_s = time.monotonic() - batch[-1].received
 
     def _busy_changed(self, busy: bool) -> None:
         self._update_buttons()
-        engine = self.controller.engine
-        if busy or engine is None:
+        if busy or self.session is None:
             return
         self._redraw_statuses()       # once the worker is done, every step as the journal has it
-        current = engine.info.id
+        current = self.session.run_id
         self.refresh_history()
         index = self.history.findData(current)
         if index >= 0:
             self.history.setCurrentIndex(index)
-        first = engine.first_unfinished()
-        if first is None:
-            return
-        status = engine.step_status(first)
-        if status in J.PROBLEMS:
-            self._select(first.number)
-            why = "; ".join(f"{t.host}: {engine.task_state(t).message or engine.task_state(t).status}"
-                            for t in first.tasks if engine.task_state(t).status in J.PROBLEMS)
-            self._say(f"Stopped at step {first.number} ({STATUS_LOOK.get(status, ('', status))[1]}) - {why}. "
-                      "Fix the cause, then Retry (or Skip).", error=True)
-        elif first.manual:
-            self._select(first.number)
-            self._say(f"Step {first.number} is done by hand: do it, then Mark done (or Skip).")
 
     def _update_buttons(self) -> None:
-        engine = self.controller.engine
+        session = self.session
         busy = self.controller.busy
         step = self.current_step()
-        status = self.step_status(step.number) if step is not None else J.PENDING
-        can_act = engine is not None and step is not None and not busy
-        self.run_step_button.setEnabled(can_act and not step.manual and status == J.PENDING)
-        self.retry_button.setEnabled(can_act and not step.manual and status in J.PROBLEMS)
-        self.skip_button.setEnabled(can_act and status not in J.SUCCEEDED)
-        self.done_button.setEnabled(can_act and step.manual and status not in J.SUCCEEDED)
-        self.run_all_button.setEnabled(engine is not None and not busy and engine.first_unfinished() is not None)
+        status = self.step_status(step.number) if step is not None else E.PENDING
+        can_act = session is not None and step is not None and not busy
+        self.run_step_button.setEnabled(can_act and not step.manual and status == E.PENDING)
+        self.retry_button.setEnabled(can_act and not step.manual and status in E.PROBLEMS)
+        self.skip_button.setEnabled(can_act and status not in E.SUCCEEDED)
+        self.done_button.setEnabled(can_act and step.manual and status not in E.SUCCEEDED)
+        self.run_all_button.setEnabled(session is not None and not busy and session.first_unfinished() is not None)
         self.abort_button.setEnabled(busy)
         self.new_button.setEnabled(not busy)
         self.open_button.setEnabled(not busy and self.history.count() > 0)
-        self.preflight_button.setEnabled(engine is not None and not busy)
+        self.preflight_button.setEnabled(session is not None and not busy)
 
-    def _update_progress(self) -> None:
-        engine = self.controller.engine
-        if engine is None or not self.steps:
+    def _update_progress(self, standing: E.RunStanding | None = None) -> None:
+        session = self.session
+        if standing is None:
+            standing = session.standing() if session is not None else None
+        if standing is None or not standing.steps_total:
             self.progress.setValue(0)
             self.progress_text.clear()
             return
-        finished = [s for s in self.steps if engine.succeeded(s)]
-        self.progress.setMaximum(len(self.steps))
-        self.progress.setValue(len(finished))
+        self.progress.setMaximum(standing.steps_total)
+        self.progress.setValue(standing.steps_succeeded)
         elapsed = time.monotonic() - (self.started_at or time.monotonic())
-        durations = [engine.task_state(t).seconds for s in finished for t in s.tasks
-                     if not t.manual and engine.task_state(t).seconds is not None]
-        remaining = [s for s in self.steps if not engine.succeeded(s) and not s.manual]
         left = ""
-        if durations and remaining:
-            left = f" · about {_clock(sum(durations) / len(durations) * len(remaining))} left"
-        self.progress_text.setText(f"{len(finished)}/{len(self.steps)} steps · {_clock(elapsed)} elapsed{left}")
+        if standing.average_task_seconds is not None and standing.automated_left:
+            left = f" · about {_clock(standing.average_task_seconds * standing.automated_left)} left"
+        self.progress_text.setText(f"{standing.steps_succeeded}/{standing.steps_total} steps · "
+                                   f"{_clock(elapsed)} elapsed{left}")
 
     # -------------------------------------------------------------- actions
 
@@ -477,8 +501,7 @@ class RunWizard(QWidget):
             self._update_buttons()
 
     def run_all(self) -> None:
-        engine = self.controller.engine
-        first = engine.first_unfinished() if engine else None
+        first = self.session.first_unfinished() if self.session else None
         if first is None:
             return
         if first.manual:
@@ -491,16 +514,14 @@ class RunWizard(QWidget):
         step = self.current_step()
         if step is None or self.controller.busy:
             return
-        self.controller.engine.mark(step, status, "in the run wizard")
-        self._note_if_complete()
+        standing = self.session.mark(step, status, "in the run wizard")
         self._step_changed(step.number)
         self._update_progress()
-        nxt = self.controller.engine.first_unfinished()
-        if nxt is not None:
-            self._select(nxt.number)
+        if standing.next_step is not None:
+            self._select(standing.next_step)
         self._update_buttons()
 
-    def _show_preflight(self, checks: list) -> None:
+    def _show_preflight(self, checks) -> None:
         bad = [c for c in checks if not c.ok]
         lines = [f"{c.host}: {'ok' if c.ok else 'PROBLEM'} - {c.message}" for c in checks]
         self.output.appendPlainText("Pre-flight check:\n" + "\n".join(lines))
@@ -511,9 +532,20 @@ class RunWizard(QWidget):
         self.message.setStyleSheet("color: #b3261e;" if error else "")
         self.message.setText(text)
 
-    # ------------------------------------------------- questions from the worker
+    # ------------------------------------------------- questions from the session
 
-    def _ask_host_key(self, question, reply) -> None:
+    def _answer(self, question: E.Question, reply) -> None:
+        try:
+            if isinstance(question, E.TrustHostKey):
+                reply.value = self._ask_host_key(question)
+            elif isinstance(question, E.PasswordNeeded):
+                reply.value = self._ask_password(question)
+            elif isinstance(question, E.StillRunning):
+                reply.value = self._ask_still_running(question)
+        finally:
+            reply.answered.set()
+
+    def _ask_host_key(self, question: E.TrustHostKey) -> bool:
         box = QMessageBox(QMessageBox.Icon.Warning, "Unknown host key",
                           f"The SSH host key of {question.host} ({question.address}) is not known yet.\n\n"
                           f"{question.key_type}\n{question.fingerprint}\n\n"
@@ -524,15 +556,28 @@ class RunWizard(QWidget):
         box.setDefaultButton(refuse)
         box.setEscapeButton(refuse)
         box.exec()
-        reply.value = box.clickedButton() is trust
-        reply.answered.set()
+        return box.clickedButton() is trust
 
-    def _ask_password(self, access, reply) -> None:
+    def _ask_still_running(self, question: E.StillRunning) -> str | None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "A step is still running",
+                          f"Step {question.step} is still running on {question.host} (process group "
+                          f"{question.pid}), left by a run that died.\n\nAdopt it (wait for it and take its "
+                          "result), or stop it and run it again?", parent=self)
+        adopt = box.addButton("Adopt", QMessageBox.ButtonRole.AcceptRole)
+        stop = box.addButton("Stop and run again", QMessageBox.ButtonRole.DestructiveRole)
+        cancel = box.addButton("Cancel", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(cancel)
+        box.setEscapeButton(cancel)
+        box.exec()
+        return {adopt: "adopt", stop: "stop"}.get(box.clickedButton())
+
+    def _ask_password(self, question: E.PasswordNeeded) -> E.PasswordAnswer | None:
+        """The answer goes back to the session, which keeps it (and stores it when asked to)."""
         dialog = QDialog(self)
         dialog.setWindowTitle("Password")
         layout = QVBoxLayout(dialog)
-        layout.addWidget(QLabel(f"Password for {access.user or 'the user'} on {access.host}"
-                                + (f" (shared entry {access.credential!r})" if access.credential else "")))
+        layout.addWidget(QLabel(f"Password for {question.user or 'the user'} on {question.host}"
+                                + (f" (shared entry {question.credential!r})" if question.credential else "")))
         field = QLineEdit(dialog)
         field.setEchoMode(QLineEdit.EchoMode.Password)
         layout.addWidget(field)
@@ -544,25 +589,9 @@ class RunWizard(QWidget):
         box.rejected.connect(dialog.reject)
         layout.addWidget(box)
         if dialog.exec() == QDialog.DialogCode.Accepted and field.text():
-            from app.remote.credentials import entry_name
-            self.factory.credentials.set(entry_name(access), field.text(), remember=remember.isChecked())
-            reply.value = field.text()
-        reply.answered.set()
+            return E.PasswordAnswer(field.text(), remember=remember.isChecked())
+        return None
 
 
 def _short(text: str, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _where_it_stands(records: list[dict]) -> str:
-    if any(r.get("kind") == "run" and r.get("event") == "complete" for r in records):
-        return "complete"
-    states = J.replay(records).values()
-    interrupted = sum(1 for s in states if s.status == J.INTERRUPTED)
-    failed = sum(1 for s in states if s.status in J.PROBLEMS and s.status != J.INTERRUPTED)
-    done = sum(1 for s in states if s.status in J.SUCCEEDED)
-    if interrupted:
-        return f"interrupted, {done} task(s) done"
-    if failed:
-        return f"{failed} failed, {done} done"
-    return f"{done} task(s) done" if done else "not started"

@@ -7,7 +7,6 @@ changed), 4 the run waits for a manual step, 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 import threading
 import time
@@ -69,36 +68,75 @@ def _err(msg: str) -> None:
     print(f"testbed-studio: {msg}", file=sys.stderr)
 
 
-class _Printer:
-    """Prints output and results as they come; one lock so lines from parallel hosts do not mix."""
+class _Terminal:
+    """The session's events on a terminal, its questions asked there.  One lock so lines from
+    parallel hosts do not mix."""
 
-    def __init__(self, quiet: bool):
-        from app.run.engine import RunListener
-        self.quiet = quiet
+    def __init__(self, ns: argparse.Namespace, path: Path):
+        self.ns = ns
+        self.path = path
         self.lock = threading.Lock()
-        printer = self
 
-        class Listener(RunListener):
-            def output(self, task, stream, line):
-                if not printer.quiet:
-                    printer.say(f"  [{task.step} {task.host}] {line}")
-
-            def task_finished(self, task, state):
-                extra = f": {state.message}" if state.message else ""
-                printer.say(f"{task.step} on {task.host}: {state.status.upper()} ({state.seconds:.1f} s){extra}")
-
-        self.listener = Listener()
-
-    def say(self, text: str) -> None:
+    def say(self, text: str, err: bool = False) -> None:
         with self.lock:
-            print(text, flush=True)
+            print(text, file=sys.stderr if err else sys.stdout, flush=True)
 
+    def resume_hint(self, run_id: str) -> str:
+        return f"testbed-studio run {self.path} --resume {run_id}"
 
-def _decider(trusted: list[str]):
-    from app.remote.base import HostKeyQuestion
+    def event(self, e) -> None:
+        from app.run import events as E
+        if isinstance(e, E.OutputLine):
+            if not self.ns.quiet:
+                self.say(f"  [{e.step} {e.host}] {e.line}")
+        elif isinstance(e, E.StepEnded):
+            extra = f": {e.message}" if e.message else ""
+            self.say(f"{e.step} on {e.host}: {e.status.upper()} ({(e.seconds or 0):.1f} s){extra}")
+        elif isinstance(e, E.RunWarning):
+            if e.kind in (E.REFUSED, E.NO_ACCESS):
+                _err(e.text)
+            else:
+                self.say(f"{'warning' if e.kind == E.ACCESS else 'note'}: {e.text}", err=True)
+        elif isinstance(e, E.Notice):
+            self.say(e.text)
+        elif isinstance(e, E.PreflightChecked):
+            for c in e.checks:
+                self.say(f"pre-flight {c.host}: {'ok' if c.ok else 'PROBLEM'} - {c.message}")
+        elif isinstance(e, E.MetricsProblem):
+            self.say(f"metrics: {e.text}")
+        elif isinstance(e, E.Leftover):
+            self._leftover(e)
 
-    def decide(q: HostKeyQuestion) -> bool:
-        if q.fingerprint in trusted:
+    def _leftover(self, e) -> None:
+        hint = self.resume_hint(e.run_id)
+        if e.what == "unreachable":
+            _err(f"step {e.step} on {e.host} may still be running there, and the host cannot be asked: "
+                 f"{e.detail}. Nothing was started; when the host answers again: {hint}")
+        elif e.what == "ended":
+            self.say(f"step {e.step} on {e.host} ended on its own while no driver ran (exit status {e.number}); "
+                     "taking its result")
+        elif e.what == "undecided":
+            _err(f"step {e.step} on {e.host} is still running there (process group {e.number}), started "
+                 "by a driver that is gone; nothing was started. Resume with --still-running adopt to wait "
+                 "for it and take its result, or --still-running stop to stop it and run it again:\n  "
+                 f"{hint} --still-running adopt")
+        elif e.what == "adopting":
+            self.say(f"step {e.step} on {e.host} is still running (process group {e.number}); waiting for it")
+        else:
+            self.say(f"stopping step {e.step} on {e.host} (process group {e.number}); it runs again below")
+
+    def ask(self, q):
+        from app.run import events as E
+        if isinstance(q, E.TrustHostKey):
+            return self._trust(q)
+        if isinstance(q, E.PasswordNeeded):
+            return self._password(q)
+        if isinstance(q, E.StillRunning):
+            return self.ns.still_running or (_ask_leftover(q) if sys.stdin.isatty() else None)
+        return None
+
+    def _trust(self, q) -> bool:
+        if q.fingerprint in self.ns.trust:
             print(f"accepting the host key of {q.host} ({q.address}), {q.key_type} {q.fingerprint}: "
                   "given with --trust", file=sys.stderr)
             return True
@@ -112,246 +150,138 @@ def _decider(trusted: list[str]):
         print(f"refusing the unknown SSH host key of {q.host} ({q.address}): {q.key_type} {q.fingerprint}\n"
               f"  if it is the right key, run again with --trust {q.fingerprint}", file=sys.stderr)
         return False
-    return decide
+
+    def _password(self, q):
+        """Asked on a terminal (always offered there), else nowhere; kept for this run only."""
+        from app.run.events import PasswordAnswer
+        if not sys.stdin.isatty():
+            return None
+        import getpass
+        try:
+            typed = getpass.getpass(f"password for {q.user or '(no user)'} on {q.host} "
+                                    f"(keyring entry {q.entry!r}, kept for this run only): ")
+        except (EOFError, OSError):
+            return None
+        return PasswordAnswer(typed, remember=False) if typed else None
 
 
 def cmd_run(ns: argparse.Namespace) -> int:
-    from app.remote.connect import TransportFactory
     from app.run import journal as J
-    from app.run.engine import RunEngine, dry_run_text
-    from app.run.plan import run_steps, select_steps
+    from app.run.session import RunSession
     from topology.errors import BedFileError
-    from topology.fileformat import load
-    from topology.methodology import generate
 
     path = Path(ns.file)
+    terminal = _Terminal(ns, path)
     try:
-        raw = path.read_bytes()
-        bed = load(path)
-        meth = generate(bed, extra_dirs=ns.templates)
+        session = RunSession.from_file(path, templates=ns.templates,
+                                       runs_dir=Path(ns.runs_dir) if ns.runs_dir else None,
+                                       ask=terminal.ask, on_event=terminal.event, workers=ns.parallel,
+                                       timeout=ns.timeout)
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNUSABLE
     except OSError as exc:
         _err(f"cannot read {path}: {exc.strerror or exc}")
         return EXIT_UNUSABLE
-    runs_dir = Path(ns.runs_dir) if ns.runs_dir else None
-    info = None
-    if ns.resume:
-        try:
-            info = J.open_run(ns.resume, runs_dir)
-        except ValueError as exc:
-            _err(str(exc))
-            return EXIT_UNUSABLE
-    if info is None and not ns.concurrent:
-        busy = _driven_runs_of(path, runs_dir)
-        if busy:
-            _err(f"run {busy[0][0]} of {path} is being driven by {busy[0][1]}; two runs of one bed would "
-                 "work on the same hosts at once. Wait for it, or start this one anyway with --concurrent")
-            return EXIT_UNUSABLE
-    factory = TransportFactory(bed, decider=_decider(ns.trust), ask_password=_password_prompt(ns.ask_password))
-    all_steps = run_steps(meth, factory.transports())
-    spec = ns.steps or (info.steps if info else "")
     try:
-        steps = select_steps(all_steps, spec) if spec else all_steps
-        done = select_steps(all_steps, ns.done) if ns.done else []
-        skip = select_steps(all_steps, ns.skip) if ns.skip else []
+        done = session.select(ns.done) if ns.done else []
+        skip = session.select(ns.skip) if ns.skip else []
+        if ns.dry_run:
+            spec = ns.steps or (J.open_run(ns.resume, session.runs_dir).steps if ns.resume else "")
+            sys.stdout.write(session.dry_run_text(session.select(spec)))
+            return EXIT_OK
+        opened = session.resume(ns.resume, ns.steps) if ns.resume else session.start_new(
+            ns.steps, concurrent=ns.concurrent)
     except ValueError as exc:
         _err(str(exc))
         return EXIT_UNUSABLE
-    if ns.dry_run:
-        sys.stdout.write(dry_run_text(steps, factory.describe))
-        return EXIT_OK
-    if not any(not s.manual for s in steps) and not bed.access:
-        _err(f"{path}: no host has remote access set, so every step is manual; add an 'access:' list "
-             "(host, transport, address, user) to the project file")
-    digest = hashlib.sha256(raw).hexdigest()
-    if info is None:
-        info = J.new_run(str(path.resolve()), digest, spec, runs_dir)
-        print(f"run {info.id}  ({info.dir})")
-    else:
-        print(f"resuming run {info.id}  ({info.dir})")
-        if info.bed_sha256 and info.bed_sha256 != digest:
-            print("note: the project file changed since this run started; steps are matched by number",
-                  file=sys.stderr)
-    for finding in _access_warnings(bed):
-        print(f"warning: {finding}", file=sys.stderr)
-    printer = _Printer(ns.quiet)
-    from app.run.metrics_tap import MetricsTap
-    from app.run.runlock import RunLocked
-    try:
-        engine = RunEngine(info, steps, factory, workers=ns.parallel, timeout=ns.timeout,
-                           host_timeouts=factory.timeouts())
-    except RunLocked as exc:
-        _err(str(exc))
+    if not opened:
         return EXIT_UNUSABLE
-    if engine.distrust:
-        engine.close()
-        _err(f"cannot resume run {info.id}: {engine.distrust}")
-        return EXIT_UNUSABLE
-    tap = MetricsTap(info.dir, printer.listener, on_problem=lambda text: printer.say(f"metrics: {text}"),
-                     counter_transports=factory)
-    engine.listener = tap
-    for problem in engine.journal_problems:
-        print(f"note: {problem}", file=sys.stderr)
+    run_id, run_dir = session.info.id, session.info.dir
     try:
         for s in done:
-            engine.mark(s, J.DONE, "ticked off with --done")
+            session.mark(s, J.DONE, "ticked off with --done")
         for s in skip:
-            engine.mark(s, J.SKIPPED, "skipped with --skip")
-        return _drive(engine, ns, path, printer)
+            session.mark(s, J.SKIPPED, "skipped with --skip")
+        return _drive(session, ns, terminal)
     except OSError as exc:
-        engine.cancel()
-        _err(f"cannot write the run's journal in {info.dir}: {exc.strerror or exc}; the run stopped. "
-             f"Free space or fix permissions, then resume: testbed-studio run {path} --resume {info.id}")
+        session.cancel()
+        _err(f"cannot write the run's journal in {run_dir}: {exc.strerror or exc}; the run stopped. "
+             f"Free space or fix permissions, then resume: testbed-studio run {path} --resume {run_id}")
         return EXIT_UNUSABLE
     except KeyboardInterrupt:
-        engine.cancel()
-        print(f"\ninterrupted; resume with: testbed-studio run {path} --resume {info.id}", file=sys.stderr)
+        session.cancel()
+        print(f"\ninterrupted; resume with: testbed-studio run {path} --resume {run_id}", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        try:
-            engine.journal.record("session-end")
-        except OSError:
-            pass    # already reported above
-        engine.close()
-        tap.close()
+        session.close()
 
 
-def _driven_runs_of(bed_path: Path, runs_dir: Path | None) -> list[tuple[str, str]]:
+def _drive(session, ns, terminal: _Terminal) -> int:
     from app.run import journal as J
-    from app.run.runlock import LOCK_NAME, holder_text, is_driven
-    wanted = str(bed_path.resolve())
-    return [(info.id, holder_text(info.dir / LOCK_NAME)) for info in J.list_runs(runs_dir)
-            if info.bed_file == wanted and is_driven(info.dir)]
-
-
-def _access_warnings(bed) -> list[str]:
-    """The access findings (plain-text WinRM Basic, TLS checks off), said again when a run starts."""
-    from topology.validation import validate
-    return [f"{f.code} {f.message}" for f in validate(bed, codes=("ACC-001", "ACC-002")) if not f.accepted]
-
-
-def _password_prompt(asked: bool):
-    """How a missing password is asked for: on a terminal (always offered there), else nowhere."""
-    if not (asked or sys.stdin.isatty()):
-        return None
-    import getpass
-
-    def ask(access) -> str | None:
-        if not sys.stdin.isatty():
-            return None
-        from app.remote.credentials import entry_name
-        try:
-            return getpass.getpass(f"password for {access.user or '(no user)'} on {access.host} "
-                                   f"(keyring entry {entry_name(access)!r}, kept for this run only): ") or None
-        except (EOFError, OSError):
-            return None
-    return ask
-
-
-def _drive(engine, ns, path: Path, printer: _Printer) -> int:
-    from app.run import journal as J
-    resume_hint = f"testbed-studio run {path} --resume {engine.info.id}"
-    first = engine.first_unfinished()
+    run_id = session.info.id
+    resume_hint = terminal.resume_hint(run_id)
+    first = session.first_unfinished()
     if first is None:
         print("every selected step has already succeeded")
         return EXIT_OK
-    if first is not engine.steps[0]:
+    if first is not session.steps[0]:
         print(f"continuing at step {first.number}")
     if not ns.no_preflight:
-        remaining = engine.steps[engine.steps.index(first):]
-        checks = engine.preflight(remaining)
+        checks = session.preflight(session.steps[session.steps.index(first):])
         bad = [c for c in checks if not c.ok]
-        for c in checks:
-            print(f"pre-flight {c.host}: {'ok' if c.ok else 'PROBLEM'} - {c.message}")
         if bad:
             print(f"pre-flight: {len(bad)} of {len(checks)} host(s) cannot be used; nothing was changed. "
                   f"Fix them, then run again (or resume with: {resume_hint})", file=sys.stderr)
             return EXIT_PREFLIGHT
-    code = _settle_leftovers(engine, ns, resume_hint)
-    if code is not None:
-        return code
+    unsettled = session.settle_leftovers()
+    if unsettled is not None:
+        return EXIT_PREFLIGHT if unsettled == "unreachable" else EXIT_UNUSABLE
     started = time.monotonic()
     attempted: set[str] = set()
     while True:
-        first = engine.first_unfinished()
-        if first is None:
-            total = len(engine.steps)
-            print(f"run {engine.info.id} complete: {total} step(s) in {time.monotonic() - started:.1f} s")
-            engine.journal.record("run", event="complete")
+        standing = session.standing()
+        if standing.next_step is None:
+            print(f"run {run_id} complete: {standing.steps_total} step(s) in {time.monotonic() - started:.1f} s")
             return EXIT_OK
-        status = engine.step_status(first)
-        if first.manual and status == J.PENDING:
+        first = session.by_number[standing.next_step]
+        if standing.waiting_manual:
             if ns.skip_manual:
-                engine.mark(first, J.SKIPPED, "skipped with --skip-manual")
+                session.mark(first, J.SKIPPED, "skipped with --skip-manual")
                 continue
             if sys.stdin.isatty():
                 answer = _ask_manual(first)
                 if answer == "d":
-                    engine.mark(first, J.DONE, "ticked off on the terminal")
+                    session.mark(first, J.DONE, "ticked off on the terminal")
                     continue
                 if answer == "s":
-                    engine.mark(first, J.SKIPPED, "skipped on the terminal")
+                    session.mark(first, J.SKIPPED, "skipped on the terminal")
                     continue
             print(f"\nstep {first.number} is done by hand: {first.text}"
                   + (f"\n  (not automated: {first.why_manual})" if first.why_manual else "")
                   + f"\nwhen it is done: {resume_hint} --done {first.number}   (or --skip {first.number})")
             return EXIT_MANUAL
         if first.number in attempted:
-            failed = engine.failed_tasks()
+            failed = session.failed_tasks()
             print(f"\nstopped at step {first.number}: {len(failed)} task(s) did not succeed:", file=sys.stderr)
             for st in failed:
                 print(f"  {st.step} on {st.host}: {st.status} - {st.message}", file=sys.stderr)
-            print(f"output: {engine.info.dir / 'output'}\nfix the cause, then: {resume_hint}", file=sys.stderr)
-            engine.journal.record("run", event="stopped", step=first.number)
+            print(f"output: {session.info.dir / 'output'}\nfix the cause, then: {resume_hint}", file=sys.stderr)
+            session.record_stop(first.number)
             return EXIT_FAILED
-        remaining = engine.steps[engine.steps.index(first):]
-        engine.run_steps(remaining)
+        remaining = session.steps[session.steps.index(first):]
+        session.run(remaining)
         # a step that failed in this session stops the run; one that failed before is retried
-        attempted = {s.number for s in remaining if engine.step_status(s) in J.PROBLEMS}
+        attempted = {s.number for s in remaining if session.look(s.number).status in J.PROBLEMS}
 
 
-def _settle_leftovers(engine, ns, resume_hint: str) -> int | None:
-    """A step a dead driver left on its host is waited for and adopted, or stopped, before
-    anything else runs: never started a second time beside it."""
-    from app.remote import jobs
-    from app.remote.base import RemoteError
-    for task in engine.leftovers():
-        try:
-            status, number = engine.leftover_status(task)
-        except RemoteError as exc:
-            _err(f"step {task.step} on {task.host} may still be running there, and the host cannot be asked: "
-                 f"{exc}. Nothing was started; when the host answers again: {resume_hint}")
-            return EXIT_PREFLIGHT
-        if status == jobs.ENDED:
-            print(f"step {task.step} on {task.host} ended on its own while no driver ran (exit status {number}); "
-                  "taking its result")
-            engine.adopt(task)
-        elif status == jobs.RUNNING:
-            choice = ns.still_running or (_ask_leftover(task, number) if sys.stdin.isatty() else None)
-            if choice is None or choice == "q":
-                _err(f"step {task.step} on {task.host} is still running there (process group {number}), started "
-                     "by a driver that is gone; nothing was started. Resume with --still-running adopt to wait "
-                     "for it and take its result, or --still-running stop to stop it and run it again:\n  "
-                     f"{resume_hint} --still-running adopt")
-                return EXIT_UNUSABLE
-            if choice == "adopt":
-                print(f"step {task.step} on {task.host} is still running (process group {number}); waiting for it")
-                engine.adopt(task)
-            else:
-                print(f"stopping step {task.step} on {task.host} (process group {number}); it runs again below")
-                engine.stop_leftover(task)
-    return None
-
-
-def _ask_leftover(task, pid) -> str:
-    print(f"\nstep {task.step} is still running on {task.host} (process group {pid}), left by a driver that died.")
+def _ask_leftover(q) -> str | None:
+    print(f"\nstep {q.step} is still running on {q.host} (process group {q.pid}), left by a driver that died.")
     while True:
         answer = input("[a]dopt it (wait and take its result), [s]top it and run it again, or [q]uit? ")
         answer = answer.strip().lower()[:1]
         if answer in ("a", "s", "q"):
-            return {"a": "adopt", "s": "stop", "q": "q"}[answer]
+            return {"a": "adopt", "s": "stop", "q": None}[answer]
 
 
 def _ask_manual(step) -> str:
@@ -364,6 +294,7 @@ def _ask_manual(step) -> str:
 
 def cmd_runs(ns: argparse.Namespace) -> int:
     from app.run import journal as J
+    from app.run.session import standing_of
     runs_dir = Path(ns.runs_dir) if ns.runs_dir else None
     found = False
     for info in J.scan_runs(runs_dir):
@@ -375,13 +306,9 @@ def cmd_runs(ns: argparse.Namespace) -> int:
         if read.damage:
             print(f"{info.id:<40}DAMAGED journal, skipped: {read.damage[0]}", file=sys.stderr)
             continue
-        records = read.records
-        states = J.replay(records).values()
-        ok = sum(1 for s in states if s.status in J.SUCCEEDED)
-        bad = sum(1 for s in states if s.status in J.PROBLEMS)
-        complete = any(r.get("kind") == "run" and r.get("event") == "complete" for r in records)
-        where = "complete" if complete else (f"{bad} problem(s)" if bad else "in progress")
-        print(f"{info.id:<40}{info.created[:19]:<21}{ok:>4} ok  {where:<16}{info.bed_file}")
+        standing = standing_of(info, read)
+        print(f"{info.id:<40}{info.created[:19]:<21}{standing.tasks_done:>4} ok  {standing.summary():<28}"
+              f"{info.bed_file}")
     if not found:
         print("no runs yet")
     return EXIT_OK

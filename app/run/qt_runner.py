@@ -1,22 +1,25 @@
-"""The run engine for the GUI: engine work on a worker thread, results as queued signals.
+"""The run session for the GUI: its work on a worker thread, its events as queued signals.
 
-Nothing here blocks the GUI thread.  Output lines are collected on the worker side and
-handed over in batches by a timer (every OUTPUT_FLUSH_MS), so a chatty command cannot flood
-the event loop, and a line still reaches the screen well within 100 ms.  Questions the
-worker must ask the user (an unknown host key, a password) are asked on the GUI thread
+Nothing here blocks the GUI thread.  The work (pre-flight, running steps) is a BackgroundJob
+(app/background.py) whose revision is the open run: an outcome of a run that was closed
+meanwhile is dropped.  Output lines are collected on the worker side and handed over in
+batches by a timer (every OUTPUT_FLUSH_MS), so a chatty command cannot flood the event loop,
+and a line still reaches the screen well within 100 ms.  Questions the session asks (an
+unknown host key, a password, a step a dead driver left running) are asked on the GUI thread
 while the worker waits.
 """
 from __future__ import annotations
 
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.run.engine import RunEngine, RunListener
+from app.background import BackgroundJob, Outcome
+from app.run import events as E
+from app.run.session import RunSession
 
 OUTPUT_FLUSH_MS = 40
 QUESTION_WAIT_S = 600        # an unanswered question is a refusal after this long
@@ -30,91 +33,78 @@ class Reply:
 
 
 class RunController(QObject):
-    task_started = Signal(str, str)              # step, host
-    output_lines = Signal(list)                  # [(step, host, stream, line, monotonic time received)]
-    task_finished = Signal(str, str, str, str)   # step, host, status, message
+    event = Signal(object)                       # an app.run.events.Event other than output
+    output_lines = Signal(list)                  # [events.OutputLine], oldest first
     busy_changed = Signal(bool)
-    preflight_done = Signal(list)                # [engine.HostCheck]
-    failed = Signal(str)                         # engine work ended with an error (not a step failure)
-    metrics_problem = Signal(str)                # a collector lost data: shown on the dashboard
-    host_key_question = Signal(object, object)   # HostKeyQuestion, Reply(bool)
-    password_question = Signal(object, object)   # HostAccess, Reply(str | None)
+    failed = Signal(str)                         # session work ended with an error (not a step failure)
+    question = Signal(object, object)            # events.Question, Reply
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.engine: RunEngine | None = None
-        self._thread: threading.Thread | None = None
+        self.session: RunSession | None = None
+        self._generation = 0
         self._pending: deque = deque()
+        self._job = BackgroundJob(self, name="run-engine", current_revision=lambda: self._generation)
+        self._job.busy_changed.connect(self.busy_changed)
+        self._job.result.connect(self._work_done)
         self._flush = QTimer(self)
         self._flush.setInterval(OUTPUT_FLUSH_MS)
         self._flush.timeout.connect(self._flush_output)
         self._flush.start()
 
-    # ------------------------------------------------------------ engine life
+    # ------------------------------------------------------------ session life
 
-    def listener(self) -> RunListener:
-        controller = self
+    def on_event(self, event: E.Event) -> None:
+        """The session's event sink: called on any thread."""
+        if isinstance(event, E.OutputLine):
+            self._pending.append(event)
+        else:
+            try:
+                self.event.emit(event)
+            except RuntimeError:        # the window is gone
+                pass
 
-        class Forward(RunListener):
-            def task_started(self, task):
-                controller.task_started.emit(task.step, task.host)
-
-            def output(self, task, stream, line):
-                controller._pending.append((task.step, task.host, stream, line, time.monotonic()))
-
-            def task_finished(self, task, state):
-                controller.task_finished.emit(task.step, task.host, state.status, state.message)
-
-        return Forward()
-
-    def attach(self, engine: RunEngine) -> None:
-        self.shutdown()
-        self.engine = engine
+    def attach(self, session: RunSession) -> None:
+        """Show this session from now on; the one before is closed."""
+        if session is not self.session:
+            self.shutdown()
+        self.session = session
+        self._generation += 1
 
     @property
     def busy(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._job.busy
 
-    def _start(self, work: Callable[[], Any], then: Callable[[Any], None] | None = None) -> bool:
-        if self.engine is None or self.busy:
+    def _start(self, work) -> bool:
+        if self.session is None or self.session.engine is None or self.busy:
             return False
-
-        def body() -> None:
-            try:
-                result = work()
-                if then is not None:
-                    then(result)
-            except Exception as exc:  # noqa: BLE001 - shown to the user, never lost in a thread
-                self.failed.emit(f"{type(exc).__name__}: {exc}")
-            finally:
-                self.busy_changed.emit(False)
-
-        self.busy_changed.emit(True)
-        self._thread = threading.Thread(target=body, name="run-engine", daemon=True)
-        self._thread.start()
-        return True
+        return self._job.start(self._generation, work)
 
     def run_steps(self, steps, rerun: bool = False) -> bool:
-        engine = self.engine
-        return self._start(lambda: engine.run_steps(steps, rerun=rerun))
+        session = self.session
+        return self._start(lambda: session.run(steps, rerun=rerun))
 
     def preflight(self, steps=None) -> bool:
-        engine = self.engine
-        return self._start(lambda: engine.preflight(steps), self.preflight_done.emit)
+        session = self.session
+        return self._start(lambda: session.preflight(steps))
+
+    def _work_done(self, outcome: Outcome) -> None:
+        if outcome.error:
+            self.failed.emit(outcome.error)
 
     def abort(self) -> None:
-        if self.engine is not None:
-            self.engine.cancel()
+        if self.session is not None:
+            self.session.cancel()
 
     def shutdown(self, wait_s: float = 10.0) -> None:
-        """Stop what runs (its tasks end CANCELLED in the journal) and close the connections."""
-        if self.engine is None:
+        """Stop what runs (its tasks end CANCELLED in the journal) and close the run."""
+        session, self.session = self.session, None
+        self._generation += 1           # whatever the old run still reports is stale now
+        if session is None:
             return
-        self.engine.cancel()
-        if self._thread is not None:
-            self._thread.join(wait_s)
-        self.engine.close()
-        self.engine = None
+        session.cancel()
+        self._job.wait(int(wait_s * 1000))
+        session.close()
 
     # -------------------------------------------------------------- output
 
@@ -128,19 +118,11 @@ class RunController(QObject):
 
     # ---------------------------------------------------- questions for the user
 
-    def ask_host_key(self, question) -> bool:
-        """HostKeyDecider for the transports: called on the worker thread."""
+    def ask(self, question: E.Question) -> Any:
+        """The session's questions, called on the worker thread; answered on the GUI thread."""
         if threading.current_thread() is threading.main_thread():
-            return False        # never block the GUI thread waiting for itself
-        reply = Reply(False)
-        self.host_key_question.emit(question, reply)
-        reply.answered.wait(QUESTION_WAIT_S)
-        return bool(reply.value)
-
-    def ask_password(self, access) -> str | None:
-        if threading.current_thread() is threading.main_thread():
-            return None
+            return None         # never block the GUI thread waiting for itself
         reply = Reply(None)
-        self.password_question.emit(access, reply)
+        self.question.emit(question, reply)
         reply.answered.wait(QUESTION_WAIT_S)
         return reply.value

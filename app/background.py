@@ -1,0 +1,128 @@
+"""Work off the GUI thread, one pattern for every view that needs it (live validation, the
+methodology preview, the run).
+
+A BackgroundJob does one kind of work on a worker thread, one piece at a time.  `request()`
+asks for it a moment later (debounced: a burst of edits costs one run); `run_now()` at once;
+`start()` hands it a piece of work directly and refuses while one runs.  The input is taken
+on the GUI thread when the work starts (a snapshot the user cannot change under the worker)
+and tagged with a revision.  The outcome comes back through a queued signal on the GUI
+thread and is handed on only while its revision is still the current one: a stale result is
+dropped, and a request that came in while the worker was busy starts the next run then.
+
+QtCore only: app/ never imports QtWidgets outside the GUI entry point.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+
+@dataclass(frozen=True)
+class Outcome:
+    revision: int
+    value: Any = None
+    error: str = ""          # the work raised: "TypeName: message"
+
+
+class _Relay(QObject):
+    finished = Signal(object)       # Outcome, emitted on the worker, received on the GUI thread
+
+
+Work = Callable[[], Any]
+
+
+class BackgroundJob(QObject):
+    result = Signal(object)         # Outcome of the current revision only
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None, *, name: str = "background",
+                 prepare: Callable[[], tuple[int, Work]] | None = None, debounce_ms: int = 0,
+                 current_revision: Callable[[], int] | None = None):
+        super().__init__(parent)
+        self.name = name
+        self._prepare = prepare
+        self._current_revision = current_revision
+        self._thread: threading.Thread | None = None
+        self._running = False
+        self._again = False
+        self._closed = False
+        self._relay = _Relay(self)
+        self._relay.finished.connect(self._finished)
+        self._timer = QTimer(self, singleShot=True, interval=debounce_ms, timeout=self.run_now)
+
+    @property
+    def busy(self) -> bool:
+        """From the start of a piece of work until its outcome has been handed on."""
+        return self._running
+
+    def request(self) -> None:
+        """Run `prepare`'s work a moment from now; another request meanwhile restarts the wait."""
+        if not self._closed:
+            self._timer.start()
+
+    def run_now(self) -> None:
+        self._timer.stop()
+        if self._closed or self._prepare is None:
+            return
+        if self._running:
+            self._again = True          # started again as soon as the running one is back
+            return
+        self._launch(*self._prepare())
+
+    def start(self, revision: int, work: Work) -> bool:
+        """Run `work` now unless something runs already (then False: nothing is queued)."""
+        if self._closed or self._running:
+            return False
+        self._launch(revision, work)
+        return True
+
+    def _launch(self, revision: int, work: Work) -> None:
+        self._running = True
+        relay = self._relay
+
+        def body() -> None:
+            try:
+                outcome = Outcome(revision, work())
+            except Exception as exc:  # noqa: BLE001 - handed to the view, never lost in a thread
+                outcome = Outcome(revision, None, f"{type(exc).__name__}: {exc}")
+            try:
+                relay.finished.emit(outcome)
+            except RuntimeError:        # the view went away while this ran: nobody waits for it
+                pass
+
+        self.busy_changed.emit(True)
+        self._thread = threading.Thread(target=body, name=self.name, daemon=True)
+        self._thread.start()
+
+    def _finished(self, outcome: Outcome) -> None:
+        self._running = False
+        if self._again and not self._closed:
+            self._again = False
+            self.run_now()
+        current = self._current_revision() if self._current_revision is not None else outcome.revision
+        if outcome.revision == current and not self._closed:
+            self.result.emit(outcome)
+        if not self._running:
+            self.busy_changed.emit(False)
+
+    def wait(self, msecs: int = 5000) -> bool:
+        """Tests and printing: start a pending request now and block until the worker is done
+        (its outcome is handed on by the event loop afterwards)."""
+        if self._timer.isActive():
+            self.run_now()
+        thread = self._thread
+        if thread is not None:
+            thread.join(msecs / 1000)
+            return not thread.is_alive()
+        return True
+
+    def shutdown(self, msecs: int = 30000) -> None:
+        """The window is closing: nothing new starts; a running piece may finish."""
+        self._closed = True
+        self._timer.stop()
+        thread = self._thread
+        if thread is not None:
+            thread.join(msecs / 1000)

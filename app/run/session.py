@@ -1,0 +1,337 @@
+"""A run, composed once for every presenter: the terminal (`testbed-studio run`) and the Run tab.
+
+A RunSession turns a bed into a run: the methodology is generated, its steps planned onto the
+hosts, a transport factory built (passwords and unknown host keys are questions the caller
+answers), and, when a run is started or resumed, its journal, metrics tap and engine opened.
+Everything that happens is told as app.run.events; where the run stands is a RunStanding
+(app.run.standing), and the session writes the run's "complete" record itself.
+
+Qt-free and blocking: the GUI calls the slow parts (pre-flight, running) on a worker thread.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from app.run import events as E
+from app.run import journal as J
+from app.run.engine import DEFAULT_WORKERS, RunEngine, RunListener, dry_run_text
+from app.run.plan import RunStep, run_steps, select_steps
+from app.run.standing import RunStanding, StepLook, stand, step_look
+
+Ask = Callable[[E.Question], Any]
+OnEvent = Callable[[E.Event], None]
+
+
+class RunSession:
+    def __init__(self, bed, bed_path: str | Path | None, *, templates: Sequence[str] = (),
+                 runs_dir: Path | None = None, credentials=None, ask: Ask | None = None,
+                 on_event: OnEvent | None = None, on_samples: Callable[[list], None] | None = None,
+                 workers: int = DEFAULT_WORKERS, timeout: float | None = None, known_hosts: Path | None = None,
+                 bed_bytes: bytes | None = None):
+        from app.remote.connect import TransportFactory
+        from app.remote.credentials import CredentialStore
+        from topology.methodology import generate
+        self.bed = bed
+        self.bed_path = Path(bed_path).resolve() if bed_path else None
+        if bed_bytes is None and self.bed_path is not None and self.bed_path.is_file():
+            bed_bytes = self.bed_path.read_bytes()
+        self.digest = hashlib.sha256(bed_bytes).hexdigest() if bed_bytes is not None else ""
+        self.runs_dir = runs_dir
+        self.workers, self.timeout = workers, timeout
+        self._ask = ask
+        self._on_event = on_event or (lambda event: None)
+        self._on_samples = on_samples
+        self.factory = TransportFactory(bed, credentials or CredentialStore(), decider=self._trust_host_key,
+                                        known_hosts=known_hosts, ask_password=self._password)
+        self.all_steps: list[RunStep] = run_steps(generate(bed, extra_dirs=list(templates)),
+                                                  self.factory.transports())
+        self.steps: list[RunStep] = []
+        self.by_number: dict[str, RunStep] = {}
+        self.engine: RunEngine | None = None
+        self.info: J.RunInfo | None = None
+        self._tap = None
+        self._completed = False
+        self._settled = False
+        self._bed_changed = False
+        self._close_lock = threading.Lock()
+
+    @classmethod
+    def from_file(cls, path: str | Path, **options) -> "RunSession":
+        """Raises BedFileError (the file's problems) or OSError (it cannot be read)."""
+        from topology.fileformat import load
+        raw = Path(path).read_bytes()
+        return cls(load(path), path, bed_bytes=raw, **options)
+
+    # ------------------------------------------------------------------ planning
+
+    def select(self, spec: str) -> list[RunStep]:
+        """Steps by numbers, sections or ranges ('3', '3.1-3.4,5.2'); ValueError when none match."""
+        return select_steps(self.all_steps, spec) if spec else list(self.all_steps)
+
+    def describe(self, host: str) -> str:
+        return self.factory.describe(host)
+
+    def dry_run_text(self, steps: Sequence[RunStep]) -> str:
+        return dry_run_text(steps, self.describe)
+
+    def runs(self) -> list[tuple[J.RunInfo, RunStanding]]:
+        return runs_of_bed(self.bed_path, self.runs_dir)
+
+    def driven_runs(self) -> list[tuple[str, str]]:
+        """Runs of this bed some process is driving now: (run id, who)."""
+        from app.run.runlock import LOCK_NAME, holder_text, is_driven
+        return [(info.id, holder_text(info.dir / LOCK_NAME)) for info, _ in self.runs() if is_driven(info.dir)]
+
+    # ------------------------------------------------------------------ opening
+
+    def start_new(self, spec: str = "", *, concurrent: bool = True) -> bool:
+        """A new run of the selected steps; False (with a REFUSED warning) when it cannot start."""
+        steps = self.select(spec)
+        if not concurrent:
+            busy = self.driven_runs()
+            if busy:
+                self._warn(E.REFUSED, f"run {busy[0][0]} of {self.bed_path} is being driven by {busy[0][1]}; two "
+                                      "runs of one bed would work on the same hosts at once. Wait for it, or start "
+                                      "this one anyway with --concurrent", run_id="")
+                return False
+        self._warn_no_access(steps)
+        info = J.new_run(str(self.bed_path), self.digest, spec, self.runs_dir)
+        self._emit(E.Notice(info.id, f"run {info.id}  ({info.dir})"))
+        return self._open(info, steps)
+
+    def resume(self, ref: str, spec: str = "") -> bool:
+        """Open a recorded run (id or directory) to continue it; False (with a REFUSED warning)
+        when it cannot be."""
+        try:
+            info = J.open_run(ref, self.runs_dir)
+            steps = self.select(spec or info.steps)
+        except ValueError as exc:
+            self._warn(E.REFUSED, str(exc), run_id="")
+            return False
+        self._warn_no_access(steps)
+        self._emit(E.Notice(info.id, f"resuming run {info.id}  ({info.dir})"))
+        if info.bed_sha256 and self.digest and info.bed_sha256 != self.digest:
+            self._bed_changed = True
+            self._warn(E.BED_CHANGED, "the project file changed since this run started; steps are matched by "
+                                      "number", run_id=info.id)
+        return self._open(info, steps)
+
+    def _warn_no_access(self, steps: Sequence[RunStep]) -> None:
+        if not any(not s.manual for s in steps) and not self.bed.access:
+            self._warn(E.NO_ACCESS, f"{self.bed_path}: no host has remote access set, so every step is manual; "
+                                    "add an 'access:' list (host, transport, address, user) to the project file",
+                       run_id="")
+
+    def _open(self, info: J.RunInfo, steps: list[RunStep]) -> bool:
+        from app.run.metrics_tap import MetricsTap
+        from app.run.runlock import RunLocked
+        self.close()
+        for finding in access_warnings(self.bed):
+            self._warn(E.ACCESS, finding, run_id=info.id)
+        try:
+            engine = RunEngine(info, steps, self.factory, workers=self.workers, timeout=self.timeout,
+                               host_timeouts=self.factory.timeouts())
+        except RunLocked as exc:
+            self._warn(E.REFUSED, str(exc), run_id=info.id)
+            return False
+        if engine.distrust:
+            engine.close()
+            self._warn(E.REFUSED, f"cannot resume run {info.id}: {engine.distrust}", run_id=info.id)
+            return False
+        self.engine, self.info, self.steps = engine, info, list(steps)
+        self.by_number = {s.number: s for s in self.steps}
+        self._completed = any(r.get("kind") == "run" and r.get("event") == "complete"
+                              for r in J.read_journal(info.dir).records)
+        self._settled = False
+        self._tap = MetricsTap(info.dir, _Forward(self), on_samples=self._on_samples,
+                               on_problem=lambda text: self._emit(E.MetricsProblem(info.id, text)),
+                               counter_transports=self.factory)
+        engine.listener = self._tap
+        for problem in engine.journal_problems:
+            self._warn(E.JOURNAL, problem, run_id=info.id)
+        return True
+
+    def close(self) -> None:
+        """Close the open run: its connections, its metrics, its hold on the run; says so in the journal."""
+        with self._close_lock:
+            engine, tap, self.engine, self._tap = self.engine, self._tap, None, None
+        if engine is None:
+            return
+        engine.cancel()
+        try:
+            engine.journal.record("session-end")
+        except OSError:
+            pass        # a full disk was reported when it stopped the run
+        engine.close()
+        if tap is not None:
+            tap.close()
+
+    # ------------------------------------------------------------------ where it stands
+
+    @property
+    def run_id(self) -> str:
+        return self.info.id if self.info else ""
+
+    def standing(self) -> RunStanding:
+        engine = self.engine
+        if engine is None:
+            return RunStanding(self.run_id, False, 0, 0, 0)
+        return stand(engine.info.id, [], steps=engine.steps, task_state=engine.task_state,
+                     journal_problems=engine.journal_problems, bed_changed=self._bed_changed,
+                     completed=self._completed)
+
+    def look(self, number: str) -> StepLook | None:
+        engine, step = self.engine, self.by_number.get(number)
+        return step_look(step, engine.task_state) if engine is not None and step is not None else None
+
+    def first_unfinished(self) -> RunStep | None:
+        number = self.standing().next_step
+        return self.by_number.get(number) if number else None
+
+    def task_state(self, task) -> J.TaskState:
+        return self.engine.task_state(task) if self.engine else J.TaskState(task.step, task.host)
+
+    def failed_tasks(self) -> list[J.TaskState]:
+        return self.engine.failed_tasks() if self.engine else []
+
+    # ------------------------------------------------------------------ working
+
+    def preflight(self, steps: Sequence[RunStep] | None = None) -> list:
+        """Connect to every host the steps use and look for their programs; changes nothing."""
+        checks = self.engine.preflight(steps)
+        self._emit(E.PreflightChecked(self.run_id, tuple(checks)))
+        return checks
+
+    def settle_leftovers(self) -> str | None:
+        """A step a dead driver left on its host is adopted or stopped (the presenter is asked,
+        StillRunning) before anything else runs: never started a second time beside it.  None
+        when all is settled, else "unreachable" or "undecided" (nothing was started)."""
+        from app.remote import jobs
+        from app.remote.base import RemoteError
+        engine, run_id = self.engine, self.run_id
+        for task in engine.leftovers():
+            try:
+                status, number = engine.leftover_status(task)
+            except RemoteError as exc:
+                self._emit(E.Leftover(run_id, task.step, task.host, "unreachable", None, str(exc)))
+                return "unreachable"
+            if status == jobs.ENDED:
+                self._emit(E.Leftover(run_id, task.step, task.host, "ended", number))
+                engine.adopt(task)
+            elif status == jobs.RUNNING:
+                choice = self._question(E.StillRunning(task.host, task.step, number))
+                if choice not in ("adopt", "stop"):
+                    self._emit(E.Leftover(run_id, task.step, task.host, "undecided", number))
+                    return "undecided"
+                if choice == "adopt":
+                    self._emit(E.Leftover(run_id, task.step, task.host, "adopting", number))
+                    engine.adopt(task)
+                else:
+                    self._emit(E.Leftover(run_id, task.step, task.host, "stopping", number))
+                    engine.stop_leftover(task)
+        self._settled = True
+        return None
+
+    def run(self, steps: Sequence[RunStep], rerun: bool = False) -> RunStanding:
+        """Run these steps' automated tasks (stages in order, lanes in parallel) after settling
+        what a dead driver left behind; a lane stops at a manual step or a failure."""
+        if not self._settled and self.settle_leftovers() is not None:
+            return self._ended()
+        self.engine.run_steps(steps, rerun=rerun)
+        return self._ended()
+
+    def mark(self, step: RunStep, status: str, note: str = "") -> RunStanding:
+        """The user ticks a step off (DONE) or skips it (SKIPPED), on all its hosts."""
+        self.engine.mark(step, status, note)
+        return self._ended()
+
+    def record_stop(self, number: str) -> None:
+        self.engine.journal.record("run", event="stopped", step=number)
+
+    def cancel(self) -> None:
+        if self.engine is not None:
+            self.engine.cancel()
+
+    def _ended(self) -> RunStanding:
+        standing = self.standing()
+        completed_now = False
+        if standing.steps_total and standing.next_step is None and not self._completed:
+            self._completed = completed_now = True
+            self.engine.journal.record("run", event="complete")
+        self._emit(E.RunEnded(self.run_id, standing, completed_now))
+        return standing
+
+    # ------------------------------------------------------------------ questions and events
+
+    def _question(self, question: E.Question) -> Any:
+        if self._ask is None:
+            return None
+        return self._ask(question)
+
+    def _trust_host_key(self, q) -> bool:
+        return bool(self._question(E.TrustHostKey(q.host, q.address, q.key_type, q.fingerprint)))
+
+    def _password(self, access) -> str | None:
+        from app.remote.credentials import entry_name
+        entry = entry_name(access)
+        answer = self._question(E.PasswordNeeded(access.host, access.user, access.credential, entry))
+        if not isinstance(answer, E.PasswordAnswer) or not answer.password:
+            return None
+        # kept in the store (and the keyring when asked): the next connection finds it there
+        self.factory.credentials.set(entry, answer.password, remember=answer.remember)
+        return answer.password
+
+    def _emit(self, event: E.Event) -> None:
+        self._on_event(event)
+
+    def _warn(self, kind: str, text: str, *, run_id: str) -> None:
+        self._emit(E.RunWarning(run_id, kind, text))
+
+
+class _Forward(RunListener):
+    """The engine's callbacks (on worker threads) as events that carry what a view draws."""
+
+    def __init__(self, session: RunSession):
+        self.session = session
+        self.run_id = session.run_id
+        self.engine = session.engine
+
+    def _look(self, task) -> StepLook:
+        step = self.session.by_number.get(task.step)
+        return step_look(step, self.engine.task_state) if step else StepLook(task.step, J.PENDING, ())
+
+    def task_started(self, task) -> None:
+        self.session._emit(E.StepStarted(self.run_id, task.step, task.host, self._look(task)))
+
+    def output(self, task, stream, line) -> None:
+        self.session._emit(E.OutputLine(self.run_id, task.step, task.host, stream, str(line), time.monotonic()))
+
+    def task_finished(self, task, state) -> None:
+        # the step's look only: where the whole run stands is O(tasks), too dear per task on a big bed
+        self.session._emit(E.StepEnded(self.run_id, task.step, task.host, state.status, state.message,
+                                       state.seconds, self._look(task)))
+
+
+def runs_of_bed(bed_path: str | Path | None, runs_dir: Path | None = None) -> list[tuple[J.RunInfo, RunStanding]]:
+    """The recorded runs of a bed file, newest first, each with where it stands."""
+    if not bed_path:
+        return []
+    wanted = Path(bed_path).resolve()
+    return [(info, standing_of(info)) for info in J.list_runs(runs_dir) if Path(info.bed_file) == wanted]
+
+
+def standing_of(info: J.RunInfo, read: J.JournalRead | None = None) -> RunStanding:
+    """Where a recorded run stands, from its journal alone (no bed needed)."""
+    read = read or J.read_journal(info.dir)
+    return stand(info.id, read.records, journal_problems=read.notes + read.damage,
+                 distrust=J.distrust(info.dir, read))
+
+
+def access_warnings(bed) -> list[str]:
+    """The access findings (plain-text WinRM Basic, TLS checks off), said again when a run starts."""
+    from topology.validation import validate
+    return [f"{f.code} {f.message}" for f in validate(bed, codes=("ACC-001", "ACC-002")) if not f.accepted]
