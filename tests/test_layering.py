@@ -1,6 +1,11 @@
 """Dependencies point one way: topology/ (the domain core) imports no Qt, no pyqtgraph,
-no paramiko, no winrm and nothing from app/ or widgets/; app/ imports QtWidgets only in
-its GUI entry point app/gui.py."""
+no paramiko, no winrm and nothing from app/ or widgets/; app/ imports no widgets and
+QtWidgets only in its GUI entry point app/gui.py; widgets/ reach transports and credentials
+only through the run session (app/run/session.py).
+
+The contracts are read statically from every import in every file, including imports
+inside functions and `importlib.import_module("...")` calls, so a lazy import cannot hide a
+violation; a planted violation proves the reader catches each form."""
 from __future__ import annotations
 
 import ast
@@ -8,10 +13,110 @@ import json
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BLOCKED = ("PySide6", "shiboken6", "pyqtgraph", "paramiko", "winrm", "app", "widgets")
+
+
+@dataclass(frozen=True)
+class Contract:
+    name: str
+    layer: str                       # a top-level package: every .py file under it is checked
+    forbidden: tuple[str, ...]       # module prefixes it must not import
+    allowed_files: tuple[str, ...] = ()   # files (relative to ROOT) exempt from this contract
+
+
+CONTRACTS = (
+    Contract("the domain core imports no upper layer, no GUI and no remote-access library",
+             "topology", ("app", "widgets", "PySide6", "shiboken6", "pyqtgraph", "paramiko",
+                          "winrm", "keyring", "bench")),
+    Contract("application services import no widgets", "app", ("widgets", "bench"),
+             allowed_files=("app/gui.py",)),
+    Contract("only the GUI entry point imports QtWidgets", "app", ("PySide6.QtWidgets",),
+             allowed_files=("app/gui.py",)),
+    Contract("widgets reach transports and credentials only through the run session",
+             "widgets", ("app.remote", "paramiko", "winrm", "keyring", "bench")),
+    Contract("shipped packages import no benchmark or test code", "app", ("bench", "tests")),
+)
+
+
+def imported_modules(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
+    """Every module a file imports, with its line: `import a.b`, `from a import b` (as a and
+    a.b), relative imports resolved against the file's package, and import_module calls."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = ".".join(path.relative_to(root).parent.parts)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+                module = ".".join([*base, module] if module else base)
+            found.append((node.lineno, module))
+            found += [(node.lineno, f"{module}.{a.name}") for a in node.names]
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            if getattr(func, "attr", getattr(func, "id", "")) in ("import_module", "__import__"):
+                found.append((node.lineno, str(node.args[0].value)))
+    return found
+
+
+def _matches(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def violations(root: Path, contracts=CONTRACTS) -> list[str]:
+    out = []
+    for contract in contracts:
+        for path in sorted((root / contract.layer).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel in contract.allowed_files:
+                continue
+            seen_lines: set[int] = set()
+            for line, module in imported_modules(path, root):
+                if line in seen_lines:
+                    continue
+                if any(_matches(module, p) for p in contract.forbidden):
+                    seen_lines.add(line)
+                    out.append(f"{rel}:{line}: imports {module} — {contract.name}")
+    return sorted(out)
+
+
+def test_every_layer_keeps_its_contracts():
+    found = violations(ROOT)
+    assert found == [], "layering violations:\n" + "\n".join(found)
+
+
+def test_a_planted_violation_is_caught_in_every_form(tmp_path):
+    (tmp_path / "topology").mkdir()
+    (tmp_path / "topology" / "__init__.py").write_text("")
+    (tmp_path / "topology" / "lazy.py").write_text(textwrap.dedent("""
+        def later():
+            import paramiko.client
+            from PySide6 import QtCore
+            from ..widgets import canvas
+            importlib.import_module("winrm")
+    """))
+    (tmp_path / "widgets").mkdir()
+    (tmp_path / "widgets" / "run_tab.py").write_text("from app.remote.ssh import SSHTransport\n")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "report.py").write_text("def f():\n    from PySide6.QtWidgets import QLabel\n")
+    (tmp_path / "app" / "gui.py").write_text("from PySide6.QtWidgets import QApplication\n")
+    found = violations(tmp_path)
+    expected = ["topology/lazy.py:3: imports paramiko.client",
+                "topology/lazy.py:4: imports PySide6",
+                "topology/lazy.py:5: imports widgets",
+                "topology/lazy.py:6: imports winrm",
+                "widgets/run_tab.py:1: imports app.remote.ssh",
+                "app/report.py:2: imports PySide6.QtWidgets"]
+    for prefix in expected:
+        assert any(v.startswith(prefix) for v in found), (prefix, found)
+    assert not any(v.startswith("app/gui.py") for v in found), found
+
 
 _CHILD = textwrap.dedent("""
     import importlib, importlib.abc, json, pkgutil, sys
@@ -32,9 +137,11 @@ _CHILD = textwrap.dedent("""
     leaked = sorted(m for m in sys.modules if m.partition(".")[0] in BLOCKED)
     print(json.dumps({"imported": names, "leaked": leaked}))
 """)
+BLOCKED = ("PySide6", "shiboken6", "pyqtgraph", "paramiko", "winrm", "app", "widgets")
 
 
 def test_topology_imports_without_qt_ssh_winrm_or_upper_layers():
+    """The same contract at run time: every topology module imports with those blocked."""
     proc = subprocess.run([sys.executable, "-c", _CHILD, ",".join(BLOCKED)], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -45,55 +152,25 @@ def test_topology_imports_without_qt_ssh_winrm_or_upper_layers():
     assert expected <= set(report["imported"]), expected - set(report["imported"])
 
 
-def _qtwidgets_imports(path: Path) -> list[str]:
-    """Import statements (and import_module("...QtWidgets") calls) naming QtWidgets."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
-            func = node.func
-            if getattr(func, "attr", getattr(func, "id", "")) in ("import_module", "__import__"):
-                names = [str(node.args[0].value)]
-        if any("QtWidgets" in n.split(".") for n in names):
-            found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    return found
-
-
-def test_only_app_gui_imports_qtwidgets():
-    sources = sorted((ROOT / "app").rglob("*.py"))
-    assert ROOT / "app" / "gui.py" in sources
-    assert _qtwidgets_imports(ROOT / "app" / "gui.py"), "the check itself should see app/gui.py's import"
-    offenders = [hit for p in sources if p.name != "gui.py" or p.parent != ROOT / "app"
-                 for hit in _qtwidgets_imports(p)]
-    assert offenders == [], "only app/gui.py may import QtWidgets: " + ", ".join(offenders)
-
-
-def _imported_modules(path: Path) -> set[str]:
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            out |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
-    return out
-
-
 def test_rules_import_the_registry_and_context_never_the_runner():
     """No circle: the runner loads the rules; a rule (and what rules share) never loads the runner
-    or the package that re-exports it."""
+    or the package that re-exports it; the shared math never depends on the validator."""
     base = ROOT / "topology" / "validation"
     shared = [base / "registry.py", base / "context.py", base / "rules" / "__init__.py"]
     rules = sorted((base / "rules").glob("*.py"))
     assert {"network.py", "paths.py", "storage.py", "capacity.py", "cluster.py", "workload.py"} <= {p.name for p in rules}
     for path in rules + shared:
-        imported = _imported_modules(path)
+        imported = {m for _, m in imported_modules(path)}
         bad = sorted(m for m in imported if m in ("topology.validation", "topology.validation.runner")
                      or m.startswith("topology.validation.runner."))
         assert bad == [], f"{path.relative_to(ROOT)} imports {bad}"
     for path in (ROOT / "topology" / "placement.py", ROOT / "topology" / "capacity.py"):
-        assert not any(m.startswith("topology.validation") for m in _imported_modules(path)), \
+        assert not any(m.startswith("topology.validation") for _, m in imported_modules(path)), \
             f"{path.name}: the shared math must not depend on the validator"
+
+
+def test_no_module_is_over_600_lines():
+    long = [f"{p.relative_to(ROOT)}: {n} lines" for top in ("topology", "app", "widgets")
+            for p in sorted((ROOT / top).rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600]
+    assert long == [], "split these modules: " + ", ".join(long)
