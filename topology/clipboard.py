@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy as _copy
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from topology.edits import Compound, Edit, InsertItem
 from topology.errors import BedFileError

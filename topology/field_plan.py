@@ -4,8 +4,9 @@ declarations in `topology.model`.  The loader, the saver and the operations shar
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from topology import model
@@ -26,7 +27,7 @@ def _kind_of(tp: Any) -> tuple[str, Any, bool]:
     """(kind, inner, optional) for a type hint."""
     optional = False
     origin = typing.get_origin(tp)
-    if origin is typing.Union:
+    if origin is typing.Union or origin is types.UnionType:  # Optional[X] and X | None
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         optional = True
         tp = args[0]
@@ -42,7 +43,7 @@ def _kind_of(tp: Any) -> tuple[str, Any, bool]:
     return {str: "str", int: "int", float: "float", bool: "bool"}.get(tp, "any"), tp, optional
 
 
-@lru_cache(maxsize=None)
+@cache
 def plan(cls: type) -> tuple[FieldPlan, ...]:
     hints = typing.get_type_hints(cls, vars(model))
     out = []

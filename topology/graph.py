@@ -9,8 +9,9 @@ single points of failure of a host's paths to a volume follow (PATH-002).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import networkx as nx
 

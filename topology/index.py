@@ -6,12 +6,25 @@ generator all read the same index instead of scanning lists.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from topology.ids import SEP, port_ref, slot_ref, split_endpoint, volume_ref
-from topology.model import (VM, Bed, Controller, DiskGroup, DiskSet, Enclosure, Pool, Port,
-                            Server, StorageArray, Switch, Volume)
+from topology.model import (
+    VM,
+    Bed,
+    Controller,
+    DiskGroup,
+    DiskSet,
+    Enclosure,
+    Pool,
+    Port,
+    Server,
+    StorageArray,
+    Switch,
+    Volume,
+)
 
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 

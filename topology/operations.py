@@ -9,8 +9,9 @@ Copy and paste live in `topology.clipboard`, the diagram's geometry in `topology
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from topology.edits import Compound, Edit, InsertItem, RemoveItem, SetField
 from topology.fileformat import (

@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from topology.model import FORMAT_VERSION, Bed
 from topology.field_plan import plan
+from topology.model import FORMAT_VERSION, Bed
 
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 

@@ -10,17 +10,40 @@ rename is a single undoable step and the renamed bed still loads.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Callable, Iterator
+from functools import cache
+from typing import Any
 
 from topology.edits import Compound, Edit, SetField
 from topology.fileformat import plan
-from topology.ids import (GROUP, POOL, SEP, find_component, group_ref, owner_of, parse_array_part, pool_ref,
-                          port_ref, split_owner)
+from topology.ids import (
+    GROUP,
+    POOL,
+    SEP,
+    find_component,
+    group_ref,
+    owner_of,
+    parse_array_part,
+    pool_ref,
+    port_ref,
+    split_owner,
+)
 from topology.index import BedIndex, parse_slot_range
-from topology.model import (VM, ArrayHost, Bed, ExceptionRecord, Link, Mapping, Result,
-                            Scenario, Server, StorageArray, Switch)
+from topology.model import (
+    VM,
+    ArrayHost,
+    Bed,
+    ExceptionRecord,
+    Link,
+    Mapping,
+    Result,
+    Scenario,
+    Server,
+    StorageArray,
+    Switch,
+)
+
 
 class RenameError(ValueError):
     """The new name is empty, malformed or already taken; the message says which."""
@@ -226,7 +249,7 @@ _EXTRA_KINDS: dict[tuple[type, str], str] = {
 }
 _MEMBER_FIELDS = {("DiskGroup", "members"), ("StorageArray", "spares")}
 
-@lru_cache(maxsize=None)
+@cache
 def _walk_plan(cls: type) -> tuple[tuple[str, str, str], ...]:
     """(attr, how, kind) for the fields of `cls` that can hold an id or contain records that do;
     plain values are skipped, so a walk over a big bed visits only what matters."""

@@ -11,8 +11,8 @@ pool ``ARRAY:pool:NAME``, volume ``ARRAY:VOLUME``.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from topology import capacity as cap
 from topology.edits import Compound, Edit, InsertItem, Labelled, RemoveItem, SetField

@@ -9,10 +9,32 @@ The result validates clean, so a benchmark measures the full cost of every rule.
 """
 from __future__ import annotations
 
-from topology.model import (VM, Adapter, ArrayHost, Bed, BedInfo, Cluster, Controller, Cpu,
-                            DiskGroup, DiskSet, Enclosure, HostGroup, Link, Mapping, Network,
-                            PathSpec, Port, Server, StorageArray, Switch, VirtualDisk,
-                            VirtualSwitch, VNic, Volume)
+from topology.model import (
+    VM,
+    Adapter,
+    ArrayHost,
+    Bed,
+    BedInfo,
+    Cluster,
+    Controller,
+    Cpu,
+    DiskGroup,
+    DiskSet,
+    Enclosure,
+    HostGroup,
+    Link,
+    Mapping,
+    Network,
+    PathSpec,
+    Port,
+    Server,
+    StorageArray,
+    Switch,
+    VirtualDisk,
+    VirtualSwitch,
+    VNic,
+    Volume,
+)
 
 
 def generate(hosts: int = 20, vms: int = 100, arrays: int = 2, disks: int = 100,

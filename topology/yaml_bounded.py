@@ -19,9 +19,18 @@ import re
 from typing import Any
 
 import yaml
-from yaml.events import (AliasEvent, DocumentEndEvent, DocumentStartEvent, MappingEndEvent,
-                         MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent,
-                         StreamEndEvent, StreamStartEvent)
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
 
 try:  # libyaml is in the PyYAML wheels; the pure-Python parser is the fallback
     from yaml._yaml import CParser as _Parser
@@ -182,7 +191,7 @@ def _line_col(text: str, position: int, encoding: Any) -> tuple[int, int]:
     return line, len(prefix) - (prefix.rfind("\n") + 1) + 1
 
 
-def _build(parser: Any, budget: int) -> Any:  # noqa: C901 - one loop over the event kinds
+def _build(parser: Any, budget: int) -> Any:
     get = parser.get_event
     stack: list[_Frame] = []
     anchors: dict[str, tuple[Any, int | None]] = {}   # name -> (object, expanded size or None while open)

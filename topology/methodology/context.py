@@ -5,8 +5,9 @@ One `BedContext` lives for one generation; values several domains share are buil
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from topology.index import BedIndex
 from topology.methodology.values import Values, interface_of

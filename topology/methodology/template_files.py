@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from topology import quoting
 from topology.methodology.domains import DOMAINS, WILDCARDS, Domain
@@ -47,7 +47,7 @@ class StepTemplate:
     text: Template
     when: list[tuple[str, re.Pattern]]
     commands: list[CommandTemplate]
-    file: "TemplateFile"
+    file: TemplateFile
     order: int = 0
 
 

@@ -10,9 +10,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Union
+from typing import Union
 
 from topology.errors import BedFileError, Problem
 

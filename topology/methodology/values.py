@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from topology import quoting
 from topology.vocabulary import humanize

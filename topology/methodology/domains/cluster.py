@@ -1,14 +1,23 @@
 """The cluster section's domains: clusters, the disks they take and their cluster shared volumes."""
 from __future__ import annotations
 
-from topology.vocabulary import humanize
-
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_any, as_list, as_number, as_text, as_token, field_names,
-                                         put, put_address)
+from topology.methodology.values import (
+    Values,
+    as_any,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    put,
+    put_address,
+)
+from topology.vocabulary import humanize
 
 _QUORUM_TEXT = {"node_majority": "Node Majority", "node_and_disk_majority": "Node and Disk Majority",
                 "node_and_file_share_majority": "Node and File Share Majority",

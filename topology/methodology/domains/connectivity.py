@@ -2,16 +2,32 @@
 server brings online once it is logged on to its arrays."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from topology.index import servers_behind_mapping_targets
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.domains.storage import (ARRAY_NAMES, GROUP_FIELDS, VOLUME_FIELDS, array_values,
-                                                  group_values, volume_values)
-from topology.methodology.values import (Values, as_bool, as_list, as_number, as_text, as_token, field_names,
-                                         interface_of, put)
+from topology.methodology.domains.storage import (
+    ARRAY_NAMES,
+    GROUP_FIELDS,
+    VOLUME_FIELDS,
+    array_values,
+    group_values,
+    volume_values,
+)
+from topology.methodology.values import (
+    Values,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    interface_of,
+    put,
+)
 from topology.model import StorageArray
 
 

@@ -4,17 +4,27 @@
 """
 from __future__ import annotations
 
-from topology.vocabulary import ROLE_PROSE
-
 import ipaddress
 from typing import Any
 
 from topology.methodology.context import BedContext
 from topology.methodology.domains.hosts import HOST_NAMES, server_items
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, format_number, interface_of, network_of, put)
+from topology.methodology.values import (
+    Values,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    format_number,
+    interface_of,
+    network_of,
+    put,
+)
 from topology.model import Server
+from topology.vocabulary import ROLE_PROSE
 
 PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", "speed", "address", "network",
                "cidr", "ip", "prefix", "mask", "mtu", "mtu_text", "jumbo_packet", "flow_control", "flow_control_text",

@@ -6,8 +6,19 @@ from __future__ import annotations
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Val, Values, as_any, as_bool, as_list, as_text, field_names, plain, put,
-                                         put_fields)
+from topology.methodology.values import (
+    Val,
+    Values,
+    as_any,
+    as_bool,
+    as_list,
+    as_text,
+    field_names,
+    plain,
+    put,
+    put_fields,
+)
+
 
 @domain("run", set(), "the run plan (one item when the bed has one, else one item with run.present = false)")
 def _run(ctx: BedContext) -> list[Item]:

@@ -6,16 +6,28 @@ bring the volumes online on the servers.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_any, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, interface_of, put, put_fields, size_text)
+from topology.methodology.values import (
+    Values,
+    as_any,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    interface_of,
+    put,
+    put_fields,
+    size_text,
+)
 from topology.model import StorageArray
 from topology.vocabulary import RAID_NAMES
-
 
 ARRAY_FIELDS = ("id", "model", "firmware", "connectivity", "mgmt_addresses", "mgmt_address", "controllers",
                 "controller_count")
@@ -96,7 +108,7 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
             usable = usable_gb(g.raid, [d.spec.size_gb for d in disks], g.geometry)
             if usable:
                 put(out, "group.usable", as_text(size_text(round(usable, 1)), f"{ref}.members"))
-        except Exception:  # noqa: BLE001 - capacity is a nicety here; a bad member list shows elsewhere
+        except Exception:  # capacity is a nicety here; a bad member list shows elsewhere
             pass
     return out
 

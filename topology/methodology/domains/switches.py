@@ -1,15 +1,26 @@
 """The switches section's domains: switches, their settings and ports, and the links between devices."""
 from __future__ import annotations
 
-from topology.vocabulary import ROLE_PROSE
-
 from typing import Any
 
 from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_any, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, plain, put, put_fields, setting_entries)
+from topology.methodology.values import (
+    Values,
+    as_any,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    plain,
+    put,
+    put_fields,
+    setting_entries,
+)
+from topology.vocabulary import ROLE_PROSE
 
 _SWITCH_FIELDS = {"id": as_text, "model": as_text, "firmware": as_text, "kind": as_token, "mtu": as_number,
                   "flow_control": as_bool, "spanning_tree": as_text, "vlans": as_list, "roles": as_list,

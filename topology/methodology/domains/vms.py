@@ -2,17 +2,26 @@
 virtual disks and virtual NICs."""
 from __future__ import annotations
 
-from topology.vocabulary import ROLE_PROSE
-
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.bed_wide import bed_values
 from topology.methodology.domains.hosts import HOST_NAMES, host_values, put_software
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_bool, as_number, as_text, as_token, field_names,
-                                         put, put_address, size_text)
+from topology.methodology.values import (
+    Values,
+    as_bool,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    put,
+    put_address,
+    size_text,
+)
 from topology.model import VM, Server
+from topology.vocabulary import ROLE_PROSE
 
 VM_FIELDS = ("id", "host", "role", "vcpu", "memory_gb", "memory_mb", "dynamic_memory", "startup_mb", "min_mb",
              "max_mb", "guest_os", "guest_platform", "ha", "cluster", "vswitch", "path", "production",

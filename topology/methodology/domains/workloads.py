@@ -2,12 +2,25 @@
 specifications and pass criteria."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_any, as_list, as_number, as_plain_text, as_text, as_token,
-                                         field_names, format_number, put, put_fields, setting_entries)
+from topology.methodology.values import (
+    Values,
+    as_any,
+    as_list,
+    as_number,
+    as_plain_text,
+    as_text,
+    as_token,
+    field_names,
+    format_number,
+    put,
+    put_fields,
+    setting_entries,
+)
 from topology.model import VM
 from topology.safe_paths import file_name_for
 

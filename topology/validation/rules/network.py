@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import ipaddress
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any
 
 from topology.model import VM, Switch
 from topology.validation.context import Context

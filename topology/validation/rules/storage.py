@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Iterator
+from collections.abc import Iterator
 
 from topology import capacity as cap
 from topology.ids import container_ref, group_ref, slot_ref, volume_ref
@@ -140,7 +140,7 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
         for dv in dbs:
             dg, dp = _volume_home(scope, dv)
             for lv, (lg, lp) in log_homes:
-                shared = sorted((dg & lg)) or sorted(dp & lp)
+                shared = sorted(dg & lg) or sorted(dp & lp)
                 if shared:
                     pairs[shared[0]].append(f"{dv.name}+{lv.name}")
         for where, combos in pairs.items():
