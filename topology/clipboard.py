@@ -40,7 +40,8 @@ def copy(bed: Bed, ids: Iterable[str], positions: dict[str, tuple[float, float]]
         if (dev.x is None or dev.y is None) and positions and dev.id in positions:
             dev.x, dev.y = (round(float(v), 1) for v in positions[dev.id])
 
-    clip.links = [_copy.deepcopy(lk) for lk in bed.links if endpoint_device(lk.a) in picked and endpoint_device(lk.b) in picked]
+    clip.links = [_copy.deepcopy(lk) for lk in bed.links
+                  if endpoint_device(lk.a) in picked and endpoint_device(lk.b) in picked]
     clip.paths = [_copy.deepcopy(p) for p in bed.paths
                   if {p.host, endpoint_device(p.initiator), endpoint_device(p.target)} <= picked]
     clip.virtual_switches = [_copy.deepcopy(v) for v in bed.virtual_switches if v.host in picked]

@@ -94,7 +94,7 @@ def generate(hosts: int = 20, vms: int = 100, arrays: int = 2, disks: int = 100,
     for h in range(hosts):
         r = h // rack_size
         arr = arrays_per_rack[r][0] if arrays else None
-        for k in range(per_host):
+        for _ in range(per_host):
             if n >= vms:
                 break
             vm = VM(id=f"vm{n}", host=f"host{h}", vcpu=2, memory_gb=2, guest_os="synthetic",

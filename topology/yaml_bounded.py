@@ -186,7 +186,10 @@ def parse(text: str) -> Any:
 
 def _line_col(text: str, position: int, encoding: Any) -> tuple[int, int]:
     # libyaml counts the position in bytes of the UTF-8 text it was given
-    prefix = text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "replace") if encoding else text[:position]
+    if encoding:
+        prefix = text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "replace")
+    else:
+        prefix = text[:position]
     line = prefix.count("\n") + 1
     return line, len(prefix) - (prefix.rfind("\n") + 1) + 1
 

@@ -3,6 +3,7 @@ server brings online once it is logged on to its arrays."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from topology.index import servers_behind_mapping_targets
@@ -140,7 +141,7 @@ def _host_items(ctx: BedContext, sub: int, fn: Callable[[str, list[tuple[int, An
     out = []
     for host_id, paths in _paths_by_host(ctx).items():
         comp = ctx.server_or_vm(host_id)
-        base = ctx.cached(("mp_host", host_id), lambda: _mp_host_values(ctx, host_id, paths))
+        base = ctx.cached(("mp_host", host_id), partial(_mp_host_values, ctx, host_id, paths))
         for j, vals in enumerate(fn(host_id, paths, base)):
             out.append(Item(vals, host_id, platform_of(comp), (ctx.host_rank(host_id),), sub + j))
     return out

@@ -3,6 +3,7 @@ virtual disks and virtual NICs."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from topology.methodology.context import BedContext, platform_of
@@ -103,7 +104,7 @@ def _vm_items(ctx: BedContext, sub: int, per_vm: Callable[[VM, Values], Iterable
     out = []
     for n, vm in enumerate(ctx.bed.vms):
         host = ctx.idx.servers.get(vm.host)
-        base = ctx.cached(("vm", id(vm)), lambda: _vm_base(ctx, vm, n, host))
+        base = ctx.cached(("vm", id(vm)), partial(_vm_base, ctx, vm, n, host))
         for j, (vals, target, platform) in enumerate(per_vm(vm, base)):
             out.append(Item(vals, target, platform, (ctx.host_rank(vm.host), n), sub + j))
     return out
@@ -224,7 +225,7 @@ def _nic_items(ctx: BedContext, sub: int, in_guest: bool) -> list[Item]:
     def per(vm: VM, base: Values):
         for k, nic in enumerate(vm.nics):
             vals = dict(base)
-            vals.update(ctx.cached(("nic", id(nic)), lambda: _vnic_values(ctx, vm, nic, k)))
+            vals.update(ctx.cached(("nic", id(nic)), partial(_vnic_values, ctx, vm, nic, k)))
             if in_guest:
                 yield vals, vm.id, platform_of(vm)
             else:

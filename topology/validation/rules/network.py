@@ -154,7 +154,7 @@ def _facing_now(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
       hint="set the same MTU on the host and array ports and at least that frame size on every switch port between")
 def net_005(ctx: Context) -> Iterator[Hit]:
     seen: set = set()
-    for path, route in ctx.routes:
+    for path, _route in ctx.routes:
         if path.kind != "iscsi":
             continue
         hops = _path_mtus(ctx, path)
@@ -302,7 +302,8 @@ def net_008(ctx: Context) -> Iterator[Hit]:
 @rule("NET-009", "warning", "LAN and SAN on one switch",
       reason="A switch that carries both client and iSCSI traffic lets a LAN storm or a "
              "misconfiguration reach the storage network.",
-      source=f"{_SEED001} NW-01: 'Design separated network infrastructures to isolate the LAN traffic from the SAN traffic'",
+      source=f"{_SEED001} NW-01: 'Design separated network infrastructures to isolate the LAN traffic from the "
+             "SAN traffic'",
       hint="cable LAN and iSCSI ports to separate switches")
 def net_009(ctx: Context) -> Iterator[Hit]:
     carried: dict[str, set[str]] = defaultdict(set)
@@ -336,7 +337,7 @@ def net_010(ctx: Context) -> Iterator[Hit]:
             s = ctx.idx.servers.get(node)
             if s is None:
                 continue
-            for ref, p in ctx.idx.server_ports(s):
+            for _ref, p in ctx.idx.server_ports(s):
                 net = ctx.idx.networks.get(p.network)
                 if net is None or net.role != SAN or net.id in excluded or net.cluster_use:
                     continue
