@@ -16,9 +16,11 @@ from topology.fileformat import dumps, loads
 from topology.ids import SEP, endpoint_device, split_owner, taken_ids
 from topology.index import BedIndex
 from topology.model import VM, Bed, BedInfo, Chassis, Server, StorageArray, Switch
-from topology.operations import POSITIONED, Refused, clear_dangling, fresh_id, item_owner, ref_slots, top_items
+from topology.operations import Refused, clear_dangling, fresh_id, item_owner, ref_slots, top_items
 
 CLIPBOARD_NAME = "Testbed Studio clipboard"
+# the kinds of operations.POSITIONED: components with a canvas position in the model
+_POSITIONED_TYPES = (Server, Switch, StorageArray, Chassis)
 _ARRAY_LOCAL = {"disk_group", "pool", "controller", "local_volume", "host_group", "array_target"}
 
 
@@ -36,7 +38,9 @@ def copy(bed: Bed, ids: Iterable[str], positions: dict[str, tuple[float, float]]
     picked = {c.id for name in ("chassis", "servers", "switches", "arrays", "vms") for c in getattr(clip, name)}
     if not picked:
         raise Refused("Nothing to copy: select devices or VMs (the networks they use come along)")
-    for dev in (*clip.servers, *clip.switches, *clip.arrays, *clip.chassis):
+    positioned: list[Server | Switch | StorageArray | Chassis] = [*clip.servers, *clip.switches, *clip.arrays,
+                                                                  *clip.chassis]
+    for dev in positioned:
         if (dev.x is None or dev.y is None) and positions and dev.id in positions:
             dev.x, dev.y = (round(float(v), 1) for v in positions[dev.id])
 
@@ -93,7 +97,7 @@ def paste(bed: Bed, text: str, offset: tuple[float, float] = (40.0, 40.0)) -> Ed
                         ("virtual_switches", clip.virtual_switches), ("links", clip.links),
                         ("paths", clip.paths)):
         for item in items:
-            if name in POSITIONED and item.x is not None and item.y is not None:
+            if isinstance(item, _POSITIONED_TYPES) and item.x is not None and item.y is not None:
                 item.x, item.y = round(item.x + dx, 1), round(item.y + dy, 1)
             edits.append(InsertItem(getattr(bed, name), item, owner=item_owner(item)))
     count = sum(len(getattr(clip, n)) for n in ("chassis", "servers", "switches", "arrays", "vms"))

@@ -19,8 +19,8 @@ from topology.index import BedIndex, PortRef
 from topology.model import VM, PathSpec, StorageArray, Switch
 
 
-def bed_graph(idx: BedIndex) -> nx.Graph:
-    g = nx.Graph()
+def bed_graph(idx: BedIndex) -> nx.Graph[str]:
+    g: nx.Graph[str] = nx.Graph()
     bed = idx.bed
     for s in bed.servers:
         g.add_node(s.id, kind="server", role=s.role)
@@ -54,10 +54,10 @@ def bed_graph(idx: BedIndex) -> nx.Graph:
     for link in bed.links:
         for end in (link.a, link.b):
             if end not in g:
-                pr = idx.port(end)
+                end_port = idx.port(end)
                 g.add_node(end, kind="port")
-                if pr is not None:
-                    g.add_edge(pr.device.id, end, kind="contains")
+                if end_port is not None:
+                    g.add_edge(end_port.device.id, end, kind="contains")
         g.add_edge(link.a, link.b, kind=link.kind)
     return g
 
@@ -109,7 +109,7 @@ class PathAnalyzer:
 
     def __post_init__(self) -> None:
         idx = self.idx
-        sg = nx.Graph()
+        sg: nx.Graph[str] = nx.Graph()
         sg.add_nodes_from(idx.switches)
         for link in idx.bed.links:
             self._neighbors.setdefault(link.a, set()).add(link.b)
