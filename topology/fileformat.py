@@ -360,10 +360,11 @@ def resolves(idx: BedIndex, kind: str, value: str, array: Any) -> bool:
     """Whether a reference of `kind` names something in the bed (the loader's own check)."""
     if kind in ("server", "switch", "array", "network", "chassis", "cluster", "vm", "workload",
                 "scenario"):
-        table = {"server": idx.servers, "switch": idx.switches, "array": idx.arrays,
-                 "network": idx.networks, "chassis": idx.chassis, "cluster": idx.clusters,
-                 "vm": idx.vms, "workload": idx.workloads, "scenario": idx.scenarios}[kind]
-        return value in table
+        tables: dict[str, dict[str, Any]] = {
+            "server": idx.servers, "switch": idx.switches, "array": idx.arrays, "network": idx.networks,
+            "chassis": idx.chassis, "cluster": idx.clusters, "vm": idx.vms, "workload": idx.workloads,
+            "scenario": idx.scenarios}
+        return value in tables[kind]
     if kind == "vswitch":
         return value in idx.vswitches
     if kind == "port":
@@ -449,9 +450,11 @@ def _candidates(idx: BedIndex, kind: str, array: Any) -> list[str]:
         return list(idx.volumes)
     scope = idx.scopes.get(array.id) if array is not None else None
     if scope is not None:
-        local = {"disk_group": scope.groups, "pool": scope.pools, "controller": scope.controllers,
-                 "local_volume": scope.volumes, "host_group": scope.host_groups,
-                 "array_target": {**scope.hosts, **scope.host_groups}}.get(kind)
+        tables: dict[str, dict[str, Any]] = {
+            "disk_group": scope.groups, "pool": scope.pools, "controller": scope.controllers,
+            "local_volume": scope.volumes, "host_group": scope.host_groups,
+            "array_target": {**scope.hosts, **scope.host_groups}}
+        local = tables.get(kind)
         if local is not None:
             return list(local)
     return list(idx.components)

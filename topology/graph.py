@@ -103,7 +103,7 @@ class PathAnalyzer:
     _neighbors: dict[str, set[str]] = field(default_factory=dict)
     _switch_graph: Any = None
     _component: dict[str, int] = field(default_factory=dict)
-    _route_cache: dict[tuple[str, str], tuple] = field(default_factory=dict)
+    _route_cache: dict[tuple[str, str], tuple | None] = field(default_factory=dict)
     _standby: dict[str, bool] = field(default_factory=dict)
     _attached: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict)
 
@@ -156,7 +156,7 @@ class PathAnalyzer:
         key = (a, b) if a <= b else (b, a)
         if key not in self._route_cache:
             if self._component.get(a) != self._component.get(b):
-                self._route_cache[key] = None  # type: ignore[assignment]
+                self._route_cache[key] = None
             else:
                 self._route_cache[key] = tuple(nx.shortest_path(self._switch_graph, a, b))
         return self._route_cache[key]

@@ -44,7 +44,7 @@ def _str_repr(dumper: Any, data: str) -> Any:
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
 
 
-class _ProjectDumper(_Dumper):  # type: ignore[misc,valid-type]
+class _ProjectDumper(_Dumper):
     pass
 
 

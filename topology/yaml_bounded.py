@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -33,9 +34,10 @@ from yaml.events import (
 )
 
 try:  # libyaml is in the PyYAML wheels; the pure-Python parser is the fallback
-    from yaml._yaml import CParser as _Parser
+    from yaml._yaml import CParser
+    _parser: Callable[[str], Any] = CParser
 except ImportError:  # pragma: no cover
-    _Parser = None
+    _parser = yaml.SafeLoader
 
 MAX_DEPTH = 60
 # Expanded size allowed per character of the file.  Without aliases a document's expanded
@@ -167,7 +169,7 @@ def parse(text: str) -> Any:
     """
     budget = EXPANSION_PER_CHAR * len(text) + EXPANSION_FLOOR
     try:
-        return _build(_Parser(text) if _Parser else yaml.SafeLoader(text), budget)
+        return _build(_parser(text), budget)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         msg = (exc.problem or exc.context or "malformed YAML").strip()

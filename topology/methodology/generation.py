@@ -174,7 +174,7 @@ def _make_step(st: StepTemplate, vals: Values, item: Item) -> Step:
             invoke = tidy(render(ct.invoke, get, "bash", used, invoke_missing)) or None
             invoke = None if invoke_missing else invoke
         commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke))
-    sources = {}
+    sources: dict[str, str] = {}
     for v in used.values():
         if v.source and v.text:
             sources.setdefault(v.text, v.source)

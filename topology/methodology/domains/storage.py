@@ -13,6 +13,7 @@ from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (
+    ValueKind,
     Values,
     as_any,
     as_bool,
@@ -113,9 +114,10 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
     return out
 
 
-_VOLUME_FIELDS = {"name": as_text, "label": as_text, "group": as_text, "pool": as_text, "size_gb": as_number,
-                  "remainder": as_bool, "purpose": as_list, "owner": as_text, "provisioning": as_token,
-                  "drive": as_text, "dataset": as_text, "read_only": as_bool}
+_VOLUME_FIELDS: dict[str, ValueKind] = {
+    "name": as_text, "label": as_text, "group": as_text, "pool": as_text, "size_gb": as_number, "remainder": as_bool,
+    "purpose": as_list, "owner": as_text, "provisioning": as_token, "drive": as_text, "dataset": as_text,
+    "read_only": as_bool}
 VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter", "mount_path", "first_in_group",
                  "group_index", "lun", "lun_auto", "lun_pattern")
 

@@ -338,10 +338,10 @@ def net_010(ctx: Context) -> Iterator[Hit]:
             if s is None:
                 continue
             for _ref, p in ctx.idx.server_ports(s):
-                net = ctx.idx.networks.get(p.network)
-                if net is None or net.role != SAN or net.id in excluded or net.cluster_use:
+                port_net = ctx.idx.networks.get(p.network)
+                if port_net is None or port_net.role != SAN or port_net.id in excluded or port_net.cluster_use:
                     continue
-                yield hit([c.id, net.id], f"cluster {c.id} does not exclude iSCSI network {net.id}")
+                yield hit([c.id, port_net.id], f"cluster {c.id} does not exclude iSCSI network {port_net.id}")
 
 
 @rule("NET-011", "warning", "NIC teaming on SAN ports",

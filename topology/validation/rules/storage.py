@@ -284,11 +284,11 @@ def raid_009(ctx: Context) -> Iterator[Hit]:
             reads[h].append((share, _read_fraction(w)))
     for (array_id, kind, name), need in sorted(demand.items()):
         scope = ctx.idx.scopes[array_id]
-        groups = [scope.groups[name]] if kind == "group" else scope.pool_groups(name)
+        home_groups = [scope.groups[name]] if kind == "group" else scope.pool_groups(name)
         mix = sum(s * r for s, r in reads[(array_id, kind, name)]) / need
         supply = sum(cap.group_iops(g.raid, [cap.disk_iops(d.spec.media, d.spec.rpm) for d in scope.group_disks(g)],
-                                    mix) for g in groups)
-        if groups and supply < need:
+                                    mix) for g in home_groups)
+        if home_groups and supply < need:
             yield hit([array_id, container_ref(array_id, kind, name)],
                       f"{kind} {name} on {array_id} can deliver about {supply:.0f} IOPS at {mix:.0%} reads; "
                       f"its workloads need {need:.0f}")
