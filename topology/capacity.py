@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from topology.ids import volume_ref
 from topology.index import ArrayScope, BedIndex
 from topology.model import DiskGroup, StorageArray, Volume
-from topology.vocabulary import RAID_NAMES as LEVEL_NAMES  # noqa: F401 - the name the storage views read
+from topology.vocabulary import RAID_NAMES as LEVEL_NAMES  # also the name the storage views read
 
 # (minimum members, must be even, exact count) per level: RAID-001
 RAID_MIN_MEMBERS: dict[str, tuple[int, bool, bool]] = {

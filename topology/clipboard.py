@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy as _copy
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from topology.edits import Compound, Edit, InsertItem
 from topology.errors import BedFileError
@@ -16,9 +16,11 @@ from topology.fileformat import dumps, loads
 from topology.ids import SEP, endpoint_device, split_owner, taken_ids
 from topology.index import BedIndex
 from topology.model import VM, Bed, BedInfo, Chassis, Server, StorageArray, Switch
-from topology.operations import POSITIONED, Refused, clear_dangling, fresh_id, item_owner, ref_slots, top_items
+from topology.operations import Refused, clear_dangling, fresh_id, item_owner, ref_slots, top_items
 
 CLIPBOARD_NAME = "Testbed Studio clipboard"
+# the kinds of operations.POSITIONED: components with a canvas position in the model
+_POSITIONED_TYPES = (Server, Switch, StorageArray, Chassis)
 _ARRAY_LOCAL = {"disk_group", "pool", "controller", "local_volume", "host_group", "array_target"}
 
 
@@ -36,11 +38,14 @@ def copy(bed: Bed, ids: Iterable[str], positions: dict[str, tuple[float, float]]
     picked = {c.id for name in ("chassis", "servers", "switches", "arrays", "vms") for c in getattr(clip, name)}
     if not picked:
         raise Refused("Nothing to copy: select devices or VMs (the networks they use come along)")
-    for dev in (*clip.servers, *clip.switches, *clip.arrays, *clip.chassis):
+    positioned: list[Server | Switch | StorageArray | Chassis] = [*clip.servers, *clip.switches, *clip.arrays,
+                                                                  *clip.chassis]
+    for dev in positioned:
         if (dev.x is None or dev.y is None) and positions and dev.id in positions:
             dev.x, dev.y = (round(float(v), 1) for v in positions[dev.id])
 
-    clip.links = [_copy.deepcopy(lk) for lk in bed.links if endpoint_device(lk.a) in picked and endpoint_device(lk.b) in picked]
+    clip.links = [_copy.deepcopy(lk) for lk in bed.links
+                  if endpoint_device(lk.a) in picked and endpoint_device(lk.b) in picked]
     clip.paths = [_copy.deepcopy(p) for p in bed.paths
                   if {p.host, endpoint_device(p.initiator), endpoint_device(p.target)} <= picked]
     clip.virtual_switches = [_copy.deepcopy(v) for v in bed.virtual_switches if v.host in picked]
@@ -92,7 +97,7 @@ def paste(bed: Bed, text: str, offset: tuple[float, float] = (40.0, 40.0)) -> Ed
                         ("virtual_switches", clip.virtual_switches), ("links", clip.links),
                         ("paths", clip.paths)):
         for item in items:
-            if name in POSITIONED and item.x is not None and item.y is not None:
+            if isinstance(item, _POSITIONED_TYPES) and item.x is not None and item.y is not None:
                 item.x, item.y = round(item.x + dx, 1), round(item.y + dy, 1)
             edits.append(InsertItem(getattr(bed, name), item, owner=item_owner(item)))
     count = sum(len(getattr(clip, n)) for n in ("chassis", "servers", "switches", "arrays", "vms"))

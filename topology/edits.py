@@ -8,8 +8,9 @@ refers to them (an id held by a canvas item, a selection) stays valid.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 
 class Edit:

@@ -6,7 +6,8 @@ These functions build the reversible edits; the GUI applies each as one undoable
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from topology.edits import Compound, Edit, InsertItem, RemoveItem
 from topology.ids import owner_of

@@ -4,11 +4,21 @@ declarations in `topology.model`.  The loader, the saver and the operations shar
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
-from functools import lru_cache
-from typing import Any
+from collections.abc import Callable
+from functools import cache
+from typing import Any, TypeVar
 
 from topology import model
+
+_T = TypeVar("_T")
+
+
+def cache_by_class(fn: Callable[[type], _T]) -> Callable[[type], _T]:
+    """functools.cache for a function of a class.  Typed as a plain function because mypy
+    takes a class object (`type(obj)`) for unhashable against the cache wrapper's signature."""
+    return cache(fn)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,7 +36,7 @@ def _kind_of(tp: Any) -> tuple[str, Any, bool]:
     """(kind, inner, optional) for a type hint."""
     optional = False
     origin = typing.get_origin(tp)
-    if origin is typing.Union:
+    if origin is typing.Union or origin is types.UnionType:  # Optional[X] and X | None
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         optional = True
         tp = args[0]
@@ -42,7 +52,7 @@ def _kind_of(tp: Any) -> tuple[str, Any, bool]:
     return {str: "str", int: "int", float: "float", bool: "bool"}.get(tp, "any"), tp, optional
 
 
-@lru_cache(maxsize=None)
+@cache_by_class
 def plan(cls: type) -> tuple[FieldPlan, ...]:
     hints = typing.get_type_hints(cls, vars(model))
     out = []
@@ -50,10 +60,11 @@ def plan(cls: type) -> tuple[FieldPlan, ...]:
         kind, inner, _ = _kind_of(hints[f.name])
         if f.default is not dataclasses.MISSING:
             default, required = f.default, False
-        elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-            default, required = f.default_factory(), False  # type: ignore[misc]
+        elif f.default_factory is not dataclasses.MISSING:
+            default, required = f.default_factory(), False
         else:
             default, required = None, True
         meta = dict(f.metadata)
         out.append(FieldPlan(f.name, meta.get("key") or f.name, kind, inner, required, default, meta))
     return tuple(out)
+

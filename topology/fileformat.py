@@ -15,16 +15,17 @@ import gc
 import math
 import os
 import re
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
 from topology import load_checks, model, yaml_bounded
 from topology.errors import BedFileError, Problem
-from topology.fields import DEFAULT_MAXIMUM, PATH_PART_PATTERN
 from topology.field_plan import FieldPlan, plan
+from topology.fields import DEFAULT_MAXIMUM, PATH_PART_PATTERN
 from topology.index import BedIndex, parse_member
 from topology.model import FORMAT_VERSION, Bed
 
@@ -204,7 +205,7 @@ class _Builder:
                   "write key: value pairs")
         return _compiled(cls)(self, {}, path)
 
-    def missing(self, cls: type, fp: "FieldPlan", path: tuple) -> Any:
+    def missing(self, cls: type, fp: FieldPlan, path: tuple) -> Any:
         self.fail(path, f"{_cls_word(cls)} is missing the required field {fp.key!r}", f"add {fp.key}: ...")
         return _placeholder(fp)
 
@@ -221,8 +222,8 @@ class _Builder:
 _MISSING = object()
 
 
-@lru_cache(maxsize=None)
-def _compiled(cls: type) -> Callable[["_Builder", Any, tuple], Any]:
+@cache
+def _compiled(cls: type) -> Callable[[_Builder, Any, tuple], Any]:
     """Generate a builder function for one model class.
 
     Loading a 20,000-VM bed builds about 100,000 objects; a generic loop over field
@@ -292,7 +293,7 @@ def _compiled(cls: type) -> Callable[["_Builder", Any, tuple], Any]:
     lines.append("        B.unknown(CLS, d, KNOWN, path)")
     lines.append("    return CLS(**kw)")
     code = "\n".join(lines)
-    exec(compile(code, f"<builder {cls.__name__}>", "exec"), env)  # noqa: S102 - code generated above from the model
+    exec(compile(code, f"<builder {cls.__name__}>", "exec"), env)  # the code was generated above from the model
     return env["build"]
 
 
@@ -359,10 +360,11 @@ def resolves(idx: BedIndex, kind: str, value: str, array: Any) -> bool:
     """Whether a reference of `kind` names something in the bed (the loader's own check)."""
     if kind in ("server", "switch", "array", "network", "chassis", "cluster", "vm", "workload",
                 "scenario"):
-        table = {"server": idx.servers, "switch": idx.switches, "array": idx.arrays,
-                 "network": idx.networks, "chassis": idx.chassis, "cluster": idx.clusters,
-                 "vm": idx.vms, "workload": idx.workloads, "scenario": idx.scenarios}[kind]
-        return value in table
+        tables: dict[str, dict[str, Any]] = {
+            "server": idx.servers, "switch": idx.switches, "array": idx.arrays, "network": idx.networks,
+            "chassis": idx.chassis, "cluster": idx.clusters, "vm": idx.vms, "workload": idx.workloads,
+            "scenario": idx.scenarios}
+        return value in tables[kind]
     if kind == "vswitch":
         return value in idx.vswitches
     if kind == "port":
@@ -448,9 +450,11 @@ def _candidates(idx: BedIndex, kind: str, array: Any) -> list[str]:
         return list(idx.volumes)
     scope = idx.scopes.get(array.id) if array is not None else None
     if scope is not None:
-        local = {"disk_group": scope.groups, "pool": scope.pools, "controller": scope.controllers,
-                 "local_volume": scope.volumes, "host_group": scope.host_groups,
-                 "array_target": {**scope.hosts, **scope.host_groups}}.get(kind)
+        tables: dict[str, dict[str, Any]] = {
+            "disk_group": scope.groups, "pool": scope.pools, "controller": scope.controllers,
+            "local_volume": scope.volumes, "host_group": scope.host_groups,
+            "array_target": {**scope.hosts, **scope.host_groups}}
+        local = tables.get(kind)
         if local is not None:
             return list(local)
     return list(idx.components)

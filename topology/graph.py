@@ -9,8 +9,9 @@ single points of failure of a host's paths to a volume follow (PATH-002).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import networkx as nx
 
@@ -18,8 +19,8 @@ from topology.index import BedIndex, PortRef
 from topology.model import VM, PathSpec, StorageArray, Switch
 
 
-def bed_graph(idx: BedIndex) -> nx.Graph:
-    g = nx.Graph()
+def bed_graph(idx: BedIndex) -> nx.Graph[str]:
+    g: nx.Graph[str] = nx.Graph()
     bed = idx.bed
     for s in bed.servers:
         g.add_node(s.id, kind="server", role=s.role)
@@ -53,10 +54,10 @@ def bed_graph(idx: BedIndex) -> nx.Graph:
     for link in bed.links:
         for end in (link.a, link.b):
             if end not in g:
-                pr = idx.port(end)
+                end_port = idx.port(end)
                 g.add_node(end, kind="port")
-                if pr is not None:
-                    g.add_edge(pr.device.id, end, kind="contains")
+                if end_port is not None:
+                    g.add_edge(end_port.device.id, end, kind="contains")
         g.add_edge(link.a, link.b, kind=link.kind)
     return g
 
@@ -102,13 +103,13 @@ class PathAnalyzer:
     _neighbors: dict[str, set[str]] = field(default_factory=dict)
     _switch_graph: Any = None
     _component: dict[str, int] = field(default_factory=dict)
-    _route_cache: dict[tuple[str, str], tuple] = field(default_factory=dict)
+    _route_cache: dict[tuple[str, str], tuple | None] = field(default_factory=dict)
     _standby: dict[str, bool] = field(default_factory=dict)
     _attached: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         idx = self.idx
-        sg = nx.Graph()
+        sg: nx.Graph[str] = nx.Graph()
         sg.add_nodes_from(idx.switches)
         for link in idx.bed.links:
             self._neighbors.setdefault(link.a, set()).add(link.b)
@@ -155,7 +156,7 @@ class PathAnalyzer:
         key = (a, b) if a <= b else (b, a)
         if key not in self._route_cache:
             if self._component.get(a) != self._component.get(b):
-                self._route_cache[key] = None  # type: ignore[assignment]
+                self._route_cache[key] = None
             else:
                 self._route_cache[key] = tuple(nx.shortest_path(self._switch_graph, a, b))
         return self._route_cache[key]

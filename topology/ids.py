@@ -14,8 +14,9 @@ link end or port is the text before the last colon (a bare device has none).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from topology.model import Bed
 

@@ -6,12 +6,25 @@ generator all read the same index instead of scanning lists.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from topology.ids import SEP, port_ref, slot_ref, split_endpoint, volume_ref
-from topology.model import (VM, Bed, Controller, DiskGroup, DiskSet, Enclosure, Pool, Port,
-                            Server, StorageArray, Switch, Volume)
+from topology.model import (
+    VM,
+    Bed,
+    Controller,
+    DiskGroup,
+    DiskSet,
+    Enclosure,
+    Pool,
+    Port,
+    Server,
+    StorageArray,
+    Switch,
+    Volume,
+)
 
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 
@@ -175,16 +188,16 @@ class BedIndex:
             # VM vNICs are looked up on demand (port()): a 20,000-VM bed rarely asks for most of them
             if len(v.nics) > 1:
                 seen = set()
-                for k, n in enumerate(v.nics):
-                    self._dup(seen, n.name, "virtual NIC", ("vms", i, "nics", k))
+                for k, nic in enumerate(v.nics):
+                    self._dup(seen, nic.name, "virtual NIC", ("vms", i, "nics", k))
             if len(v.disks) > 1:
                 seen = set()
                 for k, d in enumerate(v.disks):
                     self._dup(seen, d.name, "virtual disk", ("vms", i, "disks", k))
         for i, vs in enumerate(b.virtual_switches):
             self._add("virtual switch", self.vswitches, vs, ("virtual_switches", i))
-        for i, c in enumerate(b.clusters):
-            self._add("cluster", self.clusters, c, ("clusters", i))
+        for i, cl in enumerate(b.clusters):
+            self._add("cluster", self.clusters, cl, ("clusters", i))
         for i, w in enumerate(b.workloads):
             self._add("workload", self.workloads, w, ("workloads", i))
         for i, sc in enumerate(b.scenarios):
@@ -219,11 +232,13 @@ class BedIndex:
                                               f"slot {e.name}:{s} holds two disks",
                                               "each slot holds at most one disk"))
                     scope.disks[(e.name, s)] = Disk(a.id, e.name, s, ds)
-        for what, items, table in (("disk group", a.disk_groups, scope.groups),
-                                   ("pool", a.pools, scope.pools),
-                                   ("volume", a.volumes, scope.volumes),
-                                   ("host group", a.host_groups, scope.host_groups),
-                                   ("array host", a.hosts, scope.hosts)):
+        named: tuple[tuple[str, list[Any], dict[str, Any]], ...] = (
+            ("disk group", a.disk_groups, scope.groups),
+            ("pool", a.pools, scope.pools),
+            ("volume", a.volumes, scope.volumes),
+            ("host group", a.host_groups, scope.host_groups),
+            ("array host", a.hosts, scope.hosts))
+        for what, items, table in named:
             key = {"disk group": "disk_groups", "pool": "pools", "volume": "volumes",
                    "host group": "host_groups", "array host": "hosts"}[what]
             for j, item in enumerate(items):

@@ -56,8 +56,8 @@ def tier(dev) -> int:
     return 4
 
 
-def _device_graph(bed: Bed, idx: BedIndex) -> nx.Graph:
-    g = nx.Graph()
+def _device_graph(bed: Bed, idx: BedIndex) -> nx.Graph[str]:
+    g: nx.Graph[str] = nx.Graph()
     for link in bed.links:
         a, b = idx.endpoint_device(link.a), idx.endpoint_device(link.b)
         if a is not None and b is not None and a is not b:
@@ -74,7 +74,7 @@ def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
                 max_per_row: int | None = None) -> dict[str, Box]:
     """Positions for every server, switch and array (top-left corners)."""
     idx = BedIndex(bed)
-    devices = [*bed.servers, *bed.switches, *bed.arrays]
+    devices: list[Server | Switch | StorageArray] = [*bed.servers, *bed.switches, *bed.arrays]
     tiers: dict[int, list] = {}
     for d in devices:
         tiers.setdefault(tier(d), []).append(d)
@@ -113,12 +113,12 @@ def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
     for d in devices:
         by_tier.setdefault(tier(d), []).append(d.id)
     for ids in by_tier.values():
-        right = max(boxes[i].x + boxes[i].w for i in ids)
-        left = min(boxes[i].x for i in ids)
+        right = max(boxes[ident].x + boxes[ident].w for ident in ids)
+        left = min(boxes[ident].x for ident in ids)
         shift = (width - (right - left)) / 2 - left
-        for i in ids:
-            b = boxes[i]
-            boxes[i] = Box(b.x + shift, b.y, b.w, b.h)
+        for ident in ids:
+            b = boxes[ident]
+            boxes[ident] = Box(b.x + shift, b.y, b.w, b.h)
     return boxes
 
 
@@ -172,7 +172,8 @@ def layout(bed: Bed, *, keep_positions: bool = True) -> dict[str, Box]:
     strip above everything.
     """
     hosted = vms_by_host(bed)
-    devices = {d.id: d for d in (*bed.servers, *bed.switches, *bed.arrays)}
+    drawn: list[Server | Switch | StorageArray] = [*bed.servers, *bed.switches, *bed.arrays]
+    devices = {d.id: d for d in drawn}
     need_auto = [d for d in devices.values() if not keep_positions or d.x is None or d.y is None]
     auto: dict[str, Box] = {}
     if need_auto:
@@ -243,7 +244,8 @@ def _make_room(boxes: dict[str, Box], sizes: dict[str, tuple[float, float]]) -> 
 def overlapping(boxes: dict[str, Box]) -> list[tuple[str, str]]:
     """Pairs of drawn boxes that overlap (sweep over x; fine for thousands of boxes)."""
     items = sorted(boxes.items(), key=lambda kv: kv[1].x)
-    out, active = [], []
+    out: list[tuple[str, str]] = []
+    active: list[tuple[str, Box]] = []
     for ident, b in items:
         active = [(i, a) for i, a in active if a.x + a.w > b.x]
         out += [(i, ident) for i, a in active if a.y < b.y + b.h and b.y < a.y + a.h]

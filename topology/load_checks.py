@@ -7,7 +7,7 @@ exist, are refused here too: each would be silently ignored further on.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from topology.index import parse_member, parse_slot_range
 from topology.model import Bed

@@ -12,7 +12,7 @@ questionable is kept and explained in the component's ``note``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from topology.fields import fld, lst, mapping
 
@@ -39,10 +39,10 @@ SEVERITIES = ("error", "warning", "info")
 @dataclass(slots=True, kw_only=True)
 class Cpu:
     sockets: int = fld(1, minimum=1, maximum=1024, doc="processor packages")
-    cores_per_socket: Optional[int] = fld(None, minimum=1, maximum=4096, doc="empty when the report does not say")
-    threads_per_core: Optional[int] = fld(None, minimum=1, maximum=64, doc="2 with Hyper-Threading; empty when not stated")
+    cores_per_socket: int | None = fld(None, minimum=1, maximum=4096, doc="empty when the report does not say")
+    threads_per_core: int | None = fld(None, minimum=1, maximum=64, doc="2 with Hyper-Threading; empty when not stated")
     model: str = fld("", doc="vendor and name, e.g. Intel Xeon X5570")
-    ghz: Optional[float] = fld(None, minimum=0)
+    ghz: float | None = fld(None, minimum=0)
     note: str = fld("")
 
     @property
@@ -60,8 +60,8 @@ class Cpu:
 class LocalDisk:
     count: int = fld(1, minimum=1, maximum=100_000)
     model: str = fld("")
-    size_gb: Optional[float] = fld(None, minimum=0)
-    rpm: Optional[int] = fld(None, minimum=0, maximum=100_000)
+    size_gb: float | None = fld(None, minimum=0)
+    rpm: int | None = fld(None, minimum=0, maximum=100_000)
     media: str = fld("hdd", choices=MEDIA)
     interface: str = fld("", doc="SAS, SATA ...")
     raid: str = fld("", doc="local RAID layout as the report states it")
@@ -72,18 +72,18 @@ class Port:
     """A physical port on a server adapter, a switch or an array controller."""
     name: str = fld(doc="unique within its device")
     kind: str = fld("ethernet", choices=PORT_KINDS)
-    speed_gbps: Optional[float] = fld(None, minimum=0)
+    speed_gbps: float | None = fld(None, minimum=0)
     roles: list[str] = lst("traffic the port carries", choices=PORT_ROLES, flow=True)
     address: str = fld("", doc="IPv4 address with prefix, e.g. 192.168.130.201/24")
     network: str = fld("", ref="network")
-    mtu: Optional[int] = fld(None, minimum=576, maximum=65535)
-    flow_control: Optional[bool] = fld(None)
-    vlan: Optional[int] = fld(None, minimum=0, maximum=4095)
+    mtu: int | None = fld(None, minimum=576, maximum=65535)
+    flow_control: bool | None = fld(None)
+    vlan: int | None = fld(None, minimum=0, maximum=4095)
     team: str = fld("", doc="team / LAG name the port belongs to")
     wwpn: str = fld("")
     label: str = fld("", doc="the report's own name, e.g. 'Local Area Connection 4'")
     fabric: str = fld("", doc="FC fabric (A/B)")
-    edge: Optional[bool] = fld(None, doc="switch port set as spanning-tree edge port")
+    edge: bool | None = fld(None, doc="switch port set as spanning-tree edge port")
     offloads: dict[str, Any] = mapping("LSO, checksum, VMQ, SR-IOV ...", flow=True)
     modes: list[str] = lst("adapter personalities, e.g. NDIS, ISOE", flow=True)
     note: str = fld("")
@@ -95,7 +95,7 @@ class Adapter:
     model: str = fld("")
     kind: str = fld("ethernet", choices=PORT_KINDS)
     firmware: str = fld("")
-    integrated: Optional[bool] = fld(None)
+    integrated: bool | None = fld(None)
     ports: list[Port] = lst()
     note: str = fld("")
 
@@ -106,10 +106,10 @@ class Server:
     role: str = fld("hypervisor", choices=SERVER_ROLES)
     model: str = fld("")
     chassis: str = fld("", ref="chassis", doc="blade chassis holding this server")
-    bay: Optional[int] = fld(None, minimum=0, maximum=10_000)
-    cpu: Optional[Cpu] = fld(None)
-    memory_gb: Optional[float] = fld(None, minimum=0)
-    numa_nodes: Optional[int] = fld(None, minimum=1, maximum=4096)
+    bay: int | None = fld(None, minimum=0, maximum=10_000)
+    cpu: Cpu | None = fld(None)
+    memory_gb: float | None = fld(None, minimum=0)
+    numa_nodes: int | None = fld(None, minimum=1, maximum=4096)
     os: str = fld("")
     hypervisor: str = fld("", doc="Hyper-V, ESXi, KVM ...")
     platform: str = fld("", choices=("windows", "linux", "esxi", ""),
@@ -126,19 +126,19 @@ class Server:
     attributes: dict[str, Any] = mapping("report-table rows not modelled elsewhere")
     settings: dict[str, Any] = mapping("hypervisor / OS settings")
     note: str = fld("")
-    x: Optional[float] = fld(None, minimum=-1e7, maximum=1e7, doc="canvas position")
-    y: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7, doc="canvas position")
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
 
 
 @dataclass(slots=True, kw_only=True)
 class Chassis:
     id: str = fld(path_part=True)
     model: str = fld("")
-    bays: Optional[int] = fld(None, minimum=1, maximum=10_000)
+    bays: int | None = fld(None, minimum=1, maximum=10_000)
     attributes: dict[str, Any] = mapping()
     note: str = fld("")
-    x: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
-    y: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -148,10 +148,10 @@ class Switch:
     model: str = fld("")
     firmware: str = fld("")
     chassis: str = fld("", ref="chassis", doc="blade chassis holding this switch module")
-    port_count: Optional[int] = fld(None, minimum=0, maximum=100_000, doc="ports available; links may name no port")
+    port_count: int | None = fld(None, minimum=0, maximum=100_000, doc="ports available; links may name no port")
     ports: list[Port] = lst("ports the bed describes individually")
-    mtu: Optional[int] = fld(None, minimum=576, maximum=65535, doc="default for every port")
-    flow_control: Optional[bool] = fld(None, doc="default for every port")
+    mtu: int | None = fld(None, minimum=576, maximum=65535, doc="default for every port")
+    flow_control: bool | None = fld(None, doc="default for every port")
     vlans: list[int] = lst(flow=True, minimum=0, maximum=4095)
     spanning_tree: str = fld("")
     fabric: str = fld("", doc="FC fabric (A/B)")
@@ -160,17 +160,17 @@ class Switch:
     label: str = fld("", doc="the report's own name for the switch")
     simulated: bool = fld(False)
     note: str = fld("")
-    x: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
-    y: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
 
 
 @dataclass(slots=True, kw_only=True)
 class Network:
     id: str = fld()
     cidr: str = fld("", doc="e.g. 192.168.130.0/24; empty when the report gives none")
-    vlan: Optional[int] = fld(None, minimum=0, maximum=4095)
+    vlan: int | None = fld(None, minimum=0, maximum=4095)
     role: str = fld("lan", choices=PORT_ROLES)
-    mtu: Optional[int] = fld(None, minimum=576, maximum=65535)
+    mtu: int | None = fld(None, minimum=576, maximum=65535)
     cluster_use: str = fld("", choices=("", "none", "cluster_only", "cluster_and_client"),
                            doc="failover-cluster network role")
     routed_to: list[str] = lst("networks reachable through a router", ref="network", flow=True)
@@ -190,7 +190,7 @@ class Link:
 @dataclass(slots=True, kw_only=True)
 class Controller:
     name: str = fld(doc="unique within the array")
-    cache_gb: Optional[float] = fld(None, minimum=0)
+    cache_gb: float | None = fld(None, minimum=0)
     mode: str = fld("active", choices=("active", "standby", "active-active"))
     ports: list[Port] = lst()
     note: str = fld("")
@@ -202,7 +202,7 @@ class DiskSet:
     slots: str = fld(doc="slot or range, e.g. 0-7 or 3")
     model: str = fld("")
     size_gb: float = fld(minimum=0)
-    rpm: Optional[int] = fld(None, minimum=0, maximum=100_000)
+    rpm: int | None = fld(None, minimum=0, maximum=100_000)
     media: str = fld("hdd", choices=MEDIA)
     interface: str = fld("sas", choices=DISK_INTERFACES)
     firmware: str = fld("")
@@ -235,21 +235,21 @@ class Pool:
     provisioning: str = fld("thick", choices=("thick", "thin"))
     purpose: list[str] = lst(choices=VOLUME_PURPOSES, flow=True)
     raid: str = fld("", choices=RAID_LEVELS + ("",), doc="RAID policy of a pool without explicit groups")
-    formatted_gb: Optional[float] = fld(None, minimum=0, doc="capacity the report states")
+    formatted_gb: float | None = fld(None, minimum=0, doc="capacity the report states")
     note: str = fld("")
 
 
 @dataclass(slots=True, kw_only=True)
 class Volume:
     name: str = fld()
-    size_gb: Optional[float] = fld(None, minimum=0, doc="empty when not stated (see remainder)")
+    size_gb: float | None = fld(None, minimum=0, doc="empty when not stated (see remainder)")
     remainder: bool = fld(False, doc="takes what its group or pool has left (the whole group if alone)")
     group: str = fld("", ref="disk_group")
     pool: str = fld("", ref="pool")
     purpose: list[str] = lst(choices=VOLUME_PURPOSES, flow=True)
     owner: str = fld("", ref="controller")
     provisioning: str = fld("", choices=("", "thick", "thin"))
-    reserve_gb: Optional[float] = fld(None, minimum=0)
+    reserve_gb: float | None = fld(None, minimum=0)
     read_only: bool = fld(False)
     dataset: str = fld("", doc="application data it holds, e.g. exchange-db1")
     copy: str = fld("", choices=("", "active", "replica"))
@@ -278,7 +278,7 @@ class HostGroup:
 class Mapping:
     volume: str = fld(ref="local_volume", doc="volume name in this array")
     to: str = fld(ref="array_target", doc="array host or host group")
-    lun: Optional[int] = fld(None, minimum=0, maximum=65535)
+    lun: int | None = fld(None, minimum=0, maximum=65535)
     ports: list[str] = lst("array ports presenting the LUN (empty = all)", flow=True)
 
 
@@ -290,7 +290,7 @@ class StorageArray:
     group: str = fld("", doc="array group (EqualLogic) this member belongs to")
     connectivity: str = fld("", choices=("", "iscsi", "fc", "sas", "nfs", "smb"))
     simulated: bool = fld(False, doc="exists only as a setting (e.g. a simulated replica)")
-    max_disks: Optional[int] = fld(None, minimum=0, maximum=1_000_000)
+    max_disks: int | None = fld(None, minimum=0, maximum=1_000_000)
     controllers: list[Controller] = lst()
     enclosures: list[Enclosure] = lst()
     disk_groups: list[DiskGroup] = lst()
@@ -302,8 +302,8 @@ class StorageArray:
     mappings: list[Mapping] = lst()
     attributes: dict[str, Any] = mapping()
     note: str = fld("")
-    x: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
-    y: Optional[float] = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -316,7 +316,7 @@ class PathSpec:
     volumes: list[str] = lst("ARRAY:VOLUME; empty = every volume mapped to the host", ref="volume", flow=True)
     multipath: bool = fld(True)
     persistent: bool = fld(True)
-    preferred: Optional[bool] = fld(None, doc="primary (true) or secondary path")
+    preferred: bool | None = fld(None, doc="primary (true) or secondary path")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -324,7 +324,7 @@ class Replication:
     source: str = fld(ref="volume")
     target: str = fld(ref="volume")
     kind: str = fld("", doc="DAG, array replication ...")
-    links: Optional[int] = fld(None, minimum=0, maximum=10_000)
+    links: int | None = fld(None, minimum=0, maximum=10_000)
     note: str = fld("")
 
 
@@ -359,7 +359,7 @@ class VirtualSwitch:
 @dataclass(slots=True, kw_only=True)
 class VirtualDisk:
     name: str = fld()
-    size_gb: Optional[float] = fld(None, minimum=0)
+    size_gb: float | None = fld(None, minimum=0)
     format: str = fld("", choices=("", "vhd", "vhdx", "vmdk", "qcow2", "raw"))
     type: str = fld("", choices=VDISK_TYPES, doc="empty when the report does not say")
     volume: str = fld("", ref="volume", doc="ARRAY:VOLUME it sits on")
@@ -376,16 +376,16 @@ class VNic:
     role: str = fld("lan", choices=PORT_ROLES)
     address: str = fld("")
     network: str = fld("", ref="network")
-    mtu: Optional[int] = fld(None, minimum=576, maximum=65535)
+    mtu: int | None = fld(None, minimum=576, maximum=65535)
     synthetic: bool = fld(True)
     offloads: dict[str, Any] = mapping(flow=True)
 
 
 @dataclass(slots=True, kw_only=True)
 class DynamicMemory:
-    startup_gb: Optional[float] = fld(None, minimum=0)
-    min_gb: Optional[float] = fld(None, minimum=0)
-    max_gb: Optional[float] = fld(None, minimum=0)
+    startup_gb: float | None = fld(None, minimum=0)
+    min_gb: float | None = fld(None, minimum=0)
+    max_gb: float | None = fld(None, minimum=0)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -395,7 +395,7 @@ class VM:
     role: str = fld("")
     vcpu: int = fld(1, minimum=1, maximum=4096)
     memory_gb: float = fld(minimum=0, doc="static memory (startup for dynamic)")
-    dynamic_memory: Optional[DynamicMemory] = fld(None)
+    dynamic_memory: DynamicMemory | None = fld(None)
     guest_os: str = fld("")
     highly_available: bool = fld(False)
     production: bool = fld(True)
@@ -423,7 +423,7 @@ class Criterion:
     metric: str = fld(doc="e.g. db_read_latency_avg_ms")
     comparison: str = fld(choices=COMPARISONS)
     threshold: float = fld()
-    upper: Optional[float] = fld(None, doc="upper bound for 'between'")
+    upper: float | None = fld(None, doc="upper bound for 'between'")
     unit: str = fld("")
     source: str = fld("")
     note: str = fld("")
@@ -437,8 +437,8 @@ class Workload:
     driver: str = fld("", ref="component", doc="machine that runs the tool")
     parameters: dict[str, Any] = mapping()
     access: list[AccessSpec] = lst()
-    demand_iops: Optional[float] = fld(None, minimum=0, doc="IOPS the load needs from storage")
-    read_pct: Optional[float] = fld(None, minimum=0, maximum=100)
+    demand_iops: float | None = fld(None, minimum=0, doc="IOPS the load needs from storage")
+    read_pct: float | None = fld(None, minimum=0, maximum=100)
     criteria: list[Criterion] = lst()
     note: str = fld("")
 
@@ -471,16 +471,16 @@ class MatrixEntry:
 
 @dataclass(slots=True, kw_only=True)
 class RunPlan:
-    repetitions: Optional[int] = fld(None, minimum=1, maximum=10_000, doc="empty when not stated")
+    repetitions: int | None = fld(None, minimum=1, maximum=10_000, doc="empty when not stated")
     score: str = fld("", choices=("", "median", "mean", "max", "min", "last"), doc="how the runs' score is taken")
     reset_steps: list[str] = lst()
     procedure: list[str] = lst("the run's ordered steps after the reset, as the report gives them")
     reboot: bool = fld(False)
-    idle_minutes: Optional[float] = fld(None, minimum=0, maximum=100_000)
-    duration_minutes: Optional[float] = fld(None, minimum=0, maximum=100_000)
+    idle_minutes: float | None = fld(None, minimum=0, maximum=100_000)
+    duration_minutes: float | None = fld(None, minimum=0, maximum=100_000)
     counters: list[str] = lst(flow=False)
     counter_hosts: list[str] = lst(ref="component", flow=True)
-    sample_interval_s: Optional[float] = fld(None, minimum=0, maximum=86_400)
+    sample_interval_s: float | None = fld(None, minimum=0, maximum=86_400)
     note: str = fld("")
 
 
@@ -536,7 +536,7 @@ class HostAccess:
     host: str = fld(ref="component", doc="server, VM, array or switch the steps target")
     transport: str = fld("ssh", choices=TRANSPORTS)
     address: str = fld("", doc="name or IP to connect to; empty = the host's management address")
-    port: Optional[int] = fld(None, minimum=1, maximum=65535, doc="empty = 22 for SSH, 5986/5985 for WinRM")
+    port: int | None = fld(None, minimum=1, maximum=65535, doc="empty = 22 for SSH, 5986/5985 for WinRM")
     user: str = fld("")
     credential: str = fld("", doc="keyring entry shared by several hosts (a group); empty = per host")
     key_file: str = fld("", doc="SSH private key; empty = agent and default keys")
@@ -545,7 +545,7 @@ class HostAccess:
     winrm_auth: str = fld("ntlm", choices=WINRM_AUTH)
     verify_tls: bool = fld(True, doc="check the WinRM server certificate (leave on)")
     ca_file: str = fld("", doc="CA bundle for a lab's own certificates")
-    timeout_s: Optional[float] = fld(None, minimum=1, maximum=604_800, doc="default step timeout on this host")
+    timeout_s: float | None = fld(None, minimum=1, maximum=604_800, doc="default step timeout on this host")
     note: str = fld("")
 
 
@@ -568,7 +568,7 @@ class Bed:
     workloads: list[Workload] = lst()
     scenarios: list[Scenario] = lst()
     test_matrix: list[MatrixEntry] = lst()
-    run_plan: Optional[RunPlan] = fld(None)
+    run_plan: RunPlan | None = fld(None)
     results: list[Result] = lst()
     exceptions: list[ExceptionRecord] = lst()
     access: list[HostAccess] = lst()

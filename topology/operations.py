@@ -9,8 +9,9 @@ Copy and paste live in `topology.clipboard`, the diagram's geometry in `topology
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, fields, replace
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from topology.edits import Compound, Edit, InsertItem, RemoveItem, SetField
 from topology.fileformat import (
@@ -328,8 +329,8 @@ def connect(bed: Bed, a_ref: str, b_ref: str) -> Edit:
             continue
         used = next((lk for lk in bed.links if end.ref in (lk.a, lk.b)), None)
         if used is not None:
-            other = used.b if used.a == end.ref else used.a
-            raise LinkRefused(f"{end.ref} is already cabled to {other}")
+            cabled_to = used.b if used.a == end.ref else used.a
+            raise LinkRefused(f"{end.ref} is already cabled to {cabled_to}")
         if end.port.roles == ["unused"]:
             raise LinkRefused(f"{end.ref} is marked unused: give it a role first")
     for mgmt, other in ((a, b), (b, a)):
@@ -383,18 +384,18 @@ def _next_port_name(sw: Switch) -> str:
 def move(bed: Bed, positions: dict[str, tuple[float, float]], text: str = "") -> Edit:
     """One step that puts each listed device at its new top-left corner."""
     by_id = {c.id: c for name in POSITIONED for c in getattr(bed, name)}
-    edits: list[Edit] = []
+    moves: list[SetField] = []
     for ident, (x, y) in positions.items():
         dev = by_id.get(ident)
         if dev is None:
             continue
         x, y = round(float(x), 1), round(float(y), 1)
         if dev.x != x:
-            edits.append(SetField(dev, "x", x, owner=ident))
+            moves.append(SetField(dev, "x", x, owner=ident))
         if dev.y != y:
-            edits.append(SetField(dev, "y", y, owner=ident))
-    moved = len({e.owner for e in edits})
-    return Compound(edits, text or (f"Move {moved} devices" if moved != 1 else f"Move {edits[0].owner}"))
+            moves.append(SetField(dev, "y", y, owner=ident))
+    moved = len({e.owner for e in moves})
+    return Compound(list(moves), text or (f"Move {moved} devices" if moved != 1 else f"Move {moves[0].owner}"))
 
 
 def apply_layout(bed: Bed) -> Edit:
@@ -438,7 +439,7 @@ def ref_slots(obj: Any, array: Any = None, container: list | None = None) -> Ite
 
 def _shallow_without(bed: Bed, doomed: set[int]) -> Bed:
     """The bed as it would be without the doomed top-level objects (lists rebuilt, objects shared)."""
-    changes = {name: [x for x in getattr(bed, name) if id(x) not in doomed] for name in _TOP_LISTS}
+    changes: dict[str, Any] = {name: [x for x in getattr(bed, name) if id(x) not in doomed] for name in _TOP_LISTS}
     return replace(bed, **changes)
 
 
@@ -509,7 +510,7 @@ def item_owner(obj: Any) -> str:
     return getattr(obj, "id", "") or ""
 
 
-def clear_dangling(bed: Bed, idx: BedIndex, before: BedIndex | None, skip: set[int] = frozenset()) -> list[Edit]:
+def clear_dangling(bed: Bed, idx: BedIndex, before: BedIndex | None, skip: Set[int] = frozenset()) -> list[Edit]:
     """Blank optional references and drop list entries that no longer resolve.
 
     With `before`, only references that resolved there are touched (a deletion cleans up

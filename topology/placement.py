@@ -9,8 +9,9 @@ restart on the surviving nodes of their cluster (the one with the most free memo
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from functools import cached_property
-from typing import Any, Iterable
+from typing import Any
 
 from topology.index import BedIndex
 from topology.model import VM, Bed, Scenario

@@ -42,8 +42,10 @@ def scenario(bed: Bed, scenario_id: str | None) -> Scenario | None:
     raise PlacementRefused(f"there is no scenario {scenario_id!r}")
 
 
-def _is_reference(sc: Scenario | None) -> bool:
-    return sc is None or sc.reference
+def _override_scenario(sc: Scenario | None) -> Scenario | None:
+    """The scenario whose placement records a move, or None when a move changes the VM's own
+    host (no scenario chosen, or the reference scenario)."""
+    return None if sc is None or sc.reference else sc
 
 
 def place_vm(bed: Bed, vm_id: str, host_id: str, scenario_id: str | None = None) -> Edit:
@@ -59,7 +61,8 @@ def place_vm(bed: Bed, vm_id: str, host_id: str, scenario_id: str | None = None)
     if sc is not None and host_id in sc.excluded:
         raise PlacementRefused(f"{host_id} is not part of scenario {sc.id}")
     text = f"Move {vm_id} to {host_id}{where}"
-    if _is_reference(sc):
+    override = _override_scenario(sc)
+    if override is None:
         edits: list[Edit] = []
         if vm.host != host_id:
             edits.append(SetField(vm, "host", host_id))
@@ -68,15 +71,15 @@ def place_vm(bed: Bed, vm_id: str, host_id: str, scenario_id: str | None = None)
             edits.append(SetField(sc, "placement", {k: v for k, v in sc.placement.items() if k != vm_id},
                                   owner=sc.id))
     else:
-        current = sc.placement.get(vm_id, vm.host)
+        current = override.placement.get(vm_id, vm.host)
         edits = []
         if current != host_id:
-            new = dict(sc.placement)
+            new = dict(override.placement)
             if host_id == vm.host:
                 new.pop(vm_id, None)      # back home: the override is no longer needed
             else:
                 new[vm_id] = host_id
-            edits.append(SetField(sc, "placement", new, owner=sc.id))
+            edits.append(SetField(override, "placement", new, owner=override.id))
     if not edits:
         raise PlacementRefused(f"{vm_id} already runs on {host_id}{where}")
     inner = edits[0] if len(edits) == 1 else Compound(edits, text)
@@ -86,8 +89,8 @@ def place_vm(bed: Bed, vm_id: str, host_id: str, scenario_id: str | None = None)
 def failure_scenario(bed: Bed, scenario_id: str | None) -> str:
     """The scenario a host failure is recorded in: the chosen one, or 'degraded' when the
     chosen placement is the reference (a failure is never part of the reference)."""
-    sc = scenario(bed, scenario_id)
-    return DEGRADED if _is_reference(sc) else sc.id
+    override = _override_scenario(scenario(bed, scenario_id))
+    return DEGRADED if override is None else override.id
 
 
 def mark_failed(bed: Bed, scenario_id: str | None, host_id: str, failed: bool = True) -> Edit:

@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from topology.model import FORMAT_VERSION, Bed
 from topology.field_plan import plan
+from topology.model import FORMAT_VERSION, Bed
 
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -44,7 +44,7 @@ def _str_repr(dumper: Any, data: str) -> Any:
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
 
 
-class _ProjectDumper(_Dumper):  # type: ignore[misc,valid-type]
+class _ProjectDumper(_Dumper):
     pass
 
 

@@ -22,7 +22,7 @@ A NUL character cannot be carried by any command line, so quoting refuses it (`V
 from __future__ import annotations
 
 import shlex
-from typing import Iterable
+from collections.abc import Iterable
 
 SHELLS = ("powershell", "bash", "vendor-cli")
 

@@ -10,17 +10,40 @@ rename is a single undoable step and the renamed bed still loads.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from topology.edits import Compound, Edit, SetField
+from topology.field_plan import cache_by_class
 from topology.fileformat import plan
-from topology.ids import (GROUP, POOL, SEP, find_component, group_ref, owner_of, parse_array_part, pool_ref,
-                          port_ref, split_owner)
+from topology.ids import (
+    GROUP,
+    POOL,
+    SEP,
+    find_component,
+    group_ref,
+    owner_of,
+    parse_array_part,
+    pool_ref,
+    port_ref,
+    split_owner,
+)
 from topology.index import BedIndex, parse_slot_range
-from topology.model import (VM, ArrayHost, Bed, ExceptionRecord, Link, Mapping, Result,
-                            Scenario, Server, StorageArray, Switch)
+from topology.model import (
+    VM,
+    ArrayHost,
+    Bed,
+    ExceptionRecord,
+    Link,
+    Mapping,
+    Result,
+    Scenario,
+    Server,
+    StorageArray,
+    Switch,
+)
+
 
 class RenameError(ValueError):
     """The new name is empty, malformed or already taken; the message says which."""
@@ -51,6 +74,12 @@ class Located:
             return None
         return "id" if self.obj is self.device else "name"
 
+    @property
+    def name(self) -> str | None:
+        """The name a rename changes (None: not renamable)."""
+        attr = self.name_attr
+        return None if attr is None else getattr(self.obj, attr)
+
     def subject_with(self, name: str) -> str:
         """The subject id this object would have under another name."""
         dev = self.device.id
@@ -64,9 +93,10 @@ class Located:
 
     def current_subject(self) -> str:
         """The subject id now (after a rename or its undo the object keeps its identity)."""
-        if self.kind == "disk set":
+        name = self.name
+        if name is None:  # a disk set is named by its slots
             return self.subject
-        return self.subject_with(getattr(self.obj, self.name_attr))
+        return self.subject_with(name)
 
 
 def locate(bed: Bed, subject: str) -> Located | None:
@@ -101,8 +131,8 @@ def _locate_in_array(subject: str, a: StorageArray, rest: str) -> Located | None
         g = next((g for g in a.disk_groups if g.name == part.name), None)
         return Located(subject, "disk group", g, a, a) if g else None
     if part.kind == POOL and part.name:
-        p = next((p for p in a.pools if p.name == part.name), None)
-        return Located(subject, "pool", p, a, a) if p else None
+        pool = next((p for p in a.pools if p.name == part.name), None)
+        return Located(subject, "pool", pool, a, a) if pool else None
     for c in a.controllers:
         for p in c.ports:
             if p.name == rest:
@@ -136,9 +166,10 @@ def ref_candidates(bed: Bed, kind: str, array: StorageArray | None = None,
                    idx: BedIndex | None = None) -> list[str]:
     """The ids a reference field of this kind may name (the loader refuses anything else)."""
     idx = idx or BedIndex(bed)
-    tables = {"server": idx.servers, "switch": idx.switches, "array": idx.arrays, "network": idx.networks,
-              "chassis": idx.chassis, "cluster": idx.clusters, "vm": idx.vms, "workload": idx.workloads,
-              "scenario": idx.scenarios, "vswitch": idx.vswitches, "device": idx.components}
+    tables: dict[str, dict[str, Any]] = {
+        "server": idx.servers, "switch": idx.switches, "array": idx.arrays, "network": idx.networks,
+        "chassis": idx.chassis, "cluster": idx.clusters, "vm": idx.vms, "workload": idx.workloads,
+        "scenario": idx.scenarios, "vswitch": idx.vswitches, "device": idx.components}
     if kind in tables:
         return list(tables[kind])
     if kind == "port":
@@ -151,11 +182,11 @@ def ref_candidates(bed: Bed, kind: str, array: StorageArray | None = None,
         return list(idx.components) + list(idx.volumes)
     if array is None:
         return []
-    local = {"disk_group": array.disk_groups, "pool": array.pools, "controller": array.controllers,
-             "local_volume": array.volumes, "host_group": array.host_groups,
-             "array_target": list(array.hosts) + list(array.host_groups),
-             "enclosure": array.enclosures}.get(kind, [])
-    return [x.name for x in local]
+    local: dict[str, list[Any]] = {
+        "disk_group": array.disk_groups, "pool": array.pools, "controller": array.controllers,
+        "local_volume": array.volumes, "host_group": array.host_groups,
+        "array_target": list(array.hosts) + list(array.host_groups), "enclosure": array.enclosures}
+    return [x.name for x in local.get(kind, [])]
 
 
 # ============================================================================ renaming
@@ -226,7 +257,7 @@ _EXTRA_KINDS: dict[tuple[type, str], str] = {
 }
 _MEMBER_FIELDS = {("DiskGroup", "members"), ("StorageArray", "spares")}
 
-@lru_cache(maxsize=None)
+@cache_by_class
 def _walk_plan(cls: type) -> tuple[tuple[str, str, str], ...]:
     """(attr, how, kind) for the fields of `cls` that can hold an id or contain records that do;
     plain values are skipped, so a walk over a big bed visits only what matters."""
@@ -307,7 +338,7 @@ def _translator(loc: Located, old: str, new: str, new_name: str) -> Callable[[st
         return component
 
     home = loc.array
-    old_name = getattr(loc.obj, loc.name_attr)
+    old_name = loc.name
     local_kind = {"port": "array_port", "volume": "local_volume", "disk group": "disk_group", "pool": "pool",
                   "controller": "controller", "enclosure": "member"}.get(loc.kind)
     global_kinds = {"port": {"port", "component", "target", "endpoint", "subject"},
@@ -340,7 +371,7 @@ def check_name(bed: Bed, loc: Located, name: str) -> str | None:
         return "a name cannot start or end with a space"
     if ":" in name:
         return "a name cannot contain ':' (it separates a device from its ports and volumes)"
-    if name == getattr(loc.obj, loc.name_attr):
+    if name == loc.name:
         return None
     if loc.obj is loc.device:
         hit = find_component(bed, name)
@@ -380,7 +411,8 @@ def rename(bed: Bed, old: str, new: str) -> Edit:
     loc = locate(bed, old)
     if loc is None:
         raise RenameError(f"nothing in the bed is called {old!r}")
-    if loc.name_attr is None:
+    name_attr = loc.name_attr
+    if name_attr is None:
         raise RenameError(f"a {loc.kind} has no name of its own to change")
     name = new if loc.obj is loc.device else new[len(loc.subject_with("")):]
     if loc.subject_with(name) != new:
@@ -392,7 +424,7 @@ def rename(bed: Bed, old: str, new: str) -> Edit:
     if new == old:
         return Rename([], text, old=old, new=new)
     translate = _translator(loc, old, new, name)
-    edits: list[Edit] = [SetField(loc.obj, loc.name_attr, name, text=text, owner=loc.owner)]
+    edits: list[Edit] = [SetField(loc.obj, name_attr, name, text=text, owner=loc.owner)]
     for holder, attr, key, value, kind, array, owner in list(_all_sites(bed)):
         if kind == "placement":
             items = [(_maybe(translate, k, "vm", array), _maybe(translate, v, "server", array))

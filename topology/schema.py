@@ -45,6 +45,7 @@ def _scalar_schema(kind: str, meta: dict) -> dict[str, Any]:
 
 
 def _field_schema(fp, defs: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any]
     if fp.kind == "dc":
         out = {"$ref": f"#/$defs/{_define(fp.inner, defs)}"}
     elif fp.kind == "list":

@@ -11,8 +11,8 @@ pool ``ARRAY:pool:NAME``, volume ``ARRAY:VOLUME``.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from topology import capacity as cap
 from topology.edits import Compound, Edit, InsertItem, Labelled, RemoveItem, SetField
@@ -243,6 +243,11 @@ def _volume(array: StorageArray, name: str) -> Volume:
     raise StorageEditRefused(f"{array.id} has no volume {name!r}")
 
 
+def _is_machine(bed: Bed, ident: str) -> bool:
+    """A server or VM of the bed has this id."""
+    return any(s.id == ident for s in bed.servers) or any(v.id == ident for v in bed.vms)
+
+
 def _clean_name(name: str | None, what: str) -> str:
     name = (name or "").strip()
     if not name:
@@ -459,7 +464,7 @@ def map_volume(bed: Bed, array_id: str, volume: str, to: str, lun: int | None = 
     edits: list[Edit] = []
     names = {h.name for h in array.hosts} | {g.name for g in array.host_groups}
     if target not in names:
-        if not any(c.id == to for c in (*bed.servers, *bed.vms)):
+        if not _is_machine(bed, to):
             raise StorageEditRefused(f"{to!r} is neither a host or host group of {array.id} nor a server or VM")
         edits.append(InsertItem(array.hosts, ArrayHost(name=to, server=to)))
     if any(m.volume == volume and m.to == target for m in array.mappings):
@@ -500,7 +505,7 @@ def add_host_to_group(bed: Bed, array_id: str, host: str, group: str) -> Edit:
     name = _resolve_existing_target(array, host)
     existing = next((h for h in array.hosts if h.name == name), None)
     if existing is None:
-        if not any(c.id == host for c in (*bed.servers, *bed.vms)):
+        if not _is_machine(bed, host):
             raise StorageEditRefused(f"{host!r} is neither a host of {array.id} nor a server or VM")
         edit: Edit = InsertItem(array.hosts, ArrayHost(name=host, server=host, host_group=group))
     elif existing.host_group == group:

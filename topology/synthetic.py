@@ -9,10 +9,32 @@ The result validates clean, so a benchmark measures the full cost of every rule.
 """
 from __future__ import annotations
 
-from topology.model import (VM, Adapter, ArrayHost, Bed, BedInfo, Cluster, Controller, Cpu,
-                            DiskGroup, DiskSet, Enclosure, HostGroup, Link, Mapping, Network,
-                            PathSpec, Port, Server, StorageArray, Switch, VirtualDisk,
-                            VirtualSwitch, VNic, Volume)
+from topology.model import (
+    VM,
+    Adapter,
+    ArrayHost,
+    Bed,
+    BedInfo,
+    Cluster,
+    Controller,
+    Cpu,
+    DiskGroup,
+    DiskSet,
+    Enclosure,
+    HostGroup,
+    Link,
+    Mapping,
+    Network,
+    PathSpec,
+    Port,
+    Server,
+    StorageArray,
+    Switch,
+    VirtualDisk,
+    VirtualSwitch,
+    VNic,
+    Volume,
+)
 
 
 def generate(hosts: int = 20, vms: int = 100, arrays: int = 2, disks: int = 100,
@@ -72,7 +94,7 @@ def generate(hosts: int = 20, vms: int = 100, arrays: int = 2, disks: int = 100,
     for h in range(hosts):
         r = h // rack_size
         arr = arrays_per_rack[r][0] if arrays else None
-        for k in range(per_host):
+        for _ in range(per_host):
             if n >= vms:
                 break
             vm = VM(id=f"vm{n}", host=f"host{h}", vcpu=2, memory_gb=2, guest_os="synthetic",

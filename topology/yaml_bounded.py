@@ -16,17 +16,28 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
-from yaml.events import (AliasEvent, DocumentEndEvent, DocumentStartEvent, MappingEndEvent,
-                         MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent,
-                         StreamEndEvent, StreamStartEvent)
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
 
 try:  # libyaml is in the PyYAML wheels; the pure-Python parser is the fallback
-    from yaml._yaml import CParser as _Parser
+    from yaml._yaml import CParser
+    _parser: Callable[[str], Any] = CParser
 except ImportError:  # pragma: no cover
-    _Parser = None
+    _parser = yaml.SafeLoader
 
 MAX_DEPTH = 60
 # Expanded size allowed per character of the file.  Without aliases a document's expanded
@@ -158,7 +169,7 @@ def parse(text: str) -> Any:
     """
     budget = EXPANSION_PER_CHAR * len(text) + EXPANSION_FLOOR
     try:
-        return _build(_Parser(text) if _Parser else yaml.SafeLoader(text), budget)
+        return _build(_parser(text), budget)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         msg = (exc.problem or exc.context or "malformed YAML").strip()
@@ -177,12 +188,15 @@ def parse(text: str) -> Any:
 
 def _line_col(text: str, position: int, encoding: Any) -> tuple[int, int]:
     # libyaml counts the position in bytes of the UTF-8 text it was given
-    prefix = text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "replace") if encoding else text[:position]
+    if encoding:
+        prefix = text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "replace")
+    else:
+        prefix = text[:position]
     line = prefix.count("\n") + 1
     return line, len(prefix) - (prefix.rfind("\n") + 1) + 1
 
 
-def _build(parser: Any, budget: int) -> Any:  # noqa: C901 - one loop over the event kinds
+def _build(parser: Any, budget: int) -> Any:
     get = parser.get_event
     stack: list[_Frame] = []
     anchors: dict[str, tuple[Any, int | None]] = {}   # name -> (object, expanded size or None while open)

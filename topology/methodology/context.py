@@ -5,8 +5,9 @@ One `BedContext` lives for one generation; values several domains share are buil
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from topology.index import BedIndex
 from topology.methodology.values import Values, interface_of
@@ -73,9 +74,9 @@ class BedContext:
         for a in bed.arrays:
             per_target: dict[str, int] = {}
             for m in a.mappings:
-                n = per_target.get(m.to, 0)
-                lun = m.lun if m.lun is not None else n
-                per_target[m.to] = max(n, lun) + 1
+                next_free = per_target.get(m.to, 0)
+                lun = m.lun if m.lun is not None else next_free
+                per_target[m.to] = max(next_free, lun) + 1
                 ref = f"{a.id}:{m.volume}"
                 if ref not in self.lun:
                     self.lun[ref] = lun

@@ -8,8 +8,8 @@ from __future__ import annotations
 import gc
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from topology.methodology.context import BedContext
 from topology.methodology.domains import DOMAINS, Item
@@ -77,7 +77,7 @@ def generate(bed: Bed, templates_dir: str | os.PathLike | None = None,
             gc.enable()
 
 
-def _generate(bed: Bed, plans: dict[str, "_Plan"], findings: list | None) -> Methodology:
+def _generate(bed: Bed, plans: dict[str, _Plan], findings: list | None) -> Methodology:
     ctx = BedContext(bed)
     globals_ = bed_values(ctx)
     globals_.update(run_values(ctx))
@@ -174,7 +174,7 @@ def _make_step(st: StepTemplate, vals: Values, item: Item) -> Step:
             invoke = tidy(render(ct.invoke, get, "bash", used, invoke_missing)) or None
             invoke = None if invoke_missing else invoke
         commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke))
-    sources = {}
+    sources: dict[str, str] = {}
     for v in used.values():
         if v.source and v.text:
             sources.setdefault(v.text, v.source)
@@ -189,7 +189,7 @@ def _summary(bed: Bed, findings: list | None, meth: Methodology) -> list[str]:
         try:
             from topology.validation import validate
             findings = validate(bed)
-        except Exception as exc:  # noqa: BLE001 - a bed the validator cannot check still gets its procedure
+        except Exception as exc:  # a bed the validator cannot check still gets its procedure
             out.append(f"The bed could not be validated ({type(exc).__name__}: {exc}); check it before use.")
             findings = []
     for f in findings:

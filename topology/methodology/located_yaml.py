@@ -60,6 +60,7 @@ def read_located_yaml(path: Path) -> Any:
             lst = LocatedList(conv(x) for x in node.value)
             lst.line = node.start_mark.line + 1
             return lst
+        assert isinstance(node, yaml.ScalarNode)  # composing yields mappings, sequences and scalars only
         value = node.value
         if node.tag.endswith(":bool") and node.style is None:
             return {"true": True, "false": False}.get(value.lower(), value)

@@ -5,12 +5,13 @@ A required value the item lacks is written «missing: name» and listed, so the 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from topology import quoting
 from topology.methodology.template_files import TemplateFile
 from topology.methodology.template_syntax import Literal, OptionalPart, Template, ValueRef
-from topology.methodology.values import Val, Values, ValueLayers
+from topology.methodology.values import Val, ValueLayers, Values
 
 MISSING = "«missing: {}»"
 

@@ -1,8 +1,8 @@
 """What a methodology is made of: numbered sections of steps, each step with its commands."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 
 @dataclass

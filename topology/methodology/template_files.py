@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from topology import quoting
 from topology.methodology.domains import DOMAINS, WILDCARDS, Domain
@@ -47,7 +47,7 @@ class StepTemplate:
     text: Template
     when: list[tuple[str, re.Pattern]]
     commands: list[CommandTemplate]
-    file: "TemplateFile"
+    file: TemplateFile
     order: int = 0
 
 
@@ -197,7 +197,8 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
             invoke = None
             if c.get("invoke"):
                 if shell != "vendor-cli":
-                    raise template_error(path, c.key_line["invoke"], f"{where}: `invoke` is for vendor-cli commands only")
+                    raise template_error(path, c.key_line["invoke"],
+                                         f"{where}: `invoke` is for vendor-cli commands only")
                 # a bash command line: its values are quoted for bash, the statements stay in their file
                 invoke = parse_template(str(c["invoke"]).strip(), c.key_line["invoke"], where, path, command=True)
                 _check_names(path, invoke, known, where, domain, derives)

@@ -10,9 +10,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Union
 
 from topology.errors import BedFileError, Problem
 
@@ -59,7 +59,7 @@ class StepNumber:
 STEP_NUMBER_MARK = re.compile("\x00([^\x00:]+)(:last)?\x00")   # a placeholder: step ids, ":last"
 
 
-Node = Union[Literal, ValueRef, OptionalPart, StepNumber]
+Node = Literal | ValueRef | OptionalPart | StepNumber
 
 
 @dataclass

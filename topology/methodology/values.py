@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from topology import quoting
 from topology.vocabulary import humanize
@@ -62,6 +63,8 @@ class Val:
 
 
 Values = dict[str, Val]
+# reads one plain field of a component into a value (as_text, as_number ...), with the field it came from
+ValueKind = Callable[[Any, str], Val | None]
 
 
 class ValueLayers:
@@ -205,8 +208,7 @@ def setting_entries(base: Values, prefix: str, mapping: dict, source: str,
         yield position, vals, src, value
 
 
-def put_fields(vals: Values, prefix: str, obj: Any, source: str, kinds: dict[str, Callable[[Any, str], Val | None]]
-               ) -> None:
+def put_fields(vals: Values, prefix: str, obj: Any, source: str, kinds: dict[str, ValueKind]) -> None:
     """For each NAME of `kinds`: `prefix.NAME`, made by its kind from `obj.NAME`, from field `source.NAME`.
     A dict of kinds is a domain's list of plain fields: adding one there is all a new plain value takes."""
     for name, kind in kinds.items():

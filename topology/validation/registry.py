@@ -7,8 +7,9 @@ and a fix hint, so adding a rule is one function in one module under
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from topology.validation.context import Context

@@ -8,7 +8,7 @@ never this module.
 from __future__ import annotations
 
 import gc
-from typing import Iterable
+from collections.abc import Iterable
 
 from topology.index import BedIndex
 from topology.model import Bed

@@ -8,8 +8,17 @@ from __future__ import annotations
 import re
 
 from topology.methodology.context import BedContext
-from topology.methodology.values import (Values, as_bool, as_list, as_number, as_text, as_token, field_names,
-                                         format_number, put)
+from topology.methodology.values import (
+    Values,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    format_number,
+    put,
+)
 from topology.model import BedInfo
 
 BED_FIELDS = ("name", "domain", "publisher", "dns", "dns_csv")

@@ -1,14 +1,23 @@
 """The cluster section's domains: clusters, the disks they take and their cluster shared volumes."""
 from __future__ import annotations
 
-from topology.vocabulary import humanize
-
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_any, as_list, as_number, as_text, as_token, field_names,
-                                         put, put_address)
+from topology.methodology.values import (
+    Values,
+    as_any,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    put,
+    put_address,
+)
+from topology.vocabulary import humanize
 
 _QUORUM_TEXT = {"node_majority": "Node Majority", "node_and_disk_majority": "Node and Disk Majority",
                 "node_and_file_share_majority": "Node and File Share Majority",
@@ -30,12 +39,14 @@ def _cluster_values(ctx: BedContext, c: Any) -> Values:
     put(out, "cluster.address", as_text(c.address, f"{r}.address"))
     put_address(out, "cluster", c.address, f"{r}.address")
     nets = [ctx.idx.networks.get(n) for n in c.excluded_networks]
-    if nets and all(n is not None and n.cidr for n in nets):
-        put(out, "cluster.ignore_networks", as_list([n.cidr for n in nets], f"{r}.excluded_networks"))
+    cidrs = [n.cidr for n in nets if n is not None and n.cidr]
+    if nets and len(cidrs) == len(nets):  # every excluded network is known and has its CIDR
+        put(out, "cluster.ignore_networks", as_list(cidrs, f"{r}.excluded_networks"))
     put(out, "cluster.ignore_network_names", as_list(c.excluded_networks, f"{r}.excluded_networks"))
     lm = [ctx.idx.networks.get(n) for n in c.live_migration_networks]
-    if lm and all(n is not None and n.cidr for n in lm):
-        put(out, "cluster.lm_networks", as_list([n.cidr for n in lm], f"{r}.live_migration_networks"))
+    lm_cidrs = [n.cidr for n in lm if n is not None and n.cidr]
+    if lm and len(lm_cidrs) == len(lm):
+        put(out, "cluster.lm_networks", as_list(lm_cidrs, f"{r}.live_migration_networks"))
     put(out, "cluster.lm_network_names", as_list(c.live_migration_networks, f"{r}.live_migration_networks"))
     put(out, "cluster.quorum", as_token(c.quorum, f"{r}.quorum"))
     put(out, "cluster.quorum_text", as_text(_QUORUM_TEXT.get(c.quorum, humanize(c.quorum)), f"{r}.quorum"))

@@ -2,16 +2,33 @@
 server brings online once it is logged on to its arrays."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any
 
 from topology.index import servers_behind_mapping_targets
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.domains.storage import (ARRAY_NAMES, GROUP_FIELDS, VOLUME_FIELDS, array_values,
-                                                  group_values, volume_values)
-from topology.methodology.values import (Values, as_bool, as_list, as_number, as_text, as_token, field_names,
-                                         interface_of, put)
+from topology.methodology.domains.storage import (
+    ARRAY_NAMES,
+    GROUP_FIELDS,
+    VOLUME_FIELDS,
+    array_values,
+    group_values,
+    volume_values,
+)
+from topology.methodology.values import (
+    Values,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    interface_of,
+    put,
+)
 from topology.model import StorageArray
 
 
@@ -124,7 +141,7 @@ def _host_items(ctx: BedContext, sub: int, fn: Callable[[str, list[tuple[int, An
     out = []
     for host_id, paths in _paths_by_host(ctx).items():
         comp = ctx.server_or_vm(host_id)
-        base = ctx.cached(("mp_host", host_id), lambda: _mp_host_values(ctx, host_id, paths))
+        base = ctx.cached(("mp_host", host_id), partial(_mp_host_values, ctx, host_id, paths))
         for j, vals in enumerate(fn(host_id, paths, base)):
             out.append(Item(vals, host_id, platform_of(comp), (ctx.host_rank(host_id),), sub + j))
     return out

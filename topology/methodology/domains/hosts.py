@@ -4,15 +4,26 @@
 """
 from __future__ import annotations
 
-from topology.vocabulary import ROLE_PROSE
-
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_any, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, plain, put, setting_entries)
+from topology.methodology.values import (
+    Values,
+    as_any,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    plain,
+    put,
+    setting_entries,
+)
 from topology.model import VM, Server
+from topology.vocabulary import ROLE_PROSE
 
 HOST_FIELDS = ("id", "platform", "os", "role", "multipath", "kind", "domain", "model", "hypervisor", "software",
                "management_address", "dns", "port_names", "dns_csv", "is_dc", "cluster", "ip", "memory_gb")

@@ -4,17 +4,27 @@
 """
 from __future__ import annotations
 
-from topology.vocabulary import ROLE_PROSE
-
 import ipaddress
 from typing import Any
 
 from topology.methodology.context import BedContext
 from topology.methodology.domains.hosts import HOST_NAMES, server_items
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, format_number, interface_of, network_of, put)
+from topology.methodology.values import (
+    Values,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    format_number,
+    interface_of,
+    network_of,
+    put,
+)
 from topology.model import Server
+from topology.vocabulary import ROLE_PROSE
 
 PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", "speed", "address", "network",
                "cidr", "ip", "prefix", "mask", "mtu", "mtu_text", "jumbo_packet", "flow_control", "flow_control_text",
@@ -32,7 +42,7 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
     put(out, f"{prefix}.display", as_text(getattr(p, "label", "") or p.name,
                                           f"{ref}.label" if getattr(p, "label", "") else f"{ref}.name"))
     roles = list(getattr(p, "roles", []) or [])
-    if not roles and getattr(p, "role", ""):
+    if not roles and getattr(p, "role", None):
         roles = [p.role]
     put(out, f"{prefix}.roles", as_list(roles, f"{ref}.roles"))
     put(out, f"{prefix}.role_text", as_text(", ".join(ROLE_PROSE.get(r, r) for r in roles), f"{ref}.roles"))
@@ -49,11 +59,10 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
     i = interface_of(addr)
     if i is not None:
         put(out, f"{prefix}.ip", as_token(str(i.ip), f"{ref}.address"))
-        prefixlen = i.network.prefixlen
+        prefixlen: int | None = i.network.prefixlen
         src = f"{ref}.address"
         if "/" not in addr:
-            netobj = network_of(net.cidr) if net is not None else None
-            if netobj is not None:
+            if net is not None and (netobj := network_of(net.cidr)) is not None:
                 prefixlen, src = netobj.prefixlen, f"{net.id}.cidr"
             else:
                 prefixlen = None

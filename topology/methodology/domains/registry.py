@@ -6,8 +6,8 @@ be absent for a given item, which is what «missing: …» marks.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from topology.methodology.context import BedContext
 from topology.methodology.domains.bed_wide import BED_WIDE_NAMES

@@ -6,16 +6,29 @@ from __future__ import annotations
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Val, Values, as_any, as_bool, as_list, as_text, field_names, plain, put,
-                                         put_fields)
+from topology.methodology.values import (
+    Val,
+    ValueKind,
+    Values,
+    as_any,
+    as_bool,
+    as_list,
+    as_text,
+    field_names,
+    plain,
+    put,
+    put_fields,
+)
+
 
 @domain("run", set(), "the run plan (one item when the bed has one, else one item with run.present = false)")
 def _run(ctx: BedContext) -> list[Item]:
     return [Item({}, "", "", (), 0)]
 
 
-_MATRIX_FIELDS = {"id": as_text, "variable": as_text, "scenarios": as_list, "workloads": as_list,
-                  "criteria": as_text, "note": as_text}
+_MATRIX_FIELDS: dict[str, ValueKind] = {
+    "id": as_text, "variable": as_text, "scenarios": as_list, "workloads": as_list, "criteria": as_text,
+    "note": as_text}
 
 
 @domain("matrix", field_names("matrix", *_MATRIX_FIELDS, "levels", "constants"), "each entry of the test matrix")
@@ -31,8 +44,9 @@ def _matrix(ctx: BedContext) -> list[Item]:
     return out
 
 
-_SCENARIO_FIELDS = {"id": as_text, "description": as_text, "failed": as_list, "excluded": as_list,
-                    "reference": as_bool, "note": as_text}
+_SCENARIO_FIELDS: dict[str, ValueKind] = {
+    "id": as_text, "description": as_text, "failed": as_list, "excluded": as_list, "reference": as_bool,
+    "note": as_text}
 
 
 @domain("scenario", field_names("scenario", *_SCENARIO_FIELDS, "placement", "how"), "each scenario (state) of the bed")

@@ -6,16 +6,29 @@ bring the volumes online on the servers.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_any, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, interface_of, put, put_fields, size_text)
+from topology.methodology.values import (
+    ValueKind,
+    Values,
+    as_any,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    interface_of,
+    put,
+    put_fields,
+    size_text,
+)
 from topology.model import StorageArray
 from topology.vocabulary import RAID_NAMES
-
 
 ARRAY_FIELDS = ("id", "model", "firmware", "connectivity", "mgmt_addresses", "mgmt_address", "controllers",
                 "controller_count")
@@ -96,14 +109,15 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
             usable = usable_gb(g.raid, [d.spec.size_gb for d in disks], g.geometry)
             if usable:
                 put(out, "group.usable", as_text(size_text(round(usable, 1)), f"{ref}.members"))
-        except Exception:  # noqa: BLE001 - capacity is a nicety here; a bad member list shows elsewhere
+        except Exception:  # capacity is a nicety here; a bad member list shows elsewhere
             pass
     return out
 
 
-_VOLUME_FIELDS = {"name": as_text, "label": as_text, "group": as_text, "pool": as_text, "size_gb": as_number,
-                  "remainder": as_bool, "purpose": as_list, "owner": as_text, "provisioning": as_token,
-                  "drive": as_text, "dataset": as_text, "read_only": as_bool}
+_VOLUME_FIELDS: dict[str, ValueKind] = {
+    "name": as_text, "label": as_text, "group": as_text, "pool": as_text, "size_gb": as_number, "remainder": as_bool,
+    "purpose": as_list, "owner": as_text, "provisioning": as_token, "drive": as_text, "dataset": as_text,
+    "read_only": as_bool}
 VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter", "mount_path", "first_in_group",
                  "group_index", "lun", "lun_auto", "lun_pattern")
 

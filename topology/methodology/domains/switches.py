@@ -1,19 +1,32 @@
 """The switches section's domains: switches, their settings and ports, and the links between devices."""
 from __future__ import annotations
 
-from topology.vocabulary import ROLE_PROSE
-
 from typing import Any
 
 from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_any, as_bool, as_list, as_number, as_text, as_token,
-                                         field_names, plain, put, put_fields, setting_entries)
+from topology.methodology.values import (
+    ValueKind,
+    Values,
+    as_any,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    plain,
+    put,
+    put_fields,
+    setting_entries,
+)
+from topology.vocabulary import ROLE_PROSE
 
-_SWITCH_FIELDS = {"id": as_text, "model": as_text, "firmware": as_text, "kind": as_token, "mtu": as_number,
-                  "flow_control": as_bool, "spanning_tree": as_text, "vlans": as_list, "roles": as_list,
-                  "fabric": as_text, "port_count": as_number, "label": as_text}
+_SWITCH_FIELDS: dict[str, ValueKind] = {
+    "id": as_text, "model": as_text, "firmware": as_text, "kind": as_token, "mtu": as_number, "flow_control": as_bool,
+    "spanning_tree": as_text, "vlans": as_list, "roles": as_list, "fabric": as_text, "port_count": as_number,
+    "label": as_text}
 SWITCH_NAMES = field_names("switch", *_SWITCH_FIELDS, "flow_control_text", "role_text", "display")
 
 
@@ -61,7 +74,8 @@ def _switch_ports(ctx: BedContext) -> list[Item]:
     return out
 
 
-_LINK_FIELDS = {"a": as_text, "b": as_text, "kind": as_token}
+_LINK_FIELDS: dict[str, ValueKind] = {
+    "a": as_text, "b": as_text, "kind": as_token}
 
 
 @domain("link", field_names("link", *_LINK_FIELDS, "a_label", "b_label", "note", "switch"),
@@ -75,7 +89,7 @@ def _links(ctx: BedContext) -> list[Item]:
         put_fields(vals, "link", ln, src, _LINK_FIELDS)
         for end, key in ((ln.a, "a_label"), (ln.b, "b_label")):
             pr = ctx.idx.ports.get(end)
-            if pr is not None and getattr(pr.port, "label", ""):
+            if pr is not None and getattr(pr.port, "label", None):
                 put(vals, f"link.{key}", as_text(pr.port.label, f"{end}.label"))
         sw = next((d for d in (ln.b.rpartition(":")[0] or ln.b, ln.a.rpartition(":")[0] or ln.a) if d in sw_rank), "")
         put(vals, "link.switch", as_text(sw, f"{src}"))

@@ -2,17 +2,27 @@
 virtual disks and virtual NICs."""
 from __future__ import annotations
 
-from topology.vocabulary import ROLE_PROSE
-
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.bed_wide import bed_values
 from topology.methodology.domains.hosts import HOST_NAMES, host_values, put_software
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_bool, as_number, as_text, as_token, field_names,
-                                         put, put_address, size_text)
+from topology.methodology.values import (
+    Values,
+    as_bool,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    put,
+    put_address,
+    size_text,
+)
 from topology.model import VM, Server
+from topology.vocabulary import ROLE_PROSE
 
 VM_FIELDS = ("id", "host", "role", "vcpu", "memory_gb", "memory_mb", "dynamic_memory", "startup_mb", "min_mb",
              "max_mb", "guest_os", "guest_platform", "ha", "cluster", "vswitch", "path", "production",
@@ -94,7 +104,7 @@ def _vm_items(ctx: BedContext, sub: int, per_vm: Callable[[VM, Values], Iterable
     out = []
     for n, vm in enumerate(ctx.bed.vms):
         host = ctx.idx.servers.get(vm.host)
-        base = ctx.cached(("vm", id(vm)), lambda: _vm_base(ctx, vm, n, host))
+        base = ctx.cached(("vm", id(vm)), partial(_vm_base, ctx, vm, n, host))
         for j, (vals, target, platform) in enumerate(per_vm(vm, base)):
             out.append(Item(vals, target, platform, (ctx.host_rank(vm.host), n), sub + j))
     return out
@@ -215,7 +225,7 @@ def _nic_items(ctx: BedContext, sub: int, in_guest: bool) -> list[Item]:
     def per(vm: VM, base: Values):
         for k, nic in enumerate(vm.nics):
             vals = dict(base)
-            vals.update(ctx.cached(("nic", id(nic)), lambda: _vnic_values(ctx, vm, nic, k)))
+            vals.update(ctx.cached(("nic", id(nic)), partial(_vnic_values, ctx, vm, nic, k)))
             if in_guest:
                 yield vals, vm.id, platform_of(vm)
             else:

@@ -2,20 +2,35 @@
 specifications and pass criteria."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.values import (Values, as_any, as_list, as_number, as_plain_text, as_text, as_token,
-                                         field_names, format_number, put, put_fields, setting_entries)
+from topology.methodology.values import (
+    ValueKind,
+    Values,
+    as_any,
+    as_list,
+    as_number,
+    as_plain_text,
+    as_text,
+    as_token,
+    field_names,
+    format_number,
+    put,
+    put_fields,
+    setting_entries,
+)
 from topology.model import VM
 from topology.safe_paths import file_name_for
 
 _COMPARISON_TEXT = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "equal to",
                     "between": "between"}
 
-_WORKLOAD_FIELDS = {"id": as_text, "tool": as_text, "targets": as_list, "driver": as_text, "note": as_text,
-                    "demand_iops": as_number, "read_pct": as_number}
+_WORKLOAD_FIELDS: dict[str, ValueKind] = {
+    "id": as_text, "tool": as_text, "targets": as_list, "driver": as_text, "note": as_text, "demand_iops": as_number,
+    "read_pct": as_number}
 WORKLOAD_NAMES = field_names("workload", *_WORKLOAD_FIELDS, "duration_minutes", "duration_s", "access_count",
                              "fio_bssplit", "fio_rw", "rwmixread", "criteria_text", "report_file")
 
@@ -144,8 +159,9 @@ def _access_specs(ctx: BedContext) -> list[Item]:
     return _workload_items(ctx, 500, per)
 
 
-_CRITERION_FIELDS = {"metric": as_text, "comparison": as_text, "threshold": as_number, "upper": as_number,
-                     "unit": as_text, "source": as_text, "note": as_text}
+_CRITERION_FIELDS: dict[str, ValueKind] = {
+    "metric": as_text, "comparison": as_text, "threshold": as_number, "upper": as_number, "unit": as_text,
+    "source": as_text, "note": as_text}
 
 
 @domain("criterion", WORKLOAD_NAMES | field_names("criterion", *_CRITERION_FIELDS, "comparison_text"),

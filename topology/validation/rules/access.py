@@ -1,7 +1,7 @@
 """ACC-001, ACC-002: how the run reaches a host must not hand its password to the network."""
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from topology.validation.context import Context
 from topology.validation.registry import Hit, hit, rule

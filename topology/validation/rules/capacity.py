@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from topology.capacity import volume_sizes
 from topology.model import VM
@@ -87,7 +88,8 @@ def cap_003(ctx: Context) -> Iterator[Hit]:
 
 @rule("CAP-004", "warning", "VM memory larger than a NUMA node",
       reason="Memory spanning NUMA nodes is reached across the interconnect, slower and less predictable.",
-      source=f"{_SEED001} HV-02 ('size the VMs to have their memory resources entirely contained in a single NUMA node')",
+      source=f"{_SEED001} HV-02 ('size the VMs to have their memory resources entirely contained in a single "
+             "NUMA node')",
       hint="keep the VM's memory within one NUMA node (host RAM / NUMA nodes)")
 def cap_004(ctx: Context) -> Iterator[Hit]:
     for vm in ctx.bed.vms:
@@ -118,11 +120,13 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
                 continue
             user = ctx.vm_disk_user(vm, d.volume)
             if user and not ctx.reaches(user, d.volume):
-                yield hit([vm.id, user, d.volume], f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach")
+                yield hit([vm.id, user, d.volume],
+                          f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach")
             if vm.highly_available and cluster is not None and user == vm.host \
                     and d.volume not in cluster.shared_volumes:
                 yield hit([vm.id, d.volume, cluster.id],
-                          f"disk {d.name} of clustered VM {vm.id} is on {d.volume}, not a shared volume of {cluster.id}")
+                          f"disk {d.name} of clustered VM {vm.id} is on {d.volume}, "
+                          f"not a shared volume of {cluster.id}")
 
 
 @rule("CAP-006", "error", "volume smaller than the virtual disks on it",

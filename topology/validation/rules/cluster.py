@@ -1,7 +1,7 @@
 """CLU-001 .. CLU-003: quorum, shared-volume reachability, live-migration network."""
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from topology.validation.context import Context
 from topology.validation.registry import Hit, hit, rule

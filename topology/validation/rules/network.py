@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import ipaddress
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any
 
 from topology.model import VM, Switch
 from topology.validation.context import Context
@@ -153,7 +154,7 @@ def _facing_now(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
       hint="set the same MTU on the host and array ports and at least that frame size on every switch port between")
 def net_005(ctx: Context) -> Iterator[Hit]:
     seen: set = set()
-    for path, route in ctx.routes:
+    for path, _route in ctx.routes:
         if path.kind != "iscsi":
             continue
         hops = _path_mtus(ctx, path)
@@ -301,7 +302,8 @@ def net_008(ctx: Context) -> Iterator[Hit]:
 @rule("NET-009", "warning", "LAN and SAN on one switch",
       reason="A switch that carries both client and iSCSI traffic lets a LAN storm or a "
              "misconfiguration reach the storage network.",
-      source=f"{_SEED001} NW-01: 'Design separated network infrastructures to isolate the LAN traffic from the SAN traffic'",
+      source=f"{_SEED001} NW-01: 'Design separated network infrastructures to isolate the LAN traffic from the "
+             "SAN traffic'",
       hint="cable LAN and iSCSI ports to separate switches")
 def net_009(ctx: Context) -> Iterator[Hit]:
     carried: dict[str, set[str]] = defaultdict(set)
@@ -335,11 +337,11 @@ def net_010(ctx: Context) -> Iterator[Hit]:
             s = ctx.idx.servers.get(node)
             if s is None:
                 continue
-            for ref, p in ctx.idx.server_ports(s):
-                net = ctx.idx.networks.get(p.network)
-                if net is None or net.role != SAN or net.id in excluded or net.cluster_use:
+            for _ref, p in ctx.idx.server_ports(s):
+                port_net = ctx.idx.networks.get(p.network)
+                if port_net is None or port_net.role != SAN or port_net.id in excluded or port_net.cluster_use:
                     continue
-                yield hit([c.id, net.id], f"cluster {c.id} does not exclude iSCSI network {net.id}")
+                yield hit([c.id, port_net.id], f"cluster {c.id} does not exclude iSCSI network {port_net.id}")
 
 
 @rule("NET-011", "warning", "NIC teaming on SAN ports",

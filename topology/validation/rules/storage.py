@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Iterator
+from collections.abc import Iterator
 
 from topology import capacity as cap
 from topology.ids import container_ref, group_ref, slot_ref, volume_ref
@@ -140,7 +140,7 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
         for dv in dbs:
             dg, dp = _volume_home(scope, dv)
             for lv, (lg, lp) in log_homes:
-                shared = sorted((dg & lg)) or sorted(dp & lp)
+                shared = sorted(dg & lg) or sorted(dp & lp)
                 if shared:
                     pairs[shared[0]].append(f"{dv.name}+{lv.name}")
         for where, combos in pairs.items():
@@ -152,8 +152,8 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
 @rule("RAID-006", "error", "active and replica copies share a pool or array",
       reason="A replica on the same disks or array as the active copy does not survive the failure it "
              "is there for.",
-      source=f"Seed 001 ST-08; {_SEED002} BP 12 ('Isolate active databases and their replicated copies in separate pools "
-             "or ... on a separate 2500')",
+      source=f"Seed 001 ST-08; {_SEED002} BP 12 ('Isolate active databases and their replicated copies in "
+             "separate pools or ... on a separate 2500')",
       hint="put the replica in another pool, better on another array")
 def raid_006(ctx: Context) -> Iterator[Hit]:
     copies: dict[str, list[tuple[StorageArray, Volume]]] = defaultdict(list)
@@ -162,7 +162,7 @@ def raid_006(ctx: Context) -> Iterator[Hit]:
             if v.dataset and v.copy:
                 copies[v.dataset].append((a, v))
     pairs = []
-    for dataset, vols in copies.items():
+    for vols in copies.values():
         for a1, v1 in vols:
             for a2, v2 in vols:
                 if v1.copy == "active" and v2.copy == "replica":
@@ -259,7 +259,8 @@ def workload_volumes(ctx: Context, w) -> list[str]:
 @rule("RAID-009", "warning", "predicted IOPS below the workload's demand",
       reason="Back-end IOPS are set by the spindles and the RAID write penalty: a group that cannot "
              "deliver the demand shows as latency above the thresholds.",
-      source=f"{_SEED002} App. A / R10-R11 (write penalty RAID-5 = 4, RAID-1+0 = 2, RAID-6 = 6; size for performance first)",
+      source=f"{_SEED002} App. A / R10-R11 (write penalty RAID-5 = 4, RAID-1+0 = 2, RAID-6 = 6; "
+             "size for performance first)",
       hint="add spindles, use a RAID level with a smaller write penalty, or faster media")
 def raid_009(ctx: Context) -> Iterator[Hit]:
     demand: dict[tuple[str, str, str], float] = defaultdict(float)
@@ -283,11 +284,11 @@ def raid_009(ctx: Context) -> Iterator[Hit]:
             reads[h].append((share, _read_fraction(w)))
     for (array_id, kind, name), need in sorted(demand.items()):
         scope = ctx.idx.scopes[array_id]
-        groups = [scope.groups[name]] if kind == "group" else scope.pool_groups(name)
+        home_groups = [scope.groups[name]] if kind == "group" else scope.pool_groups(name)
         mix = sum(s * r for s, r in reads[(array_id, kind, name)]) / need
         supply = sum(cap.group_iops(g.raid, [cap.disk_iops(d.spec.media, d.spec.rpm) for d in scope.group_disks(g)],
-                                    mix) for g in groups)
-        if groups and supply < need:
+                                    mix) for g in home_groups)
+        if home_groups and supply < need:
             yield hit([array_id, container_ref(array_id, kind, name)],
                       f"{kind} {name} on {array_id} can deliver about {supply:.0f} IOPS at {mix:.0%} reads; "
                       f"its workloads need {need:.0f}")

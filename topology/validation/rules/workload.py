@@ -1,7 +1,7 @@
 """WL-001: every workload targets something that exists and can reach its storage."""
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from topology.validation.context import Context
 from topology.validation.registry import Hit, hit, rule
