@@ -228,7 +228,7 @@ class _WriteJob(QRunnable):
             meta_path = self.text_path.with_suffix(".json")
             write_atomic(meta_path, json.dumps(self.meta, indent=2).encode("utf-8"))
             self.relay.written.emit(self.text_path)
-        except Exception as exc:  # noqa: BLE001 - reported in the status bar; the editing goes on
+        except Exception as exc:
             self.relay.failed.emit(f"Autosave failed: {getattr(exc, 'strerror', None) or exc}")
 
 

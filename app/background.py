@@ -14,8 +14,9 @@ QtCore only: app/ never imports QtWidgets outside the GUI entry point.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -86,7 +87,7 @@ class BackgroundJob(QObject):
         def body() -> None:
             try:
                 outcome = Outcome(revision, work())
-            except Exception as exc:  # noqa: BLE001 - handed to the view, never lost in a thread
+            except Exception as exc:
                 outcome = Outcome(revision, None, f"{type(exc).__name__}: {exc}")
             try:
                 relay.finished.emit(outcome)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 
@@ -18,7 +18,7 @@ def _version() -> str:
     try:
         from importlib.metadata import version
         return version("testbed-studio")
-    except Exception:  # noqa: BLE001 - running from a source tree or a bundle without metadata
+    except Exception:
         return "0.1.0"
 
 

@@ -19,7 +19,7 @@ from topology.model import Bed, BedInfo
 
 
 class _EditCommand(QUndoCommand):
-    def __init__(self, doc: "Document", edit: Edit):
+    def __init__(self, doc: Document, edit: Edit):
         super().__init__(edit.text or "Edit")
         self.doc = doc
         self.edit = edit

@@ -8,7 +8,6 @@ from __future__ import annotations
 import signal
 import sys
 
-
 SMOKE_MS = 1000
 
 

@@ -6,7 +6,7 @@ volumes (``MD3000i:Logs``), disk groups (``MD3000i:group:SQL``), pools
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from PySide6.QtCore import QObject, Signal
 

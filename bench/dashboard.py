@@ -225,7 +225,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer ticks, 2 simulated hours, a 6 s fio run")
     ns = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from widgets.canvas.view import application      # app/ itself imports no QtWidgets
+    from widgets.canvas.view import application  # app/ itself imports no QtWidgets
     app = application()
 
     n, rate = bench_ingest(600 if ns.quick else HOUR)

@@ -20,13 +20,13 @@ from __future__ import annotations
 import atexit
 import base64
 import hashlib
+import itertools
 import os
 import re
 import shutil
 import socket
 import subprocess
 import tempfile
-import itertools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -158,7 +158,7 @@ class SandboxLab:
 
     # -- context manager ------------------------------------------------------------------
 
-    def __enter__(self) -> "SandboxLab":
+    def __enter__(self) -> SandboxLab:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -9,7 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 # Settings, recent files and autosaves of the test run go to a private folder, never the
 # user's own (and never from one test run into the next).
-import tempfile  # noqa: E402
+import tempfile
 
 _PRIVATE = tempfile.mkdtemp(prefix="testbed-studio-tests-")
 for _var, _sub in (("XDG_CONFIG_HOME", "config"), ("XDG_STATE_HOME", "state"), ("XDG_DATA_HOME", "data"),

@@ -3,9 +3,9 @@ button, type a file name), without blocking the test on a dialog nobody answers.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
@@ -23,7 +23,7 @@ class Seen:
 
 class Answer(list):
     """What the answered dialog showed (empty until one came); cancel() stops waiting for it."""
-    live: list["Answer"] = []
+    live: list[Answer] = []
 
     def __init__(self) -> None:
         super().__init__()

@@ -19,10 +19,11 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
+from dialogs import Answer, answer_modal, click, forget_changes, shown_title
 from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtTest import QTest
 
@@ -30,7 +31,6 @@ import resources
 from app.autosave import process_start_token
 from topology.edits import SetField
 from topology.fileformat import dumps, load, save
-from dialogs import forget_changes, Answer, answer_modal, click, shown_title
 from widgets.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parent.parent

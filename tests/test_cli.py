@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from beds import CLEAN_BED
 
 ROOT = Path(__file__).resolve().parent.parent

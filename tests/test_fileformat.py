@@ -5,9 +5,8 @@ import os
 from pathlib import Path
 
 import pytest
+from beds import clean_bed
 
-from beds import CLEAN_BED, clean_bed
-from topology import fileformat
 from topology.errors import BedFileError
 from topology.fileformat import dumps, load, loads, save
 

@@ -8,11 +8,10 @@ import tempfile
 from pathlib import Path
 
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from beds import CLEAN_BED
 from fuzz_pipeline import edit, mutate, run_pipeline
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

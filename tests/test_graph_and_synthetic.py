@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import networkx as nx
-
 from beds import clean_bed
+
 from topology.fileformat import dumps, loads
 from topology.graph import PathAnalyzer, bed_graph
 from topology.index import BedIndex

@@ -11,8 +11,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-
 from beds import CLEAN_BED
+
 from topology.errors import BedFileError
 from topology.fileformat import dumps, load, loads, save
 

@@ -11,8 +11,8 @@ from PySide6.QtPrintSupport import QPrintPreviewDialog, QPrintPreviewWidget
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 import resources
-from app.report.steps import step_targets
 from app.document import Document
+from app.report.steps import step_targets
 from app.selection import Selection
 from topology.edits import SetField
 from topology.fileformat import load
@@ -154,6 +154,7 @@ def test_print_preview_shows_the_pages(qtbot, view):
 
 def test_the_figures_of_a_run_of_this_bed_go_into_the_exported_appendix(qtbot, tmp_path, monkeypatch):
     import shutil
+
     from app.metrics import sample as M
     from app.metrics.results import MetricsRecorder
     from app.metrics.sample import Sample

@@ -97,7 +97,7 @@ def test_an_unknown_host_key_is_not_accepted_without_consent(lab, tmp_path):
     r = _cli("run", str(bed), "--steps", sec, "--runs-dir", str(runs), "--templates", TEMPLATES, known_hosts=known)
     fingerprint = lab.hosts["h1"].host_key_fingerprint
     assert r.returncode == EXIT_PREFLIGHT
-    assert f"refusing the unknown SSH host key of h1" in r.stderr and fingerprint in r.stderr
+    assert "refusing the unknown SSH host key of h1" in r.stderr and fingerprint in r.stderr
     assert f"--trust {fingerprint}" in r.stderr
     assert known.read_text() == "" and not (tmp_path / "marks").exists()
 

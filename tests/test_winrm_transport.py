@@ -18,10 +18,10 @@ import threading
 import time
 
 import pytest
+from wsman_server import WSManTestServer
 
 from app.remote.base import CANCELLED, FAILED, LOST, OK, TIMEOUT, AuthFailed, Unreachable
 from app.remote.winrm import WinRMTransport, powershell_command_line
-from wsman_server import WSManTestServer
 
 USER, PASSWORD = "tester", "Secret-1"
 

@@ -125,7 +125,7 @@ class WSManTestServer:
     def url(self) -> str:
         return f"{self.scheme}://127.0.0.1:{self.port}/wsman"
 
-    def start(self) -> "WSManTestServer":
+    def start(self) -> WSManTestServer:
         if "ntlm" in self.auth:
             # pyspnego's NTLM acceptor finds accounts only through this file (DOMAIN:USER:PASSWORD)
             self._user_file_dir = tempfile.TemporaryDirectory(prefix="wsman-ntlm-")
@@ -165,7 +165,7 @@ class WSManTestServer:
             self._user_file_dir.cleanup()
             self._user_file_dir = None
 
-    def __enter__(self) -> "WSManTestServer":
+    def __enter__(self) -> WSManTestServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

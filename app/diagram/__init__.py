@@ -13,11 +13,29 @@ The names below are the package's interface for the canvas, the palette and the 
 """
 from app.diagram.devices import Badge, paint_chip, paint_device
 from app.diagram.findings import badges, device_of_subject
-from app.diagram.geometry import (PortMark, content_rect, device_ports, link_geometry, port_marks, uncabled_paths,
-                                  vm_chip_rects)
+from app.diagram.geometry import (
+                                  PortMark,
+                                  content_rect,
+                                  device_ports,
+                                  link_geometry,
+                                  port_marks,
+                                  uncabled_paths,
+                                  vm_chip_rects,
+)
 from app.diagram.scene import legend_size, paint_legend, render_bed
-from app.diagram.style import (MARGIN, ROLE_LABELS, ROUTED_MAX, SELECT, SUBTLE, TEXT, body_style, colour, font,
-                               link_pen, port_role)
+from app.diagram.style import (
+                                  MARGIN,
+                                  ROLE_LABELS,
+                                  ROUTED_MAX,
+                                  SELECT,
+                                  SUBTLE,
+                                  TEXT,
+                                  body_style,
+                                  colour,
+                                  font,
+                                  link_pen,
+                                  port_role,
+)
 
 __all__ = ["Badge", "MARGIN", "PortMark", "ROLE_LABELS", "ROUTED_MAX", "SELECT", "SUBTLE", "TEXT", "badges",
            "body_style", "colour", "content_rect", "device_of_subject", "device_ports", "font", "legend_size",

@@ -3,17 +3,31 @@ enclosures, blade chassis), its port markers, a network or VM chip, a findings b
 red with the count when any error is open, amber for warnings only."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 
 from app.diagram.geometry import PortMark, port_marks, vm_chip_rects
-from app.diagram.style import (BADGE_R, ERROR, KIND_LABELS, SELECT, SUBTLE, TEXT, WARNING, body_style, colour,
-                               draw_text, elide, font, metrics)
-from topology.model import VM, Chassis, Network, Server, StorageArray, Switch
+from app.diagram.style import (
+    BADGE_R,
+    ERROR,
+    KIND_LABELS,
+    SELECT,
+    SUBTLE,
+    TEXT,
+    WARNING,
+    body_style,
+    colour,
+    draw_text,
+    elide,
+    font,
+    metrics,
+)
 from topology.layout import network_label
+from topology.model import VM, Chassis, Network, Server, StorageArray, Switch
 
 
 @dataclass

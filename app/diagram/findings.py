@@ -1,7 +1,8 @@
 """Which drawn device a finding belongs to, and the badge each device carries."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from app.diagram.devices import Badge
 

@@ -2,14 +2,15 @@
 line of a link from port to port (routed around devices in the way), the drawn area."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QPolygonF
 
 from app.diagram.style import PORT_PITCH, PORT_W, STUB, link_role, port_role
-from topology.model import Port, Server, StorageArray, Switch
 from topology.layout import VM_CHIP_H, Box, vm_grid
+from topology.model import Port, Server, StorageArray, Switch
 
 
 class PortMark:

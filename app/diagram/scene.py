@@ -2,18 +2,18 @@
 findings badges, title and legend."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 
 from app.diagram.devices import Badge, paint_badge, paint_chip, paint_device
 from app.diagram.findings import badges
-from app.diagram.geometry import (PortMark, Rect, content_rect, link_geometry, port_marks, ref_parts,
-                                  uncabled_paths)
+from app.diagram.geometry import PortMark, Rect, content_rect, link_geometry, port_marks, ref_parts, uncabled_paths
 from app.diagram.style import LEGEND_KEYS, ROLE_LABELS, ROUTED_MAX, colour, draw_text, link_pen
-from topology.model import Chassis
 from topology.layout import Box, layout, vms_by_host
+from topology.model import Chassis
 
 
 def paint_link(painter: QPainter, line: QPolygonF, role: str, kind: str = "cable", *, dashed: bool = False) -> None:

@@ -2,7 +2,7 @@
 pale device bodies tinted by kind or server role, pixel-sized fonts, link pens."""
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from PySide6.QtCore import QRectF, Qt
@@ -66,12 +66,12 @@ ROUTED_MAX = 400       # beds up to this many devices route links around devices
 MARGIN = 8.0           # item bounding margin around the body (selection halo, port markers, badge)
 
 
-@lru_cache(maxsize=None)
+@cache
 def colour(key: str) -> QColor:
     return QColor(ROLE_COLOURS.get(key, "#8a8a8a"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def font(px: int, bold: bool = False) -> QFont:
     f = QFont("DejaVu Sans")
     f.setPixelSize(px)
@@ -80,7 +80,7 @@ def font(px: int, bold: bool = False) -> QFont:
     return f
 
 
-@lru_cache(maxsize=None)
+@cache
 def metrics(px: int, bold: bool = False) -> QFontMetricsF:
     return QFontMetricsF(font(px, bold))
 
@@ -147,7 +147,7 @@ def link_role(a_dev: Any, a_port: Any, b_dev: Any, b_port: Any) -> str:
     return "lan"
 
 
-@lru_cache(maxsize=None)
+@cache
 def link_pen(role: str, kind: str = "cable", dashed: bool = False) -> QPen:
     width = 3.0 if kind in ("isl", "lag", "stack") or role == "isl" else 1.6
     c = QColor(colour(role))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 # (stream, line) with stream "stdout" or "stderr"; the line has no trailing newline
 OutputSink = Callable[[str, str], None]
@@ -122,7 +122,7 @@ class Transport(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
-    def __enter__(self) -> "Transport":
+    def __enter__(self) -> Transport:
         self.open()
         return self
 

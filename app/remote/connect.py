@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from app.remote.base import HostKeyDecider, RemoteError, Transport, refuse_unknown_keys
 from app.remote.credentials import CredentialStore, entry_name

@@ -40,7 +40,7 @@ class CredentialStore:
         if self._keyring is not None:
             try:
                 return self._keyring.get_password(self.service, entry)
-            except Exception:  # noqa: BLE001 - a locked or broken keyring must not stop a run
+            except Exception:
                 return None
         return None
 
@@ -53,7 +53,7 @@ class CredentialStore:
             try:
                 self._keyring.set_password(self.service, entry, password)
                 return True
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return False
         return not remember
 
@@ -63,7 +63,7 @@ class CredentialStore:
         if self._keyring is not None:
             try:
                 self._keyring.delete_password(self.service, entry)
-            except Exception:  # noqa: BLE001 - nothing stored is fine
+            except Exception:
                 pass
 
 
@@ -75,7 +75,7 @@ def _usable_keyring():
         return None
     try:
         backend = keyring.get_keyring()
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
     if isinstance(backend, fail.Keyring) or getattr(backend, "priority", 1) <= 0:
         return None

@@ -14,8 +14,8 @@ from __future__ import annotations
 import base64
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 PID_MARK = "@testbed-studio-job "
 REMOTE_BASE = ".cache/testbed-studio/jobs"      # under the login's home on an SSH host

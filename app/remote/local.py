@@ -9,8 +9,7 @@ import time
 from pathlib import Path
 
 from app.remote import jobs
-from app.remote.base import (CANCELLED, FAILED, OK, TIMEOUT, CommandResult, LineSplitter,
-                             OutputSink, Transport)
+from app.remote.base import CANCELLED, FAILED, OK, TIMEOUT, CommandResult, LineSplitter, OutputSink, Transport
 from topology.safe_paths import file_name_for, safe_child
 
 _ARGV = {"bash": ["bash", "-s"], "sh": ["sh", "-s"],

@@ -4,21 +4,33 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import os
 import select
-import socket
 import threading
 import time
 from pathlib import Path
 
-import logging
-
 import paramiko
 
 from app.remote import jobs
-from app.remote.base import (CANCELLED, FAILED, LOST, OK, TIMEOUT, AuthFailed, CommandResult, HostKeyDecider,
-                             HostKeyQuestion, HostKeyRejected, LineSplitter, OutputSink, Transport, Unreachable,
-                             refuse_unknown_keys)
+from app.remote.base import (
+    CANCELLED,
+    FAILED,
+    LOST,
+    OK,
+    TIMEOUT,
+    AuthFailed,
+    CommandResult,
+    HostKeyDecider,
+    HostKeyQuestion,
+    HostKeyRejected,
+    LineSplitter,
+    OutputSink,
+    Transport,
+    Unreachable,
+    refuse_unknown_keys,
+)
 
 # The login shell reports its pid, then becomes the script's shell: sshd makes each session
 # its own process group, so a timeout can stop the whole script with `kill -- -PID`.
@@ -43,7 +55,7 @@ def _known_name(address: str, port: int) -> str:
 class _AskThenRecord(paramiko.MissingHostKeyPolicy):
     """An unknown key: ask; accepted keys are appended to the application's known_hosts."""
 
-    def __init__(self, transport: "SSHTransport"):
+    def __init__(self, transport: SSHTransport):
         self.t = transport
 
     def missing_host_key(self, client, hostname, key):
@@ -67,7 +79,7 @@ class SSHTransport(Transport):
     def __init__(self, host: str, address: str, port: int = 22, user: str = "root", password: str | None = None,
                  key_file: str | None = None, key_passphrase: str | None = None, allow_agent: bool = True,
                  known_hosts: str | os.PathLike | None = None, decider: HostKeyDecider = refuse_unknown_keys,
-                 jump: "SSHTransport | None" = None, connect_timeout: float = 10.0, keepalive: int = 2):
+                 jump: SSHTransport | None = None, connect_timeout: float = 10.0, keepalive: int = 2):
         super().__init__(host)
         self.address, self.port, self.user = address, int(port), user
         self._password, self._key_file, self._passphrase = password, key_file, key_passphrase
@@ -141,7 +153,7 @@ class SSHTransport(Transport):
             how = "password" if self._password else ("key " + self._key_file if self._key_file else "keys/agent")
             raise AuthFailed(f"{self.host}: {self.user}@{self.where} refused the login ({how}); "
                              "check the user name and the password or key in the keyring") from None
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             client.close()
             raise Unreachable(f"{self.host}: no answer from {self.where} within {self.connect_timeout:g} s "
                               "(host down, wrong address or a firewall)") from None
@@ -172,7 +184,7 @@ class SSHTransport(Transport):
                     "from this file (it is the application's own, not ~/.ssh/known_hosts)")
             try:
                 entry = paramiko.hostkeys.HostKeyEntry.from_line(stripped, number)
-            except Exception as exc:  # noqa: BLE001 - paramiko raises several kinds for a bad key
+            except Exception as exc:
                 entry, why = None, str(exc.args[-1] if isinstance(exc, paramiko.hostkeys.InvalidHostKey)
                                        and exc.args else exc)
             else:
@@ -268,7 +280,7 @@ class SSHTransport(Transport):
                     break
                 if not got:
                     select.select([channel], [], [], _POLL_S)
-        except (paramiko.SSHException, OSError, EOFError) as exc:
+        except (paramiko.SSHException, OSError, EOFError):
             ended = LOST
         out.flush()
         err.flush()
@@ -296,7 +308,7 @@ class SSHTransport(Transport):
         # closing the channel alone leaves a silent script running on the host
         try:
             channel.close()
-        except Exception:  # noqa: BLE001 - the channel may already be gone
+        except Exception:
             pass
         if not pid:
             return
@@ -308,7 +320,7 @@ class SSHTransport(Transport):
             killer.settimeout(5)
             killer.recv_exit_status()
             killer.close()
-        except Exception:  # noqa: BLE001 - a host that is gone has nothing left to stop
+        except Exception:
             pass
 
     def _forget(self) -> None:
@@ -316,6 +328,6 @@ class SSHTransport(Transport):
             if self._client is not None:
                 try:
                     self._client.close()
-                except Exception:  # noqa: BLE001
+                except Exception:
                     pass
                 self._client = None

@@ -24,8 +24,20 @@ import requests
 import winrm.exceptions as wx
 from winrm.protocol import Protocol
 
-from app.remote.base import (CANCELLED, FAILED, LOST, OK, TIMEOUT, AuthFailed, CommandResult, LineSplitter,
-                             OutputSink, RemoteError, Transport, Unreachable)
+from app.remote.base import (
+    CANCELLED,
+    FAILED,
+    LOST,
+    OK,
+    TIMEOUT,
+    AuthFailed,
+    CommandResult,
+    LineSplitter,
+    OutputSink,
+    RemoteError,
+    Transport,
+    Unreachable,
+)
 
 SCHEMES = ("https", "http")
 AUTH_METHODS = ("ntlm", "kerberos", "basic", "credssp")
@@ -160,7 +172,7 @@ class WinRMTransport(Transport):
             result.message = "command not found" + (f": {watch.line}" if watch.line else "")
         return result
 
-    def _drive(self, session: _Session, command_line: str, stdout: LineSplitter, stderr: "_ClixmlDecoder",
+    def _drive(self, session: _Session, command_line: str, stdout: LineSplitter, stderr: _ClixmlDecoder,
                start: float, timeout: float | None, cancel: threading.Event | None) -> CommandResult:
         protocol = session.protocol
         # any failure here (including a reply pywinrm cannot parse) ends as LOST, never as an

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from app.metrics.chart import chart_png
 from app.report.assembly import build_appendix, methodology_blocks

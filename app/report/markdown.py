@@ -6,7 +6,6 @@ from typing import Any
 from app.report.steps import command_label, step_targets
 from app.report.tables.model import MISSING_MARK, Table
 
-
 _MD_LANG = {"powershell": "powershell", "bash": "bash", "vendor-cli": "text"}
 
 

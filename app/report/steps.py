@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 _SHELL_NAMES = {"powershell": "PowerShell", "bash": "bash", "vendor-cli": "Vendor CLI", "cmd": "Command prompt"}
 
 

@@ -1,7 +1,6 @@
 """The look of the printed appendix: fonts and the style sheets for a browser and for Qt."""
 from __future__ import annotations
 
-
 BODY_FONT = "DejaVu Sans"
 
 

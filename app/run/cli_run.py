@@ -361,7 +361,7 @@ def cmd_results(ns: argparse.Namespace) -> int:
     try:
         from topology.fileformat import load
         verdicts = judge_criteria(summaries, load(info.bed_file), samples)
-    except Exception:  # noqa: BLE001 - the bed may have moved; the figures still stand
+    except Exception:
         pass
     print(f"run {info.id}: {len(samples)} samples")
     sys.stdout.write(results_table(summaries, verdicts, hosts_only=not ns.all_series))

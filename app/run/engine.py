@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
 from app.remote import base as remote
 from app.remote import jobs
 from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
 from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
+from app.run.plan import RunStep, Stage, Task, hosts_of, required_tools, stages
 from app.run.runlock import RunLock
 from topology import quoting
-from app.run.plan import RunStep, Stage, Task, hosts_of, required_tools, stages
 
 DEFAULT_TIMEOUT_S = 3600.0      # a step with no timeout of its own: long loads run for hours
 DEFAULT_WORKERS = 64            # hosts worked on at once
@@ -82,7 +82,7 @@ class Connections:
         if t is not None:
             try:
                 t.close()
-            except Exception:  # noqa: BLE001 - closing a dead connection may fail in many ways
+            except Exception:
                 pass
 
     def close_all(self) -> None:
@@ -338,7 +338,7 @@ class RunEngine:
         # a display that fails must not stop a run that is changing real hosts
         try:
             getattr(self.listener, event)(*args)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             if not getattr(self, "_listener_failed", False):
                 self._listener_failed = True
                 self.journal.record("note", message=f"the display stopped following the run: {exc!r}")

@@ -10,8 +10,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.run.journal import (AUTH_FAILED, CANCELLED, DONE, FAILED, HOST_KEY, INTERRUPTED, LOST, OK,  # noqa: F401
-                             PENDING, PROBLEMS, RUNNING, SKIPPED, SUCCEEDED, TIMEOUT, UNREACHABLE)
+from app.run.journal import (  # noqa: F401
+    AUTH_FAILED,
+    CANCELLED,
+    DONE,
+    FAILED,
+    HOST_KEY,
+    INTERRUPTED,
+    LOST,
+    OK,
+    PENDING,
+    PROBLEMS,
+    RUNNING,
+    SKIPPED,
+    SUCCEEDED,
+    TIMEOUT,
+    UNREACHABLE,
+)
 from app.run.standing import RunStanding, StepLook, TaskLook  # noqa: F401 - part of the vocabulary
 
 

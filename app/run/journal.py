@@ -20,10 +20,11 @@ import os
 import re
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from topology.fileformat import write_atomic
 
@@ -49,7 +50,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).astimezone().isoformat(timespec="milliseconds")
+    return datetime.now(UTC).astimezone().isoformat(timespec="milliseconds")
 
 
 @dataclass
@@ -105,7 +106,7 @@ class Journal:
                 os.close(self._fd)
                 self._fd = -1
 
-    def __enter__(self) -> "Journal":
+    def __enter__(self) -> Journal:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from app.metrics.results import MetricsRecorder
 from app.metrics.streams import FioStatusParser

@@ -13,8 +13,8 @@ parallel and each lane runs its steps in order.  That is the dependency model:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from topology import quoting
 from topology.methodology import Methodology, Step

@@ -27,7 +27,7 @@ class RunLock:
         self.path = Path(run_dir) / LOCK_NAME
         self._fd = -1
 
-    def acquire(self) -> "RunLock":
+    def acquire(self) -> RunLock:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from app.run import events as E
 from app.run import journal as J
@@ -60,7 +61,7 @@ class RunSession:
         self._close_lock = threading.Lock()
 
     @classmethod
-    def from_file(cls, path: str | Path, **options) -> "RunSession":
+    def from_file(cls, path: str | Path, **options) -> RunSession:
         """Raises BedFileError (the file's problems) or OSError (it cannot be read)."""
         from topology.fileformat import load
         raw = Path(path).read_bytes()

@@ -2,8 +2,8 @@
 terminal run, the Run tab's history, banner, progress bar and step tree."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from app.run import journal as J
 

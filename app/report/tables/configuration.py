@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from app.report.tables.model import Cell, Row, Table, missing, without_empty_columns
 from app.report.tables.values import flat, gb, natural, number, roles, setting, slug, value_cell

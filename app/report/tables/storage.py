@@ -6,11 +6,20 @@ from collections import defaultdict
 
 from app.report.tables.disks import disk_kind, disks_by_interface, spare_slots
 from app.report.tables.model import Cell, Table, missing, without_empty_columns
-from app.report.tables.values import (ADDRESSED_ROLES, compress_names, flat, gb, number, raid_name,
-                                      roles, slug, value_cell)
+from app.report.tables.values import (
+    ADDRESSED_ROLES,
+    compress_names,
+    flat,
+    gb,
+    number,
+    raid_name,
+    roles,
+    slug,
+    value_cell,
+)
 from topology.index import BedIndex
-from topology.vocabulary import CONNECTIVITY_NAMES
 from topology.model import Bed, StorageArray
+from topology.vocabulary import CONNECTIVITY_NAMES
 
 
 def storage_tables(bed: Bed) -> list[Table]:
@@ -18,7 +27,7 @@ def storage_tables(bed: Bed) -> list[Table]:
     idx = BedIndex(bed)
     try:
         sizes = volume_sizes(idx)
-    except Exception:  # noqa: BLE001 - a bed with broken references still prints its tables
+    except Exception:
         sizes = {}
     link_ends: dict[str, set[str]] = defaultdict(set)
     for link in bed.links:

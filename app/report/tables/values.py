@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from app.report.tables.model import Cell, missing
 from topology.capacity import LEVEL_NAMES
