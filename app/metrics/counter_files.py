@@ -49,7 +49,10 @@ def summarize_series(tool: str, samples: list[Sample], problems: list[str]) -> P
         result.jobs.append(row)
     result.extra["intervals"] = float(len(times))
     result.extra["series"] = float(sum(len(m) for m in by_source.values()))
-    result.duration_s = times[-1] - times[0] + (times[1] - times[0] if len(times) > 1 else 0.0)
+    if len(times) > 1:          # the first value covers the interval before it, as long as the next
+        result.duration_s = times[-1] - times[0] + (times[1] - times[0])
+    else:
+        result.missing("duration", "a single sample gives no interval")
     hosts = [r for r in result.jobs if "/" not in r.name]
     if len(hosts) == 1:
         h = hosts[0]
