@@ -159,10 +159,9 @@ def fio_final_summary(report: dict) -> dict[str, float]:
     for job in report.get("jobs", []):
         for d in ("read", "write"):
             out[f"{d}_iops"] += float(job[d]["iops"])
-            lat = job[d].get("clat_ns", {})
-            count = float(lat.get("N", 0) or 0)
-            out[f"{d}_latency_ms"] += float(lat.get("mean", 0.0)) * count
-            n[d] += count
+            part = direction(job[d])            # clat in ns (3.x) or µs (2.x)
+            out[f"{d}_latency_ms"] += part.lat_sum_ns
+            n[d] += part.lat_n
     for d in ("read", "write"):
         out[f"{d}_latency_ms"] = out[f"{d}_latency_ms"] / n[d] / 1e6 if n[d] else NAN
     out["iops"] = out["read_iops"] + out["write_iops"]
