@@ -241,13 +241,29 @@ def test_iometer_results_csv_all_row():
     assert [j.name for j in r.jobs] == ["ALL All", "MANAGER HV1"]
 
 
-def test_dvdstore_orders_per_minute_from_the_final_line_or_the_last_progress_line():
-    text = (CAPTURES / "dvdstore" / "ds2_driver_SYNTHETIC.txt").read_text()
+def test_dvdstore_orders_per_minute_from_the_wrapped_final_line_after_the_warm_up():
+    text = (CAPTURES / "dvdstore" / "ds2webdriver_doc_typical_run.txt").read_text()
     r = parse_text(text)
-    assert (r.tool, r.extra["orders per minute"], r.duration_s) == ("DVD Store 2", 9300, 60)
-    assert r.extra["average response time ms"] == 22 and not r.problems
-    cut = parse_text(text.split("\nFinal")[0], "dvdstore")
-    assert cut.extra["orders per minute"] == 9150 and "no 'Final:' line" in cut.problems[0]
+    assert (r.tool, r.extra["orders per minute"], r.duration_s) == ("DVD Store 2", 147, 61.0)
+    assert (r.extra["orders"], r.extra["average response time ms"], r.extra["rollbacks"]) == (150, 137, 5)
+    assert r.extra["progress lines"] == 6 and r.extra["threads"] == 1 and not r.problems   # after Stats reset
+    cut = parse_text(text.split("Run over")[0], "dvdstore")
+    assert cut.extra["orders per minute"] == 147 and "no 'Final:' line" in cut.problems[0]
+    assert cut.duration_s == 60.9
+
+
+def test_dvdstore_2_1_aggregate_final_comes_first_and_servers_are_rows():
+    # inline, laid out from ds2 2.1's format strings: "Final (DATE):" then one "Final:" per server
+    text = ("et=   10.0 n_overall=100 opm=600 rt_tot_lastn_max_msec=50 rt_tot_avg_msec=20 rt_tot_sampled=20 "
+            "rollbacks: n=0 %=  0.0\n"
+            "Final (3/17/2015 10:00:00 AM): et=   60.0 n_overall=700 opm=700 rt_tot_lastn_max=60 rt_tot_avg=21 "
+            "n_rollbacks_overall=3 rollback_rate =   0.4%\n"
+            "Individual Stats for each DB / Web Server: \n"
+            "Final: et=   60.0 n_overall=300 opm=300 rt_tot_lastn_max=55 rt_tot_avg=19 n_rollbacks_overall=1\n"
+            "Final: et=   60.0 n_overall=400 opm=400 rt_tot_lastn_max=60 rt_tot_avg=23 n_rollbacks_overall=2\n")
+    r = parse_text(text)
+    assert r.extra["orders per minute"] == 700 and r.extra["rollbacks"] == 3
+    assert [(j.name, j.extra["orders per minute"]) for j in r.jobs] == [("server 1", 300), ("server 2", 400)]
 
 
 # ---- detection and the command ---------------------------------------------------------------
@@ -258,7 +274,7 @@ def test_dvdstore_orders_per_minute_from_the_final_line_or_the_last_progress_lin
     ("diskspd/diskspd_virtualclient_readwrite.txt", "diskspd"), ("counters/typeperf_winrs_avg_queue.csv", "typeperf"),
     ("counters/get_counter_docs_example6_two_computers.txt", "get-counter"),
     ("jetstress/jetstress_report_SYNTHETIC.html", "jetstress"), ("sqlio/sqlio_linchi_shea_blog.txt", "sqlio"),
-    ("iometer/iometer_results_SYNTHETIC.csv", "iometer"), ("dvdstore/ds2_driver_SYNTHETIC.txt", "dvdstore")])
+    ("iometer/iometer_results_SYNTHETIC.csv", "iometer"), ("dvdstore/ds2webdriver_doc_typical_run.txt", "dvdstore")])
 def test_the_tool_is_told_from_the_content(path, tool):
     assert detect((CAPTURES / path).read_text()) == tool
 
