@@ -226,6 +226,16 @@ def test_jetstress_latencies_and_a_report_without_them():
     assert any("I/O Log Writes Average Latency" in p for p in bare.problems)
 
 
+def test_jetstress_latencies_from_the_per_instance_table_weighted_by_their_rates():
+    r = parse(CAPTURES / "jetstress" / "jetstress_instances_SYNTHETIC.html")
+    assert (r.iops, r.extra["overall test result"], r.version) == (3456.789, "pass", "2013")
+    assert r.read_latency_ms == pytest.approx((10 * 1000 + 16 * 500) / 1500)       # 12 ms, not NaN
+    assert r.write_latency_ms == pytest.approx((2 * 300 + 4 * 100) / 400)          # log writes: 2.5 ms
+    assert [(j.name, j.read_iops, j.write_iops) for j in r.jobs] == [("Instance3104.1", 1000, 500),
+                                                                     ("Instance3104.2", 500, 250)]
+    assert r.jobs[1].extra["database writes average latency ms"] == 22 and not r.problems
+
+
 def test_sqlio_figures_and_latency_histogram():
     r = parse(CAPTURES / "sqlio" / "sqlio_linchi_shea_blog.txt")
     assert (r.tool, r.version, r.iops, r.write_iops, r.read_iops) == ("sqlio", "1.5.SG", 7851.80, 7851.80, 0.0)

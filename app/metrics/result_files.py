@@ -5,12 +5,13 @@ like every other tool's figure."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import math
 import re
 import xml.etree.ElementTree as ET
 
-from app.metrics.parsed import NAN, JobRow, ParsedResult
+from app.metrics.parsed import NAN, JobRow, ParsedResult, add, weighted_mean
 from app.metrics.windows import ToolResult, parse_diskspd_text, parse_diskspd_xml, parse_jetstress_html
 
 MIB = 1048576 / 1e6
@@ -57,16 +58,66 @@ def parse_diskspd(text: str) -> ParsedResult:
 
 
 def parse_jetstress(text: str) -> ParsedResult:
+    """Jetstress's HTML report.  The achieved IOPS and the verdict are label/value rows; the
+    latencies are in the "Transactional I/O Performance" table, a header row of counter names
+    and one row per database instance: read latency is the instances' mean weighted by their
+    reads/sec, write latency the log writes' (Jetstress's own pass criterion), weighted alike."""
     r = parse_jetstress_html(text)
     m = re.search(r"Jetstress\s+(?:Version\s*)?([\d.]+(?:\s*\(\d+\))?)", text, re.I)
     out = _from_tool_result(r, m.group(1).strip() if m else "")
     if r.passed is not None:
         out.extra["overall test result"] = "pass" if r.passed else "fail"
+    instances = _jetstress_instances(text)
+    if instances:
+        def col(row, name):
+            return next((_float(v) for k, v in row.items() if k.startswith(name)), NAN)
+        reads, logs = [], []
+        for name, row in instances:
+            job = JobRow(name, read_latency_ms=col(row, "i/o database reads average latency"),
+                         write_latency_ms=col(row, "i/o log writes average latency"),
+                         read_iops=col(row, "i/o database reads/sec"), write_iops=col(row, "i/o database writes/sec"))
+            job.extra = {"database writes average latency ms": col(row, "i/o database writes average latency"),
+                         "log writes/sec": col(row, "i/o log writes/sec")}
+            job.iops = job.read_iops + job.write_iops
+            out.jobs.append(job)
+            reads.append((job.read_latency_ms, job.read_iops if not math.isnan(job.read_iops) else 1.0))
+            logs.append((job.write_latency_ms, job.extra["log writes/sec"]
+                         if not math.isnan(job.extra["log writes/sec"]) else 1.0))
+        if math.isnan(out.read_latency_ms):
+            out.read_latency_ms = weighted_mean(reads)
+        if math.isnan(out.write_latency_ms):
+            out.write_latency_ms = weighted_mean(logs)
+        out.read_iops = add(j.read_iops for j in out.jobs)
+        out.write_iops = add(j.write_iops for j in out.jobs)
     if not r.problems:
-        if math.isnan(r.read_latency_ms):
-            out.missing("read latency", "no 'I/O Database Reads Average Latency' row in the report")
-        if math.isnan(r.write_latency_ms):
-            out.missing("write latency", "no 'I/O Log Writes Average Latency' row in the report")
+        if math.isnan(out.read_latency_ms):
+            out.missing("read latency", "no 'I/O Database Reads Average Latency' row or column in the report")
+        if math.isnan(out.write_latency_ms):
+            out.missing("write latency", "no 'I/O Log Writes Average Latency' row or column in the report")
+    return out
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return NAN
+
+
+def _jetstress_instances(text: str) -> list[tuple[str, dict[str, str]]]:
+    out, header = [], None
+    for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", text, flags=re.S | re.I):
+        cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                 for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr, flags=re.S | re.I)]
+        lowered = [c.lower() for c in cells]
+        if any(c.startswith("i/o database reads average latency") for c in lowered[1:]):
+            header = lowered
+            continue
+        if header and len(cells) == len(header) and cells[0] \
+                and all(not math.isnan(_float(c)) for c in cells[1:] if c):
+            out.append((cells[0], dict(zip(header[1:], cells[1:]))))
+        else:
+            header = None
     return out
 
 
