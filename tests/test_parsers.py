@@ -124,21 +124,45 @@ def test_real_fio_numjobs_4_status_stream_matches_fios_own_final_report(tmp_path
 def test_pretty_printed_iostat_json_gives_per_device_figures_live_and_from_the_file():
     text = (CAPTURES / "iostat" / "iostat_pretty_pkb.json").read_text()
     r = parse_iostat_json(text)
+    # the first report (17:53:14) is iostat's since-boot average: only 17:53:15 counts
     sda = next(j for j in r.jobs if j.name == "test-instance/sda")
-    assert sda.read_iops == pytest.approx(0.625) and sda.write_iops == pytest.approx(9.87)
-    assert sda.read_latency_ms == pytest.approx(0.44) and sda.write_latency_ms == pytest.approx(1.035)
-    assert sda.mb_per_s == pytest.approx((72.02 + 432.19) / 1000 / 2)
-    assert r.extra["intervals"] == 2 and r.duration_s == pytest.approx(2.0)
+    assert (sda.read_iops, sda.write_iops, sda.write_latency_ms, sda.mb_per_s) == (0.0, 4.0, 0.25, 0.0)
+    assert math.isnan(sda.read_latency_ms)                  # no reads: r_await 0.00 is not a latency
+    assert r.extra["intervals"] == 1 and r.duration_s == 1.0 and not r.problems
+    assert any("since boot" in n for n in r.notes)
     live = IostatJsonParser("h", clock=lambda: 0.0)                  # the same text, line by line
     out = [s for line in text.splitlines() for s in live.feed(line)]
     assert {s.source for s in out} == {"h/dm-0", "h/dm-1", "h/sda"} and not live.problems
+    first_sda = [s.value for s in out if s.source == "h/sda" and s.metric == M.THROUGHPUT_MBPS][0]
+    assert first_sda == pytest.approx((72.02 + 432.19) * 1024 / 1e6)           # iostat's kB is 1024 B
     assert len([s for s in out if s.metric == M.IOPS]) == 6
+
+
+def test_sysstats_own_iostat_json_test_files():
+    x = parse(CAPTURES / "iostat" / "sysstat_expected.iostat-x-p-ALL-JSON.json")
+    names = [j.name for j in x.jobs]
+    assert "SYSSTAT.TEST/sda" in names and "SYSSTAT.TEST/sda12" in names and len(names) == 21
+    assert math.isnan(x.duration_s) and any("iostat ran without -t" in p for p in x.problems)
+    live = IostatJsonParser("h", clock=lambda: 0.0)
+    out = [s for line in (CAPTURES / "iostat" / "sysstat_expected.iostat-x-p-ALL-JSON.json").read_text().splitlines()
+           for s in live.feed(line)]
+    sda = [s.value for s in out if s.source == "h/sda" and s.metric in (M.READ_IOPS, M.WRITE_IOPS, M.READ_LATENCY_MS)]
+    assert sda[:3] == [6.90, 1.69, 12.58]                                # the first interval, line 14
+    assert live.problems == ["iostat on h: device dm-2 disappeared"]      # dm-2 is in interval 1 only
+    g = parse(CAPTURES / "iostat" / "sysstat_expected.iostat-g-JSON.json")
+    assert {j.name for j in g.jobs} >= {"SYSSTAT.TEST/disks", "SYSSTAT.TEST/other", "SYSSTAT.TEST/sda"}
+    assert any("iostat ran without -x" in p for p in g.problems)
+    plain = IostatJsonParser("h", clock=lambda: 0.0)
+    got = [s for line in (CAPTURES / "iostat" / "sysstat_expected.iostat-g-JSON.json").read_text().splitlines()
+           for s in plain.feed(line) if s.source == "h/sda"]
+    assert [(s.metric, s.value) for s in got[:2]] == [(M.IOPS, 8.59),
+                                                      (M.THROUGHPUT_MBPS, pytest.approx(0.28 * 1.048576))]
 
 
 def test_compact_iostat_json_from_this_machine_reads_as_a_file():
     r = parse_text((OLD / "iostat_stream.json").read_text())
-    assert r.tool == "iostat" and r.jobs and r.extra["intervals"] >= 2
-    assert all(not math.isnan(j.iops) for j in r.jobs)
+    assert r.tool == "iostat" and r.jobs and r.extra["intervals"] == 1      # of 2: the first is since boot
+    assert all(not math.isnan(j.iops) for j in r.jobs) and any("since boot" in n for n in r.notes)
 
 
 def test_live_iostat_pretty_printed_by_python_parses(tmp_path):

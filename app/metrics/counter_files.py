@@ -11,11 +11,12 @@ import re
 from collections import defaultdict
 
 from app.metrics import sample as M
-from app.metrics.parsed import NAN, JobRow, ParsedResult
+from app.metrics.parsed import NAN, JobRow, ParsedResult, weighted_mean
 from app.metrics.sample import Sample
 from app.metrics.streams import IostatJsonParser
 from app.metrics.windows import TypeperfCsvParser, _series, _time
 
+_LATENCY_WEIGHTS = {M.READ_LATENCY_MS: M.READ_IOPS, M.WRITE_LATENCY_MS: M.WRITE_IOPS}
 _ROW_FIELDS = {M.IOPS: "iops", M.READ_IOPS: "read_iops", M.WRITE_IOPS: "write_iops",
                M.READ_LATENCY_MS: "read_latency_ms", M.WRITE_LATENCY_MS: "write_latency_ms",
                M.THROUGHPUT_MBPS: "mb_per_s"}
@@ -28,15 +29,24 @@ def summarize_series(tool: str, samples: list[Sample], problems: list[str]) -> P
         result.problems.append("no counter values: the file has no rows of values under a header "
                                "this parser knows")
         return result
-    by_source: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    by_source: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     times = sorted({s.timestamp for s in samples})
     for s in samples:
-        by_source[s.source][s.metric].append(s.value)
+        by_source[s.source][s.metric].append((s.timestamp, s.value))
     for source in sorted(by_source):
         row = JobRow(source)
-        for metric, values in sorted(by_source[source].items()):
+        series = by_source[source]
+        for metric, points in sorted(series.items()):
+            values = [v for _, v in points]
             known = [v for v in values if not math.isnan(v)]
-            mean = sum(known) / len(known) if known else NAN
+            rate = _LATENCY_WEIGHTS.get(metric)
+            if rate in series:
+                # a latency is the mean per I/O: weighted by that interval's rate, and an interval
+                # without I/O (latency printed as 0) does not pull it down
+                weights = dict(series[rate])
+                mean = weighted_mean((v, weights.get(t, 0.0)) for t, v in points)
+            else:
+                mean = sum(known) / len(known) if known else NAN
             if metric in _ROW_FIELDS:
                 setattr(row, _ROW_FIELDS[metric], mean)
             else:
@@ -155,6 +165,7 @@ def parse_iostat_json(text: str) -> ParsedResult:
     samples: list[Sample] = []
     problems: list[str] = []
     version = ""
+    untimed = False
     try:
         doc = json.loads(text)
         hosts = doc["sysstat"]["hosts"]
@@ -166,6 +177,7 @@ def parse_iostat_json(text: str) -> ParsedResult:
             name = str(host.get("nodename", "host"))
             for i, stats in enumerate(host.get("statistics", [])):
                 t = _iostat_time(stats.get("timestamp"), i)
+                untimed = untimed or not isinstance(stats.get("timestamp"), str)
                 parser = IostatJsonParser(name, clock=lambda t=t: t)
                 lines = ['"disk": [', *(json.dumps(d) + "," for d in stats.get("disk", [])), "]"]
                 for line in lines:
@@ -177,15 +189,32 @@ def parse_iostat_json(text: str) -> ParsedResult:
             samples += parser.feed(line)
         samples += parser.close()
         problems += parser.problems
+        untimed = True
         if samples:
             problems.append("the JSON document is incomplete (iostat was stopped?): read interval by interval")
         else:
             problems.append("no 'sysstat' document and no \"disk\" lists: is this `iostat -o JSON` output?")
+    times = sorted({s.timestamp for s in samples})
+    if len(times) > 1:
+        # without -y iostat's first report is the average since boot, not part of the run
+        samples = [s for s in samples if s.timestamp != times[0]]
     result = summarize_series("iostat", samples, [])
     result.version = version
+    if len(times) > 1:
+        result.notes.append(f"the first of {len(times)} intervals is left out: iostat's first report covers "
+                            "the time since boot (unless run with -y)")
+    if untimed:
+        result.duration_s = NAN
+        result.problems = [p for p in result.problems if not p.startswith("duration unknown")]
+        result.missing("duration", "the intervals carry no time (iostat ran without -t)")
+    elif len(times) > 1:
+        result.duration_s = times[-1] - times[0]
+        result.problems = [p for p in result.problems if not p.startswith("duration unknown")]
     result.problems = [p for p in result.problems if not p.startswith("no host total")] + problems
     if samples:
         result.notes.append("iostat reports each device: the figures are per device, in the rows")
+        if not any(s.metric == M.READ_LATENCY_MS for s in samples):
+            result.missing("read/write split and latency", "iostat ran without -x (extended statistics)")
     return result
 
 

@@ -168,6 +168,31 @@ def fio_final_summary(report: dict) -> dict[str, float]:
     return out
 
 
+# iostat's kB is 1024 bytes and its MB 1048576 (sysstat counts 512-byte sectors); MB/s here is 10^6 B/s
+_IOSTAT_RATES = ((("rkB/s", "wkB/s"), 1024 / 1e6), (("rMB/s", "wMB/s"), 1048576 / 1e6),
+                 (("kB_read/s", "kB_wrtn/s"), 1024 / 1e6), (("MB_read/s", "MB_wrtn/s"), 1048576 / 1e6))
+
+
+def _device_samples(t: float, src: str, dev: dict) -> list[Sample]:
+    """One device's figures of one interval: `iostat -x` gives r/s, w/s and the awaits (older
+    sysstat one `await` for both, `avgqu-sz` for the queue); plain iostat only tps and rates."""
+    mbps = NAN
+    for (rd, wr), factor in _IOSTAT_RATES:
+        if rd in dev or wr in dev:
+            mbps = (float(dev.get(rd, 0)) + float(dev.get(wr, 0))) * factor
+            break
+    if "r/s" not in dev and "w/s" not in dev:
+        return [Sample(t, src, M.IOPS, float(dev["tps"]), "IO/s"), Sample(t, src, M.THROUGHPUT_MBPS, mbps, "MB/s")]
+    r, w = float(dev["r/s"]), float(dev["w/s"])
+    both = dev.get("await", NAN)
+    return [Sample(t, src, M.READ_IOPS, r, "IO/s"), Sample(t, src, M.WRITE_IOPS, w, "IO/s"),
+            Sample(t, src, M.IOPS, r + w, "IO/s"),
+            Sample(t, src, M.READ_LATENCY_MS, float(dev.get("r_await", both)), "ms"),
+            Sample(t, src, M.WRITE_LATENCY_MS, float(dev.get("w_await", both)), "ms"),
+            Sample(t, src, M.THROUGHPUT_MBPS, mbps, "MB/s"),
+            Sample(t, src, M.QUEUE_LENGTH, float(dev.get("aqu-sz", dev.get("avgqu-sz", NAN))), "")]
+
+
 class IostatJsonParser:
     """`iostat -d -x -o JSON 1`: the per-interval device lists, one source per device.  iostat
     writes each device on one line and closes each interval's list with a `]` line."""
@@ -223,21 +248,13 @@ class IostatJsonParser:
         seen = set()
         for dev in entry.get("disk", []):
             try:
-                name = dev["disk_device"]
-                if "aqu-sz" not in dev and "avgqu-sz" in dev:       # sysstat before 12.x
-                    dev = {**dev, "aqu-sz": dev["avgqu-sz"]}
+                name = str(dev["disk_device"]).strip()        # -g group names start with a space
                 src = f"{self.host}/{name}"
-                r, w = float(dev["r/s"]), float(dev["w/s"])
-                out += [Sample(t, src, M.READ_IOPS, r, "IO/s"), Sample(t, src, M.WRITE_IOPS, w, "IO/s"),
-                        Sample(t, src, M.IOPS, r + w, "IO/s"),
-                        Sample(t, src, M.READ_LATENCY_MS, float(dev.get("r_await", NAN)), "ms"),
-                        Sample(t, src, M.WRITE_LATENCY_MS, float(dev.get("w_await", NAN)), "ms"),
-                        Sample(t, src, M.THROUGHPUT_MBPS,
-                               (float(dev.get("rkB/s", 0)) + float(dev.get("wkB/s", 0))) / 1000.0, "MB/s"),
-                        Sample(t, src, M.QUEUE_LENGTH, float(dev.get("aqu-sz", NAN)), "")]
+                out += _device_samples(t, src, dev)
                 seen.add(name)
             except (KeyError, TypeError, ValueError):
-                self.problems.append(f"iostat on {self.host}: a device entry without the expected fields was skipped")
+                self.problems.append(f"iostat on {self.host}: a device entry without r/s and w/s (iostat -x) "
+                                     "or tps was skipped")
         for gone in self._known - seen:
             self.problems.append(f"iostat on {self.host}: device {gone} disappeared")
             out.append(Sample(t, f"{self.host}/{gone}", M.IOPS, NAN, "IO/s"))
