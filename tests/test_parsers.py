@@ -89,6 +89,28 @@ def test_a_fio_report_without_jobs_or_latency_says_what_is_missing():
     assert math.isnan(r.read_latency_ms) and any("read latency unknown" in p for p in r.problems)
 
 
+def test_fio_unified_rw_reporting_and_a_note_before_the_report():
+    report = json.loads((CAPTURES / "fio" / "fio-3.1_fioplot_randread_numjobs4.json").read_text())
+    job = report["jobs"][0]
+    job["mixed"] = job.pop("read")                     # the shape fio gives with unified_rw_reporting=1
+    del job["write"], job["trim"]
+    r = parse_text(json.dumps(report))
+    assert r.iops == pytest.approx(46820.719655) and math.isnan(r.read_iops)
+    assert any("unified_rw_reporting" in p for p in r.problems)
+    assert r.jobs[0].extra["latency ms (reads and writes)"] == pytest.approx(0.328597099451)
+    noted = parse_text("note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be "
+                       "capped at 1\n" + (CAPTURES / "fio" / "fio-3.26_virtualclient_randwrite.json").read_text())
+    assert noted.tool == "fio" and noted.iops == pytest.approx(2167.231601)
+
+
+def test_a_saved_status_stream_gives_the_whole_runs_figures():
+    r = parse(OLD / "fio_status_stream.json")
+    final = json.loads((OLD / "fio_status_stream.json").read_text()[
+        (OLD / "fio_status_stream.json").read_text().rindex("\n{") + 1:])["jobs"][0]
+    assert r.extra["status reports"] == 4
+    assert r.read_iops == pytest.approx(final["read"]["iops"]) and r.version == "3.33"
+
+
 # ---- fio live stream, real fio -----------------------------------------------------------------
 
 @pytest.mark.parametrize("group_reporting", [False, True])

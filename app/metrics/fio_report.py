@@ -87,6 +87,10 @@ def parse_fio_report(report: dict) -> ParsedResult:
     groups = set()
     read_lat, write_lat = [], []
     for name, job in zip(job_names(jobs), jobs):
+        if isinstance(job.get("mixed"), dict) and not isinstance(job.get("read"), dict):
+            result.jobs.append(_mixed_row(name, job["mixed"], result))
+            groups.add(job.get("groupid", 0))
+            continue
         if not all(isinstance(job.get(d), dict) for d in DIRECTIONS):
             result.problems.append(f"job {name!r} has no read/write figures (error {job.get('error', '?')})")
             continue
@@ -114,6 +118,11 @@ def parse_fio_report(report: dict) -> ParsedResult:
         write_lat.append((d["write"].latency_ms, d["write"].lat_n))
     if not result.jobs:
         return result
+    if any(math.isnan(r.read_iops) for r in result.jobs):
+        result.iops = add(r.iops for r in result.jobs)
+        result.mb_per_s = add(r.mb_per_s for r in result.jobs)
+        result.duration_s = max((r.duration_s for r in result.jobs if not math.isnan(r.duration_s)), default=NAN)
+        return result
     result.read_iops = add(r.read_iops for r in result.jobs)
     result.write_iops = add(r.write_iops for r in result.jobs)
     result.iops = add((result.read_iops, result.write_iops))
@@ -131,6 +140,19 @@ def parse_fio_report(report: dict) -> ParsedResult:
     if math.isnan(result.duration_s):
         result.missing("duration", "no job has a runtime")
     return result
+
+
+def _mixed_row(name: str, part: dict, result: ParsedResult) -> JobRow:
+    """unified_rw_reporting: fio merges reads and writes into one "mixed" direction."""
+    d = direction(part)
+    runtime_s = d.runtime_ms / 1000.0
+    row = JobRow(name, iops=d.iops if d.ios else 0.0, duration_s=runtime_s if runtime_s else NAN,
+                 mb_per_s=d.nbytes / runtime_s / 1e6 if runtime_s else NAN)
+    row.extra = {"latency ms (reads and writes)": d.latency_ms}
+    if not any("unified_rw_reporting" in p for p in result.problems):
+        result.missing("read/write split and latency", "fio ran with unified_rw_reporting: reads and writes "
+                       "are merged (the mixed latency is in the job rows)")
+    return row
 
 
 def split_reports(text: str) -> list[dict]:
