@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     cr.add_argument("--password-stdin", action="store_true",
                     help="read the password from the first line of standard input instead of asking")
 
+    from app.metrics.parse_cli import add_arguments as add_parse_arguments
+    add_parse_arguments(sub)
+
     sub.add_parser("rules", help="list the validation rules (codes, severities, reasons)")
     sub.add_parser("schema", help="print the JSON Schema of the project file")
     return ap
@@ -337,10 +340,16 @@ def cmd_schema(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_parse(ns: argparse.Namespace) -> int:
+    from app.metrics.parse_cli import cmd_parse
+    return cmd_parse(ns)
+
+
 _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
              "schema": cmd_schema, "credentials": cmd_credentials, "run": cmd_run, "runs": cmd_runs,
-             "export-ansible": cmd_export_ansible, "results": cmd_results}
+             "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse}
+
 
 
 if __name__ == "__main__":

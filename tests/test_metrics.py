@@ -75,8 +75,8 @@ def test_iostat_json_stream_gives_per_device_samples_and_notes_a_device_that_dis
     assert devices and all(d.startswith("c1/") for d in devices)
     assert {s.metric for s in samples} >= {M.IOPS, M.READ_LATENCY_MS, M.WRITE_LATENCY_MS, M.QUEUE_LENGTH}
     p = IostatJsonParser("c1", clock=lambda: 1.0)
-    _feed(p, ['{"disk_device": "sda", "r/s": 1, "w/s": 2, "r_await": 1, "w_await": 1}', "]"])
-    out = _feed(p, ['{"disk_device": "sdb", "r/s": 1, "w/s": 2}', "]"])
+    _feed(p, ['"disk": [', '{"disk_device": "sda", "r/s": 1, "w/s": 2, "r_await": 1, "w_await": 1}', "]"])
+    out = _feed(p, ['"disk": [', '{"disk_device": "sdb", "r/s": 1, "w/s": 2}', "]"])
     assert "sda disappeared" in p.problems[-1]
     assert any(s.source == "c1/sda" and math.isnan(s.value) for s in out)
 

@@ -83,5 +83,6 @@ def test_typeperf_capture_with_crlf_other_counters_and_its_closing_messages():
     out = []
     for line in open(DATA / "typeperf_capture_winrs.csv", newline="").read().split("\r\n"):
         out += p.feed(line)
-    assert [(s.source, s.metric, s.value) for s in out] == [("AMAZONA-SDFU7B1", M.QUEUE_LENGTH, 0.0)]
+    # "Avg. Disk Queue Length" is the interval's average, not the instantaneous queue
+    assert [(s.source, s.metric, s.value) for s in out] == [("AMAZONA-SDFU7B1", M.AVG_QUEUE_LENGTH, 0.0)]
     assert not p.problems

@@ -26,7 +26,7 @@ class CounterTool:
     parser: Callable[[str], object]      # host -> an object with feed(line) -> samples and problems
 
 
-IOSTAT = CounterTool("iostat", "bash", "exec iostat -d -x -o JSON 1", IostatJsonParser)
+IOSTAT = CounterTool("iostat", "bash", "exec iostat -d -x -y -o JSON 1", IostatJsonParser)
 TYPEPERF = CounterTool("typeperf", "powershell", typeperf_command(1), TypeperfCsvParser)
 
 

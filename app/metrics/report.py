@@ -20,7 +20,8 @@ CHARTED = ((M.IOPS, "IOPS", "IO/s"), (M.READ_LATENCY_MS, "Read latency", "ms"),
            (M.WRITE_LATENCY_MS, "Write latency", "ms"), (M.THROUGHPUT_MBPS, "Throughput", "MB/s"))
 METRIC_NAMES = {M.IOPS: "IOPS", M.READ_IOPS: "Read IOPS", M.WRITE_IOPS: "Write IOPS",
                 M.READ_LATENCY_MS: "Read latency", M.WRITE_LATENCY_MS: "Write latency",
-                M.LATENCY_MS: "Latency", M.THROUGHPUT_MBPS: "Throughput", M.QUEUE_LENGTH: "Queue length"}
+                M.LATENCY_MS: "Latency", M.THROUGHPUT_MBPS: "Throughput", M.QUEUE_LENGTH: "Queue length",
+                M.AVG_QUEUE_LENGTH: "Avg. queue length"}
 
 
 @dataclass

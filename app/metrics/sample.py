@@ -11,7 +11,8 @@ READ_LATENCY_MS = "read_latency_ms"
 WRITE_LATENCY_MS = "write_latency_ms"
 LATENCY_MS = "latency_ms"
 THROUGHPUT_MBPS = "throughput_mbps"
-QUEUE_LENGTH = "queue_length"
+QUEUE_LENGTH = "queue_length"                # instantaneous (Current Disk Queue Length, iostat aqu-sz)
+AVG_QUEUE_LENGTH = "avg_queue_length"        # averaged over the interval (Avg. Disk Queue Length)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from app.metrics import sample as M
+from app.metrics.fio_report import direction, job_names
 from app.metrics.sample import Sample
 
 NAN = math.nan
@@ -91,16 +92,19 @@ class FioStatusParser:
         host_bytes = 0.0
         host_lat = {"read": [0.0, 0.0], "write": [0.0, 0.0]}      # sum of latency, count
         interval_s = None
-        for job in jobs:
+        for name, job in zip(job_names(jobs), jobs):
             try:
                 now = self._totals(job, t_ms)
             except (KeyError, TypeError, ValueError):
-                self.problems.append(f"fio on {self.host}: job {job.get('jobname', '?')!r} had no read/write figures")
+                self.problems.append(f"fio on {self.host}: job {name!r} had no read/write figures")
                 continue
-            name = str(job.get("jobname", "job"))
             before = self._previous.get(name)
             if before is None:
-                runtime_ms = float(job.get("job_runtime") or 0)
+                # the first report covers the job's run so far: each direction's own runtime, not
+                # job_runtime, which --group_reporting sums over the merged jobs
+                runtime_ms = max((float(job[d].get("runtime") or 0) for d in ("read", "write")), default=0.0)
+                if not runtime_ms:
+                    runtime_ms = float(job.get("job_runtime") or 0)
                 before = _JobTotals(t_ms - runtime_ms if runtime_ms else t_ms - 1000)
             self._previous[name] = now
             dt = (now.t_ms - before.t_ms) / 1000.0
@@ -140,13 +144,11 @@ class FioStatusParser:
     def _totals(job: dict, t_ms: float) -> _JobTotals:
         totals = _JobTotals(t_ms)
         for d in ("read", "write"):
-            part = job[d]
-            totals.ios[d] = float(part["total_ios"])
-            totals.bytes[d] = float(part["io_bytes"])
-            lat = part.get("clat_ns") or part.get("lat_ns") or {}
-            n = float(lat.get("N", part["total_ios"]) or 0)
-            totals.lat_n[d] = n
-            totals.lat_sum_ns[d] = float(lat.get("mean", 0.0)) * n
+            part = direction(job[d])
+            totals.ios[d] = part.ios
+            totals.bytes[d] = part.nbytes
+            totals.lat_n[d] = part.lat_n
+            totals.lat_sum_ns[d] = part.lat_sum_ns
         return totals
 
 
@@ -157,14 +159,38 @@ def fio_final_summary(report: dict) -> dict[str, float]:
     for job in report.get("jobs", []):
         for d in ("read", "write"):
             out[f"{d}_iops"] += float(job[d]["iops"])
-            lat = job[d].get("clat_ns", {})
-            count = float(lat.get("N", 0) or 0)
-            out[f"{d}_latency_ms"] += float(lat.get("mean", 0.0)) * count
-            n[d] += count
+            part = direction(job[d])            # clat in ns (3.x) or µs (2.x)
+            out[f"{d}_latency_ms"] += part.lat_sum_ns
+            n[d] += part.lat_n
     for d in ("read", "write"):
         out[f"{d}_latency_ms"] = out[f"{d}_latency_ms"] / n[d] / 1e6 if n[d] else NAN
     out["iops"] = out["read_iops"] + out["write_iops"]
     return out
+
+
+# iostat's kB is 1024 bytes and its MB 1048576 (sysstat counts 512-byte sectors); MB/s here is 10^6 B/s
+_IOSTAT_RATES = ((("rkB/s", "wkB/s"), 1024 / 1e6), (("rMB/s", "wMB/s"), 1048576 / 1e6),
+                 (("kB_read/s", "kB_wrtn/s"), 1024 / 1e6), (("MB_read/s", "MB_wrtn/s"), 1048576 / 1e6))
+
+
+def _device_samples(t: float, src: str, dev: dict) -> list[Sample]:
+    """One device's figures of one interval: `iostat -x` gives r/s, w/s and the awaits (older
+    sysstat one `await` for both, `avgqu-sz` for the queue); plain iostat only tps and rates."""
+    mbps = NAN
+    for (rd, wr), factor in _IOSTAT_RATES:
+        if rd in dev or wr in dev:
+            mbps = (float(dev.get(rd, 0)) + float(dev.get(wr, 0))) * factor
+            break
+    if "r/s" not in dev and "w/s" not in dev:
+        return [Sample(t, src, M.IOPS, float(dev["tps"]), "IO/s"), Sample(t, src, M.THROUGHPUT_MBPS, mbps, "MB/s")]
+    r, w = float(dev["r/s"]), float(dev["w/s"])
+    both = dev.get("await", NAN)
+    return [Sample(t, src, M.READ_IOPS, r, "IO/s"), Sample(t, src, M.WRITE_IOPS, w, "IO/s"),
+            Sample(t, src, M.IOPS, r + w, "IO/s"),
+            Sample(t, src, M.READ_LATENCY_MS, float(dev.get("r_await", both)), "ms"),
+            Sample(t, src, M.WRITE_LATENCY_MS, float(dev.get("w_await", both)), "ms"),
+            Sample(t, src, M.THROUGHPUT_MBPS, mbps, "MB/s"),
+            Sample(t, src, M.QUEUE_LENGTH, float(dev.get("aqu-sz", dev.get("avgqu-sz", NAN))), "")]
 
 
 class IostatJsonParser:
@@ -177,18 +203,42 @@ class IostatJsonParser:
         self._clock = clock
         self._devices: list[dict] = []
         self._known: set[str] = set()
+        self._capture: list[str] | None = None      # lines of the current "disk" list
 
     def feed(self, line: str) -> list[Sample]:
+        # compact output (iostat's own) has one device a line; pretty-printed output (jq,
+        # python -m json.tool) spreads each over many: both are read as the text of the
+        # "disk" list, which a line starting with "]" closes
         text = line.strip()
-        if text.startswith('{"disk_device"'):
-            try:
-                self._devices.append(json.loads(text.rstrip(",")))
-            except ValueError:
-                self.problems.append(f"iostat on {self.host}: an unreadable device line was skipped: {text[:60]!r}")
+        if self._capture is None:
+            at = text.find('"disk"')
+            if at >= 0 and "[" in text[at:]:
+                rest = text[text.index("[", at) + 1:]
+                self._capture = []
+                if rest.strip().startswith("]"):
+                    self._capture = None         # an interval with no devices
+                elif rest.strip():
+                    self._capture.append(rest)
             return []
-        if text.startswith("]") and self._devices:
+        if text.startswith("]"):
+            body, self._capture = "\n".join(self._capture), None
+            try:
+                devices = json.loads("[" + body.rstrip().rstrip(",") + "]")
+            except ValueError as exc:
+                self.problems.append(f"iostat on {self.host}: an interval's device list could not be read "
+                                     f"({exc}): shown as a gap")
+                return self._gap()
+            self._devices = [d for d in devices if isinstance(d, dict)]
             return self._interval()
+        self._capture.append(line.rstrip("\r\n"))
+        if len(self._capture) > 100_000:
+            self._capture = None
+            self.problems.append(f"iostat on {self.host}: a device list never ended and was dropped")
         return []
+
+    def _gap(self) -> list[Sample]:
+        t = self._clock()
+        return [Sample(t, f"{self.host}/{name}", M.IOPS, NAN, "IO/s") for name in sorted(self._known)]
 
     def _interval(self) -> list[Sample]:
         entry = {"disk": self._devices}
@@ -198,19 +248,13 @@ class IostatJsonParser:
         seen = set()
         for dev in entry.get("disk", []):
             try:
-                name = dev["disk_device"]
+                name = str(dev["disk_device"]).strip()        # -g group names start with a space
                 src = f"{self.host}/{name}"
-                r, w = float(dev["r/s"]), float(dev["w/s"])
-                out += [Sample(t, src, M.READ_IOPS, r, "IO/s"), Sample(t, src, M.WRITE_IOPS, w, "IO/s"),
-                        Sample(t, src, M.IOPS, r + w, "IO/s"),
-                        Sample(t, src, M.READ_LATENCY_MS, float(dev.get("r_await", NAN)), "ms"),
-                        Sample(t, src, M.WRITE_LATENCY_MS, float(dev.get("w_await", NAN)), "ms"),
-                        Sample(t, src, M.THROUGHPUT_MBPS,
-                               (float(dev.get("rkB/s", 0)) + float(dev.get("wkB/s", 0))) / 1000.0, "MB/s"),
-                        Sample(t, src, M.QUEUE_LENGTH, float(dev.get("aqu-sz", NAN)), "")]
+                out += _device_samples(t, src, dev)
                 seen.add(name)
             except (KeyError, TypeError, ValueError):
-                self.problems.append(f"iostat on {self.host}: a device entry without the expected fields was skipped")
+                self.problems.append(f"iostat on {self.host}: a device entry without r/s and w/s (iostat -x) "
+                                     "or tps was skipped")
         for gone in self._known - seen:
             self.problems.append(f"iostat on {self.host}: device {gone} disappeared")
             out.append(Sample(t, f"{self.host}/{gone}", M.IOPS, NAN, "IO/s"))
@@ -218,4 +262,7 @@ class IostatJsonParser:
         return out
 
     def close(self) -> list[Sample]:
-        return self._interval() if self._devices else []
+        if self._capture:
+            self.problems.append(f"iostat on {self.host}: the output ended in the middle of an interval")
+            self._capture = None
+        return []

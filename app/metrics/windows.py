@@ -39,19 +39,23 @@ _COUNTER_METRICS = {
     "disk transfers/sec": (M.IOPS, "IO/s", 1.0), "disk reads/sec": (M.READ_IOPS, "IO/s", 1.0),
     "disk writes/sec": (M.WRITE_IOPS, "IO/s", 1.0), "avg. disk sec/read": (M.READ_LATENCY_MS, "ms", 1000.0),
     "avg. disk sec/write": (M.WRITE_LATENCY_MS, "ms", 1000.0),
-    "current disk queue length": (M.QUEUE_LENGTH, "", 1.0), "avg. disk queue length": (M.QUEUE_LENGTH, "", 1.0),
+    "current disk queue length": (M.QUEUE_LENGTH, "", 1.0), "avg. disk queue length": (M.AVG_QUEUE_LENGTH, "", 1.0),
     "disk bytes/sec": (M.THROUGHPUT_MBPS, "MB/s", 1e-6),
 }
 _PATH = re.compile(r"^\\\\(?P<host>[^\\]+)\\(?P<object>[^(\\]+)(?:\((?P<instance>[^)]*)\))?\\(?P<counter>.+)$")
 
 
-def _series(path: str, default_host: str) -> tuple[str, str, str, float] | None:
+def _series(path: str, default_host: str, every_counter: bool = False) -> tuple[str, str, str, float] | None:
+    """(source, metric, unit, factor) of a counter path; a counter we do not plot is None, or
+    with `every_counter` a series of its own named after the counter (object\\counter)."""
     m = _PATH.match(path.strip())
     if not m:
         return None
     metric = _COUNTER_METRICS.get(m.group("counter").strip().lower())
     if metric is None:
-        return None
+        if not every_counter:
+            return None
+        metric = (f"{m.group('object').strip()}\\{m.group('counter').strip()}".lower(), "", 1.0)
     host = default_host or m.group("host")
     instance = (m.group("instance") or "").strip()
     source = host if instance.lower() in ("", "_total") else f"{host}/{instance}"
@@ -60,7 +64,7 @@ def _series(path: str, default_host: str) -> tuple[str, str, str, float] | None:
 
 def _time(text: str) -> float | None:
     text = text.strip()
-    for fmt in ("%m/%d/%Y %H:%M:%S.%f", "%m/%d/%Y %H:%M:%S"):
+    for fmt in ("%m/%d/%Y %H:%M:%S.%f", "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %I:%M:%S %p"):
         try:
             return datetime.strptime(text, fmt).timestamp()
         except ValueError:
@@ -75,8 +79,9 @@ class TypeperfCsvParser:
     """typeperf's CSV: a header of counter paths, then one row per interval; a counter that
     has no value that second is a blank cell and becomes a gap."""
 
-    def __init__(self, host: str = ""):
+    def __init__(self, host: str = "", every_counter: bool = False):
         self.host = host
+        self.every_counter = every_counter
         self.problems: list[str] = []
         self._columns: list[tuple[str, str, str, float] | None] | None = None
         self._missing: set[str] = set()
@@ -90,7 +95,7 @@ class TypeperfCsvParser:
             self.problems.append(f"typeperf on {self.host}: an unreadable line was skipped")
             return []
         if cells and cells[0].startswith("(PDH-CSV"):
-            self._columns = [_series(c, self.host) for c in cells[1:]]
+            self._columns = [_series(c, self.host, self.every_counter) for c in cells[1:]]
             return []
         if self._columns is None:
             return []
@@ -104,7 +109,7 @@ class TypeperfCsvParser:
                 continue
             source, metric, unit, factor = column
             try:
-                value = float(cell) * factor
+                value = float(cell.replace(",", ".") if cell.count(",") == 1 and "." not in cell else cell) * factor
                 self._missing.discard(f"{source} {metric}")
             except ValueError:
                 value = math.nan

@@ -1,0 +1,50 @@
+"""`testbed-studio parse FILE [--tool NAME] [--format json]`: what a result file says."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from app.metrics.registry import PARSERS, parse_text
+
+EXIT_OK, EXIT_UNREADABLE = 0, 2
+
+
+def add_arguments(sub) -> None:
+    p = sub.add_parser("parse", help="read a load tool's result file (fio, iostat, typeperf, Get-Counter, DiskSpd, "
+                                     "Jetstress, sqlio, Iometer, DVD Store) and print its figures")
+    p.add_argument("file")
+    p.add_argument("--tool", choices=sorted(PARSERS), help="the tool that wrote FILE (default: told from its content)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def cmd_parse(ns) -> int:
+    path = Path(ns.file)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        print(f"{ns.file}: cannot be read ({exc.strerror or exc})", file=sys.stderr)
+        return EXIT_UNREADABLE
+    text = _decode(raw)
+    result = parse_text(text, ns.tool)
+    if ns.format == "json":
+        print(json.dumps({"file": str(path), **result.as_dict()}, indent=2))
+    else:
+        sys.stdout.write(f"file: {path}\n" + result.as_text())
+    if result.tool == "unknown" or _nothing_read(result):
+        print(f"{ns.file}: nothing could be read - " + "; ".join(result.problems), file=sys.stderr)
+        return EXIT_UNREADABLE
+    return EXIT_OK
+
+
+def _nothing_read(result) -> bool:
+    import math
+    figures = (result.iops, result.read_latency_ms, result.write_latency_ms, result.mb_per_s, result.duration_s)
+    return all(math.isnan(v) for v in figures) and not result.jobs and not result.extra
+
+
+def _decode(raw: bytes) -> str:
+    # typeperf and PowerShell write UTF-16 when redirected on some Windows versions
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return raw.decode("utf-16")
+    return raw.decode("utf-8-sig", errors="replace")

@@ -1,0 +1,211 @@
+"""End-of-run result files of the Windows load tools, read into one ParsedResult each:
+DiskSpd (text and -Rxml), Jetstress (HTML report), sqlio (text, with its latency
+histogram), Iometer (results CSV).  DiskSpd prints MiB/s; it is turned into MB/s (10^6 bytes)
+like every other tool's figure."""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import math
+import re
+import xml.etree.ElementTree as ET
+
+from app.metrics.parsed import NAN, JobRow, ParsedResult, add, weighted_mean
+from app.metrics.windows import ToolResult, parse_diskspd_text, parse_diskspd_xml, parse_jetstress_html
+
+MIB = 1048576 / 1e6
+
+
+def _from_tool_result(r: ToolResult, version: str = "", duration_s: float = NAN) -> ParsedResult:
+    out = ParsedResult(r.tool, version, r.iops, r.read_iops, r.write_iops, r.read_latency_ms,
+                       r.write_latency_ms, r.mib_per_s * MIB if not math.isnan(r.mib_per_s) else NAN, duration_s)
+    out.problems += r.problems
+    for name, pct in r.percentiles_ms.items():
+        for d in ("read", "write"):
+            if not math.isnan(pct.get(d, NAN)):
+                out.extra[f"{d} latency {name} ms"] = pct[d]
+    return out
+
+
+def _latency_problems(out: ParsedResult, how: str) -> None:
+    for d in ("read", "write"):
+        if getattr(out, f"{d}_iops") and not math.isnan(getattr(out, f"{d}_iops")) \
+                and math.isnan(getattr(out, f"{d}_latency_ms")):
+            out.missing(f"{d} latency", how)
+
+
+def parse_diskspd(text: str) -> ParsedResult:
+    if text.lstrip().startswith("<"):
+        r = parse_diskspd_xml(text)
+        try:
+            root = ET.fromstring(text)
+            version = root.findtext("./System/Tool/Version") or ""
+            seconds = float(root.findtext(".//TimeSpan/TestTimeSeconds") or "nan")
+        except (ET.ParseError, ValueError):
+            version, seconds = "", NAN
+        out = _from_tool_result(r, version, seconds)
+        _latency_problems(out, "DiskSpd measured none (the XML has no <Latency>; run DiskSpd with -L)")
+    else:
+        r = parse_diskspd_text(text)
+        m = re.search(r"actual test time:\s*([\d.]+)s", text)
+        v = re.search(r"DiskSpd\s+(?:version\s+)?v?([\d.]+\w*)", text, re.I)
+        out = _from_tool_result(r, v.group(1) if v else "", float(m.group(1)) if m else NAN)
+        _latency_problems(out, "the tables have no AvgLat column (run DiskSpd with -L)")
+        if math.isnan(out.duration_s) and not r.problems:
+            out.missing("duration", "no 'actual test time' line")
+    return out
+
+
+def parse_jetstress(text: str) -> ParsedResult:
+    """Jetstress's HTML report.  The achieved IOPS and the verdict are label/value rows; the
+    latencies are in the "Transactional I/O Performance" table, a header row of counter names
+    and one row per database instance: read latency is the instances' mean weighted by their
+    reads/sec, write latency the log writes' (Jetstress's own pass criterion), weighted alike."""
+    r = parse_jetstress_html(text)
+    m = re.search(r"Jetstress\s+(?:Version\s*)?([\d.]+(?:\s*\(\d+\))?)", text, re.I)
+    out = _from_tool_result(r, m.group(1).strip() if m else "")
+    if r.passed is not None:
+        out.extra["overall test result"] = "pass" if r.passed else "fail"
+    instances = _jetstress_instances(text)
+    if instances:
+        def col(row, name):
+            return next((_float(v) for k, v in row.items() if k.startswith(name)), NAN)
+        reads, logs = [], []
+        for name, row in instances:
+            job = JobRow(name, read_latency_ms=col(row, "i/o database reads average latency"),
+                         write_latency_ms=col(row, "i/o log writes average latency"),
+                         read_iops=col(row, "i/o database reads/sec"), write_iops=col(row, "i/o database writes/sec"))
+            job.extra = {"database writes average latency ms": col(row, "i/o database writes average latency"),
+                         "log writes/sec": col(row, "i/o log writes/sec")}
+            job.iops = job.read_iops + job.write_iops
+            out.jobs.append(job)
+            reads.append((job.read_latency_ms, job.read_iops if not math.isnan(job.read_iops) else 1.0))
+            logs.append((job.write_latency_ms, job.extra["log writes/sec"]
+                         if not math.isnan(job.extra["log writes/sec"]) else 1.0))
+        if math.isnan(out.read_latency_ms):
+            out.read_latency_ms = weighted_mean(reads)
+        if math.isnan(out.write_latency_ms):
+            out.write_latency_ms = weighted_mean(logs)
+        out.read_iops = add(j.read_iops for j in out.jobs)
+        out.write_iops = add(j.write_iops for j in out.jobs)
+    if not r.problems:
+        if math.isnan(out.read_latency_ms):
+            out.missing("read latency", "no 'I/O Database Reads Average Latency' row or column in the report")
+        if math.isnan(out.write_latency_ms):
+            out.missing("write latency", "no 'I/O Log Writes Average Latency' row or column in the report")
+    return out
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return NAN
+
+
+def _jetstress_instances(text: str) -> list[tuple[str, dict[str, str]]]:
+    out, header = [], None
+    for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", text, flags=re.S | re.I):
+        cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                 for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr, flags=re.S | re.I)]
+        lowered = [c.lower() for c in cells]
+        if any(c.startswith("i/o database reads average latency") for c in lowered[1:]):
+            header = lowered
+            continue
+        if header and len(cells) == len(header) and cells[0] \
+                and all(not math.isnan(_float(c)) for c in cells[1:] if c):
+            out.append((cells[0], dict(zip(header[1:], cells[1:]))))
+        else:
+            header = None
+    return out
+
+
+_SQLIO = {"iops": r"IOs/sec:\s*([\d.]+)", "mbs": r"MBs/sec:\s*([\d.]+)",
+          "min": r"Min_Latency\(ms\):\s*([\d.]+)", "avg": r"Avg_Latency\(ms\):\s*([\d.]+)",
+          "max": r"Max_Latency\(ms\):\s*([\d.]+)"}
+
+
+def parse_sqlio(text: str) -> ParsedResult:
+    """sqlio's text output.  Its MBs/sec counts MiB (2^20 bytes); latency is whole ms."""
+    v = re.search(r"sqlio v([\w.]+)", text)
+    out = ParsedResult("sqlio", v.group(1) if v else "")
+    found = {k: float(m.group(1)) for k, p in _SQLIO.items() if (m := re.search(p, text))}
+    run = re.search(r"(\d+) threads? (reading|writing) for (\d+) secs?", text)
+    if "iops" not in found:
+        out.problems.append("no 'IOs/sec:' line: is this sqlio's output?")
+        return out
+    out.iops = found["iops"]
+    out.mb_per_s = found["mbs"] * MIB if "mbs" in found else NAN
+    if run:
+        out.duration_s = float(run.group(3))
+        out.extra["threads"] = float(run.group(1))
+        reading = run.group(2) == "reading"
+        out.read_iops, out.write_iops = (out.iops, 0.0) if reading else (0.0, out.iops)
+        lat = found.get("avg", NAN)
+        if reading:
+            out.read_latency_ms = lat
+        else:
+            out.write_latency_ms = lat
+        if math.isnan(lat):
+            out.missing(f"{run.group(2)[:-3]} latency", "no 'Avg_Latency(ms):' line (run sqlio with -LS)")
+    else:
+        out.missing("read/write split and duration", "no 'N threads reading|writing for S secs' line")
+    for k in ("min", "max"):
+        if k in found:
+            out.extra[f"{k} latency ms"] = found[k]
+    hist = re.search(r"^ms:\s*(.+)$\s*^%:\s*(.+)$", text, re.M)
+    if hist:
+        buckets, shares = hist.group(1).split(), hist.group(2).split()
+        if len(buckets) == len(shares):
+            out.extra["latency histogram"] = ", ".join(f"{b} ms: {s} %" for b, s in zip(buckets, shares))
+        else:
+            out.problems.append("the latency histogram's rows do not line up")
+    return out
+
+
+def parse_iometer_csv(text: str) -> ParsedResult:
+    """Iometer's results CSV: a "'Target Type,Target Name,..." header before each results
+    block; the row whose Target Type is ALL is the whole test, MANAGER and WORKER rows are the
+    parts.  Response times are ms."""
+    out = ParsedResult("Iometer")
+    v = re.search(r"^'?Version\s*[\r\n]+'?([^\r\n,]+)", text, re.M)
+    out.version = v.group(1).strip() if v else ""
+    header: list[str] | None = None
+    all_rows = []
+    for cells in csv.reader(io.StringIO(text)):
+        if not cells:
+            continue
+        if cells[0].startswith("'Target Type"):
+            header = [c.lstrip("'").strip() for c in cells]
+            continue
+        if header and len(cells) >= 8 and cells[0] in ("ALL", "MANAGER", "WORKER", "DISK"):
+            row = dict(zip(header, cells))
+            all_rows.append(row)
+
+    def num(row, *names):
+        for n in names:
+            try:
+                return float(row[n])
+            except (KeyError, ValueError):
+                continue
+        return NAN
+    for row in all_rows:
+        job = JobRow(f"{row['Target Type']} {row.get('Target Name', '')}".strip(),
+                     num(row, "IOps"), num(row, "Read IOps"), num(row, "Write IOps"),
+                     num(row, "Average Read Response Time"), num(row, "Average Write Response Time"),
+                     num(row, "MBps (Decimal)", "MBps"))
+        job.extra["access specification"] = row.get("Access Specification Name", "")
+        out.jobs.append(job)
+    totals = [j for j in out.jobs if j.name.startswith("ALL")]
+    if not totals:
+        out.problems.append("no results row with Target Type ALL: is this Iometer's results CSV?")
+        return out
+    t = totals[-1]
+    out.iops, out.read_iops, out.write_iops = t.iops, t.read_iops, t.write_iops
+    out.read_latency_ms, out.write_latency_ms, out.mb_per_s = t.read_latency_ms, t.write_latency_ms, t.mb_per_s
+    if len(totals) > 1:
+        out.notes.append(f"{len(totals)} access specifications: the figures are the last one's, "
+                         "each is a row")
+    out.missing("duration", "Iometer's results CSV does not record the run time")
+    return out
