@@ -12,8 +12,15 @@ import numpy as np
 import pytest
 
 from app.metrics import sample as M
-from app.metrics.results import (MetricsRecorder, compare, load_samples, median_of_runs, results_table,
-                                 summarize, write_csv)
+from app.metrics.results import (
+    MetricsRecorder,
+    compare,
+    load_samples,
+    median_of_runs,
+    results_table,
+    summarize,
+    write_csv,
+)
 from app.metrics.sample import Sample
 from app.metrics.streams import FioStatusParser, IostatJsonParser, fio_final_summary
 
@@ -122,7 +129,8 @@ def test_recorded_samples_survive_a_torn_last_line_and_export_as_csv(tmp_path):
     out = tmp_path / "r.csv"
     write_csv(out, summarize(samples), samples)
     text = out.read_text()
-    assert text.startswith("kind,source,metric") and "summary,h1,iops,IO/s,10" in text and "sample,2.000,h1,iops,IO/s," in text
+    assert text.startswith("kind,source,metric")
+    assert "summary,h1,iops,IO/s,10" in text and "sample,2.000,h1,iops,IO/s," in text
 
 
 def test_the_results_command_prints_the_table_and_judges_the_criteria(tmp_path):
@@ -199,9 +207,10 @@ def test_a_disk_counter_collector_that_dies_says_so_once_and_leaves_a_gap(tmp_pa
     import shutil
     if shutil.which("iostat") is None:
         pytest.skip("needs sysstat (installed by .ci/setup.sh)")
+    from dataclasses import replace
+
     from app.metrics.collectors import IOSTAT, HostCollector, tool_for
     from app.remote.local import LocalTransport
-    from dataclasses import replace
     samples, problems = [], []
     short = replace(IOSTAT, command="exec iostat -d -x -o JSON 1 2")
     c = HostCollector("here", short, lambda h: LocalTransport(h, workdir=tmp_path), samples.extend, problems.append)

@@ -11,8 +11,15 @@ from pathlib import Path
 import pytest
 
 from app.metrics import sample as M
-from app.metrics.windows import (GET_COUNTER_COMMAND, GetCounterLineParser, TypeperfCsvParser,
-                                 parse_diskspd_text, parse_diskspd_xml, parse_jetstress_html, typeperf_command)
+from app.metrics.windows import (
+    GET_COUNTER_COMMAND,
+    GetCounterLineParser,
+    TypeperfCsvParser,
+    parse_diskspd_text,
+    parse_diskspd_xml,
+    parse_jetstress_html,
+    typeperf_command,
+)
 
 DATA = Path(__file__).parent / "data" / "metrics"
 

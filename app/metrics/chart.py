@@ -101,7 +101,7 @@ def chart_image(chart: Chart, width: int, height: int):
     p.drawRect(plot)
 
     p.setClipRect(plot)
-    for i, (host, (ts, vs)) in enumerate(chart.series.items()):
+    for i, (ts, vs) in enumerate(chart.series.values()):
         pen = QPen(QColor(PALETTE[i % len(PALETTE)]))
         pen.setWidthF(max(1.0, 1.4 * unit_px))
         p.setPen(pen)

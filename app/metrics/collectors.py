@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from app.metrics.sample import Sample
 from app.metrics.streams import IostatJsonParser
@@ -46,7 +46,7 @@ class HostCollector:
         self._series: dict[tuple[str, str], str] = {}       # (source, metric) -> unit, for the closing gap
         self._thread = threading.Thread(target=self._run, name=f"{tool.name}-{host}", daemon=True)
 
-    def start(self) -> "HostCollector":
+    def start(self) -> HostCollector:
         self._thread.start()
         return self
 
@@ -74,13 +74,13 @@ class HostCollector:
 
             result = transport.run(self.tool.command, shell=self.tool.shell, on_output=feed, cancel=self._stop)
             why = result.message or result.status
-        except Exception as exc:  # noqa: BLE001 - a collector never takes the run down with it
+        except Exception as exc:
             why = str(exc) or type(exc).__name__
         finally:
             if transport is not None:
                 try:
                     transport.close()
-                except Exception:  # noqa: BLE001
+                except Exception:
                     pass
         if not self._stop.is_set():
             self._on_problem(f"{self.tool.name} on {self.host} stopped ({why}): its series show a gap from "

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
-from app.metrics.counter_files import (parse_counter_csv, parse_get_counter_lines, parse_get_counter_text,
-                                      parse_iostat_json)
+from app.metrics.counter_files import (
+    parse_counter_csv,
+    parse_get_counter_lines,
+    parse_get_counter_text,
+    parse_iostat_json,
+)
 from app.metrics.dvdstore import parse_dvdstore
 from app.metrics.fio_report import parse_fio_report, split_reports
 from app.metrics.parsed import ParsedResult
@@ -41,7 +45,8 @@ _SIGNS: list[tuple[str, Callable[[str], bool]]] = [
     ("fio", lambda t: '"fio version"' in t or ('"jobs"' in t and '"jobname"' in t)),
     ("iostat", lambda t: '"sysstat"' in t or '"disk_device"' in t),
     ("typeperf", lambda t: "(PDH-CSV" in t),
-    ("diskspd", lambda t: "<Results>" in t and ("<TimeSpan>" in t or "<Target>" in t) or "Total IO" in t and "thread |" in t
+    ("diskspd", lambda t: "<Results>" in t and ("<TimeSpan>" in t or "<Target>" in t)
+     or "Total IO" in t and "thread |" in t
      or "Command Line: diskspd" in t.replace("DiskSpd", "diskspd") or "I/O per s" in t),
     ("jetstress", lambda t: "Jetstress" in t and ("Transactional I/O" in t or "Overall Test Result" in t)),
     ("iometer", lambda t: "'Target Type,Target Name" in t),

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.metrics import sample as M
-from app.metrics.results import (Summary, Verdict, format_value, judge_criteria, load_samples, summarize,
-                                 threshold_lines)
+from app.metrics.results import Summary, Verdict, format_value, judge_criteria, load_samples, summarize, threshold_lines
 from app.metrics.sample import Sample
 from app.metrics.series import is_host_series
 

@@ -16,9 +16,9 @@ import json
 import math
 import statistics
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -212,8 +212,9 @@ def results_table(summaries: Sequence[Summary], verdicts: Sequence[Verdict] = ()
     head = f"{'source':<22}{'metric':<20}{'average':>12}{'95th pct':>12}{'min':>11}{'max':>11}{'seconds':>9}  unit"
     lines = [head, "-" * len(head)]
     for s in rows:
-        lines.append(f"{s.source:<22}{s.metric:<20}{format_value(s.average):>12}{format_value(s.p95):>12}{format_value(s.minimum):>11}"
-                     f"{format_value(s.maximum):>11}{s.seconds:>9}  {s.unit}" + (f"  ({s.gaps} s gap)" if s.gaps else ""))
+        lines.append(f"{s.source:<22}{s.metric:<20}{format_value(s.average):>12}{format_value(s.p95):>12}"
+                     f"{format_value(s.minimum):>11}{format_value(s.maximum):>11}{s.seconds:>9}  {s.unit}"
+                     + (f"  ({s.gaps} s gap)" if s.gaps else ""))
     if verdicts:
         lines += ["", "pass criteria:"]
         for v in verdicts:

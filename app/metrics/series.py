@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -221,7 +221,8 @@ class SeriesStore:
         """The oldest and the newest timestamp held in any series (the edges of a view that
         shows everything)."""
         with self._lock:
-            ends = [(ring.t[ring.head if ring.count == ring.t.shape[0] else 0], ring.t[(ring.head - 1) % ring.t.shape[0]])
+            ends = [(ring.t[ring.head if ring.count == ring.t.shape[0] else 0],
+                     ring.t[(ring.head - 1) % ring.t.shape[0]])
                     for ring in self._rings.values() if ring.count]
         firsts = [a for a, _ in ends if np.isfinite(a)]
         lasts = [b for _, b in ends if np.isfinite(b)]

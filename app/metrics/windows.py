@@ -274,8 +274,10 @@ def parse_jetstress_html(text: str) -> ToolResult:
     result.iops = figure("achieved transactional i/o per second", "achieved transactional iops")
     result.read_latency_ms = figure("i/o database reads average latency")
     result.write_latency_ms = figure("i/o log writes average latency")
-    overall = pairs.get("overall test result") or next((v for k, v in pairs.items() if k.startswith("overall test")), "")
+    overall = (pairs.get("overall test result")
+               or next((v for k, v in pairs.items() if k.startswith("overall test")), ""))
     result.passed = {"pass": True, "fail": False}.get(overall.strip().lower())
     if math.isnan(result.iops):
-        result.problems.append("no 'Achieved Transactional I/O per Second' row: is this a Jetstress performance report?")
+        result.problems.append("no 'Achieved Transactional I/O per Second' row: "
+                               "is this a Jetstress performance report?")
     return result
