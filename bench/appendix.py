@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {'phase':<12}{'best':>7}    first run (cold caches)")
     for key, value in best.items():
         print(f"  {key:<12}{value:7.3f} s  {first[key]:7.3f} s")
-    print(f"appendix (tables + PDF):   {appendix_s:6.3f} s   target {TARGET_S:.1f} s   ratio {appendix_s / TARGET_S:.2f}")
+    print(f"appendix (tables + PDF):   {appendix_s:6.3f} s   target {TARGET_S:.1f} s   "
+          f"ratio {appendix_s / TARGET_S:.2f}")
     print(f"  scaled to {TARGET_PAGES} pages:     {per_100:6.3f} s   ratio {per_100 / TARGET_S:.2f}")
     print(f"from the bed (all phases): {total_s:6.3f} s   target {TARGET_S:.1f} s   ratio {total_s / TARGET_S:.2f}")
     cold = sum(first.values())

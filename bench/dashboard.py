@@ -72,7 +72,8 @@ def _filled_dashboard(seconds: int, jitter: float = 0.05, window_index: int = 3)
     from widgets.dashboard import MetricsDashboard, Threshold
     dash = MetricsDashboard()
     dash.resize(1280, 800)
-    dash.set_thresholds([Threshold("read", "<", 20.0, "db read < 20 ms"), Threshold("write", "<", 10.0, "log write < 10 ms")])
+    dash.set_thresholds([Threshold("read", "<", 20.0, "db read < 20 ms"),
+                         Threshold("write", "<", 10.0, "log write < 10 ms")])
     dash._timer.stop()              # the benchmark calls redraw itself
     dash.window_combo.setCurrentIndex(window_index)    # 3: the last hour, every point in view
     rng = np.random.default_rng(2)

@@ -139,7 +139,8 @@ def main(argv=None) -> int:
                 print(f"  Ansible, default forks (5): {ans:6.2f} s   engine (connect + step {many:.2f} s) is "
                       f"{ans / many:.1f} x faster  (target >= 5)")
                 wide = time_ansible(lab, names, work, forks=ns.hosts)
-                print(f"  Ansible, --forks {ns.hosts}:       {wide:6.2f} s   engine is {wide / many:.1f} x faster  (for reference)")
+                print(f"  Ansible, --forks {ns.hosts}:       {wide:6.2f} s   "
+                      f"engine is {wide / many:.1f} x faster  (for reference)")
         delays = output_latency_ms(lab, names[0], work / "runs")
         if delays:
             print(f"remote line -> engine listener: median {statistics.median(delays):.1f} ms, "

@@ -13,7 +13,11 @@ steps:
     text: Work a while on {host.id}.
     automation:
       - shell: bash
-        script: mkdir -p {server.settings.mark_dir}; echo begin >> {server.settings.mark_dir}/{host.id}.log; echo working; sleep {server.settings.work_s}; echo end >> {server.settings.mark_dir}/{host.id}.log; echo done
+        script: >-
+          mkdir -p {server.settings.mark_dir};
+          echo begin >> {server.settings.mark_dir}/{host.id}.log;
+          echo working; sleep {server.settings.work_s};
+          echo end >> {server.settings.mark_dir}/{host.id}.log; echo done
 """
 
 

@@ -176,10 +176,11 @@ def test_save_survives_a_killed_writer(tmp_path):
     target = tmp_path / "bed.yaml"
     save(clean_bed(), target)
     before = target.read_bytes()
-    code = ("import sys; sys.path.insert(0, %r)\n"
+    root = str(Path(__file__).resolve().parent.parent)
+    code = (f"import sys; sys.path.insert(0, {root!r})\n"
             "from topology.synthetic import generate\nfrom topology.fileformat import save\n"
             "bed = generate(400, 4000, 20, 2000)\nprint('ready', flush=True)\n"
-            "while True: save(bed, %r)\n") % (str(Path(__file__).resolve().parent.parent), str(target))
+            f"while True: save(bed, {str(target)!r})\n")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"

@@ -121,7 +121,7 @@ def test_seed000_one_logon_step_per_path_source_to_target(seed000):
         for c in a.controllers:
             for p in c.ports:
                 ip[f"{a.id}:{p.name}"] = p.address.split("/")[0]
-    for path, step in zip(bed.paths, logons):
+    for path, step in zip(bed.paths, logons, strict=True):
         src, dst = ip[path.initiator], ip[path.target]
         assert step.target == path.host
         assert f"Source IP {src}" in step.text and f"Target portal {dst}" in step.text

@@ -260,7 +260,7 @@ def test_layout_positions_every_device_without_overlap(examples_dir):
         for d in (*after.servers, *after.switches, *after.arrays):
             by_tier.setdefault(tier(d), []).append(boxes[d.id])
         tiers = sorted(by_tier)
-        for upper, lower in zip(tiers, tiers[1:]):
+        for upper, lower in zip(tiers, tiers[1:], strict=False):
             assert max(b.y + b.h for b in by_tier[upper]) < min(b.y for b in by_tier[lower])
 
 

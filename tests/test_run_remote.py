@@ -260,7 +260,8 @@ def test_fio_over_ssh_is_recorded_with_the_run_and_printed_in_the_results_append
     md = tmp_path / "appendix.md"
     r = _cli("appendix", str(bed), "-o", str(md), "--run", run_id, "--runs-dir", str(runs), known_hosts=known)
     assert r.returncode == EXIT_OK and "chart(s)" in r.stdout, r.stdout + r.stderr
-    assert "![Figure G.1: IOPS per host" in md.read_text() and (tmp_path / "appendix-chart-g1.png").stat().st_size > 5000
+    assert "![Figure G.1: IOPS per host" in md.read_text()
+    assert (tmp_path / "appendix-chart-g1.png").stat().st_size > 5000
 
     r = _cli("appendix", str(bed), "-o", str(tmp_path / "a.pdf"), "--run", "no-such-run", "--runs-dir", str(runs),
              known_hosts=known)

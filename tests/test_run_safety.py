@@ -66,14 +66,17 @@ def _killed_mid_step(slow_bed, runs: Path) -> tuple[Path, int]:
 def test_a_second_driver_of_a_run_is_refused_and_told_who_holds_it(slow_bed, tmp_path):
     bed, templates = slow_bed
     runs = tmp_path / "runs"
-    first = _start("run", str(bed), "--runs-dir", str(runs), "--templates", templates, "--skip-manual", "--no-preflight")
+    first = _start("run", str(bed), "--runs-dir", str(runs), "--templates", templates, "--skip-manual",
+                   "--no-preflight")
     try:
         run_dir = _only_run(runs)
         wait_for(lambda: _journalled_pid(run_dir) is not None, what="the first driver's step")
-        second = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates, "--skip-manual")
+        second = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
+                      "--skip-manual")
         assert second.returncode == EXIT_UNUSABLE, second.stdout + second.stderr
         assert f"is being driven by process {first.pid} on" in second.stderr
-        other = _cli("run", str(bed), "--runs-dir", str(runs), "--templates", templates, "--skip-manual", "--no-preflight")
+        other = _cli("run", str(bed), "--runs-dir", str(runs), "--templates", templates, "--skip-manual",
+                     "--no-preflight")
         assert other.returncode == EXIT_UNUSABLE and "--concurrent" in other.stderr, other.stderr
         assert first.wait(timeout=60) == EXIT_OK
     finally:
@@ -87,11 +90,12 @@ def test_resume_after_kill_9_refuses_to_start_a_second_copy_then_adopts_the_runn
     bed, templates = slow_bed
     runs = tmp_path / "runs"
     run_dir, pid = _killed_mid_step(slow_bed, runs)
-    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates, "--skip-manual")
+    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
+             "--skip-manual")
     assert r.returncode == EXIT_UNUSABLE, r.stdout + r.stderr
     assert f"still running there (process group {pid})" in r.stderr and "--still-running adopt" in r.stderr
-    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates, "--skip-manual",
-             "--still-running", "adopt")
+    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
+             "--skip-manual", "--still-running", "adopt")
     assert r.returncode == EXIT_OK, r.stdout + r.stderr
     assert "waiting for it" in r.stdout and "done" in r.stdout        # the job's output, followed to its end
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"      # one copy only
@@ -103,8 +107,8 @@ def test_resume_can_stop_the_step_a_killed_driver_left_and_run_it_again(slow_bed
     bed, templates = slow_bed
     runs = tmp_path / "runs"
     run_dir, pid = _killed_mid_step(slow_bed, runs)
-    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates, "--skip-manual",
-             "--still-running", "stop")
+    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
+             "--skip-manual", "--still-running", "stop")
     assert r.returncode == EXIT_OK, r.stdout + r.stderr
     assert not _pid_alive(pid)
     # the first copy was stopped before it ended, the second ran to the end on its own
@@ -116,7 +120,8 @@ def test_a_step_that_ended_while_no_driver_ran_is_taken_as_it_ended_not_run_agai
     runs = tmp_path / "runs"
     run_dir, pid = _killed_mid_step((bed, templates), runs)
     wait_for(lambda: (tmp_path / "marks" / "h1.log").read_text().endswith("end\n"), what="the orphaned step")
-    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates, "--skip-manual")
+    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
+             "--skip-manual")
     assert r.returncode == EXIT_OK, r.stdout + r.stderr
     assert "ended on its own while no driver ran (exit status 0)" in r.stdout
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"
@@ -159,8 +164,8 @@ def test_runs_lists_good_runs_and_names_each_damaged_one(tmp_path):
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=0)
     runs = tmp_path / "runs"
     for _ in range(2):
-        assert _cli("run", str(bed), "--runs-dir", str(runs), "--templates", templates, "--skip-manual", "--no-preflight",
-                    "--concurrent").returncode == EXIT_OK
+        assert _cli("run", str(bed), "--runs-dir", str(runs), "--templates", templates, "--skip-manual",
+                    "--no-preflight", "--concurrent").returncode == EXIT_OK
     good = sorted(d.name for d in runs.iterdir())
     list_run = runs / "listed"
     list_run.mkdir()
@@ -195,7 +200,8 @@ def test_resume_refuses_a_journal_emptied_after_steps_ran(tmp_path):
                 "--no-preflight").returncode == EXIT_OK
     run_dir = next(runs.iterdir())
     (run_dir / "journal.jsonl").write_bytes(b"")
-    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates, "--skip-manual")
+    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
+             "--skip-manual")
     assert r.returncode == EXIT_UNUSABLE, r.stdout + r.stderr
     assert "records no step" in r.stderr and "start a new run" in r.stderr
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"      # nothing ran again
@@ -210,5 +216,6 @@ def test_a_torn_last_record_is_still_resumable_after_a_second_resume(tmp_path):
     with open(run_dir / "journal.jsonl", "ab") as fh:
         fh.write(b'{"kind":"note","mess')           # killed mid-write
     for _ in range(2):
-        r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates, "--skip-manual")
+        r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
+                 "--skip-manual")
         assert r.returncode == EXIT_OK, r.stdout + r.stderr

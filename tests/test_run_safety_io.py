@@ -59,7 +59,8 @@ def test_the_missing_password_message_names_commands_that_exist():
     from app.remote.connect import TransportFactory
     from app.remote.credentials import CredentialStore
     from topology.model import Bed, BedInfo, HostAccess
-    bed = Bed(bed=BedInfo(name="b"), access=[HostAccess(host="hv1", transport="winrm", user="labadmin", credential="lab-admins")])
+    bed = Bed(bed=BedInfo(name="b"),
+              access=[HostAccess(host="hv1", transport="winrm", user="labadmin", credential="lab-admins")])
     with pytest.raises(RemoteError) as err:
         TransportFactory(bed, credentials=CredentialStore(service="testbed-studio-no-such"))("hv1")
     assert "testbed-studio credentials set lab-admins" in str(err.value)

@@ -176,7 +176,8 @@ class WSManTestServer:
     def create_shell(self, user: str) -> Shell:
         with self._lock:
             if len(self.shells) >= MAX_SHELLS:
-                raise Fault("w:QuotaLimit", 2150858855, "The maximum number of concurrent shells for this user has been exceeded.")
+                raise Fault("w:QuotaLimit", 2150858855,
+                            "The maximum number of concurrent shells for this user has been exceeded.")
             shell = Shell(str(uuid.uuid4()).upper(), user)
             self.shells[shell.id] = shell
             return shell
@@ -420,7 +421,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _decrypt(self, body: bytes) -> bytes:
         parts = [p for p in body.split(BOUNDARY + b"\r\n") if p]
         message = b""
-        for header, payload in zip(parts[0::2], parts[1::2]):
+        for header, payload in zip(parts[0::2], parts[1::2], strict=True):
             expected = int(header.split(b"Length=")[1].strip())
             if payload.endswith(BOUNDARY + b"--\r\n"):
                 payload = payload[: -len(BOUNDARY + b"--\r\n")]

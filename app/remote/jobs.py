@@ -84,7 +84,10 @@ printf %s {shlex.quote(body)} | base64 -d > script || exit 125
 # a subshell that exits at once: the job is nobody's child here, so no zombie keeps tail waiting
 ( setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} < /dev/null > /dev/null 2>&1 & )
 n=0
-while [ ! -s child ]; do sleep 0.02; n=$((n+1)); [ $n -gt 1500 ] && {{ echo "the step did not start" >&2; exit 125; }}; done
+while [ ! -s child ]; do
+  sleep 0.02; n=$((n+1))
+  [ $n -gt 1500 ] && {{ echo "the step did not start" >&2; exit 125; }}
+done
 {_FOLLOW}"""
 
 

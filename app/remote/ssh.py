@@ -37,10 +37,10 @@ from app.remote.base import (
 _PID_MARK = "@testbed-studio-pid "
 _COMMANDS = {"bash": f"echo {_PID_MARK}$$ >&2; exec bash -s", "sh": f"echo {_PID_MARK}$$ >&2; exec sh -s",
              "powershell": "powershell -NoProfile -NonInteractive -Command -"}
-_POLL_S = 0.02
+_POLL_S = 0.02      # a printed line reaches the callback within this (plus the network)
 # paramiko logs a dropped socket as an error on its own thread; the transport already reports
 # it as the step's status, and the user must not see a second, raw message on the terminal
-logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)      # a printed line reaches the callback within this (plus the network)
+logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)
 
 
 def fingerprint(key: paramiko.PKey) -> str:

@@ -90,8 +90,9 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
         blocks.append(Heading(text=text, level=2, anchor=anchor))
 
     appendix("A", "System configuration")
-    blocks.append(Para(text="Configuration of every server in the test bed, one table per server model. Values shared by "
-                            "all servers of a model are printed once; values that differ are listed per server.",
+    blocks.append(Para(text="Configuration of every server in the test bed, one table per server model. "
+                            "Values shared by all servers of a model are printed once; values that differ are "
+                            "listed per server.",
                        css="intro"))
     if not tables("A", server_tables(bed)):
         blocks.append(Para(text="The bed has no servers.", css="note"))
@@ -119,8 +120,8 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
         blocks.append(Para(text="The bed has no storage arrays.", css="note"))
 
     appendix("E", "Storage layout")
-    blocks.append(Para(text="Drive slots of every enclosure, coloured by disk group; the legend gives each group's RAID "
-                            "level, drives, owning controller and contents.", css="intro"))
+    blocks.append(Para(text="Drive slots of every enclosure, coloured by disk group; the legend gives each "
+                            "group's RAID level, drives, owning controller and contents.", css="intro"))
     if not tables("E", slot_map_tables(bed)):
         blocks.append(Para(text="No enclosures with drive slots are described.", css="note"))
 
@@ -146,7 +147,8 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
         appendix("G", "Results")
         rp = bed.run_plan
         if results and rp and rp.repetitions and rp.repetitions > 1:
-            blocks.append(Para(text=f"Each test ran {rp.repetitions} times; the {rp.score or 'median'} run is reported.",
+            blocks.append(Para(text=f"Each test ran {rp.repetitions} times; "
+                                    f"the {rp.score or 'median'} run is reported.",
                                css="intro"))
         tables("G", results)
         figures = 0

@@ -149,8 +149,8 @@ class FindingsBlock(Block):
             cls = "sev-error" if f.severity == "error" else "sev-warning"
             rows.append(f'<tr><td class="{cls}">{esc(f.severity.upper())}</td><td>{esc(f.code)}</td>'
                         f'<td>{esc(", ".join(f.subjects[:4]))}</td><td>{esc(f.message)}</td></tr>')
-        return (f'<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="#c94c4c"><tr><td class="alertbox">'
-                f'<p class="alerthead">{esc(self._headline())}</p></td></tr></table>'
+        return ('<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="#c94c4c">'
+                f'<tr><td class="alertbox"><p class="alerthead">{esc(self._headline())}</p></td></tr></table>'
                 f'<table class="grid small" width="100%" border="1" cellspacing="0" cellpadding="3">'
                 f'<thead><tr><th width="11%">Severity</th><th width="10%">Code</th><th width="21%">Components</th>'
                 f'<th width="58%">Finding</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
@@ -158,7 +158,8 @@ class FindingsBlock(Block):
     def markdown(self) -> str:
         out = [f"> **{self._headline()}**", "", "| Severity | Code | Components | Finding |", "|---|---|---|---|"]
         for f in self._shown():
-            out.append(f"| {f.severity.upper()} | {f.code} | {md_cell(', '.join(f.subjects[:4]))} | {md_cell(f.message)} |")
+            components = md_cell(", ".join(f.subjects[:4]))
+            out.append(f"| {f.severity.upper()} | {f.code} | {components} | {md_cell(f.message)} |")
         return "\n".join(out)
 
 

@@ -61,7 +61,8 @@ def methodology_html(methodology: Any) -> str:
         items = "".join(f"<li>{esc(s)}</li>" for s in summary)
         head.append(f'<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="#c94c4c"><tr>'
                     f'<td class="alertbox"><p class="alerthead">'
-                    f'Findings on this bed; unresolved values are marked «missing»</p><ul>{items}</ul></td></tr></table>')
+                    f'Findings on this bed; unresolved values are marked «missing»</p>'
+                    f'<ul>{items}</ul></td></tr></table>')
     body = "\n".join(head + [b.html() for b in methodology_blocks(methodology)])
     return page_html(f"Test methodology - {methodology.bed_name}", body)
 

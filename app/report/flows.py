@@ -95,7 +95,7 @@ def cut_positions(doc: Any, keep_px: float = 0.0) -> tuple[list[float], list[flo
         order = sorted(by_row)
         header_rows = table.format().headerRowCount()
         cuts = []
-        for a, b in zip(order, order[1:]):
+        for a, b in zip(order, order[1:], strict=False):
             cuts.append((a, (by_row[a][1] + by_row[b][0]) / 2))
         first_body = header_rows if header_rows < len(order) else 0
         for row, cut in cuts:

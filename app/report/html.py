@@ -69,7 +69,8 @@ def table_html(t: Table, label: str = "") -> str:
     note = f'<p class="note">{esc(t.note)}</p>' if t.note else ""
     head = "" if t.kind == "slotmap" and not any(t.columns[1:]) else f'<thead><tr>{"".join(head_cells)}</tr></thead>'
     if t.kind == "slotmap":
-        head = f'<thead><tr>{"".join(head_cells[:1])}<th colspan="{ncols - 1}">Drive slots (slot number, disk group)</th></tr></thead>'
+        head = (f'<thead><tr>{"".join(head_cells[:1])}'
+                f'<th colspan="{ncols - 1}">Drive slots (slot number, disk group)</th></tr></thead>')
     return (f'<p class="caption" id="{esc(t.key)}">{esc(caption)}</p>'
             f'<table class="{css}" width="100%" border="1" cellspacing="0" cellpadding="3">'
             f'{head}<tbody>{"".join(body)}</tbody></table>{note}')

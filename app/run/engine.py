@@ -167,7 +167,8 @@ class RunEngine:
             wanted = list(tools.get(host, {}))
             if not wanted:
                 return HostCheck(host, True, "reachable, logged in")
-            probe = f"for t in {quoting.quote_list('bash', wanted)}; do command -v \"$t\" >/dev/null 2>&1 || echo \"$t\"; done"
+            probe = (f"for t in {quoting.quote_list('bash', wanted)}; do "
+                     'command -v "$t" >/dev/null 2>&1 || echo "$t"; done')
             lines: list[str] = []
             result = transport.run(probe, shell="sh", on_output=lambda stream, line: lines.append(line)
                                    if stream == "stdout" else None, timeout=60)

@@ -91,7 +91,7 @@ def stand(run_id: str, records: list[dict], *, steps: Sequence | None = None,
     if steps is None or task_state is None:
         return RunStanding(complete=complete, **common)
     looks = [step_look(s, task_state) for s in steps]
-    unfinished = [(s, look) for s, look in zip(steps, looks) if look.status not in J.SUCCEEDED]
+    unfinished = [(s, look) for s, look in zip(steps, looks, strict=True) if look.status not in J.SUCCEEDED]
     nxt, look = unfinished[0] if unfinished else (None, None)
     durations = [t.seconds for lk in looks if lk.status in J.SUCCEEDED for t in lk.tasks
                  if not t.manual and t.seconds is not None]

@@ -62,8 +62,8 @@ def _server_rows(s: Server) -> dict[str, dict[str, Cell]]:
         group = "Network card/subsystem" if ad.kind in ("ethernet", "management", "infiniband") else "Host bus adapters"
         desc = ", ".join(x for x in (ad.model, "integrated" if ad.integrated else "",
                                      f"firmware {ad.firmware}" if ad.firmware else "") if x)
-        put(group, f"{ad.name}: vendor and model number", Cell(desc, ref=f"{s.id}:{ad.ports[0].name}" if ad.ports else s.id)
-            if ad.model else missing(s.id))
+        ref = f"{s.id}:{ad.ports[0].name}" if ad.ports else s.id
+        put(group, f"{ad.name}: vendor and model number", Cell(desc, ref=ref) if ad.model else missing(s.id))
         if ad.ports:
             parts = []
             for p in ad.ports:
@@ -126,7 +126,7 @@ def server_tables(bed: Bed) -> list[Table]:
             labels = list(dict.fromkeys(label for rows in per.values() for label in rows.get(g, {})))
             order += [(g, label) for label in labels]
 
-        def cell(sid: str, g: str, label: str) -> Cell:
+        def cell(sid: str, g: str, label: str, per: dict = per) -> Cell:
             return per[sid].get(g, {}).get(label) or Cell("")
 
         differing = [(g, label) for g, label in order
@@ -135,14 +135,14 @@ def server_tables(bed: Bed) -> list[Table]:
         title = f"System configuration: {model}"
         if differing and len(servers) <= MAX_SERVER_COLUMNS:
             t = Table(f"servers-{slug(model)}", title, ["System"] + ids, kind="keyvalue")
-            _fill_groups(t, order, lambda g, label: [cell(sid, g, label) for sid in ids])
+            _fill_groups(t, order, lambda g, label, ids=ids: [cell(sid, g, label) for sid in ids])
             tables.append(t)
             continue
         t = Table(f"servers-{slug(model)}", title, ["System", model], kind="keyvalue", widths=[38, 62])
         t.add(Cell("Servers", bold=True), Cell(", ".join(ids) + (f" ({len(ids)})" if len(ids) > 2 else ""),
                                                 ref=ids[0] if len(ids) == 1 else ""))
         common = [k for k in order if k not in differing]
-        _fill_groups(t, common, lambda g, label: [cell(ids[0], g, label)])
+        _fill_groups(t, common, lambda g, label, ids=ids: [cell(ids[0], g, label)])
         tables.append(t)
         if differing:
             labels = [label for _, label in differing]

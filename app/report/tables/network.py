@@ -65,7 +65,8 @@ def connection_table(bed: Bed) -> Table | None:
     t = Table("connections", "Cabling: connections between devices", ["From", "To", "Kind", "Note"],
               widths=[28, 28, 10, 34], compact=True)
     for link in bed.links:
-        t.add(Cell(link.a, ref=link.a, mono=True), Cell(link.b, ref=link.b, mono=True), link.kind, flat(link.note)[:160])
+        t.add(Cell(link.a, ref=link.a, mono=True), Cell(link.b, ref=link.b, mono=True), link.kind,
+              flat(link.note)[:160])
     return t
 
 

@@ -24,7 +24,7 @@ def workload_tables(bed: Bed) -> list[Table]:
         if w.read_pct is not None:
             t.add("Read share (%)", number(w.read_pct))
         for k, v in w.parameters.items():
-            if isinstance(v, dict) and len(v) > 6 or isinstance(v, dict) and any(isinstance(x, dict) for x in v.values()):
+            if isinstance(v, dict) and (len(v) > 6 or any(isinstance(x, dict) for x in v.values())):
                 t.add_group(humanize(k))
                 for k2, v2 in v.items():
                     t.add(humanize(k2), Cell(flat(v2), mono=isinstance(v2, str) and "\\" in v2))

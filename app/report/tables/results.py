@@ -43,7 +43,7 @@ def results_tables(bed: Bed) -> list[Table]:
             head = (scenario, level, subject)
             # repeated group values are printed once, as published result tables do
             shown, changed = [], False
-            for x, p in zip(head, previous):
+            for x, p in zip(head, previous, strict=True):
                 changed = changed or x != p
                 shown.append(x if changed else "")
             previous = head

@@ -73,12 +73,14 @@ def storage_tables(bed: Bed) -> list[Table]:
             rows["Network switch"] = Cell(", ".join(models) + f" ({', '.join(sw)})", ref=sw[0])
         if links_of.get(a.id):
             rows["Number of connections from storage"] = Cell(str(links_of[a.id]), ref=ref)
-        rows["Number of storage controllers"] = Cell(str(len(a.controllers)), ref=ref) if a.controllers else missing(ref)
+        rows["Number of storage controllers"] = (Cell(str(len(a.controllers)), ref=ref) if a.controllers
+                                                 else missing(ref))
         host_ports = [(p, c) for c in a.controllers for p in c.ports if p.kind not in ("management", "sas")
                       or set(p.roles) & {"iscsi", "fc"}]
         if host_ports:
             speeds = sorted({number(p.speed_gbps) for p, _ in host_ports if p.speed_gbps})
-            kinds = sorted({CONNECTIVITY_NAMES.get(r, r) for p, _ in host_ports for r in p.roles if r in ("iscsi", "fc")})
+            kinds = sorted({CONNECTIVITY_NAMES.get(r, r) for p, _ in host_ports for r in p.roles
+                            if r in ("iscsi", "fc")})
             rows["Number of storage ports"] = Cell(
                 f"{len(host_ports)}" + (f" x {'/'.join(speeds)} Gb" if speeds else "")
                 + (f" {', '.join(kinds)}" if kinds else "") + f" ({len(a.controllers)} controllers)", ref=ref)
