@@ -119,7 +119,8 @@ def test_the_dashboard_screenshot(qtbot, dashboard):
     for i in range(300):
         for h, base in (("hv1", 1800), ("hv2", 1500), ("hv3", 1650)):
             samples += [Sample(1_795_600_000 + i, h, M.IOPS, base + rng.normal(0, 80), "IO/s"),
-                        Sample(1_795_600_000 + i, h, M.READ_LATENCY_MS, 12 + rng.normal(0, 3) + (9 if 200 < i < 215 else 0), "ms"),
+                        Sample(1_795_600_000 + i, h, M.READ_LATENCY_MS,
+                               12 + rng.normal(0, 3) + (9 if 200 < i < 215 else 0), "ms"),
                         Sample(1_795_600_000 + i, h, M.WRITE_LATENCY_MS, 4 + rng.normal(0, 1), "ms"),
                         Sample(1_795_600_000 + i, h, M.THROUGHPUT_MBPS, base * 0.032 + rng.normal(0, 2), "MB/s")]
     dashboard.ingest(samples)
@@ -139,13 +140,15 @@ def test_zooming_back_in_time_stops_following_and_shows_the_full_detail_there(qt
     qtbot.waitUntil(lambda: ("h1", M.IOPS) in dashboard._curves, timeout=3000)
     t, v = dashboard._curves[("h1", M.IOPS)].getData()
     assert len(t) < 3600 / 2 and np.nanmax(v) == 900.0            # decimated to the plot's width, spike kept
-    from PySide6.QtCore import QPoint, QPointF, Qt as QtNs
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtCore import Qt as QtNs
     from PySide6.QtGui import QWheelEvent
     from PySide6.QtWidgets import QApplication
     view, vb = dashboard.graphics, dashboard.plots["iops"].vb
     at = view.mapFromScene(vb.mapToScene(vb.boundingRect().center()))
     wheel = QWheelEvent(QPointF(at), QPointF(view.viewport().mapToGlobal(at)), QPoint(0, 0), QPoint(0, 120),
-                        QtNs.MouseButton.NoButton, QtNs.KeyboardModifier.NoModifier, QtNs.ScrollPhase.NoScrollPhase, False)
+                        QtNs.MouseButton.NoButton, QtNs.KeyboardModifier.NoModifier,
+                        QtNs.ScrollPhase.NoScrollPhase, False)
     QApplication.sendEvent(view.viewport(), wheel)                  # the mouse wheel zooms in
     assert not dashboard.follow.isChecked()
     vb.setXRange(t0 + 590, t0 + 620, padding=0)

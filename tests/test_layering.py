@@ -158,7 +158,8 @@ def test_rules_import_the_registry_and_context_never_the_runner():
     base = ROOT / "topology" / "validation"
     shared = [base / "registry.py", base / "context.py", base / "rules" / "__init__.py"]
     rules = sorted((base / "rules").glob("*.py"))
-    assert {"network.py", "paths.py", "storage.py", "capacity.py", "cluster.py", "workload.py"} <= {p.name for p in rules}
+    expected = {"network.py", "paths.py", "storage.py", "capacity.py", "cluster.py", "workload.py"}
+    assert expected <= {p.name for p in rules}
     for path in rules + shared:
         imported = {m for _, m in imported_modules(path)}
         bad = sorted(m for m in imported if m in ("topology.validation", "topology.validation.runner")

@@ -195,7 +195,8 @@ REFUSALS = [
     (lambda b: ops.create_disk_group(b, "arr", [("E0", 4), ("E0", 5), ("E0", 6)], "raid1"),
      r"RAID 1 needs exactly 2 disks; 3 selected"),
     (lambda b: ops.create_disk_group(b, "arr", [("E9", 0)], "raid0"), "arr has no enclosure 'E9'"),
-    (lambda b: ops.create_disk_group(b, "arr", [("E0", 12)], "raid0"), "enclosure E0 has slots 0-11; there is no slot 12"),
+    (lambda b: ops.create_disk_group(b, "arr", [("E0", 12)], "raid0"),
+     "enclosure E0 has slots 0-11; there is no slot 12"),
     (lambda b: ops.create_disk_group(b, "arr", [("E0", 4), ("E0", 5)], "raid1", name="data"),
      "arr already has a disk group 'data'"),
     (lambda b: ops.create_disk_group(b, "arr", [("E0", 4), ("E0", 5)], "raid1", owner="c9"),
@@ -210,13 +211,16 @@ REFUSALS = [
     (lambda b: ops.create_volume(b, "arr", "big", group="data", size_gb=800),
      "disk group data has 700 GB free; the volume needs 800 GB"),
     (lambda b: ops.create_volume(b, "arr", "db", group="data", size_gb=1), "arr already has a volume 'db'"),
-    (lambda b: ops.create_volume(b, "arr", "x", group="data"), "give the volume a size in GB, or let it take the remainder"),
+    (lambda b: ops.create_volume(b, "arr", "x", group="data"),
+     "give the volume a size in GB, or let it take the remainder"),
     (lambda b: ops.create_volume(b, "arr", "  ", group="data", size_gb=1), "give the volume a name"),
     (lambda b: ops.create_volume(b, "arr", "x", size_gb=1), "put the volume in one disk group or one pool"),
-    (lambda b: ops.create_volume(b, "arr", "x", group="data", size_gb=1, purpose="toaster"), "unknown purpose 'toaster'"),
+    (lambda b: ops.create_volume(b, "arr", "x", group="data", size_gb=1, purpose="toaster"),
+     "unknown purpose 'toaster'"),
     (lambda b: ops.map_volume(b, "arr", "db", "cluster"), "volume db is already mapped to cluster"),
     (lambda b: ops.map_volume(b, "arr", "db", "h1", lun=0), "h1 already sees LUN 0; choose another number"),
-    (lambda b: ops.map_volume(b, "arr", "db", "ghost"), "'ghost' is neither a host or host group of arr nor a server or VM"),
+    (lambda b: ops.map_volume(b, "arr", "db", "ghost"),
+     "'ghost' is neither a host or host group of arr nor a server or VM"),
     (lambda b: ops.unmap(b, "arr", "db", "h2"), "volume db is not mapped to h2"),
     (lambda b: ops.create_host_group(b, "arr", "h1"), "arr already has a host or host group named 'h1'"),
     (lambda b: ops.add_host_to_group(b, "arr", "h1", "cluster"), "h1 is already in host group cluster"),
@@ -244,7 +248,8 @@ def test_a_volume_in_use_elsewhere_is_not_deleted(seed000_text):
 
 def test_a_group_inside_a_pool_takes_no_volume_of_its_own():
     b = load(EXAMPLES / "ams2500-exchange-esrp.yaml")
-    with pytest.raises(StorageEditRefused, match="disk group RG1 belongs to pool Pool 0: create the volume in the pool"):
+    refusal = "disk group RG1 belongs to pool Pool 0: create the volume in the pool"
+    with pytest.raises(StorageEditRefused, match=refusal):
         ops.create_volume(b, "AMS2500", "x", group="RG1", size_gb=10)
     with pytest.raises(StorageEditRefused, match="slot RKA31:12 is empty"):
         ops.mark_spares(b, "AMS2500", [("RKA31", 12)])

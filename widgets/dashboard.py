@@ -11,14 +11,24 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                               QPlainTextEdit, QPushButton, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.metrics import sample as M
-from app.metrics.chart import PALETTE     # a host has the same colour on screen and in print
+from app.metrics.chart import PALETTE  # a host has the same colour on screen and in print
 from app.metrics.series import SeriesStore, is_host_series, peak_decimate, time_beyond
 from widgets.series_layer import SeriesLayer
 
@@ -51,7 +61,7 @@ def thresholds_from_bed(bed) -> list[Threshold]:
 class MetricsDashboard(QWidget):
     def __init__(self, parent=None, store: SeriesStore | None = None):
         super().__init__(parent)
-        import pyqtgraph as pg      # ~1 s to import: only when a dashboard is built
+        import pyqtgraph as pg  # ~1 s to import: only when a dashboard is built
         self.pg = pg
         self.store = store or SeriesStore()
         self.paused = False
@@ -214,7 +224,7 @@ class MetricsDashboard(QWidget):
             self._hidden.discard(source)
         else:
             self._hidden.add(source)
-        for key, line in self._curves.items():
+        for key in self._curves:
             self.layers[self._plot_key_of[key[1]]].set_visible(key, key[0] not in self._hidden)
         self._drawn.clear()
         self._y_tops.clear()

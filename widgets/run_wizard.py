@@ -17,13 +17,26 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor, QFontDatabase, QIcon, QPainter, QPixmap
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFrame, QHBoxLayout, QLabel,
-                               QLineEdit, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSplitter,
-                               QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.run import events as E
 from app.run.qt_runner import RunController
 from app.run.session import RunSession, runs_of_bed
+from widgets.run_questions import answer_question
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
 OUTPUT_LINES_KEPT = 5000
@@ -260,7 +273,8 @@ class RunWizard(QWidget):
             return
         self._opened(session)
         first = session.first_unfinished()
-        self._say(f"Run {run_id} opened" + (f"; it continues at step {first.number}." if first else "; it is complete."))
+        where = f"; it continues at step {first.number}." if first else "; it is complete."
+        self._say(f"Run {run_id} opened{where}")
         if first is not None:
             self._select(first.number)
 
@@ -434,8 +448,9 @@ class RunWizard(QWidget):
         self._select(standing.next_step)
         if standing.failed:
             why = "; ".join(f"{t.host}: {t.message or t.status}" for t in standing.problems)
-            self._say(f"Stopped at step {standing.next_step} ({STATUS_LOOK.get(standing.next_status, ('', standing.next_status))[1]})"
-                      f" - {why}. Fix the cause, then Retry (or Skip).", error=True)
+            status = STATUS_LOOK.get(standing.next_status, ("", standing.next_status))[1]
+            self._say(f"Stopped at step {standing.next_step} ({status}) - {why}. Fix the cause, then Retry (or Skip).",
+                      error=True)
         elif standing.waiting_manual:
             self._say(f"Step {standing.next_step} is done by hand: do it, then Mark done (or Skip).")
 
@@ -532,65 +547,8 @@ class RunWizard(QWidget):
         self.message.setStyleSheet("color: #b3261e;" if error else "")
         self.message.setText(text)
 
-    # ------------------------------------------------- questions from the session
-
     def _answer(self, question: E.Question, reply) -> None:
-        try:
-            if isinstance(question, E.TrustHostKey):
-                reply.value = self._ask_host_key(question)
-            elif isinstance(question, E.PasswordNeeded):
-                reply.value = self._ask_password(question)
-            elif isinstance(question, E.StillRunning):
-                reply.value = self._ask_still_running(question)
-        finally:
-            reply.answered.set()
-
-    def _ask_host_key(self, question: E.TrustHostKey) -> bool:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Unknown host key",
-                          f"The SSH host key of {question.host} ({question.address}) is not known yet.\n\n"
-                          f"{question.key_type}\n{question.fingerprint}\n\n"
-                          "Compare it with the key shown on the host's own console before you trust it.",
-                          parent=self)
-        trust = box.addButton("Trust and remember", QMessageBox.ButtonRole.AcceptRole)
-        refuse = box.addButton("Refuse", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(refuse)
-        box.setEscapeButton(refuse)
-        box.exec()
-        return box.clickedButton() is trust
-
-    def _ask_still_running(self, question: E.StillRunning) -> str | None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "A step is still running",
-                          f"Step {question.step} is still running on {question.host} (process group "
-                          f"{question.pid}), left by a run that died.\n\nAdopt it (wait for it and take its "
-                          "result), or stop it and run it again?", parent=self)
-        adopt = box.addButton("Adopt", QMessageBox.ButtonRole.AcceptRole)
-        stop = box.addButton("Stop and run again", QMessageBox.ButtonRole.DestructiveRole)
-        cancel = box.addButton("Cancel", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(cancel)
-        box.setEscapeButton(cancel)
-        box.exec()
-        return {adopt: "adopt", stop: "stop"}.get(box.clickedButton())
-
-    def _ask_password(self, question: E.PasswordNeeded) -> E.PasswordAnswer | None:
-        """The answer goes back to the session, which keeps it (and stores it when asked to)."""
-        dialog = QDialog(self)
-        dialog.setWindowTitle("Password")
-        layout = QVBoxLayout(dialog)
-        layout.addWidget(QLabel(f"Password for {question.user or 'the user'} on {question.host}"
-                                + (f" (shared entry {question.credential!r})" if question.credential else "")))
-        field = QLineEdit(dialog)
-        field.setEchoMode(QLineEdit.EchoMode.Password)
-        layout.addWidget(field)
-        remember = QCheckBox("Remember it in the system keyring", dialog)
-        remember.setChecked(True)
-        layout.addWidget(remember)
-        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        box.accepted.connect(dialog.accept)
-        box.rejected.connect(dialog.reject)
-        layout.addWidget(box)
-        if dialog.exec() == QDialog.DialogCode.Accepted and field.text():
-            return E.PasswordAnswer(field.text(), remember=remember.isChecked())
-        return None
+        answer_question(self, question, reply)
 
 
 def _short(text: str, limit: int = 70) -> str:
