@@ -23,12 +23,18 @@ _GROUP_SAFE = re.compile(r"[^A-Za-z0-9_]")
 _WINDOWS_TOO_OLD = re.compile(r"\b(2000|2003|2008)\b|\bvista\b|\bwindows\s*(xp|7)\b", re.I)
 _WINDOWS_OLD = re.compile(r"\b2012\b", re.I)
 
+# where the done markers of scripts live: a variable of the platform groups, so a lab can move them
+MARKERS_VARIABLE = "testbed_markers_dir"
+LINUX_MARKERS = "~/.testbed-studio/done"
+WINDOWS_MARKERS = "C:\\ProgramData\\TestbedStudio\\done"
+
 # how a host without an access entry is reached, by platform (the user overrides it per host)
 ASSUMED_TRANSPORT = {"linux": "ssh", "windows": "winrm"}
 _PLATFORM_VARS = {
-    "linux": {"ansible_connection": "ssh"},
+    "linux": {"ansible_connection": "ssh", MARKERS_VARIABLE: LINUX_MARKERS},
     "windows": {"ansible_connection": "winrm", "ansible_port": 5986, "ansible_winrm_scheme": "https",
-                "ansible_winrm_transport": "ntlm", "ansible_shell_type": "powershell"},
+                "ansible_winrm_transport": "ntlm", "ansible_shell_type": "powershell",
+                MARKERS_VARIABLE: WINDOWS_MARKERS},
 }
 
 

@@ -16,12 +16,11 @@ import hashlib
 import json
 from typing import Any
 
-from app.ansible.inventory import inventory_name
+from app.ansible.inventory import MARKERS_VARIABLE, inventory_name
 from app.ansible.yaml_out import Unsafe, data, name, unsafe_tree
 from app.run.plan import RunStep, Task
 
-LINUX_MARKERS = "~/.testbed-studio/done"
-WINDOWS_MARKERS = "C:\\ProgramData\\TestbedStudio\\done"
+_MARKERS = "{{ " + MARKERS_VARIABLE + " }}"
 # modules whose arguments a host needs root for
 _WINDOWS_SHELLS = ("powershell", "cmd")
 
@@ -82,8 +81,8 @@ def _shell(task: Task, script: str) -> tuple[str, dict]:
 def _marker(task: Task, step: RunStep) -> str:
     digest = hashlib.sha256(f"{task.shell}\0{task.script}".encode()).hexdigest()[:16]
     if task.shell in _WINDOWS_SHELLS:
-        return f"{WINDOWS_MARKERS}\\{tag(step)}-{digest}"
-    return f"{LINUX_MARKERS}/{tag(step)}-{digest}"
+        return f"{_MARKERS}\\{tag(step)}-{digest}"
+    return f"{_MARKERS}/{tag(step)}-{digest}"
 
 
 def step_tasks(step: RunStep, task: Task, index: int, measurement: bool, alone: bool) -> list[dict]:
@@ -114,8 +113,8 @@ def step_tasks(step: RunStep, task: Task, index: int, measurement: bool, alone: 
         module, args = _shell(task, task.script)
         args["creates"] = marker
         windows = task.shell in _WINDOWS_SHELLS
-        folder = {"ansible.windows.win_file": {"path": WINDOWS_MARKERS, "state": "directory"}} if windows else \
-            {"ansible.builtin.file": {"path": LINUX_MARKERS, "state": "directory", "mode": "0700"}}
+        folder = {"ansible.windows.win_file": {"path": _MARKERS, "state": "directory"}} if windows else \
+            {"ansible.builtin.file": {"path": _MARKERS, "state": "directory", "mode": "0700"}}
         out.append({"name": name(f"{step.number} folder for the done markers"), **folder} | _when(when)
                    | {"tags": tags})
         out.append({"name": title, module: args, "register": done} | _when(when) | {"tags": tags})

@@ -26,6 +26,9 @@ class Export:
     modules: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
 
+    def __getitem__(self, key: str) -> Path:
+        return self.paths[key]
+
 
 def collections_for(modules: Sequence[str]) -> list[str]:
     used = {".".join(m.split(".")[:2]) for m in modules}
@@ -115,8 +118,8 @@ def _readme(result: Export, collections: list[str]) -> str:
              "shows what to do and waits for Enter on a terminal (without a terminal Ansible shows it and goes "
              "on). Leave them out with `--skip-tags manual`; run one step with `--tags step_3_2`.", "",
              "A script no module replaces runs once: after it succeeds a marker named after the script's text "
-             "is written on the host (`~/.testbed-studio/done/`, `C:\\ProgramData\\TestbedStudio\\done\\`); "
-             "delete it to run the step again.", ""]
+             "is written on the host, in the folder `testbed_markers_dir` (a variable of the `linux` and `windows` "
+             "groups); delete it to run the step again.", ""]
     if result.secrets:
         lines += ["Credentials: nothing asks for a password on a host. Put these variables in an encrypted file "
                   "(`ansible-vault create credentials.yml`):", ""]
