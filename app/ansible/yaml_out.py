@@ -52,8 +52,12 @@ def data(value) -> Unsafe:
     return Unsafe(str(value))
 
 
+NAME_LENGTH = 120      # a name fits on one line of 160 (ansible-lint); the prompt has the whole text
+
+
 def name(value) -> Name:
-    return Name(" ".join(str(value).split())[:200])
+    text = " ".join(str(value).split())
+    return Name(text if len(text) <= NAME_LENGTH else text[:NAME_LENGTH - 1] + "…")
 
 
 def unsafe_tree(value):
