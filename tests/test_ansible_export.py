@@ -6,8 +6,10 @@ multi-host play never aborts it, modules (with `become`) where the template name
 """
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +20,7 @@ import yaml
 from app.ansible import export, reach
 from app.run.plan import run_steps
 from app.sandbox_hosts import SandboxLab
-from tests.run_beds import write_bed
+from tests.run_beds import write_bed, write_fio_bed
 from topology.fileformat import load
 from topology.methodology import generate
 
@@ -140,3 +142,27 @@ def test_a_module_step_uses_the_module_with_become_and_no_script(tmp_path):
 def _plain(path: Path) -> str:
     """The file with its `!unsafe` tags dropped, for reading it back with PyYAML."""
     return path.read_text().replace("!unsafe ", "")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_measure_playbook_runs_the_load_and_fetches_its_results_to_the_controller(lab, tmp_path):
+    if shutil.which("fio") is None or shutil.which("iostat") is None:
+        pytest.skip("needs fio and sysstat (installed by .ci/setup.sh)")
+    acc = _access(lab, "h1")
+    bed = load(write_fio_bed(tmp_path / "fio.yaml", "h1", tmp_path / "h1.dat", minutes=0.05,
+                             access={k: v for k, v in acc.items() if k != "id"}))
+    reached = reach(bed)
+    result = export(bed, run_steps(generate(bed), reached.transports), tmp_path / "ansible", reached)
+    paths = {"inventory": result["inventory"], "playbook": result["measure"]}
+    r, recap = _play(lab, tmp_path, paths)
+    assert r.returncode == 0 and recap["h1"]["failed"] == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    fetched = {p.name: p for p in (tmp_path / "ansible" / "results" / "h1").rglob("*.json")}
+    assert "oltp.json" in fetched, r.stdout[-3000:]
+    text = fetched["oltp.json"].read_text()
+    reports, at = [], text.find("{")
+    while at != -1:          # fio writes one JSON report a second, the last one is the final report
+        report, end = json.JSONDecoder().raw_decode(text, at)
+        reports.append(report)
+        at = text.find("{", end)
+    assert reports and reports[-1]["jobs"][0]["jobname"] == "oltp"
