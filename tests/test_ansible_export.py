@@ -166,3 +166,33 @@ def test_measure_playbook_runs_the_load_and_fetches_its_results_to_the_controlle
         reports.append(report)
         at = text.find("{", end)
     assert reports and reports[-1]["jobs"][0]["jobname"] == "oltp"
+
+
+def test_exporting_an_example_says_why_hosts_are_assumed_or_left_out(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "app.cli", "export-ansible",
+                        str(Path(__file__).resolve().parent.parent / "resources/examples/md3000i-hyperv-cluster.yaml"),
+                        "-o", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "no `access:` entries" in r.stdout
+    assert "left out R710-1, R710-2, DC, Client1" in r.stdout and "Windows Server 2008 R2" in r.stdout
+    inventory = yaml.safe_load(_plain(tmp_path / "out" / "inventory.yml"))
+    assert "R710-1" not in str(inventory)
+    # their steps are shown as manual, saying why
+    playbook = (tmp_path / "out" / "playbook.yml").read_text()
+    assert "no remote access is set for R710-1" not in playbook
+    assert "done by hand: R710-1 runs Windows Server 2008 R2" in playbook
+    assert "R710-1" in (tmp_path / "out" / "README.md").read_text()
+
+
+def test_an_ansible_block_naming_a_module_badly_is_refused_with_its_file_and_line(tmp_path):
+    from topology.methodology.template_syntax import TemplateError
+    templates = tmp_path / "templates"
+    (templates / "linux").mkdir(parents=True)
+    (templates / "linux" / "hosts.yaml").write_text(
+        "section: hosts\nsteps:\n  - id: x\n    foreach: server\n    text: X on {host.id}.\n    automation:\n"
+        "      - shell: bash\n        script: echo {host.id}\n        ansible:\n          module: package\n")
+    bed = load(write_bed(tmp_path / "bed.yaml", [{"id": "h1", "transport": "ssh", "address": "192.0.2.1"}],
+                         mark_dir=tmp_path / "marks"))
+    with pytest.raises(TemplateError) as err:
+        generate(bed, extra_dirs=[str(templates)])
+    assert "hosts.yaml:10" in err.value.format() and "fully qualified module name" in err.value.format()

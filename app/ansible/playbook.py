@@ -23,7 +23,9 @@ from app.run.plan import RunStep, stages
 MEASUREMENT_SECTION = "run"
 
 
-def plays(steps: Sequence[RunStep], bed_name: str, measurement: bool) -> list[dict]:
+def plays(steps: Sequence[RunStep], bed_name: str, measurement: bool,
+          refused: dict[str, str] | None = None) -> list[dict]:
+    """`refused`: host id -> why Ansible cannot manage it (its steps are shown as manual)."""
     out: list[dict] = []
     for stage in stages(steps):
         title = name(f"{stage.title} ({bed_name})")
@@ -34,16 +36,19 @@ def plays(steps: Sequence[RunStep], bed_name: str, measurement: bool) -> list[di
             chunks[-1][1].append(step)
         for manual, chunk in chunks:
             if manual and out and out[-1]["hosts"] == "localhost":
-                out[-1]["tasks"].extend(_manual_play(title, chunk)["tasks"])   # one play for a run of them
+                out[-1]["tasks"].extend(_manual_play(title, chunk, refused or {})["tasks"])   # one play for a run of them
                 continue
-            out.append(_manual_play(title, chunk) if manual else _automated_play(title, chunk, measurement))
+            out.append(_manual_play(title, chunk, refused or {}) if manual else _automated_play(title, chunk, measurement))
     return out
 
 
-def _manual_play(title: Name, steps: list[RunStep]) -> dict:
+def _manual_play(title: Name, steps: list[RunStep], refused: dict[str, str]) -> dict:
     tasks = []
     for step in steps:
-        why = f" (done by hand: {step.why_manual})" if step.why_manual else ""
+        why = step.why_manual
+        if step.target in refused:
+            why = f"{step.target} runs {refused[step.target].split(': ', 1)[0]}, which Ansible cannot manage"
+        why = f" (done by hand: {why})" if why else ""
         tasks.append({"name": name(f"{step.number} by hand: {step.text}"),
                       "ansible.builtin.pause": {"prompt": Unsafe(f"Step {step.number}{why}:\n{_wrap(step.text)}\n"
                                                                  "Press Enter when it is done")},

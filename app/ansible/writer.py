@@ -53,9 +53,9 @@ def export(bed: Bed, steps: Sequence[RunStep], out_dir: Path, reached: Reach | N
     head = _head(bed)
     build, measure = split(steps)
     files = {"inventory": ("inventory.yml", inventory(bed, reached)),
-             "playbook": ("playbook.yml", plays(build, bed.bed.name, measurement=False))}
+             "playbook": ("playbook.yml", plays(build, bed.bed.name, measurement=False, refused=reached.refused))}
     if measure:
-        files["measure"] = ("measure.yml", plays(measure, bed.bed.name, measurement=True))
+        files["measure"] = ("measure.yml", plays(measure, bed.bed.name, measurement=True, refused=reached.refused))
     collections = collections_for(result.modules)
     files["requirements"] = ("requirements.yml", {"collections": [{"name": c, "version": COLLECTIONS.get(c, "*")}
                                                                   for c in collections]})
@@ -81,12 +81,15 @@ def _notes(bed: Bed, steps: Sequence[RunStep], reached: Reach, collections: list
                      f"platform: {', '.join(inventory_name(h) for h in reached.assumed[:8])}"
                      f"{' ...' if len(reached.assumed) > 8 else ''}")
     for kind, prefix in ((reached.refused, "left out "), (reached.warnings, "")):
-        by_reason: dict[str, list[str]] = {}
+        by_reason: dict[str, tuple[list[str], list[str]]] = {}
         for hid, why in kind.items():
-            by_reason.setdefault(why, []).append(inventory_name(hid))
-        for why, names in by_reason.items():
-            notes.append(f"{prefix}{', '.join(names[:6])}{f' and {len(names) - 6} more' if len(names) > 6 else ''}"
-                         f" ({why.split(': ', 1)[0]}): {why.split(': ', 1)[1]}")
+            os_text, reason = why.split(": ", 1)
+            names, systems = by_reason.setdefault(reason, ([], []))
+            names.append(inventory_name(hid))
+            systems.append(os_text) if os_text not in systems else None
+        for reason, (names, systems) in by_reason.items():
+            more = f" and {len(names) - 6} more" if len(names) > 6 else ""
+            notes.append(f"{prefix}{', '.join(names[:6])}{more} ({'; '.join(systems)}): {reason}")
     manual = [s for s in steps if s.manual]
     if manual and all(s.manual for s in steps):
         notes.append("every step is done by hand (no host can run its automation): the playbook only shows them "
