@@ -319,6 +319,7 @@ def test_powershell_scripts_parse_and_hold_each_value_in_one_string_literal(name
 
 # ====================================================== Ansible: the exported playbook, really run
 
+@pytest.mark.timeout(450)     # 30 hosts, each step with its marker and check: over 2 minutes on a busy machine
 def test_exported_playbook_runs_with_every_value_and_templates_none_of_them(lab, tmp_path):
     ansible = Path(sys.executable).with_name("ansible-playbook")
     if not ansible.exists():
