@@ -118,8 +118,8 @@ def step_tasks(step: RunStep, task: Task, index: int, measurement: bool, alone: 
         out.append({"name": name(f"{step.number} folder for the done markers"), **folder} | _when(when)
                    | {"tags": tags})
         out.append({"name": title, module: args, "register": done} | _when(when) | {"tags": tags})
-        record = {"ansible.windows.win_copy": {"dest": marker, "content": "done\n"}} if windows else \
-            {"ansible.builtin.copy": {"dest": marker, "content": "done\n", "mode": "0600"}}
+        record = {"ansible.windows.win_copy": {"dest": marker, "content": "done"}} if windows else \
+            {"ansible.builtin.copy": {"dest": marker, "content": "done", "mode": "0600"}}
         # a failed script stops the host before this task: the marker means "succeeded once"
         out.append({"name": name(f"{step.number} record that it is done"), **record, **_when(when), "tags": tags})
     if task.verify:

@@ -28,6 +28,7 @@ from topology.methodology.template_syntax import Template, parse_template, templ
 
 _MODULE = re.compile(r"^[a-z0-9_]+\.[a-z0-9_]+\.[a-z0-9_]+$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_COUNT = re.compile(r"^[1-9][0-9]*$")      # "0755" stays text: a file mode
 _KEYS = {"module", "args", "become", "creates", "results"}
 
 
@@ -87,6 +88,11 @@ def parse_ansible_block(raw: Any, line: int, where: str, path: Path) -> AnsibleT
 def _argument(value: Any, line: int, where: str, path: Path) -> Any:
     if isinstance(value, bool) or isinstance(value, int):
         return value
+    # the template reader keeps scalars as text: a module's booleans and counts are read back here
+    if value in ("true", "false"):
+        return value == "true"
+    if isinstance(value, str) and _COUNT.match(value):
+        return int(value)
     if isinstance(value, str):
         return parse_template(value, line, where, path, command=False)
     if isinstance(value, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) or _is_vault(v)
