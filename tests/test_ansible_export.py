@@ -196,3 +196,15 @@ def test_an_ansible_block_naming_a_module_badly_is_refused_with_its_file_and_lin
     with pytest.raises(TemplateError) as err:
         generate(bed, extra_dirs=[str(templates)])
     assert "hosts.yaml:10" in err.value.format() and "fully qualified module name" in err.value.format()
+
+
+def test_a_script_that_would_ask_for_credentials_on_the_host_is_never_exported_as_a_task(tmp_path):
+    from app.run.plan import RunStep, Task
+    bed = load(write_bed(tmp_path / "bed.yaml", [{"id": "w1", "transport": "winrm", "address": "192.0.2.5"}],
+                         mark_dir=tmp_path / "marks"))
+    step = RunStep("2.1", "Join w1 to the domain lab.example.", "network", "Network", "w1",
+                   [Task("2.1", "w1", "powershell", "Add-Computer -DomainName 'lab.example' -Credential (Get-Credential)")])
+    result = export(bed, [step], tmp_path / "ansible")
+    text = result["playbook"].read_text()
+    assert "win_shell" not in text and "ansible.builtin.pause" in text
+    assert "asks for credentials on the host" in text

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -10,7 +11,7 @@ from app.ansible.inventory import Reach, inventory, inventory_name
 from app.ansible.playbook import plays, split
 from app.ansible.tasks import modules_of, vault_names, vault_variable
 from app.ansible.yaml_out import dump
-from app.run.plan import RunStep
+from app.run.plan import RunStep, Task
 from topology.fileformat import write_atomic
 from topology.model import Bed
 
@@ -41,9 +42,22 @@ def _head(bed: Bed) -> str:
             "# Credentials are not written here: see README.md beside this file.\n")
 
 
+# a script that asks on the host hangs or fails in a non-interactive WinRM / ssh session
+_ASKS_ON_THE_HOST = re.compile(r"\bGet-Credential\b|\bRead-Host\b", re.I)
+
+
+def _never_prompting(step: RunStep) -> RunStep:
+    if any(not t.manual and not (t.ansible or {}).get("module") and _ASKS_ON_THE_HOST.search(t.script)
+           for t in step.tasks):
+        return replace(step, tasks=[Task(step.number, step.target)],
+                       why_manual="its script asks for credentials on the host, which a remote session cannot answer")
+    return step
+
+
 def export(bed: Bed, steps: Sequence[RunStep], out_dir: Path, reached: Reach | None = None) -> Export:
     from app.ansible.inventory import reach as reach_of
     reached = reached or reach_of(bed)
+    steps = [_never_prompting(s) for s in steps]
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     result = Export()
