@@ -208,3 +208,12 @@ def test_a_script_that_would_ask_for_credentials_on_the_host_is_never_exported_a
     text = result["playbook"].read_text()
     assert "win_shell" not in text and "ansible.builtin.pause" in text
     assert "asks for credentials on the host" in text
+
+
+def test_only_the_playbooks_with_steps_are_written(tmp_path):
+    bed_file = write_fio_bed(tmp_path / "fio.yaml", "h1", tmp_path / "h1.dat", {"transport": "ssh", "address": "192.0.2.1"})
+    r = subprocess.run([sys.executable, "-m", "app.cli", "export-ansible", str(bed_file), "-o", str(tmp_path / "out"),
+                        "--steps", "3"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out" / "measure.yml").exists() and not (tmp_path / "out" / "playbook.yml").exists()
+    assert "measure.yml" in r.stdout and "playbook.yml" not in r.stdout

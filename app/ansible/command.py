@@ -39,5 +39,8 @@ def cmd_export_ansible(ns: argparse.Namespace) -> int:
           f"({automated} automated step(s), {len(steps) - automated} manual)")
     for note in result.notes:
         print(f"note: {note}")
-    print(f"run: ansible-playbook -i {p['inventory']} {p['playbook']}  (see {p['readme']})")
+    for key in ("playbook", "measure"):
+        if key in p:
+            print(f"run: ansible-playbook -i {p['inventory']} {p[key]}")
+    print(f"see {p['readme']}")
     return EXIT_OK

@@ -21,7 +21,6 @@ from app.ansible.yaml_out import Unsafe, data, name, unsafe_tree
 from app.run.plan import RunStep, Task
 
 _MARKERS = "{{ " + MARKERS_VARIABLE + " }}"
-# modules whose arguments a host needs root for
 _WINDOWS_SHELLS = ("powershell", "cmd")
 
 

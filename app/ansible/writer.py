@@ -66,8 +66,10 @@ def export(bed: Bed, steps: Sequence[RunStep], out_dir: Path, reached: Reach | N
     result.secrets = sorted({vault_variable(n) for t in tasks for n in vault_names((t.ansible or {}).get("args"))})
     head = _head(bed)
     build, measure = split(steps)
-    files = {"inventory": ("inventory.yml", inventory(bed, reached)),
-             "playbook": ("playbook.yml", plays(build, bed.bed.name, measurement=False, refused=reached.refused))}
+    files = {"inventory": ("inventory.yml", inventory(bed, reached))}
+    # a playbook without plays is an error to ansible-playbook: only the playbooks with steps are written
+    if build or not measure:
+        files["playbook"] = ("playbook.yml", plays(build, bed.bed.name, measurement=False, refused=reached.refused))
     if measure:
         files["measure"] = ("measure.yml", plays(measure, bed.bed.name, measurement=True, refused=reached.refused))
     collections = collections_for(result.modules)
@@ -121,7 +123,7 @@ def _readme(result: Export, collections: list[str]) -> str:
              "Files:", "",
              "* `inventory.yml`: the hosts, grouped by role (`role_*`), platform (`linux`, `windows`, with the "
              "platform's connection settings) and transport (`via_*`).",
-             "* `playbook.yml`: the build steps. Idempotent: a second run reports `changed=0`; "
+             "* `playbook.yml`: the build steps (every section but `run`). Idempotent: a second run reports `changed=0`; "
              "`--check --diff` shows what would change and runs every step's read-only check on what is done.",
              "* `measure.yml`: the measurement (restart, counters, load). It runs every time it is started and "
              "fetches the result files to `results/HOST/` beside it." if "measure" in result.paths else "",
@@ -129,7 +131,8 @@ def _readme(result: Export, collections: list[str]) -> str:
              "Run:", "",
              "    ansible-galaxy collection install -r requirements.yml" if collections else "",
              "    ansible-playbook -i inventory.yml playbook.yml" + (" -e @credentials.yml --ask-vault-pass"
-                                                                   if result.secrets else ""),
+                                                                   if result.secrets else "")
+             if "playbook" in result.paths else "",
              "    ansible-playbook -i inventory.yml measure.yml" if "measure" in result.paths else "", "",
              "Steps done by hand are plays of their own on this machine, run under the linear strategy: each "
              "shows what to do and waits for Enter on a terminal (without a terminal Ansible shows it and goes "
@@ -145,4 +148,5 @@ def _readme(result: Export, collections: list[str]) -> str:
               "`group_vars/windows.yml`, or `--ask-pass`.", ""]
     if result.notes:
         lines += ["Notes from the export:", ""] + [f"* {n}" for n in result.notes] + [""]
-    return "\n".join(line for k, line in enumerate(lines) if line or (k and lines[k - 1])) 
+    # the optional lines above are "" when absent: no two blank lines in a row
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip("\n") + "\n"
