@@ -325,7 +325,7 @@ def cmd_runs(ns: argparse.Namespace) -> int:
 
 
 def cmd_export_ansible(ns: argparse.Namespace) -> int:
-    from app.run.cli_run import cmd_export_ansible as export
+    from app.ansible.command import cmd_export_ansible as export
     return export(ns)
 
 

@@ -16,8 +16,8 @@ import time
 import traceback
 from pathlib import Path
 
+from app.ansible import export
 from app.remote.connect import access_by_host
-from app.run.ansible_export import export
 from app.run.plan import run_steps
 from topology.errors import BedFileError
 from topology.fileformat import loads, save

@@ -314,36 +314,6 @@ def cmd_runs(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_export_ansible(ns: argparse.Namespace) -> int:
-    from app.remote.connect import access_by_host
-    from app.run.ansible_export import export
-    from app.run.plan import run_steps, select_steps
-    from topology.errors import BedFileError
-    from topology.fileformat import load
-    from topology.methodology import generate
-    try:
-        bed = load(ns.file)
-        meth = generate(bed, extra_dirs=ns.templates)
-    except BedFileError as exc:
-        print(exc.format(), file=sys.stderr)
-        return EXIT_UNUSABLE
-    steps = run_steps(meth, {h: a.transport for h, a in access_by_host(bed).items()})
-    try:
-        steps = select_steps(steps, ns.steps) if ns.steps else steps
-    except ValueError as exc:
-        _err(str(exc))
-        return EXIT_UNUSABLE
-    try:
-        paths = export(bed, steps, Path(ns.output))
-    except OSError as exc:
-        _err(f"cannot write {ns.output}: {exc.strerror or exc}")
-        return EXIT_UNUSABLE
-    automated = sum(1 for s in steps if not s.manual)
-    print(f"wrote {paths['inventory']} and {paths['playbook']} ({automated} automated step(s), "
-          f"{len(steps) - automated} manual); run: ansible-playbook -i {paths['inventory']} {paths['playbook']}")
-    return EXIT_OK
-
-
 def cmd_results(ns: argparse.Namespace) -> int:
     from app.metrics.results import judge_criteria, load_samples, results_table, summarize, write_csv
     from app.run import journal as J

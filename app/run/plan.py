@@ -30,6 +30,7 @@ class Task:
     script: str = ""
     verify: str | None = None
     platform: str = ""
+    ansible: dict | None = field(default=None, compare=False)   # the module the Ansible export uses
 
     @property
     def manual(self) -> bool:
@@ -113,7 +114,7 @@ def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) 
                 tasks.append(Task(step.number, host, "bash", vendor_cli_script(cmd.script, cmd.invoke),
                                   vendor_cli_script(cmd.verify, cmd.invoke) if cmd.verify else None, cmd.platform))
                 continue
-            tasks.append(Task(step.number, host, cmd.shell, cmd.script, cmd.verify, cmd.platform))
+            tasks.append(Task(step.number, host, cmd.shell, cmd.script, cmd.verify, cmd.platform, cmd.ansible))
         if not tasks:
             why = ("no remote access is set for " + ", ".join(dict.fromkeys(unreachable)) if unreachable
                    else "the vendor CLI cannot be started: its template has no `invoke:` line or the bed "

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from topology.methodology.ansible_block import render_ansible_block
 from topology.methodology.context import BedContext
 from topology.methodology.domains import DOMAINS, Item
 from topology.methodology.domains.bed_wide import bed_values, run_values
@@ -173,7 +174,11 @@ def _make_step(st: StepTemplate, vals: Values, item: Item) -> Step:
             invoke_missing: list[str] = []
             invoke = tidy(render(ct.invoke, get, "bash", used, invoke_missing)) or None
             invoke = None if invoke_missing else invoke
-        commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke))
+        ansible = None
+        if ct.ansible is not None:
+            ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get, None, used, miss))
+        commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke,
+                                ansible=ansible))
     sources: dict[str, str] = {}
     for v in used.values():
         if v.source and v.text:

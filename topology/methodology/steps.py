@@ -16,6 +16,7 @@ class Command:
     note: str = ""                  # e.g. how to run a vendor CLI script, syntax caveats
     target: str = ""                # "" = the step's target
     invoke: str | None = None       # vendor-cli: bash command running the statements file "$STATEMENTS"
+    ansible: dict | None = None     # the Ansible module doing the same: {module, args, become[, creates]}
 
 
 @dataclass

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from topology import quoting
+from topology.methodology.ansible_block import AnsibleTemplate, parse_ansible_block
 from topology.methodology.domains import DOMAINS, WILDCARDS, Domain
 from topology.methodology.located_yaml import LocatedDict, LocatedList, read_located_yaml
 from topology.methodology.steps import SECTION_KEYS
@@ -38,6 +39,7 @@ class CommandTemplate:
     note: str
     when: list[tuple[str, re.Pattern]]
     invoke: Template | None = None
+    ansible: AnsibleTemplate | None = None    # the Ansible module that does the same (the export)
 
 
 @dataclass
@@ -65,7 +67,7 @@ class TemplateFile:
 
 
 _STEP_KEYS = {"id", "foreach", "when", "text", "automation", "note"}
-_COMMAND_KEYS = {"shell", "script", "verify", "platform", "note", "when", "invoke"}
+_COMMAND_KEYS = {"shell", "script", "verify", "platform", "note", "when", "invoke", "ansible"}
 _FILE_KEYS = {"section", "title", "match", "derive", "steps", "description"}
 
 
@@ -202,9 +204,14 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
                 # a bash command line: its values are quoted for bash, the statements stay in their file
                 invoke = parse_template(str(c["invoke"]).strip(), c.key_line["invoke"], where, path, command=True)
                 _check_names(path, invoke, known, where, domain, derives)
+            ansible = None
+            if c.get("ansible") is not None:
+                ansible = parse_ansible_block(c["ansible"], c.key_line["ansible"], where, path)
+                for tpl in ansible.templates():
+                    _check_names(path, tpl, known, where, domain, derives)
             commands.append(CommandTemplate(shell, script, verify, str(c.get("platform") or
                                                                    ("array" if shell == "vendor-cli" else platform)),
-                                            str(c.get("note") or "").strip(), cwhen, invoke))
+                                            str(c.get("note") or "").strip(), cwhen, invoke, ansible))
         tf.steps.append(StepTemplate(sid, domain.name, text, when, commands, tf, k))
     # `match:` is checked against the names of the file's first domain (all steps of a vendor file share one)
     if "match" in data:

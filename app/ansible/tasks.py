@@ -1,0 +1,146 @@
+"""The tasks of one automated step on one host, by kind of step.
+
+* a step whose template names an Ansible module (`ansible:` block): that module, with `become`
+  where it needs root; the module itself knows whether anything changes and supports --check;
+* a script no module replaces: `shell` / `win_shell` with `creates:` pointing at a marker
+  that the next task writes once the script succeeded, named after the script's own text, so a
+  second run skips it (and a changed script runs again) and --check reports "would run";
+* a measurement (the run section): the script runs every time, that is its purpose.
+
+After each one, the template's read-only check runs with `check_mode: false`, so `--check`
+really checks a bed that is already built; its exit status is compared (`failed_when`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from app.ansible.inventory import MARKERS_VARIABLE, inventory_name
+from app.ansible.yaml_out import Unsafe, data, name, unsafe_tree
+from app.run.plan import RunStep, Task
+
+_MARKERS = "{{ " + MARKERS_VARIABLE + " }}"
+_WINDOWS_SHELLS = ("powershell", "cmd")
+
+
+def tag(step: RunStep) -> str:
+    return "step_" + step.number.replace(".", "_")
+
+
+def register_name(step: RunStep, index: int, what: str) -> str:
+    return f"{tag(step)}_{what}_{index}"
+
+
+def vault_variable(name: str) -> str:
+    return f"testbed_{name}"
+
+
+def vault_names(value: Any) -> set[str]:
+    if isinstance(value, dict) and set(value) == {"vault"}:
+        return {value["vault"]}
+    if isinstance(value, dict):
+        return {n for v in value.values() for n in vault_names(v)}
+    if isinstance(value, list):
+        return {n for v in value for n in vault_names(v)}
+    return set()
+
+
+def _module_args(value: Any) -> Any:
+    """Bed text as `!unsafe` data; a vault reference as the variable the user keeps in a vault."""
+    if isinstance(value, dict) and set(value) == {"vault"}:
+        return "{{ " + vault_variable(value["vault"]) + " }}"
+    if isinstance(value, dict):
+        return {k: _module_args(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_module_args(v) for v in value]
+    return unsafe_tree(value)
+
+
+def modules_of(task: Task) -> list[str]:
+    if task.ansible and task.ansible.get("module"):
+        return [task.ansible["module"]]
+    return ["ansible.windows.win_shell" if task.shell in _WINDOWS_SHELLS else "ansible.builtin.shell"]
+
+
+def _on(task: Task) -> str:
+    return f"inventory_hostname == {json.dumps(inventory_name(task.host))}"
+
+
+def _shell(task: Task, script: str) -> tuple[str, dict]:
+    if task.shell in _WINDOWS_SHELLS:
+        args: dict = {"_raw_params": Unsafe(script)}
+        if task.shell == "cmd":
+            args["executable"] = "cmd"
+        return "ansible.windows.win_shell", args
+    return "ansible.builtin.shell", {"cmd": Unsafe(script),
+                                     "executable": "/bin/bash" if task.shell == "bash" else "/bin/sh"}
+
+
+def _marker(task: Task, step: RunStep) -> str:
+    digest = hashlib.sha256(f"{task.shell}\0{task.script}".encode()).hexdigest()[:16]
+    if task.shell in _WINDOWS_SHELLS:
+        return f"{_MARKERS}\\{tag(step)}-{digest}"
+    return f"{_MARKERS}/{tag(step)}-{digest}"
+
+
+def step_tasks(step: RunStep, task: Task, index: int, measurement: bool, alone: bool) -> list[dict]:
+    """`index` tells apart the hosts of one step in register names; `alone`: the play has this
+    host only, so no condition picks it."""
+    title = name(f"{step.number} {step.text}")
+    when = None if alone else _on(task)
+    tags = [tag(step)]
+    done = register_name(step, index, "done")
+    out: list[dict] = []
+    if task.ansible and task.ansible.get("module"):
+        spec = task.ansible
+        args = _module_args(spec["args"])
+        if spec.get("creates"):
+            args["creates"] = data(spec["creates"])
+        t: dict = {"name": title, spec["module"]: args}
+        if spec.get("become"):
+            t["become"] = True
+        if spec["module"] in ("ansible.builtin.command", "ansible.builtin.shell") and not spec.get("creates"):
+            t["changed_when"] = True
+        out.append(t | {"register": done} | _when(when) | {"tags": tags})
+    elif measurement:
+        module, args = _shell(task, task.script)
+        out.append({"name": title, module: args, "register": done, "changed_when": True} | _when(when)
+                   | {"tags": tags})
+    else:
+        marker = _marker(task, step)
+        module, args = _shell(task, task.script)
+        args["creates"] = marker
+        windows = task.shell in _WINDOWS_SHELLS
+        folder = {"ansible.windows.win_file": {"path": _MARKERS, "state": "directory"}} if windows else \
+            {"ansible.builtin.file": {"path": _MARKERS, "state": "directory", "mode": "0700"}}
+        out.append({"name": name(f"{step.number} folder for the done markers"), **folder} | _when(when)
+                   | {"tags": tags})
+        out.append({"name": title, module: args, "register": done} | _when(when) | {"tags": tags})
+        record = {"ansible.windows.win_copy": {"dest": marker, "content": "done"}} if windows else \
+            {"ansible.builtin.copy": {"dest": marker, "content": "done", "mode": "0600"}}
+        # a failed script stops the host before this task: the marker means "succeeded once"
+        out.append({"name": name(f"{step.number} record that it is done"), **record, **_when(when), "tags": tags})
+    if task.verify:
+        module, args = _shell(task, task.verify)
+        check = register_name(step, index, "check")
+        # in check mode a step that would still run has nothing to check yet
+        out.append({"name": name(f"{step.number} check"), module: args, "register": check,
+                    "changed_when": False, "failed_when": f"{check}.rc != 0", "check_mode": False,
+                    **_when(when, "not ansible_check_mode" if measurement
+                            else f"not ansible_check_mode or {done} is not changed"), "tags": tags})
+    return out
+
+
+def _when(*conditions: str | None) -> dict:
+    kept = [c for c in conditions if c]
+    return {"when": kept[0] if len(kept) == 1 else kept} if kept else {}
+
+
+def result_tasks(step: RunStep, task: Task, alone: bool) -> list[dict]:
+    """Copy the files the step leaves on the host to results/HOST/ on the controller."""
+    files = (task.ansible or {}).get("results") or []
+    return [{"name": name(f"{step.number} fetch {f}"),
+             "ansible.builtin.fetch": {"src": data(f), "dest": "{{ playbook_dir }}/results/", "flat": False},
+             **_when(None if alone else _on(task), "not ansible_check_mode"), "tags": [tag(step), "results"]}
+            for f in files]
