@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from bench.sandbox_hosts import SandboxLab
 
 from app.ansible import export, reach
 from app.run.plan import run_steps
+from bench.sandbox_hosts import SandboxLab
 from tests.run_beds import write_bed, write_fio_bed
 from topology.fileformat import load
 from topology.methodology import generate
