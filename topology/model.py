@@ -142,6 +142,14 @@ class Chassis:
 
 
 @dataclass(slots=True, kw_only=True)
+class Zone:
+    """An FC zone: the ports (DEVICE:PORT) or WWPNs allowed to see each other in the fabric."""
+    name: str = fld()
+    members: list[str] = lst("DEVICE:PORT refs or WWPNs", flow=True)
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
 class Switch:
     id: str = fld(path_part=True)
     kind: str = fld("ethernet", choices=("ethernet", "fc"))
@@ -156,6 +164,7 @@ class Switch:
     spanning_tree: str = fld("")
     fabric: str = fld("", doc="FC fabric (A/B)")
     roles: list[str] = lst("networks carried: iscsi, lan ...", choices=PORT_ROLES, flow=True)
+    zones: list[Zone] = lst("FC zoning of the fabric this switch belongs to; none = an open fabric")
     settings: dict[str, Any] = mapping("iscsi_optimization, lldp, ip_routing ...")
     label: str = fld("", doc="the report's own name for the switch")
     simulated: bool = fld(False)

@@ -1,0 +1,342 @@
+"""Storage paths worked out from the drawing: for each host and each volume it is given,
+every path with every hop.
+
+A path is an initiator port (a server's iSCSI port or FC HBA port, or a VM's iSCSI vNIC,
+which leaves the host through its virtual switch's uplinks) and an array target port that
+the cabling joins (directly, or through switches and their ISLs / stacks / LAGs), that
+share a subnet and VLAN or a declared route (iSCSI) or a zone (FC, when the fabric declares
+zones), and on which the array presents the volume to the host (LUN masking).
+
+The bed's explicit `paths:` are pins: a lab that logs in to only some portals writes them,
+and for that host and array they replace what the drawing would give.  A pin is checked
+hop by hop; one the cabling, subnets, zoning or masking cannot carry is reported with the
+hop that fails (PATH-006) and carries nothing.  Where the bed does not state a pinned
+path's cabling at all (no cable on that end), the pin is trusted for that hop: the
+report the bed comes from states the sessions, not the cables.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from topology.graph import PathAnalyzer, controller_node
+from topology.index import BedIndex, PortRef
+from topology.model import VM, PathSpec, StorageArray
+from topology.path_checks import Masking, Presented, Zoning, network_gap
+
+SAN_KINDS = ("fc", "sas")
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    kind: str       # vnic | vswitch | port | switch | target | controller | lun
+    element: str    # the id the canvas and the findings use
+    text: str = ""  # how a sentence names it, when not the id
+
+    def __str__(self) -> str:
+        return self.text or self.element
+
+
+@dataclass(slots=True)
+class StoragePath:
+    """One path a host has to some of its volumes on one array, hop by hop."""
+    spec: PathSpec                  # host, initiator, target, kind, volumes: what the rules read
+    hops: tuple[Hop, ...]
+    pinned: bool = False
+    luns: dict[str, int | None] = field(default_factory=dict)   # volume -> LUN number
+
+    @property
+    def host(self) -> str:
+        return self.spec.host
+
+    def describe(self) -> str:
+        return " -> ".join(str(h) for h in self.hops)
+
+
+@dataclass(slots=True)
+class Endpoint:
+    ref: str                        # DEVICE:PORT (a VM's vNIC for a guest initiator)
+    port: Any                       # Port or VNic
+    proto: str                      # iscsi | fc | sas
+    exits: tuple[str, ...]          # physical ports the traffic leaves by
+    lead: tuple[Hop, ...] = ()      # hops before the physical port (vNIC, virtual switch)
+
+
+@dataclass(slots=True)
+class PinFailure:
+    index: int                      # position in bed.paths
+    spec: PathSpec
+    hop: str                        # the hop that fails
+    reason: str
+
+
+def port_protocol(pr: PortRef) -> str:
+    """iscsi, fc or sas for a SAN port; '' for anything else (LAN, management, unused)."""
+    p = pr.port
+    roles = set(getattr(p, "roles", ()) or ())
+    if isinstance(pr.device, VM):
+        return "iscsi" if getattr(p, "role", "") == "iscsi" else ""
+    if "unused" in roles:
+        return ""
+    kind = getattr(p, "kind", "ethernet")
+    if kind in SAN_KINDS or "fc" in roles:
+        return "fc" if kind != "sas" else "sas"
+    if kind in ("ethernet", "infiniband") and "iscsi" in roles:
+        return "iscsi"
+    return ""
+
+
+class PathDerivation:
+    """Every path of one bed (a scenario's view or the reference), worked out once."""
+
+    def __init__(self, idx: BedIndex, analyzer: PathAnalyzer | None = None):
+        self.idx = idx
+        self.analyzer = analyzer or PathAnalyzer(idx)
+        self.masking = Masking(idx)
+        self.zoning = Zoning(idx, self.analyzer._component)
+        self.paths: list[StoragePath] = []
+        self.failed_pins: list[PinFailure] = []
+        self.open_fabrics: dict[int, set[str]] = {}      # fabric -> FC paths' switches in it
+        self._gaps: dict[tuple[str, str], str] = {}      # (host, array) -> first hop that fails
+        self._endpoints: dict[str, list[Endpoint]] = {}
+        self._targets: dict[str, list[Endpoint]] = {}
+        self._pair_cache: dict[tuple[str, str, bool], tuple[tuple[Hop, ...] | None, str]] = {}
+        self._derive()
+
+    # ------------------------------------------------------------------ endpoints
+    def endpoints(self, comp: str) -> list[Endpoint]:
+        hit = self._endpoints.get(comp)
+        if hit is None:
+            hit = self._endpoints[comp] = self._endpoints_now(comp)
+        return hit
+
+    def _endpoints_now(self, comp: str) -> list[Endpoint]:
+        idx = self.idx
+        out: list[Endpoint] = []
+        server = idx.servers.get(comp)
+        if server is not None:
+            for ref, _ in idx.server_ports(server):
+                pr = idx.ports.get(ref)
+                proto = port_protocol(pr) if pr is not None else ""
+                if proto:
+                    out.append(Endpoint(ref, pr.port, proto, (ref,)))
+            return out
+        vm = idx.vms.get(comp)
+        if vm is not None:
+            for n in vm.nics:
+                ref = f"{vm.id}:{n.name}"
+                pr = idx.port(ref)
+                if pr is None or port_protocol(pr) != "iscsi":
+                    continue
+                vs = idx.vswitches.get(n.vswitch)
+                uplinks = tuple(vs.uplinks) if vs is not None else ()
+                lead = (Hop("vnic", ref),) + ((Hop("vswitch", vs.id, f"virtual switch {vs.id}"),) if vs else ())
+                out.append(Endpoint(ref, n, "iscsi", uplinks, lead))
+        return out
+
+    def targets(self, array_id: str) -> list[Endpoint]:
+        hit = self._targets.get(array_id)
+        if hit is None:
+            array = self.idx.arrays[array_id]
+            hit = []
+            for ref, p, _ in self.idx.array_ports(array):
+                pr = self.idx.ports.get(ref)
+                proto = port_protocol(pr) if pr is not None else ""
+                if proto:
+                    hit.append(Endpoint(ref, p, proto, (ref,)))
+            self._targets[array_id] = hit
+        return hit
+
+    # ------------------------------------------------------------------ one pair
+    def carry(self, ini: Endpoint, tgt: Endpoint, pinned: bool = False) -> tuple[tuple[Hop, ...] | None, str]:
+        """(the hops from initiator to target port, '') or (None, the first hop that fails)."""
+        key = (ini.ref, tgt.ref, pinned)
+        hit = self._pair_cache.get(key)
+        if hit is None:
+            hit = self._pair_cache[key] = self._carry_now(ini, tgt, pinned)
+        return hit
+
+    def _carry_now(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[tuple[Hop, ...] | None, str]:
+        if ini.proto != tgt.proto:
+            return None, f"{ini.ref} is an {ini.proto} port and {tgt.ref} an {tgt.proto} port"
+        if not ini.exits:
+            return None, f"{ini.ref} is on no virtual switch with an uplink"
+        route = self._cabling(ini, tgt, pinned)
+        if isinstance(route, str):
+            return None, route
+        if ini.proto == "iscsi":
+            gap = network_gap(self.idx, ini.ref, ini.port, tgt.ref, tgt.port)
+            if gap:
+                return None, gap
+        elif ini.proto == "fc":
+            gap, open_fabric = self.zoning.gap(route[1], ini.ref, ini.port, tgt.ref, tgt.port)
+            if gap:
+                return None, gap
+            if open_fabric is not None:
+                self.open_fabrics.setdefault(open_fabric, set()).update(route[1])
+        exit_ref, switches = route
+        hops = list(ini.lead)
+        if ini.lead:
+            hops.append(Hop("port", exit_ref, f"uplink {exit_ref}"))
+        else:
+            hops.append(Hop("port", exit_ref))
+        hops += [Hop("switch", s) for s in switches]
+        hops.append(Hop("target", tgt.ref))
+        return tuple(hops), ""
+
+    def _cabling(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[str, tuple[str, ...]] | str:
+        """(the exit port, the switches crossed) or why the cabling does not join the two."""
+        an = self.analyzer
+        tgt_sw, tgt_direct = an.attached(tgt.ref)
+        uncabled = []
+        for exit_ref in ini.exits:
+            sw, direct = an.attached(exit_ref)
+            if tgt.ref in direct or exit_ref in tgt_direct:
+                return exit_ref, ()
+            if not sw and not direct:
+                uncabled.append(exit_ref)
+        if pinned and (len(uncabled) == len(ini.exits) or not tgt_sw and not tgt_direct):
+            return ini.exits[0], ()     # the bed states no cabling for this end: trust the pin
+        if len(uncabled) == len(ini.exits):
+            return f"{', '.join(uncabled)} has no cable"
+        if not tgt_sw and not tgt_direct:
+            return f"{tgt.ref} has no cable"
+        best: tuple[str, ...] | None = None
+        best_exit = ""
+        for exit_ref in ini.exits:
+            sw, _ = an.attached(exit_ref)
+            for a in sorted(sw):
+                for b in sorted(tgt_sw):
+                    r = an._switch_route(a, b)
+                    if r is not None and (best is None or len(r) < len(best)):
+                        best, best_exit = r, exit_ref
+        if best is None:
+            first = ", ".join(sorted(an.attached(ini.exits[0])[0])) or ini.exits[0]
+            return f"no cable or switch link joins {first} to {', '.join(sorted(tgt_sw)) or tgt.ref}"
+        return best_exit, tuple(best)
+
+    # ------------------------------------------------------------------ the bed
+    def _derive(self) -> None:
+        pins: dict[tuple[str, str], list[tuple[int, PathSpec]]] = {}
+        for i, p in enumerate(self.idx.bed.paths):
+            tgt = self.idx.port(p.target)
+            array = tgt.device.id if tgt is not None and isinstance(tgt.device, StorageArray) else ""
+            pins.setdefault((p.host, array), []).append((i, p))
+        for comp in sorted(self.masking.presented):
+            by_array: dict[str, list[Presented]] = {}
+            for pres in self.masking.of(comp).values():
+                by_array.setdefault(pres.array, []).append(pres)
+            for array_id, presented in sorted(by_array.items()):
+                if (comp, array_id) not in pins:
+                    self._derive_host_array(comp, array_id, presented)
+        for (host, array_id), items in pins.items():
+            for i, p in items:
+                self._check_pin(i, p, array_id)
+
+    def _derive_host_array(self, comp: str, array_id: str, presented: list[Presented]) -> None:
+        inis = self.endpoints(comp)
+        allowed = self.masking.initiators.get((array_id, comp))
+        if not inis:
+            self._gaps[(comp, array_id)] = f"{comp} has no iSCSI or FC port"
+            return
+        first_gap = ""
+        for ini in inis:
+            if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
+                first_gap = first_gap or f"{ini.ref} is not an initiator of {comp}'s host entry on {array_id}"
+                continue
+            for tgt in self.targets(array_id):
+                hops, gap = self.carry(ini, tgt)
+                if hops is None:
+                    first_gap = first_gap or gap
+                    continue
+                vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports]
+                if not vols:
+                    first_gap = first_gap or f"{array_id} presents none of {comp}'s volumes on {tgt.ref}"
+                    continue
+                self._add(comp, ini, tgt, hops, vols, pinned=False)
+        if first_gap:
+            self._gaps[(comp, array_id)] = first_gap
+
+    def _add(self, comp: str, ini: Endpoint, tgt: Endpoint, hops: tuple[Hop, ...],
+             vols: list[Presented], pinned: bool, spec: PathSpec | None = None) -> None:
+        pr = self.idx.ports.get(tgt.ref)
+        tail: list[Hop] = []
+        if pr is not None and pr.controller is not None:
+            tail.append(Hop("controller", controller_node(pr.device.id, pr.controller.name),
+                            f"controller {pr.controller.name}"))
+        luns = {v.volume: v.lun for v in vols}
+        for v in vols:
+            tail.append(Hop("lun", v.volume, f"{v.volume} (LUN {v.lun})" if v.lun is not None else v.volume))
+        if spec is None:
+            spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto,
+                            volumes=[v.volume for v in vols])
+        else:
+            spec = PathSpec(host=spec.host, initiator=spec.initiator, target=spec.target, kind=spec.kind,
+                            volumes=[v.volume for v in vols], multipath=spec.multipath,
+                            persistent=spec.persistent, preferred=spec.preferred)
+        self.paths.append(StoragePath(spec, hops + tuple(tail), pinned, luns))
+
+    def _check_pin(self, i: int, p: PathSpec, array_id: str) -> None:
+        idx = self.idx
+        ini_pr, tgt_pr = idx.port(p.initiator), idx.port(p.target)
+        if ini_pr is None or tgt_pr is None or not array_id:
+            self.failed_pins.append(PinFailure(i, p, p.target, f"{p.target} is not an array port"))
+            return
+        ini = next((e for e in self.endpoints(p.host) if e.ref == p.initiator), None)
+        if ini is None:
+            owner = ini_pr.device.id
+            why = (f"{p.initiator} belongs to {owner}, not {p.host}" if owner != p.host
+                   else f"{p.initiator} is not an iSCSI or FC port (roles: {', '.join(getattr(ini_pr.port, 'roles', ()) or ()) or 'none'})")
+            self.failed_pins.append(PinFailure(i, p, p.initiator, why))
+            return
+        tgt = next((e for e in self.targets(array_id) if e.ref == p.target), None)
+        if tgt is None:
+            self.failed_pins.append(PinFailure(i, p, p.target, f"{p.target} is not an iSCSI or FC port"))
+            return
+        hops, gap = self.carry(ini, tgt, pinned=True)
+        if hops is None:
+            self.failed_pins.append(PinFailure(i, p, self._failing_hop(gap, p), gap))
+            return
+        presented = self.masking.of(p.host)
+        if p.volumes:
+            vols, refused = [], []
+            for v in p.volumes:
+                pres = presented.get(v)
+                if pres is None:
+                    refused.append(self.masking.why_not(p.host, v))
+                elif pres.ports and p.target not in pres.ports:
+                    refused.append(f"{pres.array} presents {v} to {p.host} on {', '.join(sorted(pres.ports))}, "
+                                   f"not on {p.target}")
+                else:
+                    vols.append(pres)
+            for why in refused:
+                self.failed_pins.append(PinFailure(i, p, "masking", why))
+        else:
+            vols = [pres for pres in presented.values()
+                    if pres.array == array_id and (not pres.ports or p.target in pres.ports)]
+            if not vols:
+                self.failed_pins.append(PinFailure(i, p, "masking",
+                                                   f"{array_id} presents no volume to {p.host} on {p.target}"))
+        if vols:
+            self._add(p.host, ini, tgt, hops, vols, pinned=True, spec=p)
+
+    @staticmethod
+    def _failing_hop(gap: str, p: PathSpec) -> str:
+        if "no cable" in gap or "switch link" in gap:
+            return "cabling"
+        if "subnet" in gap or "VLAN" in gap:
+            return "network"
+        if "zone" in gap:
+            return "zoning"
+        return p.initiator
+
+    # ------------------------------------------------------------------ questions
+    def why_no_path(self, host: str, volume: str) -> str:
+        """The first hop that fails between a host and a volume it uses (for a path count of 0)."""
+        array_id = volume.partition(":")[0]
+        if volume not in self.masking.of(host):
+            return self.masking.why_not(host, volume)
+        pinned = [f for f in self.failed_pins if f.spec.host == host and array_id in f.spec.target]
+        if pinned:
+            return f"its pinned path {pinned[0].spec.initiator} -> {pinned[0].spec.target} fails: {pinned[0].reason}"
+        return self._gaps.get((host, array_id), f"no initiator of {host} reaches a port of {array_id}")
