@@ -7,17 +7,17 @@ from typing import Any
 
 from topology.derived_paths import PathDerivation
 from topology.graph import PathAnalyzer, Route
-from topology.ids import volume_ref
 from topology.index import BedIndex
-from topology.model import VM, Bed, PathSpec, StorageArray, Volume
+from topology.model import VM, Bed, PathSpec, Scenario, StorageArray, Volume
 from topology.placement import Placement
 
 
 class Context:
     """What the rules share: the index, the placement, the routes and the storage they reach."""
 
-    def __init__(self, bed: Bed, idx: BedIndex | None = None):
+    def __init__(self, bed: Bed, idx: BedIndex | None = None, scenario: Scenario | None = None):
         self.bed = bed
+        self.scenario = scenario        # the scenario `bed` is the view of; None = the reference
         self.idx = idx or BedIndex(bed)
         self.policy = bed.policy
         self.memo: dict[str, Any] = {}   # per-validation caches the rules share
