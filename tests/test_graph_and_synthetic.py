@@ -5,10 +5,10 @@ import networkx as nx
 
 from beds import clean_bed
 from topology.fileformat import dumps, loads
-from topology.model import PathSpec
 from topology.graph import PathAnalyzer, bed_graph
 from topology.index import BedIndex
 from topology.layout import auto_layout, overlapping
+from topology.model import PathSpec
 from topology.synthetic import generate
 from topology.validation import validate
 

@@ -22,7 +22,7 @@ from typing import Any
 from topology.graph import PathAnalyzer, controller_node
 from topology.index import BedIndex, PortRef
 from topology.model import VM, PathSpec, StorageArray
-from topology.path_checks import Masking, Presented, Zoning, network_gap
+from topology.path_checks import Layer3, Masking, Presented, Zoning, layer3, network_gap
 
 SAN_KINDS = ("fc", "sas")
 
@@ -60,6 +60,10 @@ class Endpoint:
     proto: str                      # iscsi | fc | sas
     exits: tuple[str, ...]          # physical ports the traffic leaves by
     lead: tuple[Hop, ...] = ()      # hops before the physical port (vNIC, virtual switch)
+    l3: Layer3 | None = None        # subnet and VLAN (iSCSI)
+    # per exit: (exit port, switches it is cabled to, other ends cabled to it directly)
+    attach: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
+    sig: Any = None                 # equal for ports any target treats alike (see _verdict)
 
 
 @dataclass(slots=True)
@@ -97,10 +101,12 @@ class PathDerivation:
         self.paths: list[StoragePath] = []
         self.failed_pins: list[PinFailure] = []
         self.open_fabrics: dict[int, set[str]] = {}      # fabric -> FC paths' switches in it
-        self._gaps: dict[tuple[str, str], str] = {}      # (host, array) -> first hop that fails
         self._endpoints: dict[str, list[Endpoint]] = {}
         self._targets: dict[str, list[Endpoint]] = {}
-        self._pair_cache: dict[tuple[str, str, bool], tuple[tuple[Hop, ...] | None, str]] = {}
+        self._pair_cache: dict[tuple[Any, str, bool], tuple[int | None, tuple[str, ...], tuple[str, str]]] = {}
+        self._middles: dict[tuple[tuple[str, ...], str], tuple[Hop, ...]] = {}
+        self._route_cache: dict[tuple[frozenset[str], frozenset[str]], tuple[str, ...] | None] = {}
+        self._tails: dict[tuple[str, tuple], tuple[Hop, ...]] = {}
         self._derive()
 
     # ------------------------------------------------------------------ endpoints
@@ -119,7 +125,7 @@ class PathDerivation:
                 pr = idx.ports.get(ref)
                 proto = port_protocol(pr) if pr is not None else ""
                 if proto:
-                    out.append(Endpoint(ref, pr.port, proto, (ref,)))
+                    out.append(self._endpoint(ref, pr.port, proto, (ref,)))
             return out
         vm = idx.vms.get(comp)
         if vm is not None:
@@ -131,8 +137,21 @@ class PathDerivation:
                 vs = idx.vswitches.get(n.vswitch)
                 uplinks = tuple(vs.uplinks) if vs is not None else ()
                 lead = (Hop("vnic", ref),) + ((Hop("vswitch", vs.id, f"virtual switch {vs.id}"),) if vs else ())
-                out.append(Endpoint(ref, n, "iscsi", uplinks, lead))
+                out.append(self._endpoint(ref, n, "iscsi", uplinks, lead))
         return out
+
+    def _endpoint(self, ref: str, port: Any, proto: str, exits: tuple[str, ...],
+                  lead: tuple[Hop, ...] = ()) -> Endpoint:
+        attach = []
+        for e in exits:
+            sw, direct = self.analyzer.attached(e)
+            attach.append((e, frozenset(sw), frozenset(direct)))
+        l3 = layer3(self.idx, port) if proto == "iscsi" else None
+        shape = tuple((sw, direct) for _, sw, direct in attach)
+        # FC zoning and SAS cabling name the port itself; iSCSI looks only at where it is plugged and addressed
+        sig = (proto, shape, (l3.subnet, l3.network, l3.vlan), bool(lead)) if l3 is not None and l3.subnet \
+            else (proto, ref)
+        return Endpoint(ref, port, proto, exits, lead, l3, tuple(attach), sig)
 
     def targets(self, array_id: str) -> list[Endpoint]:
         hit = self._targets.get(array_id)
@@ -143,77 +162,108 @@ class PathDerivation:
                 pr = self.idx.ports.get(ref)
                 proto = port_protocol(pr) if pr is not None else ""
                 if proto:
-                    hit.append(Endpoint(ref, p, proto, (ref,)))
+                    hit.append(self._endpoint(ref, p, proto, (ref,)))
             self._targets[array_id] = hit
         return hit
 
     # ------------------------------------------------------------------ one pair
     def carry(self, ini: Endpoint, tgt: Endpoint, pinned: bool = False) -> tuple[tuple[Hop, ...] | None, str]:
         """(the hops from initiator to target port, '') or (None, the first hop that fails)."""
-        key = (ini.ref, tgt.ref, pinned)
+        exit_at, switches, gap = self._verdict(ini, tgt, pinned)
+        if exit_at is None:
+            if gap[0] != ini.ref:   # worked out for a look-alike port: say it of this one
+                gap = (ini.ref, self._carry_now(ini, tgt, pinned)[2][1])
+            return None, gap[1]
+        return self._hops(ini, tgt, exit_at, switches), ""
+
+    def _verdict(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[int | None, tuple[str, ...], tuple[str, str]]:
+        """Whether the pair carries a path, cached per kind of initiator: ports cabled to the same
+        switches on the same subnet and VLAN get the same answer from a target."""
+        key = (ini.sig, tgt.ref, pinned)
         hit = self._pair_cache.get(key)
         if hit is None:
             hit = self._pair_cache[key] = self._carry_now(ini, tgt, pinned)
         return hit
 
-    def _carry_now(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[tuple[Hop, ...] | None, str]:
+    def _hops(self, ini: Endpoint, tgt: Endpoint, exit_at: int, switches: tuple[str, ...]) -> tuple[Hop, ...]:
+        exit_ref = ini.exits[exit_at]
+        middle = self._middles.get((switches, tgt.ref))
+        if middle is None:
+            middle = self._middles[(switches, tgt.ref)] = (
+                tuple(Hop("switch", s) for s in switches) + (Hop("target", tgt.ref),))
+        if ini.lead:
+            return ini.lead + (Hop("port", exit_ref, f"uplink {exit_ref}"),) + middle
+        return (Hop("port", exit_ref),) + middle
+
+    def _carry_now(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[int | None, tuple[str, ...], tuple[str, str]]:
+        def fail(text: str) -> tuple[None, tuple[str, ...], tuple[str, str]]:
+            return None, (), (ini.ref, text)
         if ini.proto != tgt.proto:
-            return None, f"{ini.ref} is an {ini.proto} port and {tgt.ref} an {tgt.proto} port"
+            return fail(f"{ini.ref} is an {ini.proto} port and {tgt.ref} an {tgt.proto} port")
         if not ini.exits:
-            return None, f"{ini.ref} is on no virtual switch with an uplink"
+            return fail(f"{ini.ref} is on no virtual switch with an uplink")
         route = self._cabling(ini, tgt, pinned)
         if isinstance(route, str):
-            return None, route
-        if ini.proto == "iscsi":
-            gap = network_gap(self.idx, ini.ref, ini.port, tgt.ref, tgt.port)
-            if gap:
-                return None, gap
-        elif ini.proto == "fc":
-            gap, open_fabric = self.zoning.gap(route[1], ini.ref, ini.port, tgt.ref, tgt.port)
-            if gap:
-                return None, gap
-            if open_fabric is not None:
-                self.open_fabrics.setdefault(open_fabric, set()).update(route[1])
+            return fail(route)
         exit_ref, switches = route
-        hops = list(ini.lead)
-        if ini.lead:
-            hops.append(Hop("port", exit_ref, f"uplink {exit_ref}"))
-        else:
-            hops.append(Hop("port", exit_ref))
-        hops += [Hop("switch", s) for s in switches]
-        hops.append(Hop("target", tgt.ref))
-        return tuple(hops), ""
+        if ini.proto == "iscsi":
+            assert ini.l3 is not None and tgt.l3 is not None
+            gap = network_gap(self.idx, ini.ref, ini.l3, tgt.ref, tgt.l3)
+            if gap:
+                return fail(gap)
+        elif ini.proto == "fc":
+            gap, open_fabric = self.zoning.gap(switches, ini.ref, ini.port, tgt.ref, tgt.port)
+            if gap:
+                return fail(gap)
+            if open_fabric is not None:
+                self.open_fabrics.setdefault(open_fabric, set()).update(switches)
+        return ini.exits.index(exit_ref), switches, ("", "")
 
     def _cabling(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[str, tuple[str, ...]] | str:
         """(the exit port, the switches crossed) or why the cabling does not join the two."""
-        an = self.analyzer
-        tgt_sw, tgt_direct = an.attached(tgt.ref)
+        _, tgt_sw, tgt_direct = tgt.attach[0]
         uncabled = []
-        for exit_ref in ini.exits:
-            sw, direct = an.attached(exit_ref)
+        for exit_ref, sw, direct in ini.attach:
             if tgt.ref in direct or exit_ref in tgt_direct:
                 return exit_ref, ()
             if not sw and not direct:
                 uncabled.append(exit_ref)
-        if pinned and (len(uncabled) == len(ini.exits) or not tgt_sw and not tgt_direct):
+        tgt_uncabled = not tgt_sw and not tgt_direct
+        if pinned and (len(uncabled) == len(ini.exits) or tgt_uncabled):
             return ini.exits[0], ()     # the bed states no cabling for this end: trust the pin
         if len(uncabled) == len(ini.exits):
             return f"{', '.join(uncabled)} has no cable"
-        if not tgt_sw and not tgt_direct:
+        if tgt_uncabled:
             return f"{tgt.ref} has no cable"
         best: tuple[str, ...] | None = None
         best_exit = ""
-        for exit_ref in ini.exits:
-            sw, _ = an.attached(exit_ref)
-            for a in sorted(sw):
-                for b in sorted(tgt_sw):
-                    r = an._switch_route(a, b)
-                    if r is not None and (best is None or len(r) < len(best)):
-                        best, best_exit = r, exit_ref
+        for exit_ref, sw, _ in ini.attach:
+            r = self._switch_route(sw, tgt_sw)
+            if r is not None and (best is None or len(r) < len(best)):
+                best, best_exit = r, exit_ref
         if best is None:
-            first = ", ".join(sorted(an.attached(ini.exits[0])[0])) or ini.exits[0]
+            first = ", ".join(sorted(ini.attach[0][1])) or ini.exits[0]
             return f"no cable or switch link joins {first} to {', '.join(sorted(tgt_sw)) or tgt.ref}"
-        return best_exit, tuple(best)
+        return best_exit, best
+
+    def _switch_route(self, ini_sw: frozenset[str], tgt_sw: frozenset[str]) -> tuple[str, ...] | None:
+        """The shortest switch route between two sets of switches (cached: thousands of hosts
+        share the same few switch pairs)."""
+        key = (ini_sw, tgt_sw)
+        if key in self._route_cache:
+            return self._route_cache[key]
+        best: tuple[str, ...] | None = None
+        common = ini_sw & tgt_sw
+        if common:
+            best = (min(common),)
+        else:
+            for a in sorted(ini_sw):
+                for b in sorted(tgt_sw):
+                    r = self.analyzer._switch_route(a, b)
+                    if r is not None and (best is None or len(r) < len(best)):
+                        best = tuple(r)
+        self._route_cache[key] = best
+        return best
 
     # ------------------------------------------------------------------ the bed
     def _derive(self) -> None:
@@ -236,37 +286,50 @@ class PathDerivation:
     def _derive_host_array(self, comp: str, array_id: str, presented: list[Presented]) -> None:
         inis = self.endpoints(comp)
         allowed = self.masking.initiators.get((array_id, comp))
-        if not inis:
-            self._gaps[(comp, array_id)] = f"{comp} has no iSCSI or FC port"
-            return
-        first_gap = ""
         for ini in inis:
             if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
-                first_gap = first_gap or f"{ini.ref} is not an initiator of {comp}'s host entry on {array_id}"
                 continue
+            for tgt in self.targets(array_id):
+                exit_at, switches, _ = self._verdict(ini, tgt, False)
+                if exit_at is None:
+                    continue
+                vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports]
+                if vols:
+                    self._add(comp, ini, tgt, self._hops(ini, tgt, exit_at, switches), vols, pinned=False)
+
+    def _first_gap(self, comp: str, array_id: str) -> str:
+        """The first hop that fails for a host and an array, in the order a lab engineer checks."""
+        inis = self.endpoints(comp)
+        if not inis:
+            return f"{comp} has no iSCSI or FC port"
+        allowed = self.masking.initiators.get((array_id, comp))
+        presented = [pr for pr in self.masking.of(comp).values() if pr.array == array_id]
+        for ini in inis:
+            if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
+                return f"{ini.ref} is not an initiator of {comp}'s host entry on {array_id}"
             for tgt in self.targets(array_id):
                 hops, gap = self.carry(ini, tgt)
                 if hops is None:
-                    first_gap = first_gap or gap
-                    continue
-                vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports]
-                if not vols:
-                    first_gap = first_gap or f"{array_id} presents none of {comp}'s volumes on {tgt.ref}"
-                    continue
-                self._add(comp, ini, tgt, hops, vols, pinned=False)
-        if first_gap:
-            self._gaps[(comp, array_id)] = first_gap
+                    return gap
+                if not any(not pr.ports or tgt.ref in pr.ports for pr in presented):
+                    return f"{array_id} presents none of {comp}'s volumes on {tgt.ref}"
+        return f"{array_id} has no iSCSI or FC port for {comp}" if not self.targets(array_id) else \
+            f"no initiator of {comp} reaches a port of {array_id}"
 
     def _add(self, comp: str, ini: Endpoint, tgt: Endpoint, hops: tuple[Hop, ...],
              vols: list[Presented], pinned: bool, spec: PathSpec | None = None) -> None:
-        pr = self.idx.ports.get(tgt.ref)
-        tail: list[Hop] = []
-        if pr is not None and pr.controller is not None:
-            tail.append(Hop("controller", controller_node(pr.device.id, pr.controller.name),
-                            f"controller {pr.controller.name}"))
         luns = {v.volume: v.lun for v in vols}
-        for v in vols:
-            tail.append(Hop("lun", v.volume, f"{v.volume} (LUN {v.lun})" if v.lun is not None else v.volume))
+        key = (tgt.ref, tuple(luns.items()))
+        tail = self._tails.get(key)
+        if tail is None:
+            pr = self.idx.ports.get(tgt.ref)
+            parts: list[Hop] = []
+            if pr is not None and pr.controller is not None:
+                parts.append(Hop("controller", controller_node(pr.device.id, pr.controller.name),
+                                 f"controller {pr.controller.name}"))
+            for v in vols:
+                parts.append(Hop("lun", v.volume, f"{v.volume} (LUN {v.lun})" if v.lun is not None else v.volume))
+            tail = self._tails[key] = tuple(parts)
         if spec is None:
             spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto,
                             volumes=[v.volume for v in vols])
@@ -274,7 +337,7 @@ class PathDerivation:
             spec = PathSpec(host=spec.host, initiator=spec.initiator, target=spec.target, kind=spec.kind,
                             volumes=[v.volume for v in vols], multipath=spec.multipath,
                             persistent=spec.persistent, preferred=spec.preferred)
-        self.paths.append(StoragePath(spec, hops + tuple(tail), pinned, luns))
+        self.paths.append(StoragePath(spec, hops + tail, pinned, luns))
 
     def _check_pin(self, i: int, p: PathSpec, array_id: str) -> None:
         idx = self.idx
@@ -339,4 +402,4 @@ class PathDerivation:
         pinned = [f for f in self.failed_pins if f.spec.host == host and array_id in f.spec.target]
         if pinned:
             return f"its pinned path {pinned[0].spec.initiator} -> {pinned[0].spec.target} fails: {pinned[0].reason}"
-        return self._gaps.get((host, array_id), f"no initiator of {host} reaches a port of {array_id}")
+        return self._first_gap(host, array_id)

@@ -123,24 +123,60 @@ class Masking:
 
 # ------------------------------------------------------------------------------ networks
 
-def _vlan(idx: BedIndex, port: Any) -> int | None:
+def subnet_key(address: str) -> tuple[int, int, int] | None:
+    """(IP version, network number, prefix length) of 'A.B.C.D/N'; two ports share a subnet when
+    their keys are equal.  IPv4 is parsed by hand: ipaddress objects for thousands of ports
+    cost more than the rest of the path derivation."""
+    if not address:
+        return None
+    addr, _, plen = address.partition("/")
+    parts = addr.split(".")
+    if len(parts) == 4 and (plen.isdigit() or not plen):
+        try:
+            octets = [int(x) for x in parts]
+        except ValueError:
+            return None
+        prefix = int(plen) if plen else 32
+        if prefix > 32 or any(o < 0 or o > 255 for o in octets):
+            return None
+        n = octets[0] << 24 | octets[1] << 16 | octets[2] << 8 | octets[3]
+        return (4, n >> (32 - prefix), prefix)
+    ip = _iface(address)
+    if ip is None:
+        return None
+    net = ip.network
+    return (ip.version, int(net.network_address) >> (net.max_prefixlen - net.prefixlen), net.prefixlen)
+
+
+@dataclass(frozen=True, slots=True)
+class Layer3:
+    """What a port states about its subnet and VLAN (None / '' where the bed is silent)."""
+    address: str
+    subnet: tuple[int, int, int] | None
+    network: str                    # the network id the port names
+    vlan: int | None
+
+
+def layer3(idx: BedIndex, port: Any) -> Layer3:
+    address = getattr(port, "address", "") or ""
+    network = getattr(port, "network", "") or ""
     vlan = getattr(port, "vlan", None)
-    if vlan is not None:
-        return int(vlan)
-    net = idx.networks.get(getattr(port, "network", ""))
-    return net.vlan if net is not None else None
+    if vlan is None and network:
+        net = idx.networks.get(network)
+        vlan = net.vlan if net is not None else None
+    return Layer3(address, subnet_key(address), network, vlan)
 
 
-def _network_of(idx: BedIndex, port: Any) -> str:
-    """The network id a port is on: its own `network`, else the network whose CIDR holds its address."""
-    if getattr(port, "network", ""):
-        return str(port.network)
-    ip = _iface(getattr(port, "address", ""))
+def _network_of(idx: BedIndex, l3: Layer3) -> str:
+    """The network id a port is on: its own, else the network whose CIDR holds its address."""
+    if l3.network or l3.subnet is None:
+        return l3.network
+    ip = _iface(l3.address)
     if ip is None:
         return ""
     for net in idx.bed.networks:
         cidr = _network_cidr(net.cidr)
-        if cidr is not None and ip.ip in cidr:
+        if cidr is not None and ip.version == cidr.version and ip.ip in cidr:
             return net.id
     return ""
 
@@ -158,26 +194,22 @@ def _routed(idx: BedIndex, a: str, b: str) -> bool:
     return bool(na is not None and b in na.routed_to or nb is not None and a in nb.routed_to)
 
 
-def network_gap(idx: BedIndex, ini_ref: str, ini_port: Any, tgt_ref: str, tgt_port: Any) -> str | None:
+def network_gap(idx: BedIndex, ini_ref: str, a: Layer3, tgt_ref: str, b: Layer3) -> str | None:
     """Why an iSCSI initiator cannot reach a portal at layer 3 (subnet and VLAN), or None."""
-    a, b = _iface(getattr(ini_port, "address", "")), _iface(getattr(tgt_port, "address", ""))
     same = None
-    if a is not None and b is not None:
-        same = a.network == b.network
+    if a.subnet is not None and b.subnet is not None:
+        same = a.subnet == b.subnet
     if same is not True:
-        na, nb = _network_of(idx, ini_port), _network_of(idx, tgt_port)
+        na, nb = _network_of(idx, a), _network_of(idx, b)
         if same is None and na and nb:
             same = na == nb
-        if same is False and not (na and nb and _routed(idx, na, nb)):
-            where_a = getattr(ini_port, "address", "") or na
-            where_b = getattr(tgt_port, "address", "") or nb
-            return (f"{ini_ref} ({where_a}) and {tgt_ref} ({where_b}) are on different subnets "
-                    f"and no route between them is declared")
         if same is False:
-            return None  # a declared route: VLANs may differ across a router
-    va, vb = _vlan(idx, ini_port), _vlan(idx, tgt_port)
-    if va is not None and vb is not None and va != vb:
-        return f"{ini_ref} is on VLAN {va} and {tgt_ref} on VLAN {vb}"
+            if na and nb and _routed(idx, na, nb):
+                return None   # a declared route: VLANs may differ across a router
+            return (f"{ini_ref} ({a.address or na}) and {tgt_ref} ({b.address or nb}) are on different "
+                    f"subnets and no route between them is declared")
+    if a.vlan is not None and b.vlan is not None and a.vlan != b.vlan:
+        return f"{ini_ref} is on VLAN {a.vlan} and {tgt_ref} on VLAN {b.vlan}"
     return None
 
 
