@@ -364,3 +364,15 @@ def test_unknown_parts_in_a_scenario_are_refused_on_load(bad):
     from topology.errors import BedFileError
     with pytest.raises(BedFileError):
         loads(dumps(bed), "s.yaml")
+
+
+def test_canvas_badges_show_the_reference_unless_a_scenario_is_chosen():
+    from app.diagram.findings import badges
+    bed = new_user_bed()
+    bed.scenarios = [Scenario(id="array-ports-down", failed=[f"array-1:{p}" for p in ("A0", "A1", "B0", "B1")])]
+    found = validate(bed)
+    devices = {s.id: s for s in bed.servers}
+    assert badges(found, devices)["host-1"].severity == "warning"     # NET-003: no LAN port drawn
+    chosen = badges(found, devices, scenario="array-ports-down")
+    assert chosen["host-1"].severity == "error"
+    assert any(t.startswith("[array-ports-down] PATH-001") for t in chosen["host-1"].messages)
