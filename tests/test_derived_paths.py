@@ -376,3 +376,10 @@ def test_canvas_badges_show_the_reference_unless_a_scenario_is_chosen():
     chosen = badges(found, devices, scenario="array-ports-down")
     assert chosen["host-1"].severity == "error"
     assert any(t.startswith("[array-ports-down] PATH-001") for t in chosen["host-1"].messages)
+
+
+def test_chosen_codes_are_judged_in_every_scenario_even_when_given_as_a_generator():
+    bed = new_user_bed()
+    bed.scenarios = [Scenario(id="array-ports-down", failed=[f"array-1:{p}" for p in ("A0", "A1", "B0", "B1")])]
+    found = validate(bed, codes=(c for c in ("PATH-001", "ACC-001")))
+    assert {f.scenario for f in found} == {"array-ports-down"} and {f.code for f in found} == {"PATH-001"}
