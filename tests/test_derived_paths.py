@@ -383,3 +383,14 @@ def test_chosen_codes_are_judged_in_every_scenario_even_when_given_as_a_generato
     bed.scenarios = [Scenario(id="array-ports-down", failed=[f"array-1:{p}" for p in ("A0", "A1", "B0", "B1")])]
     found = validate(bed, codes=(c for c in ("PATH-001", "ACC-001")))
     assert {f.scenario for f in found} == {"array-ports-down"} and {f.code for f in found} == {"PATH-001"}
+
+
+def test_renaming_a_controller_or_enclosure_renames_the_scenario_parts_that_fail_them():
+    from topology.rename_ops import rename
+    bed = new_user_bed()
+    bed.scenarios = [Scenario(id="s", failed=["array-1:A", "array-1:E0:3", "array-1:B0"])]
+    for old, new in (("array-1:A", "array-1:CTL-A"), ("array-1:E0", "array-1:tray0"),
+                     ("array-1:B0", "array-1:B-iscsi0")):
+        rename(bed, old, new).apply()
+    assert bed.scenarios[0].failed == ["array-1:CTL-A", "array-1:tray0:3", "array-1:B-iscsi0"]
+    assert loads(dumps(bed), "renamed.yaml").scenarios[0].failed == bed.scenarios[0].failed
