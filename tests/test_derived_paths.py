@@ -394,3 +394,20 @@ def test_renaming_a_controller_or_enclosure_renames_the_scenario_parts_that_fail
         rename(bed, old, new).apply()
     assert bed.scenarios[0].failed == ["array-1:CTL-A", "array-1:tray0:3", "array-1:B-iscsi0"]
     assert loads(dumps(bed), "renamed.yaml").scenarios[0].failed == bed.scenarios[0].failed
+
+
+def test_three_iscsi_interfaces_bound_on_one_nic_each_get_paths_through_that_nic():
+    from topology.model import Port
+    bed = new_user_bed()
+    ports = bed.servers[0].adapters[0].ports
+    ports[:] = [Port(name="vmnic1", roles=["iscsi"])] + [
+        Port(name=f"vmk{i}", roles=["iscsi"], address=f"10.1.0.{20 + i}/24", bound_to="host-1:vmnic1")
+        for i in (1, 2, 3)]
+    bed.links = [lk for lk in bed.links if not lk.a.startswith("host-1:")] + [Link(a="host-1:vmnic1", b="switch-1")]
+    paths = paths_of(bed, "host-1")
+    assert sorted((p.spec.initiator, p.spec.target) for p in paths) == [
+        (f"host-1:vmk{i}", t) for i in (1, 2, 3) for t in ("array-1:A0", "array-1:B0")]
+    assert [h.element for h in paths[0].hops][:3] == ["host-1:vmk1", "host-1:vmnic1", "switch-1"]
+    assert "bound to host-1:vmnic1" in paths[0].describe()
+    spof = [f for f in validate(bed) if f.code == "PATH-002" and "host-1" in f.subjects]
+    assert spof and "host-1:vmnic1" in spof[0].subjects

@@ -29,7 +29,7 @@ SAN_KINDS = ("fc", "sas")
 
 @dataclass(frozen=True, slots=True)
 class Hop:
-    kind: str       # vnic | vswitch | port | switch | target | controller | lun
+    kind: str       # vnic | vswitch | iface | port | switch | target | controller | lun
     element: str    # the id the canvas and the findings use
     text: str = ""  # how a sentence names it, when not the id
 
@@ -121,10 +121,19 @@ class PathDerivation:
         out: list[Endpoint] = []
         server = idx.servers.get(comp)
         if server is not None:
+            bound_nics = {p.bound_to for _, p in idx.server_ports(server) if p.bound_to}
             for ref, _ in idx.server_ports(server):
+                if ref in bound_nics:
+                    continue    # it carries the interfaces bound to it; it is no initiator itself
                 pr = idx.ports.get(ref)
                 proto = port_protocol(pr) if pr is not None else ""
-                if proto:
+                if not proto:
+                    continue
+                bound = getattr(pr.port, "bound_to", "")
+                if bound:   # port binding: the interface sends through the physical port it is bound to
+                    out.append(self._endpoint(ref, pr.port, proto, (bound,),
+                                              (Hop("iface", ref, f"iSCSI interface {ref}"),)))
+                else:
                     out.append(self._endpoint(ref, pr.port, proto, (ref,)))
             return out
         vm = idx.vms.get(comp)
@@ -192,7 +201,8 @@ class PathDerivation:
             middle = self._middles[(switches, tgt.ref)] = (
                 tuple(Hop("switch", s) for s in switches) + (Hop("target", tgt.ref),))
         if ini.lead:
-            return ini.lead + (Hop("port", exit_ref, f"uplink {exit_ref}"),) + middle
+            word = "bound to" if ini.lead[0].kind == "iface" else "uplink"
+            return ini.lead + (Hop("port", exit_ref, f"{word} {exit_ref}"),) + middle
         return (Hop("port", exit_ref),) + middle
 
     def _carry_now(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[int | None, tuple[str, ...], tuple[str, str]]:

@@ -86,6 +86,8 @@ class Port:
     edge: Optional[bool] = fld(None, doc="switch port set as spanning-tree edge port")
     offloads: dict[str, Any] = mapping("LSO, checksum, VMQ, SR-IOV ...", flow=True)
     modes: list[str] = lst("adapter personalities, e.g. NDIS, ISOE", flow=True)
+    bound_to: str = fld("", ref="port", doc="iSCSI port binding: the physical port (DEVICE:PORT) this "
+                                            "initiator interface sends through; several may share one")
     note: str = fld("")
 
 
