@@ -25,6 +25,9 @@ from topology.model import VM, PathSpec, StorageArray
 from topology.path_checks import Layer3, Masking, Presented, Zoning, layer3, network_gap
 
 SAN_KINDS = ("fc", "sas")
+# a pair's answer: (index of the exit port, switches crossed, ("", "")) when it carries a path,
+# else (None, (), (the initiator it was worked out for, why not))
+Verdict = tuple[int | None, tuple[str, ...], tuple[str, str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +106,7 @@ class PathDerivation:
         self.open_fabrics: dict[int, set[str]] = {}      # fabric -> FC paths' switches in it
         self._endpoints: dict[str, list[Endpoint]] = {}
         self._targets: dict[str, list[Endpoint]] = {}
-        self._pair_cache: dict[tuple[Any, str, bool], tuple[int | None, tuple[str, ...], tuple[str, str]]] = {}
+        self._pair_cache: dict[tuple[Any, str, bool], Verdict] = {}
         self._middles: dict[tuple[tuple[str, ...], str], tuple[Hop, ...]] = {}
         self._route_cache: dict[tuple[frozenset[str], frozenset[str]], tuple[str, ...] | None] = {}
         self._tails: dict[tuple[str, tuple], tuple[Hop, ...]] = {}
@@ -127,7 +130,7 @@ class PathDerivation:
                     continue    # it carries the interfaces bound to it; it is no initiator itself
                 pr = idx.ports.get(ref)
                 proto = port_protocol(pr) if pr is not None else ""
-                if not proto:
+                if pr is None or not proto:
                     continue
                 bound = getattr(pr.port, "bound_to", "")
                 if bound:   # port binding: the interface sends through the physical port it is bound to
@@ -185,7 +188,7 @@ class PathDerivation:
             return None, gap[1]
         return self._hops(ini, tgt, exit_at, switches), ""
 
-    def _verdict(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[int | None, tuple[str, ...], tuple[str, str]]:
+    def _verdict(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> Verdict:
         """Whether the pair carries a path, cached per kind of initiator: ports cabled to the same
         switches on the same subnet and VLAN get the same answer from a target."""
         key = (ini.sig, tgt.ref, pinned)
@@ -205,8 +208,8 @@ class PathDerivation:
             return ini.lead + (Hop("port", exit_ref, f"{word} {exit_ref}"),) + middle
         return (Hop("port", exit_ref),) + middle
 
-    def _carry_now(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[int | None, tuple[str, ...], tuple[str, str]]:
-        def fail(text: str) -> tuple[None, tuple[str, ...], tuple[str, str]]:
+    def _carry_now(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> Verdict:
+        def fail(text: str) -> Verdict:
             return None, (), (ini.ref, text)
         if ini.proto != tgt.proto:
             return fail(f"{ini.ref} is an {ini.proto} port and {tgt.ref} an {tgt.proto} port")
@@ -289,7 +292,7 @@ class PathDerivation:
             for array_id, presented in sorted(by_array.items()):
                 if (comp, array_id) not in pins:
                     self._derive_host_array(comp, array_id, presented)
-        for (host, array_id), items in pins.items():
+        for (_host, array_id), items in pins.items():
             for i, p in items:
                 self._check_pin(i, p, array_id)
 
@@ -358,8 +361,9 @@ class PathDerivation:
         ini = next((e for e in self.endpoints(p.host) if e.ref == p.initiator), None)
         if ini is None:
             owner = ini_pr.device.id
+            roles = ", ".join(getattr(ini_pr.port, "roles", ()) or ()) or "none"
             why = (f"{p.initiator} belongs to {owner}, not {p.host}" if owner != p.host
-                   else f"{p.initiator} is not an iSCSI or FC port (roles: {', '.join(getattr(ini_pr.port, 'roles', ()) or ()) or 'none'})")
+                   else f"{p.initiator} is not an iSCSI or FC port (roles: {roles})")
             self.failed_pins.append(PinFailure(i, p, p.initiator, why))
             return
         tgt = next((e for e in self.targets(array_id) if e.ref == p.target), None)
