@@ -411,3 +411,13 @@ def test_three_iscsi_interfaces_bound_on_one_nic_each_get_paths_through_that_nic
     assert "bound to host-1:vmnic1" in paths[0].describe()
     spof = [f for f in validate(bed) if f.code == "PATH-002" and "host-1" in f.subjects]
     assert spof and "host-1:vmnic1" in spof[0].subjects
+
+
+def test_the_printed_findings_say_which_scenario_a_finding_belongs_to():
+    from app.report.blocks import FindingsBlock
+    bed = new_user_bed()
+    bed.scenarios = [Scenario(id="array-ports-down", failed=[f"array-1:{p}" for p in ("A0", "A1", "B0", "B1")])]
+    block = FindingsBlock(findings=validate(bed))
+    rows = [r for r in block.markdown().splitlines() if "PATH-001" in r]
+    assert rows and all("In scenario array-ports-down: host-" in r for r in rows)
+    assert "In scenario array-ports-down: host-" in block.html()
