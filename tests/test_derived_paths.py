@@ -281,7 +281,8 @@ def test_failing_every_array_port_in_a_scenario_is_a_path_finding_of_that_scenar
     found = validate(bed)
     lost = codes(found, "PATH-001")
     assert lost and {f.scenario for f in lost} == {"array-ports-down"}
-    assert "over 0 paths" in lost[0].message
+    assert "over 0 paths" in lost[0].message and "scenario array-ports-down fails or leaves out array-1:A0" \
+        in lost[0].message
     assert not [f for f in found if f.scenario is None and f.code.startswith("PATH")]
     alone = validate(bed, scenario="array-ports-down")
     assert codes(alone, "PATH-001") and {f.scenario for f in alone} == {"array-ports-down"}

@@ -39,8 +39,18 @@ def path_001(ctx: Context) -> Iterator[Hit]:
     for host, vol, why in _checked_uses(ctx):
         n = len(ctx.working_paths(host, vol))
         if n < 2:
-            gap = f": {ctx.derived.why_no_path(host, vol)}" if n == 0 else ""
+            gap = f": {ctx.derived.why_no_path(host, vol)}{_taken_out(ctx)}" if n == 0 else ""
             yield hit([host, vol], f"{host} reaches {vol} over {n} path{'s' if n != 1 else ''} ({why}){gap}")
+
+
+def _taken_out(ctx: Context) -> str:
+    """What the scenario judged takes out: the first hop that fails is often one of them."""
+    sc = ctx.scenario
+    if sc is None or not (sc.failed or sc.excluded):
+        return ""
+    gone = [*sc.failed, *sc.excluded]
+    shown = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+    return f" (scenario {sc.id} fails or leaves out {shown})"
 
 
 @rule("PATH-002", "error", "all paths share a single point of failure",
