@@ -37,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check a project file against the rule catalogue")
     v.add_argument("file")
     v.add_argument("--format", choices=("text", "json"), default="text")
+    v.add_argument("--scenario", metavar="NAME",
+                   help="judge this scenario alone (default: the reference configuration and every scenario)")
 
     sub.add_parser("examples", help="list the built-in example beds")
 
@@ -128,7 +130,12 @@ def cmd_validate(ns: argparse.Namespace) -> int:
                              indent=2))
         print(exc.format(), file=sys.stderr)
         return EXIT_UNREADABLE
-    findings = validate(bed)
+    if ns.scenario is not None and ns.scenario not in {s.id for s in bed.scenarios}:
+        names = ", ".join(s.id for s in bed.scenarios) or "none"
+        print(f"testbed-studio: {ns.file} has no scenario {ns.scenario!r}; its scenarios: {names}",
+              file=sys.stderr)
+        return EXIT_UNREADABLE
+    findings = validate(bed, scenario=ns.scenario)
     if ns.format == "json":
         print(json.dumps([f.as_dict() for f in findings], indent=2))
     else:
@@ -146,6 +153,7 @@ def format_findings(name: str, findings: list) -> str:
         tag = "ACCEPTED" if f.accepted else f.severity.upper()
         lines.append("")
         lines.append(f"{tag:<9}{f.code:<10}{f.message}")
+        lines.append(f"{'':<19}scenario: {f.scenario or 'reference configuration'}")
         lines.append(f"{'':<19}components: {', '.join(f.subjects)}")
         lines.append(f"{'':<19}why: {f.reason}")
         lines.append(f"{'':<19}source: {f.source}")

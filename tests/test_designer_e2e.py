@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QPushButton
-
 from test_canvas import Studio
+
 from topology.fileformat import dumps, load
 from widgets.main_window import MainWindow
 
@@ -17,7 +17,7 @@ from widgets.main_window import MainWindow
 class WindowHands(Studio):
     """The canvas helpers of test_canvas, working on the main window's own palette and canvas."""
 
-    def __init__(self, qtbot, window: MainWindow):  # noqa: D107 - no Studio window of its own
+    def __init__(self, qtbot, window: MainWindow):
         self.qtbot = qtbot
         self.window = window
         self.document = window.document

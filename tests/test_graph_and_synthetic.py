@@ -8,6 +8,7 @@ from topology.fileformat import dumps, loads
 from topology.graph import PathAnalyzer, bed_graph
 from topology.index import BedIndex
 from topology.layout import auto_layout, overlapping
+from topology.model import PathSpec
 from topology.synthetic import generate
 from topology.validation import validate
 
@@ -26,7 +27,7 @@ def test_bed_graph_connects_hosts_to_the_array_through_the_switches():
 def test_routes_name_the_switch_and_controller():
     bed = clean_bed()
     pa = PathAnalyzer(BedIndex(bed))
-    route = pa.route(bed.paths[0])
+    route = pa.route(PathSpec(host="h1", initiator="h1:san1", target="arr:c0-a"))
     assert route.status == "ok"
     assert {"h1:san1", "arr:c0-a", "arr#c0", "sw-a"} <= set(route.elements)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from dialogs import Answer, answer_modal, cancel_dialog, click, forget_changes, shown_title, type_file_name
 from PySide6.QtCore import QCoreApplication, QSettings, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog
@@ -19,7 +20,6 @@ import resources
 from topology.edits import SetField
 from topology.errors import BedFileError
 from topology.fileformat import dumps, load, save
-from dialogs import forget_changes, Answer, answer_modal, cancel_dialog, click, shown_title, type_file_name
 from widgets.main_window import MainWindow
 
 BROKEN = {

@@ -12,7 +12,8 @@ from app.document import Document
 from app.selection import Selection
 from topology import placement_ops as ops
 from topology.fileformat import dumps, load, loads
-from widgets.placement_view import AMBER, GREEN, RED, PlacementView
+from widgets.placement_cards import AMBER, GREEN, RED
+from widgets.placement_view import PlacementView
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"
 SHOTS = Path("/tmp/testbed-shots")

@@ -2,13 +2,24 @@
 from __future__ import annotations
 
 import pytest
-
 from beds import clean_bed
-from topology.model import (VM, ExceptionRecord, HostAccess, Link, PathSpec, Port, Replication, VirtualDisk)
+
+from topology.model import (
+    VM,
+    Adapter,
+    ExceptionRecord,
+    HostAccess,
+    Link,
+    PathSpec,
+    Port,
+    Replication,
+    Switch,
+    VirtualDisk,
+)
 from topology.validation import rule_catalogue, validate
 
 BRIEF_CODES = """NET-001 NET-002 NET-003 NET-004 NET-005 NET-006 NET-007 NET-008 NET-009 NET-010 NET-011 NET-012
-PATH-001 PATH-002 PATH-003 PATH-004 PATH-005 RAID-001 RAID-002 RAID-003 RAID-004 RAID-005 RAID-006
+PATH-001 PATH-002 PATH-003 PATH-004 PATH-005 PATH-006 PATH-007 RAID-001 RAID-002 RAID-003 RAID-004 RAID-005 RAID-006
 RAID-007 RAID-008 RAID-009 CAP-001 CAP-002 CAP-003 CAP-004 CAP-005 CAP-006 CAP-007 CLU-001 CLU-002
 CLU-003 WL-001 ACC-001 ACC-002""".split()
 
@@ -48,6 +59,18 @@ def drop_paths(bed, keep):
     bed.paths = [p for p in bed.paths if keep(p)]
 
 
+def unplug(bed, *ends):
+    bed.links = [lk for lk in bed.links if lk.a not in ends and lk.b not in ends]
+
+
+def open_fc_fabric(bed):
+    """An FC HBA on h1 and an FC port on controller c0, cabled through one FC switch with no zones."""
+    server(bed, "h1").adapters.append(Adapter(name="hba", kind="fc", ports=[Port(name="fc0", kind="fc")]))
+    array(bed).controllers[0].ports.append(Port(name="c0-fc", kind="fc"))
+    bed.switches.append(Switch(id="fc-a", kind="fc"))
+    bed.links += [Link(a="h1:fc0", b="fc-a"), Link(a="arr:c0-fc", b="fc-a")]
+
+
 BREAKS = {
     "NET-001": lambda b: port(b, "h1:san1").roles.append("lan"),
     "NET-002": lambda b: setattr(port(b, "h1:san2"), "roles", ["lan"]),
@@ -62,11 +85,12 @@ BREAKS = {
     "NET-010": lambda b: setattr(b.networks[1], "cluster_use", "cluster_and_client"),
     "NET-011": lambda b: [setattr(port(b, f"h1:{n}"), "team", "t0") for n in ("san1", "san2")],
     "NET-012": lambda b: b.links.append(Link(a="h1:san1", b="sw-b")),
-    "PATH-001": lambda b: drop_paths(b, lambda p: not (p.host == "h1" and p.initiator == "h1:san2")
-                                     and not (p.host == "h1" and p.target == "arr:c1-a")),
-    "PATH-002": lambda b: drop_paths(b, lambda p: p.initiator != "h1:san2"),
-    "PATH-003": lambda b: drop_paths(b, lambda p: not (p.host == "h1" and p.target.startswith("arr:c1"))),
+    "PATH-001": lambda b: unplug(b, "h1:san2", "arr:c1-a"),
+    "PATH-002": lambda b: unplug(b, "h1:san2"),
+    "PATH-003": lambda b: unplug(b, "arr:c1-a", "arr:c1-b"),
     "PATH-004": lambda b: setattr(server(b, "h2"), "multipath", ""),
+    "PATH-006": lambda b: b.paths.append(PathSpec(host="h1", initiator="h1:san1", target="arr:c0-b")),
+    "PATH-007": open_fc_fabric,
     "PATH-005": lambda b: [server(b, "h1").adapters[0].ports.append(Port(name=f"x{i}", roles=["iscsi"]))
                            for i in range(8)],
     "RAID-001": lambda b: setattr(group(b, "data"), "members", ["e0:0-2"]),
@@ -89,7 +113,7 @@ BREAKS = {
     "CAP-006": lambda b: setattr(vm(b, "sql").disks[1], "size_gb", 900),
     "CAP-007": lambda b: setattr(vm(b, "web").disks[0], "type", "dynamic"),
     "CLU-001": lambda b: [setattr(b.clusters[0], "witness", ""), setattr(b.clusters[0], "quorum", "node_majority")],
-    "CLU-002": lambda b: drop_paths(b, lambda p: p.host != "h2"),
+    "CLU-002": lambda b: unplug(b, "h2:san1", "h2:san2"),
     "CLU-003": lambda b: [setattr(port(b, f"{h}:lm"), "roles", ["unused"]) for h in ("h1", "h2")],
     "WL-001": lambda b: setattr(b.workloads[0], "targets", ["arr:witness"]) or
     setattr(b.workloads[0], "driver", "web"),
@@ -199,6 +223,9 @@ def test_guest_initiator_paths_count_for_the_vm():
     from topology.model import VNic
     v.nics.append(VNic(name="iscsi", vswitch="h1/vm", role="iscsi"))
     v.multipath = "MPIO/DSM"
+    from topology.model import ArrayHost, Mapping
+    array(bed).hosts.append(ArrayHost(name="sql", server="sql"))
+    array(bed).mappings.append(Mapping(volume="db", to="sql", lun=9))
     bed.paths.append(PathSpec(host="sql", initiator="sql:iscsi", target="arr:c0-a", volumes=["arr:db"]))
     found = [f for f in validate(bed) if f.code == "PATH-001" and "sql" in f.subjects]
     assert found and "1 path" in found[0].message

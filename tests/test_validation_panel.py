@@ -240,3 +240,39 @@ def test_unaccept_removes_a_wildcard_and_refuses_when_nothing_matches():
         unaccept(bed, "RAID-003", ["MD3000i"])
     with pytest.raises(ExceptionError, match="needs a reason"):
         accept(bed, "RAID-003", ["MD3000i"], " ")
+
+
+def test_the_panel_names_each_findings_scenario_and_follows_the_one_chosen(qtbot, tmp_path):
+    from topology.model import Scenario
+    bed = load(SEED_000)
+    ports = [f"MD3000i:C{c}-iSCSI{p}" for c in (0, 1) for p in (0, 1)]
+    bed.scenarios.append(Scenario(id="san-down", failed=ports))
+    path = tmp_path / "san-down.yaml"
+    path.write_text(dumps(bed))
+    document = Document()
+    document.open(path)
+    widget = ValidationPanel(document, Selection())
+    qtbot.addWidget(widget)
+    widget.show()
+    document.validation.wait()
+    qtbot.waitUntil(lambda: bool(widget.findings), timeout=10000)
+    lost = [f for f in widget.findings if f.code == "PATH-001"]
+    assert lost and {f.scenario for f in lost} == {"san-down"}
+    row = widget.index_for(lost[0])
+    assert row.isValid() and row.siblingAtColumn(1).data().startswith("[san-down] ")
+    boxes = [widget.scenario_box.itemText(i) for i in range(widget.scenario_box.count())]
+    assert boxes == ["All scenarios", "Reference configuration", "Scenario: optimized",
+                     "Scenario: degraded", "Scenario: san-down"]
+    chosen = []
+    widget.scenario_chosen.connect(chosen.append)
+    widget.scenario_box.setCurrentIndex(1)          # the reference configuration alone
+    assert chosen == [""] and not [f for f in widget.visible_findings() if f.code == "PATH-001"]
+    assert "0 errors" in widget.counts.text().replace("</b>", "").replace("<b style=\"color:palette(mid)\">", "")
+    widget.set_scenario("san-down")
+    assert widget.scenario_box.currentText() == "Scenario: san-down"
+    shown = widget.visible_findings()
+    assert [f for f in shown if f.code == "PATH-001"] and {f.scenario for f in shown} <= {None, "san-down"}
+    widget.tree.setCurrentIndex(widget.index_for(lost[0]))
+    assert "scenario san-down" in widget.detail.toPlainText()
+    document.validation.wait()
+    document.undo_stack.clear()

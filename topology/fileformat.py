@@ -372,7 +372,7 @@ def resolves(idx: BedIndex, kind: str, value: str, array: Any) -> bool:
     if kind == "volume":
         return value in idx.volumes
     if kind == "component":
-        return value in idx.components or idx.port(value) is not None
+        return value in idx.components or idx.port(value) is not None or _array_part(idx, value)
     if kind == "target":
         return value in idx.components or value in idx.volumes
     if kind == "device":
@@ -393,6 +393,18 @@ def resolves(idx: BedIndex, kind: str, value: str, array: Any) -> bool:
     if kind == "array_target":
         return value in scope.hosts or value in scope.host_groups
     return True
+
+
+def _array_part(idx: BedIndex, value: str) -> bool:
+    """A controller (ARRAY:CONTROLLER) or a drive (ARRAY:ENCLOSURE:SLOT), as a scenario fails them."""
+    array_id, _, rest = value.partition(":")
+    scope = idx.scopes.get(array_id)
+    if scope is None or not rest:
+        return False
+    enclosure, sep, slot = rest.rpartition(":")
+    if sep and slot.isdigit():
+        return (enclosure, int(slot)) in scope.disks
+    return rest in scope.controllers
 
 
 def check_references(bed: Bed, idx: BedIndex | None = None) -> list[tuple[tuple, str, str]]:

@@ -146,11 +146,13 @@ class PathAnalyzer:
         return switches, direct
 
     def uplinks_of(self, pr: PortRef) -> list[str]:
-        """A VM vNIC leaves the host through its virtual switch's uplinks."""
+        """A VM vNIC leaves the host through its virtual switch's uplinks; an iSCSI interface
+        bound to a physical port (port binding) through that port."""
         if isinstance(pr.device, VM):
             vs = self.idx.vswitches.get(getattr(pr.port, "vswitch", ""))
             return list(vs.uplinks) if vs else []
-        return [pr.ref]
+        bound = getattr(pr.port, "bound_to", "")
+        return [bound] if bound else [pr.ref]
 
     def _switch_route(self, a: str, b: str) -> tuple | None:
         key = (a, b) if a <= b else (b, a)
@@ -176,8 +178,8 @@ class PathAnalyzer:
             if not uplinks:
                 return Route("disconnected", frozenset(elements),
                              reason=f"{path.initiator} is on no virtual switch with an uplink")
-            if len(uplinks) == 1:
-                elements.add(uplinks[0])
+        if len(uplinks) == 1:
+            elements.add(uplinks[0])
         array = tgt.device
         failover = self._standby.get(array.id, False)
         if not failover:

@@ -86,6 +86,8 @@ class Port:
     edge: bool | None = fld(None, doc="switch port set as spanning-tree edge port")
     offloads: dict[str, Any] = mapping("LSO, checksum, VMQ, SR-IOV ...", flow=True)
     modes: list[str] = lst("adapter personalities, e.g. NDIS, ISOE", flow=True)
+    bound_to: str = fld("", ref="port", doc="iSCSI port binding: the physical port (DEVICE:PORT) this "
+                                            "initiator interface sends through; several may share one")
     note: str = fld("")
 
 
@@ -142,6 +144,14 @@ class Chassis:
 
 
 @dataclass(slots=True, kw_only=True)
+class Zone:
+    """An FC zone: the ports (DEVICE:PORT) or WWPNs allowed to see each other in the fabric."""
+    name: str = fld()
+    members: list[str] = lst("DEVICE:PORT refs or WWPNs", flow=True)
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
 class Switch:
     id: str = fld(path_part=True)
     kind: str = fld("ethernet", choices=("ethernet", "fc"))
@@ -156,6 +166,7 @@ class Switch:
     spanning_tree: str = fld("")
     fabric: str = fld("", doc="FC fabric (A/B)")
     roles: list[str] = lst("networks carried: iscsi, lan ...", choices=PORT_ROLES, flow=True)
+    zones: list[Zone] = lst("FC zoning of the fabric this switch belongs to; none = an open fabric")
     settings: dict[str, Any] = mapping("iscsi_optimization, lldp, ip_routing ...")
     label: str = fld("", doc="the report's own name for the switch")
     simulated: bool = fld(False)

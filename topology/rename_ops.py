@@ -343,15 +343,15 @@ def _translator(loc: Located, old: str, new: str, new_name: str) -> Callable[[st
                   "controller": "controller", "enclosure": "member"}.get(loc.kind)
     global_kinds = {"port": {"port", "component", "target", "endpoint", "subject"},
                     "virtual NIC": {"port", "component", "target", "endpoint", "subject"},
-                    "volume": {"volume", "target", "subject"}}.get(loc.kind, {"subject"})
+                    "volume": {"volume", "target", "subject"}}.get(loc.kind, {"subject", "component"})
     old_prefix, new_prefix = old + SEP, new + SEP
 
     def part(value: str, kind: str, array: Any) -> str | None:
         if kind in global_kinds:
             if value == old:
                 return new
-            if loc.kind == "enclosure" and kind == "subject" and value.startswith(old_prefix):
-                return new_prefix + value[len(old_prefix):]       # slots A:E0:3
+            if loc.kind == "enclosure" and kind in ("subject", "component") and value.startswith(old_prefix):
+                return new_prefix + value[len(old_prefix):]       # slots A:E0:3 (a scenario's pulled drive too)
             return None
         if home is not None and array is home and kind == local_kind:
             if kind == "member":

@@ -69,7 +69,7 @@ class FileController:
         except BedFileError as exc:
             self.error("Cannot open test bed", str(exc))
             return False
-        except Exception as exc:  # noqa: BLE001 - a loader bug must not take the open document with it
+        except Exception as exc:
             self.error("Cannot open test bed", f"{path}: unexpected error while reading: {exc!r}")
             return False
         if remember:
@@ -97,7 +97,7 @@ class FileController:
             except BedFileError as exc:
                 self._report_unreadable(str(exc), orphan.set_aside)
                 continue
-            except Exception as exc:  # noqa: BLE001 - unreadable text or a loader bug: keep the file, go on
+            except Exception as exc:
                 self._report_unreadable(f"{orphan.text_path}: {exc!r}", orphan.set_aside)
                 continue
             answer = self.ask_recovery(orphan)

@@ -96,7 +96,7 @@ def _sample(base: str, role: str | None):
 class KindList(QListWidget):
     """The list itself: starts a drag with the kind in its mime data."""
 
-    def startDrag(self, actions) -> None:  # noqa: D102 - Qt override
+    def startDrag(self, actions) -> None:
         item = self.currentItem()
         if item is None:
             return
@@ -155,5 +155,5 @@ class Palette(QWidget):
         for canvas in self.window().findChildren(Canvas):
             canvas.arm(key)
 
-    def sizeHint(self) -> QSize:  # noqa: D102 - Qt override
+    def sizeHint(self) -> QSize:
         return QSize(200, 420)

@@ -13,12 +13,22 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from html import escape
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QFormLayout, QFrame, QGroupBox, QLabel, QPushButton, QScrollArea, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from topology.edits import SetField
 from topology.fileformat import plan

@@ -7,170 +7,53 @@ finding selects and centres its components in every view (`selection.focus`).  A
 a finding records a documented exception (code, subject, reason) in the bed as one
 undoable edit; the finding stays listed, marked accepted with its reason, and the
 acceptance can be withdrawn the same way.
+
+The validator judges the reference configuration and every scenario; each finding names
+its scenario.  The scenario box narrows the list to one scenario (the reference findings
+plus what that scenario adds) or to the reference configuration alone.
 """
 from __future__ import annotations
 
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QIcon
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QMenu,
-                               QPushButton, QSplitter, QStyle, QTextBrowser, QToolButton, QTreeView, QVBoxLayout,
-                               QWidget)
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from topology.exception_ops import ExceptionError, accept_finding, exception_subject, unaccept_finding
-
-SEVERITIES = ("error", "warning", "info")
-GROUP_TITLES = {"error": "Errors", "warning": "Warnings", "info": "Notes", "accepted": "Accepted as documented"}
-SEVERITY_WORDS = {"error": ("error", "errors"), "warning": ("warning", "warnings"), "info": ("note", "notes")}
-SEVERITY_COLOURS = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0", "accepted": "#616161"}
-FINDING_ROLE = Qt.ItemDataRole.UserRole          # index into `findings` (None on group rows)
-SUBJECTS_ROLE = Qt.ItemDataRole.UserRole + 1
-GROUP_ROLE = Qt.ItemDataRole.UserRole + 2         # "error", "warning", "info", "accepted" on group rows
-GROUP_ORDER = ("error", "warning", "info", "accepted")
-_ICONS = {"error": QStyle.StandardPixmap.SP_MessageBoxCritical,
-          "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
-          "info": QStyle.StandardPixmap.SP_MessageBoxInformation}
-
-
-def severity_icon(widget: QWidget, severity: str) -> QIcon:
-    return widget.style().standardIcon(_ICONS.get(severity, _ICONS["info"]))
-
-
-def finding_key(f: Any) -> tuple:
-    """What identifies a finding across re-validations (acceptance does not change it)."""
-    return f.code, tuple(f.subjects), f.message
-
-
-def count_words(findings: list[Any]) -> str:
-    """'2 errors, 1 warning, 0 notes, 1 accepted' (accepted ones counted apart)."""
-    open_ = [f for f in findings if not f.accepted]
-    parts = []
-    for s in SEVERITIES:
-        n = sum(1 for f in open_ if f.severity == s)
-        parts.append(f"{n} {SEVERITY_WORDS[s][n != 1]}")
-    accepted = len(findings) - len(open_)
-    return ", ".join(parts) + (f", {accepted} accepted" if accepted else "")
-
-
-class FindingsModel(QAbstractItemModel):
-    """Findings grouped by severity (accepted ones apart), filtered; rows are made on demand,
-    so thousands of findings cost the panel next to nothing."""
-
-    COLUMNS = ("Code", "Finding", "Components")
-
-    def __init__(self, panel: QWidget):
-        super().__init__(panel)
-        self.panel = panel
-        self.findings: list[Any] = []
-        self.groups: list[tuple[str, list[int], int]] = []      # (key, finding indices shown, total)
-        self.message = ""                                          # a single text row instead of groups
-        self._icons = {k: severity_icon(panel, k) for k in _ICONS}
-        self._grey = QBrush(QColor(SEVERITY_COLOURS["accepted"]))
-        self._group_brushes = {k: QBrush(QColor(c)) for k, c in SEVERITY_COLOURS.items()}
-
-    def show(self, findings: list[Any], groups: list[tuple[str, list[int], int]], message: str) -> None:
-        self.beginResetModel()
-        self.findings, self.groups, self.message = findings, groups, message
-        self.endResetModel()
-
-    # structure: top-level rows are groups (internal id 0); a finding row's internal id is its group + 1
-    # index(), rowCount() and flags() run once per row when a big group opens: kept to plain comparisons
-    def index(self, row: int, column: int, parent: QModelIndex = QModelIndex()) -> QModelIndex:
-        if row < 0 or not 0 <= column < 3:
-            return QModelIndex()
-        if not parent.isValid():
-            if row < (1 if self.message else len(self.groups)):
-                return self.createIndex(row, column, 0)
-            return QModelIndex()
-        if parent.internalId() == 0 and not self.message and row < len(self.groups[parent.row()][1]):
-            return self.createIndex(row, column, parent.row() + 1)
-        return QModelIndex()
-
-    def parent(self, index: QModelIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]
-        if not index.isValid() or index.internalId() == 0:
-            return QModelIndex()
-        return self.createIndex(index.internalId() - 1, 0, 0)
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
-        if not parent.isValid():
-            return 1 if self.message else len(self.groups)
-        if parent.internalId() == 0 and parent.column() == 0 and not self.message:
-            return len(self.groups[parent.row()][1])
-        return 0
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
-        return len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section]
-        return None
-
-    _GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled
-    _ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return self._GROUP_FLAGS if index.internalId() == 0 else self._ROW_FLAGS
-
-    def finding_index(self, index: QModelIndex) -> int | None:
-        if not index.isValid() or index.internalId() == 0:
-            return None
-        return self.groups[index.internalId() - 1][1][index.row()]
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        col = index.column()
-        if index.internalId() == 0:
-            if self.message:
-                return self.message if role == Qt.ItemDataRole.DisplayRole and col == 0 else None
-            key, shown, total = self.groups[index.row()]
-            if col != 0:
-                return None
-            if role == Qt.ItemDataRole.DisplayRole:
-                n = len(shown)
-                return f"{GROUP_TITLES[key]} ({n}{f' of {total}' if n != total else ''})"
-            if role == Qt.ItemDataRole.DecorationRole:
-                return self._icons.get(key)
-            if role == Qt.ItemDataRole.ForegroundRole:
-                return self._group_brushes[key]
-            if role == Qt.ItemDataRole.FontRole:
-                font = QFont(self.panel.font())
-                font.setBold(True)
-                return font
-            if role == GROUP_ROLE:
-                return key
-            return None
-        i = self.finding_index(index)
-        f = self.findings[i]
-        if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return f.code
-            if col == 1:
-                return f.message + (f" — accepted: {f.exception_reason}" if f.accepted else "")
-            return ", ".join(f.subjects)
-        if role == Qt.ItemDataRole.DecorationRole and col == 0:
-            return self._icons.get(f.severity)
-        if role == Qt.ItemDataRole.ForegroundRole and f.accepted:
-            return self._grey
-        if role == Qt.ItemDataRole.FontRole and f.accepted and col == 1:
-            font = QFont(self.panel.font())
-            font.setItalic(True)
-            return font
-        if role == Qt.ItemDataRole.ToolTipRole:
-            tip = f"{f.message}\n\nHow to fix: {f.hint}" if f.hint else f.message
-            if f.accepted:
-                tip += f"\n\nAccepted as documented exception: {f.exception_reason}"
-            return tip
-        if role == FINDING_ROLE:
-            return i
-        if role == SUBJECTS_ROLE:
-            return list(f.subjects)
-        return None
+from widgets.findings_model import (
+    _ICONS,
+    ALL_SCENARIOS,
+    GROUP_ORDER,
+    GROUP_ROLE,
+    GROUP_TITLES,
+    REFERENCE,
+    SEVERITIES,
+    SEVERITY_COLOURS,
+    SEVERITY_WORDS,
+    FindingsModel,
+    count_words,
+    finding_key,
+    scenario_words,
+    severity_icon,
+)
 
 
 class ValidationPanel(QWidget):
@@ -178,6 +61,7 @@ class ValidationPanel(QWidget):
 
     subjects_selected = Signal(list)
     summary_changed = Signal(str)
+    scenario_chosen = Signal(object)     # a scenario id, "" for the reference alone, "*" for all
 
     def __init__(self, document: Any, selection: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -189,6 +73,7 @@ class ValidationPanel(QWidget):
         self._rebuilding = False
         self._focused_by_current: QPersistentModelIndex | None = None
         self._failed = ""
+        self._filling = False
 
         # header: counts, state, filters, search
         self.counts = QLabel(self)
@@ -196,11 +81,19 @@ class ValidationPanel(QWidget):
         self.state = QLabel(self)
         self.state.setStyleSheet("color: palette(mid);")
         self.filter_buttons: dict[str, QToolButton] = {}
+        self.scenario_box = QComboBox(self)
+        self.scenario_box.setObjectName("validationScenario")
+        self.scenario_box.setToolTip("Show the findings of one scenario (with the reference configuration's), "
+                                     "of the reference configuration alone, or of every scenario")
+        self.scenario_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.scenario_box.currentIndexChanged.connect(self._scenario_box_changed)
+        self._scenario = ALL_SCENARIOS
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.counts)
         header.addWidget(self.state)
         header.addStretch(1)
+        header.addWidget(self.scenario_box)
         for key, text in (("error", "Errors"), ("warning", "Warnings"), ("info", "Notes"), ("accepted", "Accepted")):
             button = QToolButton(self, text=text, checkable=True, checked=True)
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -297,6 +190,42 @@ class ValidationPanel(QWidget):
     def summary(self) -> str:
         return count_words(self.findings)
 
+    @property
+    def scenario(self) -> str:
+        """The scenario the list follows: an id, REFERENCE or ALL_SCENARIOS."""
+        return self._scenario
+
+    def set_scenario(self, scenario: str | None) -> None:
+        """Follow a scenario chosen elsewhere (None or "" = the reference configuration alone)."""
+        wanted = REFERENCE if scenario is None else scenario
+        if wanted == self._scenario:
+            return
+        self._scenario = wanted
+        self._fill_scenario_box()
+        self._rebuild()
+        self.scenario_chosen.emit(wanted)
+
+    def _scenario_box_changed(self, index: int) -> None:
+        if index >= 0 and not self._filling:
+            self.set_scenario(self.scenario_box.itemData(index))
+
+    def _fill_scenario_box(self) -> None:
+        ids = [s.id for s in getattr(self.document.bed, "scenarios", [])]
+        if self._scenario not in (ALL_SCENARIOS, REFERENCE, *ids):
+            self._scenario = ALL_SCENARIOS
+        entries = [("All scenarios", ALL_SCENARIOS), ("Reference configuration", REFERENCE)]
+        entries += [(f"Scenario: {i}", i) for i in ids]
+        box = self.scenario_box
+        self._filling = True
+        try:
+            if [box.itemData(i) for i in range(box.count())] != [d for _, d in entries]:
+                box.clear()
+                for text, data in entries:
+                    box.addItem(text, data)
+            box.setCurrentIndex([d for _, d in entries].index(self._scenario))
+        finally:
+            self._filling = False
+
     def current_finding(self) -> Any:
         i = self.model.finding_index(self.tree.currentIndex())
         return self.findings[i] if i is not None else None
@@ -322,6 +251,7 @@ class ValidationPanel(QWidget):
     def show_findings(self, findings: list[Any]) -> None:
         self._failed = ""
         self.findings = list(findings)
+        self._fill_scenario_box()
         self._set_checking(False)
         self._rebuild()
         text = self.summary()
@@ -338,13 +268,21 @@ class ValidationPanel(QWidget):
     def _set_checking(self, checking: bool) -> None:
         self.state.setText("checking…" if checking else "")
 
+    def in_scenario(self, f: Any) -> bool:
+        """Whether a finding belongs to the scenario the list follows."""
+        scenario = getattr(f, "scenario", None)
+        if self._scenario == ALL_SCENARIOS:
+            return True
+        return scenario is None or scenario == self._scenario
+
     def _matches(self, f: Any, needle: str) -> bool:
         group = "accepted" if f.accepted else f.severity
         if not self.filter_buttons[group].isChecked():
             return False
         if not needle:
             return True
-        hay = " ".join((f.code, f.message, " ".join(f.subjects), f.hint, f.exception_reason)).lower()
+        hay = " ".join((f.code, f.message, " ".join(f.subjects), f.hint, f.exception_reason,
+                        getattr(f, "scenario", None) or "")).lower()
         return all(word in hay for word in needle.lower().split())
 
     def _refilter(self, *_: Any) -> None:
@@ -365,6 +303,8 @@ class ValidationPanel(QWidget):
             total = dict.fromkeys(GROUP_ORDER, 0)
             current = None
             for index, f in enumerate(self.findings):
+                if not self.in_scenario(f):
+                    continue
                 key = "accepted" if f.accepted else f.severity
                 total[key] += 1
                 if self._matches(f, needle):
@@ -397,13 +337,14 @@ class ValidationPanel(QWidget):
         if self._failed:
             self.counts.setText(f'<span style="color:{SEVERITY_COLOURS["error"]}">{escape(self._failed)}</span>')
             return
-        open_ = [f for f in self.findings if not f.accepted]
+        shown = [f for f in self.findings if self.in_scenario(f)]
+        open_ = [f for f in shown if not f.accepted]
         parts = []
         for s in SEVERITIES:
             n = sum(1 for f in open_ if f.severity == s)
             colour = SEVERITY_COLOURS[s] if n else "palette(mid)"
             parts.append(f'<b style="color:{colour}">{n}</b> {SEVERITY_WORDS[s][n != 1]}')
-        accepted = len(self.findings) - len(open_)
+        accepted = len(shown) - len(open_)
         parts.append(f"<b>{accepted}</b> accepted")
         self.counts.setText(" · ".join(parts))
 
@@ -419,6 +360,7 @@ class ValidationPanel(QWidget):
         links = ", ".join(f'<a href="subject:{escape(s)}">{escape(s)}</a>' for s in f.subjects)
         html = [f'<p><b>{escape(f.code)}</b> <span style="color:{colour}">{escape(f.severity)}</span>'
                 + (' · <b>accepted</b>' if f.accepted else "") + f" — {escape(f.message)}</p>",
+                f"<p><b>In the</b> {escape(scenario_words(f))}</p>",
                 f"<p><b>Components:</b> {links or '—'}</p>"]
         if f.accepted:
             html.append(f"<p><b>Accepted as a documented exception:</b> {escape(f.exception_reason)}</p>")

@@ -21,11 +21,16 @@ def device_of_subject(subject: str, devices: Any, vm_hosts: dict[str, str] | Non
     return None
 
 
-def badges(findings: Iterable[Any], devices: Any, vm_hosts: dict[str, str] | None = None) -> dict[str, Badge]:
-    """Open (not accepted) errors and warnings per drawn component."""
+def badges(findings: Iterable[Any], devices: Any, vm_hosts: dict[str, str] | None = None,
+           scenario: str | None = None) -> dict[str, Badge]:
+    """Open (not accepted) errors and warnings per drawn component, in the reference configuration
+    and, when given, one scenario (its id; "*" for every scenario)."""
     per: dict[str, list[Any]] = {}
     for f in findings or ():
         if getattr(f, "accepted", False) or f.severity not in ("error", "warning"):
+            continue
+        where = getattr(f, "scenario", None)
+        if where is not None and scenario != "*" and where != scenario:
             continue
         seen: set[str] = set()
         for s in f.subjects:
@@ -36,5 +41,7 @@ def badges(findings: Iterable[Any], devices: Any, vm_hosts: dict[str, str] | Non
     out = {}
     for dev, fs in per.items():
         sev = "error" if any(f.severity == "error" for f in fs) else "warning"
-        out[dev] = Badge(sev, len(fs), tuple(f"{f.code} ({f.severity}): {f.message}" for f in fs))
+        out[dev] = Badge(sev, len(fs), tuple(
+            (f"[{f.scenario}] " if getattr(f, "scenario", None) else "") + f"{f.code} ({f.severity}): {f.message}"
+            for f in fs))
     return out

@@ -122,6 +122,12 @@ class TitleBlock(Block):
         return "\n".join(out)
 
 
+def _where(finding: Any) -> str:
+    """'In scenario degraded: ' for a finding of a scenario; nothing for the reference configuration."""
+    scenario = getattr(finding, "scenario", None)
+    return f"In scenario {scenario}: " if scenario else ""
+
+
 @dataclass
 class FindingsBlock(Block):
     findings: list = field(default_factory=list)
@@ -148,7 +154,7 @@ class FindingsBlock(Block):
         for f in self._shown():
             cls = "sev-error" if f.severity == "error" else "sev-warning"
             rows.append(f'<tr><td class="{cls}">{esc(f.severity.upper())}</td><td>{esc(f.code)}</td>'
-                        f'<td>{esc(", ".join(f.subjects[:4]))}</td><td>{esc(f.message)}</td></tr>')
+                        f'<td>{esc(", ".join(f.subjects[:4]))}</td><td>{esc(_where(f) + f.message)}</td></tr>')
         return ('<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="#c94c4c">'
                 f'<tr><td class="alertbox"><p class="alerthead">{esc(self._headline())}</p></td></tr></table>'
                 f'<table class="grid small" width="100%" border="1" cellspacing="0" cellpadding="3">'
@@ -159,7 +165,7 @@ class FindingsBlock(Block):
         out = [f"> **{self._headline()}**", "", "| Severity | Code | Components | Finding |", "|---|---|---|---|"]
         for f in self._shown():
             components = md_cell(", ".join(f.subjects[:4]))
-            out.append(f"| {f.severity.upper()} | {f.code} | {components} | {md_cell(f.message)} |")
+            out.append(f"| {f.severity.upper()} | {f.code} | {components} | {md_cell(_where(f) + f.message)} |")
         return "\n".join(out)
 
 

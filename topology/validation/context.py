@@ -5,18 +5,19 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
+from topology.derived_paths import PathDerivation
 from topology.graph import PathAnalyzer, Route
-from topology.ids import volume_ref
-from topology.index import BedIndex, servers_behind_mapping_targets
-from topology.model import VM, Bed, PathSpec, StorageArray, Volume
+from topology.index import BedIndex
+from topology.model import VM, Bed, PathSpec, Scenario, StorageArray, Volume
 from topology.placement import Placement
 
 
 class Context:
     """What the rules share: the index, the placement, the routes and the storage they reach."""
 
-    def __init__(self, bed: Bed, idx: BedIndex | None = None):
+    def __init__(self, bed: Bed, idx: BedIndex | None = None, scenario: Scenario | None = None):
         self.bed = bed
+        self.scenario = scenario        # the scenario `bed` is the view of; None = the reference
         self.idx = idx or BedIndex(bed)
         self.policy = bed.policy
         self.memo: dict[str, Any] = {}   # per-validation caches the rules share
@@ -31,35 +32,27 @@ class Context:
         return PathAnalyzer(self.idx)
 
     @cached_property
+    def derived(self) -> PathDerivation:
+        """The paths the drawing carries (and the pins it can carry), with every hop."""
+        return PathDerivation(self.idx, self.analyzer)
+
+    @cached_property
+    def paths(self) -> list[PathSpec]:
+        """Every storage path of the bed: derived from the drawing, or pinned and carried."""
+        return [sp.spec for sp in self.derived.paths]
+
+    @cached_property
     def routes(self) -> list[tuple[PathSpec, Route]]:
-        return [(p, self.analyzer.route(p)) for p in self.bed.paths]
+        return [(p, self.analyzer.route(p)) for p in self.paths]
 
     # --------------------------------------------------------------- storage
     @cached_property
     def mapped(self) -> dict[str, set[str]]:
         """Component id -> ARRAY:VOLUME refs the arrays map to it (through hosts and host groups)."""
-        out: dict[str, set[str]] = {}
-        for a in self.bed.arrays:
-            scope = self.idx.scopes[a.id]
-            members = servers_behind_mapping_targets(a)
-            for m in a.mappings:
-                if m.volume not in scope.volumes:
-                    continue
-                for comp in members.get(m.to, []):
-                    out.setdefault(comp, set()).add(volume_ref(a.id, m.volume))
-        return out
+        return {comp: set(vols) for comp, vols in self.derived.masking.presented.items()}
 
     def path_volumes(self, path: PathSpec) -> list[str]:
-        if path.volumes:
-            return list(path.volumes)
-        tgt = self.idx.port(path.target)
-        if tgt is None or not isinstance(tgt.device, StorageArray):
-            return []
-        array = tgt.device
-        if not array.mappings:
-            return [volume_ref(array.id, v.name) for v in array.volumes]
-        prefix = volume_ref(array.id, "")
-        return [v for v in self.mapped.get(path.host, ()) if v.startswith(prefix)]
+        return list(path.volumes)
 
     @cached_property
     def paths_by_host_volume(self) -> dict[tuple[str, str], list[tuple[PathSpec, Route]]]:

@@ -38,9 +38,11 @@ class Finding:
     hint: str
     accepted: bool = False
     exception_reason: str = ""
+    scenario: str | None = None       # None: the reference configuration (the bed as drawn)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "severity": self.severity, "subjects": list(self.subjects),
+        return {"code": self.code, "severity": self.severity, "scenario": self.scenario,
+                "subjects": list(self.subjects),
                 "message": self.message, "hint": self.hint, "reason": self.reason,
                 "source": self.source, "accepted": self.accepted,
                 "exception_reason": self.exception_reason}

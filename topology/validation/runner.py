@@ -11,7 +11,8 @@ import gc
 from collections.abc import Iterable
 
 from topology.index import BedIndex
-from topology.model import Bed
+from topology.model import Bed, Scenario
+from topology.scenario_view import scenario_view
 from topology.validation.context import Context
 from topology.validation.registry import RULES, SEVERITY_ORDER, Finding, RuleInfo
 
@@ -20,20 +21,74 @@ def _load_rule_modules() -> None:
     from topology.validation.rules import access, capacity, cluster, network, paths, storage, workload  # noqa: F401
 
 
-def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None) -> list[Finding]:
-    """Run every registered rule (or the given codes) and apply the bed's documented exceptions."""
+def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None, *,
+             scenario: str | None = None, reference_only: bool = False) -> list[Finding]:
+    """Run every registered rule (or the given codes) and apply the bed's documented exceptions.
+
+    By default the reference configuration (the bed as drawn) and then every scenario that
+    fails, excludes, narrows or moves something are judged; a scenario adds the findings the
+    reference does not have, each naming its scenario.  `scenario=NAME` judges that scenario
+    alone (all its findings); `reference_only` skips the scenarios.
+    """
     _load_rule_modules()
+    codes = list(codes) if codes is not None else None    # read once per scenario, not once in all
     gc_was_enabled = gc.isenabled()
     gc.disable()  # rules build many short-lived objects next to a large model: skip the rescans
     try:
-        return _run(bed, codes, idx)
+        idx = idx or BedIndex(bed)
+        if scenario is not None:
+            sc = idx.scenarios.get(scenario)
+            if sc is None:
+                raise KeyError(f"no scenario {scenario!r} in this bed "
+                               f"(scenarios: {', '.join(idx.scenarios) or 'none'})")
+            findings = _judge_scenario(bed, idx, sc, codes)
+        else:
+            findings = _run(Context(bed, idx), codes, None)
+            if not reference_only:
+                findings += _scenario_findings(bed, idx, codes, findings)
+        _apply_exceptions(bed, findings)
+        findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))
+        return findings
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _run(bed: Bed, codes: Iterable[str] | None, idx: BedIndex | None) -> list[Finding]:
-    ctx = Context(bed, idx)
+def scenarios_judged(bed: Bed) -> list[Scenario]:
+    """The scenarios that change something; the others are the reference configuration as drawn."""
+    return [s for s in bed.scenarios if s.failed or s.excluded or s.vms or s.placement]
+
+
+# Rules that read only what a scenario never changes (the bed's access entries): the reference says it all.
+_SCENARIO_BLIND = ("ACC-",)
+
+
+def _judge_scenario(bed: Bed, idx: BedIndex, sc: Scenario, codes: Iterable[str] | None) -> list[Finding]:
+    if sc not in scenarios_judged(bed):
+        return _run(Context(bed, idx, scenario=sc), codes, sc.id)
+    view = scenario_view(bed, sc, idx)
+    return _run(Context(view, scenario=sc), codes, sc.id)
+
+
+def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None,
+                       reference: list[Finding]) -> list[Finding]:
+    wanted = [c for c in (codes if codes is not None else RULES) if not c.startswith(_SCENARIO_BLIND)]
+    if not wanted:
+        return []
+    known: dict[str, list[frozenset[str]]] = {}
+    for f in reference:
+        known.setdefault(f.code, []).append(frozenset(f.subjects))
+    out: list[Finding] = []
+    for sc in scenarios_judged(bed):
+        for f in _judge_scenario(bed, idx, sc, wanted):
+            # a reference finding restated over the fewer components the scenario keeps is not news
+            subjects = frozenset(f.subjects)
+            if not any(subjects <= ref for ref in known.get(f.code, ())):
+                out.append(f)
+    return out
+
+
+def _run(ctx: Context, codes: Iterable[str] | None, scenario: str | None) -> list[Finding]:
     wanted = set(codes) if codes is not None else None
     findings: list[Finding] = []
     for code in sorted(RULES):
@@ -47,9 +102,7 @@ def _run(bed: Bed, codes: Iterable[str] | None, idx: BedIndex | None) -> list[Fi
                 continue
             seen.add(key)
             findings.append(Finding(code, h.severity or info.severity, h.subjects, h.message,
-                                    info.reason, info.source, h.hint or info.hint))
-    _apply_exceptions(bed, findings)
-    findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects))
+                                    info.reason, info.source, h.hint or info.hint, scenario=scenario))
     return findings
 
 

@@ -7,14 +7,15 @@ action writes it, as one step).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QTimer
 
 from app import diagram
 from topology import layout
-from topology.model import Chassis, Server, StorageArray, Switch
 from topology.layout import Box
+from topology.model import Chassis, Server, StorageArray, Switch
 from widgets.canvas.items import ChipItem, DeviceItem
 
 

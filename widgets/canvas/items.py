@@ -16,8 +16,8 @@ from PySide6.QtGui import QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
 from app import diagram
-from topology.model import Chassis, Server
 from topology.layout import drawn_size
+from topology.model import Chassis, Server
 
 if TYPE_CHECKING:  # pragma: no cover
     from widgets.canvas.view import Canvas
@@ -29,7 +29,7 @@ PORT_GRAB = 4.0          # a port marker is this much easier to hit than it look
 class DeviceItem(QGraphicsRectItem):
     """A server, switch, storage array or blade chassis."""
 
-    def __init__(self, canvas: "Canvas", ident: str):
+    def __init__(self, canvas: Canvas, ident: str):
         super().__init__()
         self.canvas = canvas
         self.ident = ident
@@ -56,7 +56,7 @@ class DeviceItem(QGraphicsRectItem):
         p = self.pos()
         return QRectF(p.x(), p.y(), self.w, self.h)
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: D102 - Qt override
+    def paint(self, painter, option, widget=None) -> None:
         canvas = self.canvas
         dev = canvas.objects.get(self.ident)
         if dev is None:
@@ -91,7 +91,7 @@ class ChipItem(QGraphicsRectItem):
     """A network, or a VM no host holds: chips in a strip above the drawing (the model gives
     them no position, so they are selectable but not movable)."""
 
-    def __init__(self, canvas: "Canvas", ident: str):
+    def __init__(self, canvas: Canvas, ident: str):
         super().__init__()
         self.canvas = canvas
         self.ident = ident
@@ -106,7 +106,7 @@ class ChipItem(QGraphicsRectItem):
         self.setPos(x, y)
         self.update()
 
-    def paint(self, painter, option, widget=None) -> None:  # noqa: D102 - Qt override
+    def paint(self, painter, option, widget=None) -> None:
         obj = self.canvas.objects.get(self.ident)
         if obj is not None:
             diagram.paint_chip(painter, obj, self.w, self.h, selected=self.isSelected(),

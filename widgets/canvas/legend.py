@@ -24,18 +24,18 @@ class LegendOverlay(QWidget):
         self.setFixedSize(QSize(86, 26) if self.folded else QSize(int(w) + 2, int(h) + 2))
         self.setToolTip("Show the legend" if self.folded else "Hide the legend")
 
-    def sizeHint(self) -> QSize:  # noqa: D102 - Qt override
+    def sizeHint(self) -> QSize:
         w, h = diagram.legend_size()
         return QSize(int(w) + 2, int(h) + 2)
 
-    def mousePressEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def mousePressEvent(self, event) -> None:
         self.folded = not self.folded
         self.touched = True
         self._resize()
         self.parent().place_overlays()
         event.accept()
 
-    def paintEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def paintEvent(self, event) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         if self.folded:

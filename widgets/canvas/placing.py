@@ -56,19 +56,19 @@ class Placing:
             return new[0]
         return target
 
-    def dragEnterEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasFormat(KIND_MIME):
             event.acceptProposedAction()
         else:
             event.ignore()
 
-    def dragMoveEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def dragMoveEvent(self, event) -> None:
         if event.mimeData().hasFormat(KIND_MIME):
             event.acceptProposedAction()
         else:
             event.ignore()
 
-    def dropEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def dropEvent(self, event) -> None:
         if not event.mimeData().hasFormat(KIND_MIME):
             event.ignore()
             return

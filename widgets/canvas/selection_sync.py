@@ -3,7 +3,7 @@ change, and a selection made elsewhere (tree, findings, storage) is shown here.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainterPath

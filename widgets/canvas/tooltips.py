@@ -12,7 +12,7 @@ from widgets.canvas.items import ChipItem
 class Tooltips:
     """Canvas part: what the mouse points at, in words."""
 
-    def viewportEvent(self, event) -> bool:  # noqa: D102 - Qt override
+    def viewportEvent(self, event) -> bool:
         if event.type() == QEvent.Type.ToolTip:
             text = self._tooltip(self.mapToScene(event.pos()))
             if text:

@@ -122,7 +122,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
         self.legend.move(vp.right() - self.legend.width() - 10, vp.bottom() - self.legend.height() - 10)
         self.legend.raise_()
 
-    def resizeEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.place_overlays()
 
@@ -185,7 +185,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
                 return item
         return None
 
-    def mousePressEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def mousePressEvent(self, event) -> None:
         pos = event.position().toPoint()
         scene_pos = self.mapToScene(pos)
         if event.button() == Qt.MouseButton.MiddleButton or (
@@ -242,7 +242,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
             self._press_scene = scene_pos
             self.dragging = bool(self._press_positions)
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def mouseMoveEvent(self, event) -> None:
         pos = event.position().toPoint()
         if self._pan_from is not None:
             delta = pos - self._pan_from
@@ -262,7 +262,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
             return
         super().mouseMoveEvent(event)
 
-    def mouseReleaseEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def mouseReleaseEvent(self, event) -> None:
         pos = event.position().toPoint()
         if self._pan_from is not None and event.button() in (Qt.MouseButton.MiddleButton, Qt.MouseButton.LeftButton):
             self._pan_from = None
@@ -282,7 +282,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
             self.dragging = False
             self._commit_move()
 
-    def keyPressEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = True
             self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
@@ -312,7 +312,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
             return
         super().keyPressEvent(event)
 
-    def keyReleaseEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def keyReleaseEvent(self, event) -> None:
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = False
             if self._pan_from is None:
@@ -321,14 +321,14 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
             return
         super().keyReleaseEvent(event)
 
-    def wheelEvent(self, event) -> None:  # noqa: D102 - Qt override
+    def wheelEvent(self, event) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self._zoom(1.0015 ** event.angleDelta().y())
             event.accept()
             return
         super().wheelEvent(event)
 
-    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: D102 - Qt override
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, QColor("#ffffff"))
         if not self.grid_enabled or self.zoom() < 0.5:
             return
@@ -346,7 +346,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
             y += GRID
         painter.drawLines(lines)
 
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: D102 - Qt override
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         if not self.devices:
             painter.save()
             painter.resetTransform()
@@ -357,10 +357,10 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
                              "Drag from a port marker to another port to cable them.")
             painter.restore()
 
-    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: D102 - Qt override
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
         if not self.devices:   # the hint is drawn in view coordinates: repaint it whole
             self.viewport().update()
 
-    def sizeHint(self) -> QSize:  # noqa: D102 - Qt override
+    def sizeHint(self) -> QSize:
         return QSize(900, 700)

@@ -4,7 +4,8 @@ cleared as a whole.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtWidgets import QGroupBox, QLabel, QLineEdit, QPushButton, QToolButton, QWidget
 

@@ -1,7 +1,8 @@
 """Fields that edit one value: text, notes, a number, a choice, a reference, a flag."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QValidator

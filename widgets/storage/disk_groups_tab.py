@@ -3,14 +3,31 @@ owning controller), hot spares, and the array's groups with their level, pool an
 from __future__ import annotations
 
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QTreeWidgetItem,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QTreeWidgetItem,
+    QWidget,
+)
 
 from topology import capacity as cap
 from topology import storage_ops as ops
 from topology.model import RAID_LEVELS
-from widgets.storage.page_parts import (ERROR_STYLE, ID_ROLE, button, columns, gb_text, named, picked_ids,
-                                        select_rows, swatch)
+from widgets.storage.page_parts import (
+    ERROR_STYLE,
+    ID_ROLE,
+    button,
+    columns,
+    gb_text,
+    named,
+    picked_ids,
+    select_rows,
+    swatch,
+)
 from widgets.storage.page_parts import tree as make_tree
 
 

@@ -3,8 +3,19 @@ put hosts in them, and the array's mappings and hosts."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QSplitter,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QSplitter,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from topology import storage_ops as ops
 from widgets.storage.page_parts import ID_ROLE, button, columns, named

@@ -1,12 +1,20 @@
 """Building blocks the storage editor's pages share: lists, buttons, the two-column page."""
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QTreeWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QPushButton,
+    QTreeWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 ID_ROLE = Qt.ItemDataRole.UserRole      # a list row's storage subject id (what it publishes)
 ERROR_STYLE = "color: #b3261e;"

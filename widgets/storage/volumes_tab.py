@@ -3,8 +3,18 @@ the array's volumes with what they are mapped to, and its pools with their free 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QTreeWidgetItem, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QTreeWidgetItem,
+    QWidget,
+)
 
 from topology import storage_ops as ops
 from topology.model import VOLUME_PURPOSES

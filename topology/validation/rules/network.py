@@ -58,7 +58,7 @@ def net_001(ctx: Context) -> Iterator[Hit]:
       source=f"{_SEED000}: 'Dedicate at least two NICs for server-storage iSCSI communication'",
       hint="add a second port with the iSCSI role and a session from it")
 def net_002(ctx: Context) -> Iterator[Hit]:
-    hosts = {p.host for p in ctx.bed.paths if p.kind == "iscsi"}
+    hosts = {p.host for p in ctx.paths if p.kind == "iscsi"}
     for s in ctx.bed.servers:
         if s.id not in hosts or s.simulated:
             continue

@@ -33,12 +33,24 @@ def _checked_uses(ctx: Context) -> Iterator[tuple[str, str, str]]:
 @rule("PATH-001", "error", "fewer than two paths to a volume",
       reason="One path is one cable, port or controller away from losing the volume.",
       source=_SRC,
-      hint="add a second session/path from another host port to another array port")
+      hint="cable a second host port and array port on a shared subnet (iSCSI) or zone (FC), and map "
+           "the volume to the host on the array")
 def path_001(ctx: Context) -> Iterator[Hit]:
     for host, vol, why in _checked_uses(ctx):
         n = len(ctx.working_paths(host, vol))
         if n < 2:
-            yield hit([host, vol], f"{host} reaches {vol} over {n} path{'s' if n != 1 else ''} ({why})")
+            gap = f": {ctx.derived.why_no_path(host, vol)}{_taken_out(ctx)}" if n == 0 else ""
+            yield hit([host, vol], f"{host} reaches {vol} over {n} path{'s' if n != 1 else ''} ({why}){gap}")
+
+
+def _taken_out(ctx: Context) -> str:
+    """What the scenario judged takes out: the first hop that fails is often one of them."""
+    sc = ctx.scenario
+    if sc is None or not (sc.failed or sc.excluded):
+        return ""
+    gone = [*sc.failed, *sc.excluded]
+    shown = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+    return f" (scenario {sc.id} fails or leaves out {shown})"
 
 
 @rule("PATH-002", "error", "all paths share a single point of failure",
@@ -92,7 +104,7 @@ def path_003(ctx: Context) -> Iterator[Hit]:
       hint="set the host's multipath software (MPIO/DSM, HDLM, RDAC, dm-multipath)")
 def path_004(ctx: Context) -> Iterator[Hit]:
     count: dict[str, int] = defaultdict(int)
-    for p in ctx.bed.paths:
+    for p in ctx.paths:
         count[p.host] += 1
     for host, n in sorted(count.items()):
         owner = _owner(ctx, host)
@@ -110,7 +122,7 @@ def path_004(ctx: Context) -> Iterator[Hit]:
       hint="balance active array ports and host SAN ports (or record an exception with the reason)")
 def path_005(ctx: Context) -> Iterator[Hit]:
     targets: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for p in ctx.bed.paths:
+    for p in ctx.paths:
         tgt = ctx.idx.port(p.target)
         if tgt is None or not isinstance(tgt.device, StorageArray):
             continue
@@ -131,3 +143,29 @@ def path_005(ctx: Context) -> Iterator[Hit]:
             yield hit([host, array_id],
                       f"{array_id} offers {host} {len(ports)} active port(s) for {len(host_ports)} host SAN "
                       f"port(s): ratio {len(ports)}:{len(host_ports)}")
+
+
+@rule("PATH-006", "error", "a pinned path the drawing cannot carry",
+      reason="A session written in `paths:` that the cabling, subnets, zoning or LUN masking cannot carry "
+             "does not log in on the day: the host has fewer paths than the plan says.",
+      source="Seed 000 Appendix F (sessions per host NIC to each controller's portal on its subnet); "
+             "seed 002 Table 2 (primary and secondary path per LU through the mapped ports)",
+      hint="fix the hop the message names (cable, address, zone, mapping) or remove the pin and let the "
+           "paths follow the drawing")
+def path_006(ctx: Context) -> Iterator[Hit]:
+    for f in ctx.derived.failed_pins:
+        subjects = [f.spec.host, f.spec.initiator, f.spec.target]
+        yield hit(subjects, f"pinned path {f.spec.initiator} -> {f.spec.target} of {f.spec.host} fails at "
+                            f"the {f.hop} hop: {f.reason}")
+
+
+@rule("PATH-007", "info", "FC fabric without zoning",
+      reason="With no zones every initiator sees every target port: a lab usually zones one initiator "
+             "to its target ports, and an open fabric may give hosts more paths than the plan counts.",
+      source="Seed 002 (Brocade 5320 FC fabric; zoning not stated: Q14)",
+      hint="declare the zones on the fabric's switch (zones: name and member ports or WWPNs), or record "
+           "an exception when the fabric is open on purpose")
+def path_007(ctx: Context) -> Iterator[Hit]:
+    for switches in ctx.derived.open_fabrics.values():
+        shown = ", ".join(sorted(switches))
+        yield hit(sorted(switches), f"FC fabric of {shown} declares no zones: it is an open fabric")

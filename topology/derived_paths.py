@@ -1,0 +1,419 @@
+"""Storage paths worked out from the drawing: for each host and each volume it is given,
+every path with every hop.
+
+A path is an initiator port (a server's iSCSI port or FC HBA port, or a VM's iSCSI vNIC,
+which leaves the host through its virtual switch's uplinks) and an array target port that
+the cabling joins (directly, or through switches and their ISLs / stacks / LAGs), that
+share a subnet and VLAN or a declared route (iSCSI) or a zone (FC, when the fabric declares
+zones), and on which the array presents the volume to the host (LUN masking).
+
+The bed's explicit `paths:` are pins: a lab that logs in to only some portals writes them,
+and for that host and array they replace what the drawing would give.  A pin is checked
+hop by hop; one the cabling, subnets, zoning or masking cannot carry is reported with the
+hop that fails (PATH-006) and carries nothing.  Where the bed does not state a pinned
+path's cabling at all (no cable on that end), the pin is trusted for that hop: the
+report the bed comes from states the sessions, not the cables.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from topology.graph import PathAnalyzer, controller_node
+from topology.index import BedIndex, PortRef
+from topology.model import VM, PathSpec, StorageArray
+from topology.path_checks import Layer3, Masking, Presented, Zoning, layer3, network_gap
+
+SAN_KINDS = ("fc", "sas")
+# a pair's answer: (index of the exit port, switches crossed, ("", "")) when it carries a path,
+# else (None, (), (the initiator it was worked out for, why not))
+Verdict = tuple[int | None, tuple[str, ...], tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    kind: str       # vnic | vswitch | iface | port | switch | target | controller | lun
+    element: str    # the id the canvas and the findings use
+    text: str = ""  # how a sentence names it, when not the id
+
+    def __str__(self) -> str:
+        return self.text or self.element
+
+
+@dataclass(slots=True)
+class StoragePath:
+    """One path a host has to some of its volumes on one array, hop by hop."""
+    spec: PathSpec                  # host, initiator, target, kind, volumes: what the rules read
+    hops: tuple[Hop, ...]
+    pinned: bool = False
+    luns: dict[str, int | None] = field(default_factory=dict)   # volume -> LUN number
+
+    @property
+    def host(self) -> str:
+        return self.spec.host
+
+    def describe(self) -> str:
+        return " -> ".join(str(h) for h in self.hops)
+
+
+@dataclass(slots=True)
+class Endpoint:
+    ref: str                        # DEVICE:PORT (a VM's vNIC for a guest initiator)
+    port: Any                       # Port or VNic
+    proto: str                      # iscsi | fc | sas
+    exits: tuple[str, ...]          # physical ports the traffic leaves by
+    lead: tuple[Hop, ...] = ()      # hops before the physical port (vNIC, virtual switch)
+    l3: Layer3 | None = None        # subnet and VLAN (iSCSI)
+    # per exit: (exit port, switches it is cabled to, other ends cabled to it directly)
+    attach: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
+    sig: Any = None                 # equal for ports any target treats alike (see _verdict)
+
+
+@dataclass(slots=True)
+class PinFailure:
+    index: int                      # position in bed.paths
+    spec: PathSpec
+    hop: str                        # the hop that fails
+    reason: str
+
+
+def port_protocol(pr: PortRef) -> str:
+    """iscsi, fc or sas for a SAN port; '' for anything else (LAN, management, unused)."""
+    p = pr.port
+    roles = set(getattr(p, "roles", ()) or ())
+    if isinstance(pr.device, VM):
+        return "iscsi" if getattr(p, "role", "") == "iscsi" else ""
+    if "unused" in roles:
+        return ""
+    kind = getattr(p, "kind", "ethernet")
+    if kind in SAN_KINDS or "fc" in roles:
+        return "fc" if kind != "sas" else "sas"
+    if kind in ("ethernet", "infiniband") and "iscsi" in roles:
+        return "iscsi"
+    return ""
+
+
+class PathDerivation:
+    """Every path of one bed (a scenario's view or the reference), worked out once."""
+
+    def __init__(self, idx: BedIndex, analyzer: PathAnalyzer | None = None):
+        self.idx = idx
+        self.analyzer = analyzer or PathAnalyzer(idx)
+        self.masking = Masking(idx)
+        self.zoning = Zoning(idx, self.analyzer._component)
+        self.paths: list[StoragePath] = []
+        self.failed_pins: list[PinFailure] = []
+        self.open_fabrics: dict[int, set[str]] = {}      # fabric -> FC paths' switches in it
+        self._endpoints: dict[str, list[Endpoint]] = {}
+        self._targets: dict[str, list[Endpoint]] = {}
+        self._pair_cache: dict[tuple[Any, str, bool], Verdict] = {}
+        self._middles: dict[tuple[tuple[str, ...], str], tuple[Hop, ...]] = {}
+        self._route_cache: dict[tuple[frozenset[str], frozenset[str]], tuple[str, ...] | None] = {}
+        self._tails: dict[tuple[str, tuple], tuple[Hop, ...]] = {}
+        self._derive()
+
+    # ------------------------------------------------------------------ endpoints
+    def endpoints(self, comp: str) -> list[Endpoint]:
+        hit = self._endpoints.get(comp)
+        if hit is None:
+            hit = self._endpoints[comp] = self._endpoints_now(comp)
+        return hit
+
+    def _endpoints_now(self, comp: str) -> list[Endpoint]:
+        idx = self.idx
+        out: list[Endpoint] = []
+        server = idx.servers.get(comp)
+        if server is not None:
+            bound_nics = {p.bound_to for _, p in idx.server_ports(server) if p.bound_to}
+            for ref, _ in idx.server_ports(server):
+                if ref in bound_nics:
+                    continue    # it carries the interfaces bound to it; it is no initiator itself
+                pr = idx.ports.get(ref)
+                proto = port_protocol(pr) if pr is not None else ""
+                if pr is None or not proto:
+                    continue
+                bound = getattr(pr.port, "bound_to", "")
+                if bound:   # port binding: the interface sends through the physical port it is bound to
+                    out.append(self._endpoint(ref, pr.port, proto, (bound,),
+                                              (Hop("iface", ref, f"iSCSI interface {ref}"),)))
+                else:
+                    out.append(self._endpoint(ref, pr.port, proto, (ref,)))
+            return out
+        vm = idx.vms.get(comp)
+        if vm is not None:
+            for n in vm.nics:
+                ref = f"{vm.id}:{n.name}"
+                pr = idx.port(ref)
+                if pr is None or port_protocol(pr) != "iscsi":
+                    continue
+                vs = idx.vswitches.get(n.vswitch)
+                uplinks = tuple(vs.uplinks) if vs is not None else ()
+                lead = (Hop("vnic", ref),) + ((Hop("vswitch", vs.id, f"virtual switch {vs.id}"),) if vs else ())
+                out.append(self._endpoint(ref, n, "iscsi", uplinks, lead))
+        return out
+
+    def _endpoint(self, ref: str, port: Any, proto: str, exits: tuple[str, ...],
+                  lead: tuple[Hop, ...] = ()) -> Endpoint:
+        attach = []
+        for e in exits:
+            sw, direct = self.analyzer.attached(e)
+            attach.append((e, frozenset(sw), frozenset(direct)))
+        l3 = layer3(self.idx, port) if proto == "iscsi" else None
+        shape = tuple((sw, direct) for _, sw, direct in attach)
+        # FC zoning and SAS cabling name the port itself; iSCSI looks only at where it is plugged and addressed
+        sig = (proto, shape, (l3.subnet, l3.network, l3.vlan), bool(lead)) if l3 is not None and l3.subnet \
+            else (proto, ref)
+        return Endpoint(ref, port, proto, exits, lead, l3, tuple(attach), sig)
+
+    def targets(self, array_id: str) -> list[Endpoint]:
+        hit = self._targets.get(array_id)
+        if hit is None:
+            array = self.idx.arrays[array_id]
+            hit = []
+            for ref, p, _ in self.idx.array_ports(array):
+                pr = self.idx.ports.get(ref)
+                proto = port_protocol(pr) if pr is not None else ""
+                if proto:
+                    hit.append(self._endpoint(ref, p, proto, (ref,)))
+            self._targets[array_id] = hit
+        return hit
+
+    # ------------------------------------------------------------------ one pair
+    def carry(self, ini: Endpoint, tgt: Endpoint, pinned: bool = False) -> tuple[tuple[Hop, ...] | None, str]:
+        """(the hops from initiator to target port, '') or (None, the first hop that fails)."""
+        exit_at, switches, gap = self._verdict(ini, tgt, pinned)
+        if exit_at is None:
+            if gap[0] != ini.ref:   # worked out for a look-alike port: say it of this one
+                gap = (ini.ref, self._carry_now(ini, tgt, pinned)[2][1])
+            return None, gap[1]
+        return self._hops(ini, tgt, exit_at, switches), ""
+
+    def _verdict(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> Verdict:
+        """Whether the pair carries a path, cached per kind of initiator: ports cabled to the same
+        switches on the same subnet and VLAN get the same answer from a target."""
+        key = (ini.sig, tgt.ref, pinned)
+        hit = self._pair_cache.get(key)
+        if hit is None:
+            hit = self._pair_cache[key] = self._carry_now(ini, tgt, pinned)
+        return hit
+
+    def _hops(self, ini: Endpoint, tgt: Endpoint, exit_at: int, switches: tuple[str, ...]) -> tuple[Hop, ...]:
+        exit_ref = ini.exits[exit_at]
+        middle = self._middles.get((switches, tgt.ref))
+        if middle is None:
+            middle = self._middles[(switches, tgt.ref)] = (
+                tuple(Hop("switch", s) for s in switches) + (Hop("target", tgt.ref),))
+        if ini.lead:
+            word = "bound to" if ini.lead[0].kind == "iface" else "uplink"
+            return ini.lead + (Hop("port", exit_ref, f"{word} {exit_ref}"),) + middle
+        return (Hop("port", exit_ref),) + middle
+
+    def _carry_now(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> Verdict:
+        def fail(text: str) -> Verdict:
+            return None, (), (ini.ref, text)
+        if ini.proto != tgt.proto:
+            return fail(f"{ini.ref} is an {ini.proto} port and {tgt.ref} an {tgt.proto} port")
+        if not ini.exits:
+            return fail(f"{ini.ref} is on no virtual switch with an uplink")
+        route = self._cabling(ini, tgt, pinned)
+        if isinstance(route, str):
+            return fail(route)
+        exit_ref, switches = route
+        if ini.proto == "iscsi":
+            assert ini.l3 is not None and tgt.l3 is not None
+            gap = network_gap(self.idx, ini.ref, ini.l3, tgt.ref, tgt.l3)
+            if gap:
+                return fail(gap)
+        elif ini.proto == "fc":
+            gap, open_fabric = self.zoning.gap(switches, ini.ref, ini.port, tgt.ref, tgt.port)
+            if gap:
+                return fail(gap)
+            if open_fabric is not None:
+                self.open_fabrics.setdefault(open_fabric, set()).update(switches)
+        return ini.exits.index(exit_ref), switches, ("", "")
+
+    def _cabling(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[str, tuple[str, ...]] | str:
+        """(the exit port, the switches crossed) or why the cabling does not join the two."""
+        _, tgt_sw, tgt_direct = tgt.attach[0]
+        uncabled = []
+        for exit_ref, sw, direct in ini.attach:
+            if tgt.ref in direct or exit_ref in tgt_direct:
+                return exit_ref, ()
+            if not sw and not direct:
+                uncabled.append(exit_ref)
+        tgt_uncabled = not tgt_sw and not tgt_direct
+        if pinned and (len(uncabled) == len(ini.exits) or tgt_uncabled):
+            return ini.exits[0], ()     # the bed states no cabling for this end: trust the pin
+        if len(uncabled) == len(ini.exits):
+            return f"{', '.join(uncabled)} has no cable"
+        if tgt_uncabled:
+            return f"{tgt.ref} has no cable"
+        best: tuple[str, ...] | None = None
+        best_exit = ""
+        for exit_ref, sw, _ in ini.attach:
+            r = self._switch_route(sw, tgt_sw)
+            if r is not None and (best is None or len(r) < len(best)):
+                best, best_exit = r, exit_ref
+        if best is None:
+            first = ", ".join(sorted(ini.attach[0][1])) or ini.exits[0]
+            return f"no cable or switch link joins {first} to {', '.join(sorted(tgt_sw)) or tgt.ref}"
+        return best_exit, best
+
+    def _switch_route(self, ini_sw: frozenset[str], tgt_sw: frozenset[str]) -> tuple[str, ...] | None:
+        """The shortest switch route between two sets of switches (cached: thousands of hosts
+        share the same few switch pairs)."""
+        key = (ini_sw, tgt_sw)
+        if key in self._route_cache:
+            return self._route_cache[key]
+        best: tuple[str, ...] | None = None
+        common = ini_sw & tgt_sw
+        if common:
+            best = (min(common),)
+        else:
+            for a in sorted(ini_sw):
+                for b in sorted(tgt_sw):
+                    r = self.analyzer._switch_route(a, b)
+                    if r is not None and (best is None or len(r) < len(best)):
+                        best = tuple(r)
+        self._route_cache[key] = best
+        return best
+
+    # ------------------------------------------------------------------ the bed
+    def _derive(self) -> None:
+        pins: dict[tuple[str, str], list[tuple[int, PathSpec]]] = {}
+        for i, p in enumerate(self.idx.bed.paths):
+            tgt = self.idx.port(p.target)
+            array = tgt.device.id if tgt is not None and isinstance(tgt.device, StorageArray) else ""
+            pins.setdefault((p.host, array), []).append((i, p))
+        for comp in sorted(self.masking.presented):
+            by_array: dict[str, list[Presented]] = {}
+            for pres in self.masking.of(comp).values():
+                by_array.setdefault(pres.array, []).append(pres)
+            for array_id, presented in sorted(by_array.items()):
+                if (comp, array_id) not in pins:
+                    self._derive_host_array(comp, array_id, presented)
+        for (_host, array_id), items in pins.items():
+            for i, p in items:
+                self._check_pin(i, p, array_id)
+
+    def _derive_host_array(self, comp: str, array_id: str, presented: list[Presented]) -> None:
+        inis = self.endpoints(comp)
+        allowed = self.masking.initiators.get((array_id, comp))
+        for ini in inis:
+            if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
+                continue
+            for tgt in self.targets(array_id):
+                exit_at, switches, _ = self._verdict(ini, tgt, False)
+                if exit_at is None:
+                    continue
+                vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports]
+                if vols:
+                    self._add(comp, ini, tgt, self._hops(ini, tgt, exit_at, switches), vols, pinned=False)
+
+    def _first_gap(self, comp: str, array_id: str) -> str:
+        """The first hop that fails for a host and an array, in the order a lab engineer checks."""
+        inis = self.endpoints(comp)
+        if not inis:
+            return f"{comp} has no iSCSI or FC port"
+        allowed = self.masking.initiators.get((array_id, comp))
+        presented = [pr for pr in self.masking.of(comp).values() if pr.array == array_id]
+        for ini in inis:
+            if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
+                return f"{ini.ref} is not an initiator of {comp}'s host entry on {array_id}"
+            for tgt in self.targets(array_id):
+                hops, gap = self.carry(ini, tgt)
+                if hops is None:
+                    return gap
+                if not any(not pr.ports or tgt.ref in pr.ports for pr in presented):
+                    return f"{array_id} presents none of {comp}'s volumes on {tgt.ref}"
+        return f"{array_id} has no iSCSI or FC port for {comp}" if not self.targets(array_id) else \
+            f"no initiator of {comp} reaches a port of {array_id}"
+
+    def _add(self, comp: str, ini: Endpoint, tgt: Endpoint, hops: tuple[Hop, ...],
+             vols: list[Presented], pinned: bool, spec: PathSpec | None = None) -> None:
+        luns = {v.volume: v.lun for v in vols}
+        key = (tgt.ref, tuple(luns.items()))
+        tail = self._tails.get(key)
+        if tail is None:
+            pr = self.idx.ports.get(tgt.ref)
+            parts: list[Hop] = []
+            if pr is not None and pr.controller is not None:
+                parts.append(Hop("controller", controller_node(pr.device.id, pr.controller.name),
+                                 f"controller {pr.controller.name}"))
+            for v in vols:
+                parts.append(Hop("lun", v.volume, f"{v.volume} (LUN {v.lun})" if v.lun is not None else v.volume))
+            tail = self._tails[key] = tuple(parts)
+        if spec is None:
+            spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto,
+                            volumes=[v.volume for v in vols])
+        else:
+            spec = PathSpec(host=spec.host, initiator=spec.initiator, target=spec.target, kind=spec.kind,
+                            volumes=[v.volume for v in vols], multipath=spec.multipath,
+                            persistent=spec.persistent, preferred=spec.preferred)
+        self.paths.append(StoragePath(spec, hops + tail, pinned, luns))
+
+    def _check_pin(self, i: int, p: PathSpec, array_id: str) -> None:
+        idx = self.idx
+        ini_pr, tgt_pr = idx.port(p.initiator), idx.port(p.target)
+        if ini_pr is None or tgt_pr is None or not array_id:
+            self.failed_pins.append(PinFailure(i, p, p.target, f"{p.target} is not an array port"))
+            return
+        ini = next((e for e in self.endpoints(p.host) if e.ref == p.initiator), None)
+        if ini is None:
+            owner = ini_pr.device.id
+            roles = ", ".join(getattr(ini_pr.port, "roles", ()) or ()) or "none"
+            why = (f"{p.initiator} belongs to {owner}, not {p.host}" if owner != p.host
+                   else f"{p.initiator} is not an iSCSI or FC port (roles: {roles})")
+            self.failed_pins.append(PinFailure(i, p, p.initiator, why))
+            return
+        tgt = next((e for e in self.targets(array_id) if e.ref == p.target), None)
+        if tgt is None:
+            self.failed_pins.append(PinFailure(i, p, p.target, f"{p.target} is not an iSCSI or FC port"))
+            return
+        hops, gap = self.carry(ini, tgt, pinned=True)
+        if hops is None:
+            self.failed_pins.append(PinFailure(i, p, self._failing_hop(gap, p), gap))
+            return
+        presented = self.masking.of(p.host)
+        if p.volumes:
+            vols, refused = [], []
+            for v in p.volumes:
+                pres = presented.get(v)
+                if pres is None:
+                    refused.append(self.masking.why_not(p.host, v))
+                elif pres.ports and p.target not in pres.ports:
+                    refused.append(f"{pres.array} presents {v} to {p.host} on {', '.join(sorted(pres.ports))}, "
+                                   f"not on {p.target}")
+                else:
+                    vols.append(pres)
+            for why in refused:
+                self.failed_pins.append(PinFailure(i, p, "masking", why))
+        else:
+            vols = [pres for pres in presented.values()
+                    if pres.array == array_id and (not pres.ports or p.target in pres.ports)]
+            if not vols:
+                self.failed_pins.append(PinFailure(i, p, "masking",
+                                                   f"{array_id} presents no volume to {p.host} on {p.target}"))
+        if vols:
+            self._add(p.host, ini, tgt, hops, vols, pinned=True, spec=p)
+
+    @staticmethod
+    def _failing_hop(gap: str, p: PathSpec) -> str:
+        if "no cable" in gap or "switch link" in gap:
+            return "cabling"
+        if "subnet" in gap or "VLAN" in gap:
+            return "network"
+        if "zone" in gap:
+            return "zoning"
+        return p.initiator
+
+    # ------------------------------------------------------------------ questions
+    def why_no_path(self, host: str, volume: str) -> str:
+        """The first hop that fails between a host and a volume it uses (for a path count of 0)."""
+        array_id = volume.partition(":")[0]
+        if volume not in self.masking.of(host):
+            return self.masking.why_not(host, volume)
+        pinned = [f for f in self.failed_pins if f.spec.host == host and array_id in f.spec.target]
+        if pinned:
+            return f"its pinned path {pinned[0].spec.initiator} -> {pinned[0].spec.target} fails: {pinned[0].reason}"
+        return self._first_gap(host, array_id)

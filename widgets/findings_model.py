@@ -1,0 +1,174 @@
+"""The validator's findings as a Qt item model: groups by severity (accepted ones apart),
+one row per finding with its code, components and message; counts in words; the look of each
+severity.  The validation panel shows it."""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QIcon
+from PySide6.QtWidgets import QStyle, QWidget
+
+SEVERITIES = ("error", "warning", "info")
+GROUP_TITLES = {"error": "Errors", "warning": "Warnings", "info": "Notes", "accepted": "Accepted as documented"}
+SEVERITY_WORDS = {"error": ("error", "errors"), "warning": ("warning", "warnings"), "info": ("note", "notes")}
+SEVERITY_COLOURS = {"error": "#c62828", "warning": "#b26a00", "info": "#1565c0", "accepted": "#616161"}
+FINDING_ROLE = Qt.ItemDataRole.UserRole          # index into `findings` (None on group rows)
+SUBJECTS_ROLE = Qt.ItemDataRole.UserRole + 1
+GROUP_ROLE = Qt.ItemDataRole.UserRole + 2         # "error", "warning", "info", "accepted" on group rows
+GROUP_ORDER = ("error", "warning", "info", "accepted")
+ALL_SCENARIOS = "*"          # scenario box entries: every scenario, the reference alone, or a scenario id
+REFERENCE = ""
+_ICONS = {"error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+          "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+          "info": QStyle.StandardPixmap.SP_MessageBoxInformation}
+
+
+def severity_icon(widget: QWidget, severity: str) -> QIcon:
+    return widget.style().standardIcon(_ICONS.get(severity, _ICONS["info"]))
+
+
+def finding_key(f: Any) -> tuple:
+    """What identifies a finding across re-validations (acceptance does not change it)."""
+    return f.code, tuple(f.subjects), f.message, getattr(f, "scenario", None)
+
+
+def scenario_words(f: Any) -> str:
+    scenario = getattr(f, "scenario", None)
+    return f"scenario {scenario}" if scenario else "reference configuration"
+
+
+def count_words(findings: list[Any]) -> str:
+    """'2 errors, 1 warning, 0 notes, 1 accepted' (accepted ones counted apart)."""
+    open_ = [f for f in findings if not f.accepted]
+    parts = []
+    for s in SEVERITIES:
+        n = sum(1 for f in open_ if f.severity == s)
+        parts.append(f"{n} {SEVERITY_WORDS[s][n != 1]}")
+    accepted = len(findings) - len(open_)
+    return ", ".join(parts) + (f", {accepted} accepted" if accepted else "")
+
+
+_NO_PARENT = QModelIndex()     # the invisible root, as Qt passes it
+
+
+class FindingsModel(QAbstractItemModel):
+    """Findings grouped by severity (accepted ones apart), filtered; rows are made on demand,
+    so thousands of findings cost the panel next to nothing."""
+
+    COLUMNS = ("Code", "Finding", "Components")
+
+    def __init__(self, panel: QWidget):
+        super().__init__(panel)
+        self.panel = panel
+        self.findings: list[Any] = []
+        self.groups: list[tuple[str, list[int], int]] = []      # (key, finding indices shown, total)
+        self.message = ""                                          # a single text row instead of groups
+        self._icons = {k: severity_icon(panel, k) for k in _ICONS}
+        self._grey = QBrush(QColor(SEVERITY_COLOURS["accepted"]))
+        self._group_brushes = {k: QBrush(QColor(c)) for k, c in SEVERITY_COLOURS.items()}
+
+    def show(self, findings: list[Any], groups: list[tuple[str, list[int], int]], message: str) -> None:
+        self.beginResetModel()
+        self.findings, self.groups, self.message = findings, groups, message
+        self.endResetModel()
+
+    # structure: top-level rows are groups (internal id 0); a finding row's internal id is its group + 1
+    # index(), rowCount() and flags() run once per row when a big group opens: kept to plain comparisons
+    def index(self, row: int, column: int, parent: QModelIndex = _NO_PARENT) -> QModelIndex:
+        if row < 0 or not 0 <= column < 3:
+            return QModelIndex()
+        if not parent.isValid():
+            if row < (1 if self.message else len(self.groups)):
+                return self.createIndex(row, column, 0)
+            return QModelIndex()
+        if parent.internalId() == 0 and not self.message and row < len(self.groups[parent.row()][1]):
+            return self.createIndex(row, column, parent.row() + 1)
+        return QModelIndex()
+
+    def parent(self, index: QModelIndex = _NO_PARENT) -> QModelIndex:  # type: ignore[override]
+        if not index.isValid() or index.internalId() == 0:
+            return QModelIndex()
+        return self.createIndex(index.internalId() - 1, 0, 0)
+
+    def rowCount(self, parent: QModelIndex = _NO_PARENT) -> int:
+        if not parent.isValid():
+            return 1 if self.message else len(self.groups)
+        if parent.internalId() == 0 and parent.column() == 0 and not self.message:
+            return len(self.groups[parent.row()][1])
+        return 0
+
+    def columnCount(self, parent: QModelIndex = _NO_PARENT) -> int:
+        return len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    _GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled
+    _ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return self._GROUP_FLAGS if index.internalId() == 0 else self._ROW_FLAGS
+
+    def finding_index(self, index: QModelIndex) -> int | None:
+        if not index.isValid() or index.internalId() == 0:
+            return None
+        return self.groups[index.internalId() - 1][1][index.row()]
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        col = index.column()
+        if index.internalId() == 0:
+            if self.message:
+                return self.message if role == Qt.ItemDataRole.DisplayRole and col == 0 else None
+            key, shown, total = self.groups[index.row()]
+            if col != 0:
+                return None
+            if role == Qt.ItemDataRole.DisplayRole:
+                n = len(shown)
+                return f"{GROUP_TITLES[key]} ({n}{f' of {total}' if n != total else ''})"
+            if role == Qt.ItemDataRole.DecorationRole:
+                return self._icons.get(key)
+            if role == Qt.ItemDataRole.ForegroundRole:
+                return self._group_brushes[key]
+            if role == Qt.ItemDataRole.FontRole:
+                font = QFont(self.panel.font())
+                font.setBold(True)
+                return font
+            if role == GROUP_ROLE:
+                return key
+            return None
+        i = self.finding_index(index)
+        f = self.findings[i]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return f.code
+            if col == 1:
+                where = f"[{f.scenario}] " if getattr(f, "scenario", None) else ""
+                return where + f.message + (f" — accepted: {f.exception_reason}" if f.accepted else "")
+            return ", ".join(f.subjects)
+        if role == Qt.ItemDataRole.DecorationRole and col == 0:
+            return self._icons.get(f.severity)
+        if role == Qt.ItemDataRole.ForegroundRole and f.accepted:
+            return self._grey
+        if role == Qt.ItemDataRole.FontRole and f.accepted and col == 1:
+            font = QFont(self.panel.font())
+            font.setItalic(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole:
+            tip = f"{f.message}\n\nIn the {scenario_words(f)}."
+            if f.hint:
+                tip += f"\n\nHow to fix: {f.hint}"
+            if f.accepted:
+                tip += f"\n\nAccepted as documented exception: {f.exception_reason}"
+            return tip
+        if role == FINDING_ROLE:
+            return i
+        if role == SUBJECTS_ROLE:
+            return list(f.subjects)
+        return None
