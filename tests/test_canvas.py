@@ -268,7 +268,8 @@ def test_drag_moves_the_whole_selection_as_one_step(small):
         assert s.canvas.devices[ident].pos() == QPointF(*moved[ident])
     # the cables followed their hosts
     link = next(i for i in s.canvas.links.values() if i.model_obj.a == "host-1:SAN1")
-    assert link.polyline.at(0) == s.port("host-1:SAN1") + QPointF(0, link.polyline.at(0).y() - s.port("host-1:SAN1").y())
+    port = s.port("host-1:SAN1")
+    assert link.polyline.at(0) == port + QPointF(0, link.polyline.at(0).y() - port.y())
     s.document.undo_stack.undo()
     assert dumps(s.bed) == before
     assert s.canvas.devices["host-1"].pos() == QPointF(*start["host-1"])
@@ -319,7 +320,8 @@ def test_zoom_and_fit(small):
     vp = s.canvas.viewport()
     centre = QPointF(vp.rect().center())
     wheel = QWheelEvent(centre, QPointF(vp.mapToGlobal(centre.toPoint())), QPoint(0, 0), QPoint(0, 240),
-                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.ControlModifier, Qt.ScrollPhase.NoScrollPhase, False)
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.ControlModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
     QApplication.sendEvent(vp, wheel)
     assert s.canvas.zoom() > z / 1.25 * 1.3
     s.canvas.fit()
@@ -333,7 +335,8 @@ def test_middle_button_pans(small):
     s.canvas.scale(2, 2)
     before = s.canvas.mapToScene(s.canvas.viewport().rect().center())
     start = s.canvas.mapToScene(QPoint(300, 300))
-    s.mouse(QEvent.Type.MouseButtonPress, start, button=Qt.MouseButton.MiddleButton, buttons=Qt.MouseButton.MiddleButton)
+    s.mouse(QEvent.Type.MouseButtonPress, start, button=Qt.MouseButton.MiddleButton,
+            buttons=Qt.MouseButton.MiddleButton)
     s.mouse(QEvent.Type.MouseMove, s.canvas.mapToScene(QPoint(200, 250)), button=Qt.MouseButton.NoButton,
             buttons=Qt.MouseButton.MiddleButton)
     s.mouse(QEvent.Type.MouseButtonRelease, s.canvas.mapToScene(QPoint(200, 250)), button=Qt.MouseButton.MiddleButton,
@@ -475,7 +478,8 @@ def _ink(image: QImage) -> tuple[int, int]:
             c = image.pixelColor(x, y)
             if (c.red(), c.green(), c.blue()) != (255, 255, 255):
                 ink += 1
-            if abs(c.red() - iscsi.red()) < 30 and abs(c.green() - iscsi.green()) < 30 and abs(c.blue() - iscsi.blue()) < 30:
+            if all(abs(a - b) < 30 for a, b in ((c.red(), iscsi.red()), (c.green(), iscsi.green()),
+                                                (c.blue(), iscsi.blue()))):
                 blue += 1
     return ink, blue
 

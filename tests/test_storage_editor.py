@@ -128,7 +128,8 @@ def test_build_a_group_a_volume_and_a_mapping_by_mouse_then_undo_and_redo(qtbot,
     # map it to server h1: its array host is created, LUN 0 proposed
     editor.tabs.setCurrentIndex(2)
     editor.mappings_tab.map_to_combo.setCurrentIndex(editor.mappings_tab.map_to_combo.findData("h1"))
-    assert editor.mappings_tab.map_volume_combo.currentText() == "sql-data" and editor.mappings_tab.lun_spin.value() == 0
+    tab = editor.mappings_tab
+    assert tab.map_volume_combo.currentText() == "sql-data" and tab.lun_spin.value() == 0
     qtbot.mouseClick(_button(editor, "mapVolume"), Qt.MouseButton.LeftButton)
     a = doc.bed.arrays[0]
     assert [(h.name, h.server) for h in a.hosts] == [("h1", "h1")]

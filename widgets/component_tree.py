@@ -99,8 +99,8 @@ SECTIONS: tuple[tuple[str, str, Any], ...] = (
     ("Storage arrays", "arrays", lambda a: _array(a)),
     ("Virtual machines", "vms", lambda v: Node(v.id, "VM", _join(v.role, f"{v.vcpu} vCPU", _num(v.memory_gb, "GB"),
                                                                   v.host and f"on {v.host}"), v.id,
-                                               [Node(n.name, "virtual NIC", _join(n.role, n.address), f"{v.id}:{n.name}")
-                                                for n in v.nics])),
+                                               [Node(n.name, "virtual NIC", _join(n.role, n.address),
+                                                     f"{v.id}:{n.name}") for n in v.nics])),
     ("Clusters", "clusters", lambda c: Node(c.id, "cluster", _join(", ".join(c.nodes), c.quorum), c.id,
                                             [Node(n, "node", id=n) for n in c.nodes])),
     ("Workloads", "workloads", lambda w: Node(w.id, "workload", _join(w.tool, ", ".join(w.targets)), w.id)),

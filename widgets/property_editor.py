@@ -397,7 +397,8 @@ class PropertyEditor(QWidget):
 
     def _index(self) -> BedIndex:
         rev = self.document.revision
-        if self._index_cache is None or self._index_cache[0] != rev or self._index_cache[1].bed is not self.document.bed:
+        cache = self._index_cache
+        if cache is None or cache[0] != rev or cache[1].bed is not self.document.bed:
             self._index_cache = (rev, BedIndex(self.document.bed))
         return self._index_cache[1]
 
@@ -436,8 +437,8 @@ class PropertyEditor(QWidget):
         if value == getattr(obj, binding.attr):
             binding.load()                   # e.g. '8 GB' typed where 8 was: show it the way it is stored
             return
-        self._apply(SetField(obj, binding.attr, value, text=f"Set {edit_words(binding.label)} of {self._edit_subject()}",
-                             owner=self._owner()))
+        text = f"Set {edit_words(binding.label)} of {self._edit_subject()}"
+        self._apply(SetField(obj, binding.attr, value, text=text, owner=self._owner()))
 
     @staticmethod
     def _refusal(exc: Exception, current: Any) -> str:
