@@ -20,6 +20,9 @@ from topology.fileformat import loads
 
 FILE_FILTER = "Test beds (*.yaml *.yml);;All files (*)"
 MAX_RECENT = 8
+# the loader speaks to the command line; a window user starts from the menu
+CLI_EXAMPLE_HINT = "start from `testbed-studio new --example NAME`"
+GUI_EXAMPLE_HINT = "start from File › New from Example…"
 
 
 class FileController:
@@ -54,6 +57,27 @@ class FileController:
             self.document.replace(new_bed(), None)
             self.autosave.start()
 
+    def new_from_example(self) -> bool:
+        """The example gallery; the chosen example opens as a new, unsaved bed."""
+        from widgets.example_gallery import ExampleGallery
+        gallery = ExampleGallery(self.window)
+        if not gallery.exec() or not gallery.chosen():
+            return False
+        return self.open_example(gallery.chosen())
+
+    def open_example(self, name: str) -> bool:
+        if not self.confirm_discard("starting from an example"):
+            return False
+        try:
+            bed = loads(resources.example_path(name).read_text(encoding="utf-8"), str(resources.example_path(name)))
+        except (OSError, BedFileError) as exc:
+            self.error("Cannot open the example", str(exc))
+            return False
+        self.document.replace(bed, None, dirty=True)
+        self.autosave.start()
+        self.window.statusBar().showMessage(f"New bed from the example “{bed.bed.name}”: Save keeps your copy.", 8000)
+        return True
+
     def open_dialog(self) -> bool:
         if not self.confirm_discard("opening another bed"):
             return False
@@ -67,7 +91,7 @@ class FileController:
         try:
             self.document.open(path)
         except BedFileError as exc:
-            self.error("Cannot open test bed", str(exc))
+            self.error("Cannot open test bed", str(exc).replace(CLI_EXAMPLE_HINT, GUI_EXAMPLE_HINT))
             return False
         except Exception as exc:  # noqa: BLE001 - a loader bug must not take the open document with it
             self.error("Cannot open test bed", f"{path}: unexpected error while reading: {exc!r}")

@@ -24,7 +24,7 @@ class Editing:
         try:
             edit = build(self.bed, *args, **kw)
         except Refused as exc:
-            self.say(str(exc))
+            self.say(str(exc), refusal=True)
             return None
         self.document.apply(edit)
         return edit
@@ -41,7 +41,7 @@ class Editing:
         try:
             text = clipboard.copy(self.bed, ids, positions)
         except Refused as exc:
-            self.say(str(exc))
+            self.say(str(exc), refusal=True)
             return False
         mime = QMimeData()
         mime.setText(text)
@@ -73,7 +73,7 @@ class Editing:
         ids = self.selected_ids()
         links = [i.model_obj for i in self.links.values() if i.selected]
         if not ids and not links:
-            self.say("Nothing to delete: select devices or links first")
+            self.say("Nothing to delete: select devices or links first", refusal=True)
             return
         edit = self._apply(operations.delete, ids, links)
         if edit is not None:
