@@ -15,7 +15,7 @@ from topology.model import Bed, Port
 
 # the text fields a person searches for; everything else (models, firmware) is detail
 SEARCHED = ("id", "name", "address", "management_address", "note", "label", "description", "wwpn", "model",
-            "os", "ip", "host")
+            "os", "ip")
 SNIPPET = 60
 
 

@@ -23,6 +23,7 @@ from widgets.find_bar import FindBar
 from widgets.tree_filter import FilteredTree
 
 APP_NAME = "Testbed Studio"
+FINDINGS_MIN_WIDTH = 520
 
 # menu, name, text, shortcut (a QKeySequence.StandardKey name or a key string), status tip,
 # handler ("object.method" on the window: file, canvas, storage, ...; or a window method)
@@ -105,6 +106,8 @@ class MainWindow(QMainWindow):
                 self.docks[attr] = dock
         self.docks["tree"].setWidget(FilteredTree(self.tree))
         self.tabifyDockWidget(self.docks["palette"], self.docks["tree"])
+        # a panel's widest row must not set the window's least width (it once passed 1366 px)
+        self.findings.setMinimumWidth(FINDINGS_MIN_WIDTH)
         self.docks["palette"].raise_()
         self.findings.summary_changed.connect(
             lambda text: self.docks["findings"].setWindowTitle(f"Validation — {text}"))
