@@ -279,3 +279,74 @@ def test_the_window_opens_maximised_then_where_it_was_closed(qtbot, tmp_path, mo
     second.show_restored()
     qtbot.waitExposed(second)
     assert not second.isMaximized() and second.size().toTuple() == (760, 500)
+
+
+# ================================================================================ keys in a property field
+
+@pytest.fixture
+def form(qtbot):
+    from app.document import Document
+    from app.selection import Selection
+    from widgets.property_editor import PropertyEditor
+    doc = Document()
+    doc.open(resources.example_path(resources.DEFAULT_EXAMPLE))
+    selection = Selection()
+    editor = PropertyEditor(doc, selection)
+    qtbot.addWidget(editor)
+    editor.resize(420, 800)
+    editor.show()
+    qtbot.waitExposed(editor)
+    editor.activateWindow()
+    yield doc, selection, editor
+    doc.validation.wait()
+    doc.undo_stack.clear()
+
+
+def _type(qtbot, field, text: str, enter: bool = True) -> None:
+    target = field.lineEdit() if hasattr(field, "lineEdit") and field.lineEdit() is not None else field
+    target.setFocus()
+    target.selectAll()
+    qtbot.keyClick(target, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(target, text)
+    if enter:
+        qtbot.keyClick(target, Qt.Key.Key_Return)
+
+
+def test_ctrl_z_in_a_field_undoes_the_committed_value(qtbot, form):
+    doc, selection, editor = form
+    selection.set(["R710-1"])
+    memory = editor.editor("memory_gb")
+    _type(qtbot, memory, "64")
+    host = next(s for s in doc.bed.servers if s.id == "R710-1")
+    assert host.memory_gb == 64 and doc.undo_stack.count() == 1
+    memory = editor.editor("memory_gb")
+    memory.setFocus()
+    qtbot.keyClick(memory.lineEdit(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: host.memory_gb == 48)
+    assert editor.editor("memory_gb").text() == "48" and doc.undo_stack.index() == 0
+    qtbot.keyClick(editor.editor("memory_gb").lineEdit(), Qt.Key.Key_Z,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: host.memory_gb == 64)
+
+
+def test_ctrl_z_with_a_pending_edit_stays_the_fields_own(qtbot, form):
+    doc, selection, editor = form
+    selection.set(["R710-1"])
+    model = editor.editor("model")
+    before = model.text()
+    _type(qtbot, model, "typed", enter=False)
+    qtbot.keyClick(model, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.wait(10)
+    assert doc.undo_stack.count() == 0 and model.text() != "typed", "the typing was undone, not the bed"
+    assert model.text() in (before, "")
+
+
+def test_escape_reverts_a_refused_entry(qtbot, form):
+    doc, selection, editor = form
+    selection.set(["R710-1"])
+    memory = editor.editor("memory_gb")
+    _type(qtbot, memory, "-5")
+    assert "at least 0" in editor.message("memory_gb") and memory.text() == "-5"
+    qtbot.keyClick(memory.lineEdit(), Qt.Key.Key_Escape)
+    assert memory.text() == "48" and editor.message("memory_gb") == ""
+    assert doc.undo_stack.count() == 0
