@@ -350,3 +350,16 @@ def test_escape_reverts_a_refused_entry(qtbot, form):
     qtbot.keyClick(memory.lineEdit(), Qt.Key.Key_Escape)
     assert memory.text() == "48" and editor.message("memory_gb") == ""
     assert doc.undo_stack.count() == 0
+
+
+def test_at_1366x768_the_legend_is_folded_and_says_how_to_open_it(qtbot, window):
+    w = window
+    w.resize(1366, 740)
+    qtbot.wait(20)
+    legend = w.canvas.legend
+    assert legend.folded and "Show" in legend.toolTip()
+    assert legend.width() * legend.height() < w.canvas.viewport().width() * w.canvas.viewport().height() / 40
+    qtbot.mouseClick(legend, Qt.MouseButton.LeftButton)
+    assert not legend.folded and "Hide" in legend.toolTip()
+    qtbot.mouseClick(legend, Qt.MouseButton.LeftButton)
+    assert legend.folded

@@ -38,6 +38,7 @@ class ExampleGallery(QDialog):
         self.list = QListWidget(self)
         self.list.setObjectName("exampleList")
         self.list.setWordWrap(True)
+        self.list.setSpacing(4)
         self.detail = QTextBrowser(self)
         self.detail.setObjectName("exampleDetail")
         for name, bed in examples():
@@ -80,9 +81,10 @@ class ExampleGallery(QDialog):
             return
         self.create.setEnabled(True)
         info = bed.bed
-        counts = ", ".join(f"{len(getattr(bed, attr))} {word}" for attr, word in (
-            ("servers", "servers"), ("switches", "switches"), ("arrays", "storage arrays"), ("vms", "VMs"))
-            if getattr(bed, attr))
+        counts = ", ".join(f"{len(getattr(bed, attr))} {one if len(getattr(bed, attr)) == 1 else many}"
+                           for attr, one, many in (("servers", "server", "servers"), ("switches", "switch", "switches"),
+                                                   ("arrays", "storage array", "storage arrays"), ("vms", "VM", "VMs"))
+                           if getattr(bed, attr))
         from html import escape
         parts = [f"<h3>{escape(info.name)}</h3>", f"<p>{escape(info.description or 'No description.')}</p>",
                  f"<p><i>{escape(counts)}</i></p>"]
