@@ -363,3 +363,19 @@ def test_at_1366x768_the_legend_is_folded_and_says_how_to_open_it(qtbot, window)
     assert not legend.folded and "Hide" in legend.toolTip()
     qtbot.mouseClick(legend, Qt.MouseButton.LeftButton)
     assert legend.folded
+
+
+def test_an_inline_error_is_drawn_under_its_field_not_over_the_next(qtbot, form):
+    doc, selection, editor = form
+    editor.resize(330, 700)                            # the Properties dock at 1366×768
+    selection.set(["R710-1"])
+    qtbot.wait(10)
+    _type(qtbot, editor.editor("memory_gb"), "-5")
+    qtbot.wait(10)
+    message = next(b.message for b in editor._bindings if b.path == "memory_gb")
+    assert message.isVisible() and message.heightForWidth(message.width()) > message.fontMetrics().lineSpacing()
+    host = editor.scroll.widget()
+    bottom = message.mapTo(host, message.rect().bottomLeft()).y()
+    below = editor.editor("numa_nodes")
+    assert bottom < below.mapTo(host, below.rect().topLeft()).y(), "the message overlaps the next field"
+    assert message.height() >= message.heightForWidth(message.width())
