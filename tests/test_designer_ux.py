@@ -379,3 +379,28 @@ def test_an_inline_error_is_drawn_under_its_field_not_over_the_next(qtbot, form)
     below = editor.editor("numa_nodes")
     assert bottom < below.mapTo(host, below.rect().topLeft()).y(), "the message overlaps the next field"
     assert message.height() >= message.heightForWidth(message.width())
+
+
+def test_switching_scenario_clears_the_last_scenarios_message(qtbot, window):
+    w = window
+    w.tabs.setCurrentWidget(w.placement)
+    combo = w.placement.scenario_combo
+    qtbot.waitUntil(lambda: combo.count() > 1)
+    w.placement.say("Done: moved SQL2008 to R710-1.")
+    assert w.placement.message.text()
+    combo.setCurrentIndex((combo.currentIndex() + 1) % combo.count())
+    assert w.placement.message.text() == "" and w.statusBar().currentMessage() == ""
+
+
+def test_a_findings_menu_narrows_the_list_and_shows_properties(qtbot, window):
+    from widgets.validation_panel import add_finding_entries
+    w = window
+    panel = w.findings
+    qtbot.waitUntil(lambda: bool(panel.findings))
+    f = panel.findings[0]
+    menu = QMenu(panel)
+    add_finding_entries(panel, menu, f)
+    trigger(menu, f"Show only {f.code}")
+    assert panel.search.text() == f.code
+    trigger(menu, f"Properties of {f.subjects[0]}")
+    assert w.selection.ids == {f.subjects[0]} and w.properties.shown_subject == f.subjects[0]

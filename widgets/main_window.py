@@ -114,6 +114,8 @@ class MainWindow(QMainWindow):
         self.tree.storage_view_requested.connect(lambda _ids: self.tabs.setCurrentWidget(self.storage))
         self.document.reset.connect(self.selection.clear)  # old ids mean nothing in another bed
         self.document.reset.connect(self._clear_messages)
+        # another scenario: "Done: moved X" about the last one would mislead
+        self.placement.scenario_combo.currentIndexChanged.connect(lambda _i: self._clear_messages())
         install_storage_menus(self.storage)
         self.find_bar = FindBar(self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.find_bar)
@@ -169,6 +171,7 @@ class MainWindow(QMainWindow):
     def _clear_messages(self) -> None:
         """Another bed: what the views said about the last one no longer applies."""
         self.statusBar().clearMessage()
+        self.canvas.clear_messages()
         for view, label in ((self.findings, "notice"), (self.placement, "message"), (self.storage, "message")):
             widget = getattr(view, label, None)
             if widget is not None:
