@@ -404,3 +404,75 @@ def test_a_findings_menu_narrows_the_list_and_shows_properties(qtbot, window):
     assert panel.search.text() == f.code
     trigger(menu, f"Properties of {f.subjects[0]}")
     assert w.selection.ids == {f.subjects[0]} and w.properties.shown_subject == f.subjects[0]
+
+
+# ================================================================================ broken references
+
+@pytest.fixture
+def broken_file(tmp_path):
+    """The default example with its switch PC5448-1 renamed in its own entry only: every cable to it,
+    and the VM placements of a made-up host, name nothing."""
+    text = resources.example_path(resources.DEFAULT_EXAMPLE).read_text(encoding="utf-8")
+    text = text.replace("- id: PC5448-1", "- id: PC5448-X", 1)
+    path = tmp_path / "broken.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_file_with_broken_references_opens_for_repair_with_every_problem_listed(
+        qtbot, window, broken_file, monkeypatch):
+    import widgets.file_controller as fc
+    from topology.fileformat import load
+    from topology.errors import BedFileError
+    with pytest.raises(BedFileError) as loader:
+        load(broken_file)
+    shown: list[tuple[str, list[str]]] = []
+    monkeypatch.setattr(fc, "show_problems", lambda parent, title, intro, items, choices:
+                        shown.append((title, list(items))) or "open")
+    w = window
+    assert w.open_path(broken_file)
+    assert shown[0][0] == "Broken references in broken.yaml"
+    assert len(shown[0][1]) == len(loader.value.problems) >= 4, "every problem listed"
+    assert w.document.path == broken_file and not w.document.dirty
+    links = [lk for lk in w.document.bed.links if "PC5448-1" in (lk.a + lk.b)]
+    assert len(links) >= 4, "nothing was dropped on opening"
+    assert "PC5448-X" in w.canvas.devices and len(w.canvas.devices) >= 5
+    w.document.validation.wait()
+
+    # saving refuses while they are broken ...
+    before = broken_file.read_bytes()
+    monkeypatch.setattr(fc, "show_problems", lambda parent, title, intro, items, choices:
+                        shown.append((title, list(items))) or "cancel")
+    w.document.apply(__import__("topology.edits", fromlist=["SetField"]).SetField(w.document.bed.bed, "name", "x"))
+    assert w.files.save() is False and broken_file.read_bytes() == before
+    assert shown[-1][0] == "Broken references" and len(shown[-1][1]) == len(loader.value.problems)
+    # ... until the person chooses to drop them: one undoable step, and the saved file opens anywhere
+    monkeypatch.setattr(fc, "show_problems", lambda *a: "drop")
+    assert w.files.save() is True
+    assert load(broken_file).bed.name == "x"
+    assert w.document.undo_stack.undoText().startswith("Drop ")
+
+
+def test_the_problems_dialog_is_never_taller_than_the_screen(qtbot, window):
+    from widgets.problems_dialog import ProblemsDialog
+    items = [f"bed.yaml:{i}:3: 'sw-{i}' does not name a device or DEVICE:PORT\n    how to fix: use DEVICE:PORT"
+             for i in range(1, 33)]
+    dialog = ProblemsDialog(window, "Broken references", "32 problems", items, (("open", "Open to repair"),
+                                                                             ("cancel", "Cancel")))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    screen = dialog.screen().availableGeometry()
+    assert dialog.height() <= screen.height() * 0.8 and dialog.list.count() == 32
+    assert dialog.list.verticalScrollBar().maximum() > 0, "the list scrolls"
+    qtbot.mouseClick(dialog.buttons["open"], Qt.MouseButton.LeftButton)
+    assert dialog.choice == "open"
+
+
+def test_a_long_error_is_a_scrolling_list(qtbot, window, monkeypatch):
+    import widgets.file_controller as fc
+    seen = []
+    monkeypatch.setattr(fc, "show_problems", lambda parent, title, intro, items, choices: seen.append(items) or "ok")
+    text = "\n".join(f"bed.yaml:{i}:1: bad value\n    how to fix: write a number" for i in range(30))
+    window.files.error("Cannot open test bed", text)
+    assert len(seen) == 1 and len(seen[0]) == 30 and seen[0][0].endswith("how to fix: write a number")

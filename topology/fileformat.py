@@ -501,7 +501,7 @@ class _Marks:
         return out
 
 
-def _loads(text: str, filename: str, marks: _Marks) -> Bed:
+def _loads(text: str, filename: str, marks: _Marks, broken: list[Problem] | None = None) -> Bed:
     try:
         data = yaml_bounded.parse(text)
     except yaml_bounded.YamlProblem as exc:
@@ -545,12 +545,28 @@ def _loads(text: str, filename: str, marks: _Marks) -> Bed:
     if checked:
         raise BedFileError(marks.problems(checked), filename)
     refs = check_references(bed)
-    if refs:
+    if refs and broken is None:
         raise BedFileError(marks.problems(refs), filename)
+    if refs:
+        broken.extend(BedFileError(marks.problems(refs), filename).problems)
     return bed
 
 
+def loads_keeping_broken_references(text: str, filename: str = "") -> tuple[Bed, list[Problem]]:
+    """A bed whose only problems are references that name nothing, with those problems (in file
+    order): the designer opens it to be repaired.  Any other problem raises BedFileError."""
+    broken: list[Problem] = []
+    bed = _loads(text, filename, _Marks(text), broken)
+    return bed, broken
+
+
 def load(path: str | os.PathLike) -> Bed:
+    p = Path(path)
+    return loads(read_text(p), str(p))
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """A project file's text; BedFileError when it cannot be read or is not UTF-8."""
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -562,7 +578,7 @@ def load(path: str | os.PathLike) -> Bed:
     except UnicodeDecodeError as exc:
         raise BedFileError([Problem(f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8 text")],
                            str(p)) from None
-    return loads(text, str(p))
+    return text
 
 
 # saving lives in its own module; these names stay importable from here
