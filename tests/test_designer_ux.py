@@ -6,7 +6,7 @@ itself."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtWidgets import QMenu
 
 import resources
@@ -476,3 +476,19 @@ def test_a_long_error_is_a_scrolling_list(qtbot, window, monkeypatch):
     text = "\n".join(f"bed.yaml:{i}:1: bad value\n    how to fix: write a number" for i in range(30))
     window.files.error("Cannot open test bed", text)
     assert len(seen) == 1 and len(seen[0]) == 30 and seen[0][0].endswith("how to fix: write a number")
+
+
+def test_placing_does_not_slide_the_drawing_under_the_mouse(studio):
+    """Found in the real-X session: each placement grew the scene and the view slid, so the next
+    click landed 200 px from where the person aimed."""
+    s = studio
+    vp = s.canvas.viewport()
+    aims = [QPoint(vp.width() // 2 - 250, 120), QPoint(vp.width() // 2 + 150, 120), QPoint(vp.width() // 2, 380)]
+    s.pick("server:hypervisor")
+    for aim in aims:
+        s.qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=aim)
+    for server, aim in zip(s.bed.servers, aims):
+        item = s.canvas.devices[server.id]
+        centre = s.canvas.mapFromScene(item.mapToScene(item.w / 2, item.h / 2))
+        assert (centre - aim).manhattanLength() <= 40, f"{server.id} is not under the click"
+

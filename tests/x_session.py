@@ -138,13 +138,27 @@ def script(s: Session, tag: str, result: dict):
     yield from s.place("array", QPoint(cx - 50, cy + 180))
     yield from s.key("Escape")
     canvas = window.canvas
+    if os.environ.get("X_SESSION_TRACE"):
+        from PySide6.QtCore import QEvent, QObject
+
+        class Presses(QObject):
+            def eventFilter(self, obj, event):  # noqa: N802
+                if event.type() in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease):
+                    print("  ", event.type(), event.position().toPoint(), file=sys.stderr)
+                return False
+        s.presses = Presses()
+        vp.installEventFilter(s.presses)
     for host in ("host-1", "host-2"):
         item = canvas.devices[host]
         port = canvas.mapFromScene(item.mapToScene(item.marks["SAN1"].rect.center()))
+        if os.environ.get("X_SESSION_TRACE"):
+            print("before", host, item.pos(), item.marks["SAN1"].rect, canvas._device_at(canvas.mapToScene(port)),
+                  file=sys.stderr)
         switch = canvas.mapFromScene(canvas.devices["sw-1"].sceneBoundingRect().center())
         yield from s.drag(vp, port, switch)
         if os.environ.get("X_SESSION_TRACE"):
-            print("after drag", host, port, switch, repr(canvas.last_message), file=sys.stderr)
+            print("after drag", host, port, switch, repr(canvas.last_message), canvas.armed, len(doc.bed.arrays),
+                  [(d.id, d.x, d.y) for d in doc.bed.servers], file=sys.stderr)
     yield lambda: len(doc.bed.links) == 2
     result.update(clicks=s.clicks, keys=s.keys)
     yield from s.shoot(tag, "small-bed", shots)
@@ -212,7 +226,7 @@ def run(tag: str, width: int, height: int) -> dict:
                 print(f"x-session {tag}: {failure[-1]}", file=sys.stderr, flush=True)
                 window.screen().grabWindow(0).save(str(OUT / f"{tag}-failure.png"))
                 timer.stop()
-                app.quit()
+                app.exit(0)
             return
         try:
             waiting[:] = [next(steps), time.monotonic() + 10.0]
@@ -220,10 +234,10 @@ def run(tag: str, width: int, height: int) -> dict:
                 print("x-session at line", steps.gi_frame.f_lineno if steps.gi_frame else "?", file=sys.stderr)
         except StopIteration:
             timer.stop()
-            app.quit()
+            app.exit(0)
         except Exception as exc:  # noqa: BLE001 - reported, and the session ends
             failure.append(repr(exc))
-            app.quit()
+            app.exit(0)
     timer = QTimer(interval=10, timeout=tick)
     timer.start()
     app.exec()
@@ -235,8 +249,7 @@ def run(tag: str, width: int, height: int) -> dict:
         window.grab().save(str(OUT / f"{tag}-failure.png"))
     window.document.undo_stack.clear()
     window.document.undo_stack.setClean()
-    window.files.shutdown()
-    window.hide()
+    window.close()                        # shuts the workers down before the widgets go
     if failure:
         raise SystemExit(f"x-session {tag}: {failure[0]}")
     return result
@@ -252,8 +265,8 @@ def main(sizes: list[str]) -> int:
         result = run(sizes[0], width, height)
         times = result["repaint_ms"]
         print(f"{result['size']}: small bed (2 hosts, switch, array, 2 cables) in {result['clicks']} clicks "
-              f"and {result['keys']} key presses; click to repaint median {statistics.median(times)} ms, "
-              f"worst {max(times)} ms over {len(times)} placements; screenshots: {', '.join(result['shots'])}")
+              f"and {result['keys']} key presses; click to repaint median {statistics.median(times):.0f} ms, "
+              f"worst {max(times):.0f} ms over {len(times)} placements; screenshots: {', '.join(result['shots'])}")
         return 0
     status = 0
     for size in sizes:
