@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMenu
 
 import resources
 from dialogs import forget_changes
-from test_canvas import Studio, small, studio  # noqa: F401 - fixtures
+from test_canvas import small, studio  # noqa: F401 - fixtures
 from widgets.connect_dialog import ConnectDialog
 from widgets.context_menus import canvas_menu, storage_menu, tree_menu
 from widgets.main_window import MainWindow

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLineEdit, QPlainTextEdit, QWidget
-from PySide6.QtCore import Qt
 
 
 def _shown_text(editor: QWidget) -> str | None:
