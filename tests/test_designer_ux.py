@@ -492,3 +492,16 @@ def test_placing_does_not_slide_the_drawing_under_the_mouse(studio):
         centre = s.canvas.mapFromScene(item.mapToScene(item.w / 2, item.h / 2))
         assert (centre - aim).manhattanLength() <= 40, f"{server.id} is not under the click"
 
+
+
+def test_ctrl_d_duplicates_the_selection_and_leaves_the_clipboard_alone(qtbot, window):
+    from PySide6.QtGui import QGuiApplication
+    w = window
+    QGuiApplication.clipboard().setText("the person's own text")
+    w.selection.set(["R710-1"])
+    w.canvas.setFocus()
+    servers = len(w.document.bed.servers)
+    w.actions_by_name["duplicate"].trigger()
+    assert len(w.document.bed.servers) == servers + 1 and w.selection.ids - {"R710-1"}
+    assert QGuiApplication.clipboard().text() == "the person's own text"
+    assert [k.toString() for k in w.actions_by_name["duplicate"].shortcuts()] == ["Ctrl+D"]

@@ -51,6 +51,8 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&Edit", "cut", "Cu&t", "Cut", "Cut the selected components", "canvas.cut"),
     ("&Edit", "copy", "&Copy", "Copy", "Copy the selected components", "canvas.copy"),
     ("&Edit", "paste", "&Paste", "Paste", "Paste components", "canvas.paste"),
+    ("&Edit", "duplicate", "D&uplicate", "Ctrl+D", "Copy the selected components next to them (the clipboard is "
+     "left alone)", "canvas.duplicate_selected"),
     ("&Edit", "delete", "&Delete", "Delete", "Delete the selected components", "canvas.delete_selected"),
     ("&Edit", "select_all", "Select &All", "SelectAll", "Select every device", "canvas.select_all"),
     ("&Edit", "-", "", "", "", ""),
