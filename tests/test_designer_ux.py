@@ -182,7 +182,7 @@ def test_the_tree_filter_keeps_matching_components(qtbot, window):
     rows = [w.tree.topLevelItem(i).child(j) for i in range(w.tree.topLevelItemCount())
             for j in range(w.tree.topLevelItem(i).childCount())]
     visible = {r.text(0) for r in rows if not r.isHidden()}
-    assert {"R710-1", "R710-2"} <= visible and not {"PC5448-1", "LAN", "LoadGen"} & visible
+    assert {"R710-1", "R710-2"} <= visible and not {"PC5448-1", "LAN", "LoadGen", "Exchange"} & visible
     assert shown == len(visible)
     box.filter.setText("192.168.130.101")             # an array controller port's address
     box.apply()

@@ -1,5 +1,5 @@
-"""The component tree's filter box: rows whose component matches the text (its id, kind,
-details, or a name, address or note anywhere inside it) stay; sections show their count."""
+"""The component tree's filter box: rows whose component matches the text (its id, or a name,
+address or note anywhere inside it) stay; sections with no match are hidden."""
 from __future__ import annotations
 
 from typing import Any
@@ -47,7 +47,8 @@ class FilteredTree(QWidget):
             for j in range(section.childCount()):
                 row = section.child(j)
                 ident = row.data(0, ID_ROLE) or ""
-                keep = not text or ident in wanted or any(text in row.text(c).lower() for c in range(3))
+                # its own words (id, names, addresses, notes), not the Details column's mention of a host
+                keep = not text or ident in wanted or text in row.text(0).lower()
                 row.setHidden(not keep)
                 visible += keep
             section.setHidden(bool(text) and section.childCount() > 0 and not visible)
