@@ -35,7 +35,7 @@ def main(path: str | None = None, *, smoke: bool = False) -> int:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     window = MainWindow()
-    window.show()
+    window.show_restored()
     if not smoke:
         window.open_initial(path)
     else:  # open inside the event loop, so that even an error dialog cannot outlive the timer

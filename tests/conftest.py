@@ -76,4 +76,9 @@ def dialogs(monkeypatch) -> list[tuple[str, str]]:
     shown: list[tuple[str, str]] = []
     monkeypatch.setattr(file_controller.QMessageBox, "critical",
                         lambda parent, title, text, *a, **k: shown.append((title, text)))
+
+    def problems(parent, title, intro, items, choices):   # the list dialog: recorded, then closed
+        shown.append((title, "\n".join([intro, *items])))
+        return choices[-1][0]
+    monkeypatch.setattr(file_controller, "show_problems", problems)
     return shown

@@ -77,10 +77,12 @@ class Studio:
         self.qtbot.mouseClick(self.palette.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
     def place(self, key: str, scene: QPointF) -> str:
+        """One component: pick the kind, click the diagram, Escape (the kind stays armed until then)."""
         before = operations.taken_ids(self.bed)
         self.pick(key)
         assert self.canvas.armed == key
         self.click(scene)
+        self.key(Qt.Key.Key_Escape)
         (new,) = operations.taken_ids(self.bed) - before
         return new
 
@@ -203,7 +205,7 @@ def test_enclosure_must_be_dropped_on_an_array(small):
     s.pick("enclosure")
     s.click(QPointF(900, 700))
     assert "storage array" in s.status
-    s.pick("enclosure")
+    assert s.canvas.armed == "enclosure", "a refused click leaves the kind armed for the next try"
     s.click(s.centre("array-1"))
     assert len(s.bed.arrays[0].enclosures) == 2
 

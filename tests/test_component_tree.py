@@ -189,7 +189,7 @@ def test_context_menu_selects_on_canvas(qtbot, tree):
     QTimer.singleShot(0, lambda: pick("Show in storage view"))
     tree.customContextMenuRequested.emit(tree.visualItemRect(item).center())
     assert selection.ids == {"MD3000i:group:SQL"} and centred == [frozenset({"MD3000i:group:SQL"})]
-    assert titles[0][:2] == ["Select on canvas", "Show in storage view"]
+    assert {"Select on canvas", "Show in storage view"} <= set(titles[0])
     assert storage == [["MD3000i:group:SQL"]]
 
     item = row(tree, "DC")

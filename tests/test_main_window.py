@@ -108,8 +108,15 @@ def test_broken_file_shows_the_loaders_message_and_keeps_the_bed(window, dialogs
         load(broken)
 
     assert window.open_path(broken) is False
-    assert dialogs == [("Cannot open test bed", str(expected.value))]
+    # the loader's message, except that a window user is sent to the menu, not the command line
+    gui_text = str(expected.value).replace("start from `testbed-studio new --example NAME`",
+                                           "start from File › New from Example…")
+    if case == "dangling-reference":   # only references that name nothing: offered for repair (declined here)
+        assert dialogs[0][0] == f"Broken references in {broken.name}" and str(expected.value) in dialogs[0][1]
+    else:
+        assert dialogs == [("Cannot open test bed", gui_text)]
     assert str(broken) in dialogs[0][1] and "Traceback" not in dialogs[0][1]
+    assert "testbed-studio new" not in dialogs[0][1]
     assert doc.bed is bed_before and doc.snapshot_text() == text_before
     assert doc.path == bed_file and doc.dirty and doc.undo_stack.count() == steps_before
     assert shown_title(window) == title_before

@@ -27,6 +27,7 @@ from topology.errors import BedFileError, Problem
 from topology.field_plan import FieldPlan, plan
 from topology.fields import DEFAULT_MAXIMUM, PATH_PART_PATTERN
 from topology.index import BedIndex, parse_member
+from topology.migrations import MIGRATIONS, migrate
 from topology.model import FORMAT_VERSION, Bed
 
 MAX_PROBLEMS = 200
@@ -75,33 +76,6 @@ def _fmt_path(path: tuple) -> str:
     for step in path:
         out += f"[{step}]" if isinstance(step, int) else (("." if out else "") + str(step))
     return out
-
-
-# ====================================================================== migrations
-
-def _migrate_0_to_1(data: dict) -> dict:
-    """Draft files (format 0) gave VM memory in MB as ``memory_mb``."""
-    for vm in data.get("vms") or []:
-        if isinstance(vm, dict) and "memory_mb" in vm and "memory_gb" not in vm:
-            mb = vm.pop("memory_mb")
-            if isinstance(mb, (int, float)) and not isinstance(mb, bool):
-                gb = mb / 1024
-                vm["memory_gb"] = int(gb) if gb == int(gb) else gb
-            else:
-                vm["memory_gb"] = mb
-    data["format_version"] = 1
-    return data
-
-
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _migrate_0_to_1}
-
-
-def migrate(data: dict) -> dict:
-    version = data.get("format_version")
-    while version in MIGRATIONS:
-        data = MIGRATIONS[version](data)
-        version = data.get("format_version")
-    return data
 
 
 # ====================================================================== data -> model
@@ -517,7 +491,7 @@ class _Marks:
         return out
 
 
-def _loads(text: str, filename: str, marks: _Marks) -> Bed:
+def _loads(text: str, filename: str, marks: _Marks, broken: list[Problem] | None = None) -> Bed:
     try:
         data = yaml_bounded.parse(text)
     except yaml_bounded.YamlProblem as exc:
@@ -562,11 +536,28 @@ def _loads(text: str, filename: str, marks: _Marks) -> Bed:
         raise BedFileError(marks.problems(checked), filename)
     refs = check_references(bed)
     if refs:
-        raise BedFileError(marks.problems(refs), filename)
+        found = BedFileError(marks.problems(refs), filename)
+        if broken is None:
+            raise found
+        broken.extend(found.problems)
     return bed
 
 
+def loads_keeping_broken_references(text: str, filename: str = "") -> tuple[Bed, list[Problem]]:
+    """A bed whose only problems are references that name nothing, with those problems (in file
+    order): the designer opens it to be repaired.  Any other problem raises BedFileError."""
+    broken: list[Problem] = []
+    bed = _loads(text, filename, _Marks(text), broken)
+    return bed, broken
+
+
 def load(path: str | os.PathLike) -> Bed:
+    p = Path(path)
+    return loads(read_text(p), str(p))
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """A project file's text; BedFileError when it cannot be read or is not UTF-8."""
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -578,7 +569,7 @@ def load(path: str | os.PathLike) -> Bed:
     except UnicodeDecodeError as exc:
         raise BedFileError([Problem(f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8 text")],
                            str(p)) from None
-    return loads(text, str(p))
+    return text
 
 
 # saving lives in its own module; these names stay importable from here

@@ -17,7 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import QMenu, QStyle, QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QStyle, QTreeWidget, QTreeWidgetItem
 
 from topology.ids import owner_of, parent_of
 from topology.index import parse_slot_range
@@ -528,13 +528,8 @@ class ComponentTree(QTreeWidget):
             self.clearSelection()
             item.setSelected(True)
         ids = [i.data(0, ID_ROLE) for i in self.selectedItems() if i.data(0, ID_ROLE)] or [ident]
-        menu = QMenu(self)
-        menu.addAction("Select on canvas", lambda: self.selection.focus(ids))
-        if (item.data(0, KIND_ROLE) or "") in STORAGE_KINDS:
-            menu.addAction("Show in storage view", lambda: self._show_in_storage(ids))
-        menu.addSeparator()
-        menu.addAction("Collapse to sections", self._collapse_to_sections)
-        menu.exec(self.viewport().mapToGlobal(pos))
+        from widgets.context_menus import exec_at, tree_menu
+        exec_at(tree_menu(self, ids, (item.data(0, KIND_ROLE) or "") in STORAGE_KINDS), self.viewport(), pos)
 
     def _show_in_storage(self, ids: list[str]) -> None:
         self.selection.focus(ids)

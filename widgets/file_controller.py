@@ -16,10 +16,16 @@ import resources
 from app.autosave import Autosaver, Orphan, find_orphans
 from app.document import new_bed
 from topology.errors import BedFileError
-from topology.fileformat import loads
+from topology.fileformat import loads, loads_keeping_broken_references, read_text
+from topology.repair import broken_references, drop_broken_references
+from widgets.problems_dialog import show_problems, split_problems
 
 FILE_FILTER = "Test beds (*.yaml *.yml);;All files (*)"
 MAX_RECENT = 8
+LONG_ERROR_LINES = 12
+# the loader speaks to the command line; a window user starts from the menu
+CLI_EXAMPLE_HINT = "start from `testbed-studio new --example NAME`"
+GUI_EXAMPLE_HINT = "start from File › New from Example…"
 
 
 class FileController:
@@ -54,6 +60,27 @@ class FileController:
             self.document.replace(new_bed(), None)
             self.autosave.start()
 
+    def new_from_example(self) -> bool:
+        """The example gallery; the chosen example opens as a new, unsaved bed."""
+        from widgets.example_gallery import ExampleGallery
+        gallery = ExampleGallery(self.window)
+        if not gallery.exec() or not gallery.chosen():
+            return False
+        return self.open_example(gallery.chosen())
+
+    def open_example(self, name: str) -> bool:
+        if not self.confirm_discard("starting from an example"):
+            return False
+        try:
+            bed = loads(resources.example_path(name).read_text(encoding="utf-8"), str(resources.example_path(name)))
+        except (OSError, BedFileError) as exc:
+            self.error("Cannot open the example", str(exc))
+            return False
+        self.document.replace(bed, None, dirty=True)
+        self.autosave.start()
+        self.window.statusBar().showMessage(f"New bed from the example “{bed.bed.name}”: Save keeps your copy.", 8000)
+        return True
+
     def open_dialog(self) -> bool:
         if not self.confirm_discard("opening another bed"):
             return False
@@ -67,7 +94,10 @@ class FileController:
         try:
             self.document.open(path)
         except BedFileError as exc:
-            self.error("Cannot open test bed", str(exc))
+            repaired = self._open_for_repair(Path(path), remember)
+            if repaired is not None:
+                return repaired
+            self.error("Cannot open test bed", str(exc).replace(CLI_EXAMPLE_HINT, GUI_EXAMPLE_HINT))
             return False
         except Exception as exc:
             self.error("Cannot open test bed", f"{path}: unexpected error while reading: {exc!r}")
@@ -76,6 +106,33 @@ class FileController:
             self.remember(Path(path))
         self.autosave.start()
         self.window.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def _open_for_repair(self, path: Path, remember: bool) -> bool | None:
+        """A file whose only problems are references that name nothing opens in the repair view
+        (every problem listed, nothing dropped).  None when it has other problems too."""
+        try:
+            bed, broken = loads_keeping_broken_references(read_text(path), str(path))
+        except BedFileError:
+            return None
+        if not broken:
+            return None
+        items = [p.format(str(path)) for p in broken]
+        answer = show_problems(
+            self.window, f"Broken references in {path.name}",
+            f"{len(broken)} reference{'s in this file name' if len(broken) != 1 else ' in this file names'} nothing. "
+            "Open it to "
+            "repair them (each is listed here and in the status bar); saving asks before anything is dropped.",
+            items, (("open", "Open to repair"), ("cancel", "Cancel")))
+        if answer != "open":
+            self.window.statusBar().showMessage(items[0].splitlines()[0], 10000)
+            return False
+        self.document.replace(bed, path)
+        if remember:
+            self.remember(path)
+        self.autosave.start()
+        self.window.statusBar().showMessage(
+            f"Opened {path} with {len(broken)} broken reference(s): {broken[0].message}", 15000)
         return True
 
     # ------------------------------------------------------------------ crash recovery
@@ -157,6 +214,18 @@ class FileController:
         return self._save_to(Path(path))
 
     def _save_to(self, path: Path) -> bool:
+        broken = broken_references(self.document.bed)
+        if broken:
+            items = [f"{message} (at {'.'.join(map(str, where))})\n    how to fix: {hint}"
+                     for where, message, hint in broken]
+            answer = show_problems(
+                self.window, "Broken references",
+                f"The bed still has {len(broken)} reference(s) that name nothing; a file saved so would not open "
+                "elsewhere. Fix them, or drop them (one undoable step) and save.",
+                items, (("drop", "Drop them and save"), ("cancel", "Cancel")))
+            if answer != "drop":
+                return False
+            self.document.apply(drop_broken_references(self.document.bed))
         try:
             self.document.save(path)
         except OSError as exc:
@@ -229,6 +298,10 @@ class FileController:
     # ------------------------------------------------------------------ helpers
     def error(self, title: str, text: str) -> None:
         self.window.statusBar().showMessage(text.splitlines()[0] if text else title, 10000)
+        if text.count("\n") >= LONG_ERROR_LINES:     # a list that scrolls, never taller than the screen
+            items = split_problems(text)
+            show_problems(self.window, title, f"{len(items)} problems:", items, (("ok", "OK"),))
+            return
         QMessageBox.critical(self.window, title, text)
 
     def shutdown(self) -> None:

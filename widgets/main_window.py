@@ -13,17 +13,25 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 from app.document import Document
 from app.selection import Selection
+from widgets import window_state
+from widgets.central_tabs import CentralTabs
+from widgets.context_menus import install_storage_menus
+from widgets.find_bar import FindBar
+from widgets.tree_filter import FilteredTree
 
 APP_NAME = "Testbed Studio"
+FINDINGS_MIN_WIDTH = 520
 
 # menu, name, text, shortcut (a QKeySequence.StandardKey name or a key string), status tip,
 # handler ("object.method" on the window: file, canvas, storage, ...; or a window method)
 ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&File", "new", "&New", "New", "Start an empty test bed", "files.new"),
+    ("&File", "new_from_example", "New from E&xample…", "Ctrl+Shift+N", "Start from one of the built-in example beds",
+     "files.new_from_example"),
     ("&File", "open", "&Open…", "Open", "Open a test-bed project file", "files.open_dialog"),
     ("&File", "save", "&Save", "Save", "Save the test bed", "files.save"),
     ("&File", "save_as", "Save &As…", "SaveAs", "Save the test bed under a new name", "files.save_as"),
@@ -44,8 +52,12 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&Edit", "cut", "Cu&t", "Cut", "Cut the selected components", "canvas.cut"),
     ("&Edit", "copy", "&Copy", "Copy", "Copy the selected components", "canvas.copy"),
     ("&Edit", "paste", "&Paste", "Paste", "Paste components", "canvas.paste"),
+    ("&Edit", "duplicate", "D&uplicate", "Ctrl+D", "Copy the selected components next to them (the clipboard is "
+     "left alone)", "canvas.duplicate_selected"),
     ("&Edit", "delete", "&Delete", "Delete", "Delete the selected components", "canvas.delete_selected"),
     ("&Edit", "select_all", "Select &All", "SelectAll", "Select every device", "canvas.select_all"),
+    ("&Edit", "-", "", "", "", ""),
+    ("&Edit", "find", "&Find…", "Find", "Find a component by id, name, address or note", "find_bar.open_bar"),
     ("&View", "zoom_in", "Zoom &In", "ZoomIn", "Zoom in", "canvas.zoom_in"),
     ("&View", "zoom_out", "Zoom &Out", "ZoomOut", "Zoom out", "canvas.zoom_out"),
     ("&View", "fit", "&Fit to Window", "Ctrl+0", "Show the whole bed", "canvas.fit"),
@@ -79,7 +91,7 @@ class MainWindow(QMainWindow):
         self.selection = Selection(self)
         self.actions_by_name: dict[str, QAction] = {}
         self.docks: dict[str, QDockWidget] = {}
-        self.tabs = QTabWidget(self)
+        self.tabs = CentralTabs(self)
         self.tabs.setObjectName("centralTabs")
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(self.tabs)
@@ -88,19 +100,28 @@ class MainWindow(QMainWindow):
             widget.setObjectName(attr)
             setattr(self, attr, widget)
             if area is None:
-                self.tabs.addTab(widget, title)
+                self.tabs.add_page(widget, title)
             else:
                 dock = QDockWidget(title, self)
                 dock.setObjectName(f"{attr}Dock")
                 dock.setWidget(widget)
                 self.addDockWidget(area, dock)
                 self.docks[attr] = dock
+        self.docks["tree"].setWidget(FilteredTree(self.tree))
         self.tabifyDockWidget(self.docks["palette"], self.docks["tree"])
+        # a panel's widest row must not set the window's least width (it once passed 1366 px)
+        self.findings.setMinimumWidth(FINDINGS_MIN_WIDTH)
         self.docks["palette"].raise_()
         self.findings.summary_changed.connect(
             lambda text: self.docks["findings"].setWindowTitle(f"Validation — {text}"))
         self.tree.storage_view_requested.connect(lambda _ids: self.tabs.setCurrentWidget(self.storage))
         self.document.reset.connect(self.selection.clear)  # old ids mean nothing in another bed
+        self.document.reset.connect(self._clear_messages)
+        # another scenario: "Done: moved X" about the last one would mislead
+        self.placement.scenario_combo.currentIndexChanged.connect(lambda _i: self._clear_messages())
+        install_storage_menus(self.storage)
+        self.find_bar = FindBar(self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.find_bar)
         from widgets.file_controller import FileController
         self.files = FileController(self)
         self._build_actions()
@@ -132,6 +153,8 @@ class MainWindow(QMainWindow):
         self.actions_by_name["grid"].setCheckable(True)
         self.actions_by_name["grid"].setChecked(True)
         stack = self.document.undo_stack
+        stack.undoTextChanged.connect(lambda text: self._name_step("undo", "&Undo", text))
+        stack.redoTextChanged.connect(lambda text: self._name_step("redo", "&Redo", text))
         stack.canUndoChanged.connect(self.actions_by_name["undo"].setEnabled)
         stack.canRedoChanged.connect(self.actions_by_name["redo"].setEnabled)
         self.actions_by_name["undo"].setEnabled(stack.canUndo())
@@ -141,6 +164,25 @@ class MainWindow(QMainWindow):
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
         self.files.install_recent_menu(menus["&File"])
+
+    def _name_step(self, name: str, verb: str, text: str) -> None:
+        """Edit › Undo says what it undoes ("Undo Move R710-1")."""
+        action = self.actions_by_name[name]
+        action.setText(f"{verb} {text}" if text else verb)
+        action.setStatusTip(f"{verb.replace('&', '')} “{text}”" if text else action.statusTip())
+
+    def _clear_messages(self) -> None:
+        """Another bed: what the views said about the last one no longer applies."""
+        self.statusBar().clearMessage()
+        self.canvas.clear_messages()
+        for view, label in ((self.findings, "notice"), (self.placement, "message"), (self.storage, "message")):
+            widget = getattr(view, label, None)
+            if widget is not None:
+                widget.clear()
+
+    def show_restored(self) -> None:
+        """Show at the last session's geometry, or maximised the first time."""
+        window_state.show_restored(self)
 
     def _handler(self, dotted: str) -> Callable[[], Any]:
         def run(*_: Any) -> Any:
@@ -172,6 +214,7 @@ class MainWindow(QMainWindow):
             for attr, *_ in PANELS:
                 getattr(getattr(self, attr), "shutdown", lambda: None)()
             self.document.validation.shutdown()
+            window_state.remember(self)
             event.accept()
         else:
             event.ignore()

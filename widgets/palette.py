@@ -94,7 +94,14 @@ def _sample(base: str, role: str | None):
 
 
 class KindList(QListWidget):
-    """The list itself: starts a drag with the kind in its mime data."""
+    """The list itself: starts a drag with the kind in its mime data; Escape disarms."""
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.parent().disarm()
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     def startDrag(self, actions) -> None:
         item = self.currentItem()
@@ -117,6 +124,8 @@ class Palette(QWidget):
         super().__init__(parent)
         self.document = document
         self.selection = selection
+        self.armed: str | None = None
+        self._followed: list = []
         self.list = KindList(self)
         self.list.setObjectName("paletteList")
         self.list.setIconSize(ICON)
@@ -128,7 +137,8 @@ class Palette(QWidget):
         for kind in operations.PALETTE:
             item = QListWidgetItem(kind_icon(kind.key), kind.label)
             item.setData(KIND_ROLE, kind.key)
-            item.setToolTip(f"{kind.tip}\nClick, then click on the diagram; or drag it there.")
+            item.setToolTip(f"{kind.label}: {kind.tip}\nClick, then click on the diagram (each click adds one; "
+                            "Esc or a second click here stops); or drag it there.")
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsDragEnabled)
             self.list.addItem(item)
         self.list.itemClicked.connect(self._clicked)
@@ -147,13 +157,42 @@ class Palette(QWidget):
                 return self.list.item(i)
         raise KeyError(key)
 
+    def _canvases(self) -> list:
+        from widgets.canvas.view import Canvas
+        canvases = self.window().findChildren(Canvas)
+        for canvas in canvases:
+            if canvas not in self._followed:   # the entry stays highlighted exactly while armed
+                self._followed.append(canvas)
+                canvas.armed_changed.connect(self._show_armed)
+        return canvases
+
     def _clicked(self, item: QListWidgetItem) -> None:
         key = item.data(KIND_ROLE)
+        canvases = self._canvases()
+        if self.armed == key:                  # a second click on the armed entry puts it down
+            for canvas in canvases:
+                canvas.disarm()
+            return
         self.kind_chosen.emit(key)
-        # the canvases of this window wait for the next click
-        from widgets.canvas.view import Canvas
-        for canvas in self.window().findChildren(Canvas):
+        # the canvases of this window place one on every click until Escape
+        for canvas in canvases:
             canvas.arm(key)
+
+    def disarm(self) -> None:
+        for canvas in self._canvases():
+            canvas.disarm()
+
+    def _show_armed(self, key: str) -> None:
+        self.armed = key or None
+        self.list.blockSignals(True)
+        try:
+            if key:
+                self.list.setCurrentItem(self.item_for(key))
+            else:
+                self.list.clearSelection()
+                self.list.setCurrentItem(None)
+        finally:
+            self.list.blockSignals(False)
 
     def sizeHint(self) -> QSize:
         return QSize(200, 420)

@@ -37,6 +37,7 @@ from topology.model import Bed
 from topology.rename_ops import Located, RenameError, locate, ref_candidates, rename
 from widgets.forms.binding import FieldBinding, NestedRecord
 from widgets.forms.fields import BoolField, ChoiceCombo, NoteField, NumberBox, RefCombo, TextField
+from widgets.forms.keys import watch_keys
 from widgets.forms.labels import edit_words, field_label
 from widgets.forms.list_fields import ChoiceListField, MappingField, TextListField
 from widgets.forms.values import NOT_SET, FieldError, format_number, parse_number, parse_scalar
@@ -277,6 +278,7 @@ class PropertyEditor(QWidget):
             name_label.setToolTip(tip)
             editor.setToolTip(tip)
             editor.committed.connect(lambda raw, b=binding: self._commit(b, raw))
+            watch_keys(binding, self.document.undo_stack)
             form.addRow(name_label, cell)
             self._bindings.append(binding)
 

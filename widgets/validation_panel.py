@@ -418,6 +418,7 @@ class ValidationPanel(QWidget):
         menu.addSeparator()
         menu.addAction("Copy", lambda: QGuiApplication.clipboard().setText(
             f"{f.code} ({f.severity}): {f.message} [{', '.join(f.subjects)}]"))
+        add_finding_entries(self, menu, f)
         menu.exec(self.tree.viewport().mapToGlobal(pos))
 
     # ------------------------------------------------------------------ documented exceptions
@@ -460,3 +461,15 @@ class ValidationPanel(QWidget):
     def _tell(self, text: str, *, error: bool = False) -> None:
         self.notice.setStyleSheet(f"color: {SEVERITY_COLOURS['error']};" if error else "")
         self.notice.setText(text)
+
+
+def add_finding_entries(panel: ValidationPanel, menu: QMenu, f: Any) -> None:
+    """The rest of a finding's menu: its components' properties, and the list narrowed to its rule
+    or to its first component."""
+    subjects = list(f.subjects)
+    if subjects:
+        menu.addAction(f"Properties of {subjects[0]}", lambda: panel.selection.set(subjects[:1]))
+    menu.addSeparator()
+    menu.addAction(f"Show only {f.code}", lambda: panel.search.setText(f.code))
+    if subjects:
+        menu.addAction(f"Show only findings about {subjects[0]}", lambda: panel.search.setText(subjects[0]))

@@ -37,7 +37,7 @@ class Cabling:
         self._cancel_link()
         target = self._device_at(scene_pos)
         if target is None or source is None:
-            self.say("Link not made: release the mouse over a port or a switch")
+            self.say("Link not made: release the mouse over a port or a switch", refusal=True)
             return
         port = target.port_at(target.mapFromScene(scene_pos))
         ref = f"{target.ident}:{port}" if port else target.ident

@@ -76,6 +76,7 @@ class ModelDrawing:
         for path in diagram.uncabled_paths(self.bed, self._device_objects()):
             self._add_link(path, dashed=True)
         self._update_scene_rect()
+        self._follow_hint()
         self._follow_selection(self.selection.ids)
         QTimer.singleShot(0, self, self.fit)   # bound to the canvas: nothing runs once it is gone
 
@@ -208,7 +209,16 @@ class ModelDrawing:
         for ident in refresh & set(self.chips):
             self.chips[ident].update()
         self._flush_links()
-        self._update_scene_rect()
+        self._update_scene_rect(keep_view=True)
+        self._follow_hint()
+
+    def _follow_hint(self) -> None:
+        """The empty canvas's hint is drawn over the whole view: the first device placed (or the
+        last deleted) repaints all of it, or pieces of the hint stay on screen."""
+        empty = not self.devices
+        if getattr(self, "_hint_drawn", None) != empty:
+            self._hint_drawn = empty
+            self.viewport().update()
 
     def forget_pictures(self) -> None:
         """Drop every device's cached picture (the next paint draws them afresh)."""
@@ -216,11 +226,26 @@ class ModelDrawing:
             item.setCacheMode(item.CacheMode.NoCache)
             item.setCacheMode(item.CacheMode.DeviceCoordinateCache)
 
-    def _update_scene_rect(self) -> None:
+    def _update_scene_rect(self, *, keep_view: bool = False) -> None:
+        """Room around the drawing.  After an edit (keep_view) the room only grows and what the
+        person sees stays put: placing a device must not slide the drawing under the mouse."""
         content = self.scene().itemsBoundingRect()
         if content.isNull():
             content = QRectF(0, 0, 800, 600)
-        self.scene().setSceneRect(content.adjusted(-600, -600, 600, 600))
+        wanted = content.adjusted(-600, -600, 600, 600)
+        if not keep_view:
+            self.scene().setSceneRect(wanted)
+            return
+        old = self.scene().sceneRect()
+        if old.contains(wanted):
+            return
+        corner = self.mapToScene(0, 0)
+        self.scene().setSceneRect(old.united(wanted))
+        moved = self.mapToScene(0, 0) - corner
+        if moved.manhattanLength() > 0.5:
+            zoom = self.transform().m11()
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - round(moved.x() * zoom))
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - round(moved.y() * zoom))
 
     def _badges_for(self, findings: Iterable[Any]) -> dict[str, diagram.Badge]:
         vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}

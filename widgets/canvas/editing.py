@@ -24,7 +24,7 @@ class Editing:
         try:
             edit = build(self.bed, *args, **kw)
         except Refused as exc:
-            self.say(str(exc))
+            self.say(str(exc), refusal=True)
             return None
         self.document.apply(edit)
         return edit
@@ -41,7 +41,7 @@ class Editing:
         try:
             text = clipboard.copy(self.bed, ids, positions)
         except Refused as exc:
-            self.say(str(exc))
+            self.say(str(exc), refusal=True)
             return False
         mime = QMimeData()
         mime.setText(text)
@@ -69,11 +69,29 @@ class Editing:
             self.selection.set(ids)
             self.say(edit.text)
 
+    def duplicate_selected(self) -> list[str]:
+        """The selected components again, next to themselves (one step; the clipboard is left alone)."""
+        ids = self.selected_ids()
+        if not ids:
+            self.say("Nothing to duplicate: select devices first", refusal=True)
+            return []
+        positions = {i: (b.x, b.y) for i, b in self.current_boxes().items()}
+        try:
+            edit = clipboard.paste(self.bed, clipboard.copy(self.bed, ids, positions), (PASTE_STEP, PASTE_STEP))
+        except Refused as exc:
+            self.say(str(exc), refusal=True)
+            return []
+        self.document.apply(edit)
+        new = clipboard.pasted_ids(edit)
+        self.selection.set(new)
+        self.say(edit.text)
+        return new
+
     def delete_selected(self) -> None:
         ids = self.selected_ids()
         links = [i.model_obj for i in self.links.values() if i.selected]
         if not ids and not links:
-            self.say("Nothing to delete: select devices or links first")
+            self.say("Nothing to delete: select devices or links first", refusal=True)
             return
         edit = self._apply(operations.delete, ids, links)
         if edit is not None:

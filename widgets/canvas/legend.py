@@ -22,7 +22,8 @@ class LegendOverlay(QWidget):
     def _resize(self) -> None:
         w, h = diagram.legend_size()
         self.setFixedSize(QSize(86, 26) if self.folded else QSize(int(w) + 2, int(h) + 2))
-        self.setToolTip("Show the legend" if self.folded else "Hide the legend")
+        self.setToolTip("Show the colour legend" if self.folded
+                        else "Hide the legend (click it; click again to show it)")
 
     def sizeHint(self) -> QSize:
         w, h = diagram.legend_size()
@@ -47,4 +48,8 @@ class LegendOverlay(QWidget):
             painter.drawText(QRectF(self.rect()), int(Qt.AlignmentFlag.AlignCenter), "Legend ▴")
         else:
             diagram.paint_legend(painter, QPointF(1, 1))
+            painter.setPen(diagram.SUBTLE)    # say that it folds away, where the eye reads the title
+            painter.setFont(diagram.font(9))
+            painter.drawText(QRectF(0, 4, self.width() - 8, 16),
+                             int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), "hide ▾")
         painter.end()

@@ -20,18 +20,26 @@ class Placing:
         try:
             operations.parse_kind(kind)
         except Refused as exc:
-            self.say(str(exc))
+            self.say(str(exc), refusal=True)
             return
         self.armed = kind
         self.viewport().setCursor(Qt.CursorShape.CrossCursor)
         label = operations.KINDS[kind].label if kind in operations.KINDS else kind
         where = {"vm": " (on a host to place it there)", "enclosure": " on a storage array",
                  "disk": " on a storage array"}.get(kind, "")
-        self.say(f"Click on the diagram{where} to add a {label.lower()} — Esc cancels")
+        text = f"Adding {label.lower()}s: click on the diagram{where} — Esc or the palette entry again stops"
+        self.notice.show_armed(text)
+        self.say(text)
+        self.armed_changed.emit(kind)
 
     def disarm(self) -> None:
+        was = self.armed
         self.armed = None
         self.viewport().unsetCursor()
+        self.notice.hide_armed()
+        if was:
+            self.say("")
+            self.armed_changed.emit("")
 
     def place(self, kind: str, scene_pos: QPointF) -> str | None:
         """Add a component of `kind` centred on scene_pos; returns its id."""
@@ -76,7 +84,7 @@ class Placing:
         try:
             operations.parse_kind(kind)
         except Refused as exc:
-            self.say(str(exc))
+            self.say(str(exc), refusal=True)
             event.ignore()
             return
         self.disarm()

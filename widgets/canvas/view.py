@@ -26,6 +26,7 @@ from widgets.canvas.export import DiagramExport
 from widgets.canvas.items import ChipItem, DeviceItem, LinkItem
 from widgets.canvas.legend import LegendOverlay
 from widgets.canvas.links import LinkRouting
+from widgets.canvas.notice import CanvasNotice
 from widgets.canvas.placing import Placing
 from widgets.canvas.selection_sync import SelectionSync
 from widgets.canvas.tooltips import Tooltips
@@ -33,7 +34,9 @@ from widgets.canvas.tooltips import Tooltips
 GRID = 20.0
 ZOOM_STEP = 1.25
 ZOOM_MIN, ZOOM_MAX = 0.02, 5.0
-PIXMAP_CACHE_KB = 96 * 1024          # Qt's default (10 MB) holds about 60 device pictures
+PIXMAP_CACHE_KB = 96 * 1024             # Qt's default (10 MB) holds about 60 device pictures
+NUDGE = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1), Qt.Key.Key_Down: (0, 1)}
+NUDGE_BIG = 5                        # Shift+arrow moves this many grid steps
 
 
 def application() -> QApplication:
@@ -44,6 +47,7 @@ def application() -> QApplication:
 class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing, DiagramExport, Tooltips,
              QGraphicsView):
     message = Signal(str)             # what the canvas told the user (also shown in the status bar)
+    armed_changed = Signal(str)       # the palette kind the next click places ("" = none)
 
     def __init__(self, document, selection, parent=None):
         super().__init__(parent)
@@ -110,6 +114,8 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
         if validation is not None:
             validation.findings_changed.connect(self._on_findings)
         self.legend = LegendOverlay(self)
+        self.notice = CanvasNotice(self)
+        document.reset.connect(self.clear_messages)
         self._rebuild()
 
     def place_overlays(self) -> None:
@@ -121,17 +127,58 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
                 self.legend._resize()
         self.legend.move(vp.right() - self.legend.width() - 10, vp.bottom() - self.legend.height() - 10)
         self.legend.raise_()
+        self.notice.place(vp)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.place_overlays()
 
-    def say(self, text: str) -> None:
+    def say(self, text: str, *, refusal: bool = False) -> None:
+        """Tell the user: the status bar, and for a refusal also a notice over the drawing
+        (where the eyes are) that stays until the next action or a few seconds."""
         self.last_message = text
         window = self.window()
         if isinstance(window, QMainWindow):
-            window.statusBar().showMessage(text, 8000)
+            window.statusBar().showMessage(text, 15000 if refusal else 8000)
+        if refusal:
+            self.notice.show_text(text)
         self.message.emit(text)
+
+    def clear_messages(self) -> None:
+        """Another bed or scenario: what was said about the last one no longer applies."""
+        self.last_message = ""
+        self.notice.hide()
+        window = self.window()
+        if isinstance(window, QMainWindow):
+            window.statusBar().clearMessage()
+
+    def nudge(self, dx: int, dy: int, *, big: bool = False) -> bool:
+        """Move the selected devices by a grid step (five with Shift), as one undoable move."""
+        step = GRID * (NUDGE_BIG if big else 1)
+        moved = {i: (d.pos().x() + dx * step, d.pos().y() + dy * step)
+                 for i, d in self.devices.items() if d.isSelected()}
+        if not moved:
+            return False
+        self._apply(operations.move, moved)
+        return True
+
+    def _select_for_menu(self, scene_pos: QPointF) -> None:
+        """A right press selects what is under it (unless it is part of the selection already)."""
+        device = self._device_at(scene_pos)
+        if device is not None:
+            if not device.isSelected():
+                self._clear_link_selection()
+                self.scene().clearSelection()
+                device.setSelected(True)
+                self._publish_selection()
+            return
+        link = self._link_at(scene_pos)
+        if link is not None:
+            if not link.selected:
+                self._clear_link_selection()
+                self.scene().clearSelection()
+                link.set_selected(True)
+            return
 
     def zoom_in(self) -> None:
         self._zoom(ZOOM_STEP, anchor_mouse=False)
@@ -195,15 +242,15 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
             event.accept()
             return
         if event.button() == Qt.MouseButton.LeftButton and self.armed:
-            kind = self.armed
-            if not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-                self.disarm()   # Shift keeps the kind for several placements
-            self.place(kind, scene_pos)
+            self.place(self.armed, scene_pos)   # stays armed: Escape or the entry again disarms it
             event.accept()
             return
-        if event.button() == Qt.MouseButton.RightButton and self.armed:
-            self.disarm()
-            self.say("")
+        if event.button() == Qt.MouseButton.RightButton:
+            if self.armed:
+                self.disarm()
+            else:
+                self._select_for_menu(scene_pos)
+            event.accept()
             return
         if event.button() == Qt.MouseButton.LeftButton:
             device = self._device_at(scene_pos)
@@ -291,8 +338,11 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
         if event.key() == Qt.Key.Key_Escape:
             if self.armed:
                 self.disarm()
-                self.say("")
             self._cancel_link()
+            event.accept()
+            return
+        step = NUDGE.get(event.key())
+        if step is not None and self.nudge(*step, big=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)):
             event.accept()
             return
         for key, handler in ((QKeySequence.StandardKey.Delete, self.delete_selected),
@@ -320,6 +370,13 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
             event.accept()
             return
         super().keyReleaseEvent(event)
+
+    def contextMenuEvent(self, event) -> None:
+        from widgets.context_menus import canvas_menu
+        menu = canvas_menu(self, event.pos())
+        if menu is not None and not menu.isEmpty():
+            menu.exec(event.globalPos())
+        event.accept()
 
     def wheelEvent(self, event) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:

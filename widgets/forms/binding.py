@@ -42,6 +42,10 @@ class FieldBinding:
 
     def show_error(self, text: str) -> None:
         self.message.setText(text)
+        # the form sits in a scroll area, which sizes rows by their one-line hint: claim the
+        # wrapped height, or the message is drawn over the next field
+        width = max(self.editor.width(), 120)
+        self.message.setMinimumHeight(self.message.heightForWidth(width))
         self.message.show()
         self.editor.setProperty("invalid", True)
         part = self._text_part()

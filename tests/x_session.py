@@ -1,0 +1,289 @@
+"""A scripted session in a real X server: Xvfb, real pointer and keyboard events through xdotool
+(XTEST), the window on the xcb platform.  It builds a small bed from an empty one with the
+palette and the mouse, cables it, uses the canvas context menu, Find, and File › New from
+Example, and saves screenshots of the X screen under build/x-session/.
+
+    python tests/x_session.py [1920x1080 1366x768 ...]
+
+Prints the figures the issue asks for: clicks (and key presses) to build the small bed, and
+the time from a click to the canvas repainting it (median and worst over the placements).
+Needs Xvfb and xdotool (.ci/setup.sh installs them).  Exits non-zero when a step did not
+have its effect.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "x-session"
+
+
+def later(seconds: float):
+    """A condition that holds once `seconds` have passed (the driver waits on it)."""
+    end = time.monotonic() + seconds
+    return lambda: time.monotonic() >= end
+
+
+class Session:
+    """The script is a generator run by a timer, so that it goes on while a menu or a dialog runs
+    its own event loop: it yields conditions to wait for (10 s each at most)."""
+
+    def __init__(self, app, window):
+        self.app, self.window = app, window
+        self.clicks = 0
+        self.keys = 0
+        self.paint_times: list[float] = []
+
+    def xdo(self, *args) -> None:
+        subprocess.run(["xdotool", *map(str, args)], check=True, timeout=20)
+
+    def point(self, widget, local) -> tuple[int, int]:
+        p = widget.mapToGlobal(local)
+        return p.x(), p.y()
+
+    def click(self, widget, local, button: int = 1):
+        x, y = self.point(widget, local)
+        self.xdo("mousemove", x, y)
+        yield later(0.05)
+        self.xdo("click", button)
+        self.clicks += 1
+        yield later(0.05)
+
+    def drag(self, widget, start, end):
+        (x0, y0), (x1, y1) = self.point(widget, start), self.point(widget, end)
+        self.xdo("mousemove", x0, y0)
+        yield later(0.03)
+        self.xdo("mousedown", 1)
+        yield later(0.03)
+        for i in range(1, 7):
+            self.xdo("mousemove", x0 + (x1 - x0) * i // 6, y0 + (y1 - y0) * i // 6)
+            yield later(0.02)
+        self.xdo("mouseup", 1)
+        self.clicks += 1
+        yield later(0.05)
+
+    def key(self, *keys: str):
+        self.xdo("key", "--clearmodifiers", *keys)
+        self.keys += len(keys)
+        yield later(0.05)
+
+    def type(self, text: str):
+        self.xdo("type", "--delay", "20", text)
+        self.keys += len(text)
+        yield later(0.05)
+
+    def shoot(self, tag: str, name: str, shots: list):
+        yield later(0.15)
+        path = OUT / f"{tag}-{name}.png"
+        self.window.screen().grabWindow(0).save(str(path))
+        shots.append(path)
+
+    def place(self, key: str, at):
+        """Pick `key` in the palette (unless armed), click the canvas at `at`; times click to repaint."""
+        from PySide6.QtCore import QEvent, QObject
+        w = self.window
+        palette = w.palette
+        if w.canvas.armed != key:
+            rect = palette.list.visualItemRect(palette.item_for(key))
+            yield from self.click(palette.list.viewport(), rect.center())
+            yield lambda: w.canvas.armed == key
+        bed = w.document.bed
+        count = len(bed.servers) + len(bed.switches) + len(bed.arrays)
+        painted: list[float] = []
+
+        class PaintWatch(QObject):
+            def eventFilter(self, obj, event):
+                if event.type() == QEvent.Type.Paint:
+                    painted.append(time.perf_counter())
+                return False
+        watch = PaintWatch()
+        x, y = self.point(w.canvas.viewport(), at)
+        self.xdo("mousemove", x, y)
+        yield later(0.1)
+        w.canvas.viewport().installEventFilter(watch)
+        start = time.perf_counter()
+        self.xdo("click", 1)
+        self.clicks += 1
+        yield lambda: len(bed.servers) + len(bed.switches) + len(bed.arrays) == count + 1 and bool(painted)
+        w.canvas.viewport().removeEventFilter(watch)
+        self.paint_times.append(painted[-1] - start)
+
+
+def script(s: Session, tag: str, result: dict):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication, QMenu
+    window = s.window
+    doc = window.document
+    shots: list[Path] = []
+    yield lambda: window.isVisible() and window.canvas.viewport().isVisible()
+    yield later(0.5)
+    # no window manager gives the window the keyboard: focus it the way one would
+    s.xdo("search", "--sync", "--name", "Testbed Studio", "windowfocus", "--sync")
+    yield lambda: QApplication.activeWindow() is window
+    yield from s.shoot(tag, "empty", shots)
+
+    # a small bed: two hosts, a switch, an array; two cables
+    vp = window.canvas.viewport()
+    cx, cy = vp.width() // 2, vp.height() // 2
+    yield from s.place("server:hypervisor", QPoint(cx - 200, cy - 150))
+    yield from s.place("server:hypervisor", QPoint(cx + 100, cy - 150))
+    yield from s.place("switch:ethernet", QPoint(cx - 50, cy + 20))
+    yield from s.place("array", QPoint(cx - 50, cy + 180))
+    yield from s.key("Escape")
+    canvas = window.canvas
+    if os.environ.get("X_SESSION_TRACE"):
+        from PySide6.QtCore import QEvent, QObject
+
+        class Presses(QObject):
+            def eventFilter(self, obj, event):
+                if event.type() in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease):
+                    print("  ", event.type(), event.position().toPoint(), file=sys.stderr)
+                return False
+        s.presses = Presses()
+        vp.installEventFilter(s.presses)
+    for host in ("host-1", "host-2"):
+        item = canvas.devices[host]
+        port = canvas.mapFromScene(item.mapToScene(item.marks["SAN1"].rect.center()))
+        if os.environ.get("X_SESSION_TRACE"):
+            print("before", host, item.pos(), item.marks["SAN1"].rect, canvas._device_at(canvas.mapToScene(port)),
+                  file=sys.stderr)
+        switch = canvas.mapFromScene(canvas.devices["sw-1"].sceneBoundingRect().center())
+        yield from s.drag(vp, port, switch)
+        if os.environ.get("X_SESSION_TRACE"):
+            print("after drag", host, port, switch, repr(canvas.last_message), canvas.armed, len(doc.bed.arrays),
+                  [(d.id, d.x, d.y) for d in doc.bed.servers], file=sys.stderr)
+    yield lambda: len(doc.bed.links) == 2
+    result.update(clicks=s.clicks, keys=s.keys)
+    yield from s.shoot(tag, "small-bed", shots)
+
+    # the context menu of a device: Duplicate
+    host = canvas.devices["host-1"]
+    centre = canvas.mapFromScene(host.mapToScene(host.w / 2, 14))
+    yield from s.click(vp, centre, button=3)
+    yield lambda: isinstance(QApplication.activePopupWidget(), QMenu)
+    menu = QApplication.activePopupWidget()
+    yield from s.shoot(tag, "context-menu", shots)
+    action = next(a for a in menu.actions() if a.text() == "Duplicate")
+    yield from s.click(menu, menu.actionGeometry(action).center())
+    yield lambda: len(doc.bed.servers) == 3
+
+    # Find: Ctrl+F, type, Enter
+    yield from s.key("ctrl+f")
+    yield lambda: window.find_bar.isVisible() and window.find_bar.field.hasFocus()
+    yield from s.type("host-2")
+    yield from s.key("Return")
+    yield lambda: window.selection.ids == {"host-2"}
+    yield from s.shoot(tag, "find", shots)
+    yield from s.key("Escape")
+
+    # File > New from Example: the gallery, the second example, discard the unsaved bed
+    yield from s.key("ctrl+shift+n")
+    yield lambda: QApplication.activeModalWidget() is not None
+    gallery = QApplication.activeModalWidget()
+    yield from s.shoot(tag, "example-gallery", shots)
+    yield from s.click(gallery.list.viewport(), gallery.list.visualItemRect(gallery.list.item(1)).center())
+    name = gallery.beds[gallery.chosen()].bed.name
+    yield from s.click(gallery.create, gallery.create.rect().center())
+    yield lambda: QApplication.activeModalWidget() not in (None, gallery)
+    question = QApplication.activeModalWidget()
+    discard = next(b for b in question.buttons() if "Discard" in b.text().replace("&", ""))
+    yield from s.click(discard, discard.rect().center())
+    yield lambda: doc.path is None and doc.bed.bed.name == name
+    yield later(0.3)
+    yield from s.shoot(tag, "from-example", shots)
+    result.update(repaint_ms=[round(t * 1000, 1) for t in s.paint_times],
+                  shots=[str(p.relative_to(ROOT)) for p in shots])
+
+
+def run(tag: str, width: int, height: int) -> dict:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    from widgets.main_window import MainWindow
+    window = MainWindow()
+    window.setGeometry(0, 0, width, height)
+    window.show()
+    result: dict = {"size": tag}
+    steps = script(Session(app, window), tag, result)
+    waiting: list = [None, 0.0]
+    failure: list[str] = []
+
+    def tick() -> None:
+        condition, deadline = waiting
+        if condition is not None:
+            if condition():
+                waiting[0] = None
+            elif time.monotonic() > deadline:
+                failure.append(f"waited 10 s at line {steps.gi_frame.f_lineno if steps.gi_frame else '?'}")
+                print(f"x-session {tag}: {failure[-1]}", file=sys.stderr, flush=True)
+                window.screen().grabWindow(0).save(str(OUT / f"{tag}-failure.png"))
+                timer.stop()
+                app.exit(0)
+            return
+        try:
+            waiting[:] = [next(steps), time.monotonic() + 10.0]
+            if os.environ.get("X_SESSION_TRACE"):
+                print("x-session at line", steps.gi_frame.f_lineno if steps.gi_frame else "?", file=sys.stderr)
+        except StopIteration:
+            timer.stop()
+            app.exit(0)
+        except Exception as exc:
+            failure.append(repr(exc))
+            app.exit(0)
+    timer = QTimer(interval=10, timeout=tick)
+    timer.start()
+    app.exec()
+    timer.stop()
+    for widget in (QApplication.activeModalWidget(), QApplication.activePopupWidget()):
+        if widget is not None:
+            widget.close()
+    if failure:
+        window.grab().save(str(OUT / f"{tag}-failure.png"))
+    window.document.undo_stack.clear()
+    window.document.undo_stack.setClean()
+    window.close()                        # shuts the workers down before the widgets go
+    if failure:
+        raise SystemExit(f"x-session {tag}: {failure[0]}")
+    return result
+
+
+def main(sizes: list[str]) -> int:
+    if not shutil.which("Xvfb") or not shutil.which("xdotool"):
+        print("x-session: needs Xvfb and xdotool (apt-get install xvfb xdotool)", file=sys.stderr)
+        return 2
+    OUT.mkdir(parents=True, exist_ok=True)
+    if os.environ.get("X_SESSION_CHILD"):
+        width, height = map(int, sizes[0].split("x"))
+        result = run(sizes[0], width, height)
+        times = result["repaint_ms"]
+        print(f"{result['size']}: small bed (2 hosts, switch, array, 2 cables) in {result['clicks']} clicks "
+              f"and {result['keys']} key presses; click to repaint median {statistics.median(times):.0f} ms, "
+              f"worst {max(times):.0f} ms over {len(times)} placements; screenshots: {', '.join(result['shots'])}")
+        return 0
+    status = 0
+    for size in sizes:
+        display = f":{90 + sizes.index(size)}"
+        xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{size}x24", "-nolisten", "tcp"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(1.0)
+            env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb", "X_SESSION_CHILD": "1",
+                   "TESTBED_STUDIO_STATE_DIR": tempfile.mkdtemp(prefix="testbed-xsession-")}
+            status |= subprocess.run([sys.executable, __file__, size], env=env, timeout=150).returncode
+        finally:
+            xvfb.terminate()
+            xvfb.wait(timeout=10)
+    return status
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main(sys.argv[1:] or ["1920x1080", "1366x768"]))
