@@ -38,6 +38,7 @@ _PID_MARK = "@testbed-studio-pid "
 _COMMANDS = {"bash": f"echo {_PID_MARK}$$ >&2; exec bash -s", "sh": f"echo {_PID_MARK}$$ >&2; exec sh -s",
              "powershell": "powershell -NoProfile -NonInteractive -Command -"}
 _POLL_S = 0.02      # a printed line reaches the callback within this (plus the network)
+_STOP_WAIT_S = 5.0  # how long the kill of a stopped step may take to be confirmed
 # paramiko logs a dropped socket as an error on its own thread; the transport already reports
 # it as the step's status, and the user must not see a second, raw message on the terminal
 logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)
@@ -317,8 +318,10 @@ class SSHTransport(Transport):
             # `kill -s SIG -- -PGID` is the form both bash and dash accept
             killer.exec_command(f"kill -s TERM -- -{pid} 2>/dev/null || kill -s TERM {pid}; sleep 1; "
                                 f"kill -s KILL -- -{pid} 2>/dev/null; true")
-            killer.settimeout(5)
-            killer.recv_exit_status()
+            # recv_exit_status() has no timeout: on a cut link it would wait for TCP to give up
+            deadline = time.monotonic() + _STOP_WAIT_S
+            while not killer.exit_status_ready() and time.monotonic() < deadline:
+                time.sleep(_POLL_S)
             killer.close()
         except Exception:
             pass
