@@ -18,7 +18,7 @@ from topology.model import StorageArray
 
 
 @lru_cache(maxsize=65536)
-def _iface(address: str) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface | None:
+def iface(address: str) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface | None:
     if not address:
         return None
     try:
@@ -141,7 +141,7 @@ def subnet_key(address: str) -> tuple[int, int, int] | None:
             return None
         n = octets[0] << 24 | octets[1] << 16 | octets[2] << 8 | octets[3]
         return (4, n >> (32 - prefix), prefix)
-    ip = _iface(address)
+    ip = iface(address)
     if ip is None:
         return None
     net = ip.network
@@ -171,7 +171,7 @@ def _network_of(idx: BedIndex, l3: Layer3) -> str:
     """The network id a port is on: its own, else the network whose CIDR holds its address."""
     if l3.network or l3.subnet is None:
         return l3.network
-    ip = _iface(l3.address)
+    ip = iface(l3.address)
     if ip is None:
         return ""
     for net in idx.bed.networks:

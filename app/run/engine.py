@@ -18,6 +18,7 @@ from app.run import journal as J
 from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
 from app.run.plan import RunStep, Stage, Task, hosts_of, required_tools, stages
 from app.run.runlock import RunLock
+from app.run.standing import aggregate
 from topology import quoting
 
 DEFAULT_TIMEOUT_S = 3600.0      # a step with no timeout of its own: long loads run for hours
@@ -123,17 +124,7 @@ class RunEngine:
             return self.states.get(task.key) or TaskState(task.step, task.host)
 
     def step_status(self, step: RunStep) -> str:
-        statuses = [self.task_state(t).status for t in step.tasks]
-        if any(s == J.RUNNING for s in statuses):
-            return J.RUNNING
-        problems = [s for s in statuses if s in J.PROBLEMS]
-        if problems:
-            return problems[0]
-        if all(s in J.SUCCEEDED for s in statuses):
-            if all(s == J.SKIPPED for s in statuses):
-                return J.SKIPPED
-            return J.DONE if step.manual else J.OK
-        return J.PENDING
+        return aggregate(step.manual, [self.task_state(t).status for t in step.tasks])
 
     def succeeded(self, step: RunStep) -> bool:
         return self.step_status(step) in J.SUCCEEDED

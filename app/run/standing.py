@@ -64,7 +64,7 @@ def step_look(step, status_of_task: Callable) -> StepLook:
 
 
 def aggregate(manual: bool, statuses: Sequence[str]) -> str:
-    """One status for a step from its tasks' (the same rule as RunEngine.step_status)."""
+    """One status for a step from its tasks' statuses (the engine and every view use this rule)."""
     if any(s == J.RUNNING for s in statuses):
         return J.RUNNING
     problems = [s for s in statuses if s in J.PROBLEMS]

@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from topology.model import VM, Switch
+from topology.path_checks import iface
 from topology.validation.context import Context
 from topology.validation.registry import Hit, hit, rule
 
@@ -16,16 +17,6 @@ _SEED001 = "Seed 001 (Dell EqualLogic PS6110 reference architecture), section 6 
 
 SAN = "iscsi"
 CLIENT_ROLES = {"lan", "vm"}
-
-
-@lru_cache(maxsize=65536)
-def iface(address: str) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface | None:
-    if not address:
-        return None
-    try:
-        return ipaddress.ip_interface(address)
-    except ValueError:
-        return None
 
 
 def iter_server_ports(ctx: Context) -> Iterator[tuple[Any, str, Any]]:
