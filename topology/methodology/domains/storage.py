@@ -176,18 +176,17 @@ def _disk_groups(ctx: BedContext) -> list[Item]:
     return _array_items(ctx, 1000, per)
 
 
-@domain("pool", ARRAY_NAMES | field_names("pool", "name", "provisioning", "purpose", "raid", "raid_text", "groups",
-                                          "formatted"),
+_POOL_FIELDS: dict[str, ValueKind] = {"name": as_text, "provisioning": as_token, "purpose": as_list, "raid": as_token}
+
+
+@domain("pool", ARRAY_NAMES | field_names("pool", *_POOL_FIELDS, "raid_text", "groups", "formatted"),
         "each pool of each array")
 def _pools(ctx: BedContext) -> list[Item]:
     def per(a: StorageArray, base: Values):
         for p in a.pools:
             vals = dict(base)
             ref = f"{a.id}:pool:{p.name}"
-            put(vals, "pool.name", as_text(p.name, f"{ref}.name"))
-            put(vals, "pool.provisioning", as_token(p.provisioning, f"{ref}.provisioning"))
-            put(vals, "pool.purpose", as_list(p.purpose, f"{ref}.purpose"))
-            put(vals, "pool.raid", as_token(p.raid, f"{ref}.raid"))
+            put_fields(vals, "pool", p, ref, _POOL_FIELDS)
             put(vals, "pool.raid_text", as_text(RAID_NAMES.get(p.raid, p.raid), f"{ref}.raid"))
             put(vals, "pool.groups", as_list([g.name for g in a.disk_groups if g.pool == p.name], f"{ref}"))
             if p.formatted_gb:
@@ -251,19 +250,18 @@ def _host_groups(ctx: BedContext) -> list[Item]:
     return _array_items(ctx, 5000, per)
 
 
-@domain("array_host", ARRAY_NAMES | field_names("array_host", "name", "server", "host_type", "host_group", "initiators",
-                                          "initiator"),
+_ARRAY_HOST_FIELDS: dict[str, ValueKind] = {"name": as_text, "server": as_text, "host_type": as_text,
+                                             "host_group": as_text, "initiators": as_list}
+
+
+@domain("array_host", ARRAY_NAMES | field_names("array_host", *_ARRAY_HOST_FIELDS, "initiator"),
         "each host defined on each array")
 def _array_hosts(ctx: BedContext) -> list[Item]:
     def per(a: StorageArray, base: Values):
         for h in a.hosts:
             vals = dict(base)
             src = f"{a.id}:host:{h.name}"
-            put(vals, "array_host.name", as_text(h.name, f"{src}.name"))
-            put(vals, "array_host.server", as_text(h.server, f"{src}.server"))
-            put(vals, "array_host.host_type", as_text(h.host_type, f"{src}.host_type"))
-            put(vals, "array_host.host_group", as_text(h.host_group, f"{src}.host_group"))
-            put(vals, "array_host.initiators", as_list(h.initiators, f"{src}.initiators"))
+            put_fields(vals, "array_host", h, src, _ARRAY_HOST_FIELDS)
             if h.initiators:
                 put(vals, "array_host.initiator", as_text(h.initiators[0], f"{src}.initiators"))
             yield vals, a.id
