@@ -61,7 +61,8 @@ def test_diskspd_text_and_xml_results():
 
 
 def test_jetstress_report_figures_and_verdict():
-    r = parse_jetstress_html((DATA / "jetstress_sample.html").read_text())
+    # synthetic (no public Jetstress report was found): tests/data/captures/README.md says so
+    r = parse_jetstress_html((DATA.parent / "captures" / "jetstress" / "jetstress_report_SYNTHETIC.html").read_text())
     assert r.iops == pytest.approx(1234.567) and r.read_latency_ms == 14.812 and r.write_latency_ms == 2.031
     assert r.passed is True
     assert parse_jetstress_html("<html></html>").problems
