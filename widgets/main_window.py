@@ -124,6 +124,7 @@ class MainWindow(QMainWindow):
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.find_bar)
         from widgets.file_controller import FileController
         self.files = FileController(self)
+        self.run.save_bed = self.files.save      # a new run saves the bed the way File › Save does
         self._build_actions()
         self.document.dirty_changed.connect(lambda _: self.update_title())
         self.document.path_changed.connect(lambda _: self.update_title())

@@ -1,7 +1,11 @@
-"""The questions a run asks a person in the Run tab: trust an unknown SSH host key, a password,
-and what to do with a step a dead driver left running.  The session asks them from its worker
-thread; they are answered here on the GUI thread."""
+"""The questions a run asks a person in the Run tab: before a new run, save the bed and run it
+despite its errors; during it, trust an unknown SSH host key, a password, and what to do with
+a step a dead driver left running.  The session asks the latter from its worker thread; they
+are answered here on the GUI thread."""
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -15,6 +19,71 @@ from PySide6.QtWidgets import (
 )
 
 from app.run import events as E
+
+ERRORS_LISTED = 6
+
+
+def confirm_run_start(parent: QWidget, document: Any, save: Callable[[], bool] | None) -> bool:
+    """Before a new run: the bed on disk must be the bed on screen (the run records the file and
+    its steps are made from it), and errors are run only when the person says so."""
+    path = document.path
+    if document.dirty or path is None or not path.exists():
+        if not _ask_save_first(parent, document, save):
+            return False
+    errors = _open_errors(document)
+    return not errors or _ask_run_with_errors(parent, errors)
+
+
+def _ask_save_first(parent: QWidget, document: Any, save: Callable[[], bool] | None) -> bool:
+    never_saved = document.path is None or not document.path.exists()
+    box = QMessageBox(QMessageBox.Icon.Question, "Save before the run",
+                      "The bed has not been saved yet." if never_saved else
+                      f"“{document.title}” has unsaved changes.", parent=parent)
+    box.setObjectName("saveBeforeRun")
+    box.setInformativeText("A run records the project file on disk and makes its steps from it. Save first, so "
+                           "that what runs on the hosts is what you see here.")
+    save_button = box.addButton("Save and Continue", QMessageBox.ButtonRole.AcceptRole)
+    cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(save_button)
+    box.setEscapeButton(cancel)
+    box.exec()
+    if box.clickedButton() is not save_button:
+        return False
+    if save is None:
+        if never_saved:
+            return False
+        document.save()
+        return True
+    return bool(save()) and not document.dirty
+
+
+def _open_errors(document: Any) -> list:
+    """The bed's errors as drawn (the reference configuration), not accepted as exceptions."""
+    validation = document.validation
+    if validation.revision_shown == document.revision:
+        findings = validation.findings
+    else:       # the live result for this revision is not in yet: judge the bed as it is now
+        from topology.validation import validate
+        findings = validate(document.bed)
+    return [f for f in findings if f.severity == "error" and not f.accepted and f.scenario is None]
+
+
+def _ask_run_with_errors(parent: QWidget, errors: list) -> bool:
+    n = len(errors)
+    box = QMessageBox(QMessageBox.Icon.Warning, "Run a bed with errors",
+                      f"The bed has {n} error{'s' if n != 1 else ''}. Run it anyway?", parent=parent)
+    box.setObjectName("runWithErrors")
+    listed = [f"{f.code}: {f.message}" for f in errors[:ERRORS_LISTED]]
+    if n > ERRORS_LISTED:
+        listed.append(f"… and {n - ERRORS_LISTED} more (the Validation panel lists them all)")
+    box.setInformativeText("\n".join(listed) + "\n\nSteps made from a bed with errors can set the hosts up "
+                           "wrongly. Fix them, or accept the expected ones as documented exceptions, first.")
+    run = box.addButton("Run Anyway", QMessageBox.ButtonRole.AcceptRole)
+    cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(cancel)
+    box.setEscapeButton(cancel)
+    box.exec()
+    return box.clickedButton() is run
 
 
 def answer_question(parent: QWidget, question: E.Question, reply) -> None:

@@ -102,6 +102,8 @@ class _Terminal:
         elif isinstance(e, E.PreflightChecked):
             for c in e.checks:
                 self.say(f"pre-flight {c.host}: {'ok' if c.ok else 'PROBLEM'} - {c.message}")
+            if e.note:
+                self.say(f"pre-flight: {e.note}")
         elif isinstance(e, E.MetricsProblem):
             self.say(f"metrics: {e.text}")
         elif isinstance(e, E.Leftover):

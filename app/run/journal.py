@@ -197,7 +197,9 @@ def distrust(run_dir: Path, read: JournalRead | None = None) -> str | None:
     return None
 
 
-def replay(records: list[dict]) -> dict[tuple[str, str], TaskState]:
+def replay(records: list[dict], *, driven: bool = False) -> dict[tuple[str, str], TaskState]:
+    """The latest state of each task.  `driven`: a driver holds the run now, so a step without
+    its end record is running, not interrupted."""
     states: dict[tuple[str, str], TaskState] = {}
     for r in records:
         if r["kind"] not in ("start", "end", "mark", "process"):
@@ -220,7 +222,7 @@ def replay(records: list[dict]) -> dict[tuple[str, str], TaskState]:
             if r["kind"] == "mark" or st.status not in (LOST, INTERRUPTED):
                 st.pid = None
     for st in states.values():
-        if st.status == RUNNING:
+        if st.status == RUNNING and not driven:
             # nobody finishes a record for a run that died: the step may or may not have
             # taken effect, so it is run again on resume
             st.status = INTERRUPTED

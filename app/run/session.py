@@ -58,6 +58,7 @@ class RunSession:
         self._completed = False
         self._settled = False
         self._bed_changed = False
+        self._waiting_recorded: str | None = None
         self._close_lock = threading.Lock()
 
     @classmethod
@@ -123,9 +124,7 @@ class RunSession:
 
     def _warn_no_access(self, steps: Sequence[RunStep]) -> None:
         if not any(not s.manual for s in steps) and not self.bed.access:
-            self._warn(E.NO_ACCESS, f"{self.bed_path}: no host has remote access set, so every step is manual; "
-                                    "add an 'access:' list (host, transport, address, user) to the project file",
-                       run_id="")
+            self._warn(E.NO_ACCESS, f"{self.bed_path}: {no_access_text(self.bed)}", run_id="")
 
     def _open(self, info: J.RunInfo, steps: list[RunStep]) -> bool:
         from app.run.metrics_tap import MetricsTap
@@ -204,7 +203,12 @@ class RunSession:
     def preflight(self, steps: Sequence[RunStep] | None = None) -> list:
         """Connect to every host the steps use and look for their programs; changes nothing."""
         checks = self.engine.preflight(steps)
-        self._emit(E.PreflightChecked(self.run_id, tuple(checks)))
+        note = ""
+        if not checks:
+            note = (no_access_text(self.bed) if not self.bed.access else
+                    "none of these steps runs on a host (each is done by hand), so there is nothing to check; "
+                    "hosts with remote access: " + ", ".join(a.host for a in self.bed.access))
+        self._emit(E.PreflightChecked(self.run_id, tuple(checks), note))
         return checks
 
     def settle_leftovers(self) -> str | None:
@@ -263,6 +267,10 @@ class RunSession:
         if standing.steps_total and standing.next_step is None and not self._completed:
             self._completed = completed_now = True
             self.engine.journal.record("run", event="complete")
+        elif standing.waiting_step and standing.waiting_step != self._waiting_recorded:
+            # so that a listing from the journal alone (another window, `runs`) says what the run waits for
+            self._waiting_recorded = standing.waiting_step
+            self.engine.journal.record("run", event="waiting", step=standing.waiting_step)
         self._emit(E.RunEnded(self.run_id, standing, completed_now))
         return standing
 
@@ -327,9 +335,20 @@ def runs_of_bed(bed_path: str | Path | None, runs_dir: Path | None = None) -> li
 
 def standing_of(info: J.RunInfo, read: J.JournalRead | None = None) -> RunStanding:
     """Where a recorded run stands, from its journal alone (no bed needed)."""
+    from app.run.runlock import is_driven
     read = read or J.read_journal(info.dir)
     return stand(info.id, read.records, journal_problems=read.notes + read.damage,
-                 distrust=J.distrust(info.dir, read))
+                 distrust=J.distrust(info.dir, read), driven=is_driven(info.dir))
+
+
+def no_access_text(bed) -> str:
+    """Why every step is manual when the bed says how to reach no host, and how to change that."""
+    host = next((s.id for s in bed.servers), "HOST")
+    return ("no host has remote access set, so every step is done by hand and no host can be checked. "
+            "To run steps on a host, add an 'access:' list to the project file, one entry per host with its "
+            "id, transport (ssh, winrm or local), address and user, e.g.\n"
+            f"  access:\n    - {{host: {host}, transport: ssh, address: 192.0.2.10, user: root}}\n"
+            "Passwords are asked for when the run connects and kept in the system keyring, never in the file.")
 
 
 def access_warnings(bed) -> list[str]:
