@@ -21,6 +21,7 @@ from widgets import window_state
 from widgets.central_tabs import CentralTabs
 from widgets.context_menus import install_storage_menus
 from widgets.find_bar import FindBar
+from widgets.page_docks import PageDocks
 from widgets.tree_filter import FilteredTree
 
 APP_NAME = "Testbed Studio"
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
         from widgets.file_controller import FileController
         self.files = FileController(self)
         self.run.save_bed = self.files.save      # a new run saves the bed the way File › Save does
+        self.page_docks = PageDocks(self, self.run)     # the Run page has a layout of its own
         self._build_actions()
         self.document.dirty_changed.connect(lambda _: self.update_title())
         self.document.path_changed.connect(lambda _: self.update_title())
@@ -215,6 +217,7 @@ class MainWindow(QMainWindow):
             for attr, *_ in PANELS:
                 getattr(getattr(self, attr), "shutdown", lambda: None)()
             self.document.validation.shutdown()
+            self.page_docks.drawing_layout()
             window_state.remember(self)
             event.accept()
         else:

@@ -139,18 +139,21 @@ class RunWizard(QWidget):
             top.addWidget(b)
         outer.addLayout(top)
 
-        split = QSplitter(Qt.Orientation.Horizontal, self)
+        # the steps and the live metrics each get the page's whole width: plots squeezed beside
+        # the step list were 130 px wide at 1366×768
+        self.pages = QTabWidget(self)
+        self.pages.setDocumentMode(True)
+        split = QSplitter(Qt.Orientation.Horizontal, self.pages)
+        self.pages.addTab(split, "Steps")
+        self.metrics_page = QWidget(self.pages)      # the dashboard is built on first use
+        QVBoxLayout(self.metrics_page).setContentsMargins(0, 4, 0, 0)
+        self.pages.addTab(self.metrics_page, "Live metrics")
+        self.dashboard = None
         self.tree = QTreeWidget(split)
         self.tree.setHeaderLabels(["Step", "Where"])
         self.tree.setColumnWidth(0, 330)
         self.tree.currentItemChanged.connect(lambda *_: self._show_step())
-        self.right_tabs = QTabWidget(split)
-        right = QWidget(self.right_tabs)
-        self.right_tabs.addTab(right, "Step")
-        self.metrics_page = QWidget(self.right_tabs)      # the dashboard is built on first use
-        QVBoxLayout(self.metrics_page).setContentsMargins(0, 0, 0, 0)
-        self.right_tabs.addTab(self.metrics_page, "Live metrics")
-        self.dashboard = None
+        right = QWidget(split)
         rl = QVBoxLayout(right)
         rl.setContentsMargins(6, 0, 0, 0)
         self.step_title = QLabel("Open or start a run.", right)
@@ -176,7 +179,7 @@ class RunWizard(QWidget):
         rl.setStretch(rl.indexOf(self.output), 1)
         split.setStretchFactor(1, 1)
         split.setSizes([440, 760])
-        outer.addWidget(split, 1)
+        outer.addWidget(self.pages, 1)
 
         buttons = QHBoxLayout()
         self.run_step_button = QPushButton("Run step", self)
@@ -242,8 +245,10 @@ class RunWizard(QWidget):
         """A session for the bed as it is drawn now; the run before is closed first."""
         dashboard = self.ensure_dashboard()
         dashboard.clear()
+        from topology.workload_time import longest_load_seconds
         from widgets.dashboard import thresholds_from_bed
         dashboard.set_thresholds(thresholds_from_bed(self.document.bed))
+        dashboard.set_run_length(longest_load_seconds(self.document.bed))
         self.controller.shutdown()      # releases this window's hold on a run before taking the next
         self.run_warnings = []
         self._show_warnings()

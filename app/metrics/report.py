@@ -13,10 +13,11 @@ from app.metrics import sample as M
 from app.metrics.results import Summary, Verdict, format_value, judge_criteria, load_samples, summarize, threshold_lines
 from app.metrics.sample import Sample
 from app.metrics.series import is_host_series
+from topology.vocabulary import UNITS
 
 # what the charts show, in this order: metric, title, unit
-CHARTED = ((M.IOPS, "IOPS", "IO/s"), (M.READ_LATENCY_MS, "Read latency", "ms"),
-           (M.WRITE_LATENCY_MS, "Write latency", "ms"), (M.THROUGHPUT_MBPS, "Throughput", "MB/s"))
+CHARTED = ((M.IOPS, "IOPS", UNITS["iops"]), (M.READ_LATENCY_MS, "Read latency", UNITS["ms"]),
+           (M.WRITE_LATENCY_MS, "Write latency", UNITS["ms"]), (M.THROUGHPUT_MBPS, "Throughput", UNITS["mbps"]))
 METRIC_NAMES = {M.IOPS: "IOPS", M.READ_IOPS: "Read IOPS", M.WRITE_IOPS: "Write IOPS",
                 M.READ_LATENCY_MS: "Read latency", M.WRITE_LATENCY_MS: "Write latency",
                 M.LATENCY_MS: "Latency", M.THROUGHPUT_MBPS: "Throughput", M.QUEUE_LENGTH: "Queue length",
