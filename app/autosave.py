@@ -27,24 +27,15 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
+from app.preferences import STATE_DIR_ENV, state_dir  # noqa: F401 - where the state lives, for its users
 from topology.fileformat import dumps, to_data, write_atomic
 
-STATE_DIR_ENV = "TESTBED_STUDIO_STATE_DIR"          # overrides the platform's state directory
 INTERVAL_ENV = "TESTBED_STUDIO_AUTOSAVE_SECONDS"    # overrides DEFAULT_INTERVAL_S
 DEFAULT_INTERVAL_S = 30.0
-APP_DIR_NAME = "testbed-studio"
 SIDECAR_FORMAT = 1
 
 
 # ====================================================================== where
-
-def state_dir() -> Path:
-    override = os.environ.get(STATE_DIR_ENV)
-    if override:
-        return Path(override)
-    import platformdirs
-    return Path(platformdirs.user_state_dir(APP_DIR_NAME))
-
 
 def autosave_dir() -> Path:
     return state_dir() / "autosave"

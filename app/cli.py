@@ -56,12 +56,17 @@ def _parser() -> argparse.ArgumentParser:
                     help="add the figures measured in this run (id or directory, see 'testbed-studio runs') to "
                          "the results appendix: tables per host, pass criteria and charts; may be given more than once")
     ax.add_argument("--runs-dir", help=argparse.SUPPRESS)
+    ax.add_argument("--paper", choices=("a4", "letter"), type=str.lower,
+                    help="paper size of the PDF; default: the one set in the application's preferences, "
+                         "else the locale's (Letter in the US and Canada, A4 elsewhere)")
 
     me = sub.add_parser("methodology", help="print the numbered test procedure generated from a project file")
     me.add_argument("file")
     me.add_argument("--format", choices=("md", "html", "pdf"),
                     help="default: from OUT's extension, else md (pdf needs -o)")
     me.add_argument("-o", "--output", metavar="OUT", help="file to write (default: standard output)")
+    me.add_argument("--paper", choices=("a4", "letter"), type=str.lower,
+                    help="paper size of a PDF; default: as for `appendix`")
     me.add_argument("--templates", action="append", default=[], metavar="DIR",
                     help="a directory of step templates (<platform>/<section>.yaml) that adds to or overrides "
                          "the built-in ones; may be given more than once")
@@ -222,11 +227,11 @@ def cmd_appendix(ns: argparse.Namespace) -> int:
             return EXIT_UNREADABLE
     from app.report.export import write
     try:
-        result = write(bed, out, fmt, source=str(ns.file), runs=runs)
+        result = write(bed, out, fmt, source=str(ns.file), runs=runs, paper=ns.paper)
     except OSError as exc:
         print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    extra = f", {result['pages']} pages" if "pages" in result else ""
+    extra = f", {result['pages']} pages on {result['paper']}" if "pages" in result else ""
     extra += f", diagram in {result['image']}" if "image" in result else ""
     extra += f", {result['charts']} chart(s) beside it" if "charts" in result else ""
     print(f"wrote {out} ({fmt}{extra})")
@@ -261,11 +266,13 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
         text = methodology_html(meth)
         if fmt == "pdf":
             try:
-                pages = write_pdf(text, out, title=f"Test methodology - {meth.bed_name}")
+                pages = write_pdf(text, out, title=f"Test methodology - {meth.bed_name}", paper=ns.paper)
             except OSError as exc:
                 print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
                 return EXIT_UNREADABLE
-            print(f"wrote {out} (pdf, {pages} pages, {sum(len(s.steps) for s in meth.sections)} steps)")
+            from app.preferences import paper_size
+            print(f"wrote {out} (pdf, {pages} pages on {paper_size(ns.paper).capitalize()}, "
+                  f"{sum(len(s.steps) for s in meth.sections)} steps)")
             return EXIT_OK
     if out is None:
         sys.stdout.write(text)

@@ -384,7 +384,7 @@ def test_cli_writes_pdf_without_a_display(tmp_path):
     out = tmp_path / "seed000.pdf"
     res = _cli("appendix", str(resources.example_path(SEED000)), "-o", str(out), tmp_path=tmp_path)
     assert res.returncode == 0, res.stderr
-    assert re.search(r"wrote .*seed000.pdf \(pdf, \d+ pages\)", res.stdout)
+    assert re.search(r"wrote .*seed000.pdf \(pdf, \d+ pages on (A4|Letter)\)", res.stdout)
     assert out.read_bytes().startswith(b"%PDF")
     assert "192.168.130.101" in pdftext(out)
 

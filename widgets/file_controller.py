@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 import resources
+from app import preferences
 from app.autosave import Autosaver, Orphan, find_orphans
 from app.document import new_bed
 from topology.errors import BedFileError
@@ -21,7 +21,6 @@ from topology.repair import broken_references, drop_broken_references
 from widgets.problems_dialog import show_problems, split_problems
 
 FILE_FILTER = "Test beds (*.yaml *.yml);;All files (*)"
-MAX_RECENT = 8
 LONG_ERROR_LINES = 12
 # the loader speaks to the command line; a window user starts from the menu
 CLI_EXAMPLE_HINT = "start from `testbed-studio new --example NAME`"
@@ -32,7 +31,6 @@ class FileController:
     def __init__(self, window: Any):
         self.window = window
         self.document = window.document
-        self.settings = QSettings()
         self._recent_menu: QMenu | None = None
         self.autosave = Autosaver(self.document, window)
         self.autosave.failed.connect(lambda text: self.window.statusBar().showMessage(text, 10000))
@@ -257,15 +255,19 @@ class FileController:
 
     # ------------------------------------------------------------------ recent files
     def recent(self) -> list[str]:
-        value = self.settings.value("recentFiles", [])
-        if isinstance(value, str):
-            value = [value]
-        return [v for v in (value or []) if isinstance(v, str)]
+        """The beds opened last, from this state directory's preferences (a second profile or a
+        test run with its own TESTBED_STUDIO_STATE_DIR never sees another's)."""
+        return preferences.recent_files()
+
+    def _keep_recent(self, items: list[str]) -> None:
+        try:
+            preferences.set_recent_files(items)
+        except OSError as exc:      # the list is a convenience: the bed itself is open (or saved)
+            self.window.statusBar().showMessage(f"Cannot keep the recent files list: {exc.strerror or exc}", 8000)
 
     def remember(self, path: Path) -> None:
         entry = str(Path(path).resolve())
-        items = [entry] + [p for p in self.recent() if p != entry]
-        self.settings.setValue("recentFiles", items[:MAX_RECENT])
+        self._keep_recent([entry] + [p for p in self.recent() if p != entry])
         self._fill_recent()
 
     def open_recent(self, path: str) -> bool:
@@ -274,7 +276,7 @@ class FileController:
         if self.open_path(path):
             return True
         if not Path(path).exists():  # moved or deleted since: stop offering it
-            self.settings.setValue("recentFiles", [p for p in self.recent() if p != path])
+            self._keep_recent([p for p in self.recent() if p != path])
             self._fill_recent()
         return False
 

@@ -59,6 +59,9 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&Edit", "select_all", "Select &All", "SelectAll", "Select every device", "canvas.select_all"),
     ("&Edit", "-", "", "", "", ""),
     ("&Edit", "find", "&Find…", "Find", "Find a component by id, name, address or note", "find_bar.open_bar"),
+    ("&Edit", "-", "", "", "", ""),
+    ("&Edit", "preferences", "Pre&ferences…", "Ctrl+,", "Settings for every bed: the paper size of prints and PDFs",
+     "edit_preferences"),
     ("&View", "zoom_in", "Zoom &In", "ZoomIn", "Zoom in", "canvas.zoom_in"),
     ("&View", "zoom_out", "Zoom &Out", "ZoomOut", "Zoom out", "canvas.zoom_out"),
     ("&View", "fit", "&Fit to Window", "Ctrl+0", "Show the whole bed", "canvas.fit"),
@@ -182,6 +185,10 @@ class MainWindow(QMainWindow):
             widget = getattr(view, label, None)
             if widget is not None:
                 widget.clear()
+
+    def edit_preferences(self) -> bool:
+        from widgets.preferences_dialog import PreferencesDialog
+        return bool(PreferencesDialog(self).exec())
 
     def show_restored(self) -> None:
         """Show at the last session's geometry, or maximised the first time."""

@@ -425,15 +425,17 @@ class MethodologyView(QWidget):
 
     def _appendix(self):
         from app.report.assembly import build_appendix
-        self.document.validation.wait(5000)
-        return build_appendix(self.document.bed, findings=list(self.document.validation.findings),
+        return build_appendix(self.document.bed, findings=self.document.validation.current_findings(),
                               methodology=self.methodology,
                               source=str(self.document.path) if self.document.path else "", runs=self._runs())
 
     def print_preview(self) -> None:
         from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
+
+        from app.report.pdf import set_up_printer
         appendix = self._appendix()
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        set_up_printer(printer)         # the paper and resolution of the exported PDF: the same pages
         dialog = QPrintPreviewDialog(printer, self)
         dialog.setWindowTitle(f"Print preview: appendices of {self.document.title}")
         dialog.paintRequested.connect(lambda p: self._paint(appendix, p))
@@ -443,7 +445,10 @@ class MethodologyView(QWidget):
 
     def print_dialog(self) -> None:
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+
+        from app.report.pdf import set_up_printer
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        set_up_printer(printer)
         dialog = QPrintDialog(printer, self)
         dialog.accepted.connect(lambda: self._paint(self._appendix(), printer))
         self._print_dialog = dialog
@@ -482,14 +487,13 @@ class MethodologyView(QWidget):
     def export(self, path: str, fmt: str) -> bool:
         from app.report.export import write
         try:
-            self.document.validation.wait(5000)
-            result = write(self.document.bed, path, fmt, findings=list(self.document.validation.findings),
+            result = write(self.document.bed, path, fmt, findings=self.document.validation.current_findings(),
                            methodology=self.methodology,
                            source=str(self.document.path) if self.document.path else "", runs=self._runs())
         except (OSError, ValueError) as exc:
             self._fail(f"Cannot write {path}: {getattr(exc, 'strerror', None) or exc}")
             return False
-        pages = f" ({result['pages']} pages)" if "pages" in result else ""
+        pages = f" ({result['pages']} pages on {result['paper']})" if "pages" in result else ""
         self.status.setStyleSheet("")
         self.status.setText(f"Wrote {path}{pages}.")
         return True

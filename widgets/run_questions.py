@@ -59,13 +59,8 @@ def _ask_save_first(parent: QWidget, document: Any, save: Callable[[], bool] | N
 
 def _open_errors(document: Any) -> list:
     """The bed's errors as drawn (the reference configuration), not accepted as exceptions."""
-    validation = document.validation
-    if validation.revision_shown == document.revision:
-        findings = validation.findings
-    else:       # the live result for this revision is not in yet: judge the bed as it is now
-        from topology.validation import validate
-        findings = validate(document.bed)
-    return [f for f in findings if f.severity == "error" and not f.accepted and f.scenario is None]
+    return [f for f in document.validation.current_findings()
+            if f.severity == "error" and not f.accepted and f.scenario is None]
 
 
 def _ask_run_with_errors(parent: QWidget, errors: list) -> bool:

@@ -68,7 +68,7 @@ def methodology_html(methodology: Any) -> str:
 
 
 def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", findings: list | None = None,
-          methodology: Any = None, runs: Iterable[Any] = ()) -> dict:
+          methodology: Any = None, runs: Iterable[Any] = (), paper: str | None = None) -> dict:
     """The `appendix` command's work: build and write one format.  Returns figures for the caller."""
     out = Path(out)
     if fmt not in ("pdf", "html", "md"):
@@ -78,7 +78,9 @@ def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", find
     appendix = build_appendix(bed, findings=findings, methodology=methodology, source=source, runs=runs)
     result: dict[str, Any] = {"path": str(out), "format": fmt}
     if fmt == "pdf":
-        result["pages"] = write_pdf(appendix, out)
+        from app.preferences import paper_size
+        result["pages"] = write_pdf(appendix, out, paper=paper)
+        result["paper"] = paper_size(paper).capitalize()
     elif fmt == "html":
         out.write_text(to_html(appendix), encoding="utf-8")
     else:

@@ -104,8 +104,10 @@ class DiagramExport:
     def print_dialog(self) -> None:
         from PySide6.QtGui import QPageLayout
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+
+        from app.report.pdf import set_up_printer
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
-        printer.setPageOrientation(QPageLayout.Orientation.Landscape)
+        set_up_printer(printer, orientation=QPageLayout.Orientation.Landscape)    # the paper every print uses
         printer.setDocName(self.bed.bed.name or "test bed")
         dialog = QPrintDialog(printer, self)
         if dialog.exec() != QPrintDialog.DialogCode.Accepted:
