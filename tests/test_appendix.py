@@ -106,7 +106,7 @@ def printed(tmp_path_factory, qapp):
         bed = load(resources.example_path(name))
         appendix = build_appendix(bed, source=f"{name}.yaml")
         pdf = base / f"{name}.pdf"
-        layout = pdf_layout(appendix, pdf)
+        layout = pdf_layout(appendix, pdf, paper="letter")     # the seeds were printed on Letter
         pages = len(layout.pages)
         html = to_html(appendix)
         md = to_markdown(appendix, image_ref=f"{name}-diagram.png")

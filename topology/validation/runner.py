@@ -67,7 +67,7 @@ def _judge_scenario(bed: Bed, idx: BedIndex, sc: Scenario, codes: Iterable[str] 
     if sc not in scenarios_judged(bed):
         return _run(Context(bed, idx, scenario=sc), codes, sc.id)
     view = scenario_view(bed, sc, idx)
-    return _run(Context(view, scenario=sc), codes, sc.id)
+    return _run(Context(view, scenario=sc, drawn=bed), codes, sc.id)
 
 
 def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None,

@@ -12,14 +12,13 @@ from app.report.tables.values import (
     flat,
     gb,
     number,
-    raid_name,
     roles,
     slug,
     value_cell,
 )
 from topology.index import BedIndex
 from topology.model import Bed, StorageArray
-from topology.vocabulary import CONNECTIVITY_NAMES
+from topology.vocabulary import CONNECTIVITY_NAMES, raid_name
 
 
 def storage_tables(bed: Bed) -> list[Table]:

@@ -5,9 +5,10 @@ from collections import defaultdict
 
 from app.report.tables.disks import disk_kind, short_disk, spare_slots
 from app.report.tables.model import Cell, Row, Table, missing
-from app.report.tables.values import raid_name, slug
+from app.report.tables.values import slug
 from topology.index import BedIndex
 from topology.model import Bed, StorageArray
+from topology.vocabulary import raid_name
 
 # Disk-group colours for the slot map: light enough for black text, distinct side by side.
 GROUP_COLOURS = ("#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",

@@ -6,7 +6,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from app.report.tables.model import Cell, missing
-from topology.capacity import LEVEL_NAMES
 from topology.vocabulary import ROLE_NAMES, humanize
 
 ADDRESSED_ROLES = {"iscsi", "lan", "heartbeat", "live_migration", "management", "replication"}
@@ -61,10 +60,6 @@ def flat(value: Any) -> str:
 
 def roles(values: Iterable[str]) -> str:
     return ", ".join(ROLE_NAMES.get(r, r) for r in values)
-
-
-def raid_name(level: str) -> str:
-    return LEVEL_NAMES.get(level, level.upper() if level else "")
 
 
 def natural(text: str) -> list:
