@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QColor, QFontMetrics, QPixmap
+from PySide6.QtGui import QAction, QColor, QFontMetrics, QPen, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QGraphicsRectItem,
     QGraphicsSimpleTextItem,
     QHBoxLayout,
     QLabel,
@@ -51,6 +52,7 @@ SHORTEST_SPAN_S = 10            # the whole-run view of a run's first seconds is
 # the plots never shrink below this (the page scrolls instead): a plot must stay readable
 PLOT_MIN_W, PLOT_MIN_H = 300, 170
 CRITERION_RED = "#c00000"
+VALUE_AXIS_W = 56               # room for "250000" or "0.025" at the default font
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,8 @@ class MetricsDashboard(QWidget):
             plot.setTitle(f"{title} ({unit})", color="#202020", size="10pt")
             # no "(x0.001)" scale note: sub-millisecond latency reads as 0.35, with its unit in the title
             plot.getAxis("left").enableAutoSIPrefix(False)
+            # one width for every value axis: the two columns' time axes line up
+            plot.getAxis("left").setWidth(VALUE_AXIS_W)
             if i // 2 == 0:
                 # time labels under the lower plots only: the x axes are linked, and laying
                 # out dates again as the view scrolls cost ~2 ms a frame per axis
@@ -170,10 +174,15 @@ class MetricsDashboard(QWidget):
                 plot.getAxis(ax).setStyle(tickAlpha=255, maxTickLevel=1)
                 plot.getAxis(ax).setZValue(-100)      # the grid under the curves, not over them
                 plot.getAxis(ax).setTickPen("#e4e4e4")
-            note = QGraphicsSimpleTextItem(plot.vb)       # pinned to the view's corner, not to the data
+            # pinned to the view's corner, not to the data; on a white card so a curve under it stays apart
+            card = QGraphicsRectItem(plot.vb)
+            card.setBrush(QColor(255, 255, 255, 225))
+            card.setPen(QPen(Qt.PenStyle.NoPen))
+            card.setPos(4, 2)
+            card.setZValue(100)
+            note = QGraphicsSimpleTextItem(card)
             note.setBrush(QColor(CRITERION_RED))
-            note.setPos(6, 3)
-            note.setZValue(100)
+            note.setPos(2, 1)
             self._off_scale[key] = note
             if first is None:
                 first = plot
@@ -434,9 +443,15 @@ class MetricsDashboard(QWidget):
             for th in lines:
                 self._lines[th].setVisible(th not in off)
             self._show_off_scale(key, off)
-            if self._y_tops.get(key) != scale.top:
-                self.plots[key].setYRange(0, scale.top, padding=0)
-                self._y_tops[key] = scale.top
+            top = scale.top
+            if off and peak > 0:
+                # the note takes the top rows of the plot: the curves stay below it
+                height = max(self.plots[key].vb.height(), 1.0)
+                taken = min((self._off_scale[key].parentItem().rect().height() + 12) / height, 0.5)
+                top = max(top, peak / (1 - taken) * 1.02)
+            if self._y_tops.get(key) != top:
+                self.plots[key].setYRange(0, top, padding=0)
+                self._y_tops[key] = top
 
     def _show_off_scale(self, key: str, off: list[Threshold]) -> None:
         note = self._off_scale[key]
@@ -448,6 +463,9 @@ class MetricsDashboard(QWidget):
             return
         self._off_texts[key] = (text, width)
         note.setText(QFontMetrics(note.font()).elidedText(text, Qt.TextElideMode.ElideRight, max(width, 40)))
+        card = note.parentItem()
+        card.setRect(note.boundingRect().adjusted(0, 0, 4, 2))
+        card.setVisible(bool(text))
         note.setToolTip("\n".join(self._line_texts.get(th, th.label) for th in off))
 
     def off_scale_text(self, plot_key: str) -> str:
