@@ -9,6 +9,7 @@ from app.metrics import sample as M
 from app.metrics.criterion_scale import criterion_scale
 from app.metrics.sample import Sample
 from tests.dialogs import forget_changes
+from tests.test_dashboard import dashboard  # noqa: F401 - the fixture
 from widgets.dashboard import PLOTS, MetricsDashboard, Threshold
 
 T0 = 1_800_000_000.0
@@ -25,13 +26,9 @@ def _feed(dash: MetricsDashboard, seconds: int, hosts=("c1", "c2"), read_ms: flo
 
 
 @pytest.fixture
-def dash(qtbot):
-    d = MetricsDashboard()
-    qtbot.addWidget(d)
-    d.resize(1200, 760)
-    d.show()
-    yield d
-    d.shutdown()
+def dash(dashboard):
+    dashboard.resize(1200, 760)
+    return dashboard
 
 
 def _drawn_span(dash, key="c1", metric=M.IOPS) -> float:

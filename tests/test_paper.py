@@ -17,10 +17,7 @@ from PySide6.QtWidgets import QFileDialog
 
 import resources
 from app import preferences
-from app.document import Document
-from app.selection import Selection
-from topology.fileformat import load
-from widgets.methodology_view import MethodologyView
+from tests.test_methodology_view import view  # noqa: F401 - the fixture: seed 000's methodology view
 
 pytestmark = pytest.mark.skipif(not shutil.which("pdfinfo"), reason="poppler-utils not installed")
 A4_PTS, LETTER_PTS = (595, 842), (612, 792)      # whole points, as pdfinfo rounds them
@@ -67,19 +64,6 @@ def test_the_chosen_paper_is_kept_in_this_state_directory_only(tmp_path, monkeyp
     assert preferences.paper_size() == "a4"               # a damaged file reads as no choice
     with pytest.raises(ValueError, match="unknown paper size 'tabloid'"):
         preferences.paper_size("tabloid")
-
-
-@pytest.fixture
-def view(qtbot):
-    document = Document(load(resources.example_path("md3000i-hyperv-cluster")))
-    v = MethodologyView(document, Selection())
-    qtbot.addWidget(v)
-    v.resize(1300, 800)
-    v.show()
-    qtbot.waitUntil(lambda: v.methodology is not None, timeout=15000)
-    yield v
-    v.wait()
-    document.undo_stack.cleanChanged.disconnect()
 
 
 @pytest.mark.parametrize("paper, size", [("a4", A4_PTS), ("letter", LETTER_PTS)])

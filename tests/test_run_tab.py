@@ -152,29 +152,29 @@ def _install_template(tmp_path: Path, script: str) -> str:
     return str(tdir)
 
 
-@pytest.mark.skipif(not shutil.which("apt-get") or shutil.which("dnf"), reason="needs a Debian machine without dnf")
-def test_preflight_on_debian_accepts_apt_get_for_an_apt_get_or_dnf_step(qtbot, tmp_path, shut):
-    templates = _install_template(tmp_path, "apt-get install -y fio || dnf install -y fio")
-    w = _wizard(qtbot, _bed(tmp_path), templates)
+def _preflight_of(qtbot, tmp_path, shut, script: str) -> tuple[RunWizard, str]:
+    """A run of a bed whose one step runs `script` on this machine, pre-flight clicked: what it printed."""
+    w = _wizard(qtbot, _bed(tmp_path), _install_template(tmp_path, script))
     shut(w)
     w.new_run()
     w.preflight_button.click()
     qtbot.waitUntil(lambda: "Pre-flight check:" in w.output.toPlainText(), timeout=10000)
-    text = w.output.toPlainText()
+    return w, w.output.toPlainText()
+
+
+@pytest.mark.skipif(not shutil.which("apt-get") or shutil.which("dnf"), reason="needs a Debian machine without dnf")
+def test_preflight_on_debian_accepts_apt_get_for_an_apt_get_or_dnf_step(qtbot, tmp_path, shut):
+    w, text = _preflight_of(qtbot, tmp_path, shut, "apt-get install -y fio || dnf install -y fio")
     assert "lin1: ok - reachable, logged in" in text
     assert "dnf" not in text and "PROBLEM" not in text
     assert w.message.text() == "Pre-flight: 1 of 1 host(s) ready."
 
 
 def test_preflight_names_the_alternatives_when_none_is_installed(qtbot, tmp_path, shut):
-    templates = _install_template(tmp_path, "no-such-pkg-a install x || no-such-pkg-b install x; no-such-tool-c")
-    w = _wizard(qtbot, _bed(tmp_path), templates)
-    shut(w)
-    w.new_run()
-    w.preflight_button.click()
-    qtbot.waitUntil(lambda: "Pre-flight check:" in w.output.toPlainText(), timeout=10000)
+    _w, text = _preflight_of(qtbot, tmp_path, shut, "no-such-pkg-a install x || no-such-pkg-b install x; "
+                                                   "no-such-tool-c")
     assert ("lin1: PROBLEM - not installed: no-such-tool-c; none of no-such-pkg-a, no-such-pkg-b is installed "
-            "(a step needs one of them)") in w.output.toPlainText()
+            "(a step needs one of them)") in text
 
 
 @pytest.mark.parametrize("script, needs", [
