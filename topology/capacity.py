@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from topology.ids import volume_ref
 from topology.index import ArrayScope, BedIndex
 from topology.model import DiskGroup, StorageArray, Volume
-from topology.unknown import NOT_STATED, stated
+from topology.unknown import NOT_STATED, stated, stated_sum
 from topology.vocabulary import RAID_NAMES as LEVEL_NAMES  # also the name the storage views read
 
 # (minimum members, must be even, exact count) per level: RAID-001
@@ -130,8 +130,9 @@ def group_usable(scope: ArrayScope, g: DiskGroup) -> float:
 
 def pool_usable(scope: ArrayScope, name: str) -> float:
     pool = scope.pools.get(name)
-    if pool is not None and stated(pool.formatted_gb) is not None:
-        return float(pool.formatted_gb)
+    formatted = stated(pool.formatted_gb) if pool is not None else None
+    if formatted is not None:
+        return float(formatted)
     return sum(group_usable(scope, g) for g in scope.pool_groups(name))
 
 
@@ -147,8 +148,8 @@ def unstated_inputs(scope: ArrayScope, kind: str, name: str) -> list[str]:
         if pool is not None and stated(pool.formatted_gb) is not None:
             return []
         out = [f"pool {name} formatted capacity"] if pool is not None and pool.formatted_gb is NOT_STATED else []
-        for g in scope.pool_groups(name):
-            out += unstated_inputs(scope, "group", g.name)
+        for member in scope.pool_groups(name):
+            out += unstated_inputs(scope, "group", member.name)
         return out
     g = scope.groups.get(name)
     if g is None:
@@ -186,12 +187,13 @@ def volume_sizes(idx: BedIndex) -> dict[str, float]:
         scope = idx.scopes[a.id]
         for kind, name, vols in containers(a):
             total = container_usable(scope, kind, name)
-            sized = sum(v.size_gb for v in vols if stated(v.size_gb) is not None)
+            sized = stated_sum(v.size_gb for v in vols)
             rest = [v for v in vols if v.size_gb is None and v.remainder]
             unknown = any(v.size_gb is NOT_STATED for v in vols) or rest and unstated_inputs(scope, kind, name)
             for v in vols:
-                if stated(v.size_gb) is not None:
-                    out[volume_ref(a.id, v.name)] = float(v.size_gb)
+                size = stated(v.size_gb)
+                if size is not None:
+                    out[volume_ref(a.id, v.name)] = float(size)
                 elif v.remainder and v.size_gb is None and not unknown:
                     out[volume_ref(a.id, v.name)] = max(total - sized, 0.0) / len(rest)
     return out

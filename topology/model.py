@@ -128,8 +128,8 @@ class Server:
     attributes: dict[str, Any] = mapping("report-table rows not modelled elsewhere")
     settings: dict[str, Any] = mapping("hypervisor / OS settings")
     note: str = fld("")
-    x: float | None = fld(None, minimum=-1e7, maximum=1e7, doc="canvas position")
-    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7, doc="canvas position", stated=True)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -139,8 +139,8 @@ class Chassis:
     bays: int | None = fld(None, minimum=1, maximum=10_000)
     attributes: dict[str, Any] = mapping()
     note: str = fld("")
-    x: float | None = fld(None, minimum=-1e7, maximum=1e7)
-    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -171,8 +171,8 @@ class Switch:
     label: str = fld("", doc="the report's own name for the switch")
     simulated: bool = fld(False, stated=True)
     note: str = fld("")
-    x: float | None = fld(None, minimum=-1e7, maximum=1e7)
-    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -313,8 +313,8 @@ class StorageArray:
     mappings: list[Mapping] = lst()
     attributes: dict[str, Any] = mapping()
     note: str = fld("")
-    x: float | None = fld(None, minimum=-1e7, maximum=1e7)
-    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
 
 
 @dataclass(slots=True, kw_only=True)

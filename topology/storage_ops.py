@@ -173,8 +173,9 @@ def usage(bed: Bed, array_id: str, scope: ArrayScope | None = None) -> dict[tupl
         if u is None:
             continue
         u.volumes.append(v.name)
-        if stated(v.size_gb) is not None:
-            u.allocated_gb += v.size_gb
+        size = stated(v.size_gb)
+        if size is not None:
+            u.allocated_gb += size
         elif v.remainder and v.size_gb is None:
             u.remainder.append(v.name)
         elif v.size_gb is NOT_STATED:

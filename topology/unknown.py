@@ -16,6 +16,7 @@ takes `stated(value)` (None when not stated) and says it could not judge, never 
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 MARKER = "not stated"
@@ -65,7 +66,9 @@ class NotStated(str):
         return self
 
 
-NOT_STATED = NotStated()
+# Typed Any: the marker sits in fields declared `int | None`, `str`, `list[str]` ..., and code tests
+# `value is NOT_STATED` where the declared type cannot say so.
+NOT_STATED: Any = NotStated()
 
 
 def is_not_stated(value: Any) -> bool:
@@ -76,6 +79,11 @@ def is_not_stated(value: Any) -> bool:
 def stated(value: _T | NotStated | None) -> _T | None:
     """The value, or None when the source does not state it: `stated(s.memory_gb)` is a number or None."""
     return None if value is NOT_STATED else value  # type: ignore[return-value]
+
+
+def stated_sum(values: Iterable[float | None]) -> float:
+    """The sum of the numbers among `values`: None (not given) and the marker are left out."""
+    return sum(v for v in values if v is not None and v is not NOT_STATED)
 
 
 def as_plain_data(value: Any, _seen: dict[int, Any] | None = None) -> Any:

@@ -7,6 +7,7 @@ and a fix hint, so adding a rule is one function in one module under
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -86,6 +87,9 @@ def could_not_judge(subjects: str | Iterable[str], what: str, unstated: Iterable
 
 
 def unstated(obj: Any, label: str, *fields: str) -> list[str]:
-    """'LABEL FIELD' for each of `fields` of `obj` that is not stated (for `could_not_judge`)."""
+    """'LABEL FIELD' ('R710-1 memory', 'h1:san1 MTU') for each of `fields` of `obj` that is not stated
+    (for `could_not_judge`)."""
     from topology.unknown import NOT_STATED
-    return [f"{label} {name.replace('_', ' ')}" for name in fields if getattr(obj, name, None) is NOT_STATED]
+    from topology.vocabulary import words
+    return [f"{label} {words(re.sub(r'_(gb|gbps|kb|pct)$', '', name))}" for name in fields
+            if getattr(obj, name, None) is NOT_STATED]

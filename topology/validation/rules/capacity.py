@@ -118,7 +118,7 @@ def cap_004(ctx: Context) -> Iterator[Hit]:
         if unknown:
             yield could_not_judge([vm.id, s.id], f"whether {vm.id}'s memory fits a NUMA node of {s.id}", unknown)
             continue
-        per_node = s.memory_gb / nodes
+        per_node = s.memory_gb / (nodes or 1)   # a stated node count: not stated was judged above
         if vm.memory_gb > per_node:
             yield hit([vm.id, s.id], f"{vm.id} has {vm.memory_gb:g} GB; a NUMA node of {s.id} has {per_node:g} GB")
 
@@ -146,6 +146,10 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
                 yield hit([vm.id, user, d.volume],
                           f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach")
             if vm.highly_available and cluster is not None and user == vm.host \
+                    and cluster.shared_volumes is NOT_STATED:
+                yield could_not_judge([vm.id, d.volume, cluster.id], f"whether disk {d.name} of clustered VM "
+                                      f"{vm.id} is on a shared volume", [f"cluster {cluster.id} shared volumes"])
+            elif vm.highly_available and cluster is not None and user == vm.host \
                     and d.volume not in cluster.shared_volumes:
                 yield hit([vm.id, d.volume, cluster.id],
                           f"disk {d.name} of clustered VM {vm.id} is on {d.volume}, "

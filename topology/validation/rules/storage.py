@@ -8,7 +8,7 @@ from topology import capacity as cap
 from topology.ids import container_ref, group_ref, slot_ref, volume_ref
 from topology.index import ArrayScope, Disk
 from topology.model import StorageArray, Volume
-from topology.unknown import NOT_STATED, stated
+from topology.unknown import NOT_STATED, stated_sum
 from topology.validation.context import Context
 from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
 
@@ -212,7 +212,7 @@ def raid_007(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for kind, name, vols in cap.containers(a):
             total = cap.container_usable(scope, kind, name)
-            sized = sum(v.size_gb for v in vols if stated(v.size_gb) is not None)
+            sized = stated_sum(v.size_gb for v in vols)
             unknown = cap.unstated_inputs(scope, kind, name) + [f"{a.id}:{v.name} size" for v in vols
                                                                 if v.size_gb is NOT_STATED]
             if unknown and (total <= 0 or sized <= total):
@@ -327,11 +327,13 @@ def raid_009(ctx: Context) -> Iterator[Hit]:
         for h in homes:
             share = w.demand_iops / len(homes)
             demand[h] += share
-            reads[h].append((share, _read_fraction(w)))
+            reads[h].append((share, _read_fraction(w) or 0.0))   # None was judged above
     for (array_id, kind, name), need in sorted(demand.items()):
         scope = ctx.idx.scopes[array_id]
         home_groups = [scope.groups[name]] if kind == "group" else scope.pool_groups(name)
-        unknown[(array_id, kind, name)] = [f"group {g.name} RAID level" for g in home_groups if g.raid is NOT_STATED]
+        unknown[(array_id, kind, name)] = [f"group {g.name} {what}" for g in home_groups
+                                           for what, v in (("RAID level", g.raid), ("members", g.members))
+                                           if v is NOT_STATED]
         unknown[(array_id, kind, name)] += [f"media or speed of the disks in {d.enclosure}:{d.spec.slots}"
                                             for g in home_groups for d in scope.group_disks(g)
                                             if not cap.disk_iops(d.spec.media, d.spec.rpm)]
