@@ -15,16 +15,31 @@ from typing import Any
 
 from topology.index import BedIndex
 from topology.model import VM, Bed, Scenario
+from topology.unknown import NOT_STATED
 
 
 def vm_memory(vm: VM) -> float:
-    """Memory a host must hold for the VM: static, or the dynamic minimum/startup."""
+    """Memory a host must hold for the VM: static, or the dynamic minimum/startup; 0 where the
+    source does not state it (`memory_not_stated` names those VMs, so no rule counts on the 0)."""
     if vm.dynamic_memory is not None:
         dm = vm.dynamic_memory
         for v in (dm.min_gb, dm.startup_gb):
+            if v is NOT_STATED:
+                return 0.0
             if v is not None:
                 return v
-    return vm.memory_gb
+    return 0.0 if vm.memory_gb is NOT_STATED else vm.memory_gb
+
+
+def memory_not_stated(vms: Iterable[VM]) -> list[str]:
+    """The VMs among `vms` whose memory (static, or the dynamic amount a host holds) is not stated."""
+    out = []
+    for vm in vms:
+        dm = vm.dynamic_memory
+        held = next((v for v in (dm.min_gb, dm.startup_gb) if v is not None), None) if dm is not None else None
+        if (held if held is not None else vm.memory_gb) is NOT_STATED:
+            out.append(vm.id)
+    return out
 
 
 def memory_needed(vms: Iterable[VM]) -> float:
@@ -110,7 +125,8 @@ class Placement:
         free: dict[str, float] = {}
         for n in survivors:
             ram = self.idx.servers[n].memory_gb
-            free[n] = float("inf") if ram is None else ram - reserve - memory_needed(loads.get(n, []))
+            free[n] = (float("inf") if ram is None or ram is NOT_STATED
+                       else ram - reserve - memory_needed(loads.get(n, [])))
         placed: dict[str, str] = {}
         stranded: list[VM] = []
         for vm in sorted(vms, key=lambda v: (-vm_memory(v), v.id)):
@@ -138,11 +154,15 @@ class Placement:
     def stranded_after_loss(self, nodes: list[str], lost: str, loads: dict[str, list[VM]]
                             ) -> tuple[list[VM], list[VM]] | None:
         """(highly available VMs of `lost`, those that find no room on the other nodes), as
-        restart_on_survivors places them; None when a node's RAM is unknown or `lost` runs no
-        highly available VM."""
+        restart_on_survivors places them; None when a node's RAM is unknown or not stated (a
+        VM's memory too) or `lost` runs no highly available VM."""
         moving = [v for v in loads.get(lost, []) if v.highly_available]
         survivors = [n for n in nodes if n != lost]
-        if not moving or any(self.idx.servers[n].memory_gb is None for n in survivors):
+        if not moving or memory_not_stated(moving):
             return None
+        for n in survivors:
+            ram = self.idx.servers[n].memory_gb
+            if ram is None or ram is NOT_STATED or memory_not_stated(loads.get(n, [])):
+                return None
         _placed, stranded = self.restart_on_survivors(moving, survivors, loads)
         return sorted(moving, key=lambda v: (-vm_memory(v), v.id)), stranded

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from topology.unknown import MARKER, NOT_STATED
+
 ACRONYMS = {
     "ad": "AD", "bdm": "BDM", "bios": "BIOS", "cidr": "CIDR", "cpu": "CPU", "csv": "CSV", "dag": "DAG",
     "db": "DB", "dc": "DC", "dcb": "DCB", "dns": "DNS", "ds2": "DS2", "dsm": "DSM", "ese": "ESE", "fc": "FC",
@@ -40,6 +42,8 @@ UNITS = {"iops": "IO/s", "ms": "ms", "mbps": "MB/s"}
 
 def raid_name(level: str) -> str:
     """'raid10' -> 'RAID 10'; a level the product does not know is shown as written, in capitals."""
+    if level is NOT_STATED:
+        return MARKER
     return RAID_NAMES.get(level, level.upper() if level else "")
 
 
@@ -57,9 +61,10 @@ def metric_words(metric: str, unit: str = "") -> str:
     return " ".join(ACRONYMS.get(p.lower(), p) for p in kept)
 
 
-def criterion_words(metric: str, comparison: str, threshold: float, unit: str = "") -> str:
+def criterion_words(metric: str, comparison: str, threshold: Any, unit: str = "") -> str:
     """'DB read latency avg < 20 ms' (the live page, the results, the verdicts)."""
-    return f"{metric_words(metric, unit)} {comparison} {threshold:g}" + (f" {unit}" if unit else "")
+    value = f"{threshold:g}" if isinstance(threshold, (int, float)) else str(threshold)     # or "not stated"
+    return f"{metric_words(metric, unit)} {comparison} {value}" + (f" {unit}" if unit else "")
 
 
 def words(key: str) -> str:

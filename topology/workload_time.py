@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from topology.unknown import NOT_STATED
+
 # the parameter names the beds use for a workload's measured time, in minutes
 DURATION_KEYS = ("run_time_minutes", "duration_minutes", "runtime_minutes")
 
@@ -15,12 +17,13 @@ def duration_minutes(bed: Any, workload: Any) -> tuple[float, str] | None:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return value, f"{workload.id}.parameters.{key}"
     plan = bed.run_plan
-    if plan is not None and plan.duration_minutes:
-        return plan.duration_minutes, "run_plan.duration_minutes"
+    if plan is not None and (plan.duration_minutes or plan.duration_minutes is NOT_STATED):
+        return plan.duration_minutes, "run_plan.duration_minutes"      # NOT_STATED: the step says so
     return None
 
 
 def longest_load_seconds(bed: Any) -> float | None:
     """The longest stated workload duration in seconds; None when no workload states one."""
-    stated = [found[0] * 60 for w in bed.workloads if (found := duration_minutes(bed, w)) is not None]
+    stated = [found[0] * 60 for w in bed.workloads
+              if (found := duration_minutes(bed, w)) is not None and found[0] is not NOT_STATED]
     return max(stated) if stated else None
