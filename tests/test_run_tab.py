@@ -87,6 +87,22 @@ def test_a_new_run_of_an_edited_bed_saves_it_first_so_the_run_records_what_is_on
     assert w.session.info.bed_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def test_resuming_a_run_of_an_edited_bed_asks_to_save_it_first(qtbot, tmp_path, shut):
+    w = _wizard(qtbot, _bed(tmp_path))
+    shut(w)
+    w.new_run()
+    run_id = w.session.run_id
+    w.controller.shutdown()
+    w.document.apply(SetField(w.document.bed.bed, "name", "edited since"))
+    seen = answer_modal(click("Cancel"))
+    w.resume(run_id)
+    assert seen and "unsaved changes" in seen[0].text
+    assert w.session is None and w.message.text() == f"Run {run_id} not opened."
+    seen = answer_modal(click("Save and Continue"))
+    w.resume(run_id)
+    assert seen and w.session is not None and w.session.run_id == run_id and not w.document.dirty
+
+
 def test_a_bed_never_saved_is_saved_through_the_windows_save_before_a_run(qtbot, tmp_path, shut):
     path = _bed(tmp_path)
     w = _wizard(qtbot, path)

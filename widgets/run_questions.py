@@ -26,12 +26,18 @@ ERRORS_LISTED = 6
 def confirm_run_start(parent: QWidget, document: Any, save: Callable[[], bool] | None) -> bool:
     """Before a new run: the bed on disk must be the bed on screen (the run records the file and
     its steps are made from it), and errors are run only when the person says so."""
-    path = document.path
-    if document.dirty or path is None or not path.exists():
-        if not _ask_save_first(parent, document, save):
-            return False
+    if not confirm_saved(parent, document, save):
+        return False
     errors = _open_errors(document)
     return not errors or _ask_run_with_errors(parent, errors)
+
+
+def confirm_saved(parent: QWidget, document: Any, save: Callable[[], bool] | None) -> bool:
+    """The bed on disk is the bed on screen (saved now if the person agrees); False otherwise."""
+    path = document.path
+    if document.dirty or path is None or not path.exists():
+        return _ask_save_first(parent, document, save)
+    return True
 
 
 def _ask_save_first(parent: QWidget, document: Any, save: Callable[[], bool] | None) -> bool:

@@ -37,7 +37,7 @@ from app.run import events as E
 from app.run.qt_runner import RunController
 from app.run.session import RunSession, runs_of_bed
 from app.run.standing import STATUS_WORDS
-from widgets.run_questions import answer_question, confirm_run_start
+from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
 OUTPUT_LINES_KEPT = 5000
@@ -288,6 +288,9 @@ class RunWizard(QWidget):
 
     def resume(self, run_id: str | None) -> None:
         if not run_id or self.controller.busy:
+            return
+        if not confirm_saved(self, self.document, self.save_bed):      # resumed steps are made from the file too
+            self._say(f"Run {run_id} not opened.")
             return
         session = self._new_session()
         if not session.resume(run_id):
