@@ -48,12 +48,7 @@ def _ask_save_first(parent: QWidget, document: Any, save: Callable[[], bool] | N
     box.setObjectName("saveBeforeRun")
     box.setInformativeText("A run records the project file on disk and makes its steps from it. Save first, so "
                            "that what runs on the hosts is what you see here.")
-    save_button = box.addButton("Save and Continue", QMessageBox.ButtonRole.AcceptRole)
-    cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-    box.setDefaultButton(save_button)
-    box.setEscapeButton(cancel)
-    box.exec()
-    if box.clickedButton() is not save_button:
+    if not _go_ahead(box, "Save and Continue", default_is_go=True):
         return False
     if save is None:
         if never_saved:
@@ -79,12 +74,17 @@ def _ask_run_with_errors(parent: QWidget, errors: list) -> bool:
         listed.append(f"… and {n - ERRORS_LISTED} more (the Validation panel lists them all)")
     box.setInformativeText("\n".join(listed) + "\n\nSteps made from a bed with errors can set the hosts up "
                            "wrongly. Fix them, or accept the expected ones as documented exceptions, first.")
-    run = box.addButton("Run Anyway", QMessageBox.ButtonRole.AcceptRole)
+    return _go_ahead(box, "Run Anyway", default_is_go=False)
+
+
+def _go_ahead(box: QMessageBox, go: str, *, default_is_go: bool) -> bool:
+    """The box with `go` and Cancel (Escape cancels); True when the person clicked `go`."""
+    go_button = box.addButton(go, QMessageBox.ButtonRole.AcceptRole)
     cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-    box.setDefaultButton(cancel)
+    box.setDefaultButton(go_button if default_is_go else cancel)
     box.setEscapeButton(cancel)
     box.exec()
-    return box.clickedButton() is run
+    return box.clickedButton() is go_button
 
 
 def answer_question(parent: QWidget, question: E.Question, reply) -> None:
