@@ -180,8 +180,8 @@ def cmd_examples(ns: argparse.Namespace) -> int:
 
 def cmd_new(ns: argparse.Namespace) -> int:
     from resources import example_names, example_path
+    from topology import roundtrip
     from topology.errors import BedFileError
-    from topology.fileformat import load, save
     if ns.example not in example_names():
         print(f"testbed-studio: no example named {ns.example!r}; available: {', '.join(example_names())}",
               file=sys.stderr)
@@ -191,7 +191,8 @@ def cmd_new(ns: argparse.Namespace) -> int:
         print(f"testbed-studio: {out} exists; use --force to overwrite it", file=sys.stderr)
         return EXIT_UNREADABLE
     try:
-        save(load(example_path(ns.example)), out)
+        bed, source = roundtrip.load(example_path(ns.example))
+        roundtrip.save(bed, out, source)   # the example's comments come along
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNREADABLE
