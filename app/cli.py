@@ -79,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     from app.metrics.parse_cli import add_arguments as add_parse_arguments
     add_parse_arguments(sub)
 
+    from app.cli_exchange import add_arguments as add_exchange_arguments
+    add_exchange_arguments(sub)
+
     sub.add_parser("rules", help="list the validation rules (codes, severities, reasons)")
     sub.add_parser("schema", help="print the JSON Schema of the project file")
     return ap
@@ -349,6 +352,16 @@ def cmd_schema(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export(ns: argparse.Namespace) -> int:
+    from app.cli_exchange import cmd_export as export
+    return export(ns)
+
+
+def cmd_import(ns: argparse.Namespace) -> int:
+    from app.cli_exchange import cmd_import as import_
+    return import_(ns)
+
+
 def _cmd_parse(ns: argparse.Namespace) -> int:
     from app.metrics.parse_cli import cmd_parse
     return cmd_parse(ns)
@@ -357,7 +370,8 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
 _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
              "schema": cmd_schema, "credentials": cmd_credentials, "run": cmd_run, "runs": cmd_runs,
-             "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse}
+             "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse,
+             "export": cmd_export, "import": cmd_import}
 
 
 
