@@ -36,6 +36,9 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&File", "save", "&Save", "Save", "Save the test bed", "files.save"),
     ("&File", "save_as", "Save &As…", "SaveAs", "Save the test bed under a new name", "files.save_as"),
     ("&File", "-", "", "", "", ""),
+    ("&File", "import", "&Import Hosts…", "",
+     "Add hosts, ports and addresses from a CSV sheet or an Ansible inventory (one undoable step)",
+     "import_hosts"),
     ("&File", "export_png", "Export Diagram as &PNG…", "Ctrl+Shift+E", "Export the drawing as an image",
      "canvas.export_png_dialog"),
     ("&File", "export_svg", "Export Diagram as S&VG…", "", "Export the drawing as SVG", "canvas.export_svg_dialog"),
@@ -207,6 +210,10 @@ class MainWindow(QMainWindow):
 
     def open_path(self, path: Any) -> bool:
         return self.files.open_path(path)
+
+    def import_hosts(self) -> bool:
+        from widgets.import_dialog import import_dialog
+        return import_dialog(self)
 
     def update_title(self) -> None:
         doc = self.document
