@@ -227,3 +227,17 @@ def test_the_designer_saves_one_edit_of_a_commented_file_as_one_changed_line(qap
     doc.undo_stack.undo()
     doc.save()
     assert target.read_text(encoding="utf-8") == before
+
+
+def test_a_file_with_windows_line_ends_keeps_them():
+    text = ("format_version: 1\r\nbed:\r\n  name: lab  # note\r\nservers:\r\n  - id: h1\r\n    memory_gb: 64\r\n"
+            "  - id: h2\r\n")
+    bed = loads(text)
+    source = roundtrip.ProjectSource.of(text, bed)
+    bed.servers[0].memory_gb = 128
+    bed.servers[1].model = "R710"
+    bed.servers.append(Server(id="h3"))
+    out = roundtrip.render(bed, source)
+    assert out.how == "patched" and "\n" not in out.text.replace("\r\n", "")
+    assert out.text == ("format_version: 1\r\nbed:\r\n  name: lab  # note\r\nservers:\r\n  - id: h1\r\n"
+                        "    memory_gb: 128\r\n  - id: h2\r\n    model: R710\r\n  - id: h3\r\n")

@@ -52,7 +52,7 @@ class ProjectSource:
     def of(cls, text: str, bed: Any) -> ProjectSource | None:
         """The source of a bed just read from `text`; None when the file was migrated from an
         older format (its text no longer says what the bed is)."""
-        found = re.search(r"^format_version:[ \t]*(\d+)[ \t]*(#.*)?$", text, re.M)
+        found = re.search(r"^format_version:[ \t]*(\d+)[ \t]*(#[^\n]*)?\r?$", text, re.M)
         if found is None or int(found.group(1)) != FORMAT_VERSION:
             return None
         return cls(text, plain(bed))
@@ -166,11 +166,12 @@ class _Patch:
 
     def result(self) -> str:
         out, pos = [], 0
+        crlf = "\r\n" in self.text    # a file saved on Windows keeps its line ends
         for start, end, new in sorted(self.edits, key=lambda e: (e[0], e[1])):
             if start < pos:
                 raise Unpatchable("two changes overlap")
             out.append(self.text[pos:start])
-            out.append(new)
+            out.append(new.replace("\n", "\r\n") if crlf else new)
             pos = end
         out.append(self.text[pos:])
         return "".join(out)
@@ -407,7 +408,7 @@ def _fingerprint(item: Any) -> Any:
 
 def _sequence_offset(text: str) -> int:
     """2 when the file indents a list under its key (`key:\\n  - a`), else 0 (`key:\\n- a`)."""
-    found = re.search(r"^( *)[^\s#-][^\n]*:[ \t]*\n(?:[ \t]*(?:#[^\n]*)?\n)*( *)- ", text, re.M)
+    found = re.search(r"^( *)[^\s#-][^\n]*:[ \t]*\r?\n(?:[ \t]*(?:#[^\n]*)?\n)*( *)- ", text, re.M)
     if found is None:
         return 0
     return 2 if len(found.group(2)) > len(found.group(1)) else 0
