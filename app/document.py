@@ -46,6 +46,7 @@ class Document(QObject):
         self.path: Path | None = Path(path) if path else None
         # the text the bed was read from: saving rewrites only what the edits changed in it
         self.source: ProjectSource | None = None
+        self.last_save = ""
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.revision = 0             # bumps on every change; lets workers drop stale results
@@ -94,7 +95,9 @@ class Document(QObject):
         target = Path(path) if path else self.path
         if target is None:
             raise ValueError("the document has no file yet: save it under a name")
-        self.source = roundtrip.save(self.bed, target, self.source).source
+        saved = roundtrip.save(self.bed, target, self.source)
+        self.source = saved.source
+        self.last_save = saved.how     # "rewritten": the file's own text could not be kept
         if target != self.path:
             self.path = target
             self.path_changed.emit(self.path)

@@ -80,7 +80,7 @@ def render(bed: Any, source: ProjectSource | None) -> Rendered:
     patched: str | None
     try:
         patched = patch(source.text, source.data, new, bed if dataclasses.is_dataclass(bed) else None)
-    except Unpatchable:
+    except Exception:  # Unpatchable, or anything unforeseen: a save must still write the bed
         patched = None
     if patched is not None and _reads_as(patched, new):
         return Rendered(patched, ProjectSource(patched, new, False), "patched")

@@ -237,7 +237,12 @@ class FileController:
             self.error("Cannot save test bed", f"{path}: {exc.strerror or exc}")
             return False
         self.remember(path)
-        self.window.statusBar().showMessage(f"Saved {path}", 5000)
+        if self.document.last_save == "rewritten":
+            self.window.statusBar().showMessage(
+                f"Saved {path}, written afresh: an edit reached a value the file shares through a YAML alias, "
+                "so its comments could not be kept", 12000)
+        else:
+            self.window.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
     @staticmethod
