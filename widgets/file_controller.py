@@ -239,8 +239,8 @@ class FileController:
         self.remember(path)
         if self.document.last_save == "rewritten":
             self.window.statusBar().showMessage(
-                f"Saved {path}, written afresh: an edit reached a value the file shares through a YAML alias, "
-                "so its comments could not be kept", 12000)
+                f"Saved {path}, written afresh: the edits could not be made in the file's own text (e.g. they "
+                "reach a value shared through a YAML alias), so its comments were not kept", 12000)
         else:
             self.window.statusBar().showMessage(f"Saved {path}", 5000)
         return True
