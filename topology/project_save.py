@@ -1,7 +1,8 @@
 """The project file on disk: model to YAML text, and an atomic write that keeps the file's
 place (a symlink keeps pointing at the file it named) and its permissions.
 
-Fields are written in declaration order and defaults are left out.  The new text goes to
+Fields are written in declaration order and defaults are left out; a value the source does
+not state is written as the plain scalar `not stated` (`topology.unknown`).  The new text goes to
 a temporary file beside the real file, is fsync'd and renamed over it, so a crash, a full
 disk or a read-only mount never leaves half a file.
 """
@@ -17,6 +18,7 @@ from typing import Any
 from topology import yaml_emit
 from topology.field_plan import cache_by_class, plan
 from topology.model import FORMAT_VERSION, Bed
+from topology.unknown import MARKER, NOT_STATED
 from topology.yaml_emit import Flow, FlowMap
 
 
@@ -30,7 +32,9 @@ def to_data(obj: Any) -> Any:
 
 def _plain_copy(value: Any) -> Any:
     """Free-form values (settings, attributes) copied, so the data shares nothing mutable with
-    the model."""
+    the model; the not-stated marker as its plain text."""
+    if value is NOT_STATED:
+        return MARKER
     kind = type(value)
     if kind is dict:
         return {k: _plain_copy(v) for k, v in value.items()}
@@ -48,17 +52,21 @@ def _writer(cls: type) -> Callable[[Any], dict]:
     the loader's builders do).
     """
     env: dict[str, Any] = {"writer": _writer, "Flow": Flow, "FlowMap": FlowMap, "copy": _plain_copy,
+                           "NOT_STATED": NOT_STATED, "MARKER": MARKER,
                            "CONTAINER": (dict, list)}
     lines = ["def write(o):", "    d = {}"]
     for i, fp in enumerate(plan(cls)):
         env[f"D{i}"] = fp.default
         lines.append(f"    v = o.{fp.attr}")
+        # a plain scalar, so any YAML writer keeps it as the marker
+        lines.append("    if v is NOT_STATED:")
+        lines.append(f"        d[{fp.key!r}] = MARKER")
         if fp.required:
-            lines.append("    if True:")
+            lines.append("    else:")
         elif fp.kind in ("list", "dict"):
-            lines.append("    if v:")
+            lines.append("    elif v:")
         else:
-            lines.append(f"    if v is not None and v != D{i}:")
+            lines.append(f"    elif v is not None and v != D{i}:")
         flow = bool(fp.meta.get("flow"))
         if fp.kind == "dc":
             env[f"T{i}"] = fp.inner

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from topology import yaml_bounded
+from topology.unknown import MARKER
 
 WIDTH = 100          # the line width libyaml folds long values at
 _HUGE = 1 << 30      # a width at which libyaml folds nothing
@@ -79,8 +80,9 @@ def libyaml_dumps(data: Any, width: int = WIDTH) -> str:
 # ====================================================================== scalars
 
 def reads_back_as_text(text: str) -> bool:
-    """Whether the loader reads this text, written plain, as the same text."""
-    if not text:
+    """Whether the loader reads this text, written plain, as the same text (the not-stated
+    marker is written plain on purpose: it reads back as the marker it stands for)."""
+    if not text or text == MARKER:
         return True
     try:
         return yaml_bounded.plain_reading(text) == text
@@ -190,6 +192,8 @@ def _scalar_form(value: Any, flow: bool) -> str | None:
         return "null"
     if kind is datetime.date:
         return value.isoformat()
+    if isinstance(value, str):    # the not-stated marker, or another text type: as the text it shows
+        return _flow_form(str(value)) if flow else _block_form(str(value))
     raise Unsupported(f"a {kind.__name__} value")
 
 

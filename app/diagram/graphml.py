@@ -28,6 +28,7 @@ from topology.field_plan import plan
 from topology.layout import Box, layout
 from topology.model import Chassis, Server, StorageArray, Switch
 from topology.project_save import to_data
+from topology.unknown import MARKER, NOT_STATED
 
 GRAPHML = "http://graphml.graphdrawing.org/xmlns"
 YED = "http://www.yworks.com/xml/graphml"
@@ -37,6 +38,8 @@ _TYPE_ORDER = {"boolean": 0, "long": 1, "double": 2, "string": 3}
 
 def _value(v: Any) -> tuple[str, Any] | None:
     """(GraphML type, value) of a field value; None for an empty one."""
+    if v is NOT_STATED:
+        return "string", MARKER
     if v is None or v == "" or v == [] or v == {}:
         return None
     if isinstance(v, bool):
