@@ -241,3 +241,20 @@ def test_a_file_with_windows_line_ends_keeps_them():
     assert out.how == "patched" and "\n" not in out.text.replace("\r\n", "")
     assert out.text == ("format_version: 1\r\nbed:\r\n  name: lab  # note\r\nservers:\r\n  - id: h1\r\n"
                         "    memory_gb: 128\r\n  - id: h2\r\n    model: R710\r\n  - id: h3\r\n")
+
+
+def test_the_not_stated_marker_stays_where_it_was_and_an_edit_can_write_it():
+    from topology.unknown import NOT_STATED
+    text = ("format_version: 1\nbed:\n  name: lab\nservers:\n  - id: h1\n"
+            "    memory_gb: not stated  # the report is silent\n    model: R710  # as printed\n")
+    bed = loads(text)
+    assert bed.servers[0].memory_gb is NOT_STATED
+    source = roundtrip.ProjectSource.of(text, bed)
+    bed.bed.name = "lab 2"
+    out = roundtrip.render(bed, source)
+    assert out.text == text.replace("name: lab\n", "name: lab 2\n")
+    bed.servers[0].model = NOT_STATED
+    out = roundtrip.render(bed, out.source)
+    assert "    model: not stated  # as printed\n" in out.text and out.how == "patched"
+    assert loads(out.text).servers[0].model is NOT_STATED
+    assert dumps(loads(out.text)).count("not stated") == 2
