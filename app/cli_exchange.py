@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+# app.diagram.export.FORMATS, written out: every command builds this parser, and importing the
+# diagram package would load Qt and networkx first (tests/test_diagram_exchange.py keeps them equal)
+FORMATS = ("png", "svg", "pdf", "drawio", "graphml")
 
 
 def add_arguments(sub: argparse._SubParsersAction) -> None:
-    from app.diagram.export import FORMATS
     ex = sub.add_parser("export", help="write the diagram as draw.io, GraphML, SVG, PNG or PDF")
     ex.add_argument("file", help="project file")
     ex.add_argument("-o", "--output", required=True, metavar="OUT", help="file to write")

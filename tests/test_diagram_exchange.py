@@ -192,6 +192,16 @@ def test_the_command_line_writes_each_format(tmp_path, fmt):
     assert [p.name for p in tmp_path.iterdir()] == [out.name]        # no temporary file left
 
 
+def test_the_command_line_offers_every_format_without_loading_qt():
+    from app import cli_exchange
+    from app.diagram import export
+    assert cli_exchange.FORMATS == export.FORMATS
+    code = ("import sys, app.cli; app.cli._parser(); "
+            "print(sorted(m for m in ('PySide6.QtGui', 'networkx', 'app.diagram') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
 def test_the_command_line_refuses_a_bad_bed_and_an_unwritable_place(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("format_version: 1\nbed: {name: x}\nservers:\n  - id: h\n    memroy_gb: 4\n")
