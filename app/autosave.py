@@ -28,7 +28,9 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from app.preferences import STATE_DIR_ENV, state_dir  # noqa: F401 - where the state lives, for its users
-from topology.fileformat import dumps, to_data, write_atomic
+from topology import roundtrip
+from topology.fileformat import to_data, write_atomic
+from topology.roundtrip import ProjectSource
 
 INTERVAL_ENV = "TESTBED_STUDIO_AUTOSAVE_SECONDS"    # overrides DEFAULT_INTERVAL_S
 DEFAULT_INTERVAL_S = 30.0
@@ -206,14 +208,17 @@ class _Relay(QObject):
 
 
 class _WriteJob(QRunnable):
-    def __init__(self, data: Any, text_path: Path, meta: dict[str, Any], relay: _Relay):
+    def __init__(self, data: Any, text_path: Path, meta: dict[str, Any], relay: _Relay,
+                 source: ProjectSource | None = None):
         super().__init__()
         self.data, self.text_path, self.meta, self.relay = data, text_path, meta, relay
+        self.source = source
 
     def run(self) -> None:
         try:
-            # dumps() passes plain data through unchanged, so this is the exact project text
-            text = dumps(self.data)
+            # render() takes plain data as it takes a bed, so this is the exact project text
+            # (over the file's own text: a recovered bed keeps the comments the file had)
+            text = roundtrip.render(self.data, self.source).text
             self.text_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             write_atomic(self.text_path, text.encode("utf-8"))
             meta_path = self.text_path.with_suffix(".json")
@@ -303,7 +308,7 @@ class Autosaver(QObject):
                 "pid": os.getpid(), "process_start": process_start_token(), "host": socket.gethostname()}
         self._written_revision = doc.revision
         self.text_path = path
-        self._pool.start(_WriteJob(snapshot_data(doc.bed), path, meta, self._relay))
+        self._pool.start(_WriteJob(snapshot_data(doc.bed), path, meta, self._relay, getattr(doc, "source", None)))
 
     def wait(self, msecs: int = 10000) -> bool:
         return self._pool.waitForDone(msecs)

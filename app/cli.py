@@ -84,6 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     from app.metrics.parse_cli import add_arguments as add_parse_arguments
     add_parse_arguments(sub)
 
+    from app.cli_exchange import add_arguments as add_exchange_arguments
+    add_exchange_arguments(sub)
+
     sub.add_parser("rules", help="list the validation rules (codes, severities, reasons)")
     sub.add_parser("schema", help="print the JSON Schema of the project file")
     return ap
@@ -185,8 +188,8 @@ def cmd_examples(ns: argparse.Namespace) -> int:
 
 def cmd_new(ns: argparse.Namespace) -> int:
     from resources import example_names, example_path
+    from topology import roundtrip
     from topology.errors import BedFileError
-    from topology.fileformat import load, save
     if ns.example not in example_names():
         print(f"testbed-studio: no example named {ns.example!r}; available: {', '.join(example_names())}",
               file=sys.stderr)
@@ -196,7 +199,8 @@ def cmd_new(ns: argparse.Namespace) -> int:
         print(f"testbed-studio: {out} exists; use --force to overwrite it", file=sys.stderr)
         return EXIT_UNREADABLE
     try:
-        save(load(example_path(ns.example)), out)
+        bed, source = roundtrip.load(example_path(ns.example))
+        roundtrip.save(bed, out, source)   # the example's comments come along
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNREADABLE
@@ -355,6 +359,16 @@ def cmd_schema(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export(ns: argparse.Namespace) -> int:
+    from app.cli_exchange import cmd_export as export
+    return export(ns)
+
+
+def cmd_import(ns: argparse.Namespace) -> int:
+    from app.cli_exchange import cmd_import as import_
+    return import_(ns)
+
+
 def _cmd_parse(ns: argparse.Namespace) -> int:
     from app.metrics.parse_cli import cmd_parse
     return cmd_parse(ns)
@@ -363,7 +377,8 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
 _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
              "schema": cmd_schema, "credentials": cmd_credentials, "run": cmd_run, "runs": cmd_runs,
-             "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse}
+             "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse,
+             "export": cmd_export, "import": cmd_import}
 
 
 

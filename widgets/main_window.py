@@ -37,9 +37,20 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&File", "save", "&Save", "Save", "Save the test bed", "files.save"),
     ("&File", "save_as", "Save &As…", "SaveAs", "Save the test bed under a new name", "files.save_as"),
     ("&File", "-", "", "", "", ""),
+    ("&File", "import", "&Import Hosts…", "",
+     "Add hosts, ports and addresses from a CSV sheet or an Ansible inventory (one undoable step)",
+     "import_hosts"),
     ("&File", "export_png", "Export Diagram as &PNG…", "Ctrl+Shift+E", "Export the drawing as an image",
      "canvas.export_png_dialog"),
     ("&File", "export_svg", "Export Diagram as S&VG…", "", "Export the drawing as SVG", "canvas.export_svg_dialog"),
+    ("&File", "export_pdf", "Export Diagram as P&DF…", "", "Export the drawing as a one-page PDF",
+     "canvas.export_pdf_dialog"),
+    ("&File", "export_drawio", "Export Diagram for &draw.io…", "",
+     "Export the drawing as a draw.io (diagrams.net) diagram: devices, ports and cables stay connected",
+     "canvas.export_drawio_dialog"),
+    ("&File", "export_graphml", "Export Diagram as &GraphML…", "",
+     "Export every component and link with its attributes as GraphML (networkx, yEd)",
+     "canvas.export_graphml_dialog"),
     ("&File", "print", "&Print Diagram…", "Print", "Print the drawing", "canvas.print_dialog"),
     ("&File", "print_appendix", "Print &Appendix…", "", "Preview and print the report appendices",
      "methodology.print_preview"),
@@ -209,6 +220,10 @@ class MainWindow(QMainWindow):
 
     def open_path(self, path: Any) -> bool:
         return self.files.open_path(path)
+
+    def import_hosts(self) -> bool:
+        from widgets.import_dialog import import_dialog
+        return import_dialog(self)
 
     def update_title(self) -> None:
         doc = self.document
