@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=("text", "json"), default="text")
     v.add_argument("--scenario", metavar="NAME",
                    help="judge this scenario alone (default: the reference configuration and every scenario)")
+    v.add_argument("--configuration", metavar="NAME",
+                   help="judge the bed in this configuration alone (default: in each of its configurations)")
 
     sub.add_parser("examples", help="list the built-in example beds")
 
@@ -65,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     me.add_argument("--templates", action="append", default=[], metavar="DIR",
                     help="a directory of step templates (<platform>/<section>.yaml) that adds to or overrides "
                          "the built-in ones; may be given more than once")
+    me.add_argument("--configuration", metavar="NAME",
+                    help="the procedure of this configuration (default: one procedure per configuration of a bed "
+                         "that has configurations)")
 
     from app.run.cli_run import add_arguments as add_run_arguments
     add_run_arguments(sub)
@@ -135,7 +140,12 @@ def cmd_validate(ns: argparse.Namespace) -> int:
         print(f"testbed-studio: {ns.file} has no scenario {ns.scenario!r}; its scenarios: {names}",
               file=sys.stderr)
         return EXIT_UNREADABLE
-    findings = validate(bed, scenario=ns.scenario)
+    if ns.configuration is not None and ns.configuration not in {c.id for c in bed.configurations}:
+        names = ", ".join(c.id for c in bed.configurations) or "none"
+        print(f"testbed-studio: {ns.file} has no configuration {ns.configuration!r}; its configurations: {names}",
+              file=sys.stderr)
+        return EXIT_UNREADABLE
+    findings = validate(bed, scenario=ns.scenario, configuration=ns.configuration)
     if ns.format == "json":
         print(json.dumps([f.as_dict() for f in findings], indent=2))
     else:
@@ -153,7 +163,11 @@ def format_findings(name: str, findings: list) -> str:
         tag = "ACCEPTED" if f.accepted else f.severity.upper()
         lines.append("")
         lines.append(f"{tag:<9}{f.code:<10}{f.message}")
-        lines.append(f"{'':<19}scenario: {f.scenario or 'reference configuration'}")
+        if f.configuration:
+            lines.append(f"{'':<19}configuration: {f.configuration}")
+            lines.append(f"{'':<19}scenario: {f.scenario or 'none (the configuration as it stands)'}")
+        else:
+            lines.append(f"{'':<19}scenario: {f.scenario or 'reference configuration'}")
         lines.append(f"{'':<19}components: {', '.join(f.subjects)}")
         lines.append(f"{'':<19}why: {f.reason}")
         lines.append(f"{'':<19}source: {f.source}")
@@ -236,7 +250,7 @@ def cmd_appendix(ns: argparse.Namespace) -> int:
 def cmd_methodology(ns: argparse.Namespace) -> int:
     from topology.errors import BedFileError
     from topology.fileformat import load
-    from topology.methodology import generate, to_markdown
+    from topology.methodology import to_markdown
     out = Path(ns.output) if ns.output else None
     fmt = ns.format or ({".html": "html", ".htm": "html", ".pdf": "pdf"}.get(out.suffix.lower(), "md")
                         if out else "md")
@@ -248,24 +262,30 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNREADABLE
+    from topology.configurations import procedures
     try:
-        meth = generate(bed, extra_dirs=ns.templates)
+        made = procedures(bed, ns.configuration, extra_dirs=ns.templates)
+    except KeyError as exc:
+        print(f"testbed-studio: {ns.file}: {exc.args[0]}", file=sys.stderr)
+        return EXIT_UNREADABLE
     except BedFileError as exc:  # a broken step template (TemplateError): file and line
         print(f"testbed-studio: a step template cannot be used:\n{exc.format()}", file=sys.stderr)
         return EXIT_UNREADABLE
+    steps = sum(len(s.steps) for _, meth in made for s in meth.sections)
+    each = f" in {len(made)} procedures ({', '.join(str(name) for name, _ in made)})" if len(made) > 1 else ""
     if fmt == "md":
-        text = to_markdown(meth)
+        text = "\n".join(to_markdown(meth) for _, meth in made)
     else:
         from app.report.export import methodology_html
         from app.report.pdf import write_pdf
-        text = methodology_html(meth)
+        text = methodology_html([meth for _, meth in made])
         if fmt == "pdf":
             try:
-                pages = write_pdf(text, out, title=f"Test methodology - {meth.bed_name}")
+                pages = write_pdf(text, out, title=f"Test methodology - {made[0][1].bed_name}")
             except OSError as exc:
                 print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
                 return EXIT_UNREADABLE
-            print(f"wrote {out} (pdf, {pages} pages, {sum(len(s.steps) for s in meth.sections)} steps)")
+            print(f"wrote {out} (pdf, {pages} pages, {steps} steps{each})")
             return EXIT_OK
     if out is None:
         sys.stdout.write(text)
@@ -275,7 +295,7 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    print(f"wrote {out} ({fmt}, {sum(len(s.steps) for s in meth.sections)} steps)")
+    print(f"wrote {out} ({fmt}, {steps} steps{each})")
     return EXIT_OK
 
 

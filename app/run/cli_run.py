@@ -45,6 +45,9 @@ def add_arguments(sub) -> None:
     r.add_argument("--quiet", action="store_true", help="do not echo the commands' output")
     r.add_argument("--templates", action="append", default=[], metavar="DIR",
                    help="extra step templates, as for `testbed-studio methodology`")
+    r.add_argument("--configuration", metavar="NAME",
+                   help="the bed's configuration to run (required when it has configurations; a resumed run "
+                        "keeps its own)")
     r.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
 
     ax = sub.add_parser("export-ansible", help="write the bed's hosts and automated steps as an Ansible "
@@ -172,16 +175,25 @@ def cmd_run(ns: argparse.Namespace) -> int:
 
     path = Path(ns.file)
     terminal = _Terminal(ns, path)
+    runs_dir = Path(ns.runs_dir) if ns.runs_dir else None
+    configuration = ns.configuration
+    if ns.resume and configuration is None:
+        try:
+            configuration = J.open_run(ns.resume, runs_dir).configuration or None
+        except ValueError:
+            pass        # resume() says why the run cannot be opened
     try:
-        session = RunSession.from_file(path, templates=ns.templates,
-                                       runs_dir=Path(ns.runs_dir) if ns.runs_dir else None,
+        session = RunSession.from_file(path, templates=ns.templates, runs_dir=runs_dir,
                                        ask=terminal.ask, on_event=terminal.event, workers=ns.parallel,
-                                       timeout=ns.timeout)
+                                       timeout=ns.timeout, configuration=configuration)
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNUSABLE
     except OSError as exc:
         _err(f"cannot read {path}: {exc.strerror or exc}")
+        return EXIT_UNUSABLE
+    except ValueError as exc:
+        _err(f"{path}: {exc}")
         return EXIT_UNUSABLE
     try:
         done = session.select(ns.done) if ns.done else []
