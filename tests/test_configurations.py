@@ -214,3 +214,19 @@ def test_renaming_or_deleting_a_component_carries_its_configuration_settings(bed
     assert loads(dumps(study)).configurations[1].overrides["R720"]["hypervisor"] == "ESXi"
     gone.revert()
     assert "SQL1" in study.configurations[1].overrides
+
+
+def test_the_appendix_prints_what_differs_between_configurations_and_a_procedure_for_each(tmp_path):
+    pdf = tmp_path / "a.pdf"
+    r = cli("appendix", str(BED), "-o", str(pdf))
+    assert r.returncode == 0, r.stderr
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
+    text = text.replace("\ufb01", "fi").replace("\ufb00", "ff").replace("\ufb04", "ffl")
+    table = text[text.index("Configurations compared"):]
+    table = table[:table.index("Testbed Studio")]
+    rows = {" ".join(line.split()[:2]): line.split() for line in table.splitlines() if line.strip()}
+    assert "Windows Server 2012 R2 Datacenter" in table and "VMware ESXi 5.5 Update 2" in table
+    assert rows["R720:SAN1 MTU"][-2:] == ["9,000", "1,500"]
+    assert rows["PS6110:eth0b In"][-2:] == ["Yes", "No"]
+    assert "winrm Administrator@192.168.1.20" in table and "ssh root@192.168.1.20" in table
+    assert "Procedure in configuration hyperv" in text and "Procedure in configuration esxi" in text

@@ -300,6 +300,60 @@ def _check_entry(bed: Bed, idx: BedIndex, cfg: Configuration, ref: str, fields: 
     return found
 
 
+# ====================================================================== differences
+
+@dataclass
+class Difference:
+    """One setting that is not the same in every configuration: its value in each, in the
+    order the file lists the configurations (None where the part is not in use)."""
+    subject: str
+    setting: str
+    values: list[Any]
+
+
+NOT_IN_USE = "not in use"
+
+
+def differences(bed: Bed) -> list[Difference]:
+    """What tells the bed's configurations apart, setting by setting: every field a
+    configuration sets (a mapping field key by key), every part one of them takes out of use
+    and every host one of them reaches another way; settings equal everywhere are left out."""
+    if not bed.configurations:
+        return []
+    resolved = [(v, BedIndex(v)) for _, v in views(bed)]
+    rows: dict[tuple[str, str, str], None] = {}
+    for cfg in bed.configurations:
+        for ref, fields in cfg.overrides.items():
+            for key, raw in (fields.items() if isinstance(fields, dict) else ()):
+                if isinstance(raw, dict):
+                    rows.update(((ref, str(key), str(sub)), None) for sub in raw)
+                else:
+                    rows[(ref, str(key), "")] = None
+    out: list[Difference] = []
+    for ref, key, sub in rows:
+        values = []
+        for view, idx in resolved:
+            target = resolve(view, idx, ref)
+            fp = next((f for f in plan(type(target.obj)) if f.key == key), None) if target else None
+            value = getattr(target.obj, fp.attr) if target is not None and fp is not None else NOT_IN_USE
+            values.append(value.get(sub) if sub and isinstance(value, dict) else value)
+        if any(v != values[0] for v in values):
+            out.append(Difference(ref, f"{key}: {sub}" if sub else key, values))
+    excluded = dict.fromkeys(ref for cfg in bed.configurations for ref in cfg.excluded)
+    for ref in excluded:
+        out.append(Difference(ref, "in use", [ref not in cfg.excluded for cfg in bed.configurations]))
+    hosts = dict.fromkeys(a.host for cfg in bed.configurations for a in cfg.access)
+    for host in hosts:
+        values = []
+        for view, _ in resolved:
+            entry = next((a for a in view.access if a.host == host), None)
+            values.append(f"{entry.transport} {entry.user + '@' if entry.user else ''}{entry.address or host}"
+                          if entry is not None else "")
+        if any(v != values[0] for v in values):
+            out.append(Difference(host, "reached over", values))
+    return out
+
+
 # ====================================================================== procedures
 
 def procedures(bed: Bed, configuration: str | None = None, **generate_options: Any) -> list[tuple[str | None, Any]]:

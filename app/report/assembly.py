@@ -18,6 +18,7 @@ from app.report.blocks import (
     steps_blocks,
 )
 from app.report.tables.configuration import cluster_table, server_tables, vm_table
+from app.report.tables.configurations import configuration_table
 from app.report.tables.model import Table
 from app.report.tables.network import address_table, connection_table, network_table, switch_tables
 from app.report.tables.procedure import scenario_tables, workload_tables
@@ -25,14 +26,15 @@ from app.report.tables.results import results_tables, run_summary_table, run_ver
 from app.report.tables.storage import storage_tables
 from app.report.tables.storage_layout import slot_map_tables
 from app.report.tables.values import flat, slug
-from topology.methodology import generate
+from topology.configurations import procedures
 
 
-def _generate_methodology(bed: Any) -> tuple[Any, str]:
+def _generate_methodology(bed: Any) -> tuple[list[tuple[str | None, Any]], str]:
+    """The bed's procedure, or one per configuration of a bed that has configurations."""
     try:
-        return generate(bed), ""
+        return procedures(bed), ""
     except Exception as exc:
-        return None, f"The methodology could not be generated: {exc}"
+        return [], f"The methodology could not be generated: {exc}"
 
 
 def _validate(bed: Any) -> list:
@@ -49,7 +51,10 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
     findings = _validate(bed) if findings is None else findings
     note = ""
     if methodology is None:
-        methodology, note = _generate_methodology(bed)
+        procs, note = _generate_methodology(bed)
+    else:       # one procedure, or (configuration, procedure) pairs
+        procs = methodology if isinstance(methodology, list) else [(None, methodology)]
+    methodology = procs[0][1] if len(procs) == 1 else [m for _, m in procs] or None
     info = bed.bed
     blocks: list[Block] = []
     errors = sum(1 for f in findings if f.severity == "error" and not f.accepted)
@@ -99,6 +104,12 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
     if bed.vms or bed.clusters:
         sub("Virtual machines and clusters", "appendix-a-vms")
         tables("A", [vm_table(bed), cluster_table(bed)])
+    if bed.configurations:
+        sub("Configurations", "appendix-a-configurations")
+        blocks.append(Para(text="The tables above show the bed as drawn. The study runs it in "
+                                f"{len(bed.configurations)} software configurations of the same hardware; this "
+                                "table lists every setting that differs between them.", css="intro"))
+        tables("A", [configuration_table(bed)])
 
     appendix("B", "Switches and networks")
     if not tables("B", switch_tables(bed)):
@@ -134,11 +145,19 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
     if plan:
         sub("Scenarios and run plan", "appendix-f-plan")
         tables("F", plan)
-    if methodology is None:
+    if not procs:
         blocks.append(Para(text=note or "No methodology.", css="note"))
-    else:
-        for section in methodology.sections:
-            sub(f"{section.number}. {section.title}", f"appendix-f-{slug(str(section.number))}")
+    described = {c.id: c.description for c in bed.configurations}
+    for name, meth in procs:
+        prefix = f"{name}: " if name is not None else ""
+        if name is not None:
+            blocks.append(Heading(text=f"Procedure in configuration {name}", level=2,
+                                  anchor=f"appendix-f-configuration-{slug(name)}"))
+            if described.get(name):
+                blocks.append(Para(text=described[name], css="intro"))
+        for section in meth.sections:
+            sub(f"{prefix}{section.number}. {section.title}",
+                f"appendix-f-{slug(name) + '-' if name else ''}{slug(str(section.number))}")
             blocks.extend(steps_blocks(list(section.steps)))
 
     results = results_tables(bed)

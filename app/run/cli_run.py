@@ -57,8 +57,17 @@ def add_arguments(sub) -> None:
     ax.add_argument("--steps", default="", metavar="SPEC", help="only these steps (as for run)")
     ax.add_argument("--templates", action="append", default=[], metavar="DIR", help="extra step templates")
 
-    re_ = sub.add_parser("results", help="print a run's metrics: average, 95th percentile, pass/fail per criterion")
-    re_.add_argument("run", help="run id (see `testbed-studio runs`) or run directory")
+    re_ = sub.add_parser("results", help="print a run's metrics: average, 95th percentile, pass/fail per criterion; "
+                                         "`results import RUN FILE...` attaches load tools' result files to a run",
+                         usage="testbed-studio results RUN [--csv OUT] [--all-series]\n"
+                               "       testbed-studio results import RUN FILE... [--step N] [--host H] [--tool T]")
+    re_.add_argument("run", help="run id (see `testbed-studio runs`) or run directory; or the word import")
+    re_.add_argument("files", nargs="*", help=argparse.SUPPRESS)
+    re_.add_argument("--step", default="", metavar="N", help="import: the step whose workload wrote the files")
+    re_.add_argument("--host", default="", metavar="H", help="import: the host or VM the files are about "
+                                                              "(default: the step's one host)")
+    re_.add_argument("--tool", metavar="T", help="import: the tool that wrote the files (default: told from "
+                                                  "their content)")
     re_.add_argument("--csv", metavar="OUT", help="also write the summaries and per-second samples as CSV")
     re_.add_argument("--all-series", action="store_true", help="include per-job and per-device series")
     re_.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
@@ -329,6 +338,12 @@ def cmd_runs(ns: argparse.Namespace) -> int:
 def cmd_results(ns: argparse.Namespace) -> int:
     from app.metrics.results import judge_criteria, load_samples, results_table, summarize, write_csv
     from app.run import journal as J
+    if ns.run == "import":
+        from app.metrics.import_cli import cmd_import
+        return cmd_import(ns)
+    if ns.files:
+        _err(f"unexpected {ns.files[0]!r}: to attach result files write `testbed-studio results import RUN FILE...`")
+        return EXIT_UNUSABLE
     try:
         info = J.open_run(ns.run, Path(ns.runs_dir) if ns.runs_dir else None)
     except ValueError as exc:
@@ -355,3 +370,4 @@ def cmd_results(ns: argparse.Namespace) -> int:
             return EXIT_UNUSABLE
         print(f"wrote {ns.csv}")
     return EXIT_FAILED if any(not v.passed for v in verdicts) else EXIT_OK
+
