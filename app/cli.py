@@ -57,6 +57,11 @@ def _parser() -> argparse.ArgumentParser:
     ax.add_argument("--run", action="append", default=[], metavar="RUN",
                     help="add the figures measured in this run (id or directory, see 'testbed-studio runs') to "
                          "the results appendix: tables per host, pass criteria and charts; may be given more than once")
+    ax.add_argument("--compare", action="append", default=[], metavar="RUN|CONFIG",
+                    help="put these runs or configurations side by side in the results appendix (give two or more; "
+                         "default for a bed with configurations: its configurations, when they have figures)")
+    ax.add_argument("--baseline", metavar="NAME", help="the compared side the others are measured against")
+    ax.add_argument("--metric", metavar="M", help="the figure compared (see `testbed-studio compare`)")
     ax.add_argument("--runs-dir", help=argparse.SUPPRESS)
 
     me = sub.add_parser("methodology", help="print the numbered test procedure generated from a project file")
@@ -83,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
 
     from app.metrics.parse_cli import add_arguments as add_parse_arguments
     add_parse_arguments(sub)
+    from app.metrics.compare_cli import add_arguments as add_compare_arguments
+    add_compare_arguments(sub)
 
     sub.add_parser("rules", help="list the validation rules (codes, severities, reasons)")
     sub.add_parser("schema", help="print the JSON Schema of the project file")
@@ -234,9 +241,15 @@ def cmd_appendix(ns: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"testbed-studio: --run {ref}: {exc}", file=sys.stderr)
             return EXIT_UNREADABLE
+    from app.metrics.compare_cli import appendix_comparisons
+    try:
+        comparisons = appendix_comparisons(bed, ns)
+    except ValueError as exc:
+        print(f"testbed-studio: --compare: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
     from app.report.export import write
     try:
-        result = write(bed, out, fmt, source=str(ns.file), runs=runs)
+        result = write(bed, out, fmt, source=str(ns.file), runs=runs, comparisons=comparisons)
     except OSError as exc:
         print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -368,6 +381,11 @@ def cmd_schema(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_compare(ns: argparse.Namespace) -> int:
+    from app.metrics.compare_cli import cmd_compare
+    return cmd_compare(ns)
+
+
 def _cmd_parse(ns: argparse.Namespace) -> int:
     from app.metrics.parse_cli import cmd_parse
     return cmd_parse(ns)
@@ -376,7 +394,8 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
 _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
              "schema": cmd_schema, "credentials": cmd_credentials, "run": cmd_run, "runs": cmd_runs,
-             "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse}
+             "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse,
+             "compare": _cmd_compare}
 
 
 

@@ -17,6 +17,7 @@ from app.report.blocks import (
     TocBlock,
     steps_blocks,
 )
+from app.report.tables.comparison import comparison_table, formulas
 from app.report.tables.configuration import cluster_table, server_tables, vm_table
 from app.report.tables.configurations import configuration_table
 from app.report.tables.model import Table
@@ -46,8 +47,9 @@ def _validate(bed: Any) -> list:
 
 
 def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any = None,
-                   source: str = "", runs: Iterable[Any] = ()) -> Appendix:
-    """All appendices of a bed as blocks, in the order the seed reports print them."""
+                   source: str = "", runs: Iterable[Any] = (), comparisons: Iterable[Any] = ()) -> Appendix:
+    """All appendices of a bed as blocks, in the order the seed reports print them.
+    `comparisons`: app.metrics.comparison tables printed in Appendix G with their charts."""
     findings = _validate(bed) if findings is None else findings
     note = ""
     if methodology is None:
@@ -162,7 +164,8 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
 
     results = results_tables(bed)
     runs = list(runs)
-    if results or runs:
+    comparisons = list(comparisons)
+    if results or runs or comparisons:
         appendix("G", "Results")
         rp = bed.run_plan
         if results and rp and rp.repetitions and rp.repetitions > 1:
@@ -171,6 +174,15 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
                                css="intro"))
         tables("G", results)
         figures = 0
+        for table in comparisons:
+            sub(f"Compared: {' / '.join(table.names)}", f"appendix-g-compare-{slug('-'.join(table.names))}")
+            tables("G", [comparison_table(table)])
+            blocks.extend(Para(text=line, css="small") for line in formulas(table))
+            figures += 1
+            blocks.append(ImageBlock(caption=f"Figure G.{figures}: {table.title} per host/VM"
+                                             f"{' and in total' if any(r.is_total for r in table.rows) else ''}, "
+                                             f"{' / '.join(table.names)}",
+                                     key=f"chart-g{figures}", chart=table, keep_with_next=False))
         for run in runs:
             sub(f"Measured in run {run.run_id}", f"appendix-g-run-{slug(run.run_id)}")
             blocks.append(Para(text=f"Recorded by Testbed Studio while the run's workload steps ran (started "

@@ -72,14 +72,15 @@ def methodology_html(methodology: Any) -> str:
 
 
 def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", findings: list | None = None,
-          methodology: Any = None, runs: Iterable[Any] = ()) -> dict:
+          methodology: Any = None, runs: Iterable[Any] = (), comparisons: Iterable[Any] = ()) -> dict:
     """The `appendix` command's work: build and write one format.  Returns figures for the caller."""
     out = Path(out)
     if fmt not in ("pdf", "html", "md"):
         raise ValueError(f"unknown format {fmt!r}: use pdf, html or md")
     if not out.parent.is_dir():
         raise OSError(f"folder {out.parent} does not exist")
-    appendix = build_appendix(bed, findings=findings, methodology=methodology, source=source, runs=runs)
+    appendix = build_appendix(bed, findings=findings, methodology=methodology, source=source, runs=runs,
+                              comparisons=comparisons)
     result: dict[str, Any] = {"path": str(out), "format": fmt}
     if fmt == "pdf":
         result["pages"] = write_pdf(appendix, out)
