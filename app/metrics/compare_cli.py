@@ -59,17 +59,25 @@ def build(ns, bed=None):
 def appendix_comparisons(bed, ns) -> list:
     """What `appendix` compares: the sides of --compare; without it, a bed's configurations
     when they have figures to compare (else nothing).  ValueError for --compare sides that cannot be."""
-    sides = list(ns.compare) or ([c.id for c in bed.configurations] if len(bed.configurations) > 1 else [])
-    if not sides:
-        return []
-    asked = argparse.Namespace(sides=sides, baseline=ns.baseline, metric=ns.metric, bed=ns.file,
+    if not ns.compare:
+        return configuration_comparisons(bed, ns.file, ns.runs_dir, baseline=ns.baseline, metric=ns.metric)
+    asked = argparse.Namespace(sides=list(ns.compare), baseline=ns.baseline, metric=ns.metric, bed=ns.file,
                                runs_dir=ns.runs_dir)
+    return [build(asked, bed)]
+
+
+def configuration_comparisons(bed, bed_file, runs_dir=None, *, baseline: str | None = None,
+                              metric: str | None = None) -> list:
+    """A bed's configurations side by side, once they have figures (its runs', its recorded
+    results'); nothing before that.  The appendix prints it by itself, from the CLI and the GUI."""
+    if len(bed.configurations) < 2:
+        return []
+    asked = argparse.Namespace(sides=[c.id for c in bed.configurations], baseline=baseline, metric=metric,
+                               bed=str(bed_file) if bed_file else None, runs_dir=runs_dir)
     try:
         return [build(asked, bed)]
     except ValueError:
-        if ns.compare:
-            raise
-        return []       # configurations not measured yet: nothing to compare
+        return []       # not measured yet: nothing to compare
 
 
 def cmd_compare(ns) -> int:
