@@ -265,7 +265,7 @@ class Volume:
     read_only: bool = fld(False)
     dataset: str = fld("", doc="application data it holds, e.g. exchange-db1")
     copy: str = fld("", choices=("", "active", "replica"))
-    drive: str = fld("", doc="host drive letter or mount point")
+    drive: str = fld("", doc="host drive letter, mount point or disk device (E:, /data, sdb)")
     label: str = fld("")
     note: str = fld("")
 

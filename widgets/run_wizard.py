@@ -245,6 +245,8 @@ class RunWizard(QWidget):
         session = RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
                              ask=self.controller.ask, on_event=self.controller.on_event,
                              on_samples=dashboard.ingest, configuration=self._configuration())
+        from app.metrics.storage_series import StorageMap
+        dashboard.set_storage_map(StorageMap(session.bed))     # volumes, groups, VMs of the configuration run
         self.controller.attach(session)
         return session
 

@@ -23,7 +23,7 @@ from app.report.tables.configurations import configuration_table
 from app.report.tables.model import Table
 from app.report.tables.network import address_table, connection_table, network_table, switch_tables
 from app.report.tables.procedure import scenario_tables, workload_tables
-from app.report.tables.results import results_tables, run_summary_table, run_verdict_table
+from app.report.tables.results import results_tables, run_storage_tables, run_summary_table, run_verdict_table
 from app.report.tables.storage import storage_tables
 from app.report.tables.storage_layout import slot_map_tables
 from app.report.tables.values import flat, slug
@@ -189,10 +189,11 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
                                     f"{run.started}): one sample per host and metric per second. Averages and 95th "
                                     "percentiles are over the seconds measured; seconds without a value are gaps "
                                     "(a collector stopped or a counter disappeared) and are left out.", css="intro"))
-            tables("G", [run_summary_table(run), run_verdict_table(run)])
+            tables("G", [run_summary_table(run), run_verdict_table(run), *run_storage_tables(run)])
             for chart in run.charts(bed):
                 figures += 1
-                blocks.append(ImageBlock(caption=f"Figure G.{figures}: {chart.title} per host, run {run.run_id}",
+                per = "" if " per " in chart.title else " per host"
+                blocks.append(ImageBlock(caption=f"Figure G.{figures}: {chart.title}{per}, run {run.run_id}",
                                          key=f"chart-g{figures}", chart=chart, keep_with_next=False))
     return Appendix(bed=bed, title="Test-bed appendices", blocks=blocks, findings=findings, methodology=methodology,
                     running_head=info.name or "Test-bed appendices")

@@ -5,6 +5,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from topology import capacity as cap
+from topology import prediction
 from topology.ids import container_ref, group_ref, slot_ref, volume_ref
 from topology.index import ArrayScope, Disk
 from topology.model import StorageArray, Volume
@@ -103,19 +104,7 @@ def raid_004(ctx: Context) -> Iterator[Hit]:
                 yield hit([a.id, ref], f"disk {ref} is used twice: {', '.join(owners)}")
 
 
-def _volume_home(scope: ArrayScope, v: Volume) -> tuple[set[str], set[str]]:
-    """(groups, pools) whose disks a volume lives on."""
-    groups: set[str] = set()
-    pools: set[str] = set()
-    if v.group:
-        groups.add(v.group)
-        g = scope.groups.get(v.group)
-        if g is not None and g.pool:
-            pools.add(g.pool)
-    if v.pool:
-        pools.add(v.pool)
-        groups |= {g.name for g in scope.pool_groups(v.pool)}
-    return groups, pools
+_volume_home = prediction.volume_home
 
 
 @rule("RAID-005", "error", "database and logs share spindles",
@@ -231,31 +220,6 @@ def raid_008(ctx: Context) -> Iterator[Hit]:
             yield hit(a.id, f"ownership on {a.id} is unbalanced ({detail})")
 
 
-def _read_fraction(w) -> float:
-    if w.read_pct is not None:
-        return w.read_pct / 100
-    if w.access:
-        total = sum(x.share_pct for x in w.access) or 1
-        return sum(x.share_pct * x.read_pct for x in w.access) / total / 100
-    return 0.7
-
-
-def workload_volumes(ctx: Context, w) -> list[str]:
-    vols: list[str] = []
-    for t in w.targets:
-        if t in ctx.idx.volumes:
-            vols.append(t)
-        elif t in ctx.idx.vms:
-            vm = ctx.idx.vms[t]
-            disks = [d.volume for d in vm.disks if d.volume]
-            data = [v for v in disks if "os" not in ctx.idx.volumes[v][1].purpose] if disks else []
-            vols += data or disks
-            vols += [v for v in ctx.guest_volumes.get(t, ()) if v not in vols]
-        elif t in ctx.idx.servers:
-            vols += sorted(ctx.volumes_used.get(t, {}))
-    return list(dict.fromkeys(v for v in vols if v in ctx.idx.volumes))
-
-
 @rule("RAID-009", "warning", "predicted IOPS below the workload's demand",
       reason="Back-end IOPS are set by the spindles and the RAID write penalty: a group that cannot "
              "deliver the demand shows as latency above the thresholds.",
@@ -263,32 +227,13 @@ def workload_volumes(ctx: Context, w) -> list[str]:
              "size for performance first)",
       hint="add spindles, use a RAID level with a smaller write penalty, or faster media")
 def raid_009(ctx: Context) -> Iterator[Hit]:
-    demand: dict[tuple[str, str, str], float] = defaultdict(float)
-    reads: dict[tuple[str, str, str], list[tuple[float, float]]] = defaultdict(list)
-    for w in ctx.bed.workloads:
-        if not w.demand_iops:
+    for (array_id, kind, name), need in sorted(prediction.demands(ctx).items()):
+        if not need.iops:
             continue
-        vols = workload_volumes(ctx, w)
-        homes = set()
-        for v in vols:
-            a, vol = ctx.idx.volumes[v]
-            scope = ctx.idx.scopes[a.id]
-            groups, pools = _volume_home(scope, vol)
-            if pools:
-                homes |= {(a.id, "pool", p) for p in pools}
-            else:
-                homes |= {(a.id, "group", g) for g in groups}
-        for h in homes:
-            share = w.demand_iops / len(homes)
-            demand[h] += share
-            reads[h].append((share, _read_fraction(w)))
-    for (array_id, kind, name), need in sorted(demand.items()):
-        scope = ctx.idx.scopes[array_id]
-        home_groups = [scope.groups[name]] if kind == "group" else scope.pool_groups(name)
-        mix = sum(s * r for s, r in reads[(array_id, kind, name)]) / need
-        supply = sum(cap.group_iops(g.raid, [cap.disk_iops(d.spec.media, d.spec.rpm) for d in scope.group_disks(g)],
-                                    mix) for g in home_groups)
-        if home_groups and supply < need:
-            yield hit([array_id, container_ref(array_id, kind, name)],
-                      f"{kind} {name} on {array_id} can deliver about {supply:.0f} IOPS at {mix:.0%} reads; "
-                      f"its workloads need {need:.0f}")
+        mix = need.mix
+        supply = prediction.predict(ctx.idx.scopes[array_id], kind, name, mix)
+        if supply is not None and supply.iops < need.iops:
+            assumed = " (an assumed mix: the workload states none)" if need.assumed else ""
+            yield hit([array_id, need.ref],
+                      f"{kind} {name} on {array_id} can deliver about {supply.iops:.0f} IOPS at {mix.text()}"
+                      f"{assumed}; its workloads need {need.iops:.0f}")
