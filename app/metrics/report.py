@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from app.metrics import sample as M
 from app.metrics.results import Summary, Verdict, format_value, judge_criteria, load_samples, summarize, threshold_lines
@@ -44,6 +45,7 @@ class RunResults:
     verdicts: list[Verdict]
     storage: list = field(default_factory=list)       # app.metrics.storage_series.StorageRow per group/pool
     unmapped: list[str] = field(default_factory=list)  # HOST/DEVICE series no volume's drive names
+    record: Any = None                                 # app.run.as_run.AsRun: the run as it happened
 
     @property
     def start_time(self) -> float:
@@ -82,8 +84,10 @@ def load_run_results(ref: str, bed=None, runs_root: Path | None = None) -> RunRe
     from app.run import journal as J
     info = J.open_run(ref, runs_root)
     samples = load_samples(info.dir)
-    if not samples:
-        raise ValueError(f"run {info.id} recorded no metrics (no workload step streamed figures)")
+    from app.run.as_run import as_run
+    record = as_run(info.dir, *_plan_and_text(info, bed))
+    if not samples and not record.rows:
+        raise ValueError(f"run {info.id} recorded no metrics and no step (nothing ran)")
     verdicts: list[Verdict] = []
     storage: list = []
     unmapped: list[str] = []
@@ -97,7 +101,24 @@ def load_run_results(ref: str, bed=None, runs_root: Path | None = None) -> RunRe
     summaries = summarize(samples)
     if bed is not None:
         verdicts = judge_criteria(summaries, bed, samples)
-    return RunResults(info.id, info.created, samples, summaries, verdicts, storage, unmapped)
+    return RunResults(info.id, info.created, samples, summaries, verdicts, storage, unmapped, record)
+
+
+def _plan_and_text(info, bed) -> tuple[list[tuple[str, str]], str | None]:
+    """The procedure the run's configuration has now, and the project file's text now."""
+    if bed is None:
+        return [], None
+    from topology.configurations import procedures
+    try:
+        (_, meth), = procedures(bed, info.configuration or None)
+        planned = [(s.number, s.text) for s in meth.steps()]
+    except (KeyError, ValueError):
+        planned = []
+    try:
+        text: str | None = Path(info.bed_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    return planned, text
 
 
 def summary_rows(results: RunResults, kind: str = "host") -> list[tuple[str, str, str, str, str, str, str]]:

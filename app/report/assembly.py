@@ -23,7 +23,13 @@ from app.report.tables.configurations import configuration_table
 from app.report.tables.model import Table
 from app.report.tables.network import address_table, connection_table, network_table, switch_tables
 from app.report.tables.procedure import scenario_tables, workload_tables
-from app.report.tables.results import results_tables, run_storage_tables, run_summary_table, run_verdict_table
+from app.report.tables.results import (
+    results_tables,
+    run_record_tables,
+    run_storage_tables,
+    run_summary_table,
+    run_verdict_table,
+)
 from app.report.tables.storage import storage_tables
 from app.report.tables.storage_layout import slot_map_tables
 from app.report.tables.values import flat, slug
@@ -189,7 +195,8 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
                                     f"{run.started}): one sample per host and metric per second. Averages and 95th "
                                     "percentiles are over the seconds measured; seconds without a value are gaps "
                                     "(a collector stopped or a counter disappeared) and are left out.", css="intro"))
-            tables("G", [run_summary_table(run), run_verdict_table(run), *run_storage_tables(run)])
+            tables("G", [run_summary_table(run) if run.summaries else None, run_verdict_table(run),
+                         *run_storage_tables(run), *run_record_tables(run)])
             for chart in run.charts(bed):
                 figures += 1
                 per = "" if " per " in chart.title else " per host"

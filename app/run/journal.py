@@ -3,6 +3,8 @@
 A run lives in its own directory:
 
     run.json          what was run: bed file and its hash, step selection (written once, atomically)
+    bed-at-start.yaml the project file as it was when the run began (the as-run record compares it)
+    plan.json         the procedure's steps (number, text) when the run began
     journal.jsonl     one JSON record per line, appended and fsync'd before the work goes on
     output/           the full output of each step on each host (STEP@HOST.log)
     metrics.jsonl     samples recorded while the workloads ran (app.metrics)
@@ -47,6 +49,8 @@ SUCCEEDED = frozenset({OK, DONE, SKIPPED})
 PROBLEMS = frozenset({FAILED, TIMEOUT, CANCELLED, LOST, INTERRUPTED, UNREACHABLE, AUTH_FAILED, HOST_KEY})
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+BED_AT_START = "bed-at-start.yaml"     # the project file as it was when the run began
+PLAN = "plan.json"                     # the procedure as it was when the run began: [[number, text], ...]
 
 
 def now_iso() -> str:

@@ -45,6 +45,7 @@ class RunSession:
         if bed_bytes is None and self.bed_path is not None and self.bed_path.is_file():
             bed_bytes = self.bed_path.read_bytes()
         self.digest = hashlib.sha256(bed_bytes).hexdigest() if bed_bytes is not None else ""
+        self._bed_bytes = bed_bytes
         self.runs_dir = runs_dir
         self.workers, self.timeout = workers, timeout
         self._ask = ask
@@ -105,6 +106,13 @@ class RunSession:
                 return False
         self._warn_no_access(steps)
         info = J.new_run(str(self.bed_path), self.digest, spec, self.runs_dir, configuration=self.configuration)
+        # what the bed and its procedure said when the run began: the as-run record's reference
+        import json
+
+        from topology.fileformat import write_atomic
+        if self._bed_bytes is not None:
+            write_atomic(info.dir / J.BED_AT_START, self._bed_bytes)
+        write_atomic(info.dir / J.PLAN, json.dumps([[s.number, s.text] for s in self.all_steps]).encode())
         self._emit(E.Notice(info.id, f"run {info.id}  ({info.dir})"))
         return self._open(info, steps)
 

@@ -127,3 +127,27 @@ def run_storage_tables(run: Any) -> list[Table]:
             t.add(source, "no volume this host uses names the device in its drive (e.g. drive: sdb or E:)")
         tables.append(t)
     return tables
+
+
+def run_record_tables(run: Any) -> list[Table]:
+    """The run as it happened: each step on each host, then every deviation from the plan."""
+    record = getattr(run, "record", None)
+    if record is None or not record.rows:
+        return []
+    title = f"As run: run {run.run_id}" + (f", configuration {record.configuration}" if record.configuration else "")
+    t = Table(f"run-{slug(run.run_id)}-as-run", title,
+              ["Step", "Host", "Status", "Started", "Ended", "Attempts", "Note"], compact=True)
+    t.widths = [6, 10, 29, 10, 10, 10, 25]
+    for r in record.rows:
+        problem = r.status not in ("done", "done by hand") and not r.status.startswith("failed, then done")
+        t.add(r.step, Cell(r.host, ref=r.host), Cell(r.status, bold=problem, fill="#f8d7da" if problem else ""),
+              r.started[11:19], r.ended[11:19], str(r.attempts), r.note)
+    days = sorted({x[:10] for r in record.rows for x in (r.started, r.ended) if x})
+    t.note = f"Times of day on {' to '.join(dict.fromkeys([days[0], days[-1]]))} (the driver's clock)." if days else ""
+    tables = [t]
+    d = Table(f"run-{slug(run.run_id)}-deviations", f"Deviations from the plan: run {run.run_id}", ["Deviation"],
+              compact=True)
+    for line in record.deviations or ["none: every planned step ran, and the bed is as it was when the run began"]:
+        d.add(line)
+    tables.append(d)
+    return tables
