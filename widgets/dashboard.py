@@ -199,30 +199,25 @@ class MetricsDashboard(QWidget):
     def show_kind(self, kind: str) -> None:
         """Plot another kind of series (the store keeps them all)."""
         self.kind = kind
-        for layer in self.layers.values():
-            layer.remove_all()
-        self.legend.clear()
-        self._curves.clear()
-        self._drawn.clear()
-        self._peaks.clear()
-        self._y_tops.clear()
-        self.series_list.clear()
-        self._last_store_revision = -1
+        self._forget_curves()
         self.redraw()
 
     def clear(self) -> None:
         """Forget every series (a new run starts)."""
         self.store.clear()
+        self._forget_curves()
+        self._x_range = None
+        self.problems.clear()
+
+    def _forget_curves(self) -> None:
         for layer in self.layers.values():
             layer.remove_all()
         self.legend.clear()
         self._curves.clear()
         self._drawn.clear()
         self._peaks.clear()
-        self._x_range = None
         self._y_tops.clear()
         self.series_list.clear()
-        self.problems.clear()
         self._last_store_revision = -1
 
     def add_problem(self, text: str) -> None:
