@@ -230,3 +230,23 @@ def test_the_appendix_prints_what_differs_between_configurations_and_a_procedure
     assert rows["PS6110:eth0b In"][-2:] == ["Yes", "No"]
     assert "winrm Administrator@192.168.1.20" in table and "ssh root@192.168.1.20" in table
     assert "Procedure in configuration hyperv" in text and "Procedure in configuration esxi" in text
+
+
+def test_a_configuration_may_leave_a_value_not_stated_where_the_field_takes_it():
+    from topology.configurations import differences
+    from topology.unknown import NOT_STATED
+    study = loads(_with("""  - id: undocumented
+    set:
+      R720: {memory_gb: not stated, bios: {sriov: not stated}}
+"""))
+    view = configured(study, "undocumented")
+    assert view.servers[0].memory_gb is NOT_STATED and view.servers[0].bios["sriov"] is NOT_STATED
+    assert [d.values for d in differences(study) if d.setting == "memory_gb"] == [[128, 128, NOT_STATED]]
+    found = [f for f in validate(study, configuration="undocumented") if f.code == "CAP-001"]
+    assert found and "memory not stated" in found[0].message and found[0].severity == "info"
+    assert "memory_gb: not stated" in dumps(study)
+    refused = _problems(_with("""  - id: broken
+    set:
+      R720: {id: not stated, settings: not stated}
+"""))
+    assert {p.where for p in refused} == {"configurations[2].set.R720.id", "configurations[2].set.R720.settings"}

@@ -25,6 +25,7 @@ from topology.field_plan import FieldPlan, plan
 from topology.ids import COMPONENT_COLLECTIONS, parse_array_part
 from topology.index import BedIndex
 from topology.model import Bed, Scenario, StorageArray
+from topology.unknown import NOT_STATED, accepts_not_stated
 
 Found = list[tuple[tuple, str, str]]
 
@@ -131,6 +132,7 @@ def typed_values(obj: Any, fields: dict[str, Any], where: str) -> dict[str, Any]
             out[fp.attr] = _default(fp)
             continue
         builder = _Builder()
+        meta = field_meta(type(obj), fp)
         if fp.kind == "dict" and isinstance(raw, dict):
             merged = dict(getattr(obj, fp.attr))
             for k, v in raw.items():
@@ -138,15 +140,22 @@ def typed_values(obj: Any, fields: dict[str, Any], where: str) -> dict[str, Any]
                     merged.pop(str(k), None)
                 else:
                     merged[str(k)] = v
-            value: Any = builder.value(fp.kind, fp.inner, merged, fp.meta, (key,))
+            value: Any = builder.value(fp.kind, fp.inner, merged, meta, (key,))
         elif fp.kind == "dc":
             value = builder.build(fp.inner, raw, (key,))
+        elif raw is NOT_STATED:
+            value = builder.not_stated(fp.kind, meta, (key,))
         else:
-            value = builder.value(fp.kind, fp.inner, raw, fp.meta, (key,))
+            value = builder.value(fp.kind, fp.inner, raw, meta, (key,))
         if builder.problems:
             raise ConfigurationError(f"{where}: {key}: {builder.problems[0][1]}")
         out[fp.attr] = value
     return out
+
+
+def field_meta(cls: type, fp: FieldPlan) -> dict:
+    """A field's metadata as the loader reads it: with whether it may be "not stated"."""
+    return {**fp.meta, "not_stated": accepts_not_stated(cls, fp)}
 
 
 def _default(fp: FieldPlan) -> Any:
@@ -288,10 +297,12 @@ def _check_entry(bed: Bed, idx: BedIndex, cfg: Configuration, ref: str, fields: 
             continue
         if fp.kind == "dict" and isinstance(raw, dict):
             raw = {k: v for k, v in raw.items() if v is not None}
-        value = builder.value(fp.kind, fp.inner, raw, fp.meta, at)
+        meta = field_meta(type(target.obj), fp)
+        value = builder.not_stated(fp.kind, meta, at) if raw is NOT_STATED else \
+            builder.value(fp.kind, fp.inner, raw, meta, at)
         found += builder.problems
         ref_kind = fp.meta.get("ref")
-        if ref_kind and not builder.problems:
+        if ref_kind and not builder.problems and value is not NOT_STATED:
             for j, item in enumerate(value if isinstance(value, list) else [value]):
                 if item and not resolves(idx, ref_kind, item, target.array):
                     found.append((at + ((j,) if isinstance(value, list) else ()),

@@ -26,6 +26,7 @@ from topology import capacity as cap
 from topology.ids import container_ref
 from topology.index import ArrayScope
 from topology.model import Volume, Workload
+from topology.unknown import NOT_STATED
 
 SEQUENTIAL_FACTOR = 4.0          # HDD: sequential small-block operations per random one (no seeks)
 ASSUMED_READ_FRACTION = 0.7
@@ -73,10 +74,13 @@ def blend(parts: list[tuple[float, Mix]]) -> Mix:
                  for f in ("random_read", "sequential_read", "random_write", "sequential_write")))
 
 
-def workload_mix(w: Workload) -> tuple[Mix, str]:
-    """The workload's mix and where it comes from (stated, from its access specifications, or assumed)."""
+def workload_mix(w: Workload) -> tuple[Mix | None, str]:
+    """The workload's mix and where it comes from (stated, from its access specifications, or
+    assumed); None when the source leaves its read share not stated (nothing is guessed then)."""
+    if w.read_pct is NOT_STATED or any(x.share_pct is NOT_STATED or x.read_pct is NOT_STATED for x in w.access):
+        return None, "the read share is not stated"
     sequential = 0.0
-    if w.access:
+    if w.access and all(x.random_pct is not NOT_STATED for x in w.access):
         total = sum(x.share_pct for x in w.access) or 1.0
         sequential = 1 - sum(x.share_pct * x.random_pct for x in w.access) / total / 100
     if w.read_pct is not None:
@@ -120,11 +124,28 @@ def _cost(level: str, geometry: cap.Geometry, media: str, mix: Mix) -> float:
             + mix.sequential_write * full_stripe / seq)
 
 
+def _groups(scope: ArrayScope, kind: str, name: str) -> list:
+    if kind == "group":
+        return [scope.groups[name]] if name in scope.groups else []
+    return scope.pool_groups(name) if kind == "pool" else []
+
+
+def unknown_parts(scope: ArrayScope, kind: str, name: str) -> list[str]:
+    """What the model needs of a group or pool that the source does not state."""
+    groups = _groups(scope, kind, name)
+    out = [f"group {g.name} {what}" for g in groups for what, v in (("RAID level", g.raid), ("members", g.members))
+           if v is NOT_STATED]
+    out += [f"media or speed of the disks in {d.enclosure}:{d.spec.slots}" for g in groups
+            for d in scope.group_disks(g) if not cap.disk_iops(d.spec.media, d.spec.rpm)]
+    return list(dict.fromkeys(out))
+
+
 def predict(scope: ArrayScope, kind: str, name: str, mix: Mix) -> Prediction | None:
     """What a disk group or pool (its groups' disks) sustains at `mix`; None when the bed
-    draws no disks for it."""
-    groups = [scope.groups[name]] if kind == "group" and name in scope.groups else \
-        scope.pool_groups(name) if kind == "pool" else []
+    draws no disks for it or leaves what the model needs not stated (`unknown_parts`)."""
+    if unknown_parts(scope, kind, name):
+        return None
+    groups = _groups(scope, kind, name)
     total, disks, levels, media = 0.0, 0, [], set()
     for g in groups:
         members = scope.group_disks(g)
@@ -247,8 +268,8 @@ def demands(ctx: Any) -> dict[tuple[str, str, str], Demand]:
         vols = workload_volumes(ctx, w)
         logs = [v for v in vols if LOG_PURPOSE in ctx.idx.volumes[v][1].purpose]
         data = [v for v in vols if v not in logs] or logs
-        if w.demand_iops:
-            mix, how = workload_mix(w)
+        mix, how = workload_mix(w)
+        if w.demand_iops and mix is not None:
             counts: dict[tuple[str, str, str], int] = defaultdict(int)
             homes: dict[tuple[str, str, str], Demand] = {}
             for v in data:

@@ -83,6 +83,7 @@ def step_html(step: Any) -> str:
     tags = list(targets) + ([] if getattr(step, "automation", None) else ["manual"])
     where = f' <span class="target">[{esc(" · ".join(tags))}]</span>' if tags else ""
     parts = [f'<p class="step"><b>{number}.</b> {text}{where}</p>']
+    parts += [f'<p class="stepnote">Note — {esc(n)}</p>' for n in getattr(step, "notes", None) or []]
     unresolved = [str(u) for u in getattr(step, "unresolved", None) or []]
     if unresolved:
         parts.append(f'<p class="unresolved">Unresolved: {esc(", ".join(unresolved))}. '

@@ -43,6 +43,7 @@ def table_markdown(t: Table, label: str = "") -> str:
 def step_markdown(step: Any) -> str:
     targets = step_targets(step)
     out = [f"**{step.number}.** {step.text}" + (f" *[{', '.join(targets)}]*" if targets else "")]
+    out += [f"> *Note — {n}*" for n in getattr(step, "notes", None) or []]
     unresolved = [str(u) for u in getattr(step, "unresolved", None) or []]
     if unresolved:
         out += ["", f"> **Unresolved:** {', '.join(unresolved)}"]

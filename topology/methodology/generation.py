@@ -16,6 +16,7 @@ from topology.methodology.context import BedContext
 from topology.methodology.domains import DOMAINS, Item
 from topology.methodology.domains.bed_wide import bed_values, run_values
 from topology.methodology.render import MISSING, apply_derives, matches, render, tidy
+from topology.methodology.step_notes import attach_notes
 from topology.methodology.steps import SECTION_KEYS, SECTIONS, Command, Methodology, Section, Step
 from topology.methodology.template_files import StepTemplate, TemplateFile, load_templates
 from topology.methodology.template_syntax import STEP_NUMBER_MARK, template_error
@@ -113,6 +114,7 @@ def _generate(bed: Bed, plans: dict[str, _Plan], findings: list | None) -> Metho
         if produced:
             number += 1
             meth.sections.append(_numbered_section(number, key, plan.title or default_title, produced))
+    attach_notes(meth.steps(), ctx.idx)
     meth.findings_summary = _summary(bed, findings, meth)
     return meth
 
@@ -158,16 +160,26 @@ def _choose(defs: list[StepTemplate], item: Item, globals_: Values) -> StepTempl
 def _make_step(st: StepTemplate, vals: Values, item: Item) -> Step:
     used: dict[str, Val] = {}
     missing: list[str] = []
+    not_stated: list[str] = []    # values a command needs that the source does not state
     get = vals.get
+
+    def get_stated(name: str) -> Val | None:
+        v = get(name)
+        return None if v is not None and v.kind == "not_stated" else v
+
     text = render(st.text, get, None, used, missing)
     commands = []
     for ct in st.commands:
         if not matches(ct.when, vals):
             continue
-        script = tidy(render(ct.script, get, ct.shell, used, missing))
+        unstated: list[str] = []
+        script = tidy(render(ct.script, get, ct.shell, used, missing, unstated))
         if not script:
             continue  # every line was optional and the bed gives none of them
-        verify = tidy(render(ct.verify, get, ct.shell, used, missing)) if ct.verify is not None else None
+        verify = tidy(render(ct.verify, get, ct.shell, used, missing, unstated)) if ct.verify is not None else None
+        if unstated:  # no command is built on a value the source does not give: the step is done by hand
+            not_stated += [n for n in unstated if n not in not_stated]
+            continue
         invoke = None
         if ct.invoke is not None:
             # without its values (the array's addresses) the CLI cannot be run; the statements still print
@@ -176,16 +188,15 @@ def _make_step(st: StepTemplate, vals: Values, item: Item) -> Step:
             invoke = None if invoke_missing else invoke
         ansible = None
         if ct.ansible is not None:
-            ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get, None, used, miss))
+            ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get_stated, None, used, miss))
         commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke,
                                 ansible=ansible))
     sources: dict[str, str] = {}
     for v in used.values():
-        if v.source and v.text:
+        if v.source and v.text and v.kind != "not_stated":
             sources.setdefault(v.text, v.source)
     return Step("", " ".join(text.split()), item.target, commands,
-                not commands, sources, missing, f"{st.file.rel}#{st.id}")
-
+                not commands, sources, missing, f"{st.file.rel}#{st.id}", not_stated)
 
 
 def _summary(bed: Bed, findings: list | None, meth: Methodology) -> list[str]:

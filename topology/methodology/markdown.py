@@ -41,6 +41,7 @@ def to_markdown(m: Methodology) -> str:
             where = f" *(on {_md_escape(st.target)})*" if st.target else ""
             lines.append(f"**{st.number}** {_md_escape(st.text)}{where}")
             lines.append("")
+            lines += [f"> Note — {_md_escape(n)}" for n in st.notes] + ([""] if st.notes else [])
             if not st.automation:
                 lines += ["*Manual step.*", ""]
             for c in st.automation:
