@@ -22,6 +22,7 @@ from pathlib import Path
 from app.metrics.results import Comparison, compare, load_samples
 from app.metrics.run_results import attached
 from app.metrics.series import is_host_series
+from topology.unknown import NOT_STATED
 
 # metric name -> (what it is called, unit, higher is better, how the total is made)
 METRICS: dict[str, tuple[str, str, bool, str]] = {
@@ -176,6 +177,8 @@ def bed_figures(bed, name: str, metric: str) -> list[RunFigures]:
     for r in bed.results:
         if name not in (r.configuration, r.scenario) or metric_key(r.metric) not in wanted and r.metric not in wanted:
             continue
+        if r.value is NOT_STATED:
+            continue            # a figure the source does not give is no run
         subject = f"{r.level}{LEVEL_SEP}{r.subject or r.workload}" if r.level else (r.subject or r.workload)
         n = seen.get(subject, 0)
         seen[subject] = n + 1
