@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=("text", "json"), default="text")
     v.add_argument("--scenario", metavar="NAME",
                    help="judge this scenario alone (default: the reference configuration and every scenario)")
+    v.add_argument("--configuration", metavar="NAME",
+                   help="judge the bed in this configuration alone (default: in each of its configurations)")
 
     sub.add_parser("examples", help="list the built-in example beds")
 
@@ -55,6 +57,11 @@ def _parser() -> argparse.ArgumentParser:
     ax.add_argument("--run", action="append", default=[], metavar="RUN",
                     help="add the figures measured in this run (id or directory, see 'testbed-studio runs') to "
                          "the results appendix: tables per host, pass criteria and charts; may be given more than once")
+    ax.add_argument("--compare", action="append", default=[], metavar="RUN|CONFIG",
+                    help="put these runs or configurations side by side in the results appendix (give two or more; "
+                         "default for a bed with configurations: its configurations, when they have figures)")
+    ax.add_argument("--baseline", metavar="NAME", help="the compared side the others are measured against")
+    ax.add_argument("--metric", metavar="M", help="the figure compared (see `testbed-studio compare`)")
     ax.add_argument("--runs-dir", help=argparse.SUPPRESS)
     ax.add_argument("--paper", choices=("a4", "letter"), type=str.lower,
                     help="paper size of the PDF; default: the one set in the application's preferences, "
@@ -70,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     me.add_argument("--templates", action="append", default=[], metavar="DIR",
                     help="a directory of step templates (<platform>/<section>.yaml) that adds to or overrides "
                          "the built-in ones; may be given more than once")
+    me.add_argument("--configuration", metavar="NAME",
+                    help="the procedure of this configuration (default: one procedure per configuration of a bed "
+                         "that has configurations)")
 
     from app.run.cli_run import add_arguments as add_run_arguments
     add_run_arguments(sub)
@@ -83,6 +93,8 @@ def _parser() -> argparse.ArgumentParser:
 
     from app.metrics.parse_cli import add_arguments as add_parse_arguments
     add_parse_arguments(sub)
+    from app.metrics.compare_cli import add_arguments as add_compare_arguments
+    add_compare_arguments(sub)
 
     from app.cli_exchange import add_arguments as add_exchange_arguments
     add_exchange_arguments(sub)
@@ -143,7 +155,12 @@ def cmd_validate(ns: argparse.Namespace) -> int:
         print(f"testbed-studio: {ns.file} has no scenario {ns.scenario!r}; its scenarios: {names}",
               file=sys.stderr)
         return EXIT_UNREADABLE
-    findings = validate(bed, scenario=ns.scenario)
+    if ns.configuration is not None and ns.configuration not in {c.id for c in bed.configurations}:
+        names = ", ".join(c.id for c in bed.configurations) or "none"
+        print(f"testbed-studio: {ns.file} has no configuration {ns.configuration!r}; its configurations: {names}",
+              file=sys.stderr)
+        return EXIT_UNREADABLE
+    findings = validate(bed, scenario=ns.scenario, configuration=ns.configuration)
     if ns.format == "json":
         print(json.dumps([f.as_dict() for f in findings], indent=2))
     else:
@@ -161,7 +178,11 @@ def format_findings(name: str, findings: list) -> str:
         tag = "ACCEPTED" if f.accepted else f.severity.upper()
         lines.append("")
         lines.append(f"{tag:<9}{f.code:<10}{f.message}")
-        lines.append(f"{'':<19}scenario: {f.scenario or 'reference configuration'}")
+        if f.configuration:
+            lines.append(f"{'':<19}configuration: {f.configuration}")
+            lines.append(f"{'':<19}scenario: {f.scenario or 'none (the configuration as it stands)'}")
+        else:
+            lines.append(f"{'':<19}scenario: {f.scenario or 'reference configuration'}")
         lines.append(f"{'':<19}components: {', '.join(f.subjects)}")
         lines.append(f"{'':<19}why: {f.reason}")
         lines.append(f"{'':<19}source: {f.source}")
@@ -229,9 +250,15 @@ def cmd_appendix(ns: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"testbed-studio: --run {ref}: {exc}", file=sys.stderr)
             return EXIT_UNREADABLE
+    from app.metrics.compare_cli import appendix_comparisons
+    try:
+        comparisons = appendix_comparisons(bed, ns)
+    except ValueError as exc:
+        print(f"testbed-studio: --compare: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
     from app.report.export import write
     try:
-        result = write(bed, out, fmt, source=str(ns.file), runs=runs, paper=ns.paper)
+        result = write(bed, out, fmt, source=str(ns.file), runs=runs, comparisons=comparisons, paper=ns.paper)
     except OSError as exc:
         print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -245,7 +272,7 @@ def cmd_appendix(ns: argparse.Namespace) -> int:
 def cmd_methodology(ns: argparse.Namespace) -> int:
     from topology.errors import BedFileError
     from topology.fileformat import load
-    from topology.methodology import generate, to_markdown
+    from topology.methodology import to_markdown
     out = Path(ns.output) if ns.output else None
     fmt = ns.format or ({".html": "html", ".htm": "html", ".pdf": "pdf"}.get(out.suffix.lower(), "md")
                         if out else "md")
@@ -257,26 +284,31 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNREADABLE
+    from topology.configurations import procedures
     try:
-        meth = generate(bed, extra_dirs=ns.templates)
+        made = procedures(bed, ns.configuration, extra_dirs=ns.templates)
+    except KeyError as exc:
+        print(f"testbed-studio: {ns.file}: {exc.args[0]}", file=sys.stderr)
+        return EXIT_UNREADABLE
     except BedFileError as exc:  # a broken step template (TemplateError): file and line
         print(f"testbed-studio: a step template cannot be used:\n{exc.format()}", file=sys.stderr)
         return EXIT_UNREADABLE
+    steps = sum(len(s.steps) for _, meth in made for s in meth.sections)
+    each = f" in {len(made)} procedures ({', '.join(str(name) for name, _ in made)})" if len(made) > 1 else ""
     if fmt == "md":
-        text = to_markdown(meth)
+        text = "\n".join(to_markdown(meth) for _, meth in made)
     else:
         from app.report.export import methodology_html
         from app.report.pdf import write_pdf
-        text = methodology_html(meth)
+        text = methodology_html([meth for _, meth in made])
         if fmt == "pdf":
             try:
-                pages = write_pdf(text, out, title=f"Test methodology - {meth.bed_name}", paper=ns.paper)
+                pages = write_pdf(text, out, title=f"Test methodology - {made[0][1].bed_name}", paper=ns.paper)
             except OSError as exc:
                 print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
                 return EXIT_UNREADABLE
             from app.preferences import paper_size
-            print(f"wrote {out} (pdf, {pages} pages on {paper_size(ns.paper).capitalize()}, "
-                  f"{sum(len(s.steps) for s in meth.sections)} steps)")
+            print(f"wrote {out} (pdf, {pages} pages on {paper_size(ns.paper).capitalize()}, {steps} steps{each})")
             return EXIT_OK
     if out is None:
         sys.stdout.write(text)
@@ -286,7 +318,7 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    print(f"wrote {out} ({fmt}, {sum(len(s.steps) for s in meth.sections)} steps)")
+    print(f"wrote {out} ({fmt}, {steps} steps{each})")
     return EXIT_OK
 
 
@@ -369,6 +401,11 @@ def cmd_import(ns: argparse.Namespace) -> int:
     return import_(ns)
 
 
+def _cmd_compare(ns: argparse.Namespace) -> int:
+    from app.metrics.compare_cli import cmd_compare
+    return cmd_compare(ns)
+
+
 def _cmd_parse(ns: argparse.Namespace) -> int:
     from app.metrics.parse_cli import cmd_parse
     return cmd_parse(ns)
@@ -378,7 +415,7 @@ _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples"
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
              "schema": cmd_schema, "credentials": cmd_credentials, "run": cmd_run, "runs": cmd_runs,
              "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse,
-             "export": cmd_export, "import": cmd_import}
+             "export": cmd_export, "import": cmd_import, "compare": _cmd_compare}
 
 
 

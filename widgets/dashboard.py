@@ -98,6 +98,8 @@ class MetricsDashboard(QWidget):
         self._view_moved = False          # the user panned or zoomed: cut and decimate again
         self._setting_range = False
         self.redraws = 0
+        self.kind = "host"                # which series the plots show: hosts, volumes, groups, pools, VMs
+        self.storage_map = None           # app.metrics.storage_series.StorageMap of the bed being run
         self._build()
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
@@ -136,6 +138,16 @@ class MetricsDashboard(QWidget):
         bar.addWidget(self.pause_button)
         bar.addWidget(QLabel("Show:"))
         bar.addWidget(self.window_combo)
+        from app.metrics.storage_series import KIND_TITLES, KINDS
+        self.kind_combo = QComboBox(self)
+        self.kind_combo.setObjectName("seriesKind")
+        for kind in KINDS:
+            self.kind_combo.addItem(KIND_TITLES[kind], kind)
+        self.kind_combo.setToolTip("Plot per host, or per volume, disk group, pool or VM of the bed (the hosts' "
+                                   "disks mapped through each volume's drive)")
+        self.kind_combo.currentIndexChanged.connect(lambda _i: self.show_kind(self.kind_combo.currentData()))
+        bar.addWidget(QLabel("Per:"))
+        bar.addWidget(self.kind_combo)
         bar.addWidget(self.series_button)
         bar.addWidget(self.follow)
         bar.addWidget(self.status, 1)
@@ -205,24 +217,41 @@ class MetricsDashboard(QWidget):
     # ---------------------------------------------------------------- input
 
     def ingest(self, samples) -> None:
-        """From any thread: samples only go into the ring buffers."""
+        """From any thread: samples only go into the ring buffers (with the volume, group, pool
+        and VM series they make, when the bed's storage map is set)."""
+        storage = self.storage_map
+        if storage is not None:
+            samples = list(samples)
+            samples += storage.derive(samples)
         self.store.ingest(samples)
+
+    def set_storage_map(self, storage) -> None:
+        self.storage_map = storage
+
+    def show_kind(self, kind: str) -> None:
+        """Plot another kind of series (the store keeps them all)."""
+        self.kind = kind
+        self._forget_curves()
+        self.redraw()
 
     def clear(self) -> None:
         """Forget every series (a new run starts)."""
         self.store.clear()
+        self._forget_curves()
+        self._x_range = None
+        self.problems.clear()
+        self.problems.hide()
+
+    def _forget_curves(self) -> None:
         for layer in self.layers.values():
             layer.remove_all()
         self.legend.clear()
         self._curves.clear()
         self._drawn.clear()
         self._peaks.clear()
-        self._x_range = None
         self._y_tops.clear()
         self.series_menu.clear()
         self._series_actions.clear()
-        self.problems.clear()
-        self.problems.hide()
         self._last_store_revision = -1
 
     def add_problem(self, text: str) -> None:
@@ -323,8 +352,11 @@ class MetricsDashboard(QWidget):
             self._series_actions[src] = action
 
     def host_sources(self) -> list[str]:
-        # per-host series only: "HOST/job" and "HOST/device" series stay out of the plots
-        return [s for s in self.store.sources() if is_host_series(s)]
+        # the chosen kind only: "HOST/job" and "HOST/device" series stay out of the plots
+        if self.kind == "host":
+            return [s for s in self.store.sources() if is_host_series(s)]
+        from app.metrics.storage_series import of_kind
+        return of_kind(self.store.sources(), self.kind)
 
     def redraw(self) -> None:
         """Runs on the timer.  A series is cut to the window and decimated to the plot's
@@ -354,7 +386,8 @@ class MetricsDashboard(QWidget):
             if len(visible) == 1:
                 combined[plot_key] = self.store.series(visible[0], metric)
             elif visible:
-                combined[plot_key] = (self.store.all_hosts(metric, how) if len(visible) == len(sources)
+                combined[plot_key] = (self.store.all_hosts(metric, how)
+                                      if len(visible) == len(sources) and self.kind == "host"
                                       else self.store.aggregate(metric, visible, how))
                 if ALL_HOSTS not in self._hidden and combined[plot_key][0].size:
                     self._draw(ALL_HOSTS, plot_key, metric, *combined[plot_key], x0, x1, pixels)

@@ -87,6 +87,7 @@ PANELS: tuple[tuple[str, str, str, Qt.DockWidgetArea | None], ...] = (
     ("placement", "widgets.placement_view.PlacementView", "VM placement", None),
     ("methodology", "widgets.methodology_view.MethodologyView", "Methodology", None),
     ("run", "widgets.run_wizard.RunWizard", "Run", None),
+    ("compare", "widgets.compare_view.CompareView", "Compare", None),
     ("palette", "widgets.palette.Palette", "Palette", Qt.DockWidgetArea.LeftDockWidgetArea),
     ("tree", "widgets.component_tree.ComponentTree", "Components", Qt.DockWidgetArea.LeftDockWidgetArea),
     ("properties", "widgets.property_editor.PropertyEditor", "Properties", Qt.DockWidgetArea.RightDockWidgetArea),
@@ -137,6 +138,9 @@ class MainWindow(QMainWindow):
         install_storage_menus(self.storage)
         self.find_bar = FindBar(self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.find_bar)
+        from widgets.configuration_chooser import ConfigurationBar
+        self.configuration_bar = ConfigurationBar(self.document, self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.configuration_bar)
         from widgets.file_controller import FileController
         self.files = FileController(self)
         self.run.save_bed = self.files.save      # a new run saves the bed the way File › Save does

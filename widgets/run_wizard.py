@@ -254,13 +254,21 @@ class RunWizard(QWidget):
         self._show_warnings()
         session = RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
                              ask=self.controller.ask, on_event=self.controller.on_event,
-                             on_samples=dashboard.ingest)
+                             on_samples=dashboard.ingest, configuration=self._configuration())
+        from app.metrics.storage_series import StorageMap
+        dashboard.set_storage_map(StorageMap(session.bed))     # volumes, groups, VMs of the configuration run
         self.controller.attach(session)
         return session
 
     def plan(self) -> list:
         """The steps a run of the bed as drawn now would have (nothing is opened)."""
-        return RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates).all_steps
+        return RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
+                          configuration=self._configuration()).all_steps
+
+    def _configuration(self) -> str | None:
+        """The configuration chooser's choice (None for a bed without configurations)."""
+        from app.configuration_choice import ConfigurationChoice
+        return ConfigurationChoice.of(self.document).name
 
     def _update_open_run_entry(self) -> None:
         """The open run's line in the run list follows it live (running, failed at, waiting)."""

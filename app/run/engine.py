@@ -17,6 +17,7 @@ from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
 from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
 from app.run.plan import RunStep, Stage, Task, hosts_of, stages
+from app.run.result_fetch import fetch_results, result_paths
 from app.run.runlock import RunLock
 from app.run.standing import aggregate
 from app.run.tool_needs import Need, describe_unmet, tool_needs, unmet
@@ -310,6 +311,8 @@ class RunEngine:
                     result = CommandResult(J.FAILED, check.exit_code,
                                            f"the step ran but its check failed ({check.message})",
                                            result.seconds + check.seconds, result.tail + check.tail)
+            if result.status in (remote.OK, remote.FAILED) and not write_error and result_paths(task):
+                self._fetch_results(task, sink)
         if out is not None:
             try:
                 out.close()
@@ -329,6 +332,15 @@ class RunEngine:
         self._set(state)
         self._notify("task_finished", task, state)
         return state.status == J.OK
+
+    def _fetch_results(self, task: Task, sink) -> None:
+        """The files a workload step leaves (its template's results list), kept with the run."""
+        try:
+            transport = self.connections.get(task.host)
+        except RemoteError as exc:
+            sink("info", f"[results] not fetched: {exc}")
+            return
+        fetch_results(transport, task, self.info.dir, lambda text: sink("info", text))
 
     def _notify(self, event: str, *args) -> None:
         # a display that fails must not stop a run that is changing real hosts

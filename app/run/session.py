@@ -32,15 +32,20 @@ class RunSession:
                  runs_dir: Path | None = None, credentials=None, ask: Ask | None = None,
                  on_event: OnEvent | None = None, on_samples: Callable[[list], None] | None = None,
                  workers: int = DEFAULT_WORKERS, timeout: float | None = None, known_hosts: Path | None = None,
-                 bed_bytes: bytes | None = None):
+                 bed_bytes: bytes | None = None, configuration: str | None = None):
+        """`configuration`: which of the bed's configurations the run uses (required when it has
+        any: ValueError naming them otherwise); steps, hosts and access come from its view."""
         from app.remote.connect import TransportFactory
         from app.remote.credentials import CredentialStore
         from topology.methodology import generate
+        self.configuration = configuration or ""
+        bed = bed_to_run(bed, configuration)
         self.bed = bed
         self.bed_path = Path(bed_path).resolve() if bed_path else None
         if bed_bytes is None and self.bed_path is not None and self.bed_path.is_file():
             bed_bytes = self.bed_path.read_bytes()
         self.digest = hashlib.sha256(bed_bytes).hexdigest() if bed_bytes is not None else ""
+        self._bed_bytes = bed_bytes
         self.runs_dir = runs_dir
         self.workers, self.timeout = workers, timeout
         self._ask = ask
@@ -101,7 +106,14 @@ class RunSession:
                                       "this one anyway with --concurrent", run_id="")
                 return False
         self._warn_no_access(steps)
-        info = J.new_run(str(self.bed_path), self.digest, spec, self.runs_dir)
+        info = J.new_run(str(self.bed_path), self.digest, spec, self.runs_dir, configuration=self.configuration)
+        # what the bed and its procedure said when the run began: the as-run record's reference
+        import json
+
+        from topology.fileformat import write_atomic
+        if self._bed_bytes is not None:
+            write_atomic(info.dir / J.BED_AT_START, self._bed_bytes)
+        write_atomic(info.dir / J.PLAN, json.dumps([[s.number, s.text] for s in self.all_steps]).encode())
         self._emit(E.Notice(info.id, f"run {info.id}  ({info.dir})"))
         return self._open(info, steps)
 
@@ -113,6 +125,11 @@ class RunSession:
             steps = self.select(spec or info.steps)
         except ValueError as exc:
             self._warn(E.REFUSED, str(exc), run_id="")
+            return False
+        if info.configuration != self.configuration:
+            ran = info.configuration or "none (the bed as drawn)"
+            self._warn(E.REFUSED, f"run {info.id} ran in configuration {ran}, not {self.configuration or 'none'}: "
+                                  "resume it in its own configuration", run_id=info.id)
             return False
         self._warn_no_access(steps)
         self._emit(E.Notice(info.id, f"resuming run {info.id}  ({info.dir})"))
@@ -323,6 +340,22 @@ class _Forward(RunListener):
         # the step's look only: where the whole run stands is O(tasks), too dear per task on a big bed
         self.session._emit(E.StepEnded(self.run_id, task.step, task.host, state.status, state.message,
                                        state.seconds, self._look(task)))
+
+
+def bed_to_run(bed, configuration: str | None):
+    """The bed a run works on: the view of the configuration it names.  ValueError when the
+    bed has configurations and none (or an unknown one) is named."""
+    if configuration:
+        from topology.configurations import configured
+        try:
+            return configured(bed, configuration)
+        except KeyError as exc:
+            raise ValueError(exc.args[0]) from None
+    if bed.configurations:
+        raise ValueError("this bed has configurations (" + ", ".join(c.id for c in bed.configurations)
+                         + "): name the one the run uses (--configuration NAME, or the configuration "
+                           "chooser)")
+    return bed
 
 
 def runs_of_bed(bed_path: str | Path | None, runs_dir: Path | None = None) -> list[tuple[J.RunInfo, RunStanding]]:
