@@ -83,6 +83,15 @@ def step_html(step: Any) -> str:
     tags = list(targets) + ([] if getattr(step, "automation", None) else ["manual"])
     where = f' <span class="target">[{esc(" · ".join(tags))}]</span>' if tags else ""
     parts = [f'<p class="step"><b>{number}.</b> {text}{where}</p>']
+    table = getattr(step, "table", None)
+    if table is not None:   # one row per item the step gathers (BIOS settings, workload parameters)
+        header, rows = table
+        head = "".join(f"<th>{esc(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{mark_missing(esc(c))}</td>" for c in r) + "</tr>" for r in rows)
+        parts.append(f'<table class="grid small" width="100%" border="1" cellspacing="0" cellpadding="3">'
+                     f'{f"<thead><tr>{head}</tr></thead>" if head else ""}<tbody>{body}</tbody></table>')
+    if getattr(step, "manual_reason", ""):
+        parts.append(f'<p class="unresolved">Manual: {esc(step.manual_reason)}.</p>')
     unresolved = [str(u) for u in getattr(step, "unresolved", None) or []]
     if unresolved:
         parts.append(f'<p class="unresolved">Unresolved: {esc(", ".join(unresolved))}. '

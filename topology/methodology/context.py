@@ -30,6 +30,8 @@ class BedContext:
         self.families = families if families is not None else Families()
         self._profiles: dict[str, HostProfile] = {}
         self._host_paths: dict[str, list[tuple[str, PathSpec]]] | None = None
+        # (host, initiator, target) -> the switches a path crosses, in order (derived paths only)
+        self.path_switches: dict[tuple[str, str, str], tuple[str, ...]] = {}
         self._shared_values: dict[tuple, Values] = {}
         self.bed_domain = bed.bed.domain if bed.bed is not None else ""
         self.server_rank = {s.id: i for i, s in enumerate(bed.servers)}
@@ -69,6 +71,10 @@ class BedContext:
         text = " ".join(str(x) for x in s.software) + " " + " ".join(str(k) for k in s.settings)
         return bool(re.search(r"active directory|domain controller|dcpromo|forest", text, re.I))
 
+    def management_station(self) -> str:
+        """The server a lab manages its arrays and switches from (role `management`), or ''."""
+        return next((s.id for s in self.bed.servers if s.role == "management" and not s.simulated), "")
+
     def server_or_vm(self, cid: str) -> Any:
         return self.idx.servers.get(cid) or self.idx.vms.get(cid)
 
@@ -106,6 +112,8 @@ class BedContext:
                 ordered = [((0, i, 0), f"paths[{i}]", p) for i, p in enumerate(self.bed.paths)]
             for k, sp in enumerate(derived or ()):
                 p = sp.spec
+                self.path_switches[(p.host, p.initiator, p.target)] = tuple(h.element for h in sp.hops
+                                                                            if h.kind == "switch")
                 pin = pins.get((p.host, p.initiator, p.target)) if sp.pinned else None
                 key = (0, pin, 0) if pin is not None else (1, 0, k)
                 ordered.append((key, f"paths[{pin}]" if pin is not None else p.initiator, p))

@@ -31,7 +31,9 @@ from topology.model import Bed
 
 
 def _specificity(tf: TemplateFile) -> tuple[int, int, int, int]:
-    return (0 if tf.platform == "common" else 1, 1 if tf.match else 0, 1 if tf.selector else 0, tf.rank)
+    # a lab's directory beats the built-in files; among files of one directory a stated platform or transport
+    # is more specific than none
+    return (0 if tf.platform == "common" else 1, 1 if tf.match else 0, tf.rank, 1 if tf.selector else 0)
 
 
 @dataclass
@@ -101,6 +103,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
         return domain_items[name]
 
     meth = Methodology(bed_name=(bed.bed.name if bed.bed is not None else "") or "untitled bed")
+    machines: dict[tuple, _Machine] = {}     # whom a step is for, once per target machine
     number = 0
     for key, default_title in SECTIONS:
         plan = plans[key]
@@ -110,7 +113,10 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
             defs = plan.defs[sid]
             domain = defs[0].domain
             for item in items_of(domain):
-                machine = _machine(ctx, item)
+                machine_key = (item.target, item.platform, item.transports)
+                machine = machines.get(machine_key)
+                if machine is None:
+                    machine = machines[machine_key] = _machine(ctx, item)
                 st, misses = _choose(defs, item, machine)
                 if st is None:
                     continue
@@ -133,7 +139,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
         if produced:
             number += 1
             meth.sections.append(_numbered_section(number, key, plan.title or default_title, produced))
-    meth.findings_summary = _summary(bed, findings, meth)
+    _summarize(bed, findings, meth)
     return meth
 
 
@@ -164,11 +170,12 @@ def _numbered_section(number: int, key: str, title: str, produced: list[tuple[tu
 _MACHINE_PLATFORMS = ("windows", "linux", "esxi", "")
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Machine:
     """Whom an item's step is for: the profile of the machine it runs on and the transports it is about."""
     profile: HostProfile | None           # None: an array, a switch, or no machine at all
     transports: tuple[str, ...]
+    verdicts: dict[int, tuple[str, bool]] = field(default_factory=dict)   # selector id -> _selector_miss
 
 
 def _machine(ctx: BedContext, item: Item) -> _Machine:
@@ -178,10 +185,20 @@ def _machine(ctx: BedContext, item: Item) -> _Machine:
     return _Machine(None, item.transports)
 
 
+_FITS = ("", False)
+
+
 def _selector_miss(sel: Selector, machine: _Machine) -> tuple[str, bool]:
     """('', False) when the selector fits; else (why not, whether it was the transport)."""
-    if not sel:
-        return "", False
+    if sel.platform is None and not sel.transports:
+        return _FITS
+    hit = machine.verdicts.get(id(sel))
+    if hit is None:
+        hit = machine.verdicts[id(sel)] = _selector_verdict(sel, machine)
+    return hit
+
+
+def _selector_verdict(sel: Selector, machine: _Machine) -> tuple[str, bool]:
     if sel.platform is not None:
         if machine.profile is None:
             return "not a machine", False
@@ -190,7 +207,7 @@ def _selector_miss(sel: Selector, machine: _Machine) -> tuple[str, bool]:
             return why, False
     if sel.transports and not set(sel.transports) & set(machine.transports):
         return f"no {'/'.join(sorted(sel.transports))} path", True
-    return "", False
+    return _FITS
 
 
 def _choose(defs: list[StepTemplate], item: Item, machine: _Machine
@@ -247,7 +264,8 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
     unfit: list[str] = []
     for ct in st.commands:
         if not matches(ct.when, vals):
-            unfit += [f"{name} {v.text}" for name, _ in ct.when if (v := vals.get(name)) is not None]
+            unfit += [f"{v.text} ({name})" for name, pat in ct.when
+                      if (v := vals.get(name)) is not None and not pat.search(v.match_text())]
             continue
         why, by_transport = _selector_miss(ct.selector, machine)
         if why:
@@ -280,10 +298,27 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
     for v in used.values():
         if v.source and v.text:
             sources.setdefault(v.text, v.source)
-    platform = machine.profile.release.describe() if machine.profile is not None else item.platform
-    return Step("", " ".join(text.split()), item.target, commands,
+    profile = machine.profile
+    platform = profile.release.describe() if profile is not None else item.platform
+    about = None
+    if profile is not None:
+        rel = profile.release
+        about = {"family": rel.family, "distro": rel.distro, "version": rel.version_text,
+                 "hypervisor": rel.hypervisor, "transports": list(machine.transports),
+                 "multipath": profile.multipath_family}
+    return Step("", _sentences(text), item.target, commands,
                 not commands, sources, missing, f"{st.file.rel}#{st.id}", manual_reason=reason,
-                platform=platform, table=table)
+                platform=platform, table=table, machine=about,
+                values={name: (v.text, v.source) for name, v in used.items()})
+
+
+_DOUBLED_STOP = re.compile(r"(?<![.…])\.\.(?!\.)|[;:,]\.(?!\.)")
+
+
+def _sentences(text: str) -> str:
+    """The text on one line, without the doubled full stop a value that ends a sentence leaves
+    ("... workloads running.." becomes "... workloads running.")."""
+    return _DOUBLED_STOP.sub(".", " ".join(text.split()))
 
 
 class _TableStep:
@@ -360,24 +395,32 @@ def _without_repeats(produced: list[tuple[tuple, Step, str]], once: set[str]) ->
 
 
 
-def _summary(bed: Bed, findings: list | None, meth: Methodology) -> list[str]:
-    out: list[str] = []
+def _summarize(bed: Bed, findings: list | None, meth: Methodology) -> None:
+    """The validator's open errors and warnings, counted as the Validation panel counts them (accepted
+    findings and notes left out), and apart from them the steps that lack values."""
+    lines: list[str] = []
     if findings is None:
         try:
             from topology.validation import validate
             findings = validate(bed)
         except Exception as exc:  # a bed the validator cannot check still gets its procedure
-            out.append(f"The bed could not be validated ({type(exc).__name__}: {exc}); check it before use.")
+            meth.validation_failed = (f"The bed could not be validated ({type(exc).__name__}: {exc}); "
+                                      "check it before use.")
             findings = []
     for f in findings:
         if getattr(f, "accepted", False) or f.severity not in ("error", "warning"):
             continue
+        if f.severity == "error":
+            meth.errors += 1
+        else:
+            meth.warnings += 1
         subjects = ", ".join(f.subjects)
-        out.append(f"{f.severity.upper()} {f.code}: {f.message}" + (f" ({subjects})" if subjects else ""))
+        where = f"In scenario {f.scenario}: " if getattr(f, "scenario", None) else ""
+        lines.append(f"{f.severity.upper()} {f.code}: {where}{f.message}" + (f" ({subjects})" if subjects else ""))
+    meth.findings_summary = lines
     incomplete = [s for s in meth.steps() if s.unresolved]
     if incomplete:
         names = sorted({n for s in incomplete for n in s.unresolved})
-        out.append(f"{len(incomplete)} step(s) need values the bed does not give ({', '.join(names[:8])}"
-                   f"{', …' if len(names) > 8 else ''}); they are marked «missing: …» and are not run automatically.")
-    return out
-
+        meth.incomplete_note = (f"{len(incomplete)} step(s) need values the bed does not give ({', '.join(names[:8])}"
+                                f"{', …' if len(names) > 8 else ''}); they are marked «missing: …» and are not run "
+                                "automatically.")

@@ -156,12 +156,14 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
 def _array_items(ctx: BedContext, sub: int, per_array: Callable[[StorageArray, Values], Iterable[tuple[Values, str]]]
                  ) -> list[Item]:
     out = []
+    # array steps are done where the array is managed from: the bed's management station when it has one
+    station = ctx.management_station()
     for i, a in enumerate(ctx.bed.arrays):
         if a.simulated:
             continue
         base = array_values(ctx, a)
         for j, (vals, target) in enumerate(per_array(a, base)):
-            out.append(Item(vals, target or a.id, "array", (i,), sub + j))
+            out.append(Item(vals, station or target or a.id, "array", (i,), sub + j))
     return out
 
 
