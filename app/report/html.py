@@ -83,6 +83,7 @@ def step_html(step: Any) -> str:
     tags = list(targets) + ([] if getattr(step, "automation", None) else ["manual"])
     where = f' <span class="target">[{esc(" · ".join(tags))}]</span>' if tags else ""
     parts = [f'<p class="step"><b>{number}.</b> {text}{where}</p>']
+    parts += [f'<p class="stepnote">Note — {esc(n)}</p>' for n in getattr(step, "notes", None) or []]
     table = getattr(step, "table", None)
     if table is not None:   # one row per item the step gathers (BIOS settings, workload parameters)
         header, rows = table

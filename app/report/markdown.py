@@ -44,6 +44,7 @@ def table_markdown(t: Table, label: str = "") -> str:
 def step_markdown(step: Any) -> str:
     targets = step_targets(step)
     out = [f"**{step.number}.** {step.text}" + (f" *[{', '.join(targets)}]*" if targets else "")]
+    out += [f"> *Note — {n}*" for n in getattr(step, "notes", None) or []]
     table = getattr(step, "table", None)
     if table is not None:   # one row per item the step gathers (BIOS settings, workload parameters)
         out += [""] + step_table_markdown(*table)

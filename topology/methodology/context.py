@@ -12,6 +12,7 @@ from topology.index import BedIndex
 from topology.methodology.selection import Families, HostProfile, release_of
 from topology.methodology.values import Values, interface_of
 from topology.model import VM, Bed, PathSpec, Server
+from topology.unknown import NOT_STATED, stated
 
 
 def platform_of(component: Any) -> str:
@@ -54,17 +55,21 @@ class BedContext:
         # way the array assigns them; `stated` tells prose (only the bed's) from commands (both)
         self.lun: dict[str, int] = {}
         self.lun_stated: set[str] = set()
+        self.lun_not_stated: set[str] = set()     # marked `not stated`: prose says so
         for a in bed.arrays:
             per_target: dict[str, int] = {}
             for m in a.mappings:
                 next_free = per_target.get(m.to, 0)
-                lun = m.lun if m.lun is not None else next_free
+                given = stated(m.lun)
+                lun = given if given is not None else next_free
                 per_target[m.to] = max(next_free, lun) + 1
                 ref = f"{a.id}:{m.volume}"
                 if ref not in self.lun:
                     self.lun[ref] = lun
-                    if m.lun is not None:
+                    if given is not None:
                         self.lun_stated.add(ref)
+                    elif m.lun is NOT_STATED:
+                        self.lun_not_stated.add(ref)
 
     @staticmethod
     def is_dc(s: Server) -> bool:
@@ -163,4 +168,4 @@ class BedContext:
         if w.driver:
             return [w.driver]
         out = [t for t in w.targets if t in self.idx.servers or t in self.idx.vms]
-        return out or [""]
+        return out or [NOT_STATED if NOT_STATED in (w.driver, w.targets) else ""]

@@ -17,6 +17,7 @@ from topology.methodology.domains import DOMAINS, Item
 from topology.methodology.domains.bed_wide import bed_values, run_values
 from topology.methodology.render import MISSING, apply_derives, matches, render, tidy
 from topology.methodology.selection import HostProfile
+from topology.methodology.step_notes import attach_notes
 from topology.methodology.steps import SECTION_KEYS, SECTIONS, Command, Methodology, Section, Step
 from topology.methodology.template_files import (
     Selector,
@@ -139,6 +140,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
         if produced:
             number += 1
             meth.sections.append(_numbered_section(number, key, plan.title or default_title, produced))
+    attach_notes(meth.steps(), ctx.idx)
     _summarize(bed, findings, meth)
     return meth
 
@@ -256,7 +258,13 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                misses: list[tuple[StepTemplate, str, bool]]) -> Step:
     used: dict[str, Val] = {}
     missing: list[str] = []
+    not_stated: list[str] = []    # values a command needs that the source does not state
     get = vals.get
+
+    def get_stated(name: str) -> Val | None:
+        v = get(name)
+        return None if v is not None and v.kind == "not_stated" else v
+
     text = render(st.text, get, None, used, missing)
     commands = []
     reason = _no_template_reason(item, machine, misses) if (st.file.platform == "common" or not st.commands) else ""
@@ -271,10 +279,14 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
         if why:
             command_misses.append((st, why, by_transport))
             continue
-        script = tidy(render(ct.script, get, ct.shell, used, missing))
+        unstated: list[str] = []
+        script = tidy(render(ct.script, get, ct.shell, used, missing, unstated))
         if not script:
             continue  # every line was optional and the bed gives none of them
-        verify = tidy(render(ct.verify, get, ct.shell, used, missing)) if ct.verify is not None else None
+        verify = tidy(render(ct.verify, get, ct.shell, used, missing, unstated)) if ct.verify is not None else None
+        if unstated:  # no command is built on a value the source does not give: the step is done by hand
+            not_stated += [n for n in unstated if n not in not_stated]
+            continue
         invoke = None
         if ct.invoke is not None:
             # without its values (the array's addresses) the CLI cannot be run; the statements still print
@@ -283,9 +295,11 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
             invoke = None if invoke_missing else invoke
         ansible = None
         if ct.ansible is not None:
-            ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get, None, used, miss))
+            ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get_stated, None, used, miss))
         commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke,
                                 ansible=ansible))
+    if st.commands and not commands and not reason and not_stated:
+        reason = f"the source does not state {', '.join(not_stated)}: done by hand"
     if st.commands and not commands and not reason:
         reason = _no_template_reason(item, machine, command_misses, "command")
         if not reason and unfit:
@@ -296,7 +310,7 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                                           for c in st.table.row]])
     sources: dict[str, str] = {}
     for v in used.values():
-        if v.source and v.text:
+        if v.source and v.text and v.kind != "not_stated":
             sources.setdefault(v.text, v.source)
     profile = machine.profile
     platform = profile.release.describe() if profile is not None else item.platform
@@ -307,7 +321,7 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                  "hypervisor": rel.hypervisor, "transports": list(machine.transports),
                  "multipath": profile.multipath_family}
     return Step("", _sentences(text), item.target, commands,
-                not commands, sources, missing, f"{st.file.rel}#{st.id}", manual_reason=reason,
+                not commands, sources, missing, f"{st.file.rel}#{st.id}", not_stated, manual_reason=reason,
                 platform=platform, table=table, machine=about,
                 values={name: (v.text, v.source) for name, v in used.items()})
 
@@ -340,9 +354,8 @@ class _TableStep:
             for other in self.others:
                 step.table[1].extend(other.table[1] if other.table is not None else [])
         for other in self.others:
-            for name in other.unresolved:
-                if name not in step.unresolved:
-                    step.unresolved.append(name)
+            for mine, theirs in ((step.unresolved, other.unresolved), (step.not_stated, other.not_stated)):
+                mine += [name for name in theirs if name not in mine]
             for text, src in other.sources.items():
                 step.sources.setdefault(text, src)
         by_kind: dict[tuple, list[Command]] = {}

@@ -22,6 +22,8 @@ def _step(step: Step) -> dict[str, Any]:
         "manual_reason": step.manual_reason,
         "runnable": step.runnable,
         "unresolved": list(step.unresolved),
+        "not_stated": list(step.not_stated),
+        "notes": list(step.notes),
         "table": {"header": step.table[0], "rows": step.table[1]} if step.table is not None else None,
         "commands": [{"shell": c.shell, "script": c.script, "verify": c.verify, "platform": c.platform,
                       "target": c.target or step.target, "note": c.note, "invoke": c.invoke} for c in step.automation],

@@ -61,6 +61,7 @@ def to_markdown(m: Methodology) -> str:
             where = f" *(on {_md_escape(st.target)})*" if st.target else ""
             lines.append(f"**{st.number}** {_md_escape(st.text)}{where}")
             lines.append("")
+            lines += [f"> Note — {_md_escape(n)}" for n in st.notes] + ([""] if st.notes else [])
             if st.table is not None:
                 lines += table_markdown(*st.table) + [""]
             if not st.automation:

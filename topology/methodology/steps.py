@@ -29,6 +29,8 @@ class Step:
     sources: dict[str, str] = field(default_factory=dict)   # shown value -> "COMPONENT.field"
     unresolved: list[str] = field(default_factory=list)     # value names the bed lacks
     template: str = ""              # "windows/network.yaml#port": where the step came from
+    not_stated: list[str] = field(default_factory=list)     # values the source does not state: done by hand
+    notes: list[str] = field(default_factory=list)          # "ID: note" of components the step first uses
     manual_reason: str = ""         # why a step with a template for other platforms is done by hand
     platform: str = ""              # the machine's platform as the templates saw it: "Windows Server 2008 R2"
     table: tuple[list[str], list[list[str]]] | None = None   # (header, rows): a step with one row per item
