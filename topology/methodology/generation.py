@@ -178,6 +178,18 @@ class _Machine:
     profile: HostProfile | None           # None: an array, a switch, or no machine at all
     transports: tuple[str, ...]
     verdicts: dict[int, tuple[str, bool]] = field(default_factory=dict)   # selector id -> _selector_miss
+    _about: tuple[str, dict | None] | None = None
+
+    def about(self, item_platform: str) -> tuple[str, dict | None]:
+        """How a step names the machine's platform, and its details (shared by the machine's steps)."""
+        if self.profile is None:
+            return item_platform, None
+        if self._about is None:
+            rel = self.profile.release
+            self._about = (rel.describe(), {"family": rel.family, "distro": rel.distro, "version": rel.version_text,
+                                            "hypervisor": rel.hypervisor, "transports": list(self.transports),
+                                            "multipath": self.profile.multipath_family})
+        return self._about
 
 
 def _machine(ctx: BedContext, item: Item) -> _Machine:
@@ -247,7 +259,7 @@ def _no_template_reason(item: Item, machine: _Machine, misses: list[tuple[StepTe
     if machine.profile is not None:
         release = machine.profile.release
         if not release.family:
-            return f"the bed does not name the operating system of {item.target}: done by hand"
+            return "the bed does not name the machine's operating system: done by hand"
         by_transport = any(t for _, _, t in misses)
         return f"no {what} for {machine.profile.describe(machine.transports if by_transport else ())}: done by hand"
     model = next((v.text for k in ("array.model", "switch.model") if (v := item.values.get(k)) is not None), "")
@@ -312,18 +324,10 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
     for v in used.values():
         if v.source and v.text and v.kind != "not_stated":
             sources.setdefault(v.text, v.source)
-    profile = machine.profile
-    platform = profile.release.describe() if profile is not None else item.platform
-    about = None
-    if profile is not None:
-        rel = profile.release
-        about = {"family": rel.family, "distro": rel.distro, "version": rel.version_text,
-                 "hypervisor": rel.hypervisor, "transports": list(machine.transports),
-                 "multipath": profile.multipath_family}
+    platform, about = machine.about(item.platform)
     return Step("", _sentences(text), item.target, commands,
                 not commands, sources, missing, f"{st.file.rel}#{st.id}", not_stated, manual_reason=reason,
-                platform=platform, table=table, machine=about,
-                values={name: (v.text, v.source) for name, v in used.items()})
+                platform=platform, table=table, machine=about, values=used)
 
 
 _DOUBLED_STOP = re.compile(r"(?<![.…])\.\.(?!\.)|[;:,]\.(?!\.)")
@@ -332,7 +336,9 @@ _DOUBLED_STOP = re.compile(r"(?<![.…])\.\.(?!\.)|[;:,]\.(?!\.)")
 def _sentences(text: str) -> str:
     """The text on one line, without the doubled full stop a value that ends a sentence leaves
     ("... workloads running.." becomes "... workloads running.")."""
-    return _DOUBLED_STOP.sub(".", " ".join(text.split()))
+    text = " ".join(text.split())
+    return _DOUBLED_STOP.sub(".", text) if "." in text and (".." in text or ":." in text or ";." in text
+                                                            or ",." in text) else text
 
 
 class _TableStep:
@@ -358,6 +364,8 @@ class _TableStep:
                 mine += [name for name in theirs if name not in mine]
             for text, src in other.sources.items():
                 step.sources.setdefault(text, src)
+            for name, v in other.values.items():
+                step.values.setdefault(name, v)
         by_kind: dict[tuple, list[Command]] = {}
         for s in every:
             for c in s.automation:

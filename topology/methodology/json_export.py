@@ -27,8 +27,7 @@ def _step(step: Step) -> dict[str, Any]:
         "table": {"header": step.table[0], "rows": step.table[1]} if step.table is not None else None,
         "commands": [{"shell": c.shell, "script": c.script, "verify": c.verify, "platform": c.platform,
                       "target": c.target or step.target, "note": c.note, "invoke": c.invoke} for c in step.automation],
-        "values": [{"name": name, "value": shown, "source": source}
-                   for name, (shown, source) in sorted(step.values.items())],
+        "values": [{"name": name, "value": v.text, "source": v.source} for name, v in sorted(step.values.items())],
         "template": step.template,
     }
 

@@ -35,7 +35,7 @@ class Step:
     platform: str = ""              # the machine's platform as the templates saw it: "Windows Server 2008 R2"
     table: tuple[list[str], list[list[str]]] | None = None   # (header, rows): a step with one row per item
     machine: dict | None = None     # the machine it runs on: family, distro, version, hypervisor, transports
-    values: dict[str, tuple[str, str]] = field(default_factory=dict)   # value name -> (as shown, source field)
+    values: dict = field(default_factory=dict)   # value name -> the Val it showed (text, source field)
 
     @property
     def runnable(self) -> bool:
