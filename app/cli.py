@@ -69,8 +69,9 @@ def _parser() -> argparse.ArgumentParser:
 
     me = sub.add_parser("methodology", help="print the numbered test procedure generated from a project file")
     me.add_argument("file")
-    me.add_argument("--format", choices=("md", "html", "pdf"),
-                    help="default: from OUT's extension, else md (pdf needs -o)")
+    me.add_argument("--format", choices=("md", "html", "pdf", "json"),
+                    help="default: from OUT's extension, else md (pdf needs -o); json: sections and steps as data "
+                         "(number, text, target, platform, commands, values used)")
     me.add_argument("-o", "--output", metavar="OUT", help="file to write (default: standard output)")
     me.add_argument("--paper", choices=("a4", "letter"), type=str.lower,
                     help="paper size of a PDF; default: as for `appendix`")
@@ -274,7 +275,7 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     from topology.fileformat import load
     from topology.methodology import to_markdown
     out = Path(ns.output) if ns.output else None
-    fmt = ns.format or ({".html": "html", ".htm": "html", ".pdf": "pdf"}.get(out.suffix.lower(), "md")
+    fmt = ns.format or ({".html": "html", ".htm": "html", ".pdf": "pdf", ".json": "json"}.get(out.suffix.lower(), "md")
                         if out else "md")
     if fmt == "pdf" and out is None:
         print("testbed-studio: a PDF needs an output file: add -o OUT.pdf", file=sys.stderr)
@@ -297,6 +298,13 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     each = f" in {len(made)} procedures ({', '.join(str(name) for name, _ in made)})" if len(made) > 1 else ""
     if fmt == "md":
         text = "\n".join(to_markdown(meth) for _, meth in made)
+    elif fmt == "json":
+        from topology.methodology.json_export import to_data, to_json
+        if len(made) == 1:
+            text = to_json(made[0][1])
+        else:   # one procedure per configuration: a list, each naming its configuration
+            text = json.dumps([{"configuration": name, **to_data(meth)} for name, meth in made],
+                              indent=1, ensure_ascii=False) + "\n"
     else:
         from app.report.export import methodology_html
         from app.report.pdf import write_pdf

@@ -103,20 +103,13 @@ PATH_NAMES = field_names("path", "index", "kind", "initiator", "initiator_name",
 MP_HOST_NAMES = HOST_NAMES | field_names("host", "path_count", "path_kinds", "portals", "arrays")
 
 
-def _paths_by_host(ctx: BedContext) -> dict[str, list[tuple[int, Any]]]:
-    out: dict[str, list[tuple[int, Any]]] = {}
-    for n, p in enumerate(ctx.bed.paths):
-        out.setdefault(p.host, []).append((n, p))
-    return out
-
-
 def _ip_of(pr: Any) -> str:
     """The IP of a port (validated by ipaddress, so safe to use as a bare token)."""
     i = interface_of(getattr(pr.port, "address", "") if pr is not None else "")
     return str(i.ip) if i is not None else ""
 
 
-def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[int, Any]]) -> Values:
+def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[str, Any]]) -> Values:
     comp = ctx.server_or_vm(host_id)
     vals = host_values(ctx, comp) if comp is not None else {}
     if comp is None:
@@ -136,14 +129,17 @@ def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[int, Any]])
     return vals
 
 
-def _host_items(ctx: BedContext, sub: int, fn: Callable[[str, list[tuple[int, Any]], Values], Iterable[Values]]
+def _host_items(ctx: BedContext, sub: int, fn: Callable[[str, list[tuple[str, Any]], Values], Iterable[Values]]
                 ) -> list[Item]:
+    """Items of each machine with storage paths; `fn` gets its paths, each with the field it comes
+    from, and yields an item's values (or its values and the transport the item is about)."""
     out = []
-    for host_id, paths in _paths_by_host(ctx).items():
+    for host_id, paths in ctx.host_paths().items():
         comp = ctx.server_or_vm(host_id)
         base = ctx.cached(("mp_host", host_id), partial(_mp_host_values, ctx, host_id, paths))
-        for j, vals in enumerate(fn(host_id, paths, base)):
-            out.append(Item(vals, host_id, platform_of(comp), (ctx.host_rank(host_id),), sub + j))
+        for j, got in enumerate(fn(host_id, paths, base)):
+            vals, transports = got if isinstance(got, tuple) else (got, ())
+            out.append(Item(vals, host_id, platform_of(comp), (ctx.host_rank(host_id),), sub + j, transports))
     return out
 
 
@@ -155,10 +151,10 @@ def _mp_hosts(ctx: BedContext) -> list[Item]:
 @domain("portal", MP_HOST_NAMES | field_names("portal", "ip", "ref", "label", "array", "initiator_ip", "index"),
         "each iSCSI target portal a host discovers (in path order)")
 def _portals(ctx: BedContext) -> list[Item]:
-    def per(host_id: str, paths: list[tuple[int, Any]], base: Values):
+    def per(host_id: str, paths: list[tuple[str, Any]], base: Values):
         seen: set = set()
         k = 0
-        for n, p in paths:
+        for src, p in paths:
             if p.kind != "iscsi":
                 continue
             pr = ctx.idx.ports.get(p.target)
@@ -170,51 +166,92 @@ def _portals(ctx: BedContext) -> list[Item]:
             k += 1
             vals = dict(base)
             put(vals, "portal.ip", as_token(ip, f"{p.target}.address"))
-            put(vals, "portal.ref", as_text(p.target, f"paths[{n}].target"))
+            put(vals, "portal.ref", as_text(p.target, f"{src}.target"))
             if pr is not None:
                 put(vals, "portal.label", as_text(getattr(pr.port, "label", "") or pr.port.name, f"{p.target}.label"))
-                put(vals, "portal.array", as_text(pr.device.id, f"paths[{n}].target"))
+                put(vals, "portal.array", as_text(pr.device.id, f"{src}.target"))
             ipr = ctx.idx.port(p.initiator)
             put(vals, "portal.initiator_ip", as_token(_ip_of(ipr), f"{p.initiator}.address"))
             put(vals, "portal.index", as_number(k))
-            yield vals
+            yield vals, ("iscsi",)
     return _host_items(ctx, 100, per)
+
+
+def _path_end(vals: Values, end: str, pr: Any, ref: str, src: str) -> None:
+    """path.<end>_name, _label, _ip and _wwpn of the initiator or target port."""
+    put(vals, f"path.{end}_name", as_text(pr.port.name, f"{src}.{end}"))
+    put(vals, f"path.{end}_label", as_text(getattr(pr.port, "label", "") or pr.port.name, f"{ref}.label"))
+    put(vals, f"path.{end}_ip", as_token(_ip_of(pr), f"{ref}.address"))
+    put(vals, f"path.{end}_wwpn", as_text(getattr(pr.port, "wwpn", ""), f"{ref}.wwpn"))
+
+
+def _path_values(ctx: BedContext, base: Values, src: str, p: Any, k: int) -> Values:
+    vals = dict(base)
+    ipr = ctx.idx.port(p.initiator)
+    tpr = ctx.idx.ports.get(p.target)
+    put(vals, "path.index", as_number(k))
+    put(vals, "path.kind", as_token(p.kind, f"{src}.kind"))
+    put(vals, "path.initiator", as_text(p.initiator, f"{src}.initiator"))
+    put(vals, "path.target", as_text(p.target, f"{src}.target"))
+    if ipr is not None:
+        _path_end(vals, "initiator", ipr, p.initiator, src)
+        put(vals, "path.iface", as_text(f"iface-{ipr.port.name}", f"{src}.initiator"))
+        put(vals, "path.fabric", as_text(getattr(ipr.port, "fabric", ""), f"{p.initiator}.fabric"))
+    if tpr is not None:
+        _path_end(vals, "target", tpr, p.target, src)
+        if tpr.controller is not None:
+            put(vals, "path.target_controller", as_text(tpr.controller.name, f"{p.target}"))
+        put(vals, "path.array", as_text(tpr.device.id, f"{src}.target"))
+    put(vals, "path.multipath", as_bool(p.multipath, f"{src}.multipath"))
+    put(vals, "path.persistent", as_bool(p.persistent, f"{src}.persistent"))
+    put(vals, "path.preferred", as_bool(p.preferred, f"{src}.preferred"))
+    put(vals, "path.volumes", as_list(p.volumes, f"{src}.volumes"))
+    return vals
 
 
 @domain("path", MP_HOST_NAMES | PATH_NAMES,
         "each storage path (iSCSI session / FC path): initiator port to target port")
 def _paths(ctx: BedContext) -> list[Item]:
-    def per(host_id: str, paths: list[tuple[int, Any]], base: Values):
-        for k, (n, p) in enumerate(paths, 1):
-            vals = dict(base)
-            src = f"paths[{n}]"
-            ipr = ctx.idx.port(p.initiator)
-            tpr = ctx.idx.ports.get(p.target)
-            put(vals, "path.index", as_number(k))
-            put(vals, "path.kind", as_token(p.kind, f"{src}.kind"))
-            put(vals, "path.initiator", as_text(p.initiator, f"{src}.initiator"))
-            put(vals, "path.target", as_text(p.target, f"{src}.target"))
-            if ipr is not None:
-                put(vals, "path.initiator_name", as_text(ipr.port.name, f"{src}.initiator"))
-                put(vals, "path.initiator_label", as_text(getattr(ipr.port, "label", "") or ipr.port.name,
-                                                          f"{p.initiator}.label"))
-                put(vals, "path.initiator_ip", as_token(_ip_of(ipr), f"{p.initiator}.address"))
-                put(vals, "path.initiator_wwpn", as_text(getattr(ipr.port, "wwpn", ""), f"{p.initiator}.wwpn"))
-                put(vals, "path.iface", as_text(f"iface-{ipr.port.name}", f"{src}.initiator"))
-                put(vals, "path.fabric", as_text(getattr(ipr.port, "fabric", ""), f"{p.initiator}.fabric"))
-            if tpr is not None:
-                put(vals, "path.target_name", as_text(tpr.port.name, f"{src}.target"))
-                put(vals, "path.target_label", as_text(getattr(tpr.port, "label", "") or tpr.port.name,
-                                                       f"{p.target}.label"))
-                put(vals, "path.target_ip", as_token(_ip_of(tpr), f"{p.target}.address"))
-                put(vals, "path.target_wwpn", as_text(getattr(tpr.port, "wwpn", ""), f"{p.target}.wwpn"))
-                if tpr.controller is not None:
-                    put(vals, "path.target_controller", as_text(tpr.controller.name, f"{p.target}"))
-                put(vals, "path.array", as_text(tpr.device.id, f"{src}.target"))
-            put(vals, "path.multipath", as_bool(p.multipath, f"{src}.multipath"))
-            put(vals, "path.persistent", as_bool(p.persistent, f"{src}.persistent"))
-            put(vals, "path.preferred", as_bool(p.preferred, f"{src}.preferred"))
-            put(vals, "path.volumes", as_list(p.volumes, f"{src}.volumes"))
-            yield vals
+    def per(host_id: str, paths: list[tuple[str, Any]], base: Values):
+        for k, (src, p) in enumerate(paths, 1):
+            yield _path_values(ctx, base, src, p, k), (p.kind,)
     return _host_items(ctx, 1000, per)
 
+
+@domain("fc_zone", MP_HOST_NAMES | PATH_NAMES | field_names("switch", "id", "model", "fabric", "family", "display"),
+        "each FC path through a fabric whose switches declare no zones: the zone made on the switch the "
+        "initiator is cabled to (declared zones are the `zone` domain)")
+def _fc_zones(ctx: BedContext) -> list[Item]:
+    zoned = {sw.id for sw in ctx.bed.switches if sw.zones}
+    sw_rank = {sw.id: i for i, sw in enumerate(ctx.bed.switches)}
+    fc_switches = [sw for sw in ctx.bed.switches if sw.kind == "fc" and not sw.simulated]
+
+    def fabric_switch(initiator: str) -> str:
+        """A pinned path names no cabling: the bed's only FC switch, or the only one of the port's fabric."""
+        pr = ctx.idx.port(initiator)
+        fabric = getattr(pr.port, "fabric", "") if pr is not None else ""
+        same = [sw for sw in fc_switches if fabric and sw.fabric == fabric] or fc_switches
+        return same[0].id if len(same) == 1 else ""
+    out: list[Item] = []
+    for host_id, paths in ctx.host_paths().items():
+        base = ctx.cached(("mp_host", host_id), partial(_mp_host_values, ctx, host_id, paths))
+        for k, (src, p) in enumerate(paths, 1):
+            if p.kind != "fc":
+                continue
+            switches = ctx.path_switches.get((p.host, p.initiator, p.target), ()) or \
+                tuple(x for x in (fabric_switch(p.initiator),) if x)
+            if switches and switches[0] in zoned:
+                continue
+            vals = _path_values(ctx, base, src, p, k)
+            sw = ctx.idx.switches.get(switches[0]) if switches else None
+            if sw is not None:
+                put(vals, "switch.id", as_text(sw.id, f"{sw.id}.id"))
+                put(vals, "switch.model", as_text(sw.model, f"{sw.id}.model"))
+                put(vals, "switch.fabric", as_text(sw.fabric, f"{sw.id}.fabric"))
+                put(vals, "switch.display", as_text(f"{sw.id} ({sw.model})" if sw.model else sw.id, f"{sw.id}.model"))
+                family = ctx.families.of("switch", sw.model)
+                if family is not None:
+                    put(vals, "switch.family", as_token(family.id, f"{sw.id}.model"))
+            group = (sw_rank[sw.id],) if sw is not None else (len(sw_rank),)
+            out.append(Item(vals, sw.id if sw is not None else "", "switch", group, 500 + len(out), ("fc",)))
+    return out

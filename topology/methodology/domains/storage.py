@@ -33,7 +33,7 @@ from topology.unknown import NOT_STATED, stated
 from topology.vocabulary import RAID_NAMES
 
 ARRAY_FIELDS = ("id", "model", "firmware", "connectivity", "mgmt_addresses", "mgmt_address", "controllers",
-                "controller_count")
+                "controller_count", "family", "family_name")
 ARRAY_NAMES = field_names("array", *ARRAY_FIELDS)
 
 
@@ -43,6 +43,10 @@ def array_values(ctx: BedContext, a: StorageArray) -> Values:
     put(out, "array.model", as_text(a.model, f"{a.id}.model"))
     put(out, "array.firmware", as_text(a.firmware, f"{a.id}.firmware"))
     put(out, "array.connectivity", as_token(a.connectivity, f"{a.id}.connectivity"))
+    family = ctx.families.of("array", a.model)
+    if family is not None:
+        put(out, "array.family", as_token(family.id, f"{a.id}.model"))
+        put(out, "array.family_name", as_text(family.name, f"{a.id}.model"))
     mgmt = [(str(i.ip), f"{a.id}:{p.name}.address") for c in a.controllers for p in c.ports
             if ("management" in p.roles or p.kind == "management") and (i := interface_of(p.address))]
     put(out, "array.mgmt_addresses", as_list([m[0] for m in mgmt], mgmt[0][1] if mgmt else ""))
@@ -161,12 +165,14 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
 def _array_items(ctx: BedContext, sub: int, per_array: Callable[[StorageArray, Values], Iterable[tuple[Values, str]]]
                  ) -> list[Item]:
     out = []
+    # array steps are done where the array is managed from: the bed's management station when it has one
+    station = ctx.management_station()
     for i, a in enumerate(ctx.bed.arrays):
         if a.simulated:
             continue
         base = array_values(ctx, a)
         for j, (vals, target) in enumerate(per_array(a, base)):
-            out.append(Item(vals, target or a.id, "array", (i,), sub + j))
+            out.append(Item(vals, station or target or a.id, "array", (i,), sub + j))
     return out
 
 

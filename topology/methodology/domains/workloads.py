@@ -2,6 +2,7 @@
 specifications and pass criteria."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -11,6 +12,7 @@ from topology.methodology.values import (
     ValueKind,
     Values,
     as_any,
+    as_bool,
     as_list,
     as_number,
     as_plain_text,
@@ -87,12 +89,22 @@ def _number_text(x: Any) -> str:
     return MARKER if x is NOT_STATED else format_number(x)
 
 
-RUNNER_NAMES = field_names("runner", "id", "platform", "kind", "index")
+RUNNER_NAMES = field_names("runner", "id", "platform", "kind", "index", "has_tool")
 
 
-def _runner_values(ctx: BedContext, rid: str, k: int) -> Values:
+def _lists_tool(comp: Any, tool: str) -> bool:
+    """Whether the machine's own software list already names the tool (installed there, once)."""
+    words = re.findall(r"[a-z0-9]+", str(tool).lower())
+    if comp is None or not words:
+        return False
+    pattern = re.compile(r"\b" + re.escape(words[0]) + r"\b", re.I)
+    return any(pattern.search(str(s)) for s in getattr(comp, "software", None) or [])
+
+
+def _runner_values(ctx: BedContext, rid: str, k: int, tool: str = "") -> Values:
     vals: Values = {}
     comp = ctx.server_or_vm(rid)
+    put(vals, "runner.has_tool", as_bool(_lists_tool(comp, tool)))
     put(vals, "runner.id", as_text(rid, "workload.driver"))
     put(vals, "runner.platform", as_token(platform_of(comp)))
     put(vals, "runner.kind", as_token("vm" if isinstance(comp, VM) else "server" if comp is not None else ""))
@@ -122,7 +134,7 @@ def _workloads(ctx: BedContext) -> list[Item]:
         vals = _workload_values(ctx, w)
         runners = ctx.runners(w)
         put(vals, "workload.runners", as_list(runners, f"{w.id}.driver" if w.driver else f"{w.id}.targets"))
-        vals.update(_runner_values(ctx, runners[0], 0))
+        vals.update(_runner_values(ctx, runners[0], 0, w.tool))
         out.append(Item(vals, runners[0], platform_of(ctx.server_or_vm(runners[0])), (i,), 0))
     return out
 
@@ -134,7 +146,7 @@ def _workload_runners(ctx: BedContext) -> list[Item]:
         base = _workload_values(ctx, w)
         for k, rid in enumerate(ctx.runners(w)):
             vals = dict(base)
-            vals.update(_runner_values(ctx, rid, k))
+            vals.update(_runner_values(ctx, rid, k, w.tool))
             out.append(Item(vals, rid, platform_of(ctx.server_or_vm(rid)), (i,), 10 + k))
     return out
 
