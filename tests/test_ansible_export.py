@@ -89,6 +89,8 @@ def test_second_run_changes_nothing_and_check_mode_checks_without_changing(lab, 
     assert r.returncode == 0, out(r)
     assert all(recap[h]["changed"] > 0 and recap[h]["failed"] == 0 and recap[h]["unreachable"] == 0
                for h in ("h1", "h2")), out(r)
+    # each host went through its own steps only: no task was skipped on one host because it is the other's
+    assert recap["h1"]["skipped"] == 0 and recap["h2"]["skipped"] == 0, out(r)
     # the manual step between automated ones was shown, and the run went on
     assert "Check by eye that the cables of h1 are seated" in r.stdout
     assert (marks / "h1.visits").read_text() == "visit\n"
@@ -118,6 +120,26 @@ def test_a_failing_check_fails_the_run_even_in_check_mode(lab, tmp_path):
     assert r.returncode != 0
     assert recap["h2"]["failed"] == 1 and recap["h1"]["failed"] == 0
     assert (marks / "h2.checked").read_text() == "tampered\n"
+
+
+def test_each_host_of_a_play_has_its_own_task_list_and_no_condition_picks_it(tmp_path):
+    hosts = [{"id": f"h{n}", "transport": "ssh", "address": f"192.0.2.{n}"} for n in range(1, 4)]
+    bed = load(write_bed(tmp_path / "bed.yaml", hosts, mark_dir=tmp_path / "marks"))
+    reached = reach(bed)
+    result = export(bed, run_steps(generate(bed, extra_dirs=[TEMPLATES]), reached.transports),
+                    tmp_path / "ansible", reached)
+    everything = "".join(p.read_text() for p in [result["playbook"], *result.task_files])
+    assert "inventory_hostname ==" not in everything
+    automated = [p for p in yaml.safe_load(_plain(result["playbook"])) if p["hosts"] != "localhost"]
+    assert automated and all(p["hosts"] == "h1,h2,h3" and p["strategy"] == "free" for p in automated)
+    include = automated[0]["tasks"][-1]["ansible.builtin.include_tasks"]["file"]
+    assert include.endswith("/{{ inventory_hostname }}.yml")
+    for n in (1, 2, 3):
+        own = yaml.safe_load(_plain(result["playbook"].parent / include.replace("{{ inventory_hostname }}", f"h{n}")))
+        # the host's own steps, in order, and nobody else's
+        assert own and all(f"h{n}" in t["name"] or "done markers" in t["name"] or "record that" in t["name"]
+                           or t["name"].endswith(" check") for t in own), own
+        assert not any(f"h{m}" in str(t) for m in (1, 2, 3) if m != n for t in own)
 
 
 def test_a_module_step_uses_the_module_with_become_and_no_script(tmp_path):
