@@ -45,6 +45,12 @@ def add_arguments(sub) -> None:
     r.add_argument("--quiet", action="store_true", help="do not echo the commands' output")
     r.add_argument("--templates", action="append", default=[], metavar="DIR",
                    help="extra step templates, as for `testbed-studio methodology`")
+    r.add_argument("--engine", choices=("builtin", "ansible"),
+                   help="what drives the run: builtin (this application's SSH/WinRM transports, the default) or "
+                        "ansible (ansible-playbook through ansible-runner; needs the [ansible] extra). A resumed "
+                        "run keeps the engine it started with unless this says otherwise")
+    r.add_argument("-e", "--extra-vars", action="append", default=[], metavar="VARS",
+                   help="with --engine ansible: passed to ansible-playbook as -e VARS (key=value ... or @file)")
     r.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
 
     ax = sub.add_parser("export-ansible", help="write the bed's hosts and automated steps as an Ansible "
@@ -172,11 +178,14 @@ def cmd_run(ns: argparse.Namespace) -> int:
 
     path = Path(ns.file)
     terminal = _Terminal(ns, path)
+    if ns.extra_vars and ns.engine == "builtin":
+        _err("--extra-vars is for --engine ansible (ansible-playbook's -e); the built-in engine has no use for it")
+        return EXIT_UNUSABLE
     try:
         session = RunSession.from_file(path, templates=ns.templates,
                                        runs_dir=Path(ns.runs_dir) if ns.runs_dir else None,
                                        ask=terminal.ask, on_event=terminal.event, workers=ns.parallel,
-                                       timeout=ns.timeout)
+                                       timeout=ns.timeout, engine=ns.engine or "", extra_vars=ns.extra_vars)
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNUSABLE

@@ -239,6 +239,7 @@ class RunInfo:
     created: str
     steps: str = ""             # the --steps selection, "" = all
     dry_run: bool = False
+    engine: str = ""            # what drove it when it started: "" (built-in) or "ansible"
 
     def save(self) -> None:
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items() if k != "dir"}
@@ -250,7 +251,7 @@ def runs_root() -> Path:
     return state_dir() / "runs"
 
 
-def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None = None) -> RunInfo:
+def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None = None, engine: str = "") -> RunInfo:
     root = root or runs_root()
     root.mkdir(parents=True, exist_ok=True)
     stem = _SAFE.sub("_", Path(bed_file).stem)[:40] or "bed"
@@ -264,7 +265,7 @@ def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None =
             continue
     else:
         raise OSError(f"cannot create a run directory under {root}")
-    info = RunInfo(run_id, root / run_id, str(bed_file), bed_sha256, now_iso(), steps)
+    info = RunInfo(run_id, root / run_id, str(bed_file), bed_sha256, now_iso(), steps, engine=engine)
     info.save()
     return info
 
@@ -281,12 +282,12 @@ def open_run(ref: str, root: Path | None = None) -> RunInfo:
                 raise ValueError(f"{meta}: cannot read the run's description ({exc})") from None
             if not isinstance(data, dict):
                 raise ValueError(f"{meta}: the run's description is a {type(data).__name__}, not a mapping")
-            fields = {k: data.get(k, "") for k in ("id", "bed_file", "bed_sha256", "created", "steps")}
+            fields = {k: data.get(k, "") for k in ("id", "bed_file", "bed_sha256", "created", "steps", "engine")}
             wrong = [k for k, v in fields.items() if not isinstance(v, str)]
             if wrong:
                 raise ValueError(f"{meta}: the run's description has a {wrong[0]!r} that is not text")
             return RunInfo(fields["id"] or d.name, d, fields["bed_file"], fields["bed_sha256"],
-                           fields["created"], fields["steps"], bool(data.get("dry_run")))
+                           fields["created"], fields["steps"], bool(data.get("dry_run")), fields["engine"])
     raise ValueError(f"no run {ref!r}: give a run id from `testbed-studio runs` or a run directory")
 
 
