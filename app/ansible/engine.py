@@ -21,7 +21,7 @@ so that it dies with its driver (PR_SET_PDEATHSIG): nothing goes on in the backg
 """
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import re
 import shlex
@@ -51,15 +51,58 @@ INSTALL_HINT = ("pip install 'testbed-studio[ansible]' (or, into this environmen
 _STEP_OF_TASK = re.compile(r"^(\d+(?:\.\d+)*) ")
 _TIMED_OUT = re.compile(r"expected time frame|timed out", re.I)
 _PDEATHSIG_WRAPPER = """#!{python}
-# ansible-playbook, killed when the testbed-studio process that started it dies (kill -9 too)
+# ansible-playbook and every process it starts (its workers, which lead sessions of their own,
+# and their ssh) are killed when the testbed-studio process that started them dies, kill -9
+# included (PR_SET_PDEATHSIG): no task is started or left running by a driver nobody sees any
+# more.  Orphans of ansible-playbook become this process's children (PR_SET_CHILD_SUBREAPER).
 import ctypes, os, signal, sys
+
+
+def descendants():
+    children = dict()
+    for entry in os.listdir("/proc"):
+        try:
+            with open("/proc/" + entry + "/stat") as fh:
+                children.setdefault(int(fh.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+        except (OSError, ValueError, IndexError):
+            pass
+    found, todo = [], [os.getpid()]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            found.append(pid)
+            todo.append(pid)
+    return found
+
+
+def end_everything(*_):
+    for _ in range(10):
+        found = descendants()
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    os._exit(137)
+
+
+signal.signal(signal.SIGUSR1, end_everything)
 try:
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)    # PR_SET_PDEATHSIG
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(36, 1)                      # PR_SET_CHILD_SUBREAPER
+    libc.prctl(1, signal.SIGUSR1)          # PR_SET_PDEATHSIG
 except (OSError, AttributeError):
     pass
 if os.getppid() != {driver}:
-    sys.exit(125)       # the driver died before this line: start nothing
-os.execv({playbook!r}, [{playbook!r}, *sys.argv[1:]])
+    sys.exit(125)       # the driver died before the lines above: start nothing
+child = os.fork()
+if child == 0:
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    os.execv({playbook!r}, [{playbook!r}, *sys.argv[1:]])
+_, status = os.waitpid(child, 0)
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
 """
 
 
@@ -71,9 +114,17 @@ def ansible_playbook() -> Path | None:
     return Path(found) if found else None
 
 
+def _importable(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
 def missing() -> str | None:
     """Why `--engine ansible` cannot run here, with how to get it; None when it can."""
-    lacking = [n for n, ok in (("ansible-runner", importlib.util.find_spec("ansible_runner") is not None),
+    lacking = [n for n, ok in (("ansible-runner", _importable("ansible_runner")),
                                ("ansible-core (ansible-playbook)", ansible_playbook() is not None)) if not ok]
     if not lacking:
         return None
