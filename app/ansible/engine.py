@@ -155,6 +155,7 @@ class AnsibleEngine(RunEngine):
         self._leftover_status: dict[tuple[str, str], tuple[str, int | None]] | None = None
         self._passes = 0
         self._write_lock = threading.Lock()
+        self._places: dict[str, tuple[str | None, str | None]] = {}
 
     # ------------------------------------------------------------------ running
 
@@ -182,11 +183,31 @@ class AnsibleEngine(RunEngine):
         if lanes:
             self._pass(stage.title, lanes, measurement=stage.steps[0].section == "run")
 
+    def _place(self, host: str) -> tuple[str | None, str | None]:
+        """(the folder of the host's jobs, the folder its steps start in), where the built-in
+        engine keeps them: under the login's home on a remote host, the host's own folder in the
+        application's state for a local one; None for Ansible's default."""
+        if host not in self._places:
+            if self.reached.transports.get(host) == "local":
+                from app.remote.local import LocalTransport
+                local = LocalTransport(host)
+                local.open()
+                self._places[host] = (local.job_base, str(local.workdir))
+            elif self.reached.transports.get(host) == "ssh":
+                self._places[host] = (None, "~")
+            else:
+                self._places[host] = (None, None)
+        return self._places[host]
+
+    def _job_of(self, task: Task) -> jobs.Job:
+        return jobs.Job(self.info.id, task.step, task.host)
+
     def _job_script(self, step: RunStep, task: Task) -> str:
-        return jobs.start_script(jobs.Job(self.info.id, task.step, task.host), task.script, task.shell)
+        base, workdir = self._place(task.host)
+        return jobs.start_script(self._job_of(task), task.script, task.shell, base, workdir or "")
 
     def _follow_script(self, step: RunStep, task: Task) -> str:
-        return jobs.follow_script(jobs.Job(self.info.id, task.step, task.host))
+        return jobs.follow_script(self._job_of(task), self._place(task.host)[0])
 
     def _pass(self, title: str, lanes: dict[str, Lane], measurement: bool, adopt: bool = False) -> None:
         """One ansible-playbook run of these lanes; its events journalled as they come."""
@@ -199,11 +220,14 @@ class AnsibleEngine(RunEngine):
             return
         script = self._follow_script if adopt else self._job_script
         book = Book()
-        automated_play(book, name(title), lanes, measurement, "tasks", job_script=script)
+        def chdir(host: str) -> str | None:
+            return self._place(host)[1]
+        automated_play(book, name(title), lanes, measurement, "tasks", job_script=script, chdir=chdir)
         progress: dict[tuple[str, str], _Progress] = {}
-        for lane in lanes.values():
+        for host, lane in lanes.items():
             for index, (step, task) in enumerate(lane):
-                count = len(step_tasks(step, task, index, measurement, script)) + len(result_tasks(step, task))
+                count = (len(step_tasks(step, task, index, measurement, script, chdir(host)))
+                         + len(result_tasks(step, task)))
                 progress[task.key] = _Progress(task, count)
         self._add_timeouts(book, lanes)
         folder = self._write_pass(book)
@@ -430,7 +454,7 @@ class AnsibleEngine(RunEngine):
                 continue
             lanes.setdefault(task.host, []).append({
                 "name": name(f"{task.step} job status"), "ansible.builtin.shell": {
-                    "cmd": jobs.status_script(jobs.Job(self.info.id, task.step, task.host)),
+                    "cmd": jobs.status_script(self._job_of(task), self._place(task.host)[0]),
                     "executable": "/bin/sh"}, "changed_when": False})
         if not lanes:
             return answers
@@ -463,7 +487,7 @@ class AnsibleEngine(RunEngine):
             if task.host in self.reached.transports:
                 lanes.setdefault(task.host, []).append({
                     "name": name(f"{task.step} stop the job"), "ansible.builtin.shell": {
-                        "cmd": jobs.stop_script(jobs.Job(self.info.id, task.step, task.host)),
+                        "cmd": jobs.stop_script(self._job_of(task), self._place(task.host)[0]),
                         "executable": "/bin/sh"}, "changed_when": True})
         if not lanes:
             return

@@ -109,7 +109,8 @@ def inventory(bed: Bed, reached: Reach) -> dict:
             if server is not None and server.management_address:
                 host["ansible_host"] = data(server.management_address.split("/")[0])
         elif a.transport == "local":
-            host["ansible_connection"] = "local"
+            # this machine: the Python that runs Ansible is there for sure, whatever `python3` is
+            host |= {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
         elif a.transport == "ssh":
             host["ansible_connection"] = "ssh"
             host["ansible_host"] = data(address_of(bed, a))

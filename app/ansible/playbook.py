@@ -87,15 +87,17 @@ def _wrap(text: str) -> str:
 
 
 def automated_play(book: Book, title: Name, lanes: dict[str, Lane], measurement: bool, folder: str,
-                   job_script: Callable[[RunStep, Task], str] | None = None) -> dict:
+                   job_script: Callable[[RunStep, Task], str] | None = None,
+                   chdir: Callable[[str], str | None] = lambda host: None) -> dict:
     """One play for these hosts' lanes, added to `book`; a host's tasks are its own task file
-    (`folder/<host>.yml`) when the play has several hosts.  `job_script`: see tasks.step_tasks."""
+    (`folder/<host>.yml`) when the play has several hosts.  `job_script`, `chdir` (by host): see
+    tasks.step_tasks."""
     own: dict[str, list[dict]] = {}
     secrets: set[str] = set()
     for host, lane in lanes.items():
         tasks = own.setdefault(host, [])
         for index, (step, task) in enumerate(lane):
-            tasks.extend(step_tasks(step, task, index, measurement, job_script))
+            tasks.extend(step_tasks(step, task, index, measurement, job_script, chdir(host)))
             tasks.extend(result_tasks(step, task))
             secrets |= vault_names((task.ansible or {}).get("args"))
     head: list[dict] = []

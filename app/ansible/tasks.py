@@ -67,14 +67,18 @@ def modules_of(task: Task) -> list[str]:
     return ["ansible.windows.win_shell" if task.shell in _WINDOWS_SHELLS else "ansible.builtin.shell"]
 
 
-def _shell(task: Task, script: str) -> tuple[str, dict]:
+def _shell(task: Task, script: str, chdir: str | None = None) -> tuple[str, dict]:
     if task.shell in _WINDOWS_SHELLS:
         args: dict = {"_raw_params": Unsafe(script)}
         if task.shell == "cmd":
             args["executable"] = "cmd"
-        return "ansible.windows.win_shell", args
-    return "ansible.builtin.shell", {"cmd": Unsafe(script),
-                                     "executable": "/bin/bash" if task.shell == "bash" else "/bin/sh"}
+        module = "ansible.windows.win_shell"
+    else:
+        args = {"cmd": Unsafe(script), "executable": "/bin/bash" if task.shell == "bash" else "/bin/sh"}
+        module = "ansible.builtin.shell"
+    if chdir:
+        args["chdir"] = Unsafe(chdir)
+    return module, args
 
 
 def _marker(task: Task, step: RunStep) -> str:
@@ -85,7 +89,7 @@ def _marker(task: Task, step: RunStep) -> str:
 
 
 def step_tasks(step: RunStep, task: Task, index: int, measurement: bool,
-               job_script: Callable[[RunStep, Task], str] | None = None) -> list[dict]:
+               job_script: Callable[[RunStep, Task], str] | None = None, chdir: str | None = None) -> list[dict]:
     """The tasks of `step` on its host; every task lands in that host's own task list, so no
     condition picks the host.  `index` tells apart the tasks of one step in register names.
 
@@ -113,7 +117,7 @@ def step_tasks(step: RunStep, task: Task, index: int, measurement: bool,
             assert job_script is not None
             module, args = "ansible.builtin.shell", {"cmd": Unsafe(job_script(step, task)), "executable": "/bin/sh"}
         else:
-            module, args = _shell(task, task.script)
+            module, args = _shell(task, task.script, chdir)
         out.append({"name": title, module: args, "register": done, "changed_when": True, "tags": tags})
     else:
         marker = _marker(task, step)
@@ -129,7 +133,7 @@ def step_tasks(step: RunStep, task: Task, index: int, measurement: bool,
         # a failed script stops the host before this task: the marker means "succeeded once"
         out.append({"name": name(f"{step.number} record that it is done"), **record, "tags": tags})
     if task.verify:
-        module, args = _shell(task, task.verify)
+        module, args = _shell(task, task.verify, chdir)
         check = register_name(step, index, "check")
         # in check mode a step that would still run has nothing to check yet
         out.append({"name": name(f"{step.number} check"), module: args, "register": check,
