@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import queue
 import re
 import shlex
 import shutil
@@ -129,6 +130,16 @@ def missing() -> str | None:
     if not lacking:
         return None
     return f"the ansible engine needs {' and '.join(lacking)}, not installed here: {INSTALL_HINT}"
+
+
+def ansible_environment(known_hosts: Path | None) -> dict[str, str]:
+    """How ansible-playbook is started by the engine: ssh connections kept open between tasks,
+    host keys checked against `known_hosts` (the keys pre-flight or --trust accepted)."""
+    ssh = ["-C", "-o", "ControlMaster=auto", "-o", "ControlPersist=60s", "-o", "StrictHostKeyChecking=yes"]
+    if known_hosts is not None:
+        ssh += ["-o", f"UserKnownHostsFile={known_hosts}"]
+    return {"ANSIBLE_SSH_ARGS": shlex.join(ssh), "ANSIBLE_HOST_KEY_CHECKING": "True",
+            "ANSIBLE_PIPELINING": "True", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "False"}
 
 
 @dataclass
@@ -269,43 +280,56 @@ class AnsibleEngine(RunEngine):
     # ------------------------------------------------------------ ansible-runner
 
     def _run_playbook(self, folder: Path, on_event: Callable[[dict], None]) -> tuple[str, int | None, str]:
-        """(runner status, exit code, last lines of ansible-playbook's output)."""
+        """(runner status, exit code, last lines of ansible-playbook's output).
+
+        Events are taken over by a thread of their own: reading ansible-playbook's output never
+        waits for the journal's fsync, and ansible-playbook never waits for its reader."""
         import ansible_runner
         wrapper = folder / "ansible-playbook"
         wrapper.write_text(_PDEATHSIG_WRAPPER.format(python=sys.executable, driver=os.getpid(),
                                                      playbook=str(ansible_playbook())))
         wrapper.chmod(0o700)
+        events: queue.SimpleQueue = queue.SimpleQueue()
+        failure: list[OSError] = []
+
+        def consume() -> None:
+            while (event := events.get()) is not None:
+                if failure:
+                    continue
+                try:
+                    on_event(event)
+                except OSError as exc:
+                    failure.append(exc)         # the journal cannot be written: stop, as the built-in engine
+                    self._cancel.set()
+                except Exception as exc:
+                    self._notify_problem(f"an Ansible event could not be read: {exc!r}")
+
+        def take(event: dict) -> bool:
+            events.put(event)
+            return False        # no copy in the pass folder: the journal and ansible-playbook's stdout are kept
+
+        consumer = threading.Thread(target=consume, name="ansible-events", daemon=True)
+        consumer.start()
         # with its own binary ansible-runner passes the command line as given: the playbook is part of it
         cmdline = shlex.join([*(a for v in self.extra_vars for a in ("-e", v)), str(folder / "play.yml")])
-        runner = ansible_runner.run(
-            private_data_dir=str(folder), project_dir=str(folder),
-            inventory=str(self.folder / "inventory.yml"), binary=str(wrapper), forks=self.workers,
-            envvars=self._environment(), cmdline=cmdline, quiet=True, event_handler=self._guard(on_event),
-            cancel_callback=self._cancel.is_set, settings={"pexpect_timeout": 0.25, "suppress_ansible_output": True})
+        try:
+            runner = ansible_runner.run(
+                private_data_dir=str(folder), project_dir=str(folder),
+                inventory=str(self.folder / "inventory.yml"), binary=str(wrapper), forks=self.workers,
+                envvars=ansible_environment(self.known_hosts), cmdline=cmdline, quiet=True,
+                event_handler=take, cancel_callback=self._cancel.is_set,
+                # how often a cancel is looked for while ansible-playbook runs
+                settings={"pexpect_timeout": 0.25, "suppress_ansible_output": True})
+        finally:
+            events.put(None)
+            consumer.join()
+        if failure:
+            raise failure[0]
         try:
             tail = runner.stdout.read()[-3000:]
         except Exception:
             tail = ""
         return runner.status, runner.rc, tail
-
-    def _environment(self) -> dict[str, str]:
-        ssh = ["-C", "-o", "ControlMaster=auto", "-o", "ControlPersist=60s", "-o", "StrictHostKeyChecking=yes"]
-        if self.known_hosts is not None:
-            # the keys pre-flight (or --trust) accepted: Ansible checks hosts against the same file
-            ssh += ["-o", f"UserKnownHostsFile={self.known_hosts}"]
-        return {"ANSIBLE_SSH_ARGS": shlex.join(ssh), "ANSIBLE_HOST_KEY_CHECKING": "True",
-                "ANSIBLE_PIPELINING": "True", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "False"}
-
-    def _guard(self, on_event: Callable[[dict], None]) -> Callable[[dict], bool]:
-        def handler(event: dict) -> bool:
-            try:
-                on_event(event)
-            except OSError:
-                raise       # the journal cannot be written: the run stops, as in the built-in engine
-            except Exception as exc:
-                self._notify_problem(f"an Ansible event could not be read: {exc!r}")
-            return True     # ansible-runner keeps its own copy of every event in the pass folder
-        return handler
 
     def _notify_problem(self, text: str) -> None:
         if not getattr(self, "_listener_failed", False):
