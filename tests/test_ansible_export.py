@@ -241,3 +241,31 @@ def test_only_the_playbooks_with_steps_are_written(tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "out" / "measure.yml").exists() and not (tmp_path / "out" / "playbook.yml").exists()
     assert "measure.yml" in r.stdout and "playbook.yml" not in r.stdout
+
+
+def test_windows_hosts_follow_the_methodology_version_rules_and_the_export_says_why(tmp_path):
+    releases = {"w2008r2": "Windows Server 2008 R2 SP1", "w7": "Windows 7", "w2003": "Windows Server 2003",
+                "w2012r2": "Windows Server 2012 R2", "hv2012": "Hyper-V Server 2012 R2",
+                "w2019": "Windows Server 2019", "w10": "Windows 10", "wnone": "Windows Server"}
+    doc = {"format_version": 1, "bed": {"name": "windows releases"},
+           "servers": [{"id": h, "role": "load_client", "platform": "windows", "os": text}
+                       for h, text in releases.items()],
+           "access": [{"host": h, "transport": "winrm", "address": f"192.0.2.{n}", "user": "lab\\\\tester"}
+                      for n, h in enumerate(releases, 1)]}
+    (tmp_path / "bed.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    r = subprocess.run([sys.executable, "-m", "app.cli", "export-ansible", str(tmp_path / "bed.yaml"),
+                        "-o", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    inventory = _plain(tmp_path / "out" / "inventory.yml")
+    # below what ansible.windows can manage: nothing exported, and the export says so
+    for h in ("w2008r2", "w7", "w2003"):
+        assert h not in inventory
+    left_out = next(line for line in r.stdout.splitlines() if line.startswith("note: left out"))
+    assert all(h in left_out for h in ("w2008r2", "w7", "w2003"))
+    assert "Windows Server 2008 R2" in left_out and "Windows 7" in left_out and "Server 2016 or later" in left_out
+    # 2012 / 2012 R2: exported, with the condition it needs; no version stated: exported, check it
+    for h in ("w2012r2", "hv2012", "w2019", "w10", "wnone"):
+        assert h in inventory
+    assert re.search(r"note: w2012r2, hv2012 \(Windows Server 2012 R2; Hyper-V Server 2012 R2\): .*WMF 5\.1", r.stdout)
+    assert re.search(r"note: wnone \(Windows Server \(version not stated\)\): the bed does not say", r.stdout)
+    assert "w2019" not in "".join(line for line in r.stdout.splitlines() if line.startswith("note:"))
