@@ -171,3 +171,41 @@ def test_without_ansible_runner_the_engine_says_how_to_get_it(tmp_path):
     assert "the ansible engine needs ansible-runner" in r.stderr
     assert "pip install 'testbed-studio[ansible]'" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_cancelling_an_ansible_run_stops_the_step_on_its_host_and_a_new_pass_runs_it_again(lab, tmp_path):
+    import threading
+    import time
+
+    from app.run.session import RunSession
+    d = _Driver(lab, tmp_path)
+    marks = tmp_path / "marks"
+    events = []
+    session = RunSession.from_file(d.bed, templates=[TEMPLATES], runs_dir=d.runs, engine="ansible",
+                                   extra_vars=[f"ansible_python_interpreter={sys.executable}"], on_event=events.append,
+                                   known_hosts=Path(d.env["TESTBED_STUDIO_KNOWN_HOSTS"]))
+    assert session.start_new()
+    try:
+        hosts_steps = [s for s in session.steps if s.section == "hosts"]
+        worker = threading.Thread(target=session.run, args=(hosts_steps,))
+        worker.start()
+        wait_for(lambda: _read(marks / "h1.log") == "begin\n" and _read(marks / "h2.log") == "begin\n",
+                 seconds=240, what="both hosts in their long step")
+        session.cancel()
+        worker.join(120)
+        assert not worker.is_alive()
+        hold = [s for s in hosts_steps if "until the test releases" in s.text]
+        assert all(session.look(s.number).status == J.CANCELLED for s in hold)
+        # the steps were stopped on their hosts, not left running there
+        (marks / "release").write_text("")
+        time.sleep(2)
+        assert _read(marks / "h1.log") == "begin\n" and _read(marks / "h2.log") == "begin\n"
+        session.run(hosts_steps)
+        assert all(session.look(s.number).status == J.OK for s in hosts_steps)
+        assert _read(marks / "h1.log") == "begin\nbegin\nend\n"
+        assert _read(marks / "h1.visits") == "visit\n"      # what had succeeded did not run again
+        assert any(type(e).__name__ == "StepEnded" and e.status == J.CANCELLED for e in events)
+    finally:
+        session.close()
