@@ -13,12 +13,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from app.run import journal as J
-from app.run.cli_run import EXIT_MANUAL, EXIT_OK, EXIT_UNUSABLE
+from app.run.cli_run import EXIT_FAILED, EXIT_MANUAL, EXIT_OK, EXIT_UNUSABLE
 from bench.sandbox_hosts import SandboxLab
 from tests.run_beds import write_bed
 from tests.waiting import wait_for
@@ -176,9 +178,6 @@ def test_without_ansible_runner_the_engine_says_how_to_get_it(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_cancelling_an_ansible_run_stops_the_step_on_its_host_and_a_new_pass_runs_it_again(lab, tmp_path):
-    import threading
-    import time
-
     from app.run.session import RunSession
     d = _Driver(lab, tmp_path)
     marks = tmp_path / "marks"
@@ -209,3 +208,17 @@ def test_cancelling_an_ansible_run_stops_the_step_on_its_host_and_a_new_pass_run
         assert any(type(e).__name__ == "StepEnded" and e.status == J.CANCELLED for e in events)
     finally:
         session.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_step_past_its_timeout_ends_timed_out_and_is_stopped_on_its_host(lab, tmp_path):
+    d = _Driver(lab, tmp_path)
+    marks = tmp_path / "marks"
+    r = d.run("--steps", "1", "--timeout", "10")
+    assert r.returncode == EXIT_FAILED, r.stdout + r.stderr
+    assert "1.2 on h1: TIMEOUT" in r.stdout and "1.4 on h2: TIMEOUT" in r.stdout, r.stdout
+    (marks / "release").write_text("")
+    time.sleep(3)
+    # stopped on the host: it never reached its end once released
+    assert _read(marks / "h1.log") == "begin\n" and _read(marks / "h2.log") == "begin\n"

@@ -41,9 +41,9 @@ from app.ansible.yaml_out import dump, name
 from app.remote import jobs
 from app.remote.base import RemoteError
 from app.run import journal as J
-from app.run.engine import DEFAULT_TIMEOUT_S, JournalDistrusted, RunEngine
+from app.run.engine import DEFAULT_TIMEOUT_S, RunEngine
 from app.run.journal import TaskState
-from app.run.plan import RunStep, Stage, Task, stages
+from app.run.plan import RunStep, Stage, Task
 from topology.fileformat import write_atomic
 
 ENGINE_NAME = "ansible"
@@ -169,16 +169,8 @@ class AnsibleEngine(RunEngine):
         self._places: dict[str, tuple[str | None, str | None]] = {}
 
     # ------------------------------------------------------------------ running
-
-    def run_steps(self, steps: Sequence[RunStep], *, rerun: bool = False) -> bool:
-        if self.distrust:
-            raise JournalDistrusted(self.distrust)
-        self._cancel.clear()
-        for stage in stages(steps):
-            self._run_stage(stage, rerun)
-            if self._cancel.is_set() or not all(self.succeeded(s) for s in stage.steps):
-                break
-        return all(self.succeeded(s) for s in steps)
+    # run_steps is the built-in engine's (stages in order, a stage with a failure ends the run);
+    # a stage is one pass of ansible-playbook
 
     def _run_stage(self, stage: Stage, rerun: bool) -> None:
         lanes: dict[str, Lane] = {}
@@ -430,9 +422,12 @@ class AnsibleEngine(RunEngine):
         status, rc, tail = outcome
         cancelled = self._cancel.is_set() or status == "canceled"
         running = [p for p in progress.values() if self.task_state(p.task).status == J.RUNNING]
-        if cancelled and running:
-            # the built-in engine stops a cancelled step on its host: so does this one
-            self._stop_jobs([p.task for p in running if p.task.shell in jobs.SHELLS])
+        timed_out = [p for p in progress.values() if self.task_state(p.task).status == J.TIMEOUT]
+        # the built-in engine stops a cancelled or timed-out step on its host: so does this one
+        # (Ansible's task timeout ends only the task that follows the job)
+        stop = [p.task for p in (running if cancelled else []) + timed_out if p.task.shell in jobs.SHELLS]
+        if stop:
+            self._stop_jobs(stop)
         for p in running:
             why = ("stopped" if cancelled else
                    f"ansible-playbook ended (exit status {rc}) before this step did; see {self.folder}")
