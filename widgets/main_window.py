@@ -118,7 +118,7 @@ class MainWindow(QMainWindow):
         self.document.reset.connect(self.selection.clear)  # old ids mean nothing in another bed
         self.document.reset.connect(self._clear_messages)
         # another scenario: "Done: moved X" about the last one would mislead
-        self.placement.scenario_combo.currentIndexChanged.connect(lambda _i: self._clear_messages())
+        self.document.scenario.changed.connect(lambda _s: self._clear_messages())
         install_storage_menus(self.storage)
         self.find_bar = FindBar(self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.find_bar)

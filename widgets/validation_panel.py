@@ -10,7 +10,9 @@ acceptance can be withdrawn the same way.
 
 The validator judges the reference configuration and every scenario; each finding names
 its scenario.  The scenario box narrows the list to one scenario (the reference findings
-plus what that scenario adds) or to the reference configuration alone.
+plus what that scenario adds) or to the reference configuration alone; the choice is the
+document's current scenario (app/current_scenario.py), which the placement view, the canvas
+badges and the path view follow too.
 """
 from __future__ import annotations
 
@@ -37,14 +39,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.current_scenario import ALL as ALL_SCENARIOS
+from app.current_scenario import REFERENCE
 from topology.exception_ops import ExceptionError, accept_finding, exception_subject, unaccept_finding
 from widgets.findings_model import (
     _ICONS,
-    ALL_SCENARIOS,
     GROUP_ORDER,
     GROUP_ROLE,
     GROUP_TITLES,
-    REFERENCE,
     SEVERITIES,
     SEVERITY_COLOURS,
     SEVERITY_WORDS,
@@ -87,7 +89,10 @@ class ValidationPanel(QWidget):
                                      "of the reference configuration alone, or of every scenario")
         self.scenario_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scenario_box.currentIndexChanged.connect(self._scenario_box_changed)
-        self._scenario = ALL_SCENARIOS
+        choice = getattr(document, "scenario", None)
+        self._scenario = choice.value if choice is not None else ALL_SCENARIOS
+        if choice is not None:
+            choice.changed.connect(self._follow_scenario)
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.counts)
@@ -196,8 +201,16 @@ class ValidationPanel(QWidget):
         return self._scenario
 
     def set_scenario(self, scenario: str | None) -> None:
-        """Follow a scenario chosen elsewhere (None or "" = the reference configuration alone)."""
+        """Show a scenario (None or "" = the reference configuration alone) here and in every view
+        that follows the document's current scenario."""
         wanted = REFERENCE if scenario is None else scenario
+        choice = getattr(self.document, "scenario", None)
+        if choice is not None:
+            choice.set(wanted)           # comes back through _follow_scenario
+        else:
+            self._follow_scenario(wanted)
+
+    def _follow_scenario(self, wanted: str) -> None:
         if wanted == self._scenario:
             return
         self._scenario = wanted

@@ -249,7 +249,17 @@ class ModelDrawing:
 
     def _badges_for(self, findings: Iterable[Any]) -> dict[str, diagram.Badge]:
         vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}
-        return diagram.badges(findings, self.objects, vm_hosts)
+        return diagram.badges(findings, self.objects, vm_hosts, scenario=self.badge_scenario())
+
+    def badge_scenario(self) -> str | None:
+        """Whose findings the badges count: the document's current scenario ("*" every scenario's,
+        None the reference configuration's alone)."""
+        choice = getattr(self.document, "scenario", None)
+        value = choice.value if choice is not None else ""
+        return value or None
+
+    def _follow_scenario(self, _value: str = "") -> None:
+        self._on_findings(getattr(getattr(self.document, "validation", None), "findings", []))
 
     def _on_findings(self, findings: list) -> None:
         new = self._badges_for(findings)

@@ -113,6 +113,9 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
         validation = getattr(document, "validation", None)
         if validation is not None:
             validation.findings_changed.connect(self._on_findings)
+        choice = getattr(document, "scenario", None)
+        if choice is not None:
+            choice.changed.connect(self._follow_scenario)
         self.legend = LegendOverlay(self)
         self.notice = CanvasNotice(self)
         document.reset.connect(self.clear_messages)
