@@ -112,8 +112,8 @@ def test_a_cable_menu_deletes_the_cable(small):
     middle = link.path().pointAtPercent(0.5)
     s.mouse(QEvent.Type.MouseButtonPress, middle, button=Qt.MouseButton.RightButton, buttons=Qt.MouseButton.RightButton)
     menu = canvas_menu(s.canvas, s.view_pos(middle))
-    trigger(menu, "Delete cable host-1:SAN1 — sw-1")
-    assert ("host-1:SAN1", "sw-1") not in [(lk.a, lk.b) for lk in s.bed.links] and len(s.bed.links) == 3
+    trigger(menu, "Delete cable host-1:SAN1 — sw-1:1")
+    assert ("host-1:SAN1", "sw-1:1") not in [(lk.a, lk.b) for lk in s.bed.links] and len(s.bed.links) == 3
 
 
 def test_a_refused_cable_is_said_over_the_drawing(small):

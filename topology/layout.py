@@ -19,6 +19,7 @@ from typing import Any
 
 import networkx as nx
 
+from topology.device_face import face_size
 from topology.index import BedIndex
 from topology.model import VM, Bed, Chassis, Network, Server, StorageArray, Switch
 
@@ -34,17 +35,16 @@ class Box:
     h: float
 
 
-def device_size(dev) -> tuple[float, float]:
-    """Width and height a device needs on the canvas (ports drawn along its lower edge)."""
+def device_size(dev, *, expanded: bool = False) -> tuple[float, float]:
+    """Width and height a device needs on the canvas: its port markers and its labels
+    (topology/device_face.py); `expanded`: a switch's port strip at full size."""
     if isinstance(dev, Server):
         ports = sum(len(a.ports) for a in dev.adapters)
-        return max(140.0, 18.0 * ports + 20), 64.0
-    if isinstance(dev, Switch):
-        return max(160.0, min(18.0 * len(dev.ports), 600.0)), 44.0
-    if isinstance(dev, StorageArray):
+    elif isinstance(dev, StorageArray):
         ports = sum(len(c.ports) for c in dev.controllers)
-        return max(200.0, 18.0 * ports + 40), 90.0
-    return 120.0, 50.0
+    else:
+        ports = len(getattr(dev, "ports", ()))
+    return face_size(dev, ports, expanded)
 
 
 def tier(dev) -> int:
@@ -141,12 +141,12 @@ def vm_grid(width: float, count: int) -> tuple[int, int]:
     return cols, min(VM_ROWS_MAX, math.ceil(count / cols))
 
 
-def drawn_size(dev: Any, vms: int = 0) -> tuple[float, float]:
+def drawn_size(dev: Any, vms: int = 0, *, expanded: bool = False) -> tuple[float, float]:
     """Width and height of a device on the diagram: the layout's size plus room for VM chips."""
     if isinstance(dev, Chassis):
         bays = dev.bays or 14
         return max(180.0, 16.0 * bays + 24), 84.0
-    w, h = device_size(dev)
+    w, h = device_size(dev, expanded=expanded)
     if isinstance(dev, Server) and vms:
         _cols, rows = vm_grid(w, vms)
         h += rows * VM_CHIP_H + 4

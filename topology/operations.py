@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from topology import switch_ports
 from topology.edits import Compound, Edit, InsertItem, RemoveItem, SetField
 from topology.fileformat import (
     plan,
@@ -133,6 +134,8 @@ def add_device(bed: Bed, kind: str, role: str | None = None, x: float | None = N
         fc = role == "fc"
         sw = Switch(id=fresh_id("fcsw" if fc else "sw", taken), kind="fc" if fc else "ethernet",
                     model="FC switch" if fc else "Ethernet switch", port_count=24, x=x, y=y)
+        # described one by one: a cable lands on a port the canvas shows and the editor edits
+        sw.ports = [Port(name=str(n), kind=sw.kind) for n in range(1, 25)]
         if fc:
             fabrics = [s.fabric for s in bed.switches if s.kind == "fc"]
             sw.fabric = "B" if fabrics.count("A") > fabrics.count("B") else "A"
@@ -343,25 +346,55 @@ def connect(bed: Bed, a_ref: str, b_ref: str) -> Edit:
     if a.medium == "fc" and a.fabric and b.fabric and a.fabric != b.fabric:
         raise LinkRefused(f"{a.ref} is on fabric {a.fabric} and {b.ref} on fabric {b.fabric}: "
                           "FC fabrics A and B stay apart")
+    for end, other in ((a, b), (b, a)):
+        if end.is_switch and end.port is not None and end.listed:
+            why = switch_ports.misfit(end.device, end.port, other.port, other.ref)
+            if why:
+                raise LinkRefused(f"{why}: pick another port, or change the port in its properties")
     for end in (a, b):
         if end.is_switch and end.device.port_count is not None:
             ports = max(end.device.port_count, len(end.device.ports))
             if len(_links_at(bed, end.device.id)) >= ports:
                 raise LinkRefused(f"{end.device.id} has all its {ports} ports in use")
     edits: list[Edit] = []
-    for end in (a, b):
-        if end.is_switch and end.device.ports and (end.port is None or not end.listed):
-            name = end.port.name if end.port is not None else _next_port_name(end.device)
-            port = Port(name=name, kind="fc" if end.device.kind == "fc" else "ethernet",
-                        roles=sorted((a if end is b else b).roles))
-            edits.append(InsertItem(end.device.ports, port, text=f"Add port {name}", owner=end.device.id))
-            end.ref = f"{end.device.id}:{name}"
+    chosen = ""
+    for end, other in ((a, b), (b, a)):
+        if not end.is_switch or not end.device.ports or end.listed:
+            continue
+        if end.port is None:       # dropped on the switch body: the next free port that fits
+            got = switch_ports.pick(bed, end.device, other.port, other.ref)
+            if got.port is not None:
+                end.port, end.listed = got.port, True
+                end.ref = port_ref(end.device.id, got.port.name)
+                chosen = end.ref
+                continue
+            if not switch_ports.has_room(bed, end.device):
+                raise LinkRefused(f"{got.reason}. Add ports to {end.device.id} in its properties, "
+                                  "or free one")
+        # a port the switch does not describe yet (it has room for more): describe it now
+        name = end.port.name if end.port is not None else switch_ports.next_names(end.device, 1)[0]
+        port = Port(name=name, kind="fc" if end.device.kind == "fc" else "ethernet", roles=sorted(other.roles))
+        edits.append(InsertItem(end.device.ports, port, text=f"Add port {name}", owner=end.device.id))
+        end.ref = port_ref(end.device.id, name)
+        chosen = end.ref if end.port is None else chosen
     kind = "isl" if a.is_switch and b.is_switch else "cable"
     link = Link(a=a.ref, b=b.ref, kind=kind)
     text = f"Connect {a.ref} to {b.ref}"
     edits.append(InsertItem(bed.links, link, text=text, owner=a.device.id))
     edits.append(Touch({b.device.id}))
-    return Compound(edits, text=text)
+    return Connection(edits, text=text, chosen=chosen)
+
+
+@dataclass
+class Connection(Compound):
+    """A new cable; `chosen` names the switch port picked for a cable dropped on the switch body."""
+    chosen: str = ""
+
+    def message(self) -> str:
+        """What the canvas says once the cable is made ("... takes sw-1:3, the next free port that fits")."""
+        if not self.chosen:
+            return self.text
+        return f"{self.text}: {self.chosen} is the next free port that fits"
 
 
 def _medium_text(end: _End) -> str:
@@ -369,14 +402,6 @@ def _medium_text(end: _End) -> str:
         return "FC switch" if end.medium == "fc" else "Ethernet switch"
     return {"fc": "FC port", "ethernet": "Ethernet port", "sas": "SAS port",
             "infiniband": "InfiniBand port"}.get(end.medium, f"{end.medium} port")
-
-
-def _next_port_name(sw: Switch) -> str:
-    names = {p.name for p in sw.ports}
-    n = 1
-    while str(n) in names:
-        n += 1
-    return str(n)
 
 
 # ============================================================================ moving

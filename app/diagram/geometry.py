@@ -9,6 +9,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QPolygonF
 
 from app.diagram.style import PORT_PITCH, PORT_W, STUB, link_role, port_role
+from topology.device_face import switch_strip
 from topology.layout import VM_CHIP_H, Box, vm_grid
 from topology.model import Port, Server, StorageArray, Switch
 
@@ -47,11 +48,14 @@ def device_ports(dev: Any) -> list[tuple[Any, str]]:
     return []
 
 
-def port_marks(dev: Any, w: float, h: float) -> dict[str, PortMark]:
-    """Port markers: along the lower edge of a server, the upper edge of a switch or an array."""
+def port_marks(dev: Any, w: float, h: float, expanded: bool = False) -> dict[str, PortMark]:
+    """Port markers: along the lower edge of a server, the upper edge of a switch or an array
+    (a switch's in rows, compact or `expanded`: see topology/device_face.py)."""
     ports = device_ports(dev)
     if not ports:
         return {}
+    if isinstance(dev, Switch):
+        return _switch_marks(dev, ports, w, expanded)
     bottom = isinstance(dev, Server)
     n = len(ports)
     if isinstance(dev, StorageArray):
@@ -75,6 +79,20 @@ def port_marks(dev: Any, w: float, h: float) -> dict[str, PortMark]:
             last_ctrl = ctrl
         marks[port.name] = PortMark(port.name, x, top, size, side, port_role(port, dev), port, ctrl)
         x += pitch
+    return marks
+
+
+def _switch_marks(sw: Switch, ports: list[tuple[Any, str]], w: float, expanded: bool) -> dict[str, PortMark]:
+    strip = switch_strip(len(ports), expanded, w)
+    pitch = min(strip.pitch, (w - 16) / strip.cols)
+    size = min(strip.size, pitch - 2)
+    x0 = (w - strip.cols * pitch) / 2 + pitch / 2
+    top = -size / 2 + 1.5
+    marks: dict[str, PortMark] = {}
+    for i, (port, _) in enumerate(ports):
+        row, col = divmod(i, strip.cols)
+        marks[port.name] = PortMark(port.name, x0 + col * pitch, top + row * strip.row_h, size, -1,
+                                    port_role(port, sw), port)
     return marks
 
 

@@ -61,6 +61,7 @@ class ModelDrawing:
         self.paths.clear()
         self._links_at.clear()
         self._obstacles = None
+        self._strips_selected, self._strip_hovered = set(), None
         self.objects, self.vms_of = self._model_maps()
         self._fallback = layout.layout(self.bed)
         self._set_free_spot()
