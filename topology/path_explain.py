@@ -87,7 +87,40 @@ def volumes_used(bed: Bed, scenario: str | None = None) -> dict[str, dict[str, s
 def explain(bed: Bed, host: str, volume: str, scenario: str | None = None) -> Explanation:
     """The paths `host` has to `volume` with every hop, or the first hop that fails."""
     ctx, scoped = _context(bed, scenario)
-    out = Explanation(host, volume, scenario, ctx.volumes_used.get(host, {}).get(volume, ""))
+    return _explain(bed, ctx, scoped, host, volume)
+
+
+@dataclass
+class Survey:
+    """What the path view shows at once: who uses which volume, and one host and volume explained."""
+    uses: dict[str, dict[str, str]]
+    host: str = ""
+    volume: str = ""
+    explanation: Explanation | None = None
+
+
+def survey(bed: Bed, host: str = "", volume: str = "", scenario: str | None = None) -> Survey:
+    """Who uses which volume in this configuration, and `host` and `volume` explained (the first
+    host that uses a volume, and a host's first volume, when they are not given or no longer
+    apply; a host that uses none is kept, with nothing to explain)."""
+    ctx, scoped = _context(bed, scenario)
+    uses = {h: dict(v) for h, v in sorted(ctx.volumes_used.items())}
+    if not host and volume:             # a volume picked first: the first host that uses it
+        host = next((h for h, vols in uses.items() if volume in vols), "")
+    if not host or host not in uses and host not in ctx.idx.components:
+        host = next(iter(uses), "")
+    mine = uses.get(host, {})
+    if volume not in mine:
+        volume = sorted(mine)[0] if mine else ""
+    out = Survey(uses, host, volume)
+    if host and volume:
+        out.explanation = _explain(bed, ctx, scoped, host, volume)
+    return out
+
+
+def _explain(bed: Bed, ctx: Context, scoped: Any, host: str, volume: str) -> Explanation:
+    out = Explanation(host, volume, ctx.scenario.id if ctx.scenario is not None else None,
+                      ctx.volumes_used.get(host, {}).get(volume, ""))
     working = {id(p) for p, _ in ctx.working_paths(host, volume)}
     cables = _Cables(ctx.bed)
     for sp in ctx.derived.paths:
@@ -134,12 +167,14 @@ _TOKEN = re.compile(r"[^\s,;()]+")
 
 def _named_refs(text: str, ctx: Context) -> list[str]:
     """The ports and devices a reason names ("host-1:SAN1 has no cable"): what the diagram marks."""
-    out = []
+    ports, devices = [], []
     for token in _TOKEN.findall(text):
         token = token.rstrip(".:")
-        if token in ctx.idx.ports or token in ctx.idx.components:
-            out.append(token)
-    return list(dict.fromkeys(out))
+        if token in ctx.idx.ports:
+            ports.append(token)
+        elif token in ctx.idx.components:
+            devices.append(token)
+    return list(dict.fromkeys(ports or devices))     # the ports say it more precisely than their devices
 
 
 class _Cables:

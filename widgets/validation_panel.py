@@ -63,6 +63,7 @@ class ValidationPanel(QWidget):
 
     subjects_selected = Signal(list)
     summary_changed = Signal(str)
+    paths_requested = Signal(str, str)   # a host and a volume: the path view explains them
     scenario_chosen = Signal(object)     # a scenario id, "" for the reference alone, "*" for all
 
     def __init__(self, document: Any, selection: Any, parent: QWidget | None = None):
@@ -382,6 +383,10 @@ class ValidationPanel(QWidget):
         if f.reason:
             source = f' <i>(Source: {escape(f.source)})</i>' if f.source else ""
             html.append(f"<p><b>Why it matters:</b> {escape(f.reason)}{source}</p>")
+        pair = host_and_volume(self.document.bed, f)
+        if pair is not None:
+            html.append(f'<p><a href="paths:{escape(pair[0])}|{escape(pair[1])}">Show the paths of '
+                        f"{escape(pair[0])} to {escape(pair[1])} hop by hop</a></p>")
         self.detail.setHtml("".join(html))
 
     # ------------------------------------------------------------------ picking
@@ -415,6 +420,9 @@ class ValidationPanel(QWidget):
         text = url.toString()
         if text.startswith("subject:"):
             self.selection.focus([text[len("subject:"):]])
+        elif text.startswith("paths:"):
+            host, _, volume = text[len("paths:"):].partition("|")
+            self.paths_requested.emit(host, volume)
 
     def _context_menu(self, pos: Any) -> None:
         index = self.tree.indexAt(pos)
@@ -482,7 +490,19 @@ def add_finding_entries(panel: ValidationPanel, menu: QMenu, f: Any) -> None:
     subjects = list(f.subjects)
     if subjects:
         menu.addAction(f"Properties of {subjects[0]}", lambda: panel.selection.set(subjects[:1]))
+    pair = host_and_volume(panel.document.bed, f)
+    if pair is not None:
+        menu.addAction(f"Paths of {pair[0]} to {pair[1]}…", lambda: panel.paths_requested.emit(*pair))
     menu.addSeparator()
     menu.addAction(f"Show only {f.code}", lambda: panel.search.setText(f.code))
     if subjects:
         menu.addAction(f"Show only findings about {subjects[0]}", lambda: panel.search.setText(subjects[0]))
+
+
+def host_and_volume(bed: Any, f: Any) -> tuple[str, str] | None:
+    """The host (server or VM) and the volume a finding is about, when it names both."""
+    machines = {s.id for s in bed.servers} | {v.id for v in bed.vms}
+    volumes = {f"{a.id}:{v.name}" for a in bed.arrays for v in a.volumes}
+    host = next((s for s in f.subjects if s in machines), None)
+    volume = next((s for s in f.subjects if s in volumes), None)
+    return (host, volume) if host is not None and volume is not None else None

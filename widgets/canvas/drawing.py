@@ -50,6 +50,7 @@ class ModelDrawing:
     def _rebuild(self) -> None:
         """A different bed: new items for everything."""
         self._cancel_link()
+        self._path_overlay = None          # the scene's clear takes it; the path view shows it again
         self._syncing = True
         try:
             self.scene().clear()

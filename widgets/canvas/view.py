@@ -27,6 +27,7 @@ from widgets.canvas.items import ChipItem, DeviceItem, LinkItem
 from widgets.canvas.legend import LegendOverlay
 from widgets.canvas.links import LinkRouting
 from widgets.canvas.notice import CanvasNotice
+from widgets.canvas.path_overlay import PathHighlight
 from widgets.canvas.placing import Placing
 from widgets.canvas.port_strips import PortStrips
 from widgets.canvas.selection_sync import SelectionSync
@@ -45,8 +46,8 @@ def application() -> QApplication:
     return QApplication.instance() or QApplication([])
 
 
-class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, SelectionSync, Editing, Placing, DiagramExport,
-             Tooltips, QGraphicsView):
+class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, SelectionSync, Editing, Placing,
+             DiagramExport, Tooltips, QGraphicsView):
     message = Signal(str)             # what the canvas told the user (also shown in the status bar)
     armed_changed = Signal(str)       # the palette kind the next click places ("" = none)
 
