@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 from test_derived_paths import NEW_USER_BED
+from test_designer_e2e import open_window
 from test_designer_ux import trigger
 
-from topology.fileformat import dumps, loads
+from topology.fileformat import loads
 from topology.model import Scenario
 from widgets.context_menus import canvas_menu, tree_menu
-from widgets.main_window import MainWindow
 from widgets.validation_panel import add_finding_entries
 
 VOL = "array-1:VMStore"
@@ -22,15 +22,7 @@ ARRAY_PORTS = ["array-1:A0", "array-1:A1", "array-1:B0", "array-1:B1"]
 def window(qtbot, tmp_path):
     bed = loads(NEW_USER_BED, "new.yaml")
     bed.scenarios.append(Scenario(id="array-down", failed=list(ARRAY_PORTS)))
-    path = tmp_path / "new.yaml"
-    path.write_text(dumps(bed))
-    w = MainWindow()
-    qtbot.addWidget(w, before_close_func=lambda win: win.document.undo_stack.setClean())
-    w.resize(1500, 950)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.files.open_path(path, remember=False)
-    return w
+    return open_window(qtbot, bed, tmp_path)
 
 
 def settle(qtbot, w) -> None:

@@ -7,9 +7,8 @@ lists 4 paths per host hop by hop and the diagram highlights them, and the saved
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QPushButton
-from test_designer_e2e import WindowHands, findings_now, slot_centre, window  # noqa: F401  (fixture)
+from test_designer_e2e import WindowHands, findings_now, group_and_volume_by_hand, window  # noqa: F401  (fixture)
 
 from topology.fileformat import load
 
@@ -42,22 +41,8 @@ def test_cabled_from_scratch_the_paths_appear_and_none_is_written(qtbot, window,
     assert len(w.document.bed.links) == 4
 
     # --- storage: four disks by mouse into a RAID 10 group, a volume, mapped to both hosts
-    w.tabs.setCurrentWidget(w.storage)
+    group_and_volume_by_hand(qtbot, w, "VMStore")
     editor = w.storage
-    qtbot.waitUntil(lambda: editor.array_combo.currentData() == "array-1")
-    smap = editor.slot_map
-    QTest.mousePress(smap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, slot_centre(editor, ("E0", 0)))
-    QTest.mouseMove(smap, slot_centre(editor, ("E0", 3)))
-    QTest.mouseRelease(smap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                       slot_centre(editor, ("E0", 3)))
-    editor.groups_tab.raid_combo.setCurrentIndex(editor.groups_tab.raid_combo.findText("RAID 10"))
-    qtbot.keyClicks(editor.groups_tab.group_name, "data")
-    qtbot.mouseClick(editor.findChild(QPushButton, "createGroup"), Qt.MouseButton.LeftButton)
-    editor.tabs.setCurrentIndex(1)
-    qtbot.keyClicks(editor.volumes_tab.volume_name, "VMStore")
-    editor.volumes_tab.volume_size.selectAll()
-    qtbot.keyClicks(editor.volumes_tab.volume_size, "500")
-    qtbot.mouseClick(editor.findChild(QPushButton, "createVolume"), Qt.MouseButton.LeftButton)
     editor.tabs.setCurrentIndex(2)
     tab = editor.mappings_tab
     for host in ("host-1", "host-2"):

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_designer_e2e import open_window
 
-from topology.fileformat import dumps, load
+from topology.fileformat import load
 from topology.model import Scenario
 from widgets.main_window import MainWindow
 
@@ -20,13 +21,7 @@ ARRAY_PORTS = [f"MD3000i:C{c}-iSCSI{p}" for c in (0, 1) for p in (0, 1)]
 def window(qtbot, tmp_path):
     bed = load(SEED_000)
     bed.scenarios.append(Scenario(id="san-down", failed=list(ARRAY_PORTS)))
-    path = tmp_path / "san-down.yaml"
-    path.write_text(dumps(bed))
-    w = MainWindow()
-    qtbot.addWidget(w, before_close_func=lambda win: win.document.undo_stack.setClean())
-    w.resize(1400, 900)
-    w.show()
-    assert w.files.open_path(path, remember=False)
+    w = open_window(qtbot, bed, tmp_path)
     w.document.validation.wait(20000)
     qtbot.waitUntil(lambda: w.document.validation.revision_shown == w.document.revision, timeout=20000)
     return w

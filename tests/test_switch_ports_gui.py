@@ -7,19 +7,14 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
-from test_designer_e2e import WindowHands
+from test_designer_e2e import WindowHands, open_window
 
 from topology import operations
-from widgets.main_window import MainWindow
 
 
 @pytest.fixture
 def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w, before_close_func=lambda win: win.document.undo_stack.setClean())
-    w.resize(1500, 950)
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_window(qtbot)
     w.files.new()
     return w
 

@@ -3,7 +3,7 @@ enclosures, blade chassis), its port markers, a network or VM chip, a findings b
 red with the count when any error is open, amber for warnings only."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +39,7 @@ class Badge:
 
 def paint_device(painter: QPainter, dev: Any, w: float, h: float, *, vms: Sequence[VM] = (),
                  selected: bool = False, highlight: Iterable[str] = (), badge: Badge | None = None,
-                 cabled: Iterable[str] = (), lod: float = 1.0, marks: dict[str, PortMark] | None = None,
+                 cabled: Iterable[str] = (), lod: float = 1.0, marks: Mapping[str, PortMark] | None = None,
                  expanded: bool = False) -> None:
     """One device at the origin, w x h.  `highlight` names ports and VMs shown as selected;
     `expanded`: a switch's port strip at full size with the ports' names."""
@@ -74,7 +74,8 @@ def paint_device(painter: QPainter, dev: Any, w: float, h: float, *, vms: Sequen
         marks = port_marks(dev, w, h, expanded)
     _paint_ports(painter, dev, marks, set(cabled), highlight, lod)
     if isinstance(dev, Switch) and dev.ports:
-        _paint_port_names(painter, marks, 7 if expanded else 5, expanded or lod >= 2.5)
+        # expanded, the strip has a row for its names; compact and close up, they go above it
+        _paint_port_names(painter, marks, 7 if expanded else 5, expanded or lod >= 2.5, above=not expanded)
     elif lod >= 1.6:      # close up there is room for the port names
         _paint_port_names(painter, marks, 7, True)
     if badge is not None:
@@ -133,7 +134,7 @@ def _paint_switch(painter: QPainter, sw: Switch, w: float, h: float, border: QCo
 
 
 def _paint_array(painter: QPainter, a: StorageArray, w: float, h: float, border: QColor,
-                 marks: dict[str, PortMark]) -> None:
+                 marks: Mapping[str, PortMark]) -> None:
     by_ctrl: dict[str, list[PortMark]] = {}
     for m in marks.values():
         by_ctrl.setdefault(m.controller, []).append(m)
@@ -205,7 +206,7 @@ def _paint_chassis(painter: QPainter, c: Chassis, w: float, h: float, blades: Se
         painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), str(i + 1))
 
 
-def _paint_ports(painter: QPainter, dev: Any, marks: dict[str, PortMark], cabled: set[str], highlight: set[str],
+def _paint_ports(painter: QPainter, dev: Any, marks: Mapping[str, PortMark], cabled: set[str], highlight: set[str],
                  lod: float) -> None:
     dev_id = getattr(dev, "id", "")
     for m in marks.values():
@@ -229,7 +230,8 @@ def _paint_ports(painter: QPainter, dev: Any, marks: dict[str, PortMark], cabled
             painter.drawRect(m.rect.adjusted(2.5, 2.5, -2.5, -2.5))
 
 
-def _paint_port_names(painter: QPainter, marks: dict[str, PortMark], px: int, shown: bool) -> None:
+def _paint_port_names(painter: QPainter, marks: Mapping[str, PortMark], px: int, shown: bool,
+                      above: bool = False) -> None:
     if not shown or not marks:
         return
     painter.setFont(font(px))
@@ -237,7 +239,7 @@ def _paint_port_names(painter: QPainter, marks: dict[str, PortMark], px: int, sh
     for m in marks.values():
         r = m.rect
         room = max(r.width() + 6, 18 if px > 5 else 8)
-        y = r.top() - px - 3 if m.side > 0 else r.bottom() + 1
+        y = r.top() - px - 3 if m.side > 0 or above else r.bottom() + 1
         painter.drawText(QRectF(r.center().x() - room / 2, y, room, px + 2), int(Qt.AlignmentFlag.AlignCenter),
                          elide(m.name, px, room))
 

@@ -9,6 +9,7 @@ and `itemChange` (moves) are Python.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -34,7 +35,7 @@ class DeviceItem(QGraphicsRectItem):
         self.canvas = canvas
         self.ident = ident
         self.w = self.h = 0.0
-        self.marks: dict[str, diagram.PortMark] = {}
+        self.marks: Mapping[str, diagram.PortMark] = {}
         self.expanded = False       # a switch's port strip at full size (selected, or a cable over it)
         self.setPen(QPen(Qt.PenStyle.NoPen))
         # not ItemIsMovable: the canvas moves the selection itself (see Editing._drag_to)
