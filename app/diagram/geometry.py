@@ -93,23 +93,29 @@ def _switch_marks(sw: Switch, ports: list[tuple[Any, str]], w: float, expanded: 
 
 
 class StripMarks(Mapping[str, PortMark]):
-    """A switch's port markers by name, each made when it is asked for: a big bed's 50,000
-    switch ports cost nothing until a cable needs a port's anchor or the switch is painted."""
-    __slots__ = ("sw", "ports", "x0", "top", "pitch", "size", "cols", "row_h", "plain", "_index")
+    """A switch's port markers by name, each made when it is first asked for (and kept): a big
+    bed's 50,000 switch ports cost nothing until a cable needs a port's anchor or the switch is
+    painted.  The marks are remade with the switch (its size or strip changed)."""
+    __slots__ = ("sw", "ports", "x0", "top", "pitch", "size", "cols", "row_h", "plain", "_index", "_made")
 
     def __init__(self, sw: Switch, ports: list[Any], x0: float, top: float, pitch: float, size: float,
                  cols: int, row_h: float, plain: str):
         self.sw, self.ports, self.x0, self.top, self.pitch = sw, ports, x0, top, pitch
         self.size, self.cols, self.row_h, self.plain = size, cols, row_h, plain
         self._index: dict[str, int] | None = None
+        self._made: dict[int, PortMark] = {}     # the cabled ports' marks, asked for on every reroute
 
     def _make(self, i: int) -> PortMark:
+        hit = self._made.get(i)
+        if hit is not None:
+            return hit
         port = self.ports[i]
         row, col = divmod(i, self.cols)
         role = self.plain if not port.roles and not port.fabric and port.kind == self.sw.kind \
             else port_role(port, self.sw)
-        return PortMark(port.name, self.x0 + col * self.pitch, self.top + row * self.row_h, self.size, -1, role,
-                        port)
+        mark = PortMark(port.name, self.x0 + col * self.pitch, self.top + row * self.row_h, self.size, -1, role, port)
+        self._made[i] = mark
+        return mark
 
     def __getitem__(self, name: str) -> PortMark:
         if self._index is None:
@@ -122,7 +128,7 @@ class StripMarks(Mapping[str, PortMark]):
     def __len__(self) -> int:
         return len(self.ports)
 
-    def values(self) -> Iterator[PortMark]:      # each made now: no view kept
+    def values(self) -> Iterator[PortMark]:
         return (self._make(i) for i in range(len(self.ports)))
 
 
