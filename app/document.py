@@ -52,6 +52,8 @@ class Document(QObject):
         self.revision = 0             # bumps on every change; lets workers drop stale results
         from app.live_validation import LiveValidator
         self.validation = LiveValidator(self)
+        from app.current_scenario import CurrentScenario
+        self.scenario = CurrentScenario(self)    # the scenario every view shows
 
     def _clean_changed(self, clean: bool) -> None:
         # a bound method, not a lambda: Qt drops the connection when the document goes away

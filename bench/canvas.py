@@ -2,6 +2,7 @@
 
     python -m bench.canvas            # offscreen; prints figures and ratios to target
     python -m bench.canvas --json     # the same figures as JSON
+    python -m bench.canvas --bare-switches   # switches without described ports (the bed before issue 12)
 
 Each measurement runs in a fresh process (peak memory is then the canvas's own):
 * open + layout: load the project file, lay it out, build every scene item (target 3 s);
@@ -54,8 +55,12 @@ app.exec()
 
 # ====================================================================== the bed
 
-def big_bed(devices: int = DEVICES, links: int = LINKS):
-    """A synthetic bed with exactly `devices` servers + switches + arrays and `links` cables."""
+def big_bed(devices: int = DEVICES, links: int = LINKS, described_ports: bool = True):
+    """A synthetic bed with exactly `devices` servers + switches + arrays and `links` cables.
+
+    `described_ports`: every switch describes its ports one by one and each cable lands on one
+    of them, so the canvas draws a port strip on every switch (issue 12: "port strips on 5,000
+    devices"); without it the cables name only the switches, as the bed was before."""
     from topology.ids import leaf_name
     from topology.model import Link
     from topology.synthetic import generate
@@ -83,10 +88,31 @@ def big_bed(devices: int = DEVICES, links: int = LINKS):
         chosen.append(Link(a=switches[i % len(switches)], b=switches[(i + 1) % len(switches)], kind="isl"))
         i += 1
     bed.links = chosen[:links]
+    if described_ports:
+        _describe_switch_ports(bed)
     cabled = {end for lk in bed.links for end in (lk.a, lk.b)}
     # a host's port without its cable would otherwise be drawn as a dashed path: keep paths honest
     bed.paths = [p for p in bed.paths if p.initiator in cabled]
     return bed
+
+
+def _describe_switch_ports(bed) -> None:
+    """Each switch's ports one by one (its port count, more if its cables need them); each cable
+    that names only a switch takes the switch's next free port."""
+    from topology.model import Port
+    switches = {sw.id: sw for sw in bed.switches}
+    used = dict.fromkeys(switches, 0)
+    for lk in bed.links:
+        for attr in ("a", "b"):
+            end = getattr(lk, attr)
+            sw = switches.get(end)
+            if sw is not None:
+                used[end] += 1
+                setattr(lk, attr, f"{end}:{used[end]}")
+    for ident, sw in switches.items():
+        count = max(sw.port_count or 0, used[ident])
+        sw.port_count = count
+        sw.ports = [Port(name=str(n), kind=sw.kind) for n in range(1, count + 1)]
 
 
 # ====================================================================== child measurements
@@ -262,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--links", type=int, default=LINKS)
     parser.add_argument("--repeat", type=int, default=3, help="cold starts and redraws to take the best of")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--bare-switches", action="store_true",
+                        help="switches describe no ports and cables name only the switch (the bed before issue 12)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="canvas", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -274,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.yaml"
         t = time.perf_counter()
-        bed = big_bed(args.devices, args.links)
+        bed = big_bed(args.devices, args.links, described_ports=not args.bare_switches)
         save(bed, path)
         made = time.perf_counter() - t
         env = dict(os.environ)
@@ -291,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         figures = dict(runs["canvas"])
         figures.update({f"app_{k}": v for k, v in runs["app"].items()})
         figures["file_mb"] = path.stat().st_size / 1e6
+        figures["switch_ports"] = sum(len(sw.ports) for sw in bed.switches)
         figures["generate_s"] = made
     figures.update(_cold_start(args.repeat))
     if args.json:
@@ -299,7 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     f = figures
     load = os.getloadavg()[0]
     print(f"Canvas benchmark: {f['devices']} devices, {f['links']} links, {f['vms']} VMs "
-          f"(project file {f['file_mb']:.1f} MB), offscreen, {os.cpu_count()} CPUs, load average {load:.1f}")
+          f"(project file {f['file_mb']:.1f} MB), offscreen, {os.cpu_count()} CPUs, load average {load:.1f}; "
+          + ("switches describe no ports" if args.bare_switches else
+             f"every switch draws its {f['switch_ports']} ports in strips"))
     print(_line("open + layout (load, lay out, items)", f["open_layout_s"], TARGETS["open_layout_s"], "s"))
     print(f"      load {f['load_s']:.2f} s · canvas layout + items {f['reset_s']:.2f} s · "
           f"with live validation's snapshot: {f['app_open_layout_s']:.2f} s")

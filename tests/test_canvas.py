@@ -15,6 +15,7 @@ from app.document import Document
 from app.selection import Selection
 from topology import layout, operations
 from topology.fileformat import dumps
+from topology.model import Switch
 from widgets.canvas.placing import KIND_MIME
 from widgets.canvas.view import Canvas
 from widgets.palette import Palette
@@ -93,6 +94,9 @@ class Studio:
 
     def centre(self, ident: str) -> QPointF:
         item = self.canvas.devices[ident]
+        if isinstance(self.canvas.objects.get(ident), Switch):
+            # beside the port strip, which expands under a dragged cable: the switch's body
+            return item.mapToScene(QPointF(item.w - 6, 14))
         return item.mapToScene(QPointF(item.w / 2, 14))   # on the name: not a port, not a VM chip
 
     def key(self, sequence: QKeySequence.StandardKey | Qt.Key) -> None:
@@ -130,8 +134,9 @@ def test_build_a_bed_from_an_empty_canvas(small):
     assert [x.id for x in bed.servers] == ["host-1", "host-2"]
     assert [x.id for x in bed.switches] == ["sw-1", "sw-2"]
     assert [x.id for x in bed.arrays] == ["array-1"]
-    assert [(lk.a, lk.b) for lk in bed.links] == [("host-1:SAN1", "sw-1"), ("host-1:SAN2", "sw-2"),
-                                                   ("host-2:SAN1", "sw-1"), ("host-2:SAN2", "sw-2")]
+    # dropped on the switch bodies, each cable took the next free port of its switch
+    assert [(lk.a, lk.b) for lk in bed.links] == [("host-1:SAN1", "sw-1:1"), ("host-1:SAN2", "sw-2:1"),
+                                                   ("host-2:SAN1", "sw-1:2"), ("host-2:SAN2", "sw-2:2")]
     # each placement and each cable was one undoable step
     assert s.document.undo_stack.count() == 9
     # placed where clicked (centred, on the grid)
@@ -246,7 +251,7 @@ def test_click_a_cable_and_delete_it(small):
     s.click(middle)
     assert item.selected
     s.key(QKeySequence.StandardKey.Delete)
-    assert ("host-1:SAN1", "sw-1") not in {(lk.a, lk.b) for lk in s.bed.links}
+    assert ("host-1:SAN1", "sw-1:1") not in {(lk.a, lk.b) for lk in s.bed.links}
     assert len(s.canvas.links) == 3
     s.document.undo_stack.undo()
     assert len(s.canvas.links) == 4
@@ -420,7 +425,7 @@ def test_copy_paste_with_the_cable_between(small):
     s.key(QKeySequence.StandardKey.Paste)
     assert s.document.undo_stack.count() == steps + 1
     assert s.selection.ids == {"host-3", "sw-3"}
-    assert ("host-3:SAN1", "sw-3") in {(lk.a, lk.b) for lk in s.bed.links}
+    assert ("host-3:SAN1", "sw-3:1") in {(lk.a, lk.b) for lk in s.bed.links}
     h1, h3 = (next(h for h in s.bed.servers if h.id == i) for i in ("host-1", "host-3"))
     assert (h3.x - h1.x, h3.y - h1.y) == (40, 40)
     s.key(QKeySequence.StandardKey.Paste)                 # a second paste lands further along
@@ -442,7 +447,7 @@ def test_cut_and_delete_remove_the_cables_too(small):
     s.click(s.centre("sw-1"))
     s.key(QKeySequence.StandardKey.Delete)
     assert "sw-1" not in {x.id for x in s.bed.switches}
-    assert [(lk.a, lk.b) for lk in s.bed.links] == [("host-1:SAN2", "sw-2"), ("host-2:SAN2", "sw-2")]
+    assert [(lk.a, lk.b) for lk in s.bed.links] == [("host-1:SAN2", "sw-2:1"), ("host-2:SAN2", "sw-2:2")]
     assert len(s.canvas.links) == 2 and "sw-1" not in s.canvas.devices
     assert s.canvas.cabled["host-1"] == {"SAN2"}
     s.document.undo_stack.undo()

@@ -38,8 +38,30 @@ def slot_centre(editor, slot) -> QPoint:
     return editor.slot_map.slot_rect(slot).center()
 
 
-@pytest.fixture
-def window(qtbot):
+def group_and_volume_by_hand(qtbot, w: MainWindow, volume: str, size: str = "500") -> None:
+    """In the storage view: four disks by mouse into a RAID 10 group 'data', then a volume in it."""
+    w.tabs.setCurrentWidget(w.storage)
+    editor = w.storage
+    qtbot.waitUntil(lambda: editor.array_combo.currentData() == "array-1")
+    smap = editor.slot_map
+    QTest.mousePress(smap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, slot_centre(editor, ("E0", 0)))
+    QTest.mouseMove(smap, slot_centre(editor, ("E0", 2)))
+    QTest.mouseMove(smap, slot_centre(editor, ("E0", 3)))
+    QTest.mouseRelease(smap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       slot_centre(editor, ("E0", 3)))
+    assert smap.selected_slots() == [("E0", 0), ("E0", 1), ("E0", 2), ("E0", 3)]
+    editor.groups_tab.raid_combo.setCurrentIndex(editor.groups_tab.raid_combo.findText("RAID 10"))
+    qtbot.keyClicks(editor.groups_tab.group_name, "data")
+    qtbot.mouseClick(editor.findChild(QPushButton, "createGroup"), Qt.MouseButton.LeftButton)
+    editor.tabs.setCurrentIndex(1)
+    qtbot.keyClicks(editor.volumes_tab.volume_name, volume)
+    editor.volumes_tab.volume_size.selectAll()
+    qtbot.keyClicks(editor.volumes_tab.volume_size, size)
+    qtbot.mouseClick(editor.findChild(QPushButton, "createVolume"), Qt.MouseButton.LeftButton)
+
+
+def open_window(qtbot, bed=None, tmp_path=None) -> MainWindow:
+    """The main window shown at 1500×950, with `bed` opened from a file when given."""
     w = MainWindow()
     # pytest-qt closes the window before fixtures tear down: a failed test must not leave it
     # waiting on "save your changes?"
@@ -47,7 +69,17 @@ def window(qtbot):
     w.resize(1500, 950)
     w.show()
     qtbot.waitExposed(w)
+    if bed is not None:
+        from topology.fileformat import dumps as write
+        path = tmp_path / "bed.yaml"
+        path.write_text(write(bed))
+        assert w.files.open_path(path, remember=False)
     return w
+
+
+@pytest.fixture
+def window(qtbot):
+    return open_window(qtbot)
 
 
 def test_build_check_undo_save_and_reopen(qtbot, window, tmp_path):
@@ -69,24 +101,7 @@ def test_build_check_undo_save_and_reopen(qtbot, window, tmp_path):
     before_storage = findings_now(qtbot, w)
 
     # --- the storage view: four disks by mouse into a RAID 10 group, then a volume in it
-    w.tabs.setCurrentWidget(w.storage)
-    editor = w.storage
-    qtbot.waitUntil(lambda: editor.array_combo.currentData() == "array-1")
-    smap = editor.slot_map
-    QTest.mousePress(smap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, slot_centre(editor, ("E0", 0)))
-    QTest.mouseMove(smap, slot_centre(editor, ("E0", 2)))
-    QTest.mouseMove(smap, slot_centre(editor, ("E0", 3)))
-    QTest.mouseRelease(smap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                       slot_centre(editor, ("E0", 3)))
-    assert smap.selected_slots() == [("E0", 0), ("E0", 1), ("E0", 2), ("E0", 3)]
-    editor.groups_tab.raid_combo.setCurrentIndex(editor.groups_tab.raid_combo.findText("RAID 10"))
-    qtbot.keyClicks(editor.groups_tab.group_name, "data")
-    qtbot.mouseClick(editor.findChild(QPushButton, "createGroup"), Qt.MouseButton.LeftButton)
-    editor.tabs.setCurrentIndex(1)
-    qtbot.keyClicks(editor.volumes_tab.volume_name, "db")
-    editor.volumes_tab.volume_size.selectAll()
-    qtbot.keyClicks(editor.volumes_tab.volume_size, "500")
-    qtbot.mouseClick(editor.findChild(QPushButton, "createVolume"), Qt.MouseButton.LeftButton)
+    group_and_volume_by_hand(qtbot, w, "db")
     array = w.document.bed.arrays[0]
     assert [(g.name, g.raid, g.members) for g in array.disk_groups] == [("data", "raid10", ["E0:0-3"])]
     assert [(v.name, v.size_gb, v.group) for v in array.volumes] == [("db", 500, "data")]

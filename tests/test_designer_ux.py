@@ -112,8 +112,8 @@ def test_a_cable_menu_deletes_the_cable(small):
     middle = link.path().pointAtPercent(0.5)
     s.mouse(QEvent.Type.MouseButtonPress, middle, button=Qt.MouseButton.RightButton, buttons=Qt.MouseButton.RightButton)
     menu = canvas_menu(s.canvas, s.view_pos(middle))
-    trigger(menu, "Delete cable host-1:SAN1 — sw-1")
-    assert ("host-1:SAN1", "sw-1") not in [(lk.a, lk.b) for lk in s.bed.links] and len(s.bed.links) == 3
+    trigger(menu, "Delete cable host-1:SAN1 — sw-1:1")
+    assert ("host-1:SAN1", "sw-1:1") not in [(lk.a, lk.b) for lk in s.bed.links] and len(s.bed.links) == 3
 
 
 def test_a_refused_cable_is_said_over_the_drawing(small):
@@ -125,24 +125,35 @@ def test_a_refused_cable_is_said_over_the_drawing(small):
     assert notice.geometry().top() < s.canvas.viewport().height() // 4, "at the top of the drawing"
 
 
-def test_connect_dialog_cables_and_shows_a_refusal_in_place(small):
+def test_connect_dialog_offers_only_ends_that_fit_and_shows_a_refusal_in_place(small):
     s = small
-    dialog = ConnectDialog(s.document, "host-1")
-    ends = [dialog.target.itemData(i) for i in range(dialog.target.count())]
-    assert "sw-1" in ends and "host-1:SAN1" not in ends
-    dialog.target.setCurrentIndex(ends.index("host-2:LAN1") if "host-2:LAN1" in ends else 0)
-    sources = [dialog.source.itemData(i) for i in range(dialog.source.count())]
-    dialog.source.setCurrentIndex(sources.index("host-1:LAN1"))
-    links = len(s.bed.links)
-    dialog.target.setCurrentIndex(ends.index("host-2:LAN1"))
-    assert dialog.connect_chosen() is True and len(s.bed.links) == links + 1
-    # an FC switch takes no Ethernet port: refused, and the dialog stays open to pick again
     s.document.apply(__import__("topology.operations", fromlist=["x"]).add_device(s.bed, "switch", "fc", 800, 600))
     dialog = ConnectDialog(s.document, "host-1")
+    sources = [dialog.source.itemData(i) for i in range(dialog.source.count())]
+    assert "host-1:SAN1" not in sources and "host-1:LAN1" in sources       # SAN1 is cabled already
+    dialog.source.setCurrentIndex(sources.index("host-1:LAN1"))
     ends = [dialog.target.itemData(i) for i in range(dialog.target.count())]
-    dialog.target.setCurrentIndex(ends.index(s.bed.switches[-1].id))
+    # a LAN port: another LAN port, an Ethernet switch; never the FC switch, an iSCSI port or itself
+    assert "host-2:LAN1" in ends and "sw-1" in ends
+    assert "fcsw-1" not in ends and "host-2:SAN1" not in ends and "array-1:A0" not in ends
+    assert not [e for e in ends if e.startswith("host-1:")]
+    words = dialog.target.itemText(ends.index("sw-1"))
+    assert words == "sw-1 (takes 3, the next free port that fits)"     # 1 and 2 are cabled
+    dialog.source.setCurrentIndex(sources.index("host-1:HB1"))
+    ends = [dialog.target.itemData(i) for i in range(dialog.target.count())]
+    assert "host-2:HB1" in ends and "host-2:LAN1" not in ends             # heartbeat to heartbeat only
+    dialog.source.setCurrentIndex(sources.index("host-1:LAN1"))
+    ends = [dialog.target.itemData(i) for i in range(dialog.target.count())]
+    dialog.target.setCurrentIndex(ends.index("host-2:LAN1"))
+    # the bed changed while the dialog was open: the cable is refused, and the dialog stays open
+    s.document.apply(__import__("topology.operations", fromlist=["x"]).connect(s.bed, "host-2:LAN1", "sw-2"))
+    links = len(s.bed.links)
     assert dialog.connect_chosen() is False
-    assert "cannot be cabled" in dialog.error.text() and len(s.bed.links) == links + 1 and not dialog.result()
+    assert "already cabled" in dialog.error.text() and len(s.bed.links) == links and not dialog.result()
+    dialog._fill_targets()
+    ends = [dialog.target.itemData(i) for i in range(dialog.target.count())]
+    dialog.target.setCurrentIndex(ends.index("sw-1"))
+    assert dialog.connect_chosen() is True and ("host-1:LAN1", "sw-1:3") in {(lk.a, lk.b) for lk in s.bed.links}
 
 
 # ================================================================================ the window

@@ -117,17 +117,20 @@ def test_switches_cable_with_an_interswitch_link(seed000):
     assert seed000.links[-1].kind == "isl"
 
 
-def test_switch_that_lists_ports_gets_a_new_port(examples_dir):
+def test_a_switch_that_lists_ports_gives_a_free_one_then_describes_a_new_one(examples_dir):
     bed = generate(hosts=2, vms=0, arrays=1, disks=10, rack_size=2)
     sw = bed.switches[0]
     from topology.model import Port
     sw.ports = [Port(name="1", roles=["iscsi"])]
-    bed.links = [lk for lk in bed.links if lk.a != "host0:san1"]
-    edit = ops.connect(bed, "host0:san1", sw.id)
+    bed.links = [lk for lk in bed.links if lk.a not in ("host0:san1", "host1:san1")]
+    edit = ops.connect(bed, "host0:san1", sw.id)            # port 1 is free and fits: it is taken
+    assert edit.chosen == f"{sw.id}:1" and "next free port" in edit.message()
+    edit.apply()
+    edit = ops.connect(bed, "host1:san1", sw.id)            # none free, room for more: a new port 2
     after = roundtrip(bed, edit)
     sw_after = next(s for s in after.switches if s.id == sw.id)
     assert [p.name for p in sw_after.ports] == ["1", "2"]
-    assert ("host0:san1", f"{sw.id}:2") in {(lk.a, lk.b) for lk in after.links}
+    assert ("host1:san1", f"{sw.id}:2") in {(lk.a, lk.b) for lk in after.links}
 
 
 @pytest.mark.parametrize("a, b, reason", [

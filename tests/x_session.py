@@ -1,7 +1,9 @@
 """A scripted session in a real X server: Xvfb, real pointer and keyboard events through xdotool
 (XTEST), the window on the xcb platform.  It builds a small bed from an empty one with the
 palette and the mouse, cables it, uses the canvas context menu, Find, and File › New from
-Example, and saves screenshots of the X screen under build/x-session/.
+Example, cables a host to one switch port by mouse (the switch's ports expand under the cable),
+opens the path view from a host's menu, and saves screenshots of the X screen under
+build/x-session/.
 
     python tests/x_session.py [1920x1080 1366x768 ...]
 
@@ -68,6 +70,41 @@ class Session:
         self.xdo("mouseup", 1)
         self.clicks += 1
         yield later(0.05)
+
+    def press_at(self, widget, local):
+        x, y = self.point(widget, local)
+        self.xdo("mousemove", x, y)
+        yield later(0.03)
+        self.xdo("mousedown", 1)
+        self._at = (x, y)
+        yield later(0.03)
+
+    def move_to(self, widget, local, steps: int = 6):
+        (x0, y0), (x1, y1) = self._at, self.point(widget, local)
+        for i in range(1, steps + 1):
+            self.xdo("mousemove", x0 + (x1 - x0) * i // steps, y0 + (y1 - y0) * i // steps)
+            yield later(0.02)
+        self._at = (x1, y1)
+
+    def release(self):
+        self.xdo("mouseup", 1)
+        self.clicks += 1
+        yield later(0.05)
+
+    def cable(self, canvas, start, switch: str, port: str = "", shots=None):
+        """Drag a cable from `start` (viewport point) onto a switch: its ports expand under the cable,
+        then the mouse goes to `port` on the strip, or to the switch's name (its body) and lets go."""
+        from PySide6.QtCore import QPointF
+        vp = canvas.viewport()
+        sw = canvas.devices[switch]
+        yield from self.press_at(vp, start)
+        yield from self.move_to(vp, canvas.mapFromScene(sw.mapToScene(QPointF(sw.w / 2, sw.h / 2))))
+        yield lambda: sw.expanded
+        if shots is not None:
+            yield from self.shoot(shots[0], "switch-ports-expanded", shots[1])
+        spot = sw.marks[port].rect.center() if port else QPointF(sw.w / 2, sw.h - 14)
+        yield from self.move_to(vp, canvas.mapFromScene(sw.mapToScene(spot)), steps=2)
+        yield from self.release()
 
     def key(self, *keys: str):
         self.xdo("key", "--clearmodifiers", *keys)
@@ -154,14 +191,47 @@ def script(s: Session, tag: str, result: dict):
         if os.environ.get("X_SESSION_TRACE"):
             print("before", host, item.pos(), item.marks["SAN1"].rect, canvas._device_at(canvas.mapToScene(port)),
                   file=sys.stderr)
-        switch = canvas.mapFromScene(canvas.devices["sw-1"].sceneBoundingRect().center())
-        yield from s.drag(vp, port, switch)
+        yield from s.cable(canvas, port, "sw-1")
         if os.environ.get("X_SESSION_TRACE"):
-            print("after drag", host, port, switch, repr(canvas.last_message), canvas.armed, len(doc.bed.arrays),
+            print("after drag", host, port, repr(canvas.last_message), canvas.armed, len(doc.bed.arrays),
                   [(d.id, d.x, d.y) for d in doc.bed.servers], file=sys.stderr)
     yield lambda: len(doc.bed.links) == 2
     result.update(clicks=s.clicks, keys=s.keys)
     yield from s.shoot(tag, "small-bed", shots)
+
+    # a cable to one switch port: over the switch its ports expand, the cable drops on port 7
+    item = canvas.devices["host-2"]
+    port = canvas.mapFromScene(item.mapToScene(item.marks["SAN2"].rect.center()))
+    yield from s.cable(canvas, port, "sw-1", "7", shots=(tag, shots))
+    yield lambda: ("host-2:SAN2", "sw-1:7") in {(lk.a, lk.b) for lk in doc.bed.links}
+    result["switch_port_cable"] = "host-2:SAN2 -> sw-1:7"
+
+    # a volume mapped to both hosts (the storage view has sessions of its own: set up through the model)
+    from topology import storage_ops
+    for edit in (lambda b: storage_ops.create_disk_group(b, "array-1", [("E0", n) for n in range(4)], "raid10",
+                                                         name="data"),
+                 lambda b: storage_ops.create_volume(b, "array-1", "VMStore", group="data", remainder=True),
+                 lambda b: storage_ops.map_volume(b, "array-1", "VMStore", "host-1"),
+                 lambda b: storage_ops.map_volume(b, "array-1", "VMStore", "host-2")):
+        doc.apply(edit(doc.bed))
+    # the array cabled by mouse: dropped on the switch, each cable takes the next free port
+    for port in ("A0", "B0"):
+        array = canvas.devices["array-1"]
+        yield from s.cable(canvas, canvas.mapFromScene(array.mapToScene(array.marks[port].rect.center())), "sw-1")
+    yield lambda: len(doc.bed.links) == 5
+    # the path view from the host's context menu
+    host = canvas.devices["host-1"]
+    yield from s.click(vp, canvas.mapFromScene(host.mapToScene(host.w / 2, 14)), button=3)
+    yield lambda: isinstance(QApplication.activePopupWidget(), QMenu)
+    menu = QApplication.activePopupWidget()
+    action = next(a for a in menu.actions() if a.text() == "Storage paths…")
+    yield from s.click(menu, menu.actionGeometry(action).center())
+    yield lambda: window.paths.explanation is not None and window.paths.tree.topLevelItemCount() == 2
+    yield lambda: len(window.canvas.shown_paths) == 2
+    result["paths_shown"] = [window.paths.tree.topLevelItem(i).text(0)
+                             for i in range(window.paths.tree.topLevelItemCount())]
+    yield from s.shoot(tag, "path-view", shots)
+    window.docks["findings"].raise_()
 
     # the context menu of a device: Duplicate
     host = canvas.devices["host-1"]
@@ -270,7 +340,9 @@ def main(sizes: list[str]) -> int:
         times = result["repaint_ms"]
         print(f"{result['size']}: small bed (2 hosts, switch, array, 2 cables) in {result['clicks']} clicks "
               f"and {result['keys']} key presses; click to repaint median {statistics.median(times):.0f} ms, "
-              f"worst {max(times):.0f} ms over {len(times)} placements; screenshots: {', '.join(result['shots'])}")
+              f"worst {max(times):.0f} ms over {len(times)} placements; cable to one switch port by mouse: "
+              f"{result['switch_port_cable']}; path view from the host's menu: "
+              f"{'; '.join(result['paths_shown'])}; screenshots: {', '.join(result['shots'])}")
         print(f"{result['size']} run tab: {result['preflight']} | while fio ran the run list said "
               f"“{result['run list while running']}”, after: “{result['run list after']}” (load step "
               f"{result['load step']}); plots {result['plots']}; the finished run fills {result['plot filled']}")

@@ -1,4 +1,5 @@
-"""Reversible edits of a bed: the substance of every undoable command.
+"""Reversible edits of a bed: the substance of every undoable command, and `Refused`, the
+reason an edit could not be built.
 
 An edit changes the model and can take the change back exactly.  The GUI wraps each
 edit in one QUndoCommand (app/document.py); the edits themselves know nothing of Qt,
@@ -160,3 +161,23 @@ class Labelled(Edit):
 
     def touched(self) -> set[str]:
         return set(self._touched)
+
+
+class Touch(Edit):
+    """Changes nothing; names components that must redraw (the far end of a new link)."""
+
+    def __init__(self, ids: Iterable[str]):
+        self.ids = set(ids)
+
+    def apply(self) -> None:
+        pass
+
+    def revert(self) -> None:
+        pass
+
+    def touched(self) -> set[str]:
+        return set(self.ids)
+
+
+class Refused(ValueError):
+    """The user asked for something the bed cannot take; the message says why, in plain words."""

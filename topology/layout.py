@@ -19,7 +19,8 @@ from typing import Any
 
 import networkx as nx
 
-from topology.index import BedIndex
+from topology.device_face import face_size
+from topology.ids import SEP
 from topology.model import VM, Bed, Chassis, Network, Server, StorageArray, Switch
 
 TIER_OF_ROLE = {"infrastructure": 0, "load_client": 0, "test_controller": 0, "management": 0,
@@ -34,17 +35,16 @@ class Box:
     h: float
 
 
-def device_size(dev) -> tuple[float, float]:
-    """Width and height a device needs on the canvas (ports drawn along its lower edge)."""
+def device_size(dev, *, expanded: bool = False) -> tuple[float, float]:
+    """Width and height a device needs on the canvas: its port markers and its labels
+    (topology/device_face.py); `expanded`: a switch's port strip at full size."""
     if isinstance(dev, Server):
         ports = sum(len(a.ports) for a in dev.adapters)
-        return max(140.0, 18.0 * ports + 20), 64.0
-    if isinstance(dev, Switch):
-        return max(160.0, min(18.0 * len(dev.ports), 600.0)), 44.0
-    if isinstance(dev, StorageArray):
+    elif isinstance(dev, StorageArray):
         ports = sum(len(c.ports) for c in dev.controllers)
-        return max(200.0, 18.0 * ports + 40), 90.0
-    return 120.0, 50.0
+    else:
+        ports = len(getattr(dev, "ports", ()))
+    return face_size(dev, ports, expanded)
 
 
 def tier(dev) -> int:
@@ -56,29 +56,42 @@ def tier(dev) -> int:
     return 4
 
 
-def _device_graph(bed: Bed, idx: BedIndex) -> nx.Graph[str]:
+def _device_graph(bed: Bed) -> nx.Graph[str]:
+    """Which drawn devices a cable or a path joins (read from the ids alone: a full BedIndex of a
+    big bed costs more than the whole layout)."""
+    devices = {d.id for coll in (bed.servers, bed.switches, bed.arrays) for d in coll}
+
+    def owner(ref: str) -> str | None:
+        head = ref
+        while head not in devices:
+            if SEP not in head:
+                return None
+            head = head.rpartition(SEP)[0]
+        return head
+
+    vm_hosts = {v.id: v.host for v in bed.vms}
     g: nx.Graph[str] = nx.Graph()
     for link in bed.links:
-        a, b = idx.endpoint_device(link.a), idx.endpoint_device(link.b)
-        if a is not None and b is not None and a is not b:
-            g.add_edge(a.id, b.id)
+        a, b = owner(link.a), owner(link.b)
+        if a is not None and b is not None and a != b:
+            g.add_edge(a, b)
     for p in bed.paths:
-        host = idx.servers.get(p.host) or (idx.servers.get(idx.vms[p.host].host) if p.host in idx.vms else None)
-        tgt = idx.port(p.target)
-        if host is not None and tgt is not None:
-            g.add_edge(host.id, tgt.device.id)
+        host = p.host if p.host in devices else vm_hosts.get(p.host)
+        tgt = owner(p.target)
+        if host in devices and tgt is not None:
+            g.add_edge(host, tgt)
     return g
 
 
 def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
                 max_per_row: int | None = None) -> dict[str, Box]:
     """Positions for every server, switch and array (top-left corners)."""
-    idx = BedIndex(bed)
     devices: list[Server | Switch | StorageArray] = [*bed.servers, *bed.switches, *bed.arrays]
     tiers: dict[int, list] = {}
     for d in devices:
         tiers.setdefault(tier(d), []).append(d)
-    g = _device_graph(bed, idx)
+    g = _device_graph(bed)
+    size_of = {d.id: device_size(d) for d in devices}
     if max_per_row is None:
         max_per_row = max(8, int(math.sqrt(len(devices)) * 1.6))
     order: dict[str, float] = {}
@@ -92,7 +105,7 @@ def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
             return (sum(around) / len(around) if around else float("inf"), d.id)
 
         members = sorted(members, key=key) if order else sorted(members, key=lambda d: d.id)
-        sizes = [device_size(d) for d in members]
+        sizes = [size_of[d.id] for d in members]
         slot = max(w for w, _ in sizes) + gap
         height = max(h for _, h in sizes)
         rows = [members[i:i + max_per_row] for i in range(0, len(members), max_per_row)]
@@ -100,7 +113,7 @@ def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
         for row in rows:
             offset = (widest - len(row) * slot) / 2
             for i, d in enumerate(row):
-                w, h = device_size(d)
+                w, h = size_of[d.id]
                 x = offset + i * slot + (slot - gap - w) / 2
                 boxes[d.id] = Box(x, y, w, h)
                 order[d.id] = x
@@ -141,12 +154,12 @@ def vm_grid(width: float, count: int) -> tuple[int, int]:
     return cols, min(VM_ROWS_MAX, math.ceil(count / cols))
 
 
-def drawn_size(dev: Any, vms: int = 0) -> tuple[float, float]:
+def drawn_size(dev: Any, vms: int = 0, *, expanded: bool = False) -> tuple[float, float]:
     """Width and height of a device on the diagram: the layout's size plus room for VM chips."""
     if isinstance(dev, Chassis):
         bays = dev.bays or 14
         return max(180.0, 16.0 * bays + 24), 84.0
-    w, h = device_size(dev)
+    w, h = device_size(dev, expanded=expanded)
     if isinstance(dev, Server) and vms:
         _cols, rows = vm_grid(w, vms)
         h += rows * VM_CHIP_H + 4
@@ -176,12 +189,13 @@ def layout(bed: Bed, *, keep_positions: bool = True) -> dict[str, Box]:
     devices = {d.id: d for d in drawn}
     need_auto = [d for d in devices.values() if not keep_positions or d.x is None or d.y is None]
     auto: dict[str, Box] = {}
+    sizes = {ident: drawn_size(dev, len(hosted.get(ident, ()))) for ident, dev in devices.items()}
     if need_auto:
         raw = auto_layout(bed, row_gap=TIER_GAP)
-        auto = _make_room(raw, {i: drawn_size(devices[i], len(hosted.get(i, ()))) for i in raw})
+        auto = _make_room(raw, {i: sizes[i] for i in raw})
     boxes: dict[str, Box] = {}
     for ident, dev in devices.items():
-        w, h = drawn_size(dev, len(hosted.get(ident, ())))
+        w, h = sizes[ident]
         if keep_positions and dev.x is not None and dev.y is not None:
             boxes[ident] = Box(dev.x, dev.y, w, h)
         else:

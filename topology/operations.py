@@ -5,7 +5,8 @@ a Compound) that the document applies as one undoable step, or raises `Refused` 
 sentence for the status bar.  A deletion also removes or clears everything that refers to
 the deleted components (links, paths, mappings, virtual switches, VM placement ...), so the
 bed still loads after any edit here; the tests check that with a dumps/loads round trip.
-Copy and paste live in `topology.clipboard`, the diagram's geometry in `topology.layout`.
+Copy and paste live in `topology.clipboard`, the diagram's geometry in `topology.layout`, the
+cabling rules in `topology.cabling` (its `connect` and `LinkRefused` are reachable from here).
 """
 from __future__ import annotations
 
@@ -13,12 +14,16 @@ from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from topology.cabling import Connection as Connection
+from topology.cabling import LinkRefused as LinkRefused
+from topology.cabling import connect as connect
 from topology.edits import Compound, Edit, InsertItem, RemoveItem, SetField
+from topology.edits import Refused as Refused
 from topology.fileformat import (
     plan,
     resolves,  # the loader's own reference check
 )
-from topology.ids import DEVICE_COLLECTIONS, endpoint_device, find, port_ref, split_endpoint, taken_ids
+from topology.ids import endpoint_device, taken_ids
 from topology.index import BedIndex, parse_slot_range
 from topology.layout import layout
 from topology.model import (
@@ -36,32 +41,6 @@ from topology.model import (
     StorageArray,
     Switch,
 )
-from topology.vocabulary import words
-
-
-class Touch(Edit):
-    """Changes nothing; names components that must redraw (the far end of a new link)."""
-
-    def __init__(self, ids: Iterable[str]):
-        self.ids = set(ids)
-
-    def apply(self) -> None:
-        pass
-
-    def revert(self) -> None:
-        pass
-
-    def touched(self) -> set[str]:
-        return set(self.ids)
-
-
-class Refused(ValueError):
-    """The user asked for something the bed cannot take; the message says why, in plain words."""
-
-
-class LinkRefused(Refused):
-    """Two ports that cannot be cabled together (FC to Ethernet, a port already in use ...)."""
-
 
 # ============================================================================ palette
 
@@ -133,6 +112,8 @@ def add_device(bed: Bed, kind: str, role: str | None = None, x: float | None = N
         fc = role == "fc"
         sw = Switch(id=fresh_id("fcsw" if fc else "sw", taken), kind="fc" if fc else "ethernet",
                     model="FC switch" if fc else "Ethernet switch", port_count=24, x=x, y=y)
+        # described one by one: a cable lands on a port the canvas shows and the editor edits
+        sw.ports = [Port(name=str(n), kind=sw.kind) for n in range(1, 25)]
         if fc:
             fabrics = [s.fabric for s in bed.switches if s.kind == "fc"]
             sw.fabric = "B" if fabrics.count("A") > fabrics.count("B") else "A"
@@ -222,161 +203,6 @@ def _add_disk(array: StorageArray) -> Edit:
         disk = replace(like, slots=str(free))
         return InsertItem(enc.disks, disk, text=f"Add a disk to {array.id}:{enc.name}:{free}", owner=array.id)
     raise Refused(f"{array.id} has no empty drive slot: add an enclosure first")
-
-
-# ============================================================================ connecting
-
-SAN_ROLES = {"iscsi", "fc"}
-
-
-@dataclass
-class _End:
-    ref: str
-    device: Any
-    port: Port | None         # None: a bare switch end ("SWITCH")
-    listed: bool              # the port is declared on its device (not an implicit switch port)
-
-    @property
-    def is_switch(self) -> bool:
-        return isinstance(self.device, Switch)
-
-    @property
-    def roles(self) -> set[str]:
-        if self.port is not None and self.port.roles:
-            return set(self.port.roles) - {"unused"}
-        if self.is_switch:
-            return set(self.device.roles) | ({"fc"} if self.device.kind == "fc" else set())
-        return set()
-
-    @property
-    def medium(self) -> str:
-        """What the cable plugs into: ethernet (management ports are Ethernet too), fc, sas ..."""
-        if self.port is None:
-            return "fc" if self.device.kind == "fc" else "ethernet"
-        return "ethernet" if self.port.kind == "management" else self.port.kind
-
-    @property
-    def fabric(self) -> str:
-        own = self.port.fabric if self.port is not None else ""
-        return (own or getattr(self.device, "fabric", "")).strip().upper()
-
-    @property
-    def management(self) -> bool:
-        return self.port is not None and (self.port.kind == "management" or "management" in self.port.roles)
-
-
-def _device_port(device: Any, name: str) -> Port | None:
-    if isinstance(device, Server):
-        return next((p for ad in device.adapters for p in ad.ports if p.name == name), None)
-    if isinstance(device, StorageArray):
-        return next((p for c in device.controllers for p in c.ports if p.name == name), None)
-    if isinstance(device, Switch):
-        return next((p for p in device.ports if p.name == name), None)
-    return None
-
-
-def _resolve_end(bed: Bed, ref: str) -> _End:
-    dev_id, name = split_endpoint(ref)
-    device = find(bed, dev_id, DEVICE_COLLECTIONS) if dev_id else None
-    bare = device is None
-    if bare:   # a bare device, or an id with a colon in it
-        dev_id, name = ref, ""
-        device = find(bed, ref, DEVICE_COLLECTIONS)
-    if device is None:
-        raise LinkRefused(f"{dev_id} is not in the bed")
-    if isinstance(device, VM):
-        raise LinkRefused(f"{dev_id} is a VM: its NICs connect through a virtual switch, not a cable")
-    if not isinstance(device, (Server, Switch, StorageArray)):
-        raise LinkRefused(f"{dev_id} has no ports to cable")
-    if bare:
-        if isinstance(device, Switch):
-            return _End(ref, device, None, False)
-        raise LinkRefused(f"Pick a port on {dev_id}: drag from one of its port markers")
-    port = _device_port(device, name)
-    if port is not None:
-        return _End(ref, device, port, True)
-    if isinstance(device, Switch):  # a switch port the bed names only in its cables (or a new one)
-        return _End(ref, device, Port(name=name, kind="fc" if device.kind == "fc" else "ethernet",
-                                      mtu=device.mtu, flow_control=device.flow_control), False)
-    raise LinkRefused(f"{dev_id} has no port {name}")
-
-
-def _links_at(bed: Bed, dev_id: str) -> list[Link]:
-    prefix = port_ref(dev_id, "")
-    return [lk for lk in bed.links if lk.a == dev_id or lk.b == dev_id
-            or lk.a.startswith(prefix) or lk.b.startswith(prefix)]
-
-
-def _role_text(roles: set[str]) -> str:
-    return "/".join(words(r) for r in sorted(roles)) or "no role"
-
-
-def connect(bed: Bed, a_ref: str, b_ref: str) -> Edit:
-    """A cable between two ports (or a port and a switch).  Raises LinkRefused with the reason."""
-    if a_ref == b_ref:
-        raise LinkRefused("A port cannot be cabled to itself")
-    a, b = _resolve_end(bed, a_ref), _resolve_end(bed, b_ref)
-    if a.device is b.device:
-        raise LinkRefused(f"Both ends are on {a.device.id}: cable it to another device")
-    if a.is_switch and not b.is_switch:
-        a, b = b, a   # written DEVICE:PORT -> SWITCH, the way the examples read
-    if a.medium != b.medium:
-        raise LinkRefused(f"{_medium_text(a)} {a.ref} cannot be cabled to {_medium_text(b)} {b.ref}")
-    if a.medium not in ("ethernet", "fc") and (a.is_switch or b.is_switch):
-        raise LinkRefused(f"{a.ref} is a {a.medium.upper()} port: switches take Ethernet or FC only")
-    for end in (a, b):
-        if end.port is None:
-            continue
-        used = next((lk for lk in bed.links if end.ref in (lk.a, lk.b)), None)
-        if used is not None:
-            cabled_to = used.b if used.a == end.ref else used.a
-            raise LinkRefused(f"{end.ref} is already cabled to {cabled_to}")
-        if end.port.roles == ["unused"]:
-            raise LinkRefused(f"{end.ref} is marked unused: give it a role first")
-    for mgmt, other in ((a, b), (b, a)):
-        if mgmt.management and not (mgmt.roles - {"management"}) and other.roles and other.roles <= SAN_ROLES:
-            raise LinkRefused(f"{mgmt.ref} is a management port and {other.ref} is on the SAN "
-                              f"({_role_text(other.roles)}): keep management off the storage network")
-    if not a.is_switch and not b.is_switch and a.roles and b.roles and not (a.roles & b.roles):
-        raise LinkRefused(f"{a.ref} carries {_role_text(a.roles)} and {b.ref} carries {_role_text(b.roles)}: "
-                          "a direct cable needs the same traffic on both ends")
-    if a.medium == "fc" and a.fabric and b.fabric and a.fabric != b.fabric:
-        raise LinkRefused(f"{a.ref} is on fabric {a.fabric} and {b.ref} on fabric {b.fabric}: "
-                          "FC fabrics A and B stay apart")
-    for end in (a, b):
-        if end.is_switch and end.device.port_count is not None:
-            ports = max(end.device.port_count, len(end.device.ports))
-            if len(_links_at(bed, end.device.id)) >= ports:
-                raise LinkRefused(f"{end.device.id} has all its {ports} ports in use")
-    edits: list[Edit] = []
-    for end in (a, b):
-        if end.is_switch and end.device.ports and (end.port is None or not end.listed):
-            name = end.port.name if end.port is not None else _next_port_name(end.device)
-            port = Port(name=name, kind="fc" if end.device.kind == "fc" else "ethernet",
-                        roles=sorted((a if end is b else b).roles))
-            edits.append(InsertItem(end.device.ports, port, text=f"Add port {name}", owner=end.device.id))
-            end.ref = f"{end.device.id}:{name}"
-    kind = "isl" if a.is_switch and b.is_switch else "cable"
-    link = Link(a=a.ref, b=b.ref, kind=kind)
-    text = f"Connect {a.ref} to {b.ref}"
-    edits.append(InsertItem(bed.links, link, text=text, owner=a.device.id))
-    edits.append(Touch({b.device.id}))
-    return Compound(edits, text=text)
-
-
-def _medium_text(end: _End) -> str:
-    if end.port is None:
-        return "FC switch" if end.medium == "fc" else "Ethernet switch"
-    return {"fc": "FC port", "ethernet": "Ethernet port", "sas": "SAS port",
-            "infiniband": "InfiniBand port"}.get(end.medium, f"{end.medium} port")
-
-
-def _next_port_name(sw: Switch) -> str:
-    names = {p.name for p in sw.ports}
-    n = 1
-    while str(n) in names:
-        n += 1
-    return str(n)
 
 
 # ============================================================================ moving

@@ -106,6 +106,12 @@ class ComponentActions:
         from widgets.connect_dialog import ConnectDialog
         ConnectDialog(self.document, device, self.window).exec()
 
+    def show_paths(self, host: str, volume: str = "") -> None:
+        """The path view of a host (or of the first host that uses a volume)."""
+        open_paths = getattr(self.window, "open_paths", None)
+        if open_paths is not None:
+            open_paths(host, volume)
+
     def show_in_storage(self, ids: Iterable[str]) -> None:
         ids = list(ids)
         self.selection.focus(ids)
@@ -130,6 +136,11 @@ def _component_entries(menu: QMenu, actions: ComponentActions, ids: list[str], *
         menu.addAction("Select on canvas", lambda: actions.select_on_canvas(ids))
     menu.addAction("Validate this" if one else "Validate these", lambda: actions.validate(ids))
     bed = actions.document.bed
+    if one is not None and hasattr(actions.window, "open_paths"):
+        if any(one == m.id for m in (*bed.servers, *bed.vms)):
+            menu.addAction("Storage paths…", lambda: actions.show_paths(one))
+        elif any(one == f"{a.id}:{v.name}" for a in bed.arrays for v in a.volumes):
+            menu.addAction("Storage paths to this volume…", lambda: actions.show_paths("", one))
     if storage_kind or any(a.id == owner_of(i) for i in ids for a in bed.arrays):
         menu.addAction("Show in storage view", lambda: (show_storage or actions.show_in_storage)(ids))
     menu.addAction("Copy id" if one else "Copy ids",

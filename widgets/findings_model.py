@@ -17,8 +17,6 @@ FINDING_ROLE = Qt.ItemDataRole.UserRole          # index into `findings` (None o
 SUBJECTS_ROLE = Qt.ItemDataRole.UserRole + 1
 GROUP_ROLE = Qt.ItemDataRole.UserRole + 2         # "error", "warning", "info", "accepted" on group rows
 GROUP_ORDER = ("error", "warning", "info", "accepted")
-ALL_SCENARIOS = "*"          # scenario box entries: every scenario, the reference alone, or a scenario id
-REFERENCE = ""
 _ICONS = {"error": QStyle.StandardPixmap.SP_MessageBoxCritical,
           "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
           "info": QStyle.StandardPixmap.SP_MessageBoxInformation}

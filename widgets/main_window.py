@@ -92,6 +92,7 @@ PANELS: tuple[tuple[str, str, str, Qt.DockWidgetArea | None], ...] = (
     ("tree", "widgets.component_tree.ComponentTree", "Components", Qt.DockWidgetArea.LeftDockWidgetArea),
     ("properties", "widgets.property_editor.PropertyEditor", "Properties", Qt.DockWidgetArea.RightDockWidgetArea),
     ("findings", "widgets.validation_panel.ValidationPanel", "Validation", Qt.DockWidgetArea.BottomDockWidgetArea),
+    ("paths", "widgets.path_view.PathView", "Paths", Qt.DockWidgetArea.BottomDockWidgetArea),
 )
 
 
@@ -125,8 +126,16 @@ class MainWindow(QMainWindow):
                 self.docks[attr] = dock
         self.docks["tree"].setWidget(FilteredTree(self.tree))
         self.tabifyDockWidget(self.docks["palette"], self.docks["tree"])
+        self.paths.highlight.connect(self._show_paths)
+        self.docks["paths"].visibilityChanged.connect(self.paths.set_shown)
+        self.paths.reveal.connect(self._reveal_paths)
+        self.findings.paths_requested.connect(self.open_paths)
         # a panel's widest row must not set the window's least width (it once passed 1366 px)
         self.findings.setMinimumWidth(FINDINGS_MIN_WIDTH)
+        # after the least width above: tabifying lays the docks out, and the panel's own wish
+        # (1,000+ px) would become the window's least width
+        self.tabifyDockWidget(self.docks["findings"], self.docks["paths"])
+        self.docks["findings"].raise_()
         self.docks["palette"].raise_()
         self.findings.summary_changed.connect(
             lambda text: self.docks["findings"].setWindowTitle(f"Validation — {text}"))
@@ -134,7 +143,7 @@ class MainWindow(QMainWindow):
         self.document.reset.connect(self.selection.clear)  # old ids mean nothing in another bed
         self.document.reset.connect(self._clear_messages)
         # another scenario: "Done: moved X" about the last one would mislead
-        self.placement.scenario_combo.currentIndexChanged.connect(lambda _i: self._clear_messages())
+        self.document.scenario.changed.connect(lambda _s: self._clear_messages())
         install_storage_menus(self.storage)
         self.find_bar = FindBar(self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.find_bar)
@@ -204,6 +213,23 @@ class MainWindow(QMainWindow):
     def edit_preferences(self) -> bool:
         from widgets.preferences_dialog import PreferencesDialog
         return bool(PreferencesDialog(self).exec())
+
+    def open_paths(self, host: str, volume: str = "") -> None:
+        """The path view of a host (and volume), in front."""
+        dock = self.docks["paths"]
+        dock.show()
+        dock.raise_()
+        self.paths.show_for(host, volume)
+
+    def _show_paths(self, shown: Any) -> None:
+        if shown is None:
+            self.canvas.clear_paths()
+        else:
+            self.canvas.show_paths(*shown)
+
+    def _reveal_paths(self) -> None:
+        self.tabs.setCurrentWidget(self.canvas)
+        self.canvas.reveal_paths()
 
     def show_restored(self) -> None:
         """Show at the last session's geometry, or maximised the first time."""

@@ -80,6 +80,9 @@ class PlacementView(QWidget):
 
         document.changed.connect(lambda _ids: self._model_changed())
         document.reset.connect(self._reset)
+        choice = getattr(document, "scenario", None)
+        if choice is not None:
+            choice.changed.connect(self._follow_current)
         selection.changed.connect(lambda _ids: self._mark_selected())
         # drawn when first shown: a hidden tab costs nothing at start-up
 
@@ -128,10 +131,34 @@ class PlacementView(QWidget):
     def _scenario_chosen(self, index: int) -> None:
         self.scenario_id = self.scenario_combo.itemData(index)
         self._build_cards()
+        self._publish()
 
     def show_scenario(self, scenario_id: str | None) -> None:
         self.scenario_id = scenario_id
         self.refresh()
+        self._publish()
+
+    def _publish(self) -> None:
+        """The scenario shown here is the one every view shows."""
+        choice = getattr(self.document, "scenario", None)
+        if choice is not None:
+            choice.set(self.scenario_id)
+
+    def _follow_current(self, value: str) -> None:
+        """Another view chose a scenario: show it, or the reference placement for the reference
+        configuration (all scenarios at once is no placement: keep the one shown)."""
+        ids = [sid for _, sid in self._scenario_entries()]
+        if value == "*":
+            return
+        if value == "":
+            wanted = None if None in ids else next((s.id for s in self.document.bed.scenarios if s.reference), None)
+        else:
+            wanted = value
+        if wanted in ids and wanted != self.scenario_id:
+            self.scenario_id = wanted
+            self._stale = True
+            if self.isVisible():
+                self.refresh()
 
     def _clear_board(self) -> None:
         while self.row.count():
@@ -348,6 +375,7 @@ class PlacementView(QWidget):
         self.document.apply(edit)
         if not self.isVisible():
             self.refresh()
+        self._publish()
         self.say(f"Done: {edit.text}.")
 
     # ------------------------------------------------------------------ dragging

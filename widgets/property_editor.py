@@ -35,7 +35,7 @@ from topology.address_entry import address_problem, needs_prefix
 from topology.edits import SetField
 from topology.fileformat import plan
 from topology.index import BedIndex
-from topology.model import Bed
+from topology.model import Bed, Switch
 from topology.rename_ops import Located, RenameError, locate, ref_candidates, rename
 from topology.unknown import MARKER, NOT_STATED, accepts_not_stated
 from widgets.forms.binding import FieldBinding, NestedRecord
@@ -43,9 +43,12 @@ from widgets.forms.fields import BoolField, ChoiceCombo, NoteField, NumberBox, R
 from widgets.forms.keys import watch_keys
 from widgets.forms.labels import edit_words, field_label
 from widgets.forms.list_fields import ChoiceListField, MappingField, TextListField
+from widgets.forms.switch_ports_box import SwitchPortsBox
 from widgets.forms.values import NOT_SET, FieldError, format_number, parse_number, parse_scalar
 
 HIDDEN_FIELDS = {"x", "y", "format_version"}     # canvas positions are set by dragging
+# what a switch port does not have (a host port's address, binding and offloads)
+SWITCH_PORT_HIDDEN = {"address", "wwpn", "bound_to", "offloads", "modes"}
 MULTILINE_FIELDS = {"note", "description", "source"}
 _KIND_TITLES = {"VM": "VM", "virtual NIC": "Virtual NIC"}
 
@@ -210,6 +213,10 @@ class PropertyEditor(QWidget):
             parts.append(f'of <a href="{escape(loc.device.id)}">{escape(loc.device.id)}</a>')
         if loc.detail:
             parts.append(escape(loc.detail))
+        if loc.kind == "port":
+            ref = loc.current_subject()
+            ends = [lk.b if lk.a == ref else lk.a for lk in self.document.bed.links if ref in (lk.a, lk.b)]
+            parts.append(f'cabled to <a href="{escape(ends[0])}">{escape(ends[0])}</a>' if ends else "not cabled")
         self.subtitle.setText("; ".join(parts))
         self.subtitle.setVisible(bool(parts))
 
@@ -256,9 +263,15 @@ class PropertyEditor(QWidget):
                 self._add_group(form, holder, fp, label, prefix)
                 continue
             if fp.kind == "list" and fp.inner[0] == "dc":
-                if root:
+                if root and fp.attr == "ports" and isinstance(self._loc.obj, Switch):
+                    self._add_switch_ports(form, holder)
+                elif root:
                     self._add_summary(form, holder, fp, label)
                 continue
+            if self._switch_port and fp.attr in SWITCH_PORT_HIDDEN:
+                continue
+            if self._switch_port and fp.attr == "team":
+                label = "LAG"
             editor = self._make_editor(fp, unit, holder)
             if editor is None:
                 continue
@@ -357,8 +370,22 @@ class PropertyEditor(QWidget):
         form.addRow(QLabel(label), text)
         self._summaries.append((holder, fp, text))
 
+    def _add_switch_ports(self, form: QFormLayout, holder: Callable[[], Any]) -> None:
+        box = SwitchPortsBox(self.document, holder)
+        box.subject_clicked.connect(lambda s: self.selection.set([s]))
+        form.addRow(QLabel("Ports"), box)
+        self._summaries.append((holder, None, box))
+
+    @property
+    def _switch_port(self) -> bool:
+        loc = self._loc
+        return loc is not None and loc.kind == "port" and isinstance(loc.device, Switch)
+
     def _refresh_summaries(self) -> None:
         for holder, fp, label in self._summaries:
+            if isinstance(label, SwitchPortsBox):
+                label.load()
+                continue
             items = getattr(holder(), fp.attr)
             label.setText(self._summary_html(items) or "<i>none</i>")
 

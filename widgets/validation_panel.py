@@ -10,7 +10,9 @@ acceptance can be withdrawn the same way.
 
 The validator judges the reference configuration and every scenario; each finding names
 its scenario.  The scenario box narrows the list to one scenario (the reference findings
-plus what that scenario adds) or to the reference configuration alone.
+plus what that scenario adds) or to the reference configuration alone; the choice is the
+document's current scenario (app/current_scenario.py), which the placement view, the canvas
+badges and the path view follow too.
 """
 from __future__ import annotations
 
@@ -36,14 +38,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.current_scenario import ALL as ALL_SCENARIOS
+from app.current_scenario import REFERENCE
 from topology.exception_ops import ExceptionError, accept_finding, exception_subject, unaccept_finding
 from widgets.findings_model import (
     _ICONS,
-    ALL_SCENARIOS,
     GROUP_ORDER,
     GROUP_ROLE,
     GROUP_TITLES,
-    REFERENCE,
     SEVERITIES,
     SEVERITY_COLOURS,
     SEVERITY_WORDS,
@@ -60,6 +62,7 @@ class ValidationPanel(QWidget):
 
     subjects_selected = Signal(list)
     summary_changed = Signal(str)
+    paths_requested = Signal(str, str)   # a host and a volume: the path view explains them
     scenario_chosen = Signal(object)     # a scenario id, "" for the reference alone, "*" for all
 
     def __init__(self, document: Any, selection: Any, parent: QWidget | None = None):
@@ -86,7 +89,10 @@ class ValidationPanel(QWidget):
                                      "of the reference configuration alone, or of every scenario")
         self.scenario_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scenario_box.currentIndexChanged.connect(self._scenario_box_changed)
-        self._scenario = ALL_SCENARIOS
+        choice = getattr(document, "scenario", None)
+        self._scenario = choice.value if choice is not None else ALL_SCENARIOS
+        if choice is not None:
+            choice.changed.connect(self._follow_scenario)
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.counts)
@@ -195,8 +201,16 @@ class ValidationPanel(QWidget):
         return self._scenario
 
     def set_scenario(self, scenario: str | None) -> None:
-        """Follow a scenario chosen elsewhere (None or "" = the reference configuration alone)."""
+        """Show a scenario (None or "" = the reference configuration alone) here and in every view
+        that follows the document's current scenario."""
         wanted = REFERENCE if scenario is None else scenario
+        choice = getattr(self.document, "scenario", None)
+        if choice is not None:
+            choice.set(wanted)           # comes back through _follow_scenario
+        else:
+            self._follow_scenario(wanted)
+
+    def _follow_scenario(self, wanted: str) -> None:
         if wanted == self._scenario:
             return
         self._scenario = wanted
@@ -368,6 +382,10 @@ class ValidationPanel(QWidget):
         if f.reason:
             source = f' <i>(Source: {escape(f.source)})</i>' if f.source else ""
             html.append(f"<p><b>Why it matters:</b> {escape(f.reason)}{source}</p>")
+        pair = host_and_volume(self.document.bed, f)
+        if pair is not None:
+            html.append(f'<p><a href="paths:{escape(pair[0])}|{escape(pair[1])}">Show the paths of '
+                        f"{escape(pair[0])} to {escape(pair[1])} hop by hop</a></p>")
         self.detail.setHtml("".join(html))
 
     # ------------------------------------------------------------------ picking
@@ -401,6 +419,9 @@ class ValidationPanel(QWidget):
         text = url.toString()
         if text.startswith("subject:"):
             self.selection.focus([text[len("subject:"):]])
+        elif text.startswith("paths:"):
+            host, _, volume = text[len("paths:"):].partition("|")
+            self.paths_requested.emit(host, volume)
 
     def _context_menu(self, pos: Any) -> None:
         index = self.tree.indexAt(pos)
@@ -460,7 +481,19 @@ def add_finding_entries(panel: ValidationPanel, menu: QMenu, f: Any) -> None:
     subjects = list(f.subjects)
     if subjects:
         menu.addAction(f"Properties of {subjects[0]}", lambda: panel.selection.set(subjects[:1]))
+    pair = host_and_volume(panel.document.bed, f)
+    if pair is not None:
+        menu.addAction(f"Paths of {pair[0]} to {pair[1]}…", lambda: panel.paths_requested.emit(*pair))
     menu.addSeparator()
     menu.addAction(f"Show only {f.code}", lambda: panel.search.setText(f.code))
     if subjects:
         menu.addAction(f"Show only findings about {subjects[0]}", lambda: panel.search.setText(subjects[0]))
+
+
+def host_and_volume(bed: Any, f: Any) -> tuple[str, str] | None:
+    """The host (server or VM) and the volume a finding is about, when it names both."""
+    machines = {s.id for s in bed.servers} | {v.id for v in bed.vms}
+    volumes = {f"{a.id}:{v.name}" for a in bed.arrays for v in a.volumes}
+    host = next((s for s in f.subjects if s in machines), None)
+    volume = next((s for s in f.subjects if s in volumes), None)
+    return (host, volume) if host is not None and volume is not None else None

@@ -3,7 +3,7 @@ enclosures, blade chassis), its port markers, a network or VM chip, a findings b
 red with the count when any error is open, amber for warnings only."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +14,6 @@ from app.diagram.geometry import PortMark, port_marks, vm_chip_rects
 from app.diagram.style import (
     BADGE_R,
     ERROR,
-    KIND_LABELS,
     SELECT,
     SUBTLE,
     TEXT,
@@ -26,6 +25,7 @@ from app.diagram.style import (
     font,
     metrics,
 )
+from topology.device_face import array_line, server_lines, switch_line, switch_strip
 from topology.layout import network_label
 from topology.model import VM, Chassis, Network, Server, StorageArray, Switch
 from topology.unknown import stated
@@ -40,8 +40,10 @@ class Badge:
 
 def paint_device(painter: QPainter, dev: Any, w: float, h: float, *, vms: Sequence[VM] = (),
                  selected: bool = False, highlight: Iterable[str] = (), badge: Badge | None = None,
-                 cabled: Iterable[str] = (), lod: float = 1.0, marks: dict[str, PortMark] | None = None) -> None:
-    """One device at the origin, w x h.  `highlight` names ports and VMs shown as selected."""
+                 cabled: Iterable[str] = (), lod: float = 1.0, marks: Mapping[str, PortMark] | None = None,
+                 expanded: bool = False) -> None:
+    """One device at the origin, w x h.  `highlight` names ports and VMs shown as selected;
+    `expanded`: a switch's port strip at full size with the ports' names."""
     fill, border = body_style(dev)
     body = QRectF(0, 0, w, h)
     if selected:
@@ -64,21 +66,21 @@ def paint_device(painter: QPainter, dev: Any, w: float, h: float, *, vms: Sequen
     if isinstance(dev, Server):
         _paint_server(painter, dev, w, h, vms, highlight, lod)
     elif isinstance(dev, Switch):
-        _paint_switch(painter, dev, w, h, border)
+        _paint_switch(painter, dev, w, h, border, expanded)
     elif isinstance(dev, StorageArray):
         _paint_array(painter, dev, w, h, border, marks or port_marks(dev, w, h))
     elif isinstance(dev, Chassis):
         _paint_chassis(painter, dev, w, h, vms, border)
-    _paint_ports(painter, dev, marks if marks is not None else port_marks(dev, w, h), set(cabled), highlight, lod)
+    if marks is None:
+        marks = port_marks(dev, w, h, expanded)
+    _paint_ports(painter, dev, marks, set(cabled), highlight, lod)
+    if isinstance(dev, Switch) and dev.ports:
+        # expanded, the strip has a row for its names; compact and close up, they go above it
+        _paint_port_names(painter, marks, 7 if expanded else 5, expanded or lod >= 2.5, above=not expanded)
+    elif lod >= 1.6:      # close up there is room for the port names
+        _paint_port_names(painter, marks, 7, True)
     if badge is not None:
         paint_badge(painter, QPointF(w - 2, 2), badge)
-
-
-def _server_detail(s: Server) -> str:
-    parts = [s.hypervisor or s.os]
-    if s.memory_gb:
-        parts.append(f"{s.memory_gb:g} GB RAM")
-    return " · ".join(p for p in parts if p) or KIND_LABELS.get(s.role, s.role)
 
 
 def _title(painter: QPainter, x: float, y: float, w: float, text: str) -> None:
@@ -92,8 +94,9 @@ def _title(painter: QPainter, x: float, y: float, w: float, text: str) -> None:
 def _paint_server(painter: QPainter, s: Server, w: float, h: float, vms: Sequence[VM], highlight: set[str],
                   lod: float) -> None:
     _title(painter, 8, 3, w - 28, s.id)
-    draw_text(painter, 8, 20, w - 16, s.model or KIND_LABELS.get(s.role, s.role), 10, colour_=SUBTLE)
-    draw_text(painter, 8, 33, w - 16, _server_detail(s), 10, colour_=SUBTLE)
+    first, system = server_lines(s)
+    draw_text(painter, 8, 20, w - 16, first, 10, colour_=SUBTLE)
+    draw_text(painter, 8, 33, w - 16, system, 10, colour_=SUBTLE)
     if vms:
         paint_vm_chips(painter, QRectF(4, 50, w - 8, h - 50), vms, highlight)
 
@@ -115,17 +118,12 @@ def paint_vm_chips(painter: QPainter, area: QRectF, vms: Sequence[VM], highlight
                          elide(label, 9, r.width() - 5))
 
 
-def _paint_switch(painter: QPainter, sw: Switch, w: float, h: float, border: QColor) -> None:
-    _title(painter, 8, 4, w - 28, sw.id)
-    bits = [sw.model or ("FC switch" if sw.kind == "fc" else "Ethernet switch")]
-    if sw.fabric:
-        bits.append(f"fabric {sw.fabric}")
-    count = sw.port_count or len(sw.ports)
-    if count:
-        bits.append(f"{count} ports")
-    if sw.mtu:
-        bits.append(f"MTU {sw.mtu}")
-    draw_text(painter, 8, 21, w - 16, " · ".join(bits), 10, colour_=SUBTLE)
+def _paint_switch(painter: QPainter, sw: Switch, w: float, h: float, border: QColor, expanded: bool) -> None:
+    below = switch_strip(len(sw.ports), expanded, w).depth if sw.ports else 0.0
+    _title(painter, 8, 4 + below, w - 28, sw.id)
+    draw_text(painter, 8, 21 + below, w - 16, switch_line(sw), 10, colour_=SUBTLE)
+    if sw.ports:
+        return          # its own ports are drawn: no need for the placeholder slots
     # a row of little port slots: reads as a switch at a glance
     painter.setPen(Qt.PenStyle.NoPen)
     slot = QColor(border)
@@ -137,7 +135,7 @@ def _paint_switch(painter: QPainter, sw: Switch, w: float, h: float, border: QCo
 
 
 def _paint_array(painter: QPainter, a: StorageArray, w: float, h: float, border: QColor,
-                 marks: dict[str, PortMark]) -> None:
+                 marks: Mapping[str, PortMark]) -> None:
     by_ctrl: dict[str, list[PortMark]] = {}
     for m in marks.values():
         by_ctrl.setdefault(m.controller, []).append(m)
@@ -152,10 +150,7 @@ def _paint_array(painter: QPainter, a: StorageArray, w: float, h: float, border:
         draw_text(painter, r.left() + 1, r.top() + 4, r.width() - 2, name, 9, colour_=SUBTLE,
               align=Qt.AlignmentFlag.AlignHCenter)
     _title(painter, 8, 31, w - 28, a.id)
-    model = a.model or "storage array"
-    if a.simulated:
-        model += " (simulated)"
-    draw_text(painter, 8, 47, w - 16, model, 10, colour_=SUBTLE)
+    draw_text(painter, 8, 47, w - 16, array_line(a), 10, colour_=SUBTLE)
     _paint_enclosures(painter, a, QRectF(8, 64, w - 16, h - 68))
 
 
@@ -212,7 +207,7 @@ def _paint_chassis(painter: QPainter, c: Chassis, w: float, h: float, blades: Se
         painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), str(i + 1))
 
 
-def _paint_ports(painter: QPainter, dev: Any, marks: dict[str, PortMark], cabled: set[str], highlight: set[str],
+def _paint_ports(painter: QPainter, dev: Any, marks: Mapping[str, PortMark], cabled: set[str], highlight: set[str],
                  lod: float) -> None:
     dev_id = getattr(dev, "id", "")
     for m in marks.values():
@@ -223,23 +218,31 @@ def _paint_ports(painter: QPainter, dev: Any, marks: dict[str, PortMark], cabled
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(m.rect.adjusted(-3, -3, 3, 3))
         painter.setPen(QPen(c.darker(130), 1.0))
-        # a cabled port is filled; an open one shows its colour as a ring
-        painter.setBrush(c if m.name in cabled or m.role == "unused" else QColor("#ffffff"))
+        # a cabled port is filled; an open one shows its colour as a ring (a switch port with no
+        # role of its own is an empty box until a cable takes it)
+        cabled_here = m.name in cabled
+        painter.setBrush(c if cabled_here or m.role == "unused" else QColor("#ffffff"))
         if m.role == "unused":
             painter.setBrush(QColor("#eeeeee"))
         painter.drawRect(m.rect)
-        if m.name not in cabled and m.role != "unused":
+        if not cabled_here and m.role not in ("unused", "open") and m.size > 6:
             painter.setBrush(c)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawRect(m.rect.adjusted(2.5, 2.5, -2.5, -2.5))
-    if lod >= 1.6 and marks:  # close up there is room for the port names
-        painter.setFont(font(7))
-        painter.setPen(SUBTLE)
-        for m in marks.values():
-            r = m.rect
-            y = r.top() - 10 if m.side > 0 else r.bottom() + 1
-            painter.drawText(QRectF(r.center().x() - 9, y, 18, 9), int(Qt.AlignmentFlag.AlignCenter),
-                             elide(m.name, 7, 18))
+
+
+def _paint_port_names(painter: QPainter, marks: Mapping[str, PortMark], px: int, shown: bool,
+                      above: bool = False) -> None:
+    if not shown or not marks:
+        return
+    painter.setFont(font(px))
+    painter.setPen(SUBTLE)
+    for m in marks.values():
+        r = m.rect
+        room = max(r.width() + 6, 18 if px > 5 else 8)
+        y = r.top() - px - 3 if m.side > 0 or above else r.bottom() + 1
+        painter.drawText(QRectF(r.center().x() - room / 2, y, room, px + 2), int(Qt.AlignmentFlag.AlignCenter),
+                         elide(m.name, px, room))
 
 
 def paint_badge(painter: QPainter, centre: QPointF, badge: Badge) -> None:

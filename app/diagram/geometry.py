@@ -2,13 +2,14 @@
 line of a link from port to port (routed around devices in the way), the drawn area."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QPolygonF
 
 from app.diagram.style import PORT_PITCH, PORT_W, STUB, link_role, port_role
+from topology.device_face import switch_strip
 from topology.layout import VM_CHIP_H, Box, vm_grid
 from topology.model import Port, Server, StorageArray, Switch
 
@@ -47,11 +48,14 @@ def device_ports(dev: Any) -> list[tuple[Any, str]]:
     return []
 
 
-def port_marks(dev: Any, w: float, h: float) -> dict[str, PortMark]:
-    """Port markers: along the lower edge of a server, the upper edge of a switch or an array."""
+def port_marks(dev: Any, w: float, h: float, expanded: bool = False) -> Mapping[str, PortMark]:
+    """Port markers: along the lower edge of a server, the upper edge of a switch or an array
+    (a switch's in rows, compact or `expanded`: see topology/device_face.py)."""
     ports = device_ports(dev)
     if not ports:
         return {}
+    if isinstance(dev, Switch):
+        return _switch_marks(dev, ports, w, expanded)
     bottom = isinstance(dev, Server)
     n = len(ports)
     if isinstance(dev, StorageArray):
@@ -76,6 +80,56 @@ def port_marks(dev: Any, w: float, h: float) -> dict[str, PortMark]:
         marks[port.name] = PortMark(port.name, x, top, size, side, port_role(port, dev), port, ctrl)
         x += pitch
     return marks
+
+
+def _switch_marks(sw: Switch, ports: list[tuple[Any, str]], w: float, expanded: bool) -> StripMarks:
+    strip = switch_strip(len(ports), expanded, w)
+    pitch = min(strip.pitch, (w - 16) / strip.cols)
+    size = min(strip.size, pitch - 2)
+    # most switch ports say nothing of their own: one colour for all of them
+    plain = port_role(Port(name="", kind=sw.kind), sw)
+    return StripMarks(sw, [p for p, _ in ports], (w - strip.cols * pitch) / 2 + pitch / 2, -size / 2 + 1.5,
+                      pitch, size, strip.cols, strip.row_h, plain)
+
+
+class StripMarks(Mapping[str, PortMark]):
+    """A switch's port markers by name, each made when it is first asked for (and kept): a big
+    bed's 50,000 switch ports cost nothing until a cable needs a port's anchor or the switch is
+    painted.  The marks are remade with the switch (its size or strip changed)."""
+    __slots__ = ("sw", "ports", "x0", "top", "pitch", "size", "cols", "row_h", "plain", "_index", "_made")
+
+    def __init__(self, sw: Switch, ports: list[Any], x0: float, top: float, pitch: float, size: float,
+                 cols: int, row_h: float, plain: str):
+        self.sw, self.ports, self.x0, self.top, self.pitch = sw, ports, x0, top, pitch
+        self.size, self.cols, self.row_h, self.plain = size, cols, row_h, plain
+        self._index: dict[str, int] | None = None
+        self._made: dict[int, PortMark] = {}     # the cabled ports' marks, asked for on every reroute
+
+    def _make(self, i: int) -> PortMark:
+        hit = self._made.get(i)
+        if hit is not None:
+            return hit
+        port = self.ports[i]
+        row, col = divmod(i, self.cols)
+        role = self.plain if not port.roles and not port.fabric and port.kind == self.sw.kind \
+            else port_role(port, self.sw)
+        mark = PortMark(port.name, self.x0 + col * self.pitch, self.top + row * self.row_h, self.size, -1, role, port)
+        self._made[i] = mark
+        return mark
+
+    def __getitem__(self, name: str) -> PortMark:
+        if self._index is None:
+            self._index = {p.name: i for i, p in enumerate(self.ports)}
+        return self._make(self._index[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return (p.name for p in self.ports)
+
+    def __len__(self) -> int:
+        return len(self.ports)
+
+    def values(self) -> Iterator[PortMark]:
+        return (self._make(i) for i in range(len(self.ports)))
 
 
 Rect = tuple[float, float, float, float]     # x, y, w, h in scene units
@@ -184,7 +238,7 @@ def ref_parts(ref: str, devices: dict[str, Any]) -> tuple[str, str | None]:
     return (dev, port) if sep else (ref, None)
 
 
-def end_point(dev: Any, box: Rect, marks: dict[str, PortMark], port: str | None,
+def end_point(dev: Any, box: Rect, marks: Mapping[str, PortMark], port: str | None,
               toward: tuple[float, float]) -> tuple[tuple[float, float], int, Any]:
     """Scene point, direction and Port object of one link end."""
     m = marks.get(port) if port else None
@@ -207,7 +261,7 @@ def content_rect(boxes: dict[str, Box]) -> QRectF:
 
 
 def link_geometry(a_ref: str, b_ref: str, devices: dict[str, Any], rects: dict[str, Rect],
-                  marks: dict[str, dict[str, PortMark]],
+                  marks: Mapping[str, Mapping[str, PortMark]],
                   obstacles: Sequence[Rect] = ()) -> tuple[QPolygonF, str] | None:
     """The drawn line of a link or a path and the role it carries, or None when an end is not drawn."""
     da, pa = ref_parts(a_ref, devices)

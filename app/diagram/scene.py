@@ -2,7 +2,7 @@
 findings badges, title and legend."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QLineF, QPointF, QRectF
@@ -81,7 +81,7 @@ def render_bed(bed: Any, painter: QPainter, target_rect: QRectF, findings: Itera
     painter.translate(-drawn.center())
     if title:
         draw_text(painter, drawn.left() + 30, drawn.top() + 16, drawn.width() - 60, bed.bed.name, 16, bold=True)
-    marks: dict[str, dict[str, PortMark]] = {}
+    marks: dict[str, Mapping[str, PortMark]] = {}
     rects: dict[str, Rect] = {}
     for ident, dev in devices.items():
         b = boxes.get(ident)

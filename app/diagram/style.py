@@ -24,6 +24,7 @@ ROLE_COLOURS: dict[str, str] = {
     "sas": "#3b3b3b",
     "isl": "#37474f",             # switch to switch
     "unused": "#b9b9b9",
+    "open": "#52656f",            # a switch port with no role of its own: it takes the cable's
 }
 ROLE_LABELS: dict[str, str] = {
     "iscsi": "iSCSI (SAN)", "lan": "LAN / client", "heartbeat": "Cluster heartbeat",
@@ -54,9 +55,6 @@ BODY_STYLE: dict[str, tuple[str, str]] = {   # fill, border
     "array": ("#f3ede6", "#7a5a3a"),
     "chassis": ("#e8eaf6", "#3f51b5"),
 }
-KIND_LABELS = {"hypervisor": "hypervisor host", "application": "application server",
-               "infrastructure": "infrastructure", "load_client": "load client",
-               "test_controller": "test controller", "management": "management"}
 
 PORT_W = 11.0
 PORT_PITCH = 18.0
@@ -118,6 +116,8 @@ def port_role(port: Any, device: Any = None) -> str:
         return "management"
     if getattr(port, "kind", "") == "sas":
         return "sas"
+    if not roles and isinstance(device, Switch) and "unused" not in getattr(port, "roles", ()):
+        return "open"
     return "unused" if not roles else roles[0]
 
 
@@ -130,12 +130,12 @@ def link_role(a_dev: Any, a_port: Any, b_dev: Any, b_port: Any) -> str:
     for dev, port in ((a_dev, a_port), (b_dev, b_port)):
         if port is not None and not isinstance(dev, Switch):
             role = port_role(port, b_dev if dev is a_dev else a_dev)
-            if role != "unused":
+            if role not in ("unused", "open"):
                 return role
     for dev, port in ((a_dev, a_port), (b_dev, b_port)):
         if port is not None:
             role = port_role(port, dev)
-            if role != "unused":
+            if role not in ("unused", "open"):
                 return role
     sw = a_dev if isinstance(a_dev, Switch) else b_dev
     if isinstance(sw, Switch):

@@ -18,5 +18,6 @@ file does not make it "modified"; the Automatic Layout action writes it, as one 
 The parts: `view` (the Canvas widget: zoom, pan, keys, mouse dispatch), `drawing` (scene from
 the model), `links` (cables follow devices), `cabling` (drag port to port), `placing` (palette
 clicks and drops), `editing` (clipboard, delete, move), `selection_sync`, `tooltips`,
-`export` (PNG, SVG, print), `legend`, and `items` (the scene items).
+`export` (PNG, SVG, print), `legend`, `port_strips` (a switch's ports, compact or expanded),
+`path_overlay` (storage paths highlighted for the path view), and `items` (the scene items).
 """

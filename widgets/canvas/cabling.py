@@ -1,5 +1,7 @@
 """Cabling with the mouse: drag from a port marker to another port or a switch; the link is made by
-`operations.connect`, and a refused link says why in the status bar and draws nothing.
+`operations.connect`, and a refused link says why over the drawing and draws nothing.  A cable
+dropped on a switch body takes the next free port that fits, and the notice says which.  A
+click on a port (no drag) selects it, so the property editor shows it.
 """
 from __future__ import annotations
 
@@ -31,16 +33,24 @@ class Cabling:
             self.scene().removeItem(self._link_line)
         self._link_line = None
         self._link_from = None
+        self._hover_strip(None)
 
     def _finish_link(self, scene_pos: QPointF) -> None:
         source = self._link_from
-        self._cancel_link()
         target = self._device_at(scene_pos)
+        # the port under the mouse on the strip as it is drawn now (expanded under the cable)
+        port = target.port_at(target.mapFromScene(scene_pos)) if target is not None else None
+        self._cancel_link()
         if target is None or source is None:
             self.say("Link not made: release the mouse over a port or a switch", refusal=True)
             return
-        port = target.port_at(target.mapFromScene(scene_pos))
         ref = f"{target.ident}:{port}" if port else target.ident
+        if ref == source:       # pressed and released on one port: a click picks the port
+            self.selection.set({ref})
+            self.say(f"Port {ref} (drag from it to cable it)")
+            return
         edit = self._apply(operations.connect, source, ref)
         if edit is not None:
-            self.say(edit.text)
+            chosen = getattr(edit, "chosen", "")
+            # the port a cable dropped on a switch took: said where the eyes are
+            self.say(edit.message() if chosen else edit.text, notice=bool(chosen))

@@ -50,6 +50,7 @@ class ModelDrawing:
     def _rebuild(self) -> None:
         """A different bed: new items for everything."""
         self._cancel_link()
+        self._path_overlay = None          # the scene's clear takes it; the path view shows it again
         self._syncing = True
         try:
             self.scene().clear()
@@ -61,6 +62,7 @@ class ModelDrawing:
         self.paths.clear()
         self._links_at.clear()
         self._obstacles = None
+        self._strips_selected, self._strip_hovered = set(), None
         self.objects, self.vms_of = self._model_maps()
         self._fallback = layout.layout(self.bed)
         self._set_free_spot()
@@ -249,7 +251,17 @@ class ModelDrawing:
 
     def _badges_for(self, findings: Iterable[Any]) -> dict[str, diagram.Badge]:
         vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}
-        return diagram.badges(findings, self.objects, vm_hosts)
+        return diagram.badges(findings, self.objects, vm_hosts, scenario=self.badge_scenario())
+
+    def badge_scenario(self) -> str | None:
+        """Whose findings the badges count: the document's current scenario ("*" every scenario's,
+        None the reference configuration's alone)."""
+        choice = getattr(self.document, "scenario", None)
+        value = choice.value if choice is not None else ""
+        return value or None
+
+    def _follow_scenario(self, _value: str = "") -> None:
+        self._on_findings(getattr(getattr(self.document, "validation", None), "findings", []))
 
     def _on_findings(self, findings: list) -> None:
         new = self._badges_for(findings)

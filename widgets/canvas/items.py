@@ -9,6 +9,7 @@ and `itemChange` (moves) are Python.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -34,7 +35,8 @@ class DeviceItem(QGraphicsRectItem):
         self.canvas = canvas
         self.ident = ident
         self.w = self.h = 0.0
-        self.marks: dict[str, diagram.PortMark] = {}
+        self.marks: Mapping[str, diagram.PortMark] = {}
+        self.expanded = False       # a switch's port strip at full size (selected, or a cable over it)
         self.setPen(QPen(Qt.PenStyle.NoPen))
         # not ItemIsMovable: the canvas moves the selection itself (see Editing._drag_to)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
@@ -43,11 +45,11 @@ class DeviceItem(QGraphicsRectItem):
 
     def refresh(self, dev: Any, contents: int) -> None:
         """Take the size and port markers from the model (contents: hosted VMs or chassis blades)."""
-        w, h = drawn_size(dev, contents if isinstance(dev, Server) else 0)
+        w, h = drawn_size(dev, contents if isinstance(dev, Server) else 0, expanded=self.expanded)
         if (w, h) != (self.w, self.h):
             self.w, self.h = w, h
             self.setRect(QRectF(-M, -M, w + 2 * M, h + 2 * M))
-        self.marks = diagram.port_marks(dev, w, h)
+        self.marks = diagram.port_marks(dev, w, h, self.expanded)
         self.update()
 
     @property
@@ -66,13 +68,20 @@ class DeviceItem(QGraphicsRectItem):
             canvas.vms_of.get(self.ident, ())
         diagram.paint_device(painter, dev, self.w, self.h, vms=contents, selected=self.isSelected(),
                              highlight=canvas.highlight, badge=canvas.badges.get(self.ident),
-                             cabled=canvas.cabled.get(self.ident, ()), lod=lod, marks=self.marks)
+                             cabled=canvas.cabled.get(self.ident, ()), lod=lod, marks=self.marks,
+                             expanded=self.expanded)
 
     def port_at(self, local: QPointF) -> str | None:
+        """The port marker under a point (the nearest, where the grab margins of small markers overlap)."""
+        best, best_d = None, float("inf")
         for name, m in self.marks.items():
-            if m.rect.adjusted(-PORT_GRAB, -PORT_GRAB, PORT_GRAB, PORT_GRAB).contains(local):
-                return name
-        return None
+            r = m.rect
+            grab = min(PORT_GRAB, max(1.0, (r.width() - 4) / 2)) if r.width() < 8 else PORT_GRAB
+            if r.adjusted(-grab, -grab, grab, grab).contains(local):
+                d = (r.center() - local).manhattanLength()
+                if d < best_d:
+                    best, best_d = name, d
+        return best
 
     def vm_at(self, local: QPointF) -> str | None:
         vms = self.canvas.vms_of.get(self.ident, ())

@@ -89,6 +89,8 @@ class LinkRouting:
             item = self._link_item(key)
             if item is not None:
                 self._route(item)
+        if dirty or moved:
+            self._follow_paths()
 
     def _link_at(self, scene_pos: QPointF) -> LinkItem | None:
         tolerance = 5.0 / max(self.zoom(), 0.05)

@@ -1,5 +1,6 @@
 """A notice over the top of the drawing: where the user's eyes are when a cable or a placement
-is refused, and while a palette kind is armed ("Adding servers: click on the diagram").
+is refused, when the canvas chose something for them (the switch port a cable took), and while
+a palette kind is armed ("Adding servers: click on the diagram").
 
 A refusal stays a few seconds (or until the next one); the armed notice stays until the
 kind is disarmed.  A click on the notice dismisses a refusal.
@@ -13,6 +14,7 @@ REFUSAL_MS = 7000
 _STYLES = {
     "refusal": "background: #fff4e5; color: #6d3a00; border: 1px solid #f0b46a; border-radius: 5px; padding: 5px 10px;",
     "armed": "background: #e8f0fe; color: #123a73; border: 1px solid #8ab0f0; border-radius: 5px; padding: 5px 10px;",
+    "info": "background: #e9f6ec; color: #1b4d2b; border: 1px solid #86c79a; border-radius: 5px; padding: 5px 10px;",
 }
 
 
@@ -27,11 +29,12 @@ class CanvasNotice(QLabel):
         self._timer = QTimer(self, singleShot=True, interval=REFUSAL_MS, timeout=self._expire)
         self.hide()
 
-    def show_text(self, text: str) -> None:
-        """A refusal: shown now, gone after REFUSAL_MS (the armed notice, if any, comes back)."""
+    def show_text(self, text: str, kind: str = "refusal") -> None:
+        """A refusal (or "info": what an action chose, such as the port a cable took): shown now,
+        gone after REFUSAL_MS (the armed notice, if any, comes back)."""
         if not text:
             return
-        self._show("refusal", text)
+        self._show(kind, text)
         self._timer.start()
 
     def show_armed(self, text: str) -> None:
@@ -76,6 +79,6 @@ class CanvasNotice(QLabel):
         self.move(viewport.left() + (viewport.width() - width) // 2, viewport.top() + 10)
 
     def mousePressEvent(self, event) -> None:
-        if self.kind == "refusal":
+        if self.kind in ("refusal", "info"):
             self._expire()
         event.accept()

@@ -30,6 +30,7 @@ class SelectionSync:
         ids = frozenset(i.ident for i in self.scene().selectedItems() if isinstance(i, (DeviceItem, ChipItem)))
         self._published = ids
         self._set_highlight(frozenset())
+        self._sync_expanded()
         self.selection.set(ids)
 
     def _follow_selection(self, ids: Iterable[str]) -> None:
@@ -50,6 +51,7 @@ class SelectionSync:
         finally:
             self._syncing = False
         self._set_highlight(frozenset(i for i in ids if i not in wanted))
+        self._sync_expanded()
 
     def _set_highlight(self, ids: frozenset[str]) -> None:
         """Ports and VMs drawn as selected inside their device."""

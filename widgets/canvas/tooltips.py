@@ -1,11 +1,16 @@
-"""Tooltips on the canvas: a device, port, VM, chip or cable under the mouse, with its findings."""
+"""Tooltips on the canvas: a device, port, VM, chip or cable under the mouse, with its findings.
+A device's tooltip gives its labels in full (the drawing elides a long one with "…")."""
 from __future__ import annotations
+
+from html import escape
 
 from PySide6.QtCore import QEvent, QPointF
 from PySide6.QtWidgets import QToolTip
 
 from app import diagram
-from topology.model import Network
+from topology import switch_ports
+from topology.device_face import array_line, server_lines, switch_line
+from topology.model import Network, Server, StorageArray, Switch
 from widgets.canvas.items import ChipItem
 
 
@@ -59,7 +64,7 @@ class Tooltips:
             v = next((x for x in self.vms_of.get(item.ident, ()) if x.id == vm), None)
             if v is not None:
                 return f"<b>{v.id}</b> on {item.ident}<br>{v.vcpu} vCPU, {v.memory_gb:g} GB {v.guest_os}"
-        lines = [f"<b>{item.ident}</b>", getattr(obj, "model", "")]
+        lines = [f"<b>{escape(item.ident)}</b>", *(escape(t) for t in face_lines(self.bed, obj))]
         vms = self.vms_of.get(item.ident, ())
         if vms:
             lines.append(f"{len(vms)} VMs: " + ", ".join(v.id for v in vms[:12]) + (" …" if len(vms) > 12 else ""))
@@ -72,3 +77,14 @@ class Tooltips:
             if len(badge.messages) > 8:
                 lines.append(f"… and {len(badge.messages) - 8} more (see the Validation panel)")
         return "<br>".join(lines)
+
+
+def face_lines(bed, obj) -> list[str]:
+    """The labels a device shows under its name, unabridged; a switch adds its ports in a line."""
+    if isinstance(obj, Server):
+        return [t for t in server_lines(obj) if t]
+    if isinstance(obj, Switch):
+        return [switch_line(obj), "Ports: " + switch_ports.describe_all(bed, obj)]
+    if isinstance(obj, StorageArray):
+        return [array_line(obj)]
+    return [getattr(obj, "model", "")] if getattr(obj, "model", "") else []

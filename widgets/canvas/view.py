@@ -27,7 +27,9 @@ from widgets.canvas.items import ChipItem, DeviceItem, LinkItem
 from widgets.canvas.legend import LegendOverlay
 from widgets.canvas.links import LinkRouting
 from widgets.canvas.notice import CanvasNotice
+from widgets.canvas.path_overlay import PathHighlight
 from widgets.canvas.placing import Placing
+from widgets.canvas.port_strips import PortStrips
 from widgets.canvas.selection_sync import SelectionSync
 from widgets.canvas.tooltips import Tooltips
 
@@ -44,8 +46,8 @@ def application() -> QApplication:
     return QApplication.instance() or QApplication([])
 
 
-class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing, DiagramExport, Tooltips,
-             QGraphicsView):
+class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, SelectionSync, Editing, Placing,
+             DiagramExport, Tooltips, QGraphicsView):
     message = Signal(str)             # what the canvas told the user (also shown in the status bar)
     armed_changed = Signal(str)       # the palette kind the next click places ("" = none)
 
@@ -88,6 +90,8 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
         self._dirty_links: set[int] = set()
         self._moved: set[str] = set()
         self._obstacles: list[tuple[float, float, float, float]] | None = None
+        self._strips_selected: set[str] = set()      # switches whose port strip is expanded for the selection
+        self._strip_hovered: str | None = None       # ... and the one under a dragged cable
 
         self.grid_enabled = True
         self.dragging = False
@@ -113,6 +117,9 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
         validation = getattr(document, "validation", None)
         if validation is not None:
             validation.findings_changed.connect(self._on_findings)
+        choice = getattr(document, "scenario", None)
+        if choice is not None:
+            choice.changed.connect(self._follow_scenario)
         self.legend = LegendOverlay(self)
         self.notice = CanvasNotice(self)
         document.reset.connect(self.clear_messages)
@@ -133,15 +140,15 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
         super().resizeEvent(event)
         self.place_overlays()
 
-    def say(self, text: str, *, refusal: bool = False) -> None:
-        """Tell the user: the status bar, and for a refusal also a notice over the drawing
-        (where the eyes are) that stays until the next action or a few seconds."""
+    def say(self, text: str, *, refusal: bool = False, notice: bool = False) -> None:
+        """Tell the user: the status bar, and for a refusal (or with `notice`) also a notice over
+        the drawing (where the eyes are) that stays until the next action or a few seconds."""
         self.last_message = text
         window = self.window()
         if isinstance(window, QMainWindow):
             window.statusBar().showMessage(text, 15000 if refusal else 8000)
-        if refusal:
-            self.notice.show_text(text)
+        if refusal or notice:
+            self.notice.show_text(text, "refusal" if refusal else "info")
         self.message.emit(text)
 
     def clear_messages(self) -> None:
@@ -300,7 +307,9 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, SelectionSync, Editing, Placing
             return
         if self._link_from is not None and self._link_line is not None:
             line = self._link_line.line()
-            self._link_line.setLine(QLineF(line.p1(), self.mapToScene(pos)))
+            scene_pos = self.mapToScene(pos)
+            self._link_line.setLine(QLineF(line.p1(), scene_pos))
+            self._hover_strip(self._device_at(scene_pos))     # a switch under the cable shows its ports
             event.accept()
             return
         if self.dragging and event.buttons() & Qt.MouseButton.LeftButton:

@@ -1,0 +1,110 @@
+"""What a device shows on its face and how much room that takes, without Qt: the label lines
+under its name, and a switch's port strip.  The layout sizes devices from here and
+app/diagram paints from here, so a box is wide enough for the labels it shows.
+
+Label widths are estimated (about 5.8 px a character at 10 px in DejaVu Sans, which averages
+5.3-6.1); a device grows to fit its labels up to LABEL_MAX_W, and a longer label is elided
+with a deliberate "…" on screen and on paper (the canvas tooltip gives the whole text).
+
+A switch that describes its ports draws them as a strip along its top edge: compact (small
+markers, no names) by default, expanded (full-size markers with their names, in as many rows
+as its width needs: it grows downwards, never sideways onto its neighbours) while it is
+selected or a cable is dragged over it.  Rows wrap so a 384-port director stays a block.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from topology.model import Server, StorageArray, Switch
+from topology.vocabulary import SERVER_ROLE_NAMES
+
+PX_PER_CHAR = 5.8
+LABEL_MAX_W = 300.0
+SWITCH_MAX_W = 600.0
+
+
+def text_width(text: str) -> float:
+    """Estimated width of a 10 px label."""
+    return PX_PER_CHAR * len(text)
+
+
+def server_lines(s: Server) -> tuple[str, str]:
+    """The two lines under a server's name: model and memory; operating system and hypervisor."""
+    first = s.model or SERVER_ROLE_NAMES.get(s.role, s.role)
+    if s.memory_gb:
+        first += f" · {s.memory_gb:g} GB RAM"
+    system = s.os or ""
+    if s.hypervisor and s.hypervisor.lower() not in system.lower():
+        system = f"{system} · {s.hypervisor}" if system else s.hypervisor
+    return first, system
+
+
+def switch_line(sw: Switch) -> str:
+    """The line under a switch's name: model, fabric, port count, MTU."""
+    bits = [sw.model or ("FC switch" if sw.kind == "fc" else "Ethernet switch")]
+    if sw.fabric:
+        bits.append(f"fabric {sw.fabric}")
+    count = sw.port_count or len(sw.ports)
+    if count:
+        bits.append(f"{count} ports")
+    if sw.mtu:
+        bits.append(f"MTU {sw.mtu}")
+    return " · ".join(bits)
+
+
+def array_line(a: StorageArray) -> str:
+    return (a.model or "storage array") + (" (simulated)" if a.simulated else "")
+
+
+@dataclass(frozen=True)
+class Strip:
+    """A switch's port strip: `cols` markers a row, `rows` rows, `pitch` apart, `size` wide."""
+    cols: int
+    rows: int
+    pitch: float
+    size: float
+    row_h: float
+    names: bool          # each marker's name is written under it
+
+    @property
+    def depth(self) -> float:
+        """How much further down the switch's name goes to make room for the strip."""
+        return (self.rows - 1) * self.row_h + (10.0 if self.names else 0.0)
+
+    @property
+    def width(self) -> float:
+        return self.cols * self.pitch + 16
+
+
+COMPACT = (8.0, 6.0, 64, 8.0)        # pitch, marker, markers a row, row height
+EXPANDED = (18.0, 11.0, 32, 22.0)
+
+
+def switch_strip(ports: int, expanded: bool = False, width: float | None = None) -> Strip:
+    """The strip of a switch with `ports` ports; expanded within `width` (the switch keeps the
+    width its compact strip gave it and grows downwards, so it does not cover its neighbours)."""
+    pitch, size, per_row, row_h = EXPANDED if expanded else COMPACT
+    if expanded and width is not None:
+        per_row = max(1, min(per_row, int((width - 16) // pitch)))
+    cols = max(1, min(ports, per_row))
+    rows = max(1, math.ceil(ports / per_row))
+    return Strip(cols, rows, pitch, size, row_h, expanded)
+
+
+def face_size(dev: Any, ports: int, expanded: bool = False) -> tuple[float, float]:
+    """Width and height of a server, switch or array with `ports` port markers."""
+    if isinstance(dev, Server):
+        label = max(text_width(line) for line in server_lines(dev)) + 16
+        return max(140.0, 18.0 * ports + 20, min(label, LABEL_MAX_W)), 64.0
+    if isinstance(dev, Switch):
+        label = min(text_width(switch_line(dev)) + 16, LABEL_MAX_W)
+        if not dev.ports:
+            return max(160.0, label), 44.0
+        w = max(160.0, label, min(switch_strip(len(dev.ports)).width, SWITCH_MAX_W))
+        return w, 44.0 + switch_strip(len(dev.ports), expanded, w).depth
+    if isinstance(dev, StorageArray):
+        label = min(text_width(array_line(dev)) + 16, LABEL_MAX_W)
+        return max(200.0, 18.0 * ports + 40, label), 90.0
+    return 120.0, 50.0
