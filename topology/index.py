@@ -50,6 +50,20 @@ def parse_member(text: str) -> tuple[str, range]:
     return enc, parse_slot_range(slots)
 
 
+def shown_slots(enclosure: Enclosure) -> int:
+    """The slots an enclosure shows: its own count, or where the source does not state it, up to
+    the last slot that holds a disk."""
+    if enclosure.slots is not NOT_STATED:
+        return enclosure.slots
+    last = 0
+    for ds in enclosure.disks:
+        try:
+            last = max(last, parse_slot_range(ds.slots).stop)
+        except ValueError:
+            continue
+    return last
+
+
 @dataclass(slots=True)
 class PortRef:
     """A port together with the device (and controller) that holds it."""
