@@ -146,6 +146,7 @@ class BedIndex:
         self.workloads: dict[str, Any] = {}
         self.scenarios: dict[str, Any] = {}
         self.chassis: dict[str, Any] = {}
+        self.array_groups: dict[str, Any] = {}    # name -> ArrayGroup (discovery address)
         self.ports: dict[str, PortRef] = {}
         self.volumes: dict[str, tuple[StorageArray, Volume]] = {}
         self.scopes: dict[str, ArrayScope] = {}
@@ -198,6 +199,9 @@ class BedIndex:
         for i, a in enumerate(b.arrays):
             self._add("array", self.arrays, a, ("arrays", i))
             self._build_array(i, a)
+        for i, g in enumerate(b.array_groups):
+            if not self._dup(set(self.array_groups), g.name, "array group", ("array_groups", i)):
+                self.array_groups[g.name] = g
         for i, v in enumerate(b.vms):
             self._add("vm", self.vms, v, ("vms", i))
             # VM vNICs are looked up on demand (port()): a 20,000-VM bed rarely asks for most of them

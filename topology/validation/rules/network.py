@@ -64,13 +64,17 @@ def net_002(ctx: Context) -> Iterator[Hit]:
         unknown = [ref for ref, p in ctx.idx.server_ports(s) if p.roles is NOT_STATED]
         if s.id not in hosts and not (unknown and ctx.volumes_used.get(s.id)):
             continue
-        dedicated = [ref for ref, p in ctx.idx.server_ports(s) if _roles(p) == {SAN}]
+        # iSCSI interfaces bound to one NIC (port binding) are that NIC: one cable, one port
+        dedicated = list(dict.fromkeys(p.bound_to or ref for ref, p in ctx.idx.server_ports(s)
+                                       if _roles(p) == {SAN}))
+        bound = [ref for ref, p in ctx.idx.server_ports(s) if p.bound_to and _roles(p) == {SAN}]
         if len(dedicated) < ctx.policy.min_iscsi_ports and unknown:
             yield could_not_judge([s.id, *unknown], f"whether {s.id} has {ctx.policy.min_iscsi_ports} dedicated "
                                   "iSCSI ports", (f"{r} roles" for r in unknown))
         elif len(dedicated) < ctx.policy.min_iscsi_ports:
+            through = f" ({len(bound)} iSCSI interfaces bound to {', '.join(dedicated)})" if bound else ""
             yield hit([s.id, *dedicated],
-                      f"{s.id} uses iSCSI storage with {len(dedicated)} dedicated iSCSI port(s); "
+                      f"{s.id} uses iSCSI storage with {len(dedicated)} dedicated iSCSI port(s){through}; "
                       f"at least {ctx.policy.min_iscsi_ports} are needed")
 
 
@@ -269,6 +273,9 @@ def _addresses(ctx: Context) -> Iterator[tuple[str, str, str]]:
     for c in ctx.bed.clusters:
         if c.address:
             yield c.id, c.address, ""
+    for g in ctx.bed.array_groups:
+        if g.address:
+            yield g.name, g.address, g.network
 
 
 @rule("NET-007", "error", "duplicate IP address",
