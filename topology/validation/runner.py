@@ -18,7 +18,19 @@ from topology.validation.registry import RULES, SEVERITY_ORDER, Finding, RuleInf
 
 
 def _load_rule_modules() -> None:
-    from topology.validation.rules import access, capacity, cluster, network, paths, storage, workload  # noqa: F401
+    from topology.validation.rules import (  # noqa: F401
+        access,
+        capacity,
+        cluster,
+        connected,
+        limits,
+        masking,
+        network,
+        paths,
+        sriov,
+        storage,
+        workload,
+    )
 
 
 def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None, *,
@@ -59,8 +71,10 @@ def scenarios_judged(bed: Bed) -> list[Scenario]:
     return [s for s in bed.scenarios if s.failed or s.excluded or s.vms or s.placement]
 
 
-# Rules that read only what a scenario never changes (the bed's access entries): the reference says it all.
-_SCENARIO_BLIND = ("ACC-",)
+# Rules that read only what a scenario never changes (access entries, what is drawn and cabled, hardware
+# limits, volumes without a mapping): the reference says it all.  A failed host takes its cables out
+# of the scenario's view; the port is still cabled, and CON-003 must not say otherwise.
+_SCENARIO_BLIND = ("ACC-", "CON-", "LIM-", "MAP-003")
 
 
 def _judge_scenario(bed: Bed, idx: BedIndex, sc: Scenario, codes: Iterable[str] | None) -> list[Finding]:

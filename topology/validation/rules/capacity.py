@@ -1,4 +1,4 @@
-"""CAP-001 .. CAP-007: host memory and CPU, failover capacity, NUMA, VM storage placement."""
+"""CAP-001 .. CAP-008: host memory and CPU, failover capacity, NUMA, VM storage placement, VM memory."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -220,3 +220,17 @@ def cap_007(ctx: Context) -> Iterator[Hit]:
                           severity="error")
             else:
                 yield hit(vm.id, f"production VM {vm.id} uses a {d.type} disk ({d.name})")
+
+
+@rule("CAP-008", "error", "a VM with no memory",
+      reason="A VM needs memory to start; a size of zero is a typing slip, and every memory rule that counts "
+             "on it (host RAM, fail-over, NUMA) judges the wrong figure.",
+      source=f"{_SEED001} Table 14 (memory per VM); seed 000 Appendix F (RAM per VM)",
+      hint="give the VM its memory in GB as the report states it, or mark it not stated")
+def cap_008(ctx: Context) -> Iterator[Hit]:
+    for vm in ctx.bed.vms:
+        dm = vm.dynamic_memory
+        if vm.memory_gb is NOT_STATED:
+            yield could_not_judge(vm.id, f"the memory of {vm.id}", [f"{vm.id} memory"])
+        elif not vm.memory_gb and not (dm is not None and (dm.startup_gb or dm.min_gb)):
+            yield hit(vm.id, f"VM {vm.id} has 0 GB of memory")

@@ -142,13 +142,13 @@ def _path_mtus(ctx: Context, path) -> list[tuple[str, int | None, bool]]:
         if pr is None:
             continue
         out.append((ref, idx.effective_mtu(pr), True))
-        out += _facing_switch_ports(ctx, ref)
-    out += _facing_switch_ports(ctx, path.target)
+        out += facing_switch_ports(ctx, ref)
+    out += facing_switch_ports(ctx, path.target)
     out.append((path.target, idx.effective_mtu(tgt), True))
     return out
 
 
-def _facing_switch_ports(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
+def facing_switch_ports(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
     cache = ctx.memo.setdefault("facing_switch_ports", {})
     if ref not in cache:
         cache[ref] = _facing_now(ctx, ref)
@@ -201,7 +201,7 @@ def net_005(ctx: Context) -> Iterator[Hit]:
                       severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
 
 
-@rule("NET-006", "warning", "flow control off on an iSCSI port",
+@rule("NET-006", "warning", "flow control off on an iSCSI port or the switch port facing one",
       reason="Without flow control a congested iSCSI port drops frames and TCP retransmits; "
              "Ethernet pause frames keep the SAN lossless.",
       source=f"{_SEED000}: 'Flow control set to Generate & Respond on all NICs'; {_SEED001} NW-04/NW-05",
@@ -212,19 +212,22 @@ def net_006(ctx: Context) -> Iterator[Hit]:
             yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}")
         elif SAN in _roles(p) and p.flow_control is NOT_STATED:
             yield could_not_judge([s.id, ref], f"flow control on iSCSI host port {ref}", [f"{ref} flow control"])
+    facing: list[tuple[str, str]] = []      # (SAN port, what it is) whose switch side is judged
+    for _server, ref, p in iter_server_ports(ctx):
+        if SAN in _roles(p) and not p.bound_to:   # a bound interface's switch port is its NIC's
+            facing.append((ref, "iSCSI host port"))
     for a in ctx.bed.arrays:
-        for ref, p, _ in ctx.idx.array_ports(a):
-            if SAN not in _roles(p):
-                continue
-            for sw_ref, _, _ in _facing_switch_ports(ctx, ref):
-                pr = ctx.idx.port(sw_ref)
-                fc = ctx.idx.effective_flow_control(pr) if pr is not None else \
-                    getattr(ctx.idx.endpoint_device(sw_ref), "flow_control", None)
-                if fc is False:
-                    yield hit([sw_ref, ref], f"flow control is off on switch port {sw_ref} facing array port {ref}")
-                elif fc is NOT_STATED:
-                    yield could_not_judge([sw_ref, ref], f"flow control on switch port {sw_ref} facing array "
-                                          f"port {ref}", [f"{sw_ref} flow control"])
+        facing += [(ref, "array port") for ref, p, _ in ctx.idx.array_ports(a) if SAN in _roles(p)]
+    for ref, what in facing:
+        for sw_ref, _, _ in facing_switch_ports(ctx, ref):
+            pr = ctx.idx.port(sw_ref)
+            fc = ctx.idx.effective_flow_control(pr) if pr is not None else \
+                getattr(ctx.idx.endpoint_device(sw_ref), "flow_control", None)
+            if fc is False:
+                yield hit([sw_ref, ref], f"flow control is off on switch port {sw_ref} facing {what} {ref}")
+            elif fc is NOT_STATED:
+                yield could_not_judge([sw_ref, ref], f"flow control on switch port {sw_ref} facing {what} {ref}",
+                                      [f"{sw_ref} flow control"])
 
 
 def _host_part(addr: str) -> str:

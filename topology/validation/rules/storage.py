@@ -138,35 +138,48 @@ def _volume_home(scope: ArrayScope, v: Volume) -> tuple[set[str], set[str]]:
     return groups, pools
 
 
-@rule("RAID-005", "error", "database and logs share spindles",
+@rule("RAID-005", "error", "a database and its logs share spindles",
       reason="Logs are written sequentially and are the recovery copy of the database: on the same "
-             "disks they lose their speed and both are lost with the group.",
+             "disks they lose their speed and both are lost with the group.  Database and log volumes of "
+             "different applications may share a group; those of one VM or one workload may not.",
       source=f"Seed 000 ('two 146GB 15K ... SQL and Exchange logs'); {_SEED002} BP 6 ('a separate pool for the logs')",
-      hint="put database and log volumes in different disk groups and pools")
+      hint="put the database and log volumes of the VM or workload in different disk groups and pools")
 def raid_005(ctx: Context) -> Iterator[Hit]:
-    for a, scope in _scopes(ctx):
-        dbs, logs = [], []
+    for a, _ in _scopes(ctx):
         for v in a.volumes:
             if "database" in v.purpose and "log" in v.purpose:
                 yield hit(volume_ref(a.id, v.name), f"volume {a.id}:{v.name} holds both a database and its logs")
-            elif "database" in v.purpose:
-                dbs.append(v)
-            elif "log" in v.purpose:
-                logs.append(v)
-        if not dbs or not logs:
-            continue
-        log_homes = [(lv, _volume_home(scope, lv)) for lv in logs]
-        pairs: dict[str, list[str]] = defaultdict(list)
+    seen: set[tuple[str, str]] = set()
+    for owner, vols in _data_owners(ctx):
+        dbs = [v for v in vols if "database" in ctx.idx.volumes[v][1].purpose]
+        logs = [v for v in vols if "log" in ctx.idx.volumes[v][1].purpose and v not in dbs]
         for dv in dbs:
-            dg, dp = _volume_home(scope, dv)
-            for lv, (lg, lp) in log_homes:
-                shared = sorted(dg & lg) or sorted(dp & lp)
-                if shared:
-                    pairs[shared[0]].append(f"{dv.name}+{lv.name}")
-        for where, combos in pairs.items():
-            yield hit([a.id, volume_ref(a.id, combos[0].split('+')[0]), volume_ref(a.id, combos[0].split('+')[1])],
-                      f"database and log volumes share {where} on {a.id}: " + ", ".join(combos[:4])
-                      + (f" and {len(combos) - 4} more" if len(combos) > 4 else ""))
+            for lv in logs:
+                where = _shared_home(ctx, dv, lv)
+                if where and (dv, lv) not in seen:
+                    seen.add((dv, lv))
+                    yield hit([owner, dv, lv], f"database {dv} and log {lv} of {owner} share {where}")
+
+
+def _data_owners(ctx: Context) -> Iterator[tuple[str, list[str]]]:
+    """(VM or workload, the volumes its data lives on): whose database and logs belong together."""
+    for vm in ctx.bed.vms:
+        vols = [d.volume for d in vm.disks if d.volume and not d.local]
+        vols += sorted(ctx.guest_volumes.get(vm.id, ()))
+        yield vm.id, [v for v in dict.fromkeys(vols) if v in ctx.idx.volumes]
+    for w in ctx.bed.workloads:
+        yield f"workload {w.id}", workload_volumes(ctx, w, data_only=False)
+
+
+def _shared_home(ctx: Context, a_ref: str, b_ref: str) -> str:
+    """The disk group or pool two volumes of one array share ('' when none)."""
+    (arr_a, va), (arr_b, vb) = ctx.idx.volumes[a_ref], ctx.idx.volumes[b_ref]
+    if arr_a is not arr_b or arr_a.simulated:
+        return ""
+    scope = ctx.idx.scopes[arr_a.id]
+    (ga, pa), (gb, pb) = _volume_home(scope, va), _volume_home(scope, vb)
+    groups, pools = sorted(ga & gb), sorted(pa & pb)
+    return f"disk group {groups[0]} on {arr_a.id}" if groups else f"pool {pools[0]} on {arr_a.id}" if pools else ""
 
 
 @rule("RAID-006", "error", "active and replica copies share a pool or array",
@@ -281,15 +294,17 @@ def _read_fraction(w) -> float | None:
     return 0.7
 
 
-def workload_volumes(ctx: Context, w) -> list[str]:
+def workload_volumes(ctx: Context, w, data_only: bool = True) -> list[str]:
+    """The volumes a workload's load lands on: its volumes, its VMs' data disks (all their disks with
+    `data_only` off, or when they have no other), the volumes its servers use."""
     vols: list[str] = []
     for t in w.targets:
         if t in ctx.idx.volumes:
             vols.append(t)
         elif t in ctx.idx.vms:
             vm = ctx.idx.vms[t]
-            disks = [d.volume for d in vm.disks if d.volume]
-            data = [v for v in disks if "os" not in ctx.idx.volumes[v][1].purpose] if disks else []
+            disks = [d.volume for d in vm.disks if d.volume and d.volume in ctx.idx.volumes]
+            data = [v for v in disks if "os" not in ctx.idx.volumes[v][1].purpose] if data_only else disks
             vols += data or disks
             vols += [v for v in ctx.guest_volumes.get(t, ()) if v not in vols]
         elif t in ctx.idx.servers:
