@@ -114,7 +114,8 @@ def cap_004(ctx: Context) -> Iterator[Hit]:
         nodes = s.numa_nodes or (s.cpu.sockets if s.cpu else None)
         if not nodes and s.numa_nodes is not NOT_STATED:
             continue
-        unknown = unstated(s, s.id, "memory_gb", "numa_nodes") + unstated(vm, vm.id, "memory_gb")
+        unknown = unstated(s, s.id, "memory_gb", "numa_nodes") + unstated(vm, vm.id, "memory_gb") \
+            if NOT_STATED in (s.memory_gb, s.numa_nodes, vm.memory_gb) else ()
         if unknown:
             yield could_not_judge([vm.id, s.id], f"whether {vm.id}'s memory fits a NUMA node of {s.id}", unknown)
             continue

@@ -79,6 +79,11 @@ def map_002(ctx: Context) -> Iterator[Hit]:
         if not groups or not entries:
             continue
         names = ", ".join(h.name for h in entries)
+        if any(h.host_group is NOT_STATED for h in entries):
+            yield could_not_judge([comp, vol], f"whether {comp} is in host group {', '.join(sorted(set(groups)))}",
+                                  [f"{array.id} host {h.name} host group" for h in entries
+                                   if h.host_group is NOT_STATED])
+            continue
         member_of = sorted({h.host_group for h in entries if h.host_group})
         yield hit([comp, vol, array.id],
                   f"{vol} is mapped to host group {', '.join(sorted(set(groups)))}, which {comp} ({why}) is not "

@@ -112,13 +112,17 @@ def net_004(ctx: Context) -> Iterator[Hit]:
                 continue
             ok = False
             unknown: list[str] = []
-            for ref, p in ctx.idx.server_ports(s):
+            for _ref, p in ctx.idx.server_ports(s):
                 net = ctx.idx.networks.get(p.network)
                 if ("heartbeat" in _roles(p) and SAN not in _roles(p)) or \
                         (net is not None and net.cluster_use == "cluster_only"):
                     ok = True
-                unknown += unstated(p, ref, "roles")
-                unknown += unstated(net, f"network {net.id}", "cluster_use") if net is not None else []
+                    break
+            if not ok:
+                for ref, p in ctx.idx.server_ports(s):
+                    net = ctx.idx.networks.get(p.network)
+                    unknown += unstated(p, ref, "roles")
+                    unknown += unstated(net, f"network {net.id}", "cluster_use") if net is not None else []
             if not ok and unknown:
                 yield could_not_judge([node, c.id], f"whether {node} has a heartbeat port", unknown)
             elif not ok:

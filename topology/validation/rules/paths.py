@@ -209,13 +209,15 @@ def _ratio(a: float, b: float) -> str:
       hint="use the same speed on the host port, the switch ports between and the array port")
 def path_008(ctx: Context) -> Iterator[Hit]:
     seen: set = set()
+    judged: set[tuple[str, ...]] = set()
     for sp in ctx.derived.paths:
-        hop_ports = [h.element for h in sp.hops if h.kind in ("port", "target")]
-        facing = [ref for port in hop_ports for ref, _m, _e in facing_switch_ports(ctx, port)]
+        hop_ports = tuple(h.element for h in sp.hops if h.kind in ("port", "target"))
+        if hop_ports in judged:     # thousands of hosts share a few port pairs' verdict
+            continue
+        judged.add(hop_ports)
         speeds: dict[str, Any] = {}
-        for ref in hop_ports + facing:
-            pr = ctx.idx.port(ref)
-            speed = getattr(pr.port, "speed_gbps", None) if pr is not None else None
+        for ref in hop_ports + tuple(r for port in hop_ports for r, _m, _e in facing_switch_ports(ctx, port)):
+            speed = _speed(ctx, ref)
             if speed is not None and speed is not NOT_STATED:
                 speeds[ref] = speed
         key = (sp.host, tuple(sorted(speeds.items())))

@@ -149,10 +149,14 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
         for v in a.volumes:
             if "database" in v.purpose and "log" in v.purpose:
                 yield hit(volume_ref(a.id, v.name), f"volume {a.id}:{v.name} holds both a database and its logs")
+    dbset = {ref for ref, (_, v) in ctx.idx.volumes.items() if "database" in v.purpose}
+    logset = {ref for ref, (_, v) in ctx.idx.volumes.items() if "log" in v.purpose} - dbset
+    if not dbset or not logset:
+        return
     seen: set[tuple[str, str]] = set()
     for owner, vols in _data_owners(ctx):
-        dbs = [v for v in vols if "database" in ctx.idx.volumes[v][1].purpose]
-        logs = [v for v in vols if "log" in ctx.idx.volumes[v][1].purpose and v not in dbs]
+        dbs = [v for v in vols if v in dbset]
+        logs = [v for v in vols if v in logset]
         for dv in dbs:
             for lv in logs:
                 where = _shared_home(ctx, dv, lv)
