@@ -150,6 +150,7 @@ class BedIndex:
         self.ports: dict[str, PortRef] = {}
         self.volumes: dict[str, tuple[StorageArray, Volume]] = {}
         self.scopes: dict[str, ArrayScope] = {}
+        self._server_ports: dict[int, tuple[Server, list[tuple[str, Port]]]] = {}
         self._build()
 
     # ------------------------------------------------------------------ building
@@ -309,6 +310,8 @@ class BedIndex:
 
     def endpoint_device(self, ref: str) -> Any:
         """The device of a link end written DEVICE:PORT or DEVICE."""
+        if SEP not in ref:          # a bare device (a cable to a switch that names no port)
+            return self.components.get(ref)
         pr = self.port(ref)
         if pr is not None:
             return pr.device
@@ -340,10 +343,15 @@ class BedIndex:
             return fc if sw is None else sw
         return fc
 
-    def server_ports(self, server: Server) -> Iterator[tuple[str, Port]]:
-        for ad in server.adapters:
-            for p in ad.ports:
-                yield port_ref(server.id, p.name), p
+    def server_ports(self, server: Server) -> list[tuple[str, Port]]:
+        """(DEVICE:PORT, port) of every port of the server's adapters; one list per server, kept: a
+        validation asks for them dozens of times per server."""
+        key = id(server)
+        hit = self._server_ports.get(key)
+        if hit is None or hit[0] is not server:
+            hit = self._server_ports[key] = (server, [(port_ref(server.id, p.name), p)
+                                                      for ad in server.adapters for p in ad.ports])
+        return hit[1]
 
     def array_ports(self, array: StorageArray) -> Iterator[tuple[str, Port, Controller]]:
         for c in array.controllers:

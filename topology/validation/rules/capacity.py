@@ -174,12 +174,15 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
             if d.type == "fixed" and d.size_gb:
                 need[d.volume] += d.size_gb
                 who[d.volume].append(vm.id)
-            unknown[d.volume] += [f"{vm.id} disk {d.name} {what}" for what, v in (("type", d.type), ("size", d.size_gb))
-                                  if v is NOT_STATED and (what == "type" or d.type in ("fixed", NOT_STATED))]
+            if d.type is NOT_STATED or d.size_gb is NOT_STATED:
+                unknown[d.volume] += [f"{vm.id} disk {d.name} {what}" for what, v in
+                                      (("type", d.type), ("size", d.size_gb))
+                                      if v is NOT_STATED and (what == "type" or d.type in ("fixed", NOT_STATED))]
             if i == 0:  # the VM's configuration, memory image and saved state live with its first disk
                 need[d.volume] += vm_memory(vm)
-                unknown[d.volume] += [f"{v} memory" for v in memory_not_stated([vm])]
-    for vol in sorted(set(need) | {v for v, names in unknown.items() if names}):
+                if vm.memory_gb is NOT_STATED or vm.dynamic_memory is not None:
+                    unknown[d.volume] += [f"{v} memory" for v in memory_not_stated([vm])]
+    for vol in sorted(need.keys() | {v for v, names in unknown.items() if names}):
         n = need.get(vol, 0.0)
         size = sizes.get(vol)
         if size is None:

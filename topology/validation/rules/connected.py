@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from topology.derived_paths import port_protocol
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
 from topology.validation.registry import Hit, could_not_judge, hit, rule
@@ -41,23 +40,19 @@ def con_001(ctx: Context) -> Iterator[Hit]:
     for s in ctx.bed.servers:
         if s.role != "hypervisor" or s.simulated or not ctx.volumes_used.get(s.id):
             continue
-        san, unknown = [], []
-        for ref, p in ctx.idx.server_ports(s):
-            pr = ctx.idx.ports.get(ref)
-            if pr is not None and port_protocol(pr):
-                san.append(ref)
-                if ref in pinned or (p.bound_to or ref) in cabled:
-                    break
-            elif NOT_STATED in (p.kind, p.roles):
-                unknown.append(f"{ref} {'kind' if p.kind is NOT_STATED else 'roles'}")
-        else:
-            if unknown:
-                yield could_not_judge(s.id, f"whether {s.id} has a cabled SAN port", unknown)
-                continue
-            used = sorted(ctx.volumes_used[s.id])
-            shown = ", ".join(used[:3]) + (f" and {len(used) - 3} more" if len(used) > 3 else "")
-            yield hit([s.id, *san], f"{s.id} uses {shown} but " +
-                      (f"none of its SAN ports ({', '.join(san)}) is cabled" if san else "has no iSCSI or FC port"))
+        endpoints = ctx.derived.endpoints(s.id)      # its SAN ports, each with the physical port it leaves by
+        if any(e.ref in pinned or any(x in cabled for x in e.exits) for e in endpoints):
+            continue
+        san = [e.ref for e in endpoints]
+        unknown = [f"{ref} {'kind' if p.kind is NOT_STATED else 'roles'}" for ref, p in ctx.idx.server_ports(s)
+                   if NOT_STATED in (p.kind, p.roles)]
+        if unknown:
+            yield could_not_judge(s.id, f"whether {s.id} has a cabled SAN port", unknown)
+            continue
+        used = sorted(ctx.volumes_used[s.id])
+        shown = ", ".join(used[:3]) + (f" and {len(used) - 3} more" if len(used) > 3 else "")
+        yield hit([s.id, *san], f"{s.id} uses {shown} but " +
+                  (f"none of its SAN ports ({', '.join(san)}) is cabled" if san else "has no iSCSI or FC port"))
 
 
 @rule("CON-002", "warning", "a storage array with no disk groups or no volumes",

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
+from topology.ids import endpoint_device
 from topology.index import parse_slot_range
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
@@ -71,12 +72,15 @@ def lim_002(ctx: Context) -> Iterator[Hit]:
       hint="cable each link to a named controller port, or add the ports the array model has")
 def lim_003(ctx: Context) -> Iterator[Hit]:
     ends: Counter = Counter()
+    arrays = ctx.idx.arrays
     for lk in ctx.bed.links:
         for end in (lk.a, lk.b):
-            pr = ctx.idx.port(end)
-            dev = pr.device if pr is not None else ctx.idx.components.get(end)
-            if dev is not None and dev.id in ctx.idx.arrays and (pr is None or pr.port.kind != "management"):
-                ends[dev.id] += 1
+            device = end if end in arrays else endpoint_device(end)
+            if device not in arrays:
+                continue
+            pr = ctx.idx.port(end) if device != end else None
+            if pr is None or pr.port.kind != "management":
+                ends[device] += 1
     for array_id, n in sorted(ends.items()):
         a = ctx.idx.arrays[array_id]
         ports = [ref for ref, p, _ in ctx.idx.array_ports(a) if p.kind != "management"]

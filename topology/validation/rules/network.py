@@ -178,8 +178,10 @@ def _facing_now(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
 def net_005(ctx: Context) -> Iterator[Hit]:
     seen: set = set()
     for path, _route in ctx.routes:
-        if path.kind != "iscsi":
+        key = (path.initiator, path.target)
+        if path.kind != "iscsi" or key in seen:   # one verdict per session, whatever volumes it carries
             continue
+        seen.add(key)
         hops = _path_mtus(ctx, path)
         known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
         unknown = [w for w, m, _ in hops if m is NOT_STATED]
@@ -189,10 +191,6 @@ def net_005(ctx: Context) -> Iterator[Hit]:
         # switch frame sizes quote the Ethernet header too (9014 for a 9000-byte MTU)
         need = max(ends) if ends else 0
         small = [w for w, m, e in known if not e and m < need]
-        key = (path.initiator, path.target)
-        if key in seen:
-            continue
-        seen.add(key)
         if len(ends) > 1 or small:
             detail = ", ".join(f"{w}={m}" for w, m, _ in known)
             yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
@@ -216,6 +214,10 @@ def net_006(ctx: Context) -> Iterator[Hit]:
             yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}")
         elif SAN in _roles(p) and p.flow_control is NOT_STATED:
             yield could_not_judge([s.id, ref], f"flow control on iSCSI host port {ref}", [f"{ref} flow control"])
+    if not any(sw.flow_control is False or sw.flow_control is NOT_STATED or
+               any(p.flow_control is False or p.flow_control is NOT_STATED for p in sw.ports)
+               for sw in ctx.bed.switches):
+        return      # every switch port has flow control on, or the bed does not say: nothing to judge
     facing: list[tuple[str, str]] = []      # (SAN port, what it is) whose switch side is judged
     for _server, ref, p in iter_server_ports(ctx):
         if SAN in _roles(p) and not p.bound_to:   # a bound interface's switch port is its NIC's

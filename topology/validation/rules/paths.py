@@ -187,8 +187,11 @@ def path_005(ctx: Context) -> Iterator[Hit]:
 
 
 def _speed(ctx: Context, ref: str) -> Any:
-    pr = ctx.idx.port(ref)
-    return getattr(pr.port, "speed_gbps", None) if pr is not None else None
+    memo = ctx.memo.setdefault("port_speed", {})
+    if ref not in memo:
+        pr = ctx.idx.port(ref)
+        memo[ref] = getattr(pr.port, "speed_gbps", None) if pr is not None else None
+    return memo[ref]
 
 
 def _gbps(x: float) -> str:
@@ -208,23 +211,42 @@ def _ratio(a: float, b: float) -> str:
              "controllers); seed 000 (1 Gbps iSCSI NICs, switch and MD3000i ports)",
       hint="use the same speed on the host port, the switch ports between and the array port")
 def path_008(ctx: Context) -> Iterator[Hit]:
+    if len(_san_speeds(ctx)) < 2:
+        return      # one speed (or none) stated on the SAN side of the bed: no path can mix them
     seen: set = set()
     judged: set[tuple[str, ...]] = set()
     for sp in ctx.derived.paths:
         hop_ports = tuple(h.element for h in sp.hops if h.kind in ("port", "target"))
-        if hop_ports in judged:     # thousands of hosts share a few port pairs' verdict
+        if hop_ports in judged:     # one verdict per port pair, whatever volumes the path carries
             continue
         judged.add(hop_ports)
-        speeds: dict[str, Any] = {}
-        for ref in hop_ports + tuple(r for port in hop_ports for r, _m, _e in facing_switch_ports(ctx, port)):
-            speed = _speed(ctx, ref)
-            if speed is not None and speed is not NOT_STATED:
-                speeds[ref] = speed
+        speeds = dict(x for port in hop_ports for x in _stated_speeds(ctx, port))
         key = (sp.host, tuple(sorted(speeds.items())))
         if len(set(speeds.values())) > 1 and key not in seen:
             seen.add(key)
             detail = ", ".join(f"{r} {_gbps(v)} Gb/s" for r, v in speeds.items())
             yield hit([sp.host, *speeds], f"{sp.spec.initiator} -> {sp.spec.target} mixes link speeds: {detail}")
+
+
+def _san_speeds(ctx: Context) -> set[Any]:
+    """Every speed stated on a port that can be on a storage path: SAN ports, array and switch ports."""
+    out = set()
+    for s in ctx.bed.servers:
+        out |= {p.speed_gbps for _, p in ctx.idx.server_ports(s) if p.roles and set(p.roles) & {"iscsi", "fc"}
+                or p.kind == "fc"}
+    out |= {p.speed_gbps for a in ctx.bed.arrays for _, p, _ in ctx.idx.array_ports(a)}
+    out |= {p.speed_gbps for sw in ctx.bed.switches for p in sw.ports}
+    return out - {None, NOT_STATED}
+
+
+def _stated_speeds(ctx: Context, port: str) -> tuple[tuple[str, Any], ...]:
+    """(ref, speed) of a port and the switch ports cabled to it, where the speed is stated (cached)."""
+    memo = ctx.memo.setdefault("stated_speeds", {})
+    hit_ = memo.get(port)
+    if hit_ is None:
+        refs = (port, *(r for r, _m, _e in facing_switch_ports(ctx, port)))
+        hit_ = memo[port] = tuple((r, v) for r in refs if (v := _speed(ctx, r)) is not None and v is not NOT_STATED)
+    return hit_
 
 
 @rule("PATH-006", "error", "a pinned path the drawing cannot carry",

@@ -47,7 +47,8 @@ def _setting(mapping: dict, key: re.Pattern) -> tuple[str, Any]:
 def _sriov_nics(ctx: Context) -> Iterator[tuple[Any, Any]]:
     for vm in ctx.bed.vms:
         for n in vm.nics:
-            wanted = _state(n.offloads.get("sriov")) if isinstance(n.offloads, dict) else None
+            offloads = n.offloads
+            wanted = _state(offloads.get("sriov")) if offloads and isinstance(offloads, dict) else None
             if wanted is True or vm.storage_access == "sriov" and n.role == "iscsi" and wanted is not False:
                 yield vm, n
 

@@ -51,10 +51,11 @@ def _describe(d: Disk) -> tuple:
 def raid_002(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
-            disks = scope.group_disks(g)
-            kinds = Counter(_describe(d) for d in disks if NOT_STATED not in _describe(d))
-            unknown = [f"{what} of the disks in {d.enclosure}:{d.spec.slots}" for d in disks
-                       for what, v in zip(("media", "speed", "size"), _describe(d), strict=True) if v is NOT_STATED]
+            described = [(d, _describe(d)) for d in scope.group_disks(g)]
+            kinds = Counter(k for _, k in described if NOT_STATED not in k)
+            unknown = [f"{what} of the disks in {d.enclosure}:{d.spec.slots}" for d, k in described
+                       if NOT_STATED in k for what, v in zip(("media", "speed", "size"), k, strict=True)
+                       if v is NOT_STATED]
             if len(kinds) <= 1 and unknown:
                 yield could_not_judge([a.id, group_ref(a.id, g.name)],
                                       f"whether disk group {g.name} on {a.id} mixes disks", unknown)
