@@ -8,6 +8,8 @@ QtCore/QtGui only (QUndoStack lives in QtGui): no widgets here.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -26,11 +28,13 @@ class _EditCommand(QUndoCommand):
         self.edit = edit
 
     def redo(self) -> None:
-        self.edit.apply()
+        with self.doc.editing():
+            self.edit.apply()
         self.doc._notify(self.edit.touched())
 
     def undo(self) -> None:
-        self.edit.revert()
+        with self.doc.editing():
+            self.edit.revert()
         self.doc._notify(self.edit.touched())
 
 
@@ -50,6 +54,9 @@ class Document(QObject):
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.revision = 0             # bumps on every change; lets workers drop stale results
+        # odd while an edit changes the model, bumped again when it is done: a worker that copies
+        # the bed reads it before and after, and keeps the copy only if no edit ran meanwhile
+        self.edit_seq = 0
         from app.live_validation import LiveValidator
         self.validation = LiveValidator(self)
         from app.current_scenario import CurrentScenario
@@ -60,6 +67,15 @@ class Document(QObject):
         self.dirty_changed.emit(not clean)
 
     # ------------------------------------------------------------------ editing
+    @contextmanager
+    def editing(self) -> Iterator[None]:
+        """Around every change of the model on the GUI thread (see `edit_seq`)."""
+        self.edit_seq += 1
+        try:
+            yield
+        finally:
+            self.edit_seq += 1
+
     def apply(self, edit: Edit) -> None:
         """Apply one edit as one undoable step."""
         self.undo_stack.push(_EditCommand(self, edit))

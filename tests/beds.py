@@ -93,6 +93,7 @@ links:
   - {a: "h2:san2", b: sw-b}
   - {a: "h1:lan", b: sw-lan}
   - {a: "h2:lan", b: sw-lan}
+  - {a: "h1:hb", b: "h2:hb", note: heartbeat crossover}
   - {a: "arr:c0-a", b: sw-a}
   - {a: "arr:c1-a", b: sw-a}
   - {a: "arr:c0-b", b: sw-b}

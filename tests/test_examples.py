@@ -23,13 +23,16 @@ SEED002 = "ams2500-exchange-esrp"
 # example's notes and in the closing note:
 # - seed 000: no heartbeat NIC is configured on either R710 (NET-004, the report's own best
 #   practice #6 is not followed), no hot spare (slot 14 empty, RAID-003), and no live-migration
-#   network is named (CLU-003).  The surviving R710 holds all 16 VMs: no CAP-003.
+#   network is named (CLU-003).  The surviving R710 holds all 16 VMs: no CAP-003.  The six addressed LAN
+#   ports have no cable (CON-003): the report states only the array side of the cabling, so the
+#   example records the finding as a documented exception (accepted, still listed).
 # - seed 001: the two-node cluster cannot absorb a node failure with both 10-VM blocks (CAP-003,
 #   the report's own caveat in 5.3), and one active array port faces four host SAN ports
 #   on each R720 for each member (PATH-005, 1:4).
 # - seed 002: zero hot spares (RAID-003); database and logs are in separate pools (no RAID-005).
 EXPECTED = {
-    SEED000: {("NET-004", "warning"): 2, ("RAID-003", "warning"): 1, ("CLU-003", "warning"): 1},
+    SEED000: {("NET-004", "warning"): 2, ("RAID-003", "warning"): 1, ("CLU-003", "warning"): 1,
+              ("CON-003", "warning"): 6},
     SEED001: {("CAP-003", "error"): 2, ("PATH-005", "warning"): 4},
     SEED002: {("RAID-003", "warning"): 1},
 }

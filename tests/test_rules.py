@@ -7,6 +7,7 @@ from beds import clean_bed
 from topology.model import (
     VM,
     Adapter,
+    Chassis,
     ExceptionRecord,
     HostAccess,
     Link,
@@ -14,8 +15,10 @@ from topology.model import (
     Port,
     Replication,
     Scenario,
+    StorageArray,
     Switch,
     VirtualDisk,
+    Volume,
 )
 from topology.validation import rule_catalogue, validate
 
@@ -23,6 +26,10 @@ BRIEF_CODES = """NET-001 NET-002 NET-003 NET-004 NET-005 NET-006 NET-007 NET-008
 PATH-001 PATH-002 PATH-003 PATH-004 PATH-005 PATH-006 PATH-007 RAID-001 RAID-002 RAID-003 RAID-004 RAID-005 RAID-006
 RAID-007 RAID-008 RAID-009 CAP-001 CAP-002 CAP-003 CAP-004 CAP-005 CAP-006 CAP-007 CLU-001 CLU-002
 CLU-003 WL-001 ACC-001 ACC-002""".split()
+# Issue 12: rules a lab engineer checks that the brief's catalogue did not name
+NEW_CODES = """MAP-001 MAP-002 MAP-003 CON-001 CON-002 CON-003 LIM-001 LIM-002 LIM-003 SRIOV-001 PATH-008
+WL-002 CAP-008""".split()
+ALL_CODES = BRIEF_CODES + NEW_CODES
 
 
 def port(bed, ref):
@@ -100,7 +107,9 @@ BREAKS = {
         array(b).enclosures[0].disks[0].__class__(slots="2-11", size_gb=300, rpm=10000)]),
     "RAID-003": lambda b: setattr(array(b), "spares", []),
     "RAID-004": lambda b: setattr(group(b, "logs"), "members", ["e0:3-4"]),
-    "RAID-005": lambda b: setattr(vol(b, "log"), "group", "data"),
+    "RAID-005": lambda b: [vm(b, "sql").disks.append(VirtualDisk(name="log", size_gb=20, type="fixed",
+                                                                 volume="arr:log")),
+                           setattr(vol(b, "log"), "group", "data")],
     "RAID-006": lambda b: b.replications.append(Replication(source="arr:db", target="arr:log")),
     "RAID-007": lambda b: setattr(vol(b, "db"), "size_gb", 2000),
     "RAID-008": lambda b: [setattr(g, "owner", "c0") for g in array(b).disk_groups],
@@ -121,11 +130,26 @@ BREAKS = {
     "ACC-001": lambda b: b.access.append(HostAccess(host="h1", transport="winrm", winrm_scheme="http",
                                                     winrm_auth="basic", user="Administrator")),
     "ACC-002": lambda b: b.access.append(HostAccess(host="h1", transport="winrm", verify_tls=False)),
+    "MAP-001": lambda b: setattr(array(b), "mappings", [m for m in array(b).mappings if m.volume != "vms"]),
+    "MAP-002": lambda b: setattr(array(b).hosts[0], "host_group", ""),
+    "MAP-003": lambda b: array(b).volumes.append(Volume(name="scratch", group="os", size_gb=10)),
+    "CON-001": lambda b: unplug(b, "h1:san1", "h1:san2"),
+    "CON-002": lambda b: b.arrays.append(StorageArray(id="arr2", model="new array")),
+    "CON-003": lambda b: setattr(port(b, "h1:lm"), "address", "10.4.0.11/24"),
+    "LIM-001": lambda b: setattr(array(b), "max_disks", 8),
+    "LIM-002": lambda b: [b.chassis.append(Chassis(id="ch", bays=2)), setattr(server(b, "h1"), "chassis", "ch"),
+                          setattr(server(b, "h1"), "bay", 3)],
+    "LIM-003": lambda b: b.links.extend(Link(a="arr", b="sw-lan") for _ in range(2)),
+    "SRIOV-001": lambda b: vm(b, "sql").nics[0].offloads.update(sriov=True),
+    "PATH-008": lambda b: [setattr(port(b, "h1:san1"), "speed_gbps", 10),
+                           setattr(port(b, "arr:c0-a"), "speed_gbps", 1)],
+    "WL-002": lambda b: setattr(b.workloads[0], "targets", []),
+    "CAP-008": lambda b: setattr(vm(b, "sql"), "memory_gb", 0),
 }
 
 
-def test_catalogue_is_the_briefs():
-    assert sorted(r.code for r in rule_catalogue()) == sorted(BRIEF_CODES)
+def test_catalogue_is_the_briefs_and_the_issues():
+    assert sorted(r.code for r in rule_catalogue()) == sorted(ALL_CODES)
     for info in rule_catalogue():
         assert info.severity in ("error", "warning", "info")
         assert info.reason and info.source and info.hint and info.title
@@ -135,7 +159,7 @@ def test_clean_bed_has_no_findings():
     assert validate(clean_bed()) == []
 
 
-@pytest.mark.parametrize("code", BRIEF_CODES)
+@pytest.mark.parametrize("code", ALL_CODES)
 def test_rule_catches_its_mistake(code):
     bed = clean_bed()
     BREAKS[code](bed)
@@ -255,3 +279,117 @@ def test_guest_initiator_paths_count_for_the_vm():
     bed.paths.append(PathSpec(host="sql", initiator="sql:iscsi", target="arr:c0-a", volumes=["arr:db"]))
     found = [f for f in validate(bed) if f.code == "PATH-001" and "sql" in f.subjects]
     assert found and "1 path" in found[0].message
+
+
+# ----------------------------------------------------------------- issue 12: how the new rules judge
+
+def found(bed, code):
+    return [f for f in validate(bed) if f.code == code]
+
+
+def test_database_and_log_of_different_applications_may_share_a_group():
+    bed = clean_bed()
+    vm(bed, "web").disks.append(VirtualDisk(name="log", size_gb=20, type="fixed", volume="arr:log"))
+    vol(bed, "log").group = "data"          # sql's database and web's log: not one application's pair
+    assert not found(bed, "RAID-005")
+    vm(bed, "sql").disks.append(VirtualDisk(name="log", size_gb=20, type="fixed", volume="arr:log"))
+    hit = found(bed, "RAID-005")
+    assert hit and hit[0].message == "database arr:db and log arr:log of sql share disk group data on arr"
+
+
+def test_a_workload_pairs_its_database_and_log_too():
+    bed = clean_bed()
+    bed.workloads[0].targets = ["arr:db", "arr:log"]
+    vol(bed, "log").group = "data"
+    assert [f.subjects[0] for f in found(bed, "RAID-005")] == ["workload oltp"]
+
+
+def test_switch_ports_facing_iscsi_host_ports_with_flow_control_off_are_named():
+    bed = clean_bed()
+    bed.switches[0].flow_control = False    # sw-a: faces h1:san1, h2:san1 and two array ports
+    messages = sorted(f.message for f in found(bed, "NET-006"))
+    assert messages == [f"flow control is off on switch port sw-a facing {what}" for what in (
+        "array port arr:c0-a", "array port arr:c1-a", "iSCSI host port h1:san1", "iSCSI host port h2:san1")]
+
+
+def test_port_ratio_is_weighed_by_bandwidth():
+    bed = clean_bed()
+    for ref in ("h1:san1", "h1:san2", "h2:san1", "h2:san2"):
+        port(bed, ref).speed_gbps = 10
+    for ref in ("arr:c0-a", "arr:c0-b", "arr:c1-a", "arr:c1-b"):
+        port(bed, ref).speed_gbps = 1
+    # four array ports for two host ports is 2:1 by count (within the policy), 4:20 Gb/s by bandwidth
+    hits = found(bed, "PATH-005")
+    assert hits and "4 Gb/s on 4 active port(s) for 20 Gb/s on 2 host SAN port(s): ratio 1:5" in hits[0].message
+    for ref in ("arr:c0-a", "arr:c0-b", "arr:c1-a", "arr:c1-b"):
+        port(bed, ref).speed_gbps = 10
+    server(bed, "h1").adapters[0].ports += [Port(name=f"x{i}", roles=["iscsi"], speed_gbps=2.5) for i in range(8)]
+    for ref in ("h1:san1", "h1:san2"):
+        port(bed, ref).speed_gbps = 10
+    # 4 array ports for 10 host ports is 1:2.5 by count, 40:40 Gb/s by bandwidth: balanced
+    assert not [f for f in found(bed, "PATH-005") if "h1" in f.subjects]
+
+
+def test_masking_findings_say_what_the_array_does_instead():
+    bed = clean_bed()
+    array(bed).hosts[0].host_group = ""
+    msg = found(bed, "MAP-002")[0].message
+    assert "is mapped to host group cluster, which h1" in msg and "its host entry h1 is in no host group" in msg
+    assert not found(bed, "MAP-001")
+    bed = clean_bed()
+    array(bed).mappings = [m for m in array(bed).mappings if m.volume != "vms"]
+    msg = next(f.message for f in found(bed, "MAP-001") if "h1" in f.subjects)
+    assert "h1 uses arr:vms (VM sql has disk os on it) but arr does not present it" in msg
+    assert "maps vms to no host or host group" in msg
+
+
+def _sriov_bed():
+    bed = clean_bed()
+    h1 = server(bed, "h1")
+    h1.hypervisor, h1.os = "Hyper-V", "Windows Server 2012 Datacenter"
+    h1.bios.update(sriov_global="enabled", intel_vt_d=True)
+    vs = next(v for v in bed.virtual_switches if v.id == "h1/vm")
+    vs.sriov = True
+    port(bed, "h1:vm").offloads["sriov"] = True
+    sql = vm(bed, "sql")
+    sql.guest_os = "Windows Server 2012"
+    sql.nics[0].offloads["sriov"] = True
+    return bed
+
+
+@pytest.mark.parametrize(("breaks", "says"), [
+    (lambda b: server(b, "h1").bios.update(sriov_global="disabled"), "h1 BIOS has SR-IOV off (sriov_global)"),
+    (lambda b: server(b, "h1").bios.update(intel_vt_d=False), "h1 BIOS has VT-d / IOMMU off (intel_vt_d)"),
+    (lambda b: port(b, "h1:vm").offloads.update(sriov=False), "uplink h1:vm has SR-IOV off"),
+    (lambda b: setattr(next(v for v in b.virtual_switches if v.id == "h1/vm"), "sriov", False),
+     "virtual switch h1/vm was not created with SR-IOV"),
+    (lambda b: setattr(server(b, "h1"), "os", "Windows Server 2008 R2"), "Hyper-V on Windows Server 2008 R2"),
+    (lambda b: setattr(vm(b, "sql"), "guest_os", "Windows Server 2008 R2 Enterprise"),
+     "guest Windows Server 2008 R2 Enterprise has no SR-IOV virtual-function driver"),
+])
+def test_sr_iov_needs_every_link_of_the_chain(breaks, says):
+    bed = _sriov_bed()
+    assert not found(bed, "SRIOV-001")
+    breaks(bed)
+    hits = found(bed, "SRIOV-001")
+    assert hits and hits[0].severity == "error" and says in hits[0].message, [f.message for f in hits]
+
+
+def test_nothing_connected_rules_take_pins_and_bound_interfaces_as_connected():
+    bed = clean_bed()
+    unplug(bed, "h1:san1", "h1:san2")
+    bed.paths += [PathSpec(host="h1", initiator="h1:san1", target="arr:c0-a"),
+                  PathSpec(host="h1", initiator="h1:san2", target="arr:c1-b")]
+    assert not found(bed, "CON-001")        # the bed states the session, if not the cable
+    port(bed, "h2:lm").address = "10.4.0.12/24"
+    port(bed, "h2:lm").bound_to = "h2:san1"
+    assert not found(bed, "CON-003")
+    assert not [f for f in validate(bed) if f.code.startswith("CON-") and f.scenario]
+
+
+def test_mixed_speeds_name_each_hop():
+    bed = clean_bed()
+    BREAKS["PATH-008"](bed)
+    msg = found(bed, "PATH-008")[0].message
+    assert msg.startswith("h1:san1 -> arr:c0-a mixes link speeds") and "h1:san1 10 Gb/s" in msg \
+        and "arr:c0-a 1 Gb/s" in msg

@@ -33,7 +33,7 @@ Verdict = tuple[int | None, tuple[str, ...], tuple[str, str]]
 
 @dataclass(frozen=True, slots=True)
 class Hop:
-    kind: str       # vnic | vswitch | iface | port | switch | target | controller | lun
+    kind: str       # vnic | vswitch | iface | port | switch | portal | target | controller | lun
     element: str    # the id the canvas and the findings use
     text: str = ""  # how a sentence names it, when not the id
 
@@ -214,8 +214,11 @@ class PathDerivation:
         exit_ref = ini.exits[exit_at]
         middle = self._middles.get((switches, tgt.ref))
         if middle is None:
+            group = self.group_of(tgt.ref) if tgt.proto == "iscsi" else None
+            portal = (Hop("portal", group.name, f"discovery at group {group.name} ({group.address})"),) \
+                if group is not None and group.address else ()
             middle = self._middles[(switches, tgt.ref)] = (
-                tuple(Hop("switch", s) for s in switches) + (Hop("target", tgt.ref),))
+                tuple(Hop("switch", s) for s in switches) + portal + (Hop("target", tgt.ref),))
         if ini.lead:
             word = "bound to" if ini.lead[0].kind == "iface" else "uplink"
             return ini.lead + (Hop("port", exit_ref, f"{word} {exit_ref}"),) + middle
@@ -234,7 +237,7 @@ class PathDerivation:
         exit_ref, switches = route
         if ini.proto == "iscsi":
             assert ini.l3 is not None and tgt.l3 is not None
-            gap = network_gap(self.idx, ini.ref, ini.l3, tgt.ref, tgt.l3)
+            gap = self._discovery_gap(ini, tgt) or network_gap(self.idx, ini.ref, ini.l3, tgt.ref, tgt.l3)
             if gap:
                 return fail(gap)
         elif ini.proto == "fc":
@@ -244,6 +247,23 @@ class PathDerivation:
             if open_fabric is not None:
                 self.open_fabrics.setdefault(open_fabric, set()).update(switches)
         return ini.exits.index(exit_ref), switches, ("", "")
+
+    def group_of(self, target_ref: str) -> Any:
+        """The array group (discovery address) of the array a target port belongs to, or None."""
+        pr = self.idx.ports.get(target_ref)
+        array = pr.device if pr is not None else None
+        name = getattr(array, "group", "") if isinstance(array, StorageArray) else ""
+        return self.idx.array_groups.get(name) if name else None
+
+    def _discovery_gap(self, ini: Endpoint, tgt: Endpoint) -> str | None:
+        """Why the initiator cannot discover its target through the group address, or None: sessions
+        are redirected to member ports only after discovery on the group's own address."""
+        group = self.group_of(tgt.ref)
+        if group is None or not group.address:
+            return None     # no group address (or not stated): discovery is not held against the path
+        assert ini.l3 is not None
+        gap = network_gap(self.idx, ini.ref, ini.l3, f"group {group.name}", layer3(self.idx, group))
+        return f"{ini.ref} cannot discover group {group.name} at {group.address}: {gap}" if gap else None
 
     def _cabling(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> tuple[str, tuple[str, ...]] | str:
         """(the exit port, the switches crossed) or why the cabling does not join the two."""
@@ -416,6 +436,8 @@ class PathDerivation:
 
     @staticmethod
     def _failing_hop(gap: str, p: PathSpec) -> str:
+        if "cannot discover" in gap:
+            return "discovery"
         if "no cable" in gap or "switch link" in gap:
             return "cabling"
         if "subnet" in gap or "VLAN" in gap:
@@ -454,6 +476,8 @@ class PathDerivation:
         if array is not None:
             out += [f"{ref} {w}" for ref, p, _ in idx.array_ports(array) for w, v in
                     (("kind", p.kind), ("roles", p.roles)) if v is NOT_STATED]
+            group = idx.array_groups.get(array.group) if array.group else None
+            out += [f"group {group.name} address"] if group is not None and group.address is NOT_STATED else []
             for h in array.hosts:
                 if h.server == comp or h.server is NOT_STATED:
                     out += [f"{array_id} host {h.name} {w}" for w, v in

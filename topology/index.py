@@ -50,6 +50,20 @@ def parse_member(text: str) -> tuple[str, range]:
     return enc, parse_slot_range(slots)
 
 
+def shown_slots(enclosure: Enclosure) -> int:
+    """The slots an enclosure shows: its own count, or where the source does not state it, up to
+    the last slot that holds a disk."""
+    if enclosure.slots is not NOT_STATED:
+        return enclosure.slots
+    last = 0
+    for ds in enclosure.disks:
+        try:
+            last = max(last, parse_slot_range(ds.slots).stop)
+        except ValueError:
+            continue
+    return last
+
+
 @dataclass(slots=True)
 class PortRef:
     """A port together with the device (and controller) that holds it."""
@@ -132,9 +146,11 @@ class BedIndex:
         self.workloads: dict[str, Any] = {}
         self.scenarios: dict[str, Any] = {}
         self.chassis: dict[str, Any] = {}
+        self.array_groups: dict[str, Any] = {}    # name -> ArrayGroup (discovery address)
         self.ports: dict[str, PortRef] = {}
         self.volumes: dict[str, tuple[StorageArray, Volume]] = {}
         self.scopes: dict[str, ArrayScope] = {}
+        self._server_ports: dict[int, tuple[Server, list[tuple[str, Port]]]] = {}
         self._build()
 
     # ------------------------------------------------------------------ building
@@ -184,6 +200,9 @@ class BedIndex:
         for i, a in enumerate(b.arrays):
             self._add("array", self.arrays, a, ("arrays", i))
             self._build_array(i, a)
+        for i, g in enumerate(b.array_groups):
+            if not self._dup(set(self.array_groups), g.name, "array group", ("array_groups", i)):
+                self.array_groups[g.name] = g
         for i, v in enumerate(b.vms):
             self._add("vm", self.vms, v, ("vms", i))
             # VM vNICs are looked up on demand (port()): a 20,000-VM bed rarely asks for most of them
@@ -291,6 +310,8 @@ class BedIndex:
 
     def endpoint_device(self, ref: str) -> Any:
         """The device of a link end written DEVICE:PORT or DEVICE."""
+        if SEP not in ref:          # a bare device (a cable to a switch that names no port)
+            return self.components.get(ref)
         pr = self.port(ref)
         if pr is not None:
             return pr.device
@@ -322,10 +343,15 @@ class BedIndex:
             return fc if sw is None else sw
         return fc
 
-    def server_ports(self, server: Server) -> Iterator[tuple[str, Port]]:
-        for ad in server.adapters:
-            for p in ad.ports:
-                yield port_ref(server.id, p.name), p
+    def server_ports(self, server: Server) -> list[tuple[str, Port]]:
+        """(DEVICE:PORT, port) of every port of the server's adapters; one list per server, kept: a
+        validation asks for them dozens of times per server."""
+        key = id(server)
+        hit = self._server_ports.get(key)
+        if hit is None or hit[0] is not server:
+            hit = self._server_ports[key] = (server, [(port_ref(server.id, p.name), p)
+                                                      for ad in server.adapters for p in ad.ports])
+        return hit[1]
 
     def array_ports(self, array: StorageArray) -> Iterator[tuple[str, Port, Controller]]:
         for c in array.controllers:

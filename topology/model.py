@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from topology.array_groups import ArrayGroup
 from topology.configuration_spec import Configuration
 from topology.fields import fld, lst, mapping
 
@@ -573,6 +574,7 @@ class Bed:
     servers: list[Server] = lst()
     switches: list[Switch] = lst()
     arrays: list[StorageArray] = lst()
+    array_groups: list[ArrayGroup] = lst("discovery addresses of array groups (EqualLogic)")
     links: list[Link] = lst()
     paths: list[PathSpec] = lst()
     replications: list[Replication] = lst()

@@ -205,9 +205,10 @@ def container_of(scope: ArrayScope, v: Volume) -> tuple[str, str] | None:
     return None
 
 
-def workload_volumes(ctx: Any, w: Workload) -> list[str]:
+def workload_volumes(ctx: Any, w: Workload, data_only: bool = True) -> list[str]:
     """ARRAY:VOLUME refs a workload loads: its volume targets, its VMs' data disks (the OS
-    disk only when it has no other) and in-guest volumes, its servers' volumes."""
+    disk only when it has no other; every disk with `data_only` off) and in-guest volumes,
+    its servers' volumes."""
     vols: list[str] = []
     for t in w.targets:
         if t in ctx.idx.volumes:
@@ -216,7 +217,7 @@ def workload_volumes(ctx: Any, w: Workload) -> list[str]:
             vm = ctx.idx.vms[t]
             disks = [d.volume for d in vm.disks if d.volume]
             data = [v for v in disks if v in ctx.idx.volumes and "os" not in ctx.idx.volumes[v][1].purpose] \
-                if disks else []
+                if disks and data_only else []
             vols += data or disks
             vols += [v for v in ctx.guest_volumes.get(t, ()) if v not in vols]
         elif t in ctx.idx.servers:

@@ -15,11 +15,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from topology.ids import SEP, parse_array_part
+from topology.ids import SEP, endpoint_device, parse_array_part
 from topology.index import BedIndex, parse_slot_range
 from topology.model import Bed, DiskSet, Scenario
 from topology.placement import Placement
+
+if TYPE_CHECKING:
+    from topology.scenario_scope import Scope
 
 
 @dataclass
@@ -64,11 +68,14 @@ def removed_by(bed: Bed, scenario: Scenario, idx: BedIndex) -> Removed:
     return out
 
 
-def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None) -> Bed:
-    """The bed as it stands in `scenario` (see the module's docstring)."""
+def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, keep: Scope | None = None) -> Bed:
+    """The bed as it stands in `scenario` (see the module's docstring); with `keep`, only the part of
+    it a `topology.scenario_scope.Scope` names (what the scenario can change)."""
     idx = idx or BedIndex(bed)
     gone = removed_by(bed, scenario, idx)
     running = _running_vms(bed, scenario, idx, gone)
+    if keep is not None:
+        running = {v: h for v, h in running.items() if v in keep.vms}
     vms = []
     for v in bed.vms:
         if v.id not in running:
@@ -80,18 +87,20 @@ def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None) -> 
     def alive(ref: str) -> bool:
         return not gone.gone(ref)
 
-    servers = [_without_ports(s, gone) for s in bed.servers if s.id not in gone.devices]
+    servers = [_without_ports(s, gone) for s in bed.servers if s.id not in gone.devices
+               and (keep is None or s.id in keep.servers)]
     switches = [_switch_without_ports(s, gone) for s in bed.switches if s.id not in gone.devices]
-    arrays = [_array_view(a, gone) for a in bed.arrays if a.id not in gone.devices]
+    arrays = [_array_view(a, gone) for a in bed.arrays if a.id not in gone.devices
+              and (keep is None or a.id in keep.arrays)]
     clusters = []
     for c in bed.clusters:
-        if c.id in gone.devices:
+        if c.id in gone.devices or keep is not None and not keep.servers.intersection(c.nodes):
             continue
         nodes = [n for n in c.nodes if n not in gone.devices]
         clusters.append(c if len(nodes) == len(c.nodes) else dataclasses.replace(c, nodes=nodes))
     vswitches = []
     for vs in bed.virtual_switches:
-        if vs.host in gone.devices or vs.id in gone.devices:
+        if vs.host in gone.devices or vs.id in gone.devices or keep is not None and vs.host not in keep.servers:
             continue
         ups = [u for u in vs.uplinks if alive(u)]
         vswitches.append(vs if len(ups) == len(vs.uplinks) else dataclasses.replace(vs, uplinks=ups))
@@ -102,13 +111,33 @@ def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None) -> 
         targets = [t for t in w.targets if t in live_vms or t not in idx.vms and alive(t)]
         if w.targets and not targets:
             continue
+        if keep is not None and not _in_scope(w, targets, keep, idx):
+            continue
         workloads.append(w if len(targets) == len(w.targets) else dataclasses.replace(w, targets=targets))
+    links = [lk for lk in bed.links if alive(lk.a) and alive(lk.b)]
+    if keep is not None:
+        left_out = {s.id for s in bed.servers if s.id not in keep.servers} | \
+            {a.id for a in bed.arrays if a.id not in keep.arrays}
+        links = [lk for lk in links if endpoint_device(lk.a) not in left_out and endpoint_device(lk.b) not in left_out]
+        paths = [p for p in paths if p.target.partition(SEP)[0] in keep.arrays]
     return dataclasses.replace(
         bed, servers=servers, switches=switches, arrays=arrays, vms=vms, clusters=clusters,
-        virtual_switches=vswitches, paths=paths, workloads=workloads,
-        links=[lk for lk in bed.links if alive(lk.a) and alive(lk.b)],
+        virtual_switches=vswitches, paths=paths, workloads=workloads, links=links,
         chassis=[c for c in bed.chassis if c.id not in gone.devices],
         scenarios=[])
+
+
+def _in_scope(w, targets: list[str], keep: Scope, idx: BedIndex) -> bool:
+    """Whether every target and the driver of a workload are in the scope (so rules see it whole)."""
+    for comp in [*targets, w.driver]:
+        if not comp:
+            continue
+        if comp in idx.volumes:
+            if comp.partition(SEP)[0] not in keep.arrays:
+                return False
+        elif comp not in keep.servers and comp not in keep.vms:
+            return False
+    return True
 
 
 def _running_vms(bed: Bed, scenario: Scenario, idx: BedIndex, gone: Removed) -> dict[str, str]:

@@ -18,7 +18,9 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QPainter, Q
 from PySide6.QtWidgets import QApplication, QRubberBand, QToolTip, QWidget
 
 from topology import capacity as cap
+from topology.index import shown_slots
 from topology.storage_ops import Slot, expand
+from topology.unknown import NOT_STATED, stated
 
 # Light, clearly different fills that keep dark text readable; more groups than this get
 # golden-ratio hues, so neighbouring groups (created one after the other) never look alike.
@@ -78,6 +80,8 @@ def _rpm_text(rpm: int | None) -> str:
 
 
 def _size_text(gb: float) -> str:
+    if gb is NOT_STATED:
+        return "size not stated"
     return f"{gb / 1000:g} TB" if gb >= 1000 else f"{gb:g} GB"
 
 
@@ -178,7 +182,8 @@ class SlotMap(QWidget):
         self.colours = group_colours([g.name for g in a.disk_groups])
         fm = QFontMetrics(self._bold)
         label_w = max([fm.horizontalAdvance(e.name) for e in a.enclosures] + [40]) + 16
-        most = max([e.slots for e in a.enclosures] + [1])
+        count = {e.name: shown_slots(e) for e in a.enclosures}    # a count not stated: up to the last disk
+        most = max([*count.values(), 1])
         self._min_width = 2 * MARGIN + label_w + min(most, WRAP_AT_LEAST) * (MIN_CELL_W + CELL_GAP)
         avail = max(width - 2 * MARGIN - label_w, 1)
         fits = max(int((avail + CELL_GAP) // (MIN_CELL_W + CELL_GAP)), WRAP_AT_LEAST)
@@ -199,10 +204,10 @@ class SlotMap(QWidget):
         spares = set(expand(a.spares))
         y = MARGIN
         for e in a.enclosures:
-            rows = max(-(-e.slots // per_line), 1)
+            rows = max(-(-count[e.name] // per_line), 1)
             self._labels.append((QRect(MARGIN, y, label_w - 8, CELL_H), e.name,
                                  f"{e.slots} slots"))
-            for s in range(e.slots):
+            for s in range(count[e.name]):
                 slot = (e.name, s)
                 line, col = divmod(s, per_line)
                 rect = QRect(MARGIN + label_w + col * (cell_w + CELL_GAP), y + line * (CELL_H + CELL_GAP),
@@ -235,7 +240,7 @@ class SlotMap(QWidget):
         for g in a.disk_groups:
             members = expand(g.members)
             ds = [sizes[s] for s in members if s in sizes]
-            kinds = sorted({(d.size_gb, d.rpm, d.interface) for d in ds}, key=lambda k: -k[0])
+            kinds = sorted({(d.size_gb, d.rpm, d.interface) for d in ds}, key=lambda k: -(stated(k[0]) or 0))
             disk_text = " + ".join(
                 f"{sum(1 for d in ds if (d.size_gb, d.rpm, d.interface) == k)} × {_size_text(k[0])}"
                 + (f" {_rpm_text(k[1])}" if k[1] else "") + (f" {k[2].upper()}" if k[2] else "")

@@ -26,9 +26,9 @@ from app.diagram.style import (
     metrics,
 )
 from topology.device_face import array_line, server_lines, switch_line, switch_strip
+from topology.index import shown_slots
 from topology.layout import network_label
 from topology.model import VM, Chassis, Network, Server, StorageArray, Switch
-from topology.unknown import stated
 
 
 @dataclass
@@ -179,7 +179,7 @@ def _paint_enclosures(painter: QPainter, a: StorageArray, area: QRectF) -> None:
     else:
         label = f"{enc.name} · {total} disks"
     label_w = min(metrics(9).horizontalAdvance(label) + 6, area.width() * 0.55)
-    slots = max(stated(enc.slots) or max(filled, default=-1) + 1, 1)   # not stated: up to the last disk
+    slots = max(shown_slots(enc), 1)
     slot_w = min(9.0, (area.width() - label_w) / slots)
     painter.setPen(QPen(QColor("#8d7b68"), 0.6))
     for s in range(slots):

@@ -10,7 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from topology.unknown import NOT_STATED
+from topology.vocabulary import words
 
 if TYPE_CHECKING:
     from topology.validation.context import Context
@@ -91,7 +95,9 @@ def could_not_judge(subjects: str | Iterable[str], what: str, unstated: Iterable
 def unstated(obj: Any, label: str, *fields: str) -> list[str]:
     """'LABEL FIELD' ('R710-1 memory', 'h1:san1 MTU') for each of `fields` of `obj` that is not stated
     (for `could_not_judge`)."""
-    from topology.unknown import NOT_STATED
-    from topology.vocabulary import words
-    return [f"{label} {words(re.sub(r'_(gb|gbps|kb|pct)$', '', name))}" for name in fields
-            if getattr(obj, name, None) is NOT_STATED]
+    return [f"{label} {_field_words(name)}" for name in fields if getattr(obj, name, None) is NOT_STATED]
+
+
+@lru_cache(maxsize=256)
+def _field_words(name: str) -> str:
+    return words(re.sub(r"_(gb|gbps|kb|pct)$", "", name))

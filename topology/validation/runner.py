@@ -12,13 +12,26 @@ from collections.abc import Iterable
 
 from topology.index import BedIndex
 from topology.model import Bed, Scenario
+from topology.scenario_scope import Scope, ScopeFinder
 from topology.scenario_view import scenario_view
 from topology.validation.context import Context
 from topology.validation.registry import RULES, SEVERITY_ORDER, Finding, RuleInfo
 
 
 def _load_rule_modules() -> None:
-    from topology.validation.rules import access, capacity, cluster, network, paths, storage, workload  # noqa: F401
+    from topology.validation.rules import (  # noqa: F401
+        access,
+        capacity,
+        cluster,
+        connected,
+        limits,
+        masking,
+        network,
+        paths,
+        sriov,
+        storage,
+        workload,
+    )
 
 
 def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None, *,
@@ -50,9 +63,10 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
                                f"(scenarios: {', '.join(idx.scenarios) or 'none'})")
             findings = _judge_scenario(bed, idx, sc, codes)
         else:
-            findings = _run(Context(bed, idx), codes, None)
+            ref_ctx = Context(bed, idx)
+            findings = _run(ref_ctx, codes, None)
             if not reference_only:
-                findings += _scenario_findings(bed, idx, codes, findings)
+                findings += _scenario_findings(bed, idx, codes, findings, ref_ctx)
         _apply_exceptions(bed, findings)
         findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))
         return findings
@@ -96,28 +110,38 @@ def scenarios_judged(bed: Bed) -> list[Scenario]:
     return [s for s in bed.scenarios if s.failed or s.excluded or s.vms or s.placement]
 
 
-# Rules that read only what a scenario never changes (the bed's access entries): the reference says it all.
-_SCENARIO_BLIND = ("ACC-",)
+# Rules that read only what a scenario never changes (access entries, what is drawn and cabled, hardware
+# limits, volumes without a mapping): the reference says it all.  A failed host takes its cables out
+# of the scenario's view; the port is still cabled, and CON-003 must not say otherwise.
+_SCENARIO_BLIND = ("ACC-", "CON-", "LIM-", "MAP-003")
 
 
-def _judge_scenario(bed: Bed, idx: BedIndex, sc: Scenario, codes: Iterable[str] | None) -> list[Finding]:
+def _judge_scenario(bed: Bed, idx: BedIndex, sc: Scenario, codes: Iterable[str] | None,
+                    keep: Scope | None = None) -> list[Finding]:
     if sc not in scenarios_judged(bed):
         return _run(Context(bed, idx, scenario=sc), codes, sc.id)
-    view = scenario_view(bed, sc, idx)
+    view = scenario_view(bed, sc, idx, keep)
     return _run(Context(view, scenario=sc, drawn=bed), codes, sc.id)
 
 
-def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None,
-                       reference: list[Finding]) -> list[Finding]:
+def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, reference: list[Finding],
+                       ref_ctx: Context | None = None, *, scoped: bool = True) -> list[Finding]:
+    """The findings each scenario adds to the reference's.  `scoped`: judge each scenario on the part
+    of the bed it can change (`topology.scenario_scope`), the same findings for far less work."""
     wanted = [c for c in (codes if codes is not None else RULES) if not c.startswith(_SCENARIO_BLIND)]
     if not wanted:
         return []
     known: dict[str, list[frozenset[str]]] = {}
     for f in reference:
         known.setdefault(f.code, []).append(frozenset(f.subjects))
+    finder = None
+    if scoped and scenarios_judged(bed):
+        ref_ctx = ref_ctx or Context(bed, idx)
+        finder = ScopeFinder(bed, idx, ref_ctx.derived, ref_ctx.placement)
     out: list[Finding] = []
     for sc in scenarios_judged(bed):
-        for f in _judge_scenario(bed, idx, sc, wanted):
+        keep = finder.scope(sc) if finder is not None else None
+        for f in _judge_scenario(bed, idx, sc, wanted, keep):
             # a reference finding restated over the fewer components the scenario keeps is not news
             subjects = frozenset(f.subjects)
             if not any(subjects <= ref for ref in known.get(f.code, ())):

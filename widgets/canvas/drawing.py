@@ -250,6 +250,9 @@ class ModelDrawing:
             self.verticalScrollBar().setValue(self.verticalScrollBar().value() - round(moved.y() * zoom))
 
     def _badges_for(self, findings: Iterable[Any]) -> dict[str, diagram.Badge]:
+        live = getattr(self.document, "validation", None)
+        if live is not None and findings is live.findings and live.revision_shown == self.document.revision:
+            return live.badges      # the live validator sorted them on its worker, for this very bed
         vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}
         return diagram.badges(findings, self.objects, vm_hosts, scenario=self.badge_scenario())
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from topology import storage_ops as ops
+from topology.index import shown_slots
 from widgets.slot_map import SlotMap
 from widgets.storage.controllers_tab import ControllersTab
 from widgets.storage.disk_groups_tab import DiskGroupsTab
@@ -199,7 +200,7 @@ class StorageEditor(QWidget):
             self.summary.setText("No storage array in this bed.")
             return
         disks = sum(len(ops.expand([f"{e.name}:{ds.slots}"])) for e in array.enclosures for ds in e.disks)
-        slots = sum(e.slots for e in array.enclosures)
+        slots = sum(shown_slots(e) for e in array.enclosures)
         parts = [array.model or "array", f"firmware {array.firmware}" if array.firmware else "",
                  array.connectivity.upper() if array.connectivity else "",
                  f"{disks} disks in {slots} slots", f"{len(array.disk_groups)} disk groups",

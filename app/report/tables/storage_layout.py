@@ -6,8 +6,8 @@ from collections import defaultdict
 from app.report.tables.disks import disk_kind, short_disk, spare_slots
 from app.report.tables.model import Cell, Row, Table, missing
 from app.report.tables.values import flat, slug
-from topology.index import ArrayScope, BedIndex
-from topology.model import Bed, Enclosure, StorageArray
+from topology.index import BedIndex, shown_slots
+from topology.model import Bed, StorageArray
 from topology.unknown import MARKER, NOT_STATED
 from topology.vocabulary import raid_name
 
@@ -26,14 +26,6 @@ def group_colours(a: StorageArray) -> dict[str, str]:
 SLOTS_PER_ROW = 16
 
 
-def drawn_slots(scope: ArrayScope, e: Enclosure) -> int:
-    """The slots a map draws: the enclosure's, or where the source does not state them, up to the
-    last slot that holds a disk."""
-    if e.slots is not NOT_STATED:
-        return e.slots
-    return max((slot + 1 for enc, slot in scope.disks if enc == e.name), default=0)
-
-
 def slot_map_tables(bed: Bed) -> list[Table]:
     """Per array: the drive slots of every enclosure, coloured by disk group, and a legend."""
     idx = BedIndex(bed)
@@ -48,7 +40,7 @@ def slot_map_tables(bed: Bed) -> list[Table]:
             for key in scope.members(g.members):
                 owner.setdefault(key, g.name)
         spares = spare_slots(a)
-        slots_of = {e.name: drawn_slots(scope, e) for e in a.enclosures}
+        slots_of = {e.name: shown_slots(e) for e in a.enclosures}
         width = min(max(slots_of.values(), default=1), SLOTS_PER_ROW)
         if width > 12 and max(slots_of.values()) > SLOTS_PER_ROW:
             width = 12

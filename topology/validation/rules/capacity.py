@@ -1,4 +1,4 @@
-"""CAP-001 .. CAP-007: host memory and CPU, failover capacity, NUMA, VM storage placement."""
+"""CAP-001 .. CAP-008: host memory and CPU, failover capacity, NUMA, VM storage placement, VM memory."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -140,7 +140,8 @@ def cap_004(ctx: Context) -> Iterator[Hit]:
         nodes = s.numa_nodes or (s.cpu.sockets if s.cpu else None)
         if not nodes and s.numa_nodes is not NOT_STATED:
             continue
-        unknown = unstated(s, s.id, "memory_gb", "numa_nodes") + unstated(vm, vm.id, "memory_gb")
+        unknown = unstated(s, s.id, "memory_gb", "numa_nodes") + unstated(vm, vm.id, "memory_gb") \
+            if NOT_STATED in (s.memory_gb, s.numa_nodes, vm.memory_gb) else ()
         if unknown:
             yield could_not_judge([vm.id, s.id], f"whether {vm.id}'s memory fits a NUMA node of {s.id}", unknown)
             continue
@@ -199,12 +200,15 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
             if d.type == "fixed" and d.size_gb:
                 need[d.volume] += d.size_gb
                 who[d.volume].append(vm.id)
-            unknown[d.volume] += [f"{vm.id} disk {d.name} {what}" for what, v in (("type", d.type), ("size", d.size_gb))
-                                  if v is NOT_STATED and (what == "type" or d.type in ("fixed", NOT_STATED))]
+            if d.type is NOT_STATED or d.size_gb is NOT_STATED:
+                unknown[d.volume] += [f"{vm.id} disk {d.name} {what}" for what, v in
+                                      (("type", d.type), ("size", d.size_gb))
+                                      if v is NOT_STATED and (what == "type" or d.type in ("fixed", NOT_STATED))]
             if i == 0:  # the VM's configuration, memory image and saved state live with its first disk
                 need[d.volume] += vm_memory(vm)
-                unknown[d.volume] += [f"{v} memory" for v in memory_not_stated([vm])]
-    for vol in sorted(set(need) | {v for v, names in unknown.items() if names}):
+                if vm.memory_gb is NOT_STATED or vm.dynamic_memory is not None:
+                    unknown[d.volume] += [f"{v} memory" for v in memory_not_stated([vm])]
+    for vol in sorted(need.keys() | {v for v, names in unknown.items() if names}):
         n = need.get(vol, 0.0)
         size = sizes.get(vol)
         if size is None:
@@ -246,3 +250,17 @@ def cap_007(ctx: Context) -> Iterator[Hit]:
                           severity="error")
             else:
                 yield hit(vm.id, f"production VM {vm.id} uses a {d.type} disk ({d.name})")
+
+
+@rule("CAP-008", "error", "a VM with no memory",
+      reason="A VM needs memory to start; a size of zero is a typing slip, and every memory rule that counts "
+             "on it (host RAM, fail-over, NUMA) judges the wrong figure.",
+      source=f"{_SEED001} Table 14 (memory per VM); seed 000 Appendix F (RAM per VM)",
+      hint="give the VM its memory in GB as the report states it, or mark it not stated")
+def cap_008(ctx: Context) -> Iterator[Hit]:
+    for vm in ctx.bed.vms:
+        dm = vm.dynamic_memory
+        if vm.memory_gb is NOT_STATED:
+            yield could_not_judge(vm.id, f"the memory of {vm.id}", [f"{vm.id} memory"])
+        elif not vm.memory_gb and not (dm is not None and (dm.startup_gb or dm.min_gb)):
+            yield hit(vm.id, f"VM {vm.id} has 0 GB of memory")

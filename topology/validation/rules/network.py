@@ -64,13 +64,17 @@ def net_002(ctx: Context) -> Iterator[Hit]:
         unknown = [ref for ref, p in ctx.idx.server_ports(s) if p.roles is NOT_STATED]
         if s.id not in hosts and not (unknown and ctx.volumes_used.get(s.id)):
             continue
-        dedicated = [ref for ref, p in ctx.idx.server_ports(s) if _roles(p) == {SAN}]
+        # iSCSI interfaces bound to one NIC (port binding) are that NIC: one cable, one port
+        dedicated = list(dict.fromkeys(p.bound_to or ref for ref, p in ctx.idx.server_ports(s)
+                                       if _roles(p) == {SAN}))
+        bound = [ref for ref, p in ctx.idx.server_ports(s) if p.bound_to and _roles(p) == {SAN}]
         if len(dedicated) < ctx.policy.min_iscsi_ports and unknown:
             yield could_not_judge([s.id, *unknown], f"whether {s.id} has {ctx.policy.min_iscsi_ports} dedicated "
                                   "iSCSI ports", (f"{r} roles" for r in unknown))
         elif len(dedicated) < ctx.policy.min_iscsi_ports:
+            through = f" ({len(bound)} iSCSI interfaces bound to {', '.join(dedicated)})" if bound else ""
             yield hit([s.id, *dedicated],
-                      f"{s.id} uses iSCSI storage with {len(dedicated)} dedicated iSCSI port(s); "
+                      f"{s.id} uses iSCSI storage with {len(dedicated)} dedicated iSCSI port(s){through}; "
                       f"at least {ctx.policy.min_iscsi_ports} are needed")
 
 
@@ -108,13 +112,17 @@ def net_004(ctx: Context) -> Iterator[Hit]:
                 continue
             ok = False
             unknown: list[str] = []
-            for ref, p in ctx.idx.server_ports(s):
+            for _ref, p in ctx.idx.server_ports(s):
                 net = ctx.idx.networks.get(p.network)
                 if ("heartbeat" in _roles(p) and SAN not in _roles(p)) or \
                         (net is not None and net.cluster_use == "cluster_only"):
                     ok = True
-                unknown += unstated(p, ref, "roles")
-                unknown += unstated(net, f"network {net.id}", "cluster_use") if net is not None else []
+                    break
+            if not ok:
+                for ref, p in ctx.idx.server_ports(s):
+                    net = ctx.idx.networks.get(p.network)
+                    unknown += unstated(p, ref, "roles")
+                    unknown += unstated(net, f"network {net.id}", "cluster_use") if net is not None else []
             if not ok and unknown:
                 yield could_not_judge([node, c.id], f"whether {node} has a heartbeat port", unknown)
             elif not ok:
@@ -138,13 +146,13 @@ def _path_mtus(ctx: Context, path) -> list[tuple[str, int | None, bool]]:
         if pr is None:
             continue
         out.append((ref, idx.effective_mtu(pr), True))
-        out += _facing_switch_ports(ctx, ref)
-    out += _facing_switch_ports(ctx, path.target)
+        out += facing_switch_ports(ctx, ref)
+    out += facing_switch_ports(ctx, path.target)
     out.append((path.target, idx.effective_mtu(tgt), True))
     return out
 
 
-def _facing_switch_ports(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
+def facing_switch_ports(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
     cache = ctx.memo.setdefault("facing_switch_ports", {})
     if ref not in cache:
         cache[ref] = _facing_now(ctx, ref)
@@ -170,8 +178,10 @@ def _facing_now(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
 def net_005(ctx: Context) -> Iterator[Hit]:
     seen: set = set()
     for path, _route in ctx.routes:
-        if path.kind != "iscsi":
+        key = (path.initiator, path.target)
+        if path.kind != "iscsi" or key in seen:   # one verdict per session, whatever volumes it carries
             continue
+        seen.add(key)
         hops = _path_mtus(ctx, path)
         known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
         unknown = [w for w, m, _ in hops if m is NOT_STATED]
@@ -181,10 +191,6 @@ def net_005(ctx: Context) -> Iterator[Hit]:
         # switch frame sizes quote the Ethernet header too (9014 for a 9000-byte MTU)
         need = max(ends) if ends else 0
         small = [w for w, m, e in known if not e and m < need]
-        key = (path.initiator, path.target)
-        if key in seen:
-            continue
-        seen.add(key)
         if len(ends) > 1 or small:
             detail = ", ".join(f"{w}={m}" for w, m, _ in known)
             yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
@@ -197,7 +203,7 @@ def net_005(ctx: Context) -> Iterator[Hit]:
                       severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
 
 
-@rule("NET-006", "warning", "flow control off on an iSCSI port",
+@rule("NET-006", "warning", "flow control off on an iSCSI port or the switch port facing one",
       reason="Without flow control a congested iSCSI port drops frames and TCP retransmits; "
              "Ethernet pause frames keep the SAN lossless.",
       source=f"{_SEED000}: 'Flow control set to Generate & Respond on all NICs'; {_SEED001} NW-04/NW-05",
@@ -208,19 +214,26 @@ def net_006(ctx: Context) -> Iterator[Hit]:
             yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}")
         elif SAN in _roles(p) and p.flow_control is NOT_STATED:
             yield could_not_judge([s.id, ref], f"flow control on iSCSI host port {ref}", [f"{ref} flow control"])
+    if not any(sw.flow_control is False or sw.flow_control is NOT_STATED or
+               any(p.flow_control is False or p.flow_control is NOT_STATED for p in sw.ports)
+               for sw in ctx.bed.switches):
+        return      # every switch port has flow control on, or the bed does not say: nothing to judge
+    facing: list[tuple[str, str]] = []      # (SAN port, what it is) whose switch side is judged
+    for _server, ref, p in iter_server_ports(ctx):
+        if SAN in _roles(p) and not p.bound_to:   # a bound interface's switch port is its NIC's
+            facing.append((ref, "iSCSI host port"))
     for a in ctx.bed.arrays:
-        for ref, p, _ in ctx.idx.array_ports(a):
-            if SAN not in _roles(p):
-                continue
-            for sw_ref, _, _ in _facing_switch_ports(ctx, ref):
-                pr = ctx.idx.port(sw_ref)
-                fc = ctx.idx.effective_flow_control(pr) if pr is not None else \
-                    getattr(ctx.idx.endpoint_device(sw_ref), "flow_control", None)
-                if fc is False:
-                    yield hit([sw_ref, ref], f"flow control is off on switch port {sw_ref} facing array port {ref}")
-                elif fc is NOT_STATED:
-                    yield could_not_judge([sw_ref, ref], f"flow control on switch port {sw_ref} facing array "
-                                          f"port {ref}", [f"{sw_ref} flow control"])
+        facing += [(ref, "array port") for ref, p, _ in ctx.idx.array_ports(a) if SAN in _roles(p)]
+    for ref, what in facing:
+        for sw_ref, _, _ in facing_switch_ports(ctx, ref):
+            pr = ctx.idx.port(sw_ref)
+            fc = ctx.idx.effective_flow_control(pr) if pr is not None else \
+                getattr(ctx.idx.endpoint_device(sw_ref), "flow_control", None)
+            if fc is False:
+                yield hit([sw_ref, ref], f"flow control is off on switch port {sw_ref} facing {what} {ref}")
+            elif fc is NOT_STATED:
+                yield could_not_judge([sw_ref, ref], f"flow control on switch port {sw_ref} facing {what} {ref}",
+                                      [f"{sw_ref} flow control"])
 
 
 def _host_part(addr: str) -> str:
@@ -269,6 +282,9 @@ def _addresses(ctx: Context) -> Iterator[tuple[str, str, str]]:
     for c in ctx.bed.clusters:
         if c.address:
             yield c.id, c.address, ""
+    for g in ctx.bed.array_groups:
+        if g.address:
+            yield g.name, g.address, g.network
 
 
 @rule("NET-007", "error", "duplicate IP address",

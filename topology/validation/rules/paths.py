@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
+from typing import Any
 
 from topology.graph import controller_node, element_text, is_fabric, shared_elements
 from topology.model import StorageArray
-from topology.unknown import NOT_STATED
+from topology.unknown import NOT_STATED, stated_sum
 from topology.validation.context import Context
 from topology.validation.registry import Hit, could_not_judge, hit, rule
+from topology.validation.rules.network import facing_switch_ports
 
 _SRC = ("Seed 000 Appendix F (4 sessions per host, 'Enable multi-path'); seed 002 best practice 4 "
         "(HDLM, primary and secondary path per LU)")
@@ -138,12 +140,13 @@ def path_004(ctx: Context) -> Iterator[Hit]:
             yield hit(host, f"{host} has {n} paths but declares no multipath software")
 
 
-@rule("PATH-005", "warning", "array ports to host ports far from 1:1",
-      reason="More host SAN ports than active array ports oversubscribe the array side; the "
-             "reverse leaves array bandwidth unused.",
+@rule("PATH-005", "warning", "array bandwidth to host SAN bandwidth far from 1:1",
+      reason="More host SAN bandwidth than the active array ports carry oversubscribes the array side; the "
+             "reverse leaves array bandwidth unused.  Ports of different speeds are weighed by their speed.",
       source="Seed 001 ST-03: 'Maintain a close as possible to a 1:1 ratio between the number of network ports "
              "on the active controller of the array and the number of host network adapters'",
-      hint="balance active array ports and host SAN ports (or record an exception with the reason)")
+      hint="balance the active array ports' bandwidth and the host's SAN bandwidth (or record an exception with "
+           "the reason)")
 def path_005(ctx: Context) -> Iterator[Hit]:
     targets: dict[tuple[str, str], set[str]] = defaultdict(set)
     for p in ctx.paths:
@@ -158,15 +161,92 @@ def path_005(ctx: Context) -> Iterator[Hit]:
         s = ctx.idx.servers.get(host)
         if s is None or s.simulated:
             continue
-        host_ports = [ref for ref, p in ctx.idx.server_ports(s)
-                      if ("iscsi" in p.roles or "fc" in p.roles or p.kind == "fc") and "unused" not in p.roles]
+        # a bound iSCSI interface is its NIC's bandwidth, counted once
+        host_ports = list(dict.fromkeys(
+            p.bound_to or ref for ref, p in ctx.idx.server_ports(s)
+            if ("iscsi" in p.roles or "fc" in p.roles or p.kind == "fc") and "unused" not in p.roles))
         if not host_ports:
             continue
-        ratio = len(ports) / len(host_ports)
-        if ratio < 1 / t or ratio > t:
-            yield hit([host, array_id],
-                      f"{array_id} offers {host} {len(ports)} active port(s) for {len(host_ports)} host SAN "
-                      f"port(s): ratio {len(ports)}:{len(host_ports)}")
+        side = {"array": sorted(ports), "host": host_ports}
+        speeds = {k: [_speed(ctx, r) for r in refs] for k, refs in side.items()}
+        unknown = [f"{r} speed" for k, refs in side.items() for r, v in zip(refs, speeds[k], strict=True)
+                   if v is NOT_STATED]
+        given = all(v is not None and v is not NOT_STATED for v in speeds["array"] + speeds["host"])
+        a_bw, h_bw = (stated_sum(speeds["array"]), stated_sum(speeds["host"])) if given else \
+            (len(ports), len(host_ports))
+        ratio = a_bw / h_bw if h_bw else 0
+        if ratio and (ratio < 1 / t or ratio > t):
+            if unknown:
+                yield could_not_judge([host, array_id], f"the bandwidth ratio of {array_id} to {host}", unknown)
+                continue
+            what = (f"{_gbps(a_bw)} Gb/s on {len(ports)} active port(s) for {_gbps(h_bw)} Gb/s on "
+                    f"{len(host_ports)} host SAN port(s)" if given else
+                    f"{len(ports)} active port(s) for {len(host_ports)} host SAN port(s) (speeds not given: ports "
+                    "counted)")
+            yield hit([host, array_id], f"{array_id} offers {host} {what}: ratio {_ratio(a_bw, h_bw)}")
+
+
+def _speed(ctx: Context, ref: str) -> Any:
+    memo = ctx.memo.setdefault("port_speed", {})
+    if ref not in memo:
+        pr = ctx.idx.port(ref)
+        memo[ref] = getattr(pr.port, "speed_gbps", None) if pr is not None else None
+    return memo[ref]
+
+
+def _gbps(x: float) -> str:
+    return f"{x:g}"
+
+
+def _ratio(a: float, b: float) -> str:
+    """'1:4' for 10 and 40; '1:2.5' where the two do not divide."""
+    low = min(a, b)
+    return f"{a / low:g}:{b / low:g}" if low else f"{a:g}:{b:g}"
+
+
+@rule("PATH-008", "warning", "mixed link speeds on one path",
+      reason="A path runs at the speed of its slowest hop: a 10 Gb/s host port into a 1 Gb/s switch or array "
+             "port delivers 1 Gb/s, and the results measure the slow hop.",
+      source="Seed 001 Appendix A (10GbE end to end: host 57810 ports, Force10 S4810, PS6110XV 10GbE "
+             "controllers); seed 000 (1 Gbps iSCSI NICs, switch and MD3000i ports)",
+      hint="use the same speed on the host port, the switch ports between and the array port")
+def path_008(ctx: Context) -> Iterator[Hit]:
+    if len(_san_speeds(ctx)) < 2:
+        return      # one speed (or none) stated on the SAN side of the bed: no path can mix them
+    seen: set = set()
+    judged: set[tuple[str, ...]] = set()
+    for sp in ctx.derived.paths:
+        hop_ports = tuple(h.element for h in sp.hops if h.kind in ("port", "target"))
+        if hop_ports in judged:     # one verdict per port pair, whatever volumes the path carries
+            continue
+        judged.add(hop_ports)
+        speeds = dict(x for port in hop_ports for x in _stated_speeds(ctx, port))
+        key = (sp.host, tuple(sorted(speeds.items())))
+        if len(set(speeds.values())) > 1 and key not in seen:
+            seen.add(key)
+            detail = ", ".join(f"{r} {_gbps(v)} Gb/s" for r, v in speeds.items())
+            yield hit([sp.host, *speeds], f"{sp.spec.initiator} -> {sp.spec.target} mixes link speeds: {detail}")
+
+
+def _san_speeds(ctx: Context) -> set[Any]:
+    """Every speed stated on a port that can be on a storage path: SAN ports, array and switch ports."""
+    out = set()
+    for s in ctx.bed.servers:
+        out |= {p.speed_gbps for _, p in ctx.idx.server_ports(s) if p.roles and set(p.roles) & {"iscsi", "fc"}
+                or p.kind == "fc"}
+    out |= {p.speed_gbps for a in ctx.bed.arrays for _, p, _ in ctx.idx.array_ports(a)}
+    out |= {p.speed_gbps for sw in ctx.bed.switches for p in sw.ports}
+    return out - {None, NOT_STATED}
+
+
+def _stated_speeds(ctx: Context, port: str) -> tuple[tuple[str, Any], ...]:
+    """(ref, speed) of a port and the switch ports cabled to it, where the speed is stated (cached)."""
+    memo = ctx.memo.setdefault("stated_speeds", {})
+    hit_ = memo.get(port)
+    if hit_ is None:
+        refs = (port, *(r for r, _m, _e in facing_switch_ports(ctx, port)))
+        hit_ = memo[port] = tuple((r, v) for r in refs if (v := _speed(ctx, r)) is not None and v is not NOT_STATED)
+    return hit_
 
 
 @rule("PATH-006", "error", "a pinned path the drawing cannot carry",

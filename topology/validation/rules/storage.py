@@ -52,10 +52,11 @@ def _describe(d: Disk) -> tuple:
 def raid_002(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
-            disks = scope.group_disks(g)
-            kinds = Counter(_describe(d) for d in disks if NOT_STATED not in _describe(d))
-            unknown = [f"{what} of the disks in {d.enclosure}:{d.spec.slots}" for d in disks
-                       for what, v in zip(("media", "speed", "size"), _describe(d), strict=True) if v is NOT_STATED]
+            described = [(d, _describe(d)) for d in scope.group_disks(g)]
+            kinds = Counter(k for _, k in described if NOT_STATED not in k)
+            unknown = [f"{what} of the disks in {d.enclosure}:{d.spec.slots}" for d, k in described
+                       if NOT_STATED in k for what, v in zip(("media", "speed", "size"), k, strict=True)
+                       if v is NOT_STATED]
             if len(kinds) <= 1 and unknown:
                 yield could_not_judge([a.id, group_ref(a.id, g.name)],
                                       f"whether disk group {g.name} on {a.id} mixes disks", unknown)
@@ -127,35 +128,52 @@ def raid_004(ctx: Context) -> Iterator[Hit]:
 _volume_home = prediction.volume_home
 
 
-@rule("RAID-005", "error", "database and logs share spindles",
+@rule("RAID-005", "error", "a database and its logs share spindles",
       reason="Logs are written sequentially and are the recovery copy of the database: on the same "
-             "disks they lose their speed and both are lost with the group.",
+             "disks they lose their speed and both are lost with the group.  Database and log volumes of "
+             "different applications may share a group; those of one VM or one workload may not.",
       source=f"Seed 000 ('two 146GB 15K ... SQL and Exchange logs'); {_SEED002} BP 6 ('a separate pool for the logs')",
-      hint="put database and log volumes in different disk groups and pools")
+      hint="put the database and log volumes of the VM or workload in different disk groups and pools")
 def raid_005(ctx: Context) -> Iterator[Hit]:
-    for a, scope in _scopes(ctx):
-        dbs, logs = [], []
+    for a, _ in _scopes(ctx):
         for v in a.volumes:
             if "database" in v.purpose and "log" in v.purpose:
                 yield hit(volume_ref(a.id, v.name), f"volume {a.id}:{v.name} holds both a database and its logs")
-            elif "database" in v.purpose:
-                dbs.append(v)
-            elif "log" in v.purpose:
-                logs.append(v)
-        if not dbs or not logs:
-            continue
-        log_homes = [(lv, _volume_home(scope, lv)) for lv in logs]
-        pairs: dict[str, list[str]] = defaultdict(list)
+    dbset = {ref for ref, (_, v) in ctx.idx.volumes.items() if "database" in v.purpose}
+    logset = {ref for ref, (_, v) in ctx.idx.volumes.items() if "log" in v.purpose} - dbset
+    if not dbset or not logset:
+        return
+    seen: set[tuple[str, str]] = set()
+    for owner, vols in _data_owners(ctx):
+        dbs = [v for v in vols if v in dbset]
+        logs = [v for v in vols if v in logset]
         for dv in dbs:
-            dg, dp = _volume_home(scope, dv)
-            for lv, (lg, lp) in log_homes:
-                shared = sorted(dg & lg) or sorted(dp & lp)
-                if shared:
-                    pairs[shared[0]].append(f"{dv.name}+{lv.name}")
-        for where, combos in pairs.items():
-            yield hit([a.id, volume_ref(a.id, combos[0].split('+')[0]), volume_ref(a.id, combos[0].split('+')[1])],
-                      f"database and log volumes share {where} on {a.id}: " + ", ".join(combos[:4])
-                      + (f" and {len(combos) - 4} more" if len(combos) > 4 else ""))
+            for lv in logs:
+                where = _shared_home(ctx, dv, lv)
+                if where and (dv, lv) not in seen:
+                    seen.add((dv, lv))
+                    yield hit([owner, dv, lv], f"database {dv} and log {lv} of {owner} share {where}")
+
+
+def _data_owners(ctx: Context) -> Iterator[tuple[str, list[str]]]:
+    """(VM or workload, the volumes its data lives on): whose database and logs belong together."""
+    for vm in ctx.bed.vms:
+        vols = [d.volume for d in vm.disks if d.volume and not d.local]
+        vols += sorted(ctx.guest_volumes.get(vm.id, ()))
+        yield vm.id, [v for v in dict.fromkeys(vols) if v in ctx.idx.volumes]
+    for w in ctx.bed.workloads:
+        yield f"workload {w.id}", prediction.workload_volumes(ctx, w, data_only=False)
+
+
+def _shared_home(ctx: Context, a_ref: str, b_ref: str) -> str:
+    """The disk group or pool two volumes of one array share ('' when none)."""
+    (arr_a, va), (arr_b, vb) = ctx.idx.volumes[a_ref], ctx.idx.volumes[b_ref]
+    if arr_a is not arr_b or arr_a.simulated:
+        return ""
+    scope = ctx.idx.scopes[arr_a.id]
+    (ga, pa), (gb, pb) = _volume_home(scope, va), _volume_home(scope, vb)
+    groups, pools = sorted(ga & gb), sorted(pa & pb)
+    return f"disk group {groups[0]} on {arr_a.id}" if groups else f"pool {pools[0]} on {arr_a.id}" if pools else ""
 
 
 @rule("RAID-006", "error", "active and replica copies share a pool or array",

@@ -1,4 +1,4 @@
-"""WL-001: every workload targets something that exists and can reach its storage."""
+"""WL-001, WL-002: every workload targets something that exists and can reach its storage."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -38,3 +38,16 @@ def wl_001(ctx: Context) -> Iterator[Hit]:
                     yield hit([w.id, t], f"workload {w.id} targets VM {t}, which is placed on no host")
         if w.driver and w.driver not in idx.components:
             yield hit(w.id, f"workload {w.id} is driven from {w.driver!r}, which is not in the bed")
+
+
+@rule("WL-002", "error", "a workload with no target",
+      reason="A load with nothing to run against measures nothing: the procedure cannot say where the tool "
+             "runs or which data it reads and writes.",
+      source="Seed 000 Appendix F (each load tool runs on a named VM or client against its own data)",
+      hint="name the VMs, servers or volumes the workload runs against (targets)")
+def wl_002(ctx: Context) -> Iterator[Hit]:
+    for w in ctx.bed.workloads:
+        if w.targets is NOT_STATED:
+            yield could_not_judge(w.id, f"what workload {w.id} runs against", [f"{w.id} targets"])
+        elif not w.targets:
+            yield hit(w.id, f"workload {w.id} ({w.tool or 'no tool'}) has no target")

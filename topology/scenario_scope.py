@@ -1,0 +1,121 @@
+"""What a scenario can change, so a scenario pass judges only that part of the bed.
+
+The runner reports, for each scenario, the findings the reference configuration does not have.
+A scenario only takes things out (a host, a switch, a port, a controller) and moves VMs, so a
+new finding can only be about a host whose paths cross something taken out, a host that gains
+or loses VMs, the cluster such a host is in, and what those hosts, their VMs and their
+workloads use.  `scenario_scope` works that set out from the reference's own derived paths;
+`topology.scenario_view` then builds the scenario's view of that part alone, and a 2,000-host
+bed whose scenario fails one rack's switch is judged on that rack.
+
+Where the closure grows past half the bed, or a drive is pulled (which changes the IOPS every
+workload on the array is judged against), the answer is None: judge the whole view.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from topology.graph import controller_node
+from topology.ids import endpoint_device
+from topology.index import BedIndex
+from topology.model import Bed, Scenario
+from topology.placement import Placement
+from topology.scenario_view import removed_by
+
+# past this share of the hosts, a scoped view saves less than working the scope out costs
+WHOLE_BED_SHARE = 0.5
+
+
+@dataclass
+class Scope:
+    """The part of a bed a scenario pass judges: these servers, VMs and arrays (all switches,
+    networks and chassis stay), and the workloads whose targets and driver are all in it."""
+    servers: set[str] = field(default_factory=set)
+    vms: set[str] = field(default_factory=set)
+    arrays: set[str] = field(default_factory=set)
+
+
+class ScopeFinder:
+    """The reference's facts the scopes of all scenarios share, worked out once per validation."""
+
+    def __init__(self, bed: Bed, idx: BedIndex, derived: Any, placement: Placement):
+        self.bed, self.idx, self.placement = bed, idx, placement
+        self.reference_place = placement.of(None)
+        self.users_of: dict[str, set[str]] = {}       # path element -> hosts / VMs whose paths cross it
+        self.arrays_of: dict[str, set[str]] = {}      # host / VM -> arrays its volumes are on
+        for sp in derived.paths:
+            array_id = sp.spec.target.partition(":")[0]
+            self.arrays_of.setdefault(sp.host, set()).add(array_id)
+            for element in (*(h.element for h in sp.hops), array_id):
+                self.users_of.setdefault(element, set()).add(sp.host)
+        for comp, vols in derived.masking.presented.items():
+            self.arrays_of.setdefault(comp, set()).update(v.array for v in vols.values())
+        self.cluster_nodes: dict[str, list[str]] = {}
+        for c in bed.clusters:
+            for n in c.nodes:
+                self.cluster_nodes.setdefault(n, []).extend(c.nodes)
+        self.workloads_of: dict[str, list[Any]] = {}      # VM or server -> workloads it runs or drives
+        for w in bed.workloads:
+            for comp in [*w.targets, w.driver]:
+                if comp in idx.servers or comp in idx.vms:
+                    self.workloads_of.setdefault(comp, []).append(w)
+        self.vms_on = _by_host(self.reference_place)
+        self.cabled_to: dict[str, set[str]] = {}     # device or DEVICE:PORT -> devices at the cable's other end
+        for lk in bed.links:
+            da, db = endpoint_device(lk.a), endpoint_device(lk.b)
+            for mine, other in ((lk.a, db), (lk.b, da), (da, db), (db, da)):
+                self.cabled_to.setdefault(mine, set()).add(other)
+        self.disk_arrays = {vm.id: {d.volume.partition(":")[0] for d in vm.disks if d.volume in idx.volumes}
+                            for vm in bed.vms}
+
+    def scope(self, scenario: Scenario) -> Scope | None:
+        idx = self.idx
+        gone = removed_by(self.bed, scenario, idx)
+        if gone.slots:
+            return None
+        place = self.placement.of(scenario)
+        moved = {v for v in set(self.reference_place) | set(place)
+                 if self.reference_place.get(v) != place.get(v)}
+        elements = set(gone.devices) | gone.ports | {controller_node(a, c) for a, c in gone.controllers}
+        seeds: set[str] = set(moved)
+        seeds |= {self.reference_place[v] for v in moved if v in self.reference_place}
+        seeds |= {place[v] for v in moved if v in place}
+        seeds |= {d for d in gone.devices if d in idx.servers or d in idx.vms}
+        seeds |= {endpoint_device(p) for p in gone.ports}     # a server that loses a port, any port
+        for element in elements:     # what routes through it, and what is cabled to it
+            seeds |= self.users_of.get(element, set()) | self.cabled_to.get(element, set())
+        vms_on = _by_host(place)
+        out = Scope(arrays={a for a, _ in gone.controllers} | {d for d in gone.devices if d in idx.arrays})
+        todo = list(seeds)
+        while todo:
+            comp = todo.pop()
+            if comp in out.servers or comp in out.vms:
+                continue
+            if comp in idx.servers:
+                out.servers.add(comp)
+                more = list(self.cluster_nodes.get(comp, ()))
+                more += self.vms_on.get(comp, []) + vms_on.get(comp, [])
+            elif comp in idx.vms:
+                out.vms.add(comp)
+                more = [h for h in (self.reference_place.get(comp), place.get(comp)) if h]
+                out.arrays |= self.disk_arrays.get(comp, set())
+            elif comp in idx.arrays:
+                out.arrays.add(comp)
+                continue
+            else:
+                continue
+            out.arrays |= self.arrays_of.get(comp, set())
+            for w in self.workloads_of.get(comp, ()):
+                more += [t.partition(":")[0] if t in idx.volumes else t for t in [*w.targets, w.driver] if t]
+            todo += more
+            if len(out.servers) > WHOLE_BED_SHARE * max(len(idx.servers), 1):
+                return None
+        return out
+
+
+def _by_host(place: dict[str, str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for vm, host in place.items():
+        out.setdefault(host, []).append(vm)
+    return out
