@@ -62,6 +62,8 @@ def bed_graph(idx: BedIndex) -> nx.Graph[str]:
     return g
 
 
+_MISSING = object()
+
 # A route's elements are port refs and device ids, plus two kinds of their own:
 _CONTROLLER = "#"         # ARRAY#CONTROLLER
 _FABRIC = "fabric:"       # fabric:A
@@ -106,6 +108,9 @@ class PathAnalyzer:
     _route_cache: dict[tuple[str, str], tuple | None] = field(default_factory=dict)
     _standby: dict[str, bool] = field(default_factory=dict)
     _attached: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict)
+    _ini_sides: dict[str, Any] = field(default_factory=dict)
+    _tgt_sides: dict[str, Any] = field(default_factory=dict)
+    _best_cache: dict[tuple[frozenset[str], frozenset[str]], tuple | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         idx = self.idx
@@ -165,59 +170,101 @@ class PathAnalyzer:
 
     # -------------------------------------------------------------- routing
     def route(self, path: PathSpec) -> Route:
-        idx = self.idx
-        ini = idx.port(path.initiator)
-        tgt = idx.port(path.target)
+        """How a path crosses the cabling and what it depends on.  What an end contributes is worked
+        out once per port (a bed's thousands of paths share a few hundred target ports, and each
+        initiator port has a path to several of them)."""
+        ini = self._initiator_side(path.initiator)
+        tgt = self._target_side(path.target)
         if ini is None or tgt is None:
             return Route("invalid", reason="an end of the path does not exist")
-        if not isinstance(tgt.device, StorageArray):
-            return Route("invalid", reason=f"{path.target} is not an array port")
-        elements = {path.initiator}
-        uplinks = self.uplinks_of(ini)
-        if isinstance(ini.device, VM):
-            if not uplinks:
-                return Route("disconnected", frozenset(elements),
-                             reason=f"{path.initiator} is on no virtual switch with an uplink")
-        if len(uplinks) == 1:
-            elements.add(uplinks[0])
-        array = tgt.device
-        failover = self._standby.get(array.id, False)
-        if not failover:
-            elements.add(path.target)
-            if tgt.controller is not None:
-                elements.add(controller_node(array.id, tgt.controller.name))
-        fabric = getattr(tgt.port, "fabric", "") or getattr(ini.port, "fabric", "")
+        if isinstance(tgt, str):
+            return Route("invalid", reason=tgt)
+        ini_pr, uplinks, ini_elements, ini_sw, ini_direct = ini
+        tgt_pr, tgt_elements, tgt_sw, tgt_direct = tgt
+        if ini_elements is None:
+            return Route("disconnected", frozenset((path.initiator,)),
+                         reason=f"{path.initiator} is on no virtual switch with an uplink")
+        fabric = getattr(tgt_pr.port, "fabric", "") or getattr(ini_pr.port, "fabric", "")
+        elements = ini_elements | tgt_elements
         if fabric:
-            elements.add(fabric_element(fabric))
-
-        tgt_sw, tgt_direct = self.attached(path.target)
-        ini_sw: set[str] = set()
-        ini_direct: set[str] = set()
-        for up in uplinks:
-            s, d = self.attached(up)
-            ini_sw |= s
-            ini_direct |= d
+            elements = elements | {fabric_element(fabric)}
         if path.target in ini_direct or any(u in tgt_direct for u in uplinks):
-            return Route("ok", frozenset(elements))
+            return Route("ok", elements)
         if not ini_sw or not tgt_sw:
-            return Route("unknown", frozenset(elements), reason="the bed does not say how this path is cabled")
+            return Route("unknown", elements, reason="the bed does not say how this path is cabled")
+        best = self._best_switch_route(ini_sw, tgt_sw)
+        if best is None:
+            return Route("disconnected", elements,
+                         reason=f"no switch route from {', '.join(sorted(ini_sw))} to {', '.join(sorted(tgt_sw))}")
+        # a switch is a single point of failure only when the initiator or target has no other attachment
+        if len(ini_sw) == 1 and len(tgt_sw) == 1:
+            elements = elements.union(best)
+        elif len(ini_sw) == 1:
+            elements = elements | ini_sw
+        elif len(tgt_sw) == 1:
+            elements = elements | tgt_sw
+        return Route("ok", elements, best)
+
+    def _initiator_side(self, ref: str) -> tuple | None:
+        """(port, uplinks, what the path depends on at this end or None when a vNIC has no way out,
+        switches the uplinks are cabled to, other ends cabled to them directly); None: no such port."""
+        hit = self._ini_sides.get(ref, _MISSING)
+        if hit is not _MISSING:
+            return hit
+        pr = self.idx.port(ref)
+        if pr is None:
+            hit = None
+        else:
+            uplinks = self.uplinks_of(pr)
+            elements: frozenset | None = frozenset(((ref,) + tuple(uplinks)) if len(uplinks) == 1 else (ref,))
+            if isinstance(pr.device, VM) and not uplinks:
+                elements = None
+            sw: set[str] = set()
+            direct: set[str] = set()
+            for up in uplinks:
+                s, d = self.attached(up)
+                sw |= s
+                direct |= d
+            hit = (pr, tuple(uplinks), elements, frozenset(sw), frozenset(direct))
+        self._ini_sides[ref] = hit
+        return hit
+
+    def _target_side(self, ref: str) -> tuple | str | None:
+        """(port, what the path depends on at this end, switches cabled to it, other ends cabled to it),
+        why it cannot be a target, or None: no such port."""
+        hit = self._tgt_sides.get(ref, _MISSING)
+        if hit is not _MISSING:
+            return hit
+        pr = self.idx.port(ref)
+        if pr is None:
+            hit = None
+        elif not isinstance(pr.device, StorageArray):
+            hit = f"{ref} is not an array port"
+        else:
+            elements: set[str] = set()
+            if not self._standby.get(pr.device.id, False):
+                elements.add(ref)
+                if pr.controller is not None:
+                    elements.add(controller_node(pr.device.id, pr.controller.name))
+            sw, direct = self.attached(ref)
+            hit = (pr, frozenset(elements), frozenset(sw), frozenset(direct))
+        self._tgt_sides[ref] = hit
+        return hit
+
+    def _best_switch_route(self, ini_sw: frozenset[str], tgt_sw: frozenset[str]) -> tuple | None:
+        """The shortest switch route between two sets of switches (the first found of the shortest,
+        in name order), cached: thousands of hosts share the same few switch pairs."""
+        key = (ini_sw, tgt_sw)
+        if key in self._best_cache:
+            return self._best_cache[key]
         best: tuple | None = None
         for a in sorted(ini_sw):
             for b in sorted(tgt_sw):
                 r = self._switch_route(a, b)
                 if r is not None and (best is None or len(r) < len(best)):
                     best = r
-        if best is None:
-            return Route("disconnected", frozenset(elements),
-                         reason=f"no switch route from {', '.join(sorted(ini_sw))} to {', '.join(sorted(tgt_sw))}")
-        # a switch is a single point of failure only when the initiator or target has no other attachment
-        if len(ini_sw) == 1 and len(tgt_sw) == 1:
-            elements.update(best)
-        elif len(ini_sw) == 1:
-            elements.update(ini_sw)
-        elif len(tgt_sw) == 1:
-            elements.update(tgt_sw)
-        return Route("ok", frozenset(elements), best)
+        self._best_cache[key] = best
+        return best
 
 
 def shared_elements(routes: Iterable[Route]) -> frozenset:

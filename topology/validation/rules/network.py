@@ -131,24 +131,45 @@ def net_004(ctx: Context) -> Iterator[Hit]:
 
 def _path_mtus(ctx: Context, path) -> list[tuple[str, int | None, bool]]:
     """(where, MTU, is_endpoint) along an iSCSI path, from initiator to target."""
-    idx = ctx.idx
-    out: list[tuple[str, int | None, bool]] = []
-    ini = idx.port(path.initiator)
-    tgt = idx.port(path.target)
+    ini = _initiator_mtus(ctx, path.initiator)
+    tgt = _target_mtus(ctx, path.target)
     if ini is None or tgt is None:
-        return out
-    starts = [path.initiator]
-    if isinstance(ini.device, VM):
-        out.append((path.initiator, ini.port.mtu, True))
-        starts = ctx.analyzer.uplinks_of(ini)
-    for ref in starts:
-        pr = idx.port(ref)
-        if pr is None:
-            continue
-        out.append((ref, idx.effective_mtu(pr), True))
-        out += facing_switch_ports(ctx, ref)
-    out += facing_switch_ports(ctx, path.target)
-    out.append((path.target, idx.effective_mtu(tgt), True))
+        return []
+    return ini + tgt
+
+
+def _initiator_mtus(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]] | None:
+    """The initiator's end of `_path_mtus` (once per port: it has paths to many targets); None: no such port."""
+    cache = ctx.memo.setdefault("initiator_mtus", {})
+    if ref in cache:
+        return cache[ref]
+    idx = ctx.idx
+    ini = idx.port(ref)
+    out: list[tuple[str, int | None, bool]] | None = None
+    if ini is not None:
+        out = []
+        starts = [ref]
+        if isinstance(ini.device, VM):
+            out.append((ref, ini.port.mtu, True))
+            starts = ctx.analyzer.uplinks_of(ini)
+        for start in starts:
+            pr = idx.port(start)
+            if pr is None:
+                continue
+            out.append((start, idx.effective_mtu(pr), True))
+            out += facing_switch_ports(ctx, start)
+    cache[ref] = out
+    return out
+
+
+def _target_mtus(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]] | None:
+    """The target's end of `_path_mtus` (once per port: every host's paths share the array's ports)."""
+    cache = ctx.memo.setdefault("target_mtus", {})
+    if ref in cache:
+        return cache[ref]
+    tgt = ctx.idx.port(ref)
+    out = None if tgt is None else facing_switch_ports(ctx, ref) + [(ref, ctx.idx.effective_mtu(tgt), True)]
+    cache[ref] = out
     return out
 
 

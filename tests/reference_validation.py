@@ -1,0 +1,88 @@
+"""The straightforward versions of the validator's hot spots, as they were before they were made
+fast: tests/test_fast_validation.py puts them back in place and checks that every bed gets the
+same findings (the fast code works the same answers out once per port and shares them)."""
+from __future__ import annotations
+
+from typing import Any
+
+from topology.graph import Route, controller_node, fabric_element
+from topology.model import VM, PathSpec, StorageArray
+from topology.validation.rules.network import facing_switch_ports
+
+
+def route(self: Any, path: PathSpec) -> Route:
+    """PathAnalyzer.route, working everything out for each path."""
+    idx = self.idx
+    ini = idx.port(path.initiator)
+    tgt = idx.port(path.target)
+    if ini is None or tgt is None:
+        return Route("invalid", reason="an end of the path does not exist")
+    if not isinstance(tgt.device, StorageArray):
+        return Route("invalid", reason=f"{path.target} is not an array port")
+    elements = {path.initiator}
+    uplinks = self.uplinks_of(ini)
+    if isinstance(ini.device, VM):
+        if not uplinks:
+            return Route("disconnected", frozenset(elements),
+                         reason=f"{path.initiator} is on no virtual switch with an uplink")
+    if len(uplinks) == 1:
+        elements.add(uplinks[0])
+    array = tgt.device
+    failover = self._standby.get(array.id, False)
+    if not failover:
+        elements.add(path.target)
+        if tgt.controller is not None:
+            elements.add(controller_node(array.id, tgt.controller.name))
+    fabric = getattr(tgt.port, "fabric", "") or getattr(ini.port, "fabric", "")
+    if fabric:
+        elements.add(fabric_element(fabric))
+    tgt_sw, tgt_direct = self.attached(path.target)
+    ini_sw: set[str] = set()
+    ini_direct: set[str] = set()
+    for up in uplinks:
+        s, d = self.attached(up)
+        ini_sw |= s
+        ini_direct |= d
+    if path.target in ini_direct or any(u in tgt_direct for u in uplinks):
+        return Route("ok", frozenset(elements))
+    if not ini_sw or not tgt_sw:
+        return Route("unknown", frozenset(elements), reason="the bed does not say how this path is cabled")
+    best: tuple | None = None
+    for a in sorted(ini_sw):
+        for b in sorted(tgt_sw):
+            r = self._switch_route(a, b)
+            if r is not None and (best is None or len(r) < len(best)):
+                best = r
+    if best is None:
+        return Route("disconnected", frozenset(elements),
+                     reason=f"no switch route from {', '.join(sorted(ini_sw))} to {', '.join(sorted(tgt_sw))}")
+    if len(ini_sw) == 1 and len(tgt_sw) == 1:
+        elements.update(best)
+    elif len(ini_sw) == 1:
+        elements.update(ini_sw)
+    elif len(tgt_sw) == 1:
+        elements.update(tgt_sw)
+    return Route("ok", frozenset(elements), best)
+
+
+def path_mtus(ctx: Any, path: PathSpec) -> list[tuple[str, Any, bool]]:
+    """network._path_mtus: (where, MTU, is_endpoint) along an iSCSI path, looked up for each path."""
+    idx = ctx.idx
+    out: list[tuple[str, Any, bool]] = []
+    ini = idx.port(path.initiator)
+    tgt = idx.port(path.target)
+    if ini is None or tgt is None:
+        return out
+    starts = [path.initiator]
+    if isinstance(ini.device, VM):
+        out.append((path.initiator, ini.port.mtu, True))
+        starts = ctx.analyzer.uplinks_of(ini)
+    for ref in starts:
+        pr = idx.port(ref)
+        if pr is None:
+            continue
+        out.append((ref, idx.effective_mtu(pr), True))
+        out += facing_switch_ports(ctx, ref)
+    out += facing_switch_ports(ctx, path.target)
+    out.append((path.target, idx.effective_mtu(tgt), True))
+    return out

@@ -1,0 +1,92 @@
+"""The validator's fast paths give the findings of the straightforward code they replaced
+(tests/reference_validation.py), on the examples, the rule tests' bed and synthetic beds with
+random damage: cables pulled, MTUs, flow control and uplinks changed, controllers on standby."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests import reference_validation as reference
+from tests.beds import clean_bed
+from topology.fileformat import load
+from topology.graph import PathAnalyzer
+from topology.synthetic import generate
+from topology.unknown import NOT_STATED
+from topology.validation import validate
+from topology.validation.context import Context
+from topology.validation.rules import network
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "resources" / "examples").glob("*.yaml"))
+
+
+def damaged_bed(seed: int):
+    """A synthetic bed (scenarios included) with random things changed, so every branch of the
+    path and MTU rules has something to say."""
+    rng = random.Random(seed)
+    bed = generate(hosts=24, vms=60, arrays=3, disks=60, rack_size=8, pins=seed % 2 == 0, scenarios=True)
+    bed.links = [lk for lk in bed.links if rng.random() > 0.12]
+    mtus = [None, 1500, 9000, 9216, NOT_STATED]
+    ports = [p for s in bed.servers for ad in s.adapters for p in ad.ports]
+    ports += [p for a in bed.arrays for c in a.controllers for p in c.ports]
+    ports += [p for sw in bed.switches for p in sw.ports]
+    for p in ports:
+        if rng.random() < 0.2:
+            p.mtu = rng.choice(mtus)
+        if rng.random() < 0.1:
+            p.flow_control = rng.choice([None, False, True, NOT_STATED])
+    for sw in bed.switches:
+        if rng.random() < 0.3:
+            sw.mtu = rng.choice(mtus)
+    for vs in bed.virtual_switches:
+        if vs.uplinks and rng.random() < 0.2:
+            vs.uplinks = vs.uplinks[:1] if rng.random() < 0.5 else []
+    for vm in bed.vms:
+        for n in vm.nics:
+            if rng.random() < 0.1:
+                n.role = "iscsi"
+                n.mtu = rng.choice(mtus)
+    for a in bed.arrays:
+        if a.controllers and rng.random() < 0.3:
+            a.controllers[-1].mode = "standby"
+    return bed
+
+
+def _beds():
+    yield from ((f.stem, load(f)) for f in EXAMPLES)
+    yield "clean", clean_bed()
+    for seed in range(6):
+        yield f"damaged-{seed}", damaged_bed(seed)
+
+
+def _said(findings) -> list[tuple]:
+    return sorted((f.code, f.severity, tuple(f.subjects), f.message, f.scenario or "", f.accepted) for f in findings)
+
+
+@pytest.mark.parametrize("name,bed", list(_beds()), ids=lambda v: v if isinstance(v, str) else "")
+def test_fast_validation_says_what_the_straightforward_code_says(name, bed, monkeypatch):
+    fast = _said(validate(bed))
+    ctx = Context(bed)
+    routes = [(p, ctx.analyzer.route(p)) for p in ctx.paths]
+    plain = PathAnalyzer(ctx.idx)
+    assert [(p.initiator, p.target, r) for p, r in routes] == \
+        [(p.initiator, p.target, reference.route(plain, p)) for p in ctx.paths]
+    assert [network._path_mtus(ctx, p) for p in ctx.paths] == [reference.path_mtus(ctx, p) for p in ctx.paths]
+    monkeypatch.setattr(PathAnalyzer, "route", reference.route)
+    monkeypatch.setattr(network, "_path_mtus", reference.path_mtus)
+    assert fast == _said(validate(bed)), name
+    assert fast or name.startswith("clean")
+
+
+def test_the_damaged_beds_reach_the_branches_the_fast_code_has():
+    """Routes of every status, unknown and mixed MTUs: the comparison above covers them."""
+    statuses: set[str] = set()
+    codes: set[str] = set()
+    for seed in range(6):
+        bed = damaged_bed(seed)
+        ctx = Context(bed)
+        statuses |= {ctx.analyzer.route(p).status for p in ctx.paths}
+        codes |= {f.code for f in validate(bed)}
+    assert {"ok"} <= statuses
+    assert {"NET-005", "PATH-002"} <= codes
