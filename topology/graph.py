@@ -111,15 +111,25 @@ class PathAnalyzer:
     _ini_sides: dict[str, Any] = field(default_factory=dict)
     _tgt_sides: dict[str, Any] = field(default_factory=dict)
     _best_cache: dict[tuple[frozenset[str], frozenset[str]], tuple | None] = field(default_factory=dict)
+    # each cable's two ends as (ref, its port or None, its device or None): the rules that walk
+    # every cable read them here instead of resolving 20,000 ends again each
+    link_ends: list[tuple[tuple[str, PortRef | None, Any], tuple[str, PortRef | None, Any]]] = \
+        field(default_factory=list)
 
     def __post_init__(self) -> None:
         idx = self.idx
         sg: nx.Graph[str] = nx.Graph()
         sg.add_nodes_from(idx.switches)
+        ends: dict[str, tuple[str, PortRef | None, Any]] = {}
         for link in idx.bed.links:
             self._neighbors.setdefault(link.a, set()).add(link.b)
             self._neighbors.setdefault(link.b, set()).add(link.a)
-            da, db = idx.endpoint_device(link.a), idx.endpoint_device(link.b)
+            for ref in (link.a, link.b):
+                if ref not in ends:
+                    ends[ref] = (ref, idx.port(ref), idx.endpoint_device(ref))
+            ea, eb = ends[link.a], ends[link.b]
+            self.link_ends.append((ea, eb))
+            da, db = ea[2], eb[2]
             if isinstance(da, Switch) and isinstance(db, Switch) and da is not db:
                 sg.add_edge(da.id, db.id)
         self._switch_graph = sg

@@ -375,12 +375,10 @@ def net_009(ctx: Context) -> Iterator[Hit]:
     carried: dict[str, set[str]] = defaultdict(set)
     for sw in ctx.bed.switches:
         carried[sw.id] |= set(sw.roles)
-    for link in ctx.bed.links:
-        for mine, other in ((link.a, link.b), (link.b, link.a)):
-            dev = ctx.idx.endpoint_device(mine)
+    for a, b in ctx.analyzer.link_ends:
+        for (_, _, dev), (_, pr, _) in ((a, b), (b, a)):
             if not isinstance(dev, Switch):
                 continue
-            pr = ctx.idx.port(other)
             if pr is not None and not isinstance(pr.device, Switch):
                 carried[dev.id] |= _roles(pr.port)
     for sw_id, roles in carried.items():
@@ -443,10 +441,9 @@ def net_011(ctx: Context) -> Iterator[Hit]:
 def net_012(ctx: Context) -> Iterator[Hit]:
     uses: Counter = Counter()
     per_switch: Counter = Counter()
-    for link in ctx.bed.links:
-        for end in (link.a, link.b):
-            dev = ctx.idx.endpoint_device(end)
-            if ctx.idx.port(end) is not None:
+    for ends in ctx.analyzer.link_ends:
+        for end, pr, dev in ends:
+            if pr is not None:
                 uses[end] += 1
             if isinstance(dev, Switch):
                 per_switch[dev.id] += 1
