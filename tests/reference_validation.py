@@ -3,10 +3,13 @@ fast: tests/test_fast_validation.py puts them back in place and checks that ever
 same findings (the fast code works the same answers out once per port and shares them)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from topology.graph import Route, controller_node, fabric_element
 from topology.model import VM, PathSpec, StorageArray
+from topology.unknown import NOT_STATED
+from topology.validation.registry import Hit, could_not_judge, hit
 from topology.validation.rules.network import facing_switch_ports
 
 
@@ -86,3 +89,31 @@ def path_mtus(ctx: Any, path: PathSpec) -> list[tuple[str, Any, bool]]:
     out += facing_switch_ports(ctx, path.target)
     out.append((path.target, idx.effective_mtu(tgt), True))
     return out
+
+
+def net_005(ctx: Any) -> Iterator[Hit]:
+    """NET-005 judging each path's MTU hops one by one."""
+    seen: set = set()
+    for path, _route in ctx.routes:
+        key = (path.initiator, path.target)
+        if path.kind != "iscsi" or key in seen:
+            continue
+        seen.add(key)
+        hops = path_mtus(ctx, path)
+        known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
+        unknown = [w for w, m, _ in hops if m is NOT_STATED]
+        if not known and not unknown:
+            continue
+        ends = {m for _, m, e in known if e}
+        need = max(ends) if ends else 0
+        small = [w for w, m, e in known if not e and m < need]
+        if len(ends) > 1 or small:
+            detail = ", ".join(f"{w}={m}" for w, m, _ in known)
+            yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
+        elif unknown:
+            yield could_not_judge([path.initiator, path.target, *unknown],
+                                  f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
+        elif ends == {1500} and not [1 for _, m, e in known if not e and m > 1500] and len(known) == len(hops):
+            yield hit([path.initiator, path.target],
+                      f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
+                      severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")

@@ -332,14 +332,18 @@ class PathDerivation:
     def _derive_host_array(self, comp: str, array_id: str, presented: list[Presented]) -> None:
         inis = self.endpoints(comp)
         allowed = self.masking.initiators.get((array_id, comp))
+        targets = self.targets(array_id)
+        # the volumes presented on each target port (most are presented on every port)
+        everywhere = [pr for pr in presented if not pr.ports]
+        on_ports = [pr for pr in presented if pr.ports]
         for ini in inis:
             if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
                 continue
-            for tgt in self.targets(array_id):
+            for tgt in targets:
                 exit_at, switches, _ = self._verdict(ini, tgt, False)
                 if exit_at is None:
                     continue
-                vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports]
+                vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports] if on_ports else everywhere
                 if vols:
                     self._add(comp, ini, tgt, self._hops(ini, tgt, exit_at, switches), vols, pinned=False)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ipaddress
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -203,25 +204,55 @@ def net_005(ctx: Context) -> Iterator[Hit]:
         if path.kind != "iscsi" or key in seen:   # one verdict per session, whatever volumes it carries
             continue
         seen.add(key)
-        hops = _path_mtus(ctx, path)
-        known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
-        unknown = [w for w, m, _ in hops if m is NOT_STATED]
+        ini = _mtu_summary(ctx, "initiator", path.initiator)
+        tgt = _mtu_summary(ctx, "target", path.target)
+        if ini is None or tgt is None:
+            continue
+        known = ini.known + tgt.known
+        unknown = ini.unknown + tgt.unknown
         if not known and not unknown:
             continue
-        ends = {m for _, m, e in known if e}
+        ends = ini.ends | tgt.ends
         # switch frame sizes quote the Ethernet header too (9014 for a 9000-byte MTU)
         need = max(ends) if ends else 0
-        small = [w for w, m, e in known if not e and m < need]
+        small = any(side.least is not None and side.least < need for side in (ini, tgt))
         if len(ends) > 1 or small:
             detail = ", ".join(f"{w}={m}" for w, m, _ in known)
             yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
         elif unknown:
             yield could_not_judge([path.initiator, path.target, *unknown],
                                   f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
-        elif ends == {1500} and not [1 for _, m, e in known if not e and m > 1500] and len(known) == len(hops):
+        elif ends == {1500} and all(side.most is None or side.most <= 1500 for side in (ini, tgt)) \
+                and len(known) == ini.hops + tgt.hops:
             yield hit([path.initiator, path.target],
                       f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
                       severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
+
+
+@dataclass(frozen=True, slots=True)
+class _MtuSide:
+    """One end of an iSCSI path's MTU hops (`_path_mtus`), summed up once for all its paths."""
+    known: list[tuple[str, Any, bool]]      # the hops whose MTU is given
+    unknown: list[str]                      # where the source does not state it
+    ends: set[Any]                          # the MTUs of the end ports
+    least: Any                              # the smallest and largest switch-port MTU given (None: none)
+    most: Any
+    hops: int
+
+
+def _mtu_summary(ctx: Context, end: str, ref: str) -> _MtuSide | None:
+    cache = ctx.memo.setdefault(f"{end}_mtu_summary", {})
+    if ref in cache:
+        return cache[ref]
+    hops = _initiator_mtus(ctx, ref) if end == "initiator" else _target_mtus(ctx, ref)
+    out = None
+    if hops is not None:
+        known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
+        switch_ports = [m for _, m, e in known if not e]
+        out = _MtuSide(known, [w for w, m, _ in hops if m is NOT_STATED], {m for _, m, e in known if e},
+                       min(switch_ports, default=None), max(switch_ports, default=None), len(hops))
+    cache[ref] = out
+    return out
 
 
 @rule("NET-006", "warning", "flow control off on an iSCSI port or the switch port facing one",

@@ -149,13 +149,15 @@ def path_004(ctx: Context) -> Iterator[Hit]:
            "the reason)")
 def path_005(ctx: Context) -> Iterator[Hit]:
     targets: dict[tuple[str, str], set[str]] = defaultdict(set)
+    active: dict[str, str | None] = {}      # target port -> its array, None: no active array port
     for p in ctx.paths:
-        tgt = ctx.idx.port(p.target)
-        if tgt is None or not isinstance(tgt.device, StorageArray):
-            continue
-        if tgt.controller is not None and tgt.controller.mode == "standby":
-            continue
-        targets[(p.host, tgt.device.id)].add(p.target)
+        array_id = active.get(p.target, "")
+        if array_id == "":
+            tgt = ctx.idx.port(p.target)
+            array_id = active[p.target] = None if tgt is None or not isinstance(tgt.device, StorageArray) or \
+                tgt.controller is not None and tgt.controller.mode == "standby" else tgt.device.id
+        if array_id is not None:
+            targets[(p.host, array_id)].add(p.target)
     t = ctx.policy.port_ratio_tolerance
     for (host, array_id), ports in sorted(targets.items()):
         s = ctx.idx.servers.get(host)
