@@ -28,6 +28,8 @@ def iter_server_ports(ctx: Context) -> Iterator[tuple[Any, str, Any]]:
 
 
 def _roles(p) -> set[str]:
+    """The traffic a port carries.  (Whether it carries one kind is `KIND in p.roles`: "unused" is
+    no kind of traffic, and a list or NOT_STATED -- an empty text -- answers that without a set.)"""
     return set(p.roles) - {"unused"}
 
 
@@ -91,7 +93,7 @@ def net_003(ctx: Context) -> Iterator[Hit]:
         ports = [(ref, p) for ref, p in ctx.idx.server_ports(s) if p.kind in ("ethernet", NOT_STATED)]
         if not ports:
             continue  # the bed does not describe this server's Ethernet side
-        if not any(_roles(p) & CLIENT_ROLES and SAN not in _roles(p) for _, p in ports):
+        if not any(not CLIENT_ROLES.isdisjoint(p.roles) and SAN not in p.roles for _, p in ports):
             unknown = unstated(s, s.id, "role") + [f"{ref} {what}" for ref, p in ports
                                                    for what in ("kind", "roles") if getattr(p, what) is NOT_STATED]
             if unknown:
@@ -115,7 +117,7 @@ def net_004(ctx: Context) -> Iterator[Hit]:
             unknown: list[str] = []
             for _ref, p in ctx.idx.server_ports(s):
                 net = ctx.idx.networks.get(p.network)
-                if ("heartbeat" in _roles(p) and SAN not in _roles(p)) or \
+                if ("heartbeat" in p.roles and SAN not in p.roles) or \
                         (net is not None and net.cluster_use == "cluster_only"):
                     ok = True
                     break
@@ -262,9 +264,9 @@ def _mtu_summary(ctx: Context, end: str, ref: str) -> _MtuSide | None:
       hint="enable flow control (Rx and Tx / Generate & Respond) on the port")
 def net_006(ctx: Context) -> Iterator[Hit]:
     for s, ref, p in iter_server_ports(ctx):
-        if SAN in _roles(p) and p.flow_control is False:
+        if SAN in p.roles and p.flow_control is False:
             yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}")
-        elif SAN in _roles(p) and p.flow_control is NOT_STATED:
+        elif SAN in p.roles and p.flow_control is NOT_STATED:
             yield could_not_judge([s.id, ref], f"flow control on iSCSI host port {ref}", [f"{ref} flow control"])
     if not any(sw.flow_control is False or sw.flow_control is NOT_STATED or
                any(p.flow_control is False or p.flow_control is NOT_STATED for p in sw.ports)
@@ -272,10 +274,10 @@ def net_006(ctx: Context) -> Iterator[Hit]:
         return      # every switch port has flow control on, or the bed does not say: nothing to judge
     facing: list[tuple[str, str]] = []      # (SAN port, what it is) whose switch side is judged
     for _server, ref, p in iter_server_ports(ctx):
-        if SAN in _roles(p) and not p.bound_to:   # a bound interface's switch port is its NIC's
+        if SAN in p.roles and not p.bound_to:   # a bound interface's switch port is its NIC's
             facing.append((ref, "iSCSI host port"))
     for a in ctx.bed.arrays:
-        facing += [(ref, "array port") for ref, p, _ in ctx.idx.array_ports(a) if SAN in _roles(p)]
+        facing += [(ref, "array port") for ref, p, _ in ctx.idx.array_ports(a) if SAN in p.roles]
     for ref, what in facing:
         for sw_ref, _, _ in facing_switch_ports(ctx, ref):
             pr = ctx.idx.port(sw_ref)
@@ -455,12 +457,12 @@ def net_010(ctx: Context) -> Iterator[Hit]:
       hint="remove the team and give each port its own session under multipath")
 def net_011(ctx: Context) -> Iterator[Hit]:
     for s, ref, p in iter_server_ports(ctx):
-        if SAN in _roles(p) and p.team:
+        if SAN in p.roles and p.team:
             yield hit([s.id, ref], f"iSCSI port {ref} is in team {p.team}")
-        elif SAN in _roles(p) and p.team is NOT_STATED:
+        elif SAN in p.roles and p.team is NOT_STATED:
             yield could_not_judge([s.id, ref], f"whether iSCSI port {ref} is teamed", [f"{ref} team"])
     for vs in ctx.bed.virtual_switches:
-        ups = [u for u in vs.uplinks if (pr := ctx.idx.port(u)) is not None and SAN in _roles(pr.port)]
+        ups = [u for u in vs.uplinks if (pr := ctx.idx.port(u)) is not None and SAN in pr.port.roles]
         if len(ups) > 1:
             yield hit([vs.id, *ups], f"virtual switch {vs.id} teams iSCSI ports {', '.join(ups)}")
 

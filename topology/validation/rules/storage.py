@@ -114,7 +114,8 @@ def raid_004(ctx: Context) -> Iterator[Hit]:
                 used[key].append(f"group {g.name}")
         for key in scope.members(a.spares):
             used[key].append("hot spares")
-        for (enc, slot), owners in sorted(used.items()):
+        # (most slots are fine: only the others are named and sorted)
+        for (enc, slot), owners in sorted(item for item in used.items() if _slot_in_doubt(scope, *item)):
             ref = slot_ref(a.id, enc, slot)
             e = scope.enclosures.get(enc)
             if e is not None and e.slots is not NOT_STATED and slot >= e.slots:
@@ -123,6 +124,14 @@ def raid_004(ctx: Context) -> Iterator[Hit]:
                 yield hit([a.id, ref], f"{ref} is empty but used by {', '.join(owners)}")
             if len(owners) > 1:
                 yield hit([a.id, ref], f"disk {ref} is used twice: {', '.join(owners)}")
+
+
+def _slot_in_doubt(scope: ArrayScope, key: tuple[str, int], owners: list[str]) -> bool:
+    """Whether RAID-004 has something to say of a used slot: used twice, empty, or not there."""
+    if len(owners) > 1:
+        return True
+    e = scope.enclosures.get(key[0])
+    return e is not None and (e.slots is not NOT_STATED and key[1] >= e.slots or key not in scope.disks)
 
 
 _volume_home = prediction.volume_home
