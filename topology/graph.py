@@ -183,8 +183,12 @@ class PathAnalyzer:
         """How a path crosses the cabling and what it depends on.  What an end contributes is worked
         out once per port (a bed's thousands of paths share a few hundred target ports, and each
         initiator port has a path to several of them)."""
-        ini = self._initiator_side(path.initiator)
-        tgt = self._target_side(path.target)
+        ini = self._ini_sides.get(path.initiator, _MISSING)
+        if ini is _MISSING:
+            ini = self._initiator_side(path.initiator)
+        tgt = self._tgt_sides.get(path.target, _MISSING)
+        if tgt is _MISSING:
+            tgt = self._target_side(path.target)
         if ini is None or tgt is None:
             return Route("invalid", reason="an end of the path does not exist")
         if isinstance(tgt, str):

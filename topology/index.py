@@ -203,8 +203,13 @@ class BedIndex:
         for i, g in enumerate(b.array_groups):
             if not self._dup(set(self.array_groups), g.name, "array group", ("array_groups", i)):
                 self.array_groups[g.name] = g
+        components, kind_of, vms = self.components, self.kind_of, self.vms
         for i, v in enumerate(b.vms):
-            self._add("vm", self.vms, v, ("vms", i))
+            if v.id in components:
+                self._add("vm", vms, v, ("vms", i))     # says which component has the name already
+            else:       # _add, inline: a bed has tens of thousands of VMs
+                components[v.id] = vms[v.id] = v
+                kind_of[v.id] = "vm"
             # VM vNICs are looked up on demand (port()): a 20,000-VM bed rarely asks for most of them
             if len(v.nics) > 1:
                 seen = set()

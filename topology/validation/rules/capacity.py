@@ -18,9 +18,17 @@ _SEED001 = "Seed 001 (Dell EqualLogic / Hyper-V RA)"
 def _host_loads(ctx: Context) -> Iterator[tuple[Any, str, list[VM]]]:
     """(scenario, host, VMs) for the placement judged: the bed's own, or a scenario's view, whose VMs
     already sit where the scenario puts them (the runner judges each scenario on its view)."""
-    for host, vms in sorted(ctx.placement.loads(ctx.placement.of(None)).items()):
+    for host, vms in sorted(_loads(ctx).items()):
         if host in ctx.idx.servers:
             yield ctx.scenario, host, vms
+
+
+def _loads(ctx: Context) -> dict[str, list[VM]]:
+    """Host -> the VMs the judged placement runs on it (once per validation: three rules read it)."""
+    hit = ctx.memo.get("host_loads")
+    if hit is None:
+        hit = ctx.memo["host_loads"] = ctx.placement.loads(ctx.placement.of(None))
+    return hit
 
 
 @rule("CAP-001", "error", "VM memory exceeds host RAM",
@@ -77,7 +85,7 @@ def cap_002(ctx: Context) -> Iterator[Hit]:
              "case of an outage'); seed 000 degraded state",
       hint="add a node, reduce VM memory, or keep fewer highly available VMs")
 def cap_003(ctx: Context) -> Iterator[Hit]:
-    loads = ctx.placement.loads(ctx.placement.of(None))
+    loads = _loads(ctx)
     for c in ctx.bed.clusters:
         nodes = [n for n in c.nodes if n in ctx.idx.servers]
         if len(nodes) < 2:

@@ -201,13 +201,18 @@ def _facing_now(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
       hint="set the same MTU on the host and array ports and at least that frame size on every switch port between")
 def net_005(ctx: Context) -> Iterator[Hit]:
     seen: set = set()
+    ini_sides: dict[str, _MtuSide | None] = {}     # each end summed up once
+    tgt_sides: dict[str, _MtuSide | None] = {}
     for path, _route in ctx.routes:
         key = (path.initiator, path.target)
         if path.kind != "iscsi" or key in seen:   # one verdict per session, whatever volumes it carries
             continue
         seen.add(key)
-        ini = _mtu_summary(ctx, "initiator", path.initiator)
-        tgt = _mtu_summary(ctx, "target", path.target)
+        if path.initiator not in ini_sides:
+            ini_sides[path.initiator] = _mtu_summary(_initiator_mtus(ctx, path.initiator))
+        if path.target not in tgt_sides:
+            tgt_sides[path.target] = _mtu_summary(_target_mtus(ctx, path.target))
+        ini, tgt = ini_sides[path.initiator], tgt_sides[path.target]
         if ini is None or tgt is None:
             continue
         known = ini.known + tgt.known
@@ -242,19 +247,13 @@ class _MtuSide:
     hops: int
 
 
-def _mtu_summary(ctx: Context, end: str, ref: str) -> _MtuSide | None:
-    cache = ctx.memo.setdefault(f"{end}_mtu_summary", {})
-    if ref in cache:
-        return cache[ref]
-    hops = _initiator_mtus(ctx, ref) if end == "initiator" else _target_mtus(ctx, ref)
-    out = None
-    if hops is not None:
-        known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
-        switch_ports = [m for _, m, e in known if not e]
-        out = _MtuSide(known, [w for w, m, _ in hops if m is NOT_STATED], {m for _, m, e in known if e},
-                       min(switch_ports, default=None), max(switch_ports, default=None), len(hops))
-    cache[ref] = out
-    return out
+def _mtu_summary(hops: list[tuple[str, Any, bool]] | None) -> _MtuSide | None:
+    if hops is None:
+        return None
+    known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
+    switch_ports = [m for _, m, e in known if not e]
+    return _MtuSide(known, [w for w, m, _ in hops if m is NOT_STATED], {m for _, m, e in known if e},
+                    min(switch_ports, default=None), max(switch_ports, default=None), len(hops))
 
 
 @rule("NET-006", "warning", "flow control off on an iSCSI port or the switch port facing one",
