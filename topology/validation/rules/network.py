@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -289,10 +290,14 @@ def net_006(ctx: Context) -> Iterator[Hit]:
                                       [f"{sw_ref} flow control"])
 
 
+# four numbers without leading zeros (anything else -- other digits included -- goes to ipaddress)
+_PLAIN_IPV4 = re.compile(r"(?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*)){3}")
+
+
 def _host_part(addr: str) -> str:
     """The address without its prefix, in canonical form (parsing only what is not plain IPv4)."""
     ip = addr.partition("/")[0].strip()
-    if ip.count(".") == 3 and all(p.isdigit() and (p == "0" or not p.startswith("0")) for p in ip.split(".")):
+    if _PLAIN_IPV4.fullmatch(ip):
         return ip
     i = iface(addr)
     return str(i.ip) if i is not None else ip
