@@ -299,8 +299,12 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     if fmt == "md":
         text = "\n".join(to_markdown(meth) for _, meth in made)
     elif fmt == "json":
-        from topology.methodology.json_export import to_json
-        text = to_json([(name, meth) for name, meth in made])
+        from topology.methodology.json_export import to_data, to_json
+        if len(made) == 1:
+            text = to_json(made[0][1])
+        else:   # one procedure per configuration: a list, each naming its configuration
+            text = json.dumps([{"configuration": name, **to_data(meth)} for name, meth in made],
+                              indent=1, ensure_ascii=False) + "\n"
     else:
         from app.report.export import methodology_html
         from app.report.pdf import write_pdf

@@ -3,10 +3,12 @@
 * one step on 1 host and on 50 hosts in parallel (target: 50 hosts < 1.5 x one host);
 * the same step on the same 50 hosts with Ansible at its default 5 forks (target: the
   engine >= 5 x faster);
+* the same step through `run --engine ansible` against plain ansible-playbook running the
+  playbook it writes (target: overhead < 10 %; bench/ansible_engine.py);
 * how long a line printed on a host takes to reach the engine's listener (target < 100 ms).
 
     python -m bench.run [--hosts 50] [--no-ansible]
-Needs root, openssh-server and (for the comparison) ansible-core.
+Needs root, openssh-server and (for the comparisons) ansible-core and ansible-runner.
 """
 from __future__ import annotations
 
@@ -110,6 +112,8 @@ def main(argv=None) -> int:
     ap.add_argument("--hosts", type=int, default=50)
     ap.add_argument("--no-ansible", action="store_true")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ansible-engine-only", action="store_true",
+                    help="only `run --engine ansible` against plain ansible-playbook")
     ns = ap.parse_args(argv)
     from bench.sandbox_hosts import SandboxLab
     reason = SandboxLab.unavailable_reason()
@@ -122,6 +126,10 @@ def main(argv=None) -> int:
         lab.start_many(ns.hosts)
         print(f"started {ns.hosts} sshd hosts in {time.perf_counter() - t0:.2f} s")
         names = sorted(lab.hosts, key=lambda n: int(n.lstrip("h")))
+        if ns.ansible_engine_only:
+            from bench.ansible_engine import compare, print_rows
+            print_rows(compare(lab, names, work / "ansible-engine", ns.repeat), ns.hosts, None)
+            return 0
         ones = [time_engine(lab, names[:1], work / "runs") for _ in range(ns.repeat)]
         manys = [time_engine(lab, names, work / "runs") for _ in range(ns.repeat)]
         one, many = statistics.median(t for _, t in ones), statistics.median(t for _, t in manys)
@@ -141,6 +149,9 @@ def main(argv=None) -> int:
                 wide = time_ansible(lab, names, work, forks=ns.hosts)
                 print(f"  Ansible, --forks {ns.hosts}:       {wide:6.2f} s   "
                       f"engine is {wide / many:.1f} x faster  (for reference)")
+            if ans is not None:
+                from bench.ansible_engine import compare, print_rows
+                print_rows(compare(lab, names, work / "ansible-engine", ns.repeat), ns.hosts, many)
         delays = output_latency_ms(lab, names[0], work / "runs")
         if delays:
             print(f"remote line -> engine listener: median {statistics.median(delays):.1f} ms, "

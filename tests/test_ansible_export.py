@@ -89,6 +89,8 @@ def test_second_run_changes_nothing_and_check_mode_checks_without_changing(lab, 
     assert r.returncode == 0, out(r)
     assert all(recap[h]["changed"] > 0 and recap[h]["failed"] == 0 and recap[h]["unreachable"] == 0
                for h in ("h1", "h2")), out(r)
+    # each host went through its own steps only: no task was skipped on one host because it is the other's
+    assert recap["h1"]["skipped"] == 0 and recap["h2"]["skipped"] == 0, out(r)
     # the manual step between automated ones was shown, and the run went on
     assert "Check by eye that the cables of h1 are seated" in r.stdout
     assert (marks / "h1.visits").read_text() == "visit\n"
@@ -118,6 +120,26 @@ def test_a_failing_check_fails_the_run_even_in_check_mode(lab, tmp_path):
     assert r.returncode != 0
     assert recap["h2"]["failed"] == 1 and recap["h1"]["failed"] == 0
     assert (marks / "h2.checked").read_text() == "tampered\n"
+
+
+def test_each_host_of_a_play_has_its_own_task_list_and_no_condition_picks_it(tmp_path):
+    hosts = [{"id": f"h{n}", "transport": "ssh", "address": f"192.0.2.{n}"} for n in range(1, 4)]
+    bed = load(write_bed(tmp_path / "bed.yaml", hosts, mark_dir=tmp_path / "marks"))
+    reached = reach(bed)
+    result = export(bed, run_steps(generate(bed, extra_dirs=[TEMPLATES]), reached.transports),
+                    tmp_path / "ansible", reached)
+    everything = "".join(p.read_text() for p in [result["playbook"], *result.task_files])
+    assert "inventory_hostname ==" not in everything
+    automated = [p for p in yaml.safe_load(_plain(result["playbook"])) if p["hosts"] != "localhost"]
+    assert automated and all(p["hosts"] == "h1,h2,h3" and p["strategy"] == "free" for p in automated)
+    include = automated[0]["tasks"][-1]["ansible.builtin.include_tasks"]["file"]
+    assert include.endswith("/{{ inventory_hostname }}.yml")
+    for n in (1, 2, 3):
+        own = yaml.safe_load(_plain(result["playbook"].parent / include.replace("{{ inventory_hostname }}", f"h{n}")))
+        # the host's own steps, in order, and nobody else's
+        assert own and all(f"h{n}" in t["name"] or "done markers" in t["name"] or "record that" in t["name"]
+                           or t["name"].endswith(" check") for t in own), own
+        assert not any(f"h{m}" in str(t) for m in (1, 2, 3) if m != n for t in own)
 
 
 def test_a_module_step_uses_the_module_with_become_and_no_script(tmp_path):
@@ -219,3 +241,31 @@ def test_only_the_playbooks_with_steps_are_written(tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "out" / "measure.yml").exists() and not (tmp_path / "out" / "playbook.yml").exists()
     assert "measure.yml" in r.stdout and "playbook.yml" not in r.stdout
+
+
+def test_windows_hosts_follow_the_methodology_version_rules_and_the_export_says_why(tmp_path):
+    releases = {"w2008r2": "Windows Server 2008 R2 SP1", "w7": "Windows 7", "w2003": "Windows Server 2003",
+                "w2012r2": "Windows Server 2012 R2", "hv2012": "Hyper-V Server 2012 R2",
+                "w2019": "Windows Server 2019", "w10": "Windows 10", "wnone": "Windows Server"}
+    doc = {"format_version": 1, "bed": {"name": "windows releases"},
+           "servers": [{"id": h, "role": "load_client", "platform": "windows", "os": text}
+                       for h, text in releases.items()],
+           "access": [{"host": h, "transport": "winrm", "address": f"192.0.2.{n}", "user": "lab\\\\tester"}
+                      for n, h in enumerate(releases, 1)]}
+    (tmp_path / "bed.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    r = subprocess.run([sys.executable, "-m", "app.cli", "export-ansible", str(tmp_path / "bed.yaml"),
+                        "-o", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    inventory = _plain(tmp_path / "out" / "inventory.yml")
+    # below what ansible.windows can manage: nothing exported, and the export says so
+    for h in ("w2008r2", "w7", "w2003"):
+        assert h not in inventory
+    left_out = next(line for line in r.stdout.splitlines() if line.startswith("note: left out"))
+    assert all(h in left_out for h in ("w2008r2", "w7", "w2003"))
+    assert "Windows Server 2008 R2" in left_out and "Windows 7" in left_out and "Server 2016 or later" in left_out
+    # 2012 / 2012 R2: exported, with the condition it needs; no version stated: exported, check it
+    for h in ("w2012r2", "hv2012", "w2019", "w10", "wnone"):
+        assert h in inventory
+    assert re.search(r"note: w2012r2, hv2012 \(Windows Server 2012 R2; Hyper-V Server 2012 R2\): .*WMF 5\.1", r.stdout)
+    assert re.search(r"note: wnone \(Windows Server \(version not stated\)\): the bed does not say", r.stdout)
+    assert "w2019" not in "".join(line for line in r.stdout.splitlines() if line.startswith("note:"))

@@ -73,14 +73,15 @@ def _export(bed, out: Path):
     return export(bed, run_steps(generate(bed), reached.transports), out, reached)
 
 
+def _tasks(result) -> list[dict]:
+    """Every task of the export: in the plays and in the hosts' own task files."""
+    tasks = [t for key in ("playbook", "measure") if key in result.paths
+             for play in yaml.safe_load(result.paths[key].read_text().replace("!unsafe ", "")) for t in play["tasks"]]
+    return tasks + [t for f in result.task_files for t in yaml.safe_load(f.read_text().replace("!unsafe ", ""))]
+
+
 def _modules(result) -> set[str]:
-    names = set()
-    for key in ("playbook", "measure"):
-        if key in result.paths:
-            for play in yaml.safe_load(result.paths[key].read_text().replace("!unsafe ", "")):
-                for task in play["tasks"]:
-                    names |= {k for k in task if k.count(".") == 2}
-    return names
+    return {k for task in _tasks(result) for k in task if k.count(".") == 2}
 
 
 def test_the_linux_export_passes_syntax_check_with_ansible_core_alone(tmp_path):
@@ -107,8 +108,8 @@ def test_the_windows_export_names_only_modules_its_requirements_provide(tmp_path
     text = result.paths["playbook"].read_text()
     assert "Get-Credential" not in text
     # module arguments keep their types; the secrets are vault variables, never prompts on the host
-    promote = next(t["microsoft.ad.domain"] for play in yaml.safe_load(text.replace("!unsafe ", ""))
-                   for t in play["tasks"] if "microsoft.ad.domain" in t)
+    assert not any("Get-Credential" in f.read_text() for f in result.task_files)
+    promote = next(t["microsoft.ad.domain"] for t in _tasks(result) if "microsoft.ad.domain" in t)
     assert promote["install_dns"] is True and promote["reboot"] is True
     assert promote["safe_mode_password"] == "{{ testbed_safe_mode_password }}"
 
@@ -125,6 +126,7 @@ def test_the_export_passes_ansible_lint_production_profile(platform, tmp_path):
     cfg = tmp_path / "lint.yml"
     cfg.write_text(yaml.safe_dump(config))
     files = [str(result.paths[k]) for k in ("playbook", "measure") if k in result.paths]
+    files += [str(f) for f in result.task_files]
     home = tmp_path / "home"
     home.mkdir()
     env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), "NO_COLOR": "1", "ANSIBLE_LOCAL_TEMP": str(home / "tmp")}

@@ -14,14 +14,18 @@ from dataclasses import dataclass, field
 
 from app.ansible.yaml_out import data
 from topology.methodology.context import platform_of
+from topology.methodology.selection import host_platform
 from topology.model import Bed
+from topology.os_release import parse_range
 from topology.safe_paths import file_name_for
 
 _GROUP_SAFE = re.compile(r"[^A-Za-z0-9_]")
-# ansible.windows needs PowerShell 5.1 and a Windows release Microsoft still supports:
-# 2008 / 2008 R2 / 2003 cannot be managed at all; 2012 / 2012 R2 only with WMF 5.1 added.
-_WINDOWS_TOO_OLD = re.compile(r"\b(2000|2003|2008)\b|\bvista\b|\bwindows\s*(xp|7)\b", re.I)
-_WINDOWS_OLD = re.compile(r"\b2012\b", re.I)
+# ansible.windows needs PowerShell 5.1 and a Windows release Microsoft still supports, read with
+# the methodology's own version rules (topology.os_release: a client release compares as the
+# server release of its kernel, Windows 10 as 2016): 2012 / 2012 R2 only with WMF 5.1 added,
+# anything older cannot be managed at all.
+ANSIBLE_WINDOWS_SUPPORTED = parse_range(">=2016")
+ANSIBLE_WINDOWS_MANAGEABLE = parse_range(">=2012")
 
 # where the done markers of scripts live: a variable of the platform groups, so a lab can move them
 MARKERS_VARIABLE = "testbed_markers_dir"
@@ -74,17 +78,23 @@ def reach(bed: Bed) -> Reach:
         if hid not in r.transports and platform in ASSUMED_TRANSPORT:
             r.transports[hid] = ASSUMED_TRANSPORT[platform]
             r.assumed.append(hid)
-    for hid, (_, platform, os_text) in comps.items():
+    for hid, (_, platform, _) in comps.items():
         if hid not in r.transports or platform != "windows" and r.transports[hid] != "winrm":
             continue
-        if _WINDOWS_TOO_OLD.search(os_text):
-            r.refused[hid] = (f"{' '.join(os_text.split())}: ansible.windows needs PowerShell 5.1 on a Windows "
-                              "release it supports (Server 2016 or later); the steps of these hosts are shown as "
-                              "manual, run them by hand or with the built-in engine (testbed-studio run)")
-        elif _WINDOWS_OLD.search(os_text):
-            r.warnings[hid] = (f"{' '.join(os_text.split())}: Server 2012 / 2012 R2 is out of Microsoft support "
-                               "and of ansible.windows' tested releases; it works only with WMF 5.1 "
-                               "(PowerShell 5.1) installed")
+        release = host_platform(bed, hid).release
+        named = release.describe()
+        if release.family and release.family != "windows":
+            continue
+        if not release.version:
+            r.warnings[hid] = (f"{named}: the bed does not say which Windows release this is; ansible.windows "
+                               "manages Server 2016 or later (2012 / 2012 R2 with WMF 5.1), check it before running")
+        elif not ANSIBLE_WINDOWS_MANAGEABLE.contains(release.version):
+            r.refused[hid] = (f"{named}: ansible.windows needs PowerShell 5.1 on a Windows release it supports "
+                              "(Server 2016 or later); the steps of these hosts are shown as manual, run them by "
+                              "hand or with the built-in engine (testbed-studio run)")
+        elif not ANSIBLE_WINDOWS_SUPPORTED.contains(release.version):
+            r.warnings[hid] = (f"{named}: Server 2012 / 2012 R2 is out of Microsoft support and of ansible.windows' "
+                               "tested releases; it works only with WMF 5.1 (PowerShell 5.1) installed")
     for hid in r.refused:
         r.transports.pop(hid, None)
     r.assumed = [h for h in r.assumed if h not in r.refused]
@@ -109,7 +119,8 @@ def inventory(bed: Bed, reached: Reach) -> dict:
             if server is not None and server.management_address:
                 host["ansible_host"] = data(server.management_address.split("/")[0])
         elif a.transport == "local":
-            host["ansible_connection"] = "local"
+            # this machine: the Python that runs Ansible is there for sure, whatever `python3` is
+            host |= {"ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}
         elif a.transport == "ssh":
             host["ansible_connection"] = "ssh"
             host["ansible_host"] = data(address_of(bed, a))

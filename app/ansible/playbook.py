@@ -1,5 +1,10 @@
 """Plays in the run engine's order: one play per stage, every host of a stage at once.
 
+Each host of a play works through its own task list (`tasks/<play>/<host>.yml`, included by
+the host's inventory name) under the `free` strategy, as the built-in engine runs one lane per
+host: no task is written for all hosts and skipped on all but one (that was N x N skips on a
+big stage).  A play with one host holds its tasks itself.
+
 The build sections (network, storage, ...) go to `playbook.yml`: idempotent, so a second run
 changes nothing and `--check` shows what would change.  The `run` section is the measurement
 (restart, start counters, start the load, stop counters): it goes to `measure.yml`, runs every
@@ -13,20 +18,33 @@ do and waits for Enter on a terminal; without one (CI, AWX) Ansible shows it and
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from app.ansible.inventory import inventory_name
 from app.ansible.tasks import result_tasks, step_tasks, tag, vault_names, vault_variable
 from app.ansible.yaml_out import Name, Unsafe, name
-from app.run.plan import RunStep, stages
+from app.run.plan import RunStep, Task, stages
 
 MEASUREMENT_SECTION = "run"
 
+# (step, the step's task on one host) in the order the host runs them
+Lane = list[tuple[RunStep, Task]]
+
+
+@dataclass
+class Book:
+    """A playbook: its plays and the task file of each host of each multi-host play (by path
+    relative to the playbook)."""
+    plays: list[dict] = field(default_factory=list)
+    task_files: dict[str, list[dict]] = field(default_factory=dict)
+
 
 def plays(steps: Sequence[RunStep], bed_name: str, measurement: bool,
-          refused: dict[str, str] | None = None) -> list[dict]:
-    """`refused`: host id -> why Ansible cannot manage it (its steps are shown as manual)."""
-    out: list[dict] = []
+          refused: dict[str, str] | None = None, folder: str = "tasks") -> Book:
+    """`refused`: host id -> why Ansible cannot manage it (its steps are shown as manual);
+    `folder`: where the hosts' task files go, relative to the playbook."""
+    book = Book()
     for stage in stages(steps):
         title = name(f"{stage.title} ({bed_name})")
         chunks: list[tuple[bool, list[RunStep]]] = []
@@ -35,15 +53,20 @@ def plays(steps: Sequence[RunStep], bed_name: str, measurement: bool,
                 chunks.append((step.manual, []))
             chunks[-1][1].append(step)
         for manual, chunk in chunks:
-            if manual and out and out[-1]["hosts"] == "localhost":
+            if manual and book.plays and book.plays[-1]["hosts"] == "localhost":
                 # one play for a run of manual steps
-                out[-1]["tasks"].extend(_manual_play(title, chunk, refused or {})["tasks"])
+                book.plays[-1]["tasks"].extend(_manual_play(title, chunk, refused or {})["tasks"])
                 continue
-            out.append(_manual_play(title, chunk, refused or {}) if manual
-                       else _automated_play(title, chunk, measurement))
-    return out
-
-
+            if manual:
+                book.plays.append(_manual_play(title, chunk, refused or {}))
+            else:
+                lanes: dict[str, Lane] = {}
+                for step in chunk:
+                    for task in step.tasks:
+                        if not task.manual:
+                            lanes.setdefault(task.host, []).append((step, task))
+                automated_play(book, title, lanes, measurement, f"{folder}/play_{len(book.plays) + 1:02d}")
+    return book
 def _manual_play(title: Name, steps: list[RunStep], refused: dict[str, str]) -> dict:
     tasks = []
     for step in steps:
@@ -63,28 +86,42 @@ def _wrap(text: str) -> str:
     return "\n".join(textwrap.wrap(text, 100, break_long_words=False, break_on_hyphens=False)) or text
 
 
-def _automated_play(title: Name, steps: list[RunStep], measurement: bool) -> dict:
-    hosts = list(dict.fromkeys(t.host for s in steps for t in s.tasks if not t.manual))
-    tasks: list[dict] = []
+def automated_play(book: Book, title: Name, lanes: dict[str, Lane], measurement: bool, folder: str,
+                   job_script: Callable[[RunStep, Task], str] | None = None,
+                   chdir: Callable[[str], str | None] = lambda host: None) -> dict:
+    """One play for these hosts' lanes, added to `book`; a host's tasks are its own task file
+    (`folder/<host>.yml`) when the play has several hosts.  `job_script`, `chdir` (by host): see
+    tasks.step_tasks."""
+    own: dict[str, list[dict]] = {}
     secrets: set[str] = set()
-    for step in steps:
-        for index, task in enumerate(t for t in step.tasks if not t.manual):
-            tasks.extend(step_tasks(step, task, index, measurement, alone=len(hosts) == 1))
-            tasks.extend(result_tasks(step, task, alone=len(hosts) == 1))
+    for host, lane in lanes.items():
+        tasks = own.setdefault(host, [])
+        for index, (step, task) in enumerate(lane):
+            tasks.extend(step_tasks(step, task, index, measurement, job_script, chdir(host)))
+            tasks.extend(result_tasks(step, task))
             secrets |= vault_names((task.ansible or {}).get("args"))
+    head: list[dict] = []
     if secrets:
         names = sorted(vault_variable(s) for s in secrets)
-        tasks.insert(0, {"name": "Credentials come from the vault",
-                         "ansible.builtin.assert": {
-                             "that": [f"{n} is defined" for n in names], "quiet": True,
-                             "fail_msg": "set " + ", ".join(names) + " in an encrypted file (ansible-vault create "
-                                         "credentials.yml) and run with -e @credentials.yml --ask-vault-pass"},
-                         "tags": ["always"]})
-    play: dict = {"name": title, "hosts": ",".join(inventory_name(h) for h in hosts), "gather_facts": False}
-    if len(hosts) > 1:
+        head.append({"name": "Credentials come from the vault",
+                     "ansible.builtin.assert": {
+                         "that": [f"{n} is defined" for n in names], "quiet": True,
+                         "fail_msg": "set " + ", ".join(names) + " in an encrypted file (ansible-vault create "
+                                     "credentials.yml) and run with -e @credentials.yml --ask-vault-pass"},
+                     "tags": ["always"]})
+    play: dict = {"name": title, "hosts": ",".join(inventory_name(h) for h in lanes), "gather_facts": False}
+    if len(lanes) == 1:
+        play["tasks"] = head + next(iter(own.values()))
+    else:
         # a host does not wait for the others between its own steps, as in the built-in engine
         play["strategy"] = "free"
-    play["tasks"] = tasks
+        for host, tasks in own.items():
+            book.task_files[f"{folder}/{inventory_name(host)}.yml"] = tasks
+        # `always`: the tags of the steps inside the host's file still choose what runs
+        play["tasks"] = head + [{"name": "Each host's own steps",
+                                 "ansible.builtin.include_tasks": {"file": folder + "/{{ inventory_hostname }}.yml"},
+                                 "tags": ["always"]}]
+    book.plays.append(play)
     return play
 
 

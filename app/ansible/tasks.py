@@ -5,7 +5,10 @@
 * a script no module replaces: `shell` / `win_shell` with `creates:` pointing at a marker
   that the next task writes once the script succeeded, named after the script's own text, so a
   second run skips it (and a changed script runs again) and --check reports "would run";
-* a measurement (the run section): the script runs every time, that is its purpose.
+* a measurement (the run section): the script runs every time, that is its purpose;
+* in a run driven by `testbed-studio run --engine ansible` the run's journal says what already
+  ran, so scripts carry no marker; bash and sh scripts run as jobs (app.remote.jobs) that a
+  resumed run finds on their host instead of starting them twice.
 
 After each one, the template's read-only check runs with `check_mode: false`, so `--check`
 really checks a bed that is already built; its exit status is compared (`failed_when`).
@@ -13,11 +16,12 @@ really checks a bed that is already built; its exit status is compared (`failed_
 from __future__ import annotations
 
 import hashlib
-import json
+from collections.abc import Callable
 from typing import Any
 
-from app.ansible.inventory import MARKERS_VARIABLE, inventory_name
+from app.ansible.inventory import MARKERS_VARIABLE
 from app.ansible.yaml_out import Unsafe, data, name, unsafe_tree
+from app.remote.jobs import SHELLS as JOB_SHELLS
 from app.run.plan import RunStep, Task
 
 _MARKERS = "{{ " + MARKERS_VARIABLE + " }}"
@@ -63,18 +67,18 @@ def modules_of(task: Task) -> list[str]:
     return ["ansible.windows.win_shell" if task.shell in _WINDOWS_SHELLS else "ansible.builtin.shell"]
 
 
-def _on(task: Task) -> str:
-    return f"inventory_hostname == {json.dumps(inventory_name(task.host))}"
-
-
-def _shell(task: Task, script: str) -> tuple[str, dict]:
+def _shell(task: Task, script: str, chdir: str | None = None) -> tuple[str, dict]:
     if task.shell in _WINDOWS_SHELLS:
         args: dict = {"_raw_params": Unsafe(script)}
         if task.shell == "cmd":
             args["executable"] = "cmd"
-        return "ansible.windows.win_shell", args
-    return "ansible.builtin.shell", {"cmd": Unsafe(script),
-                                     "executable": "/bin/bash" if task.shell == "bash" else "/bin/sh"}
+        module = "ansible.windows.win_shell"
+    else:
+        args = {"cmd": Unsafe(script), "executable": "/bin/bash" if task.shell == "bash" else "/bin/sh"}
+        module = "ansible.builtin.shell"
+    if chdir:
+        args["chdir"] = Unsafe(chdir)
+    return module, args
 
 
 def _marker(task: Task, step: RunStep) -> str:
@@ -84,14 +88,19 @@ def _marker(task: Task, step: RunStep) -> str:
     return f"{_MARKERS}/{tag(step)}-{digest}"
 
 
-def step_tasks(step: RunStep, task: Task, index: int, measurement: bool, alone: bool) -> list[dict]:
-    """`index` tells apart the hosts of one step in register names; `alone`: the play has this
-    host only, so no condition picks it."""
+def step_tasks(step: RunStep, task: Task, index: int, measurement: bool,
+               job_script: Callable[[RunStep, Task], str] | None = None, chdir: str | None = None) -> list[dict]:
+    """The tasks of `step` on its host; every task lands in that host's own task list, so no
+    condition picks the host.  `index` tells apart the tasks of one step in register names.
+
+    `job_script` (the run engine, app.ansible.engine): a bash or sh script runs as the job it
+    returns, which outlives a driver that dies, and the run's journal, not a marker, says what
+    already ran; None (the export): a script runs once, guarded by its done marker."""
     title = name(f"{step.number} {step.text}")
-    when = None if alone else _on(task)
     tags = [tag(step)]
     done = register_name(step, index, "done")
     out: list[dict] = []
+    as_job = job_script is not None and task.shell in JOB_SHELLS
     if task.ansible and task.ansible.get("module"):
         spec = task.ansible
         args = _module_args(spec["args"])
@@ -102,11 +111,14 @@ def step_tasks(step: RunStep, task: Task, index: int, measurement: bool, alone: 
             t["become"] = True
         if spec["module"] in ("ansible.builtin.command", "ansible.builtin.shell") and not spec.get("creates"):
             t["changed_when"] = True
-        out.append(t | {"register": done} | _when(when) | {"tags": tags})
-    elif measurement:
-        module, args = _shell(task, task.script)
-        out.append({"name": title, module: args, "register": done, "changed_when": True} | _when(when)
-                   | {"tags": tags})
+        out.append(t | {"register": done, "tags": tags})
+    elif measurement or job_script is not None:
+        if as_job:
+            assert job_script is not None
+            module, args = "ansible.builtin.shell", {"cmd": Unsafe(job_script(step, task)), "executable": "/bin/sh"}
+        else:
+            module, args = _shell(task, task.script, chdir)
+        out.append({"name": title, module: args, "register": done, "changed_when": True, "tags": tags})
     else:
         marker = _marker(task, step)
         module, args = _shell(task, task.script)
@@ -114,33 +126,27 @@ def step_tasks(step: RunStep, task: Task, index: int, measurement: bool, alone: 
         windows = task.shell in _WINDOWS_SHELLS
         folder = {"ansible.windows.win_file": {"path": _MARKERS, "state": "directory"}} if windows else \
             {"ansible.builtin.file": {"path": _MARKERS, "state": "directory", "mode": "0700"}}
-        out.append({"name": name(f"{step.number} folder for the done markers"), **folder} | _when(when)
-                   | {"tags": tags})
-        out.append({"name": title, module: args, "register": done} | _when(when) | {"tags": tags})
+        out.append({"name": name(f"{step.number} folder for the done markers"), **folder, "tags": tags})
+        out.append({"name": title, module: args, "register": done, "tags": tags})
         record = {"ansible.windows.win_copy": {"dest": marker, "content": "done"}} if windows else \
             {"ansible.builtin.copy": {"dest": marker, "content": "done", "mode": "0600"}}
         # a failed script stops the host before this task: the marker means "succeeded once"
-        out.append({"name": name(f"{step.number} record that it is done"), **record, **_when(when), "tags": tags})
+        out.append({"name": name(f"{step.number} record that it is done"), **record, "tags": tags})
     if task.verify:
-        module, args = _shell(task, task.verify)
+        module, args = _shell(task, task.verify, chdir)
         check = register_name(step, index, "check")
         # in check mode a step that would still run has nothing to check yet
         out.append({"name": name(f"{step.number} check"), module: args, "register": check,
                     "changed_when": False, "failed_when": f"{check}.rc != 0", "check_mode": False,
-                    **_when(when, "not ansible_check_mode" if measurement
-                            else f"not ansible_check_mode or {done} is not changed"), "tags": tags})
+                    "when": "not ansible_check_mode" if measurement
+                    else f"not ansible_check_mode or {done} is not changed", "tags": tags})
     return out
 
 
-def _when(*conditions: str | None) -> dict:
-    kept = [c for c in conditions if c]
-    return {"when": kept[0] if len(kept) == 1 else kept} if kept else {}
-
-
-def result_tasks(step: RunStep, task: Task, alone: bool) -> list[dict]:
+def result_tasks(step: RunStep, task: Task) -> list[dict]:
     """Copy the files the step leaves on the host to results/HOST/ on the controller."""
     files = (task.ansible or {}).get("results") or []
     return [{"name": name(f"{step.number} fetch {f}"),
              "ansible.builtin.fetch": {"src": data(f), "dest": "{{ playbook_dir }}/results/", "flat": False},
-             **_when(None if alone else _on(task), "not ansible_check_mode"), "tags": [tag(step), "results"]}
+             "when": "not ansible_check_mode", "tags": [tag(step), "results"]}
             for f in files]

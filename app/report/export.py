@@ -57,7 +57,7 @@ def methodology_html(methodology: Any) -> str:
     """The procedure alone as a standalone HTML page (for `testbed-studio methodology`); a list
     of procedures (one per configuration) prints each after the other."""
     procedures = methodology if isinstance(methodology, list) else [methodology]
-    parts = []
+    parts: list[str] = []
     for meth in procedures:
         parts.append(f'<p class="doctitle">Test methodology</p><p class="docsub">{esc(meth.bed_name)}</p>')
         summary = list(getattr(meth, "findings_summary", None) or [])
@@ -65,7 +65,8 @@ def methodology_html(methodology: Any) -> str:
         banner = meth.banner() if hasattr(meth, "banner") else ""
         if banner or summary or incomplete:
             items = "".join(f"<li>{esc(s)}</li>" for s in summary + ([incomplete] if incomplete else []))
-            colour = "#c94c4c" if getattr(meth, "errors", 0) or getattr(meth, "validation_failed", "") else "#c3c8cf"
+            colour = "#c94c4c" if getattr(meth, "errors", 0) or getattr(meth, "validation_failed", "") \
+                else "#c3c8cf"
             parts.append(f'<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="{colour}"><tr>'
                          f'<td class="alertbox"><p class="alerthead">'
                          f'{esc(banner or "Values the bed does not give are marked «missing»")}</p>'

@@ -48,6 +48,12 @@ def add_arguments(sub) -> None:
     r.add_argument("--configuration", metavar="NAME",
                    help="the bed's configuration to run (required when it has configurations; a resumed run "
                         "keeps its own)")
+    r.add_argument("--engine", choices=("builtin", "ansible"),
+                   help="what drives the run: builtin (this application's SSH/WinRM transports, the default) or "
+                        "ansible (ansible-playbook through ansible-runner; needs the [ansible] extra). A resumed "
+                        "run keeps the engine it started with unless this says otherwise")
+    r.add_argument("-e", "--extra-vars", action="append", default=[], metavar="VARS",
+                   help="with --engine ansible: passed to ansible-playbook as -e VARS (key=value ... or @file)")
     r.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
 
     ax = sub.add_parser("export-ansible", help="write the bed's hosts and automated steps as an Ansible "
@@ -193,10 +199,14 @@ def cmd_run(ns: argparse.Namespace) -> int:
             configuration = J.open_run(ns.resume, runs_dir).configuration or None
         except ValueError:
             pass        # resume() says why the run cannot be opened
+    if ns.extra_vars and ns.engine == "builtin":
+        _err("--extra-vars is for --engine ansible (ansible-playbook's -e); the built-in engine has no use for it")
+        return EXIT_UNUSABLE
     try:
         session = RunSession.from_file(path, templates=ns.templates, runs_dir=runs_dir,
                                        ask=terminal.ask, on_event=terminal.event, workers=ns.parallel,
-                                       timeout=ns.timeout, configuration=configuration)
+                                       timeout=ns.timeout, configuration=configuration, engine=ns.engine or "",
+                                       extra_vars=ns.extra_vars)
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNUSABLE

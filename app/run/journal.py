@@ -246,6 +246,7 @@ class RunInfo:
     steps: str = ""             # the --steps selection, "" = all
     dry_run: bool = False
     configuration: str = ""     # the bed's configuration the run used ("" = the bed as drawn)
+    engine: str = ""            # what drove it when it started: "" (built-in) or "ansible"
 
     def save(self) -> None:
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items() if k != "dir"}
@@ -258,7 +259,7 @@ def runs_root() -> Path:
 
 
 def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None = None,
-            configuration: str = "") -> RunInfo:
+            configuration: str = "", engine: str = "") -> RunInfo:
     root = root or runs_root()
     root.mkdir(parents=True, exist_ok=True)
     stem = _SAFE.sub("_", Path(bed_file).stem)[:40] or "bed"
@@ -272,7 +273,8 @@ def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None =
             continue
     else:
         raise OSError(f"cannot create a run directory under {root}")
-    info = RunInfo(run_id, root / run_id, str(bed_file), bed_sha256, now_iso(), steps, configuration=configuration)
+    info = RunInfo(run_id, root / run_id, str(bed_file), bed_sha256, now_iso(), steps,
+                   configuration=configuration, engine=engine)
     info.save()
     return info
 
@@ -290,12 +292,13 @@ def open_run(ref: str, root: Path | None = None) -> RunInfo:
             if not isinstance(data, dict):
                 raise ValueError(f"{meta}: the run's description is a {type(data).__name__}, not a mapping")
             fields = {k: data.get(k, "") for k in ("id", "bed_file", "bed_sha256", "created", "steps",
-                                                   "configuration")}
+                                                   "configuration", "engine")}
             wrong = [k for k, v in fields.items() if not isinstance(v, str)]
             if wrong:
                 raise ValueError(f"{meta}: the run's description has a {wrong[0]!r} that is not text")
             return RunInfo(fields["id"] or d.name, d, fields["bed_file"], fields["bed_sha256"],
-                           fields["created"], fields["steps"], bool(data.get("dry_run")), fields["configuration"])
+                           fields["created"], fields["steps"], bool(data.get("dry_run")),
+                           configuration=fields["configuration"], engine=fields["engine"])
     raise ValueError(f"no run {ref!r}: give a run id from `testbed-studio runs` or a run directory")
 
 

@@ -24,6 +24,7 @@ from app.run.plan import RunStep, run_steps, select_steps
 from app.run.standing import RunStanding, StepLook, stand, step_look
 
 Ask = Callable[[E.Question], Any]
+BUILTIN, ANSIBLE = "builtin", "ansible"        # the run engines
 OnEvent = Callable[[E.Event], None]
 
 
@@ -32,9 +33,12 @@ class RunSession:
                  runs_dir: Path | None = None, credentials=None, ask: Ask | None = None,
                  on_event: OnEvent | None = None, on_samples: Callable[[list], None] | None = None,
                  workers: int = DEFAULT_WORKERS, timeout: float | None = None, known_hosts: Path | None = None,
-                 bed_bytes: bytes | None = None, configuration: str | None = None):
+                 bed_bytes: bytes | None = None, configuration: str | None = None, engine: str = "",
+                 extra_vars: Sequence[str] = ()):
         """`configuration`: which of the bed's configurations the run uses (required when it has
-        any: ValueError naming them otherwise); steps, hosts and access come from its view."""
+        any: ValueError naming them otherwise); steps, hosts and access come from its view.
+        `engine`: "ansible" drives the run through Ansible (app/ansible/engine.py), "builtin"
+        through this application's transports; "" takes what a resumed run started with."""
         from app.remote.connect import TransportFactory
         from app.remote.credentials import CredentialStore
         from topology.methodology import generate
@@ -48,6 +52,7 @@ class RunSession:
         self._bed_bytes = bed_bytes
         self.runs_dir = runs_dir
         self.workers, self.timeout = workers, timeout
+        self.engine_kind, self.extra_vars = engine, list(extra_vars)
         self._ask = ask
         self._on_event = on_event or (lambda event: None)
         self._on_samples = on_samples
@@ -106,7 +111,11 @@ class RunSession:
                                       "this one anyway with --concurrent", run_id="")
                 return False
         self._warn_no_access(steps)
-        info = J.new_run(str(self.bed_path), self.digest, spec, self.runs_dir, configuration=self.configuration)
+        kind = "" if self.engine_kind in ("", BUILTIN) else self.engine_kind
+        if kind and not self._engine_available(kind, run_id=""):
+            return False
+        info = J.new_run(str(self.bed_path), self.digest, spec, self.runs_dir, configuration=self.configuration,
+                         engine=kind)
         # what the bed and its procedure said when the run began: the as-run record's reference
         import json
 
@@ -149,9 +158,17 @@ class RunSession:
         self.close()
         for finding in access_warnings(self.bed):
             self._warn(E.ACCESS, finding, run_id=info.id)
+        kind = self.engine_kind or info.engine or BUILTIN
+        if kind != BUILTIN and not self._engine_available(kind, run_id=info.id):
+            return False
         try:
-            engine = RunEngine(info, steps, self.factory, workers=self.workers, timeout=self.timeout,
-                               host_timeouts=self.factory.timeouts())
+            options = dict(workers=self.workers, timeout=self.timeout, host_timeouts=self.factory.timeouts())
+            if kind == BUILTIN:
+                engine = RunEngine(info, steps, self.factory, **options)
+            else:
+                from app.ansible.engine import AnsibleEngine
+                engine = AnsibleEngine(info, steps, self.factory, bed=self.bed, known_hosts=self.factory.known_hosts,
+                                       extra_vars=self.extra_vars, **options)
         except RunLocked as exc:
             self._warn(E.REFUSED, str(exc), run_id=info.id)
             return False
@@ -159,6 +176,9 @@ class RunSession:
             engine.close()
             self._warn(E.REFUSED, f"cannot resume run {info.id}: {engine.distrust}", run_id=info.id)
             return False
+        if kind == ANSIBLE:
+            self._emit(E.Notice(info.id, f"driven through Ansible (ansible-playbook, started by ansible-runner); "
+                                         f"its playbooks and events: {info.dir / 'ansible'}"))
         self.engine, self.info, self.steps = engine, info, list(steps)
         self.by_number = {s.number: s for s in self.steps}
         self._completed = any(r.get("kind") == "run" and r.get("event") == "complete"
@@ -171,6 +191,16 @@ class RunSession:
         for problem in engine.journal_problems:
             self._warn(E.JOURNAL, problem, run_id=info.id)
         return True
+
+    def _engine_available(self, kind: str, *, run_id: str) -> bool:
+        if kind != ANSIBLE:
+            self._warn(E.REFUSED, f"there is no run engine {kind!r}: use {BUILTIN} or {ANSIBLE}", run_id=run_id)
+            return False
+        from app.ansible.engine import missing
+        problem = missing()
+        if problem:
+            self._warn(E.REFUSED, problem, run_id=run_id)
+        return problem is None
 
     def close(self) -> None:
         """Close the open run: its connections, its metrics, its hold on the run; says so in the journal."""

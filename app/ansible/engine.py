@@ -1,0 +1,556 @@
+"""`testbed-studio run --engine ansible`: the same run, driven through Ansible.
+
+The engine is a RunEngine (app/run/engine.py) whose steps are carried out by ansible-playbook,
+started by ansible-runner, instead of by the built-in transports.  Everything else is the
+built-in engine's: the run's journal and its records, the run lock, pre-flight, manual steps,
+the session's events (so `runs`, `results`, the Run tab and the appendix read an Ansible run
+as they read any other).
+
+Each stage is one pass: a playbook of the tasks of that stage that have not succeeded yet
+(app.ansible.playbook, each host its own task list), so a resume starts at the first task that
+did not succeed, on every host and across plays; tasks that succeeded are never in it.
+ansible-runner's per-task events become the journal's start and end records and the session's
+step events as they arrive.  Stages run one after the other and a stage with a failure ends
+the run, as in the built-in engine.
+
+A bash or sh script runs as a job (app.remote.jobs) that outlives a driver that dies: resume
+asks its host whether it still runs (adopt or stop, as with the built-in engine) or ended
+meanwhile (its status is taken), so no step runs twice.  ansible-playbook itself is started
+so that it dies with its driver (PR_SET_PDEATHSIG): nothing goes on in the background after a
+`kill -9` of `testbed-studio run`.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import queue
+import re
+import shlex
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.ansible.inventory import inventory, inventory_name, reach
+from app.ansible.playbook import Book, Lane, automated_play
+from app.ansible.tasks import result_tasks, step_tasks
+from app.ansible.yaml_out import dump, name
+from app.remote import jobs
+from app.remote.base import RemoteError
+from app.run import journal as J
+from app.run.engine import DEFAULT_TIMEOUT_S, RunEngine
+from app.run.journal import TaskState
+from app.run.plan import RunStep, Stage, Task
+from topology.fileformat import write_atomic
+
+ENGINE_NAME = "ansible"
+INSTALL_HINT = ("pip install 'testbed-studio[ansible]' (or, into this environment: "
+                f"{sys.executable} -m pip install ansible-runner ansible-core)")
+_STEP_OF_TASK = re.compile(r"^(\d+(?:\.\d+)*) ")
+_TIMED_OUT = re.compile(r"expected time frame|timed out", re.I)
+_PDEATHSIG_WRAPPER = """#!{python}
+# ansible-playbook and every process it starts (its workers, which lead sessions of their own,
+# and their ssh) are killed when the testbed-studio process that started them dies, kill -9
+# included (PR_SET_PDEATHSIG): no task is started or left running by a driver nobody sees any
+# more.  Orphans of ansible-playbook become this process's children (PR_SET_CHILD_SUBREAPER).
+import ctypes, os, signal, sys
+
+
+def descendants():
+    children = dict()
+    for entry in os.listdir("/proc"):
+        try:
+            with open("/proc/" + entry + "/stat") as fh:
+                children.setdefault(int(fh.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+        except (OSError, ValueError, IndexError):
+            pass
+    found, todo = [], [os.getpid()]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            found.append(pid)
+            todo.append(pid)
+    return found
+
+
+def end_everything(*_):
+    for _ in range(10):
+        found = descendants()
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    os._exit(137)
+
+
+signal.signal(signal.SIGUSR1, end_everything)
+try:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(36, 1)                      # PR_SET_CHILD_SUBREAPER
+    libc.prctl(1, signal.SIGUSR1)          # PR_SET_PDEATHSIG
+except (OSError, AttributeError):
+    pass
+if os.getppid() != {driver}:
+    sys.exit(125)       # the driver died before the lines above: start nothing
+child = os.fork()
+if child == 0:
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    os.execv({playbook!r}, [{playbook!r}, *sys.argv[1:]])
+_, status = os.waitpid(child, 0)
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+def ansible_playbook() -> Path | None:
+    beside = Path(sys.executable).with_name("ansible-playbook")
+    if beside.is_file():
+        return beside
+    found = shutil.which("ansible-playbook")
+    return Path(found) if found else None
+
+
+def _importable(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+def missing() -> str | None:
+    """Why `--engine ansible` cannot run here, with how to get it; None when it can."""
+    lacking = [n for n, ok in (("ansible-runner", _importable("ansible_runner")),
+                               ("ansible-core (ansible-playbook)", ansible_playbook() is not None)) if not ok]
+    if not lacking:
+        return None
+    return f"the ansible engine needs {' and '.join(lacking)}, not installed here: {INSTALL_HINT}"
+
+
+def ansible_environment(known_hosts: Path | None) -> dict[str, str]:
+    """How ansible-playbook is started by the engine: ssh connections kept open between tasks,
+    host keys checked against `known_hosts` (the keys pre-flight or --trust accepted)."""
+    ssh = ["-C", "-o", "ControlMaster=auto", "-o", "ControlPersist=60s", "-o", "StrictHostKeyChecking=yes"]
+    if known_hosts is not None:
+        ssh += ["-o", f"UserKnownHostsFile={known_hosts}"]
+    return {"ANSIBLE_SSH_ARGS": shlex.join(ssh), "ANSIBLE_HOST_KEY_CHECKING": "True",
+            "ANSIBLE_PIPELINING": "True", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "False"}
+
+
+@dataclass
+class _Progress:
+    """One task (a step on a host) in the pass that runs it."""
+    task: Task
+    expected: int                       # Ansible tasks it is made of
+    seen: int = 0
+    started: float | None = None
+    state: TaskState | None = None
+    lines: list[tuple[str, str]] = field(default_factory=list)
+
+
+class AnsibleEngine(RunEngine):
+    def __init__(self, info: J.RunInfo, steps: Sequence[RunStep], connect, *, bed,
+                 known_hosts: Path | None = None, extra_vars: Sequence[str] = (), **options):
+        super().__init__(info, steps, connect, **options)
+        self.bed = bed
+        self.reached = reach(bed)
+        self.known_hosts = known_hosts
+        self.extra_vars = list(extra_vars)
+        self.folder = info.dir / "ansible"
+        self._by_name = {inventory_name(h): h for h in self.reached.transports}
+        self._leftover_status: dict[tuple[str, str], tuple[str, int | None]] | None = None
+        self._passes = 0
+        self._write_lock = threading.Lock()
+        self._places: dict[str, tuple[str | None, str | None]] = {}
+
+    # ------------------------------------------------------------------ running
+    # run_steps is the built-in engine's (stages in order, a stage with a failure ends the run);
+    # a stage is one pass of ansible-playbook
+
+    def _run_stage(self, stage: Stage, rerun: bool) -> None:
+        lanes: dict[str, Lane] = {}
+        for lane_steps in stage.lanes.values():
+            for step in lane_steps:
+                if self.succeeded(step) and not rerun:
+                    continue
+                if step.manual:
+                    break       # the host's lane waits for a person, as in the built-in engine
+                for task in step.tasks:
+                    if not task.manual and (rerun or self.task_state(task).status not in J.SUCCEEDED):
+                        lanes.setdefault(task.host, []).append((step, task))
+        if lanes:
+            self._pass(stage.title, lanes, measurement=stage.steps[0].section == "run")
+
+    def _place(self, host: str) -> tuple[str | None, str | None]:
+        """(the folder of the host's jobs, the folder its steps start in), where the built-in
+        engine keeps them: under the login's home on a remote host, the host's own folder in the
+        application's state for a local one; None for Ansible's default."""
+        if host not in self._places:
+            if self.reached.transports.get(host) == "local":
+                from app.remote.local import LocalTransport
+                local = LocalTransport(host)
+                local.open()
+                self._places[host] = (local.job_base, str(local.workdir))
+            elif self.reached.transports.get(host) == "ssh":
+                self._places[host] = (None, "~")
+            else:
+                self._places[host] = (None, None)
+        return self._places[host]
+
+    def _job_of(self, task: Task) -> jobs.Job:
+        return jobs.Job(self.info.id, task.step, task.host)
+
+    def _job_script(self, step: RunStep, task: Task) -> str:
+        base, workdir = self._place(task.host)
+        return jobs.start_script(self._job_of(task), task.script, task.shell, base, workdir or "")
+
+    def _follow_script(self, step: RunStep, task: Task) -> str:
+        return jobs.follow_script(self._job_of(task), self._place(task.host)[0])
+
+    def _pass(self, title: str, lanes: dict[str, Lane], measurement: bool, adopt: bool = False) -> None:
+        """One ansible-playbook run of these lanes; its events journalled as they come."""
+        refused = {h: why for h in lanes if (why := self.reached.refused.get(h) or self._unreachable_why(h))}
+        for host in refused:
+            for _, task in lanes.pop(host):
+                self._begin(task)
+                self._finish(task, J.FAILED, refused[host])
+        if not lanes:
+            return
+        script = self._follow_script if adopt else self._job_script
+        book = Book()
+        def chdir(host: str) -> str | None:
+            return self._place(host)[1]
+        automated_play(book, name(title), lanes, measurement, "tasks", job_script=script, chdir=chdir)
+        progress: dict[tuple[str, str], _Progress] = {}
+        for host, lane in lanes.items():
+            for index, (step, task) in enumerate(lane):
+                count = (len(step_tasks(step, task, index, measurement, script, chdir(host)))
+                         + len(result_tasks(step, task)))
+                progress[task.key] = _Progress(task, count)
+        self._add_timeouts(book, lanes)
+        folder = self._write_pass(book)
+        outcome = self._run_playbook(folder, lambda event: self._on_event(event, progress, adopt))
+        self._settle_pass(progress, outcome)
+
+    def _unreachable_why(self, host: str) -> str | None:
+        if host in self.reached.transports:
+            return None
+        return (f"{host} is not in the Ansible inventory (no access entry Ansible can use); run its steps "
+                "with the built-in engine or by hand")
+
+    def _add_timeouts(self, book: Book, lanes: dict[str, Lane]) -> None:
+        """The built-in engine's step timeouts, as Ansible's task `timeout:`."""
+        for host in lanes:
+            seconds = int(self.timeout or self.host_timeouts.get(host) or DEFAULT_TIMEOUT_S)
+            tasks = book.task_files.get(f"tasks/{inventory_name(host)}.yml")
+            if tasks is None:
+                tasks = [t for t in book.plays[-1]["tasks"] if "ansible.builtin.include_tasks" not in t]
+            for t in tasks:
+                t.setdefault("timeout", seconds)
+
+    def _write_pass(self, book: Book) -> Path:
+        with self._write_lock:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            existing = [int(p.name.split("-")[1]) for p in self.folder.glob("pass-*") if p.name[5:].isdigit()]
+            self._passes = max([self._passes, *existing]) + 1
+            folder = self.folder / f"pass-{self._passes:03d}"
+        head = f"# Generated by Testbed Studio for run {self.info.id}.\n"
+        folder.mkdir(parents=True)
+        write_atomic(self.folder / "inventory.yml", (head + dump(inventory(self.bed, self.reached))).encode())
+        write_atomic(folder / "play.yml", (head + dump(book.plays)).encode())
+        for relative, tasks in book.task_files.items():
+            path = folder / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, (head + dump(tasks)).encode())
+        return folder
+
+    # ------------------------------------------------------------ ansible-runner
+
+    def _run_playbook(self, folder: Path, on_event: Callable[[dict], None]) -> tuple[str, int | None, str]:
+        """(runner status, exit code, last lines of ansible-playbook's output).
+
+        Events are taken over by a thread of their own: reading ansible-playbook's output never
+        waits for the journal's fsync, and ansible-playbook never waits for its reader."""
+        import ansible_runner
+        wrapper = folder / "ansible-playbook"
+        wrapper.write_text(_PDEATHSIG_WRAPPER.format(python=sys.executable, driver=os.getpid(),
+                                                     playbook=str(ansible_playbook())))
+        wrapper.chmod(0o700)
+        events: queue.SimpleQueue = queue.SimpleQueue()
+        failure: list[OSError] = []
+
+        def consume() -> None:
+            while (event := events.get()) is not None:
+                if failure:
+                    continue
+                try:
+                    on_event(event)
+                except OSError as exc:
+                    failure.append(exc)         # the journal cannot be written: stop, as the built-in engine
+                    self._cancel.set()
+                except Exception as exc:
+                    self._notify_problem(f"an Ansible event could not be read: {exc!r}")
+
+        def take(event: dict) -> bool:
+            events.put(event)
+            return False        # no copy in the pass folder: the journal and ansible-playbook's stdout are kept
+
+        consumer = threading.Thread(target=consume, name="ansible-events", daemon=True)
+        consumer.start()
+        # with its own binary ansible-runner passes the command line as given: the playbook is part of it
+        cmdline = shlex.join([*(a for v in self.extra_vars for a in ("-e", v)), str(folder / "play.yml")])
+        try:
+            runner = ansible_runner.run(
+                private_data_dir=str(folder), project_dir=str(folder),
+                inventory=str(self.folder / "inventory.yml"), binary=str(wrapper), forks=self.workers,
+                envvars=ansible_environment(self.known_hosts), cmdline=cmdline, quiet=True,
+                event_handler=take, cancel_callback=self._cancel.is_set,
+                # how often a cancel is looked for while ansible-playbook runs
+                settings={"pexpect_timeout": 0.25, "suppress_ansible_output": True})
+        finally:
+            events.put(None)
+            consumer.join()
+        if failure:
+            raise failure[0]
+        try:
+            tail = runner.stdout.read()[-3000:]
+        except Exception:
+            tail = ""
+        return runner.status, runner.rc, tail
+
+    def _notify_problem(self, text: str) -> None:
+        if not getattr(self, "_listener_failed", False):
+            self._listener_failed = True
+            self.journal.record("note", message=text)
+
+    # ------------------------------------------------------------------ events
+
+    def _on_event(self, event: dict, progress: dict[tuple[str, str], _Progress], adopt: bool) -> None:
+        kind = event.get("event", "")
+        if not kind.startswith("runner_on_"):
+            return
+        data = event.get("event_data") or {}
+        host = self._by_name.get(str(data.get("host", "")))
+        match = _STEP_OF_TASK.match(str(data.get("task", "")))
+        if host is None:
+            return
+        item = progress.get((match.group(1), host)) if match else None
+        if item is None:
+            if kind in ("runner_on_failed", "runner_on_unreachable") and not data.get("ignore_errors"):
+                # a task of no step (the vault check) failed: the host's next step cannot run
+                item = next((p for p in progress.values() if p.task.host == host and p.state is None), None)
+                if item is not None:
+                    self._begin(item.task, item, adopt)
+                    self._finish(item.task, _status_of(kind, data), _message(data), item, _rc(data))
+            return
+        if kind == "runner_on_start":
+            if item.started is None:
+                self._begin(item.task, item, adopt)
+            return
+        if item.started is None:
+            self._begin(item.task, item, adopt)
+        self._output(item, data)
+        if kind in ("runner_on_ok", "runner_on_skipped"):
+            item.seen += 1
+            if item.seen >= item.expected:
+                self._finish(item.task, J.OK, "", item, _rc(data))
+        elif kind in ("runner_on_failed", "runner_on_unreachable") and not data.get("ignore_errors"):
+            self._finish(item.task, _status_of(kind, data), _message(data), item, _rc(data))
+
+    def _begin(self, task: Task, item: _Progress | None = None, adopt: bool = False) -> None:
+        previous = self.task_state(task)
+        state = TaskState(task.step, task.host, J.RUNNING, attempts=previous.attempts + (0 if adopt else 1),
+                          started=J.now_iso())
+        self._set(state)
+        self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts,
+                            engine=ENGINE_NAME, **({"adopted": True} if adopt else {}))
+        if item is not None:
+            item.started, item.state = time.monotonic(), state
+        self._write_output(task, f"--- {'adopted the job of ' if adopt else ''}attempt {state.attempts} at "
+                                 f"{state.started} (ansible)")
+        self._notify("task_started", task)
+
+    def _output(self, item: _Progress, data: dict) -> None:
+        res = data.get("res") or {}
+        if not isinstance(res, dict):
+            return
+        for stream in ("stdout", "stderr"):
+            text = res.get(stream)
+            if not isinstance(text, str) or not text:
+                continue
+            for line in text.splitlines():
+                if stream == "stderr" and line.startswith(jobs.PID_MARK):
+                    continue        # the job wrapper's own line
+                item.lines.append((stream, line))
+                self._write_output(item.task, ("[stderr] " if stream == "stderr" else "") + line)
+                self._notify("output", item.task, stream, line)
+        msg = res.get("msg")
+        if isinstance(msg, str) and msg and not res.get("stdout") and data.get("task_action") not in (
+                "ansible.builtin.shell", "shell", "ansible.windows.win_shell", "win_shell"):
+            line = f"[{data.get('task', '')}] {msg}"
+            item.lines.append(("info", line))
+            self._write_output(item.task, line)
+            self._notify("output", item.task, "info", line)
+
+    def _write_output(self, task: Task, line: str) -> None:
+        try:
+            with open(self.journal.output_path(task.step, task.host), "ab") as out:
+                out.write(line.encode("utf-8", "replace") + b"\n")
+        except OSError as exc:
+            self._notify_problem(f"cannot write the output of {task.step} on {task.host}: {exc.strerror or exc}")
+
+    def _finish(self, task: Task, status: str, message: str, item: _Progress | None = None,
+                exit_code: int | None = None) -> None:
+        current = self.task_state(task)
+        if current.status != J.RUNNING:
+            return
+        seconds = round(time.monotonic() - item.started, 3) if item and item.started is not None else 0.0
+        tail = [line for _, line in (item.lines if item else [])][-50:]
+        state = TaskState(task.step, task.host, status, exit_code, message, current.started, J.now_iso(), seconds,
+                          current.attempts, tail)
+        self.journal.record("end", step=task.step, host=task.host, status=status, exit_code=exit_code,
+                            message=message, seconds=seconds, tail=tail)
+        self._set(state)
+        self._notify("task_finished", task, state)
+
+    def _settle_pass(self, progress: dict[tuple[str, str], _Progress], outcome: tuple[str, int | None, str]) -> None:
+        status, rc, tail = outcome
+        cancelled = self._cancel.is_set() or status == "canceled"
+        running = [p for p in progress.values() if self.task_state(p.task).status == J.RUNNING]
+        timed_out = [p for p in progress.values() if self.task_state(p.task).status == J.TIMEOUT]
+        # the built-in engine stops a cancelled or timed-out step on its host: so does this one
+        # (Ansible's task timeout ends only the task that follows the job)
+        stop = [p.task for p in (running if cancelled else []) + timed_out if p.task.shell in jobs.SHELLS]
+        if stop:
+            self._stop_jobs(stop)
+        for p in running:
+            why = ("stopped" if cancelled else
+                   f"ansible-playbook ended (exit status {rc}) before this step did; see {self.folder}")
+            self._finish(p.task, J.CANCELLED if cancelled else J.FAILED, why, p)
+        failed_somewhere = any(self.task_state(p.task).status in J.PROBLEMS for p in progress.values())
+        if status != "successful" and not cancelled and not failed_somewhere:
+            # ansible-playbook refused the pass as a whole (a syntax error, a bad -e): each lane's
+            # first step carries its words, so the run stops at it instead of trying forever
+            why = "ansible-playbook failed before any step: " + " / ".join(
+                ln.strip() for ln in tail.strip().splitlines()[-6:] if ln.strip())
+            first: dict[str, _Progress] = {}
+            for p in progress.values():
+                first.setdefault(p.task.host, p)
+            for p in first.values():
+                if self.task_state(p.task).status not in J.SUCCEEDED:
+                    self._begin(p.task, p)
+                    self._finish(p.task, J.FAILED, why, p, rc)
+
+    # ------------------------------------------------- steps a dead driver left behind
+
+    def leftovers(self) -> list[Task]:
+        """Scripts a driver that died left as jobs on their hosts: its journal says they started
+        (interrupted, or their connection was lost) and never ended."""
+        return [t for s in self.steps for t in s.tasks
+                if t.shell in jobs.SHELLS and self.task_state(t).status in (J.INTERRUPTED, J.LOST)]
+
+    def leftover_status(self, task: Task) -> tuple[str, int | None]:
+        if self._leftover_status is None:
+            self._leftover_status = self._ask_hosts(self.leftovers())
+        found = self._leftover_status.get(task.key)
+        if found is None:
+            raise RemoteError(J.UNREACHABLE, f"{task.host} could not be asked about step {task.step} "
+                                             "through Ansible (see the run's ansible/ folder)")
+        return found
+
+    def _ask_hosts(self, tasks: list[Task]) -> dict[tuple[str, str], tuple[str, int | None]]:
+        """Each job's status, asked of its host in one ansible-playbook run."""
+        answers: dict[tuple[str, str], tuple[str, int | None]] = {}
+        book = Book()
+        lanes: dict[str, list[dict]] = {}
+        for task in tasks:
+            if task.host not in self.reached.transports:
+                continue
+            lanes.setdefault(task.host, []).append({
+                "name": name(f"{task.step} job status"), "ansible.builtin.shell": {
+                    "cmd": jobs.status_script(self._job_of(task), self._place(task.host)[0]),
+                    "executable": "/bin/sh"}, "changed_when": False})
+        if not lanes:
+            return answers
+        _plain_play(book, "Steps a stopped run left on their hosts", lanes)
+
+        def on_event(event: dict) -> None:
+            data = event.get("event_data") or {}
+            host = self._by_name.get(str(data.get("host", "")))
+            match = _STEP_OF_TASK.match(str(data.get("task", "")))
+            if event.get("event") == "runner_on_ok" and host and match:
+                answers[(match.group(1), host)] = jobs.parse_status(str((data.get("res") or {}).get("stdout", "")))
+        self._run_playbook(self._write_pass(book), on_event)
+        return answers
+
+    def adopt(self, task: Task) -> bool:
+        """Follow the job a dead driver left on its host to its end and take its outcome."""
+        step = self.by_number[task.step]
+        self._pass(f"{step.section_title}: adopting {task.step}", {task.host: [(step, task)]},
+                   measurement=step.section == "run", adopt=True)
+        return self.task_state(task).status == J.OK
+
+    def stop_leftover(self, task: Task) -> None:
+        self._stop_jobs([task])
+        self.journal.record("note", step=task.step, host=task.host,
+                            message="stopped the copy a dead driver left running")
+
+    def _stop_jobs(self, tasks: list[Task]) -> None:
+        lanes: dict[str, list[dict]] = {}
+        for task in tasks:
+            if task.host in self.reached.transports:
+                lanes.setdefault(task.host, []).append({
+                    "name": name(f"{task.step} stop the job"), "ansible.builtin.shell": {
+                        "cmd": jobs.stop_script(self._job_of(task), self._place(task.host)[0]),
+                        "executable": "/bin/sh"}, "changed_when": True})
+        if not lanes:
+            return
+        book = Book()
+        _plain_play(book, "Stop the steps of a stopped run", lanes)
+        cancel = self._cancel
+        self._cancel = threading.Event()        # the stop itself must not be cancelled
+        try:
+            self._run_playbook(self._write_pass(book), lambda event: None)
+        finally:
+            self._cancel = cancel
+
+
+def _plain_play(book: Book, title: str, lanes: dict[str, list[dict]]) -> None:
+    play: dict = {"name": title, "hosts": ",".join(inventory_name(h) for h in lanes), "gather_facts": False}
+    if len(lanes) == 1:
+        play["tasks"] = next(iter(lanes.values()))
+    else:
+        play["strategy"] = "free"
+        for host, tasks in lanes.items():
+            book.task_files[f"tasks/{inventory_name(host)}.yml"] = tasks
+        play["tasks"] = [{"name": "Each host's own tasks",
+                          "ansible.builtin.include_tasks": {"file": "tasks/{{ inventory_hostname }}.yml"}}]
+    book.plays.append(play)
+
+
+def _status_of(kind: str, data: dict) -> str:
+    if kind == "runner_on_unreachable":
+        return J.UNREACHABLE
+    msg = str((data.get("res") or {}).get("msg", ""))
+    return J.TIMEOUT if _TIMED_OUT.search(msg) else J.FAILED
+
+
+def _rc(data: dict) -> int | None:
+    rc = (data.get("res") or {}).get("rc")
+    return rc if isinstance(rc, int) and not isinstance(rc, bool) else None
+
+
+def _message(data: dict) -> str:
+    res = data.get("res") or {}
+    msg = str(res.get("msg", "") or "").strip()
+    task = str(data.get("task", ""))
+    if "Host key verification failed" in msg:
+        msg += " (accept the host's key first: run the pre-flight check, or --trust its fingerprint)"
+    if isinstance(res.get("rc"), int) and res.get("rc"):
+        msg = f"exit status {res['rc']}" + (f": {msg}" if msg and msg != "non-zero return code" else "")
+    return f"{task}: {msg}" if msg else f"{task} failed"

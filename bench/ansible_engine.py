@@ -1,0 +1,120 @@
+"""`run --engine ansible` against plain ansible-playbook on the same sandbox hosts (bench.run).
+
+The engine writes a playbook for the step and runs it through ansible-runner, journalling each
+task's events; its overhead is measured against ansible-playbook running that same playbook,
+inventory and settings by itself (target: under 10 %).  Each run gets fresh ssh control
+sockets, so neither side reuses connections the other opened.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from bench.run import STEP_SCRIPT, _steps
+
+
+def _bed(lab, hosts: list[str], path: Path):
+    from topology.fileformat import load
+    doc = {"format_version": 1, "bed": {"name": "bench"},
+           "servers": [{"id": h, "role": "load_client", "platform": "linux", "os": "Debian 12"} for h in hosts],
+           "access": [{"host": h, "transport": "ssh", "address": lab.hosts[h].address, "port": lab.hosts[h].port,
+                       "user": "root", "key_file": str(lab.client_key_path)} for h in hosts]}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return load(path)
+
+
+def _engine(lab, hosts: list[str], work: Path):
+    from app.ansible.engine import AnsibleEngine
+    from app.remote.ssh import SSHTransport
+    from app.run import journal as J
+    info = J.new_run("bench.yaml", "", root=work / "runs", engine="ansible")
+    return AnsibleEngine(info, _steps(hosts), lambda h: SSHTransport(**lab.connection(h)),
+                         bed=_bed(lab, hosts, work / "bench-bed.yaml"), known_hosts=Path(lab.known_hosts_path),
+                         extra_vars=[f"ansible_python_interpreter={sys.executable}"], workers=64, timeout=120)
+
+
+def _fresh_sockets(work: Path, label: str) -> str:
+    folder = work / f"cp-{label}-{time.monotonic_ns()}"
+    folder.mkdir(parents=True)
+    return str(folder)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of every process it waited for (ansible-playbook and its
+    workers, reaped by their own parents in turn)."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+def time_engine(lab, hosts: list[str], work: Path) -> tuple[float, float, Path]:
+    """Seconds and CPU seconds for the step on every host through `run --engine ansible`'s
+    engine, and the folder of the playbook it ran."""
+    engine = _engine(lab, hosts, work)
+    os.environ["ANSIBLE_SSH_CONTROL_PATH_DIR"] = _fresh_sockets(work, "engine")
+    try:
+        t0, c0 = time.perf_counter(), _cpu()
+        ok = engine.run_steps(engine.steps)
+        seconds, cpu = time.perf_counter() - t0, _cpu() - c0
+    finally:
+        engine.close()
+        os.environ.pop("ANSIBLE_SSH_CONTROL_PATH_DIR", None)
+    if not ok:
+        bad = engine.failed_tasks()
+        raise RuntimeError(f"{len(bad)} host(s) failed, e.g. {bad[0].host}: {bad[0].message}")
+    return seconds, cpu, next(engine.folder.glob("pass-*"))
+
+
+def time_plain(lab, folder: Path, work: Path) -> tuple[float, float]:
+    """Seconds and CPU seconds for ansible-playbook alone on the playbook the engine wrote, with
+    its settings."""
+    from app.ansible.engine import ansible_environment, ansible_playbook
+    env = os.environ | ansible_environment(Path(lab.known_hosts_path)) | {
+        "ANSIBLE_SSH_CONTROL_PATH_DIR": _fresh_sockets(work, "plain")}
+    cmd = [str(ansible_playbook()), "-i", str(folder.parent / "inventory.yml"), str(folder / "play.yml"),
+           "-e", f"ansible_python_interpreter={sys.executable}", "--forks", "64"]
+    t0, c0 = time.perf_counter(), _cpu()
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=600,
+                       cwd=folder)
+    seconds, cpu = time.perf_counter() - t0, _cpu() - c0
+    if r.returncode != 0:
+        raise RuntimeError("ansible-playbook failed:\n" + r.stdout[-2000:] + r.stderr[-1000:])
+    return seconds, cpu
+
+
+Timing = tuple[float, float]      # seconds, CPU seconds
+
+
+def compare(lab, hosts: list[str], work: Path, repeat: int) -> list[tuple[Timing, Timing]]:
+    """((engine seconds, CPU), (plain ansible-playbook seconds, CPU)) per repetition; which of
+    the two goes first alternates, so a machine getting busier favours neither."""
+    pairs = []
+    for n in range(repeat):
+        if n % 2 == 0:
+            seconds, cpu, folder = time_engine(lab, hosts, work / f"engine-{n}")
+            pairs.append(((seconds, cpu), time_plain(lab, folder, work)))
+        else:
+            # the playbook of the first repetition is the one every engine run writes
+            plain = time_plain(lab, next((work / "engine-0").glob("runs/*/ansible/pass-*")), work)
+            seconds, cpu, _ = time_engine(lab, hosts, work / f"engine-{n}")
+            pairs.append(((seconds, cpu), plain))
+    return pairs
+
+
+def print_rows(pairs: list[tuple[Timing, Timing]], hosts: int, builtin_s: float | None) -> None:
+    """Best of the repetitions (what the benchmarks compare: not the noise of a shared machine)."""
+    engine_s, plain_s = min(e[0] for e, _ in pairs), min(p[0] for _, p in pairs)
+    engine_cpu, plain_cpu = min(e[1] for e, _ in pairs), min(p[1] for _, p in pairs)
+    print(f"  run --engine ansible, {hosts} hosts (best of {len(pairs)}): {engine_s:6.2f} s, {engine_cpu:.1f} s CPU")
+    print(f"  plain ansible-playbook, same playbook:  {plain_s:6.2f} s, {plain_cpu:.1f} s CPU")
+    print(f"    overhead: time {(engine_s - plain_s) / plain_s * 100:+.1f} %, CPU "
+          f"{(engine_cpu - plain_cpu) / plain_cpu * 100:+.1f} %  (target < 10 %)")
+    print("    each repetition, engine / plain (s): " + ", ".join(f"{e[0]:.2f} / {p[0]:.2f}" for e, p in pairs))
+    if builtin_s:
+        print(f"    the built-in engine (connect + step {builtin_s:.2f} s) is {engine_s / builtin_s:.1f} x faster "
+              f"than --engine ansible on this step ({STEP_SCRIPT!r})")
