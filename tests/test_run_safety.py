@@ -14,7 +14,7 @@ import pytest
 
 from app.run import journal as J
 from app.run.cli_run import EXIT_OK, EXIT_UNUSABLE
-from tests.safety_beds import long_step_bed
+from tests.safety_beds import HOLD_S, adopted, long_step_bed, release
 from tests.waiting import wait_for
 
 
@@ -48,7 +48,7 @@ def _pid_alive(pid: int) -> bool:
 
 @pytest.fixture
 def slow_bed(tmp_path):
-    return long_step_bed(tmp_path, {"transport": "local"}, work_s=8)
+    return long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
 
 
 def _killed_mid_step(slow_bed, runs: Path) -> tuple[Path, int]:
@@ -78,6 +78,7 @@ def test_a_second_driver_of_a_run_is_refused_and_told_who_holds_it(slow_bed, tmp
         other = _cli("run", str(bed), "--runs-dir", str(runs), "--templates", templates, "--skip-manual",
                      "--no-preflight")
         assert other.returncode == EXIT_UNUSABLE and "--concurrent" in other.stderr, other.stderr
+        release(tmp_path)
         assert first.wait(timeout=60) == EXIT_OK
     finally:
         if first.poll() is None:
@@ -94,10 +95,13 @@ def test_resume_after_kill_9_refuses_to_start_a_second_copy_then_adopts_the_runn
              "--skip-manual")
     assert r.returncode == EXIT_UNUSABLE, r.stdout + r.stderr
     assert f"still running there (process group {pid})" in r.stderr and "--still-running adopt" in r.stderr
-    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
-             "--skip-manual", "--still-running", "adopt")
-    assert r.returncode == EXIT_OK, r.stdout + r.stderr
-    assert "waiting for it" in r.stdout and "done" in r.stdout        # the job's output, followed to its end
+    adopter = _start("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
+                     "--skip-manual", "--still-running", "adopt")
+    wait_for(lambda: adopted(run_dir), what="the resumed driver adopting the step", seconds=90)
+    release(tmp_path)
+    out, err = adopter.communicate(timeout=90)
+    assert adopter.returncode == EXIT_OK, out + err
+    assert "waiting for it" in out and "done" in out        # the job's output, followed to its end
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"      # one copy only
     state = next(iter(J.replay(J.read_records(run_dir)[0]).values()))
     assert state.status == J.OK and state.exit_code == 0
@@ -107,10 +111,12 @@ def test_resume_can_stop_the_step_a_killed_driver_left_and_run_it_again(slow_bed
     bed, templates = slow_bed
     runs = tmp_path / "runs"
     run_dir, pid = _killed_mid_step(slow_bed, runs)
-    r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
-             "--skip-manual", "--still-running", "stop")
-    assert r.returncode == EXIT_OK, r.stdout + r.stderr
-    assert not _pid_alive(pid)
+    stopper = _start("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
+                     "--skip-manual", "--still-running", "stop")
+    wait_for(lambda: not _pid_alive(pid), what="the left step stopped", seconds=90)
+    release(tmp_path)                      # the second copy may now run to its end
+    out, err = stopper.communicate(timeout=90)
+    assert stopper.returncode == EXIT_OK, out + err
     # the first copy was stopped before it ended, the second ran to the end on its own
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nbegin\nend\n"
 

@@ -15,7 +15,7 @@ import pytest
 from app.run import journal as J
 from app.run.cli_run import EXIT_OK, EXIT_PREFLIGHT, EXIT_UNUSABLE
 from bench.sandbox_hosts import SandboxLab
-from tests.safety_beds import long_step_bed
+from tests.safety_beds import HOLD_S, adopted, long_step_bed, release
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.skipif(SandboxLab.unavailable_reason() is not None,
@@ -49,7 +49,7 @@ def _journalled_pid(run_dir: Path) -> int | None:
 
 
 def test_resume_after_kill_9_over_ssh_adopts_the_running_step_and_never_starts_a_second(lab, tmp_path):
-    bed, templates = long_step_bed(tmp_path, _access(lab), work_s=8)
+    bed, templates = long_step_bed(tmp_path, _access(lab), work_s=HOLD_S)
     known = tmp_path / "known_hosts"
     shutil.copyfile(lab.known_hosts_path, known)
     runs = tmp_path / "runs"
@@ -67,9 +67,14 @@ def test_resume_after_kill_9_over_ssh_adopts_the_running_step_and_never_starts_a
     r = _cli("run", str(bed), "--resume", run_dir.name, *args, known=known)
     assert r.returncode == EXIT_UNUSABLE, r.stdout + r.stderr
     assert f"still running there (process group {pid})" in r.stderr
-    r = _cli("run", str(bed), "--resume", run_dir.name, *args, "--still-running", "adopt", known=known)
-    assert r.returncode == EXIT_OK, r.stdout + r.stderr
-    assert "waiting for it" in r.stdout
+    adopter = subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(bed), "--resume", run_dir.name, *args,
+                                "--still-running", "adopt"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL, text=True, env=_env(known))
+    wait_for(lambda: adopted(run_dir), what="the resumed driver adopting the step", seconds=90)
+    release(tmp_path)
+    out, err = adopter.communicate(timeout=120)
+    assert adopter.returncode == EXIT_OK, out + err
+    assert "waiting for it" in out
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"
     state = next(iter(J.replay(J.read_records(run_dir)[0]).values()))
     assert state.status == J.OK

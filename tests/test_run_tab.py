@@ -201,6 +201,9 @@ def test_preflight_names_the_alternatives_when_none_is_installed(qtbot, tmp_path
     ("iscsiadm -m discovery 2>&1 | tee out && sync", [(("iscsiadm",),), (("tee",),), (("sync",),)]),
     ("echo '; rm -rf / || evil' > f; X=1 sudo systemctl restart iscsid &", [(("systemctl",),)]),
     ("mkdir -p d && \\\n  mkfs.ext4 /dev/sdb", [(("mkdir",),), (("mkfs.ext4",),)]),
+    # arithmetic names variables, not programs (a held test step was refused: "not installed: SECONDS")
+    ("end=$((SECONDS + limit)); while [ \"$SECONDS\" -lt \"$end\" ]; do sleep 0.1; done; ((n += 1)); touch f",
+     [(("sleep",),), (("touch",),)]),
 ])
 def test_the_programs_a_step_needs_understand_alternatives_and_probes(script, needs):
     assert tool_needs(script, "bash") == needs

@@ -26,6 +26,8 @@ pushd popd break continue getopts nohup sudo env xargs { } ! ( ) : which""".spli
 # words that start a command without being its program
 _PREFIXES = frozenset("nohup sudo exec env time ! if then else elif do while until { (".split())
 _SINGLE_QUOTED = re.compile(r"'[^']*'")
+# arithmetic, `$(( n + 1 ))` and `(( n < 3 ))`: names in it are variables, not programs
+_ARITHMETIC = re.compile(r"\$?\(\((?:[^()]|\([^()]*\))*\)\)")
 # separators between command lists: ; newline, a background & (not && nor a redirection's >&),
 # subshells and command substitutions
 _LIST_SEPARATORS = re.compile(r";|(?<![&>|<])&(?![&>])|\(|\)|\$\(|`")
@@ -40,6 +42,7 @@ def tool_needs(script: str, shell: str) -> list[Need]:
     if shell not in ("bash", "sh"):
         return []
     script = _SINGLE_QUOTED.sub("''", script).replace("\\\n", " ")
+    script = _ARITHMETIC.sub("true", script)
     probed = list(dict.fromkeys(_PROBE.findall(script)))
     needs: list[Need] = []
     for line in script.splitlines():
