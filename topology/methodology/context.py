@@ -6,49 +6,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 from topology.index import BedIndex
+from topology.methodology.selection import Families, HostProfile, release_of
 from topology.methodology.values import Values, interface_of
-from topology.model import VM, Bed, Server
-
-_WINDOWS = re.compile(r"windows|hyper-v", re.I)
-_LINUX = re.compile(r"linux|kvm|rhel|red hat|centos|rocky|alma|ubuntu|debian|suse|sles|fedora|oracle linux|proxmox",
-                    re.I)
-_ESXI = re.compile(r"esx|vsphere|vmware", re.I)
+from topology.model import VM, Bed, PathSpec, Server
 
 
 def platform_of(component: Any) -> str:
     """How commands reach a server or VM: windows, linux, esxi, or "" when the bed does not say."""
-    if isinstance(component, Server):
-        if component.platform:
-            return component.platform
-        text = f"{component.hypervisor} {component.os}"
-    elif isinstance(component, VM):
-        text = component.guest_os or ""
-    else:
-        return ""
-    return _platform_from_text(text)
-
-
-@lru_cache(maxsize=4096)
-def _platform_from_text(text: str) -> str:
-    if _ESXI.search(text):
-        return "esxi"
-    if _WINDOWS.search(text):
-        return "windows"
-    if _LINUX.search(text):
-        return "linux"
+    if isinstance(component, (Server, VM)):
+        return release_of(component).family
     return ""
 
 
 class BedContext:
     """What the domains share: the index, ranks for ordering, derived relations."""
 
-    def __init__(self, bed: Bed):
+    def __init__(self, bed: Bed, families: Families | None = None):
         self.bed = bed
         self.idx = BedIndex(bed)
+        self.families = families if families is not None else Families()
+        self._profiles: dict[str, HostProfile] = {}
+        self._host_paths: dict[str, list[tuple[str, PathSpec]]] | None = None
         self._shared_values: dict[tuple, Values] = {}
         self.bed_domain = bed.bed.domain if bed.bed is not None else ""
         self.server_rank = {s.id: i for i, s in enumerate(bed.servers)}
@@ -107,6 +88,60 @@ class BedContext:
         if (i := interface_of(s.management_address)):
             return str(i.ip), f"{s.id}.management_address"
         return None
+
+    def host_paths(self) -> dict[str, list[tuple[str, PathSpec]]]:
+        """Host -> its storage paths as the drawing carries them (`topology.derived_paths`: the
+        bed's `paths:` where it pins them, else worked out from cabling, subnets, zones and
+        masking), each with the field it comes from: `paths[N]` for a pin, the initiator port
+        for a derived path.  A pin the drawing cannot carry is left out (the validator says why)."""
+        if self._host_paths is None:
+            from topology.derived_paths import PathDerivation
+            pins = {(p.host, p.initiator, p.target): i for i, p in enumerate(self.bed.paths)}
+            ordered: list[tuple[tuple, str, PathSpec]] = []
+            try:
+                derived = PathDerivation(self.idx).paths
+            except Exception:  # a bed the derivation cannot read (the validator says so): its pins as written
+                derived = None
+            if derived is None:
+                ordered = [((0, i, 0), f"paths[{i}]", p) for i, p in enumerate(self.bed.paths)]
+            for k, sp in enumerate(derived or ()):
+                p = sp.spec
+                pin = pins.get((p.host, p.initiator, p.target)) if sp.pinned else None
+                key = (0, pin, 0) if pin is not None else (1, 0, k)
+                ordered.append((key, f"paths[{pin}]" if pin is not None else p.initiator, p))
+            ordered.sort(key=lambda t: t[0])
+            out: dict[str, list[tuple[str, PathSpec]]] = {}
+            for _, src, p in ordered:
+                out.setdefault(p.host, []).append((src, p))
+            self._host_paths = out
+        return self._host_paths
+
+    def profile(self, cid: str) -> HostProfile:
+        """The platform, transports and multipath family of the server or VM `cid`."""
+        hit = self._profiles.get(cid)
+        if hit is None:
+            comp = self.server_or_vm(cid)
+            if comp is None:
+                hit = HostProfile(cid, release_of(None))
+            else:
+                kinds = {p.kind for _, p in self.host_paths().get(cid, ())} or self._port_transports(comp)
+                mp = self.families.of("multipath", getattr(comp, "multipath", ""))
+                hit = HostProfile(cid, release_of(comp), tuple(sorted(kinds)), mp.id if mp else "",
+                                  mp.name if mp else "")
+            self._profiles[cid] = hit
+        return hit
+
+    def _port_transports(self, comp: Any) -> set[str]:
+        """The SAN protocols of a machine's own ports, for one with no path (nothing mapped yet)."""
+        from topology.derived_paths import port_protocol
+        refs = [ref for ref, _ in self.idx.server_ports(comp)] if isinstance(comp, Server) else \
+            [f"{comp.id}:{n.name}" for n in comp.nics]
+        out = set()
+        for ref in refs:
+            pr = self.idx.port(ref)
+            if pr is not None and (proto := port_protocol(pr)):
+                out.add(proto)
+        return out
 
     def cached(self, key: tuple, build: Callable[[], Values]) -> Values:
         """Values shared by several domains, built once per generation (read-only: callers copy)."""

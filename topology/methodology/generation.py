@@ -16,15 +16,22 @@ from topology.methodology.context import BedContext
 from topology.methodology.domains import DOMAINS, Item
 from topology.methodology.domains.bed_wide import bed_values, run_values
 from topology.methodology.render import MISSING, apply_derives, matches, render, tidy
+from topology.methodology.selection import HostProfile
 from topology.methodology.steps import SECTION_KEYS, SECTIONS, Command, Methodology, Section, Step
-from topology.methodology.template_files import StepTemplate, TemplateFile, load_templates
+from topology.methodology.template_files import (
+    Selector,
+    StepTemplate,
+    TemplateFile,
+    load_families,
+    load_templates,
+)
 from topology.methodology.template_syntax import STEP_NUMBER_MARK, template_error
 from topology.methodology.values import Val, Values
 from topology.model import Bed
 
 
-def _specificity(tf: TemplateFile) -> tuple[int, int, int]:
-    return (0 if tf.platform == "common" else 1, 1 if tf.match else 0, tf.rank)
+def _specificity(tf: TemplateFile) -> tuple[int, int, int, int]:
+    return (0 if tf.platform == "common" else 1, 1 if tf.match else 0, 1 if tf.selector else 0, tf.rank)
 
 
 @dataclass
@@ -69,17 +76,18 @@ def generate(bed: Bed, templates_dir: str | os.PathLike | None = None,
     here).  Raises TemplateError when a template is broken; never fails on a bed's missing values."""
     files = load_templates(templates_dir, extra_dirs)
     plans = _plans(files)
+    families = load_families(templates_dir, extra_dirs)
     gc_was_enabled = gc.isenabled()
     gc.disable()  # tens of thousands of small, long-lived objects: the collector's rescans only cost time
     try:
-        return _generate(bed, plans, findings)
+        return _generate(BedContext(bed, families), plans, findings)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _generate(bed: Bed, plans: dict[str, _Plan], findings: list | None) -> Methodology:
-    ctx = BedContext(bed)
+def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -> Methodology:
+    bed = ctx.bed
     globals_ = bed_values(ctx)
     globals_.update(run_values(ctx))
     domain_items: dict[str, list[Item]] = {}
@@ -97,19 +105,31 @@ def _generate(bed: Bed, plans: dict[str, _Plan], findings: list | None) -> Metho
     for key, default_title in SECTIONS:
         plan = plans[key]
         produced: list[tuple[tuple, Step, str]] = []
+        tables: dict[tuple, _TableStep] = {}
         for order, sid in enumerate(plan.order):
             defs = plan.defs[sid]
             domain = defs[0].domain
             for item in items_of(domain):
-                st = _choose(defs, item, globals_)
+                machine = _machine(ctx, item)
+                st, misses = _choose(defs, item, machine)
                 if st is None:
                     continue
                 vals = apply_derives(st.file, item.values)
                 if not matches(st.when, vals):
                     continue
-                step = _make_step(st, vals, item)
+                step = _make_step(st, vals, item, machine, misses)
+                if st.table is not None:
+                    table_key = (sid, item.group, item.target)
+                    held = tables.get(table_key)
+                    if held is not None:
+                        held.add(step)
+                        continue
+                    tables[table_key] = _TableStep(step)
                 sort = (order, item.group, item.sub) if key in _SEQUENCE_SECTIONS else (item.group, order, item.sub)
                 produced.append((sort, step, sid))
+        for held in tables.values():
+            held.finish()
+        produced = _without_repeats(produced, {sid for sid, defs in plan.defs.items() if any(d.once for d in defs)})
         if produced:
             number += 1
             meth.sections.append(_numbered_section(number, key, plan.title or default_title, produced))
@@ -141,28 +161,97 @@ def _numbered_section(number: int, key: str, title: str, produced: list[tuple[tu
     return section
 
 
-def _choose(defs: list[StepTemplate], item: Item, globals_: Values) -> StepTemplate | None:
-    """The most specific definition whose platform and `match:` fit the item."""
+_MACHINE_PLATFORMS = ("windows", "linux", "esxi", "")
+
+
+@dataclass(frozen=True)
+class _Machine:
+    """Whom an item's step is for: the profile of the machine it runs on and the transports it is about."""
+    profile: HostProfile | None           # None: an array, a switch, or no machine at all
+    transports: tuple[str, ...]
+
+
+def _machine(ctx: BedContext, item: Item) -> _Machine:
+    if item.platform in _MACHINE_PLATFORMS and item.target and ctx.server_or_vm(item.target) is not None:
+        profile = ctx.profile(item.target)
+        return _Machine(profile, item.transports or profile.transports)
+    return _Machine(None, item.transports)
+
+
+def _selector_miss(sel: Selector, machine: _Machine) -> tuple[str, bool]:
+    """('', False) when the selector fits; else (why not, whether it was the transport)."""
+    if not sel:
+        return "", False
+    if sel.platform is not None:
+        if machine.profile is None:
+            return "not a machine", False
+        why = sel.platform.miss(machine.profile.release)
+        if why:
+            return why, False
+    if sel.transports and not set(sel.transports) & set(machine.transports):
+        return f"no {'/'.join(sorted(sel.transports))} path", True
+    return "", False
+
+
+def _choose(defs: list[StepTemplate], item: Item, machine: _Machine
+            ) -> tuple[StepTemplate | None, list[tuple[StepTemplate, str, bool]]]:
+    """The most specific definition whose platform, transport and `match:` fit the item, and the
+    more specific ones that did not fit (each with why: what makes a step manual, said in its text)."""
+    misses: list[tuple[StepTemplate, str, bool]] = []
     for st in defs:
         tf = st.file
         if tf.platform != "common" and tf.platform != item.platform:
+            if item.platform == "" and machine.profile is not None and tf.platform in _MACHINE_PLATFORMS:
+                misses.append((st, "the operating system is not stated", False))
+            continue
+        why, by_transport = _selector_miss(tf.selector, machine)
+        if not why:
+            why, by_transport = _selector_miss(st.selector, machine)
+        if why:
+            misses.append((st, why, by_transport))
             continue
         if tf.match:
             vals = apply_derives(tf, item.values)
             if not matches(tf.match, vals):
+                if tf.platform != "common":
+                    misses.append((st, "its model has no template", False))
                 continue
-        return st
-    return None
+        return st, misses
+    return None, misses
 
 
-def _make_step(st: StepTemplate, vals: Values, item: Item) -> Step:
+def _no_template_reason(item: Item, machine: _Machine, misses: list[tuple[StepTemplate, str, bool]],
+                        what: str = "template") -> str:
+    """'no template for Windows Server 2008 R2 over FC: done by hand' (or why the bed leaves it open)."""
+    if not misses:
+        return ""
+    if machine.profile is not None:
+        release = machine.profile.release
+        if not release.family:
+            return f"the bed does not name the operating system of {item.target}: done by hand"
+        by_transport = any(t for _, _, t in misses)
+        return f"no {what} for {machine.profile.describe(machine.transports if by_transport else ())}: done by hand"
+    model = next((v.text for k in ("array.model", "switch.model") if (v := item.values.get(k)) is not None), "")
+    return f"no {what} for {model or item.target or 'this step'}: done by hand"
+
+
+def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
+               misses: list[tuple[StepTemplate, str, bool]]) -> Step:
     used: dict[str, Val] = {}
     missing: list[str] = []
     get = vals.get
     text = render(st.text, get, None, used, missing)
     commands = []
+    reason = _no_template_reason(item, machine, misses) if (st.file.platform == "common" or not st.commands) else ""
+    command_misses: list[tuple[StepTemplate, str, bool]] = []
+    unfit: list[str] = []
     for ct in st.commands:
         if not matches(ct.when, vals):
+            unfit += [f"{name} {v.text}" for name, _ in ct.when if (v := vals.get(name)) is not None]
+            continue
+        why, by_transport = _selector_miss(ct.selector, machine)
+        if why:
+            command_misses.append((st, why, by_transport))
             continue
         script = tidy(render(ct.script, get, ct.shell, used, missing))
         if not script:
@@ -179,12 +268,95 @@ def _make_step(st: StepTemplate, vals: Values, item: Item) -> Step:
             ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get, None, used, miss))
         commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke,
                                 ansible=ansible))
+    if st.commands and not commands and not reason:
+        reason = _no_template_reason(item, machine, command_misses, "command")
+        if not reason and unfit:
+            reason = f"no command for {', '.join(dict.fromkeys(unfit))}: done by hand"
+    table = None
+    if st.table is not None:
+        table = (list(st.table.header), [[" ".join(render(c, get, None, used, missing).split())
+                                          for c in st.table.row]])
     sources: dict[str, str] = {}
     for v in used.values():
         if v.source and v.text:
             sources.setdefault(v.text, v.source)
+    platform = machine.profile.release.describe() if machine.profile is not None else item.platform
     return Step("", " ".join(text.split()), item.target, commands,
-                not commands, sources, missing, f"{st.file.rel}#{st.id}")
+                not commands, sources, missing, f"{st.file.rel}#{st.id}", manual_reason=reason,
+                platform=platform, table=table)
+
+
+class _TableStep:
+    """The items of one object that a `table:` step gathers into one step: a row each, and each
+    command's scripts joined (lines every item shares at the start or end are written once)."""
+
+    def __init__(self, step: Step):
+        self.step = step
+        self.others: list[Step] = []
+
+    def add(self, step: Step) -> None:
+        self.others.append(step)
+
+    def finish(self) -> None:
+        if not self.others:
+            return
+        step, every = self.step, [self.step, *self.others]
+        if step.table is not None:
+            for other in self.others:
+                step.table[1].extend(other.table[1] if other.table is not None else [])
+        for other in self.others:
+            for name in other.unresolved:
+                if name not in step.unresolved:
+                    step.unresolved.append(name)
+            for text, src in other.sources.items():
+                step.sources.setdefault(text, src)
+        by_kind: dict[tuple, list[Command]] = {}
+        for s in every:
+            for c in s.automation:
+                by_kind.setdefault((c.shell, c.platform, c.target, c.note, c.invoke), []).append(c)
+        step.automation = [
+            Command(first.shell, _join_scripts([c.script for c in cmds]),
+                    _join_scripts([c.verify for c in cmds if c.verify]) or None, first.platform, first.note,
+                    first.target, first.invoke, None if len(cmds) > 1 else first.ansible)
+            for cmds in by_kind.values() for first in [cmds[0]]]
+        step.manual = not step.automation
+        if step.automation:
+            step.manual_reason = ""
+
+
+def _join_scripts(scripts: list[str]) -> str:
+    """One script from several: the lines all of them begin (or end) with once, the rest in order."""
+    if not scripts:
+        return ""
+    split = [s.split("\n") for s in scripts]
+    head = 0
+    while all(len(lines) > head for lines in split) and len({lines[head] for lines in split}) == 1:
+        head += 1
+    tail = 0
+    while all(len(lines) - head > tail for lines in split) and \
+            len({lines[len(lines) - 1 - tail] for lines in split}) == 1:
+        tail += 1
+    middle = [line for lines in split for line in lines[head:len(lines) - tail]]
+    out = split[0][:head] + middle + split[0][len(split[0]) - tail:]
+    return "\n".join(out)
+
+
+def _without_repeats(produced: list[tuple[tuple, Step, str]], once: set[str]) -> list[tuple[tuple, Step, str]]:
+    """A step of a `once:` template that says and runs exactly what an earlier one does on the same
+    machine is left out (two workloads of one tool on one VM install it once)."""
+    if not once:
+        return produced
+    seen: set = set()
+    out = []
+    for entry in produced:
+        step = entry[1]
+        if step.target and entry[2] in once:
+            key = (entry[2], step.target, step.text, tuple((c.shell, c.script, c.target) for c in step.automation))
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(entry)
+    return out
 
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from topology.methodology.steps import Methodology
+from topology.methodology.steps import Methodology, Step
 
 _FENCE_LANG = {"powershell": "powershell", "bash": "bash", "vendor-cli": "text"}
 _SHELL_LABEL = {"powershell": "PowerShell", "bash": "bash", "vendor-cli": "vendor CLI"}
@@ -24,6 +24,23 @@ def _md_escape(text: str) -> str:
     return re.sub(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])", r"\\_", text)
 
 
+def manual_note(step: Step) -> str:
+    """What a step without a command says: that it is manual, and why when a template exists elsewhere."""
+    reason = step.manual_reason
+    return f"Manual step: {reason}." if reason else "Manual step."
+
+
+def table_markdown(header: list[str], rows: list[list[str]]) -> list[str]:
+    width = max([len(header)] + [len(r) for r in rows])
+    head = header or [""] * width
+
+    def cell(text: str) -> str:
+        return _md_escape(text).replace("|", "\\|") or " "
+    out = ["| " + " | ".join(cell(h) for h in head) + " |", "|" + "---|" * width]
+    out += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
+    return out
+
+
 def to_markdown(m: Methodology) -> str:
     """The `methodology` command's Markdown: findings first, then the numbered sections."""
     lines = [f"# Test methodology: {_md_escape(m.bed_name)}", ""]
@@ -41,8 +58,10 @@ def to_markdown(m: Methodology) -> str:
             where = f" *(on {_md_escape(st.target)})*" if st.target else ""
             lines.append(f"**{st.number}** {_md_escape(st.text)}{where}")
             lines.append("")
+            if st.table is not None:
+                lines += table_markdown(*st.table) + [""]
             if not st.automation:
-                lines += ["*Manual step.*", ""]
+                lines += [f"*{_md_escape(manual_note(st))}*", ""]
             for c in st.automation:
                 label = _SHELL_LABEL.get(c.shell, c.shell)
                 head = f"{label}" + (f" on {_md_escape(c.target)}" if c.target else "")

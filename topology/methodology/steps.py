@@ -29,6 +29,9 @@ class Step:
     sources: dict[str, str] = field(default_factory=dict)   # shown value -> "COMPONENT.field"
     unresolved: list[str] = field(default_factory=list)     # value names the bed lacks
     template: str = ""              # "windows/network.yaml#port": where the step came from
+    manual_reason: str = ""         # why a step with a template for other platforms is done by hand
+    platform: str = ""              # the machine's platform as the templates saw it: "Windows Server 2008 R2"
+    table: tuple[list[str], list[list[str]]] | None = None   # (header, rows): a step with one row per item
 
     @property
     def runnable(self) -> bool:

@@ -16,6 +16,7 @@ from topology import quoting
 from topology.methodology.ansible_block import AnsibleTemplate, parse_ansible_block
 from topology.methodology.domains import DOMAINS, WILDCARDS, Domain
 from topology.methodology.located_yaml import LocatedDict, LocatedList, read_located_yaml
+from topology.methodology.selection import Families, PlatformCondition, families_file, parse_platform, parse_transport
 from topology.methodology.steps import SECTION_KEYS
 from topology.methodology.template_syntax import Template, parse_template, template_error
 
@@ -30,6 +31,23 @@ class Derive:
     default: str | None
 
 
+@dataclass(frozen=True)
+class Selector:
+    """Whom a file, step or command is for: a platform condition and the transports it needs."""
+    platform: PlatformCondition | None = None
+    transports: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return self.platform is not None or bool(self.transports)
+
+
+@dataclass
+class TableTemplate:
+    """A step with a table: the items of one object become one step, each item a row."""
+    header: list[str]
+    row: list[Template]
+
+
 @dataclass
 class CommandTemplate:
     shell: str
@@ -40,6 +58,7 @@ class CommandTemplate:
     when: list[tuple[str, re.Pattern]]
     invoke: Template | None = None
     ansible: AnsibleTemplate | None = None    # the Ansible module that does the same (the export)
+    selector: Selector = Selector()
 
 
 @dataclass
@@ -51,6 +70,9 @@ class StepTemplate:
     commands: list[CommandTemplate]
     file: TemplateFile
     order: int = 0
+    selector: Selector = Selector()
+    table: TableTemplate | None = None
+    once: bool = False           # a repeat of the same step on the same machine is left out
 
 
 @dataclass
@@ -64,11 +86,42 @@ class TemplateFile:
     derives: dict[str, Derive]
     steps: list[StepTemplate]
     rank: int = 0                # later directories win
+    selector: Selector = Selector()
 
 
-_STEP_KEYS = {"id", "foreach", "when", "text", "automation", "note"}
-_COMMAND_KEYS = {"shell", "script", "verify", "platform", "note", "when", "invoke", "ansible"}
-_FILE_KEYS = {"section", "title", "match", "derive", "steps", "description"}
+_STEP_KEYS = {"id", "foreach", "when", "text", "automation", "note", "platform", "transport", "table", "once"}
+_COMMAND_KEYS = {"shell", "script", "verify", "platform", "note", "when", "invoke", "ansible", "transport"}
+_FILE_KEYS = {"section", "title", "match", "derive", "steps", "description", "platform", "transport"}
+
+
+def _selector(path: Path, d: LocatedDict, where: str, directory: str, label_ok: bool = False) -> Selector:
+    """The `platform:` and `transport:` of a file, step or command (a command's `platform:` may
+    instead be a plain word: the label its command is shown with, as before)."""
+    platform = None
+    raw = d.get("platform")
+    if raw is not None and not (label_ok and isinstance(raw, str)):
+        platform = parse_platform(path, raw, d.key_line.get("platform", d.line), where, directory)
+    transports = parse_transport(path, d.get("transport"), d.key_line.get("transport", d.line), where)
+    return Selector(platform, transports)
+
+
+def _table(path: Path, d: LocatedDict, where: str, check: Callable[[Template], None]) -> TableTemplate | None:
+    raw = d.get("table")
+    if raw is None:
+        return None
+    line = d.key_line.get("table", d.line)
+    if not isinstance(raw, dict) or not isinstance(raw.get("row"), list) or not raw["row"]:
+        raise template_error(path, line, f"{where}: `table` needs `row:` (a list of cells) and may have `header:`",
+                             "e.g. table: {header: [Setting, Value], row: ['{bios.label}', '{bios.value_text}']}")
+    header = [str(h) for h in raw.get("header") or []]
+    if header and len(header) != len(raw["row"]):
+        raise template_error(path, line, f"{where}: the table has {len(header)} headers and {len(raw['row'])} cells")
+    cells = []
+    for cell in raw["row"]:
+        tpl = parse_template(str(cell), line, where, path, command=False)
+        check(tpl)
+        cells.append(tpl)
+    return TableTemplate(header, cells)
 
 
 def _conditions(path: Path, d: LocatedDict, key: str, known: Callable[[str], bool], where: str
@@ -141,7 +194,8 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
         default = spec.get("default")
         derives[name] = Derive(name, str(spec["from"]), rules, None if default is None else str(default))
     match: list[tuple[str, re.Pattern]] = []
-    tf = TemplateFile(path, rel, platform, section, str(data.get("title") or ""), match, derives, [])
+    tf = TemplateFile(path, rel, platform, section, str(data.get("title") or ""), match, derives, [],
+                      selector=_selector(path, data, "the file", platform))
     seen: set = set()
     for k, raw in enumerate(steps_raw):
         line = getattr(raw, "line", steps_raw.line if isinstance(steps_raw, LocatedList) else data.line)
@@ -170,6 +224,11 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
         text = parse_template(raw["text"], raw.key_line["text"], where, path, command=False)
         _check_names(path, text, known, where, domain, derives)
         when = _conditions(path, raw, "when", known, where)
+        step_selector = _selector(path, raw, where, platform)
+        def check_cell(tpl: Template, known: Callable[[str], bool] = known, where: str = where,
+                       domain: Domain = domain) -> None:
+            _check_names(path, tpl, known, where, domain, derives)
+        table = _table(path, raw, where, check_cell)
         commands = []
         autos = raw.get("automation") or []
         if not isinstance(autos, list):
@@ -209,10 +268,13 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
                 ansible = parse_ansible_block(c["ansible"], c.key_line["ansible"], where, path)
                 for tpl in ansible.templates():
                     _check_names(path, tpl, known, where, domain, derives)
-            commands.append(CommandTemplate(shell, script, verify, str(c.get("platform") or
+            label = c.get("platform") if isinstance(c.get("platform"), str) else ""
+            commands.append(CommandTemplate(shell, script, verify, str(label or
                                                                    ("array" if shell == "vendor-cli" else platform)),
-                                            str(c.get("note") or "").strip(), cwhen, invoke, ansible))
-        tf.steps.append(StepTemplate(sid, domain.name, text, when, commands, tf, k))
+                                            str(c.get("note") or "").strip(), cwhen, invoke, ansible,
+                                            _selector(path, c, where, platform, label_ok=True)))
+        tf.steps.append(StepTemplate(sid, domain.name, text, when, commands, tf, k, step_selector, table,
+                                     raw.get("once") is True))
     # `match:` is checked against the names of the file's first domain (all steps of a vendor file share one)
     if "match" in data:
         if not tf.steps:
@@ -258,6 +320,7 @@ def _cached_load(path: Path, rel: str, platform: str) -> TemplateFile:
 def clear_template_cache() -> None:
     """Forget every parsed file: the next load parses again, as a cold start does."""
     _CACHE.clear()
+    _FAMILIES_CACHE.clear()
 
 
 def load_templates(templates_dir: str | os.PathLike | None = None,
@@ -274,6 +337,8 @@ def load_templates(templates_dir: str | os.PathLike | None = None,
                                   "pass a directory holding <platform>/<section>.yaml files")
         for path in sorted(base.rglob("*.yaml")) + sorted(base.rglob("*.yml")):
             rel = path.relative_to(base).as_posix()
+            if rel == "families.yaml":
+                continue   # vendor families, read by load_families
             parts = rel.split("/")
             if len(parts) != 2 or parts[0] not in PLATFORMS:
                 raise template_error(path, None, f"template {rel!r} is not under a platform directory",
@@ -286,3 +351,23 @@ def load_templates(templates_dir: str | os.PathLike | None = None,
         out.append(tf)
     return out
 
+
+
+_FAMILIES_CACHE: dict[tuple, Families] = {}
+
+
+def load_families(templates_dir: str | os.PathLike | None = None,
+                  extra_dirs: Sequence[str | os.PathLike] = ()) -> Families:
+    """The vendor families of `families.yaml` in each template directory (a later directory's
+    entries are tried first and replace the ones with the same id)."""
+    dirs = [Path(templates_dir) if templates_dir is not None else TEMPLATES_DIR] + [Path(d) for d in extra_dirs]
+    files = [f for f in (families_file(d) for d in dirs) if f is not None]
+    key = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    hit = _FAMILIES_CACHE.get(key)
+    if hit is None:
+        hit = Families()
+        for f in files:
+            hit.add_file(f)
+        _FAMILIES_CACHE.clear()
+        _FAMILIES_CACHE[key] = hit
+    return hit

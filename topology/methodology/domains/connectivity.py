@@ -103,20 +103,13 @@ PATH_NAMES = field_names("path", "index", "kind", "initiator", "initiator_name",
 MP_HOST_NAMES = HOST_NAMES | field_names("host", "path_count", "path_kinds", "portals", "arrays")
 
 
-def _paths_by_host(ctx: BedContext) -> dict[str, list[tuple[int, Any]]]:
-    out: dict[str, list[tuple[int, Any]]] = {}
-    for n, p in enumerate(ctx.bed.paths):
-        out.setdefault(p.host, []).append((n, p))
-    return out
-
-
 def _ip_of(pr: Any) -> str:
     """The IP of a port (validated by ipaddress, so safe to use as a bare token)."""
     i = interface_of(getattr(pr.port, "address", "") if pr is not None else "")
     return str(i.ip) if i is not None else ""
 
 
-def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[int, Any]]) -> Values:
+def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[str, Any]]) -> Values:
     comp = ctx.server_or_vm(host_id)
     vals = host_values(ctx, comp) if comp is not None else {}
     if comp is None:
@@ -136,14 +129,17 @@ def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[int, Any]])
     return vals
 
 
-def _host_items(ctx: BedContext, sub: int, fn: Callable[[str, list[tuple[int, Any]], Values], Iterable[Values]]
+def _host_items(ctx: BedContext, sub: int, fn: Callable[[str, list[tuple[str, Any]], Values], Iterable[Values]]
                 ) -> list[Item]:
+    """Items of each machine with storage paths; `fn` gets its paths, each with the field it comes
+    from, and yields an item's values (or its values and the transport the item is about)."""
     out = []
-    for host_id, paths in _paths_by_host(ctx).items():
+    for host_id, paths in ctx.host_paths().items():
         comp = ctx.server_or_vm(host_id)
         base = ctx.cached(("mp_host", host_id), partial(_mp_host_values, ctx, host_id, paths))
-        for j, vals in enumerate(fn(host_id, paths, base)):
-            out.append(Item(vals, host_id, platform_of(comp), (ctx.host_rank(host_id),), sub + j))
+        for j, got in enumerate(fn(host_id, paths, base)):
+            vals, transports = got if isinstance(got, tuple) else (got, ())
+            out.append(Item(vals, host_id, platform_of(comp), (ctx.host_rank(host_id),), sub + j, transports))
     return out
 
 
@@ -155,10 +151,10 @@ def _mp_hosts(ctx: BedContext) -> list[Item]:
 @domain("portal", MP_HOST_NAMES | field_names("portal", "ip", "ref", "label", "array", "initiator_ip", "index"),
         "each iSCSI target portal a host discovers (in path order)")
 def _portals(ctx: BedContext) -> list[Item]:
-    def per(host_id: str, paths: list[tuple[int, Any]], base: Values):
+    def per(host_id: str, paths: list[tuple[str, Any]], base: Values):
         seen: set = set()
         k = 0
-        for n, p in paths:
+        for src, p in paths:
             if p.kind != "iscsi":
                 continue
             pr = ctx.idx.ports.get(p.target)
@@ -170,24 +166,23 @@ def _portals(ctx: BedContext) -> list[Item]:
             k += 1
             vals = dict(base)
             put(vals, "portal.ip", as_token(ip, f"{p.target}.address"))
-            put(vals, "portal.ref", as_text(p.target, f"paths[{n}].target"))
+            put(vals, "portal.ref", as_text(p.target, f"{src}.target"))
             if pr is not None:
                 put(vals, "portal.label", as_text(getattr(pr.port, "label", "") or pr.port.name, f"{p.target}.label"))
-                put(vals, "portal.array", as_text(pr.device.id, f"paths[{n}].target"))
+                put(vals, "portal.array", as_text(pr.device.id, f"{src}.target"))
             ipr = ctx.idx.port(p.initiator)
             put(vals, "portal.initiator_ip", as_token(_ip_of(ipr), f"{p.initiator}.address"))
             put(vals, "portal.index", as_number(k))
-            yield vals
+            yield vals, ("iscsi",)
     return _host_items(ctx, 100, per)
 
 
 @domain("path", MP_HOST_NAMES | PATH_NAMES,
         "each storage path (iSCSI session / FC path): initiator port to target port")
 def _paths(ctx: BedContext) -> list[Item]:
-    def per(host_id: str, paths: list[tuple[int, Any]], base: Values):
-        for k, (n, p) in enumerate(paths, 1):
+    def per(host_id: str, paths: list[tuple[str, Any]], base: Values):
+        for k, (src, p) in enumerate(paths, 1):
             vals = dict(base)
-            src = f"paths[{n}]"
             ipr = ctx.idx.port(p.initiator)
             tpr = ctx.idx.ports.get(p.target)
             put(vals, "path.index", as_number(k))
@@ -215,6 +210,6 @@ def _paths(ctx: BedContext) -> list[Item]:
             put(vals, "path.persistent", as_bool(p.persistent, f"{src}.persistent"))
             put(vals, "path.preferred", as_bool(p.preferred, f"{src}.preferred"))
             put(vals, "path.volumes", as_list(p.volumes, f"{src}.volumes"))
-            yield vals
+            yield vals, (p.kind,)
     return _host_items(ctx, 1000, per)
 

@@ -26,7 +26,13 @@ from topology.model import VM, Server
 from topology.vocabulary import ROLE_PROSE
 
 HOST_FIELDS = ("id", "platform", "os", "role", "multipath", "kind", "domain", "model", "hypervisor", "software",
-               "management_address", "dns", "port_names", "dns_csv", "is_dc", "cluster", "ip", "memory_gb")
+               "management_address", "dns", "port_names", "dns_csv", "is_dc", "cluster", "ip", "memory_gb",
+               # what the templates are chosen by (topology.methodology.selection): os_family windows|linux|esxi,
+               # os_distro (windows-server, hyper-v-server, rhel, centos, ubuntu ...), os_lineage (centos -> rhel),
+               # os_version (2008 R2, 7.9), os_release ("Windows Server 2008 R2"), hypervisor_kind (hyper-v, kvm,
+               # rhev, esxi), transports (iscsi, fc, sas), multipath_family (mpio, rdac, hdlm ...: families.yaml)
+               "os_family", "os_distro", "os_lineage", "os_version", "os_release", "hypervisor_kind", "transports",
+               "multipath_family", "multipath_name")
 
 
 
@@ -42,6 +48,19 @@ def _host_values(ctx: BedContext, comp: Any, prefix: str) -> Values:
     cid = comp.id
     put(out, f"{prefix}.id", as_text(cid, f"{cid}.id"))
     put(out, f"{prefix}.platform", as_token(platform_of(comp)))
+    profile = ctx.profile(cid)
+    rel = profile.release
+    os_src = f"{cid}.guest_os" if isinstance(comp, VM) else f"{cid}.os"
+    put(out, f"{prefix}.os_family", as_token(rel.family, os_src))
+    put(out, f"{prefix}.os_distro", as_token(rel.distro, os_src))
+    put(out, f"{prefix}.os_lineage", as_token(rel.lineage, os_src))
+    put(out, f"{prefix}.os_version", as_token(rel.version_text, os_src))
+    if rel.family:
+        put(out, f"{prefix}.os_release", as_text(rel.describe(), os_src))
+    put(out, f"{prefix}.hypervisor_kind", as_token(rel.hypervisor, f"{cid}.hypervisor"))
+    put(out, f"{prefix}.transports", as_list(profile.transports, f"{cid}"))
+    put(out, f"{prefix}.multipath_family", as_token(profile.multipath_family, f"{cid}.multipath"))
+    put(out, f"{prefix}.multipath_name", as_text(profile.multipath_name, f"{cid}.multipath"))
     if isinstance(comp, VM):
         put(out, f"{prefix}.os", as_text(comp.guest_os, f"{cid}.guest_os"))
         put(out, f"{prefix}.role", as_text(comp.role, f"{cid}.role"))

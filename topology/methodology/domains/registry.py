@@ -27,6 +27,8 @@ class Item:
     platform: str
     group: tuple
     sub: int
+    # the storage transports this item is about (a path's own kind); empty: those of its target machine
+    transports: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from topology.model import StorageArray
 from topology.vocabulary import RAID_NAMES
 
 ARRAY_FIELDS = ("id", "model", "firmware", "connectivity", "mgmt_addresses", "mgmt_address", "controllers",
-                "controller_count")
+                "controller_count", "family", "family_name")
 ARRAY_NAMES = field_names("array", *ARRAY_FIELDS)
 
 
@@ -41,6 +41,10 @@ def array_values(ctx: BedContext, a: StorageArray) -> Values:
     put(out, "array.model", as_text(a.model, f"{a.id}.model"))
     put(out, "array.firmware", as_text(a.firmware, f"{a.id}.firmware"))
     put(out, "array.connectivity", as_token(a.connectivity, f"{a.id}.connectivity"))
+    family = ctx.families.of("array", a.model)
+    if family is not None:
+        put(out, "array.family", as_token(family.id, f"{a.id}.model"))
+        put(out, "array.family_name", as_text(family.name, f"{a.id}.model"))
     mgmt = [(str(i.ip), f"{a.id}:{p.name}.address") for c in a.controllers for p in c.ports
             if ("management" in p.roles or p.kind == "management") and (i := interface_of(p.address))]
     put(out, "array.mgmt_addresses", as_list([m[0] for m in mgmt], mgmt[0][1] if mgmt else ""))

@@ -27,13 +27,18 @@ _SWITCH_FIELDS: dict[str, ValueKind] = {
     "id": as_text, "model": as_text, "firmware": as_text, "kind": as_token, "mtu": as_number, "flow_control": as_bool,
     "spanning_tree": as_text, "vlans": as_list, "roles": as_list, "fabric": as_text, "port_count": as_number,
     "label": as_text}
-SWITCH_NAMES = field_names("switch", *_SWITCH_FIELDS, "flow_control_text", "role_text", "display")
+SWITCH_NAMES = field_names("switch", *_SWITCH_FIELDS, "flow_control_text", "role_text", "display", "family",
+                           "family_name")
 
 
-def _switch_values(sw: Any) -> Values:
+def _switch_values(ctx: BedContext, sw: Any) -> Values:
     out: Values = {}
     r = sw.id
     put_fields(out, "switch", sw, r, _SWITCH_FIELDS)
+    family = ctx.families.of("switch", sw.model)
+    if family is not None:
+        put(out, "switch.family", as_token(family.id, f"{r}.model"))
+        put(out, "switch.family_name", as_text(family.name, f"{r}.model"))
     if sw.flow_control is not None:
         put(out, "switch.flow_control_text", as_text("enabled" if sw.flow_control else "disabled", f"{r}.flow_control"))
     put(out, "switch.role_text", as_text(", ".join(ROLE_PROSE.get(x, x) for x in sw.roles), f"{r}.roles"))
@@ -45,7 +50,7 @@ def _switch_values(sw: Any) -> Values:
 
 @domain("switch", SWITCH_NAMES, "each switch")
 def _switches(ctx: BedContext) -> list[Item]:
-    return [Item(_switch_values(sw), sw.id, "switch", (i,), 0)
+    return [Item(_switch_values(ctx, sw), sw.id, "switch", (i,), 0)
             for i, sw in enumerate(ctx.bed.switches) if not sw.simulated]
 
 
@@ -54,7 +59,7 @@ def _switches(ctx: BedContext) -> list[Item]:
 def _switch_settings(ctx: BedContext) -> list[Item]:
     out = []
     for i, sw in enumerate(ctx.bed.switches):
-        base = _switch_values(sw)
+        base = _switch_values(ctx, sw)
         for j, vals, src, v in setting_entries(base, "setting", sw.settings, f"{sw.id}.settings"):
             put(vals, "setting.value_text", as_text(plain(v), src))
             out.append(Item(vals, sw.id, "switch", (i,), 100 + j))
@@ -65,7 +70,7 @@ def _switch_settings(ctx: BedContext) -> list[Item]:
 def _switch_ports(ctx: BedContext) -> list[Item]:
     out = []
     for i, sw in enumerate(ctx.bed.switches):
-        base = _switch_values(sw)
+        base = _switch_values(ctx, sw)
         for j, p in enumerate(sw.ports):
             vals = dict(base)
             vals.update(port_values(ctx, sw.id, p, network_mtu=False))
