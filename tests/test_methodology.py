@@ -328,6 +328,8 @@ def hostile_bed(platform: str):
     h = HOSTILE
     for s in bed.servers:
         s.platform = platform
+        if platform == "linux":   # a release the Linux templates have commands for (they choose by version)
+            s.os = "Red Hat Enterprise Linux 7.9"
         s.domain = h["domain"]
         s.dns = [h["dns"]]
         s.bios = {"virtualization_technology": True}
