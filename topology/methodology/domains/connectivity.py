@@ -33,12 +33,14 @@ from topology.model import StorageArray
 
 
 def _format_hosts(ctx: BedContext, a: StorageArray) -> dict[str, list[Any]]:
-    """Server id -> volumes of `a` it brings online and formats (a cluster's first node only)."""
+    """Server or VM id -> volumes of `a` it brings online and formats (a cluster's first node only).
+    A VM that logs in to its own LUN (in-guest iSCSI, SR-IOV) formats it inside the guest: its host
+    never sees that LUN."""
     members = servers_behind_mapping_targets(a)
     by_vol: dict[str, list[str]] = {}
     for m in a.mappings:
         for srv in members.get(m.to, []):
-            if srv in ctx.idx.servers and srv not in by_vol.setdefault(m.volume, []):
+            if ctx.server_or_vm(srv) is not None and srv not in by_vol.setdefault(m.volume, []):
                 by_vol[m.volume].append(srv)
     out: dict[str, list[Any]] = {}
     vols = {v.name: v for v in a.volumes}
@@ -54,7 +56,7 @@ def _format_hosts(ctx: BedContext, a: StorageArray) -> dict[str, list[Any]]:
 
 
 @domain("host_disks", HOST_NAMES | ARRAY_NAMES | field_names("disks", "count", "volumes"),
-        "each server that brings an array's new disks online (a cluster's first node), after its logons")
+        "each server or VM that brings an array's new disks online (a cluster's first node), after its logons")
 def _host_disks(ctx: BedContext) -> list[Item]:
     out = []
     for i, a in enumerate(ctx.bed.arrays):
@@ -62,7 +64,7 @@ def _host_disks(ctx: BedContext) -> list[Item]:
             continue
         base = array_values(ctx, a)
         for sid, vols in _format_hosts(ctx, a).items():
-            s = ctx.idx.servers[sid]
+            s = ctx.server_or_vm(sid)
             vals = dict(base)
             vals.update(host_values(ctx, s))
             put(vals, "disks.count", as_number(len(vols), f"{a.id}.mappings"))
@@ -73,7 +75,7 @@ def _host_disks(ctx: BedContext) -> list[Item]:
 
 @domain("host_volume",
         HOST_NAMES | ARRAY_NAMES | field_names("volume", *VOLUME_FIELDS) | field_names("group", *GROUP_FIELDS),
-        "each volume a server formats (a cluster's first node), after its logons")
+        "each volume a server or VM formats (a cluster's first node), after its logons")
 def _host_volumes(ctx: BedContext) -> list[Item]:
     out = []
     for i, a in enumerate(ctx.bed.arrays):
@@ -82,7 +84,7 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
         base = array_values(ctx, a)
         groups = {g.name: (k, g) for k, g in enumerate(a.disk_groups, 1)}
         for sid, vols in _format_hosts(ctx, a).items():
-            s = ctx.idx.servers[sid]
+            s = ctx.server_or_vm(sid)
             hv = host_values(ctx, s)
             for j, v in enumerate(vols):
                 vals = dict(base)
