@@ -102,7 +102,8 @@ PATH_NAMES = field_names("path", "index", "kind", "initiator", "initiator_name",
                          "initiator_wwpn", "target", "target_name", "target_label", "target_ip", "target_wwpn",
                          "target_controller", "array", "fabric", "multipath", "persistent", "preferred", "iface",
                          "volumes")
-MP_HOST_NAMES = HOST_NAMES | field_names("host", "path_count", "path_kinds", "portals", "arrays")
+MP_HOST_NAMES = HOST_NAMES | field_names("host", "path_count", "path_kinds", "portals", "arrays", "initiator_names",
+                                         "discovery_ips")
 
 
 def _ip_of(pr: Any) -> str:
@@ -118,7 +119,7 @@ def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[str, Any]])
         put(vals, "host.id", as_text(host_id, "paths.host"))
     put(vals, "host.path_count", as_number(len(paths), "paths"))
     put(vals, "host.path_kinds", as_list(sorted({p.kind for _, p in paths}), "paths"))
-    portals, arrays = [], []
+    portals, arrays, initiators, discovery = [], [], [], []
     for _, p in paths:
         pr = ctx.idx.ports.get(p.target)
         ip = _ip_of(pr)
@@ -126,8 +127,19 @@ def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[str, Any]])
             portals.append(ip)
         if pr is not None and pr.device.id not in arrays:
             arrays.append(pr.device.id)
+        ipr = ctx.idx.port(p.initiator) if p.kind == "iscsi" else None
+        if ipr is not None and ipr.port.name not in initiators:
+            initiators.append(ipr.port.name)
+        # where the host sends its discovery: an array's group address (EqualLogic) when the bed gives
+        # one, else each portal the paths reach
+        group_ip = interface_of(str(getattr(pr.device, "attributes", {}).get("group_ip", ""))) if pr else None
+        target_ip = str(group_ip.ip) if group_ip is not None else ip
+        if p.kind == "iscsi" and target_ip and target_ip not in discovery:
+            discovery.append(target_ip)
     put(vals, "host.portals", as_list(portals, "paths"))
     put(vals, "host.arrays", as_list(arrays, "paths"))
+    put(vals, "host.initiator_names", as_list(initiators, "paths"))
+    put(vals, "host.discovery_ips", as_list(discovery, "paths"))
     return vals
 
 

@@ -31,7 +31,9 @@ PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", 
                "cidr", "ip", "prefix", "mask", "mtu", "mtu_text", "jumbo_packet", "flow_control", "flow_control_text",
                "flow_control_value", "flow_onoff", "vlan", "team", "wwpn", "fabric", "vswitch",
                # iSCSI port binding (an ESXi VMkernel port bound to one NIC): the NIC, its name and its switch
-               "bound_to", "bound_name", "bound_vswitch")
+               "bound_to", "bound_name", "bound_vswitch",
+               # the port's name as a switch CLI takes it: bare when it is a plain word ("Te 0/1", "1/g1")
+               "cli_name")
 # roles whose ports carry a host address
 _IP_ROLES = {"iscsi", "lan", "heartbeat", "live_migration", "management", "replication"}
 
@@ -40,6 +42,7 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
     out: Values = {}
     ref = f"{owner_id}:{p.name}"
     put(out, f"{prefix}.name", as_text(p.name, f"{ref}.name"))
+    put(out, f"{prefix}.cli_name", as_token(p.name, f"{ref}.name"))
     put(out, f"{prefix}.ref", as_text(ref, f"{ref}"))
     put(out, f"{prefix}.label", as_text(getattr(p, "label", ""), f"{ref}.label"))
     put(out, f"{prefix}.display", as_text(getattr(p, "label", "") or p.name,

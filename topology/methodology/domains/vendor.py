@@ -37,8 +37,8 @@ def _wwpn_of(ctx: BedContext, member: str, by_wwpn: dict[str, str]) -> tuple[str
     return "", ""
 
 
-ZONE_NAMES = SWITCH_NAMES | field_names("zone", "name", "index", "first", "last", "members", "member_ports",
-                                        "wwpns", "wwpn_list", "count")
+ZONE_NAMES = SWITCH_NAMES | field_names("zone", "name", "cli_name", "config", "index", "first", "last", "members",
+                                        "member_ports", "wwpns", "wwpn_list", "wwpn_words", "count")
 
 
 @domain("zone", ZONE_NAMES, "each FC zone declared on each switch (zoning is done on the switch)")
@@ -53,6 +53,11 @@ def _zones(ctx: BedContext) -> list[Item]:
             vals = dict(base)
             src = f"{sw.id}.zones[{j}]"
             put(vals, "zone.name", as_text(z.name, f"{src}.name"))
+            # bare in a switch CLI statement only when it is a plain word (a name that is not stays quoted)
+            put(vals, "zone.cli_name", as_token(z.name, f"{src}.name"))
+            config = sw.settings.get("zone_configuration")
+            if isinstance(config, str) and config.strip():
+                put(vals, "zone.config", as_token(config.strip(), f"{sw.id}.settings.zone_configuration"))
             put(vals, "zone.index", as_number(j + 1))
             put(vals, "zone.first", as_bool(j == 0))
             put(vals, "zone.last", as_bool(j == len(sw.zones) - 1))
@@ -65,12 +70,13 @@ def _zones(ctx: BedContext) -> list[Item]:
                 # every member as a WWPN (a member the bed gives no WWPN for leaves the zone to be done by hand)
                 put(vals, "zone.wwpns", as_list([w for w, _ in resolved], f"{src}.members"))
                 put(vals, "zone.wwpn_list", as_token("; ".join(w for w, _ in resolved), f"{src}.members"))
+                put(vals, "zone.wwpn_words", as_token(" ".join(w for w, _ in resolved), f"{src}.members"))
             out.append(Item(vals, sw.id, "switch", (i,), 400 + j))
     return out
 
 
 INITIATOR_NAMES = ARRAY_NAMES | field_names("array_host", "name", "server", "host_type", "host_group") | \
-    field_names("initiator", "name", "kind", "wwpn", "iqn", "port", "label", "index")
+    field_names("initiator", "name", "kind", "wwpn", "wwpn_hex", "iqn", "port", "label", "index")
 
 
 def _initiator_values(ctx: BedContext, host: Any, text: str, k: int, src: str, by_wwpn: dict[str, str]) -> Values:
@@ -82,6 +88,7 @@ def _initiator_values(ctx: BedContext, host: Any, text: str, k: int, src: str, b
     if wwpn:
         put(vals, "initiator.kind", as_token("fc"))
         put(vals, "initiator.wwpn", as_token(wwpn, src))
+        put(vals, "initiator.wwpn_hex", as_token(wwpn.replace(":", ""), src))
     elif low.startswith(("iqn.", "eui.", "naa.")):
         put(vals, "initiator.kind", as_token("iscsi"))
         put(vals, "initiator.iqn", as_text(text.strip(), src))
@@ -110,4 +117,34 @@ def _array_initiators(ctx: BedContext) -> list[Item]:
                 put(vals, "array_host.host_group", as_text(h.host_group, f"{host_src}.host_group"))
                 vals.update(_initiator_values(ctx, h, text, k, f"{host_src}.initiators", by_wwpn))
                 out.append(Item(vals, a.id, "array", (i,), 6000 + hk * 100 + k + 1))
+    return out
+
+
+ACCESS_NAMES = INITIATOR_NAMES | field_names("mapping", "volume", "to", "lun")
+
+
+@domain("mapping_initiator", ACCESS_NAMES,
+        "each initiator of each host a volume is mapped to (an access record per volume and initiator)")
+def _mapping_initiators(ctx: BedContext) -> list[Item]:
+    out = []
+    by_wwpn = _ports_by_wwpn(ctx)
+    for i, a in enumerate(ctx.bed.arrays):
+        if a.simulated:
+            continue
+        base = array_values(ctx, a)
+        for mk, m in enumerate(a.mappings):
+            hosts = [h for h in a.hosts if h.name == m.to or (h.host_group and h.host_group == m.to)]
+            k = 0
+            for h in hosts:
+                host_src = f"{a.id}:host:{h.name}"
+                for n, text in enumerate(h.initiators):
+                    vals = dict(base)
+                    put(vals, "mapping.volume", as_text(m.volume, f"{a.id}.mappings"))
+                    put(vals, "mapping.to", as_text(m.to, f"{a.id}.mappings"))
+                    put(vals, "mapping.lun", as_number(m.lun, f"{a.id}.mappings"))
+                    put(vals, "array_host.name", as_text(h.name, f"{host_src}.name"))
+                    put(vals, "array_host.server", as_text(h.server, f"{host_src}.server"))
+                    vals.update(_initiator_values(ctx, h, text, n, f"{host_src}.initiators", by_wwpn))
+                    out.append(Item(vals, a.id, "array", (i,), 8000 + mk * 100 + k))
+                    k += 1
     return out
