@@ -88,7 +88,7 @@ def _initiator_values(ctx: BedContext, host: Any, text: str, k: int, src: str, b
     if wwpn:
         put(vals, "initiator.kind", as_token("fc"))
         put(vals, "initiator.wwpn", as_token(wwpn, src))
-        put(vals, "initiator.wwpn_hex", as_token(wwpn.replace(":", ""), src))
+        put(vals, "initiator.wwpn_hex", as_text(wwpn.replace(":", ""), src))
     elif low.startswith(("iqn.", "eui.", "naa.")):
         put(vals, "initiator.kind", as_token("iscsi"))
         put(vals, "initiator.iqn", as_text(text.strip(), src))
