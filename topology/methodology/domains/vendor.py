@@ -37,8 +37,8 @@ def _wwpn_of(ctx: BedContext, member: str, by_wwpn: dict[str, str]) -> tuple[str
     return "", ""
 
 
-ZONE_NAMES = SWITCH_NAMES | field_names("zone", "name", "cli_name", "config", "index", "first", "last", "members",
-                                        "member_ports", "wwpns", "wwpn_list", "wwpn_words", "count")
+ZONE_NAMES = SWITCH_NAMES | field_names("zone", "name", "cli_name", "config", "config_name", "index", "first", "last",
+                                        "members", "member_ports", "wwpns", "wwpn_list", "wwpn_words", "count")
 
 
 @domain("zone", ZONE_NAMES, "each FC zone declared on each switch (zoning is done on the switch)")
@@ -58,6 +58,8 @@ def _zones(ctx: BedContext) -> list[Item]:
             config = sw.settings.get("zone_configuration")
             if isinstance(config, str) and config.strip():
                 put(vals, "zone.config", as_token(config.strip(), f"{sw.id}.settings.zone_configuration"))
+                # the same name as a quoted string, for a CLI whose syntax quotes names (Brocade)
+                put(vals, "zone.config_name", as_text(config.strip(), f"{sw.id}.settings.zone_configuration"))
             put(vals, "zone.index", as_number(j + 1))
             put(vals, "zone.first", as_bool(j == 0))
             put(vals, "zone.last", as_bool(j == len(sw.zones) - 1))
