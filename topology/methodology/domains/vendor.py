@@ -134,8 +134,13 @@ def _mapping_initiators(ctx: BedContext) -> list[Item]:
         if a.simulated:
             continue
         base = array_values(ctx, a)
+        behind: dict[str, list[Any]] = {}     # host or host-group name -> the array hosts it stands for
+        for h in a.hosts:
+            behind.setdefault(h.name, []).append(h)
+            if h.host_group and h.host_group != h.name:
+                behind.setdefault(h.host_group, []).append(h)
         for mk, m in enumerate(a.mappings):
-            hosts = [h for h in a.hosts if h.name == m.to or (h.host_group and h.host_group == m.to)]
+            hosts = behind.get(m.to, [])
             k = 0
             for h in hosts:
                 host_src = f"{a.id}:host:{h.name}"
