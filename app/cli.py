@@ -59,8 +59,9 @@ def _parser() -> argparse.ArgumentParser:
 
     me = sub.add_parser("methodology", help="print the numbered test procedure generated from a project file")
     me.add_argument("file")
-    me.add_argument("--format", choices=("md", "html", "pdf"),
-                    help="default: from OUT's extension, else md (pdf needs -o)")
+    me.add_argument("--format", choices=("md", "html", "pdf", "json"),
+                    help="default: from OUT's extension, else md (pdf needs -o); json: sections and steps as data "
+                         "(number, text, target, platform, commands, values used)")
     me.add_argument("-o", "--output", metavar="OUT", help="file to write (default: standard output)")
     me.add_argument("--templates", action="append", default=[], metavar="DIR",
                     help="a directory of step templates (<platform>/<section>.yaml) that adds to or overrides "
@@ -238,7 +239,7 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     from topology.fileformat import load
     from topology.methodology import generate, to_markdown
     out = Path(ns.output) if ns.output else None
-    fmt = ns.format or ({".html": "html", ".htm": "html", ".pdf": "pdf"}.get(out.suffix.lower(), "md")
+    fmt = ns.format or ({".html": "html", ".htm": "html", ".pdf": "pdf", ".json": "json"}.get(out.suffix.lower(), "md")
                         if out else "md")
     if fmt == "pdf" and out is None:
         print("testbed-studio: a PDF needs an output file: add -o OUT.pdf", file=sys.stderr)
@@ -255,6 +256,9 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
         return EXIT_UNREADABLE
     if fmt == "md":
         text = to_markdown(meth)
+    elif fmt == "json":
+        from topology.methodology.json_export import to_json
+        text = to_json(meth)
     else:
         from app.report.export import methodology_html
         from app.report.pdf import write_pdf

@@ -41,9 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     load_templates()  # parse the templates once, as a running application has them cached
     from topology.model import RunPlan
     bed = synthetic(hosts=500, vms=2000, arrays=10, disks=500)
-    # synthetic hosts name no OS: make them half Windows, half Linux, so that commands are rendered too
+    # synthetic hosts name no OS: make them half Windows Server 2016, half Ubuntu, so that commands are
+    # rendered too (a host with no stated version gets its versioned steps by hand)
     for i, s in enumerate(bed.servers):
         s.platform = "windows" if i % 2 == 0 else "linux"
+        s.os = "Windows Server 2016 Datacenter" if i % 2 == 0 else "Ubuntu 22.04 LTS"
     bed.run_plan = RunPlan(repetitions=3, score="median", reboot=True, idle_minutes=10, duration_minutes=30,
                            counter_hosts=[s.id for s in bed.servers], sample_interval_s=1)
     findings = validate(bed)

@@ -125,9 +125,12 @@ def _storage_bed(value: str):
     return bed
 
 
-def _platform(bed, platform: str):
+def _platform(bed, platform: str, os_text: str = ""):
+    """Every server on `platform`; a Windows one runs Windows Server 2012 R2 unless told (the
+    templates choose commands by version: a Windows server with no stated version gets none)."""
     for s in bed.servers:
         s.platform = platform
+        s.os = os_text or ("Windows Server 2012 R2" if platform == "windows" else "")
     return bed
 
 
@@ -294,12 +297,13 @@ def _string_literals(node, out: list[bytes]) -> list[bytes]:
     return out
 
 
+@pytest.mark.parametrize("os_text", ["Windows Server 2012 R2", "Windows Server 2008 R2"])
 @pytest.mark.parametrize("name", TABLE)
-def test_powershell_scripts_parse_and_hold_each_value_in_one_string_literal(name, tmp_path):
+def test_powershell_scripts_parse_and_hold_each_value_in_one_string_literal(name, os_text, tmp_path):
     parser = _powershell_parser()
     _, values = _values(tmp_path)
     value = values[name]
-    meth = generate(_platform(_storage_bed(value), "windows"))
+    meth = generate(_platform(_storage_bed(value), "windows", os_text))
     scripts = [x for s in meth.steps() for c in s.automation if c.shell == "powershell"
                for x in (c.script, c.verify) if x]
     assert len(scripts) > 20

@@ -33,6 +33,17 @@ def seed000():
     return bed, M.generate(bed)
 
 
+@pytest.fixture(scope="module")
+def seed000_2012():
+    """Seed 000 as if its servers and guests ran Windows Server 2012 R2."""
+    bed = load(SEED000)
+    for s in bed.servers:
+        s.os = "Windows Server 2012 R2 Datacenter"
+    for v in bed.vms:
+        v.guest_os = "Windows Server 2012 R2 Standard"
+    return bed, M.generate(bed)
+
+
 def steps_of(meth: M.Methodology, key: str) -> list[M.Step]:
     return next((s.steps for s in meth.sections if s.key == key), [])
 
@@ -97,14 +108,41 @@ def test_seed000_one_network_step_per_port_with_address_mask_mtu_flow_control(se
     assert san1.sources["192.168.130.201"] == "R710-1:SAN1.address"
     ps = san1.automation[0]
     assert (ps.shell, ps.platform) == ("powershell", "windows")
-    assert "New-NetIPAddress -InterfaceAlias 'SAN1' -IPAddress '192.168.130.201' -PrefixLength 24" in ps.script
-    assert "-RegistryKeyword '*JumboPacket' -RegistryValue 9014" in ps.script
-    assert "-RegistryKeyword '*FlowControl' -RegistryValue 3" in ps.script
-    assert ps.verify and "Get-NetIPAddress" in ps.verify
+    # Windows Server 2008 R2: netsh and the driver's registry keywords, no NetTCPIP/NetAdapter cmdlets
+    assert "$name = 'SAN1'" in ps.script
+    assert "netsh interface ipv4 set address $name static '192.168.130.201' '255.255.255.0'" in ps.script
+    assert "-Name '*JumboPacket' -Value ([string]9014)" in ps.script
+    assert "-Name '*FlowControl' -Value ([string]3)" in ps.script
+    assert "New-NetIPAddress" not in ps.script
+    assert ps.verify and "netsh interface ipv4 show config 'SAN1'" in ps.verify
     ports = [f"{s.id}:{p.name}" for s in bed.servers if s.role != "infrastructure"
              for a in s.adapters for p in a.ports]
     per_port = [s for s in net if s.template.endswith(("#port", "#port-no-ip"))]
     assert len(per_port) == len(ports)
+
+
+def test_seed000_on_windows_server_2012_r2_gets_the_2012_cmdlets(seed000_2012):
+    bed, meth = seed000_2012
+    net = steps_of(meth, "network")
+    san1 = next(s for s in net if s.target == "R710-1" and "adapter SAN1" in s.text)
+    ps = san1.automation[0]
+    assert "New-NetIPAddress -InterfaceAlias 'SAN1' -IPAddress '192.168.130.201' -PrefixLength 24" in ps.script
+    assert "-RegistryKeyword '*JumboPacket' -RegistryValue 9014" in ps.script
+    assert "-RegistryKeyword '*FlowControl' -RegistryValue 3" in ps.script
+    assert ps.verify and "Get-NetIPAddress" in ps.verify
+    logons = [s for s in steps_of(meth, "connectivity") if s.template.endswith("#login")]
+    assert len(logons) == 8
+    for step in logons:
+        script = step.automation[0].script
+        assert "Connect-IscsiTarget" in script and "-IsMultipathEnabled $true -IsPersistent $true" in script
+        assert "Get-IscsiConnection" in step.automation[0].verify
+    scripts = "\n".join(c.script for s in meth.steps() for c in s.automation)
+    assert "-MemoryStartupBytes 2048MB" in scripts and "-MemoryStartupBytes 4096MB" in scripts
+    assert "-SizeBytes 40GB -Fixed:$true" in scripts
+    assert "Install-WindowsFeature -Name Multipath-IO" in scripts
+    assert "New-IscsiTargetPortal -TargetPortalAddress '192.168.131.102'" in scripts
+    # the PowerVault DSM claims its own devices: the Microsoft DSM's automatic claim is not asked for
+    assert "Enable-MSDSMAutomaticClaim" not in scripts
 
 
 def test_seed000_one_logon_step_per_path_source_to_target(seed000):
@@ -125,14 +163,15 @@ def test_seed000_one_logon_step_per_path_source_to_target(seed000):
         src, dst = ip[path.initiator], ip[path.target]
         assert step.target == path.host
         assert f"Source IP {src}" in step.text and f"Target portal {dst}" in step.text
-        script = step.automation[0].script
-        assert f"-InitiatorPortalAddress '{src}'" in script and f"-TargetPortalAddress '{dst}'" in script
-        assert "-IsMultipathEnabled $true -IsPersistent $true" in script
-        assert "Get-IscsiConnection" in step.automation[0].verify
+        # 2008 R2: iscsicli names initiator ports by number, so the source address is chosen in the dialog
+        assert step.manual and not step.automation
     portals = [s for s in conn if s.template.endswith("#portal")]
     assert len(portals) == 8  # four discovery portals on each host
     assert {s.text.split("type ")[1].split(" ")[0] for s in portals} == {
         "192.168.130.101", "192.168.130.102", "192.168.131.101", "192.168.131.102"}
+    assert {s.automation[0].script for s in portals} == {
+        f"iscsicli.exe QAddTargetPortal '{ip}'" for ip in
+        ("192.168.130.101", "192.168.130.102", "192.168.131.101", "192.168.131.102")}
 
 
 def test_seed000_cluster_vm_and_array_automation(seed000):
@@ -142,10 +181,15 @@ def test_seed000_cluster_vm_and_array_automation(seed000):
             "-IgnoreNetwork '192.168.130.0/24','192.168.131.0/24'") in scripts
     assert "Set-ClusterQuorum -Cluster 'MD3000-Cluster' -NodeAndDiskMajority 'Witness'" in scripts
     assert "Add-ClusterSharedVolume -Cluster 'MD3000-Cluster' -Name 'OS'" in scripts
-    assert "-MemoryStartupBytes 2048MB" in scripts and "-MemoryStartupBytes 4096MB" in scripts
-    assert "-SizeBytes 40GB -Fixed:$true" in scripts
-    assert "Install-WindowsFeature -Name Multipath-IO" in scripts
-    assert "New-IscsiTargetPortal -TargetPortalAddress '192.168.131.102'" in scripts
+    assert "Import-Module FailoverClusters" in scripts   # PowerShell 2.0 loads no module by itself
+    # Windows Server 2008 R2: the Hyper-V v1 machines are made in Hyper-V Manager; ServerManager's
+    # Add-WindowsFeature and iscsicli stand in for Install-WindowsFeature and the iSCSI module
+    assert "New-VM" not in scripts and "New-VHD" not in scripts
+    assert "Add-WindowsFeature -Name Multipath-IO" in scripts
+    assert "Install-WindowsFeature" not in scripts
+    assert "iscsicli.exe QAddTargetPortal '192.168.131.102'" in scripts
+    vm_text = all_text(meth)
+    assert "2048 MB" in vm_text and "40 GB, fixed-size" in vm_text
     vendor = [c for s in steps_of(meth, "storage") for c in s.automation if c.shell == "vendor-cli"]
     assert vendor and all(c.platform == "array" and "MD3000i CLI" in (c.note + " MD3000i CLI") for c in vendor)
     smcli = "\n".join(c.script for c in vendor)
@@ -184,7 +228,25 @@ def test_seed000_summary_lists_the_findings_and_the_incomplete_steps(seed000):
     incomplete = [s for s in meth.steps() if s.unresolved]
     assert incomplete and all(s.unresolved == ["disk.size_gb"] for s in incomplete)
     assert all("«missing: disk.size_gb»" in s.text and not s.runnable for s in incomplete)
-    assert "«missing: …»" in summary
+    assert "«missing: …»" in meth.incomplete_note and "disk.size_gb" in meth.incomplete_note
+
+
+@pytest.mark.parametrize("name", ["md3000i-hyperv-cluster", "equallogic-ps6110-hyperv", "ams2500-exchange-esrp"])
+def test_the_banner_and_the_finding_count_agree_with_the_validator(name):
+    """The counts the Validation panel shows (open errors and warnings, scenarios included) are the
+    procedure's; a bed with no error gets no "problems" banner."""
+    from topology.validation import validate
+    bed = load(example_path(name))
+    findings = validate(bed)
+    meth = M.generate(bed, findings=findings)
+    errors = sum(1 for f in findings if f.severity == "error" and not f.accepted)
+    warnings = sum(1 for f in findings if f.severity == "warning" and not f.accepted)
+    assert (meth.errors, meth.warnings) == (errors, warnings)
+    assert len(meth.findings_summary) == errors + warnings
+    md = M.to_markdown(meth)
+    assert ("The bed has problems" in md) == (errors > 0)
+    if not errors and warnings:
+        assert f"Validation: no errors, {warnings} warning(s)." in md
 
 
 # ============================================================ beds with problems
@@ -207,15 +269,15 @@ def test_bed_missing_addresses_still_generates_with_marked_values(seed000):
     san1 = next(s for s in net if s.target == "R710-1" and "adapter SAN1" in s.text)
     assert "«missing: port.ip»" in san1.text and "port.ip" in san1.unresolved
     assert not san1.runnable
-    assert "-IPAddress '«missing: port.ip»'" in san1.automation[0].script  # inert, never run
+    assert "static '«missing: port.ip»'" in san1.automation[0].script  # inert, never run
     logons = [s for s in steps_of(meth, "connectivity") if s.template.endswith("#login") and s.target == "R710-1"]
     assert sum("path.initiator_ip" in s.unresolved for s in logons) == 2
     create = next(s for s in steps_of(meth, "cluster") if s.template.endswith("#create"))
     assert "«missing: cluster.ip»" in create.text
     md = M.to_markdown(meth)
-    assert md.index("The bed has problems") < md.index("## 1.")
+    assert md.index("The bed has problems: 1 error(s)") < md.index("## 1.")
     assert meth.findings_summary[0].startswith("ERROR NET-007")
-    assert "port.ip" in meth.findings_summary[-1]
+    assert "port.ip" in meth.incomplete_note
     assert md.index("ERROR NET-007") < md.index("## 1.")
 
 
@@ -323,13 +385,13 @@ HOSTILE = {
 MARKERS = ("pwned", "rm -rf", "Stop-Computer", "reboot")
 
 
-def hostile_bed(platform: str):
+def hostile_bed(platform: str, os_text: str = ""):
     bed = clean_bed()
     h = HOSTILE
     for s in bed.servers:
         s.platform = platform
-        if platform == "linux":   # a release the Linux templates have commands for (they choose by version)
-            s.os = "Red Hat Enterprise Linux 7.9"
+        # Linux templates choose their commands by release: one they have commands for
+        s.os = os_text or ("Red Hat Enterprise Linux 7.9" if platform == "linux" else "")
         s.domain = h["domain"]
         s.dns = [h["dns"]]
         s.bios = {"virtualization_technology": True}
@@ -420,8 +482,12 @@ def _outside_powershell_strings(script: str) -> tuple[str, list[str]]:
     return "".join(outside), strings
 
 
-def test_hostile_names_in_powershell_stay_inside_verbatim_strings():
-    meth = M.generate(hostile_bed("windows"))
+@pytest.mark.parametrize("os_text, expected", [
+    ("Windows Server 2012 R2", {"cluster", "vm", "vswitch", "volume", "domain", "port", "dns"}),
+    ("Windows Server 2008 R2", {"cluster", "volume", "domain", "port", "dns"}),
+])
+def test_hostile_names_in_powershell_stay_inside_verbatim_strings(os_text, expected):
+    meth = M.generate(hostile_bed("windows", os_text))
     seen = set()
     for _, script in _commands(meth, "powershell"):
         outside, strings = _outside_powershell_strings(script)
@@ -430,7 +496,7 @@ def test_hostile_names_in_powershell_stay_inside_verbatim_strings():
         for key, value in HOSTILE.items():
             if any(value in s for s in strings):
                 seen.add(key)
-    assert {"cluster", "vm", "vswitch", "volume", "domain", "port", "dns"} <= seen
+    assert expected <= seen
 
 
 def test_hostile_names_in_vendor_cli_stay_inside_strings():
@@ -478,9 +544,9 @@ steps:
     lab = [s for s in net if s.text.startswith("LAB STEP")]
     assert "LAB STEP R710-1 SAN1 gets 192.168.130.201/24." in [s.text for s in lab]
     assert lab[0].automation[0].script == "Lab-Set -Name 'SAN1' -Address '192.168.130.201'"
-    # steps the lab file does not redefine fall back to the common wording
+    # steps the lab file does not redefine keep their built-in definition (for 2008 R2)
     assert not any(s.template.startswith("windows/network.yaml#join-domain") for s in net)
-    assert any(s.template == "common/network.yaml#join-domain" for s in net)
+    assert any(s.template == "windows/network-2008.yaml#join-domain" for s in net)
 
 
 def test_lab_template_adds_steps(tmp_path, seed000):
@@ -600,3 +666,25 @@ def test_methodology_command_pdf(tmp_path):
     assert proc.returncode == 0, proc.stderr
     text = subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True).stdout
     assert "192.168.131.102" in text and "MD3000-Cluster" in text
+
+
+def test_methodology_command_prints_the_procedure_as_json(capsys):
+    import json
+    assert cli_main(["methodology", str(SEED000), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["format"] == "testbed-studio methodology" and data["bed"]
+    assert data["validation"]["errors"] == 0 and data["validation"]["warnings"] == len(data["validation"]["findings"])
+    steps = {st["number"]: st for sec in data["sections"] for st in sec["steps"]}
+    assert data["steps"] == len(steps) and [s["key"] for s in data["sections"]][0] == "infrastructure"
+    address = next(st for st in steps.values() if st["template"].endswith("#address"))
+    assert address["target"] == "DC" and address["platform"] == "Windows Server 2008 R2"
+    assert address["machine"]["family"] == "windows" and address["machine"]["version"] == "2008 R2"
+    command = address["commands"][0]
+    assert command["shell"] == "powershell" and "netsh interface ipv4 set address" in command["script"]
+    assert command["verify"] and command["target"] == "DC"
+    assert {"name": "port.ip", "value": "192.168.1.250", "source": "DC:NIC1.address"} in address["values"]
+    login = next(st for st in steps.values() if st["template"].endswith("#login"))
+    assert login["manual"] and not login["commands"] and login["machine"]["transports"] == ["iscsi"]
+    bios = next(st for st in steps.values() if st["template"].endswith("#bios"))
+    assert bios["table"]["header"] == ["Setting", "Value"] and bios["table"]["rows"]
+    assert bios["manual_reason"].startswith("no command for Dell PowerEdge R710")

@@ -15,6 +15,7 @@ from topology.edits import SetField
 from topology.fileformat import check_references, dumps, load, loads
 from topology.index import BedIndex
 from topology.rename_ops import RenameError, check_name, locate, rename
+from topology.unknown import NOT_STATED
 from topology.validation import validate
 from widgets.component_tree import ComponentTree
 from widgets.forms.fields import BoolField, ChoiceCombo, NumberBox, RefCombo
@@ -113,6 +114,33 @@ def test_memory_edit_brings_cap001_and_undo_takes_it_away(qtbot, studio):
     assert memory.text() == "48", "the form follows undo"
     doc.validation.wait()
     qtbot.waitUntil(lambda: "CAP-001" not in codes_listed(panel), timeout=5000)
+
+
+def test_a_value_can_be_marked_not_stated_and_the_rules_then_cannot_judge_it(qtbot, studio):
+    doc, selection, tree, editor, panel = studio
+    click_row(qtbot, tree, "R710-1")
+    memory = editor.editor("memory_gb")
+    marker = editor._binding("memory_gb").marker
+    assert marker is not None and not marker.isChecked()
+    qtbot.mouseClick(marker, Qt.MouseButton.LeftButton)
+    assert server(doc, "R710-1").memory_gb is NOT_STATED
+    assert doc.undo_stack.text(0) == "Mark memory (GB) of R710-1 as not stated"
+    assert marker.isChecked() and memory.text() == "" and memory.lineEdit().placeholderText() == "not stated"
+    assert "memory_gb: not stated" in dumps(doc.bed)
+    doc.validation.wait()
+    qtbot.waitUntil(lambda: any(f.message.startswith("could not judge") and "R710-1 memory not stated" in f.message
+                                for f in panel.findings), timeout=5000)
+    type_into(qtbot, memory, "64")                   # typing a value states it
+    assert server(doc, "R710-1").memory_gb == 64 and not marker.isChecked()
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()
+    assert server(doc, "R710-1").memory_gb == 48 and not marker.isChecked()
+    # typed as the file writes it, into a text field and into a number field
+    click_row(qtbot, tree, "MD3000i:Logs")
+    type_into(qtbot, editor.editor("size_gb"), "not stated")
+    assert locate(doc.bed, "MD3000i:Logs").obj.size_gb is NOT_STATED
+    # a field that names something (the port's own name) has no toggle
+    assert editor._binding("name").marker is None
 
 
 @pytest.mark.parametrize("typed, message", [("-5", "must be at least 0"), ("abc", "'abc' is not a number"),

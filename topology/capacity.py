@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from topology.ids import volume_ref
 from topology.index import ArrayScope, BedIndex
 from topology.model import DiskGroup, StorageArray, Volume
+from topology.unknown import NOT_STATED, stated, stated_sum
 from topology.vocabulary import RAID_NAMES as LEVEL_NAMES  # also the name the storage views read
 
 # (minimum members, must be even, exact count) per level: RAID-001
@@ -43,6 +44,9 @@ _GEOMETRY = re.compile(r"^\s*(\d+)\s*D\s*\+\s*(\d+)\s*([PD])\s*$", re.IGNORECASE
 
 
 def disk_iops(media: str, rpm: int | None) -> float:
+    """Planning IOPS of one drive; 0 when its media, or a spinning drive's speed, is not stated."""
+    if media is NOT_STATED or media not in _FLASH_IOPS and rpm is NOT_STATED:
+        return 0.0
     if media in _FLASH_IOPS:
         return _FLASH_IOPS[media]
     rpm = rpm or 7200
@@ -100,8 +104,9 @@ def geometry(level: str, members: int, written: str = "") -> Geometry:
 
 
 def usable_gb(level: str, disk_sizes: list[float], written_geometry: str = "") -> float:
-    """Usable capacity in GB: data disks x the smallest member (a RAID set uses the smallest size)."""
-    if not disk_sizes:
+    """Usable capacity in GB: data disks x the smallest member (a RAID set uses the smallest size);
+    0 (unknown) when the level or a member's size is not stated."""
+    if not disk_sizes or level is NOT_STATED or NOT_STATED in disk_sizes:
         return 0.0
     g = geometry(level, len(disk_sizes), written_geometry)
     return g.data * min(disk_sizes)
@@ -125,14 +130,35 @@ def group_usable(scope: ArrayScope, g: DiskGroup) -> float:
 
 def pool_usable(scope: ArrayScope, name: str) -> float:
     pool = scope.pools.get(name)
-    if pool is not None and pool.formatted_gb is not None:
-        return float(pool.formatted_gb)
+    formatted = stated(pool.formatted_gb) if pool is not None else None
+    if formatted is not None:
+        return float(formatted)
     return sum(group_usable(scope, g) for g in scope.pool_groups(name))
 
 
 def container_usable(scope: ArrayScope, kind: str, name: str) -> float:
     """Usable GB of a disk group (kind "group") or a pool (kind "pool")."""
     return group_usable(scope, scope.groups[name]) if kind == "group" else pool_usable(scope, name)
+
+
+def unstated_inputs(scope: ArrayScope, kind: str, name: str) -> list[str]:
+    """The values a group's or pool's usable capacity needs that the source does not state."""
+    if kind == "pool":
+        pool = scope.pools.get(name)
+        if pool is not None and stated(pool.formatted_gb) is not None:
+            return []
+        out = [f"pool {name} formatted capacity"] if pool is not None and pool.formatted_gb is NOT_STATED else []
+        for member in scope.pool_groups(name):
+            out += unstated_inputs(scope, "group", member.name)
+        return out
+    g = scope.groups.get(name)
+    if g is None:
+        return []
+    out = [f"group {name} {what}" for what, v in (("RAID level", g.raid), ("members", g.members))
+           if v is NOT_STATED]
+    sizes = {d.spec.slots: d.ref for d in scope.group_disks(g) if d.spec.size_gb is NOT_STATED}
+    out += [f"size of the disks in {ref.rpartition(':')[0]}:{slots}" for slots, ref in sizes.items()]
+    return out
 
 
 def containers(a: StorageArray) -> Iterator[tuple[str, str, list[Volume]]]:
@@ -152,7 +178,8 @@ def containers(a: StorageArray) -> Iterator[tuple[str, str, list[Volume]]]:
 
 def volume_sizes(idx: BedIndex) -> dict[str, float]:
     """ARRAY:VOLUME -> size in GB; a remainder volume takes what its group or pool has left.
-    Volumes whose size the bed does not state, and volumes of simulated arrays, are left out."""
+    Volumes whose size the bed does not give (or marks not stated), and volumes of simulated arrays,
+    are left out; so are remainder volumes where the rest is unknown (a size or capacity not stated)."""
     out: dict[str, float] = {}
     for a in idx.bed.arrays:
         if a.simulated:
@@ -160,11 +187,13 @@ def volume_sizes(idx: BedIndex) -> dict[str, float]:
         scope = idx.scopes[a.id]
         for kind, name, vols in containers(a):
             total = container_usable(scope, kind, name)
-            sized = sum(v.size_gb for v in vols if v.size_gb is not None)
+            sized = stated_sum(v.size_gb for v in vols)
             rest = [v for v in vols if v.size_gb is None and v.remainder]
+            unknown = any(v.size_gb is NOT_STATED for v in vols) or rest and unstated_inputs(scope, kind, name)
             for v in vols:
-                if v.size_gb is not None:
-                    out[volume_ref(a.id, v.name)] = float(v.size_gb)
-                elif v.remainder:
+                size = stated(v.size_gb)
+                if size is not None:
+                    out[volume_ref(a.id, v.name)] = float(size)
+                elif v.remainder and v.size_gb is None and not unknown:
                     out[volume_ref(a.id, v.name)] = max(total - sized, 0.0) / len(rest)
     return out

@@ -23,6 +23,7 @@ from topology.graph import PathAnalyzer, controller_node
 from topology.index import BedIndex, PortRef
 from topology.model import VM, PathSpec, StorageArray
 from topology.path_checks import Layer3, Masking, Presented, Zoning, layer3, network_gap
+from topology.unknown import NOT_STATED
 
 SAN_KINDS = ("fc", "sas")
 # a pair's answer: (index of the exit port, switches crossed, ("", "")) when it carries a path,
@@ -75,6 +76,12 @@ class PinFailure:
     spec: PathSpec
     hop: str                        # the hop that fails
     reason: str
+
+
+def _protocol_not_stated(pr: PortRef) -> bool:
+    """Whether the source leaves open what a port carries (its kind or roles; a vNIC's role)."""
+    p = pr.port
+    return any(getattr(p, name, None) is NOT_STATED for name in ("kind", "roles", "role"))
 
 
 def port_protocol(pr: PortRef) -> str:
@@ -146,11 +153,17 @@ class PathDerivation:
                 pr = idx.port(ref)
                 if pr is None or port_protocol(pr) != "iscsi":
                     continue
-                vs = idx.vswitches.get(n.vswitch)
-                uplinks = tuple(vs.uplinks) if vs is not None else ()
-                lead = (Hop("vnic", ref),) + ((Hop("vswitch", vs.id, f"virtual switch {vs.id}"),) if vs else ())
-                out.append(self._endpoint(ref, n, "iscsi", uplinks, lead))
+                out.append(self._vnic_endpoint(ref, n, "iscsi"))
         return out
+
+    def _vnic_endpoint(self, ref: str, nic: Any, proto: str) -> Endpoint:
+        """A VM's initiator: the vNIC, its virtual switch, and the uplinks its traffic leaves by."""
+        vs = self.idx.vswitches.get(nic.vswitch)
+        uplinks = tuple(vs.uplinks) if vs is not None else ()
+        if nic.vswitch is NOT_STATED or vs is not None and vs.uplinks is NOT_STATED:
+            uplinks = (ref,)    # how it leaves the host is not stated: like a port with no cable
+        lead = (Hop("vnic", ref),) + ((Hop("vswitch", vs.id, f"virtual switch {vs.id}"),) if vs else ())
+        return self._endpoint(ref, nic, proto, uplinks, lead)
 
     def _endpoint(self, ref: str, port: Any, proto: str, exits: tuple[str, ...],
                   lead: tuple[Hop, ...] = ()) -> Endpoint:
@@ -359,6 +372,8 @@ class PathDerivation:
             self.failed_pins.append(PinFailure(i, p, p.target, f"{p.target} is not an array port"))
             return
         ini = next((e for e in self.endpoints(p.host) if e.ref == p.initiator), None)
+        if ini is None and ini_pr.device.id == p.host and _protocol_not_stated(ini_pr):
+            ini = self._pinned_endpoint(ini_pr, p.kind)
         if ini is None:
             owner = ini_pr.device.id
             roles = ", ".join(getattr(ini_pr.port, "roles", ()) or ()) or "none"
@@ -367,6 +382,8 @@ class PathDerivation:
             self.failed_pins.append(PinFailure(i, p, p.initiator, why))
             return
         tgt = next((e for e in self.targets(array_id) if e.ref == p.target), None)
+        if tgt is None and _protocol_not_stated(tgt_pr):
+            tgt = self._endpoint(p.target, tgt_pr.port, p.kind, (p.target,))
         if tgt is None:
             self.failed_pins.append(PinFailure(i, p, p.target, f"{p.target} is not an iSCSI or FC port"))
             return
@@ -406,6 +423,43 @@ class PathDerivation:
         if "zone" in gap:
             return "zoning"
         return p.initiator
+
+    def _pinned_endpoint(self, pr: PortRef, proto: str) -> Endpoint:
+        """A pinned initiator whose kind or roles the source does not state: the pin says what it carries."""
+        if isinstance(pr.device, VM):
+            return self._vnic_endpoint(pr.ref, pr.port, proto)
+        bound = pr.port.bound_to
+        if bound:
+            return self._endpoint(pr.ref, pr.port, proto, (bound,),
+                                  (Hop("iface", pr.ref, f"iSCSI interface {pr.ref}"),))
+        return self._endpoint(pr.ref, pr.port, proto, (pr.ref,))
+
+    def unstated_inputs(self, comp: str, array_id: str) -> list[str]:
+        """The values the paths between a host (or VM) and an array depend on that the source does
+        not state: which of its ports are SAN ports, the array's ports, its host entry on the array."""
+        idx = self.idx
+        out: list[str] = []
+        server, vm = idx.servers.get(comp), idx.vms.get(comp)
+        if server is not None:
+            out += [f"{ref} {w}" for ref, p in idx.server_ports(server) for w, v in
+                    (("kind", p.kind), ("roles", p.roles), ("iSCSI binding", p.bound_to)) if v is NOT_STATED]
+        elif vm is not None:
+            out += [f"{vm.id} host"] if vm.host is NOT_STATED else []
+            for n in vm.nics:
+                out += [f"{vm.id}:{n.name} {w}" for w, v in (("role", n.role), ("virtual switch", n.vswitch))
+                        if v is NOT_STATED]
+                vs = idx.vswitches.get(n.vswitch)
+                out += [f"virtual switch {vs.id} uplinks"] if vs is not None and vs.uplinks is NOT_STATED else []
+        array = idx.arrays.get(array_id)
+        if array is not None:
+            out += [f"{ref} {w}" for ref, p, _ in idx.array_ports(array) for w, v in
+                    (("kind", p.kind), ("roles", p.roles)) if v is NOT_STATED]
+            for h in array.hosts:
+                if h.server == comp or h.server is NOT_STATED:
+                    out += [f"{array_id} host {h.name} {w}" for w, v in
+                            (("server", h.server), ("host group", h.host_group), ("initiators", h.initiators))
+                            if v is NOT_STATED]
+        return out
 
     # ------------------------------------------------------------------ questions
     def why_no_path(self, host: str, volume: str) -> str:

@@ -30,7 +30,7 @@ PATH_PART_PATTERN = r"^(?!\.\.?$)[^/\\\x00-\x1f\x7f]+$"
 def fld(default: Any = dataclasses.MISSING, *, doc: str = "", ref: str | None = None,
         choices: tuple[str, ...] | None = None, minimum: float | None = None,
         maximum: float | None = None, key: str | None = None, factory: Any = dataclasses.MISSING,
-        flow: bool = False, pattern: str | None = None, path_part: bool = False) -> Any:
+        flow: bool = False, pattern: str | None = None, path_part: bool = False, stated: bool = False) -> Any:
     """A model field.
 
     doc      -- one line for the JSON Schema and the format reference
@@ -41,13 +41,15 @@ def fld(default: Any = dataclasses.MISSING, *, doc: str = "", ref: str | None = 
                 DEFAULT_MAXIMUM (no value from a file may be unbounded)
     pattern  -- regular expression a text value must match as a whole
     path_part -- the id becomes a folder or file name (run output, local host folders)
+    stated   -- names what a link, path or mapping joins: never "not stated" (`topology.unknown`)
     key      -- YAML key when it differs from the attribute name
     flow     -- write this list/mapping on one line in the project file
     """
     if ref is not None and ref not in REF_KINDS:
         raise ValueError(f"unknown reference kind {ref!r}")
     meta = {"doc": doc, "ref": ref, "choices": choices, "minimum": minimum, "maximum": maximum,
-            "key": key, "flow": flow, "pattern": pattern, "path_part": path_part}
+            "key": key, "flow": flow, "pattern": pattern, "path_part": path_part,
+            "stated": stated}
     if factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=factory, metadata=meta)
     if default is dataclasses.MISSING:

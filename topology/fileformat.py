@@ -29,6 +29,7 @@ from topology.fields import DEFAULT_MAXIMUM, PATH_PART_PATTERN
 from topology.index import BedIndex, parse_member
 from topology.migrations import MIGRATIONS, migrate
 from topology.model import FORMAT_VERSION, Bed
+from topology.unknown import MARKER, NOT_STATED, accepts_not_stated, refusal
 
 MAX_PROBLEMS = 200
 
@@ -107,6 +108,8 @@ class _Builder:
         self.problems.append((path, message, hint))
 
     def value(self, kind: str, inner: Any, v: Any, meta: dict, path: tuple) -> Any:
+        if v is NOT_STATED:
+            return self.not_stated(kind, meta, path)
         if kind == "str":
             if isinstance(v, bool) or v is None or isinstance(v, (list, dict)):
                 self.fail(path, f"expected text, found {_describe(v)}", "quote the value")
@@ -153,6 +156,9 @@ class _Builder:
                 self.fail(path, f"expected a list, found {_describe(v)}", "write a YAML list (- item)")
                 return []
             ik, itp = inner
+            if NOT_STATED in v:
+                self.fail(path, *refusal("item", meta, path))
+                return []
             if ik == "dc":
                 return [self.build(itp, item, path + (i,)) for i, item in enumerate(v)]
             return [self.value(ik, itp, item, meta, path + (i,)) for i, item in enumerate(v)]
@@ -164,7 +170,7 @@ class _Builder:
                 v = {(k if isinstance(k, str) else _text(k)): item for k, item in v.items()}
             if inner is str:
                 for k, item in v.items():
-                    if not isinstance(item, str):
+                    if not isinstance(item, str) or item is NOT_STATED:
                         self.fail(path + (k,), f"expected text, found {_describe(item)}", "quote the value")
             return v
         if kind == "dc":
@@ -174,9 +180,16 @@ class _Builder:
     def build(self, cls: type, data: Any, path: tuple) -> Any:
         return _compiled(cls)(self, data, path)
 
+    def not_stated(self, kind: str, meta: dict, path: tuple) -> Any:
+        """The marker where the field takes it; else a message saying where it may go."""
+        if meta.get("not_stated"):
+            return NOT_STATED
+        self.fail(path, *refusal(kind, meta, path))
+        return {"str": "", "int": 0, "float": 0, "bool": False, "list": [], "dict": {}}.get(kind)
+
     def not_mapping(self, cls: type, data: Any, path: tuple) -> Any:
-        self.fail(path, f"expected a mapping for {_cls_word(cls)}, found {_describe(data)}",
-                  "write key: value pairs")
+        found = f"expected a mapping for {_cls_word(cls)}, found {_describe(data)}", "write key: value pairs"
+        self.fail(path, *(refusal("dc", {}, path) if data is NOT_STATED else found))
         return _compiled(cls)(self, {}, path)
 
     def missing(self, cls: type, fp: FieldPlan, path: tuple) -> Any:
@@ -215,7 +228,8 @@ def _compiled(cls: type) -> Callable[[_Builder, Any, tuple], Any]:
              "    n = 0"]
     for i, fp in enumerate(fields):
         env[f"FP{i}"] = fp
-        env[f"META{i}"] = fp.meta
+        env[f"META{i}"] = {**fp.meta, "not_stated": accepts_not_stated(cls, fp),
+                           "items_are_components": fp.kind == "list" and fp.inner[0] == "dc"}
         slow = f"B.value(FP{i}.kind, FP{i}.inner, v, META{i}, path + ({fp.key!r},))"
         choices = fp.meta.get("choices")
         if fp.kind in ("int", "float"):
@@ -285,6 +299,8 @@ def _cls_word(cls: type) -> str:
 def _describe(v: Any) -> str:
     if v is None:
         return "nothing"
+    if v is NOT_STATED:
+        return repr(MARKER)
     if isinstance(v, bool):
         return f"the boolean {str(v).lower()}"
     if isinstance(v, (int, float)):

@@ -25,6 +25,7 @@ from topology.model import (
     Switch,
     Volume,
 )
+from topology.unknown import NOT_STATED
 
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 
@@ -299,18 +300,26 @@ class BedIndex:
         hit = self.volumes.get(ref)
         return hit[1] if hit else None
 
-    def effective_mtu(self, pr: PortRef) -> int | None:
-        if pr.port.mtu is not None:
-            return pr.port.mtu
+    def effective_mtu(self, pr: PortRef) -> Any:
+        """The port's MTU, else its switch's or network's; NOT_STATED where the one that applies is."""
+        own = pr.port.mtu
+        if own is not None and own is not NOT_STATED:
+            return own
         if isinstance(pr.device, Switch):
-            return pr.device.mtu
-        net = self.networks.get(getattr(pr.port, "network", ""))
-        return net.mtu if net else None
+            fallback = pr.device.mtu
+        else:
+            net = self.networks.get(getattr(pr.port, "network", ""))
+            fallback = net.mtu if net else None
+        if fallback is None or fallback is NOT_STATED:
+            return own if own is NOT_STATED else fallback
+        return fallback
 
-    def effective_flow_control(self, pr: PortRef) -> bool | None:
+    def effective_flow_control(self, pr: PortRef) -> Any:
+        """True, False, None (the bed is silent) or NOT_STATED."""
         fc = getattr(pr.port, "flow_control", None)
-        if fc is None and isinstance(pr.device, Switch):
-            return pr.device.flow_control
+        if (fc is None or fc is NOT_STATED) and isinstance(pr.device, Switch):
+            sw = pr.device.flow_control
+            return fc if sw is None else sw
         return fc
 
     def server_ports(self, server: Server) -> Iterator[tuple[str, Port]]:

@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from topology.index import parse_member, parse_slot_range
-from topology.model import Bed
+from topology.model import Bed, Enclosure
+from topology.unknown import stated
+
+MOST_SLOTS = 10_000   # Enclosure.slots' maximum in the model
 
 Locate = Callable[[tuple], tuple]
 Found = list[tuple[tuple, str, str]]
@@ -21,15 +24,22 @@ def check(bed: Bed, locate: Locate) -> Found:
     return _slot_ranges(bed) + _access_hosts(bed, locate) + _exception_codes(bed)
 
 
+def _slots(e: Enclosure) -> int:
+    """The enclosure's slot count; where the source does not state it, the most an enclosure may have,
+    so a range still cannot make the index walk a billion slots."""
+    n = stated(e.slots)
+    return MOST_SLOTS if n is None else n
+
+
 def _slot_ranges(bed: Bed) -> Found:
     found: Found = []
     for ai, a in enumerate(bed.arrays):
-        sizes = {e.name: e.slots for e in a.enclosures}
+        sizes = {e.name: _slots(e) for e in a.enclosures}
         base = ("arrays", ai)
         for ei, e in enumerate(a.enclosures):
             for di, ds in enumerate(e.disks):
                 _within(found, base + ("enclosures", ei, "disks", di, "slots"), e.name, ds.slots,
-                        e.slots, parse_slot_range)
+                        _slots(e), parse_slot_range)
         for gi, g in enumerate(a.disk_groups):
             for mi, spec in enumerate(g.members):
                 _member_within(found, base + ("disk_groups", gi, "members", mi), spec, sizes)

@@ -6,8 +6,8 @@ declared with `fld`.  References between components are by id (a string); a port
 named ``DEVICE:PORT`` (``R710-1:SAN1``, ``MD3000i:0-0``) and a volume ``ARRAY:VOLUME``.
 Slot ranges in disk groups are written ``ENCLOSURE:FIRST-LAST`` (``RKA0:9-14``).
 
-Where a report is silent a field is simply left out; a value that is known to be
-questionable is kept and explained in the component's ``note``.
+Where a report is silent a field is left out or written ``not stated`` (`topology.unknown`);
+a value that is known to be questionable is kept and explained in the component's ``note``.
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class Cpu:
 
     @property
     def cores(self) -> int | None:
-        return self.sockets * self.cores_per_socket if self.cores_per_socket else None
+        return self.sockets * self.cores_per_socket if self.cores_per_socket and self.sockets else None
 
     @property
     def threads(self) -> int | None:
@@ -124,12 +124,12 @@ class Server:
     domain: str = fld("")
     dns: list[str] = lst(flow=True)
     management_address: str = fld("")
-    simulated: bool = fld(False, doc="exists only as a setting of the test tool")
+    simulated: bool = fld(False, doc="exists only as a setting of the test tool", stated=True)
     attributes: dict[str, Any] = mapping("report-table rows not modelled elsewhere")
     settings: dict[str, Any] = mapping("hypervisor / OS settings")
     note: str = fld("")
-    x: float | None = fld(None, minimum=-1e7, maximum=1e7, doc="canvas position")
-    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7, doc="canvas position", stated=True)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -139,8 +139,8 @@ class Chassis:
     bays: int | None = fld(None, minimum=1, maximum=10_000)
     attributes: dict[str, Any] = mapping()
     note: str = fld("")
-    x: float | None = fld(None, minimum=-1e7, maximum=1e7)
-    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -169,10 +169,10 @@ class Switch:
     zones: list[Zone] = lst("FC zoning of the fabric this switch belongs to; none = an open fabric")
     settings: dict[str, Any] = mapping("iscsi_optimization, lldp, ip_routing ...")
     label: str = fld("", doc="the report's own name for the switch")
-    simulated: bool = fld(False)
+    simulated: bool = fld(False, stated=True)
     note: str = fld("")
-    x: float | None = fld(None, minimum=-1e7, maximum=1e7)
-    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -190,8 +190,8 @@ class Network:
 
 @dataclass(slots=True, kw_only=True)
 class Link:
-    a: str = fld(doc="DEVICE:PORT, or DEVICE when the report names no port")
-    b: str = fld()
+    a: str = fld(doc="DEVICE:PORT, or DEVICE when the report names no port", stated=True)
+    b: str = fld(stated=True)
     kind: str = fld("cable", choices=("cable", "isl", "lag", "stack"))
     note: str = fld("")
 
@@ -210,7 +210,7 @@ class Controller:
 @dataclass(slots=True, kw_only=True)
 class DiskSet:
     """Identical disks in a range of slots of one enclosure."""
-    slots: str = fld(doc="slot or range, e.g. 0-7 or 3")
+    slots: str = fld(doc="slot or range, e.g. 0-7 or 3", stated=True)
     model: str = fld("")
     size_gb: float = fld(minimum=0)
     rpm: int | None = fld(None, minimum=0, maximum=100_000)
@@ -287,8 +287,8 @@ class HostGroup:
 
 @dataclass(slots=True, kw_only=True)
 class Mapping:
-    volume: str = fld(ref="local_volume", doc="volume name in this array")
-    to: str = fld(ref="array_target", doc="array host or host group")
+    volume: str = fld(ref="local_volume", doc="volume name in this array", stated=True)
+    to: str = fld(ref="array_target", doc="array host or host group", stated=True)
     lun: int | None = fld(None, minimum=0, maximum=65535)
     ports: list[str] = lst("array ports presenting the LUN (empty = all)", flow=True)
 
@@ -300,7 +300,7 @@ class StorageArray:
     firmware: str = fld("")
     group: str = fld("", doc="array group (EqualLogic) this member belongs to")
     connectivity: str = fld("", choices=("", "iscsi", "fc", "sas", "nfs", "smb"))
-    simulated: bool = fld(False, doc="exists only as a setting (e.g. a simulated replica)")
+    simulated: bool = fld(False, doc="exists only as a setting (e.g. a simulated replica)", stated=True)
     max_disks: int | None = fld(None, minimum=0, maximum=1_000_000)
     controllers: list[Controller] = lst()
     enclosures: list[Enclosure] = lst()
@@ -313,16 +313,16 @@ class StorageArray:
     mappings: list[Mapping] = lst()
     attributes: dict[str, Any] = mapping()
     note: str = fld("")
-    x: float | None = fld(None, minimum=-1e7, maximum=1e7)
-    y: float | None = fld(None, minimum=-1e7, maximum=1e7)
+    x: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
+    y: float | None = fld(None, minimum=-1e7, maximum=1e7, stated=True)
 
 
 @dataclass(slots=True, kw_only=True)
 class PathSpec:
     """An iSCSI session or FC path: initiator port to target port."""
-    host: str = fld(ref="component", doc="server or VM that logs in")
-    initiator: str = fld(ref="port", doc="DEVICE:PORT (a server port or a VM vNIC)")
-    target: str = fld(ref="port", doc="ARRAY:PORT")
+    host: str = fld(ref="component", doc="server or VM that logs in", stated=True)
+    initiator: str = fld(ref="port", doc="DEVICE:PORT (a server port or a VM vNIC)", stated=True)
+    target: str = fld(ref="port", doc="ARRAY:PORT", stated=True)
     kind: str = fld("iscsi", choices=("iscsi", "fc", "sas"))
     volumes: list[str] = lst("ARRAY:VOLUME; empty = every volume mapped to the host", ref="volume", flow=True)
     multipath: bool = fld(True)
@@ -332,8 +332,8 @@ class PathSpec:
 
 @dataclass(slots=True, kw_only=True)
 class Replication:
-    source: str = fld(ref="volume")
-    target: str = fld(ref="volume")
+    source: str = fld(ref="volume", stated=True)
+    target: str = fld(ref="volume", stated=True)
     kind: str = fld("", doc="DAG, array replication ...")
     links: int | None = fld(None, minimum=0, maximum=10_000)
     note: str = fld("")
@@ -358,7 +358,7 @@ class Cluster:
 @dataclass(slots=True, kw_only=True)
 class VirtualSwitch:
     id: str = fld(doc="unique in the bed, e.g. R710-1/LAN")
-    host: str = fld(ref="server")
+    host: str = fld(ref="server", stated=True)
     uplinks: list[str] = lst(ref="port", flow=True)
     role: str = fld("vm", choices=PORT_ROLES)
     sriov: bool = fld(False)
@@ -431,8 +431,8 @@ class AccessSpec:
 
 @dataclass(slots=True, kw_only=True)
 class Criterion:
-    metric: str = fld(doc="e.g. db_read_latency_avg_ms")
-    comparison: str = fld(choices=COMPARISONS)
+    metric: str = fld(doc="e.g. db_read_latency_avg_ms", stated=True)
+    comparison: str = fld(choices=COMPARISONS, stated=True)
     threshold: float = fld()
     upper: float | None = fld(None, doc="upper bound for 'between'")
     unit: str = fld("")
@@ -471,7 +471,7 @@ class Scenario:
 @dataclass(slots=True, kw_only=True)
 class MatrixEntry:
     id: str = fld()
-    variable: str = fld()
+    variable: str = fld(stated=True)
     levels: list[Any] = lst(flow=True)
     constants: dict[str, Any] = mapping()
     scenarios: list[str] = lst(ref="scenario", flow=True)
@@ -504,8 +504,8 @@ class ExceptionRecord:
 
 @dataclass(slots=True, kw_only=True)
 class Result:
-    workload: str = fld(ref="workload")
-    metric: str = fld()
+    workload: str = fld(ref="workload", stated=True)
+    metric: str = fld(stated=True)
     value: float = fld()
     unit: str = fld("")
     scenario: str = fld("", ref="scenario")

@@ -15,6 +15,7 @@ from typing import Any
 
 from topology.index import BedIndex
 from topology.model import StorageArray
+from topology.unknown import NOT_STATED
 
 
 @lru_cache(maxsize=65536)
@@ -164,6 +165,8 @@ def layer3(idx: BedIndex, port: Any) -> Layer3:
     if vlan is None and network:
         net = idx.networks.get(network)
         vlan = net.vlan if net is not None else None
+    if vlan is NOT_STATED:   # unknown, so not held against a path
+        vlan = None
     return Layer3(address, subnet_key(address), network, vlan)
 
 

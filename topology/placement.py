@@ -15,16 +15,31 @@ from typing import Any
 
 from topology.index import BedIndex
 from topology.model import VM, Bed, Scenario
+from topology.unknown import NOT_STATED
 
 
 def vm_memory(vm: VM) -> float:
-    """Memory a host must hold for the VM: static, or the dynamic minimum/startup."""
+    """Memory a host must hold for the VM: static, or the dynamic minimum/startup; 0 where the
+    source does not state it (`memory_not_stated` names those VMs, so no rule counts on the 0)."""
     if vm.dynamic_memory is not None:
         dm = vm.dynamic_memory
         for v in (dm.min_gb, dm.startup_gb):
+            if v is NOT_STATED:
+                return 0.0
             if v is not None:
                 return v
-    return vm.memory_gb
+    return 0.0 if vm.memory_gb is NOT_STATED else vm.memory_gb
+
+
+def memory_not_stated(vms: Iterable[VM]) -> list[str]:
+    """The VMs among `vms` whose memory (static, or the dynamic amount a host holds) is not stated."""
+    out = []
+    for vm in vms:
+        dm = vm.dynamic_memory
+        held = next((v for v in (dm.min_gb, dm.startup_gb) if v is not None), None) if dm is not None else None
+        if (held if held is not None else vm.memory_gb) is NOT_STATED:
+            out.append(vm.id)
+    return out
 
 
 def memory_needed(vms: Iterable[VM]) -> float:
@@ -85,7 +100,7 @@ class Placement:
         out = {v: h for v, h in place.items() if h not in failed}
         load: dict[str, float] = {}
         for v, h in out.items():
-            load[h] = load.get(h, 0.0) + self.idx.vms[v].memory_gb
+            load[h] = load.get(h, 0.0) + vm_memory(self.idx.vms[v])
         for v, h in sorted(place.items()):
             if h not in failed:
                 continue
@@ -98,7 +113,7 @@ class Placement:
                 continue
             target = min(survivors, key=lambda n: (load.get(n, 0.0) - (self.idx.servers[n].memory_gb or 0), n))
             out[v] = target
-            load[target] = load.get(target, 0.0) + vm.memory_gb
+            load[target] = load.get(target, 0.0) + vm_memory(vm)
         return out
 
     def scenarios_to_check(self) -> list[Scenario | None]:
@@ -118,16 +133,16 @@ class Placement:
                             reserve_gb: float) -> tuple[list[VM], list[VM]] | None:
         """(highly available VMs of `lost`, those that find no room on the other nodes), biggest
         first, each placed on the node with the most free memory; None when a node's RAM is
-        unknown or `lost` runs no highly available VM."""
+        unknown or not stated (a VM's memory too) or `lost` runs no highly available VM."""
         moving = sorted((v for v in loads.get(lost, []) if v.highly_available), key=lambda v: -vm_memory(v))
-        if not moving:
+        if not moving or memory_not_stated(moving):
             return None
         free = {}
         for n in nodes:
             if n == lost:
                 continue
             s = self.idx.servers[n]
-            if s.memory_gb is None:
+            if s.memory_gb is None or s.memory_gb is NOT_STATED or memory_not_stated(loads.get(n, [])):
                 return None
             free[n] = s.memory_gb - reserve_gb - memory_needed(loads.get(n, []))
         stranded = []

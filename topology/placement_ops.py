@@ -18,6 +18,7 @@ from typing import Any
 from topology.edits import Compound, Edit, InsertItem, Labelled, SetField
 from topology.model import VM, Bed, Scenario
 from topology.placement import Placement, memory_needed, vm_memory
+from topology.unknown import stated
 
 DEGRADED = "degraded"
 
@@ -182,9 +183,9 @@ def host_loads(bed: Bed, scenario_id: str | None = None, result: Outcome | None 
         on = sorted((v for v, h in result.placement.items() if h == host), key=order.__getitem__)
         out[host] = {
             "memory_used_gb": memory_needed(vms_by_id[v] for v in on),
-            "memory_gb": s.memory_gb,
-            "usable_memory_gb": None if s.memory_gb is None else max(s.memory_gb - reserve, 0.0),
-            "vcpu": sum(vms_by_id[v].vcpu for v in on),
+            "memory_gb": (ram := stated(s.memory_gb)),
+            "usable_memory_gb": None if ram is None else max(ram - reserve, 0.0),
+            "vcpu": sum(stated(vms_by_id[v].vcpu) or 0 for v in on),
             "threads": s.cpu.threads if s.cpu else None,
             "vms": on,
             "failed": host in result.failed,

@@ -1,7 +1,8 @@
 """The project file on disk: model to YAML text, and an atomic write that keeps the file's
 place (a symlink keeps pointing at the file it named) and its permissions.
 
-Fields are written in declaration order and defaults are left out.  The new text goes to
+Fields are written in declaration order and defaults are left out; a value the source does
+not state is written as the plain scalar `not stated` (`topology.unknown`).  The new text goes to
 a temporary file beside the real file, is fsync'd and renamed over it, so a crash, a full
 disk or a read-only mount never leaves half a file.
 """
@@ -18,6 +19,7 @@ import yaml
 
 from topology.field_plan import plan
 from topology.model import FORMAT_VERSION, Bed
+from topology.unknown import MARKER, NOT_STATED, as_plain_data
 
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -59,6 +61,9 @@ def to_data(obj: Any) -> Any:
     out: dict[str, Any] = {}
     for fp in plan(type(obj)):
         v = getattr(obj, fp.attr)
+        if v is NOT_STATED:  # a plain scalar, so any YAML writer keeps it as the marker
+            out[fp.key] = MARKER
+            continue
         if not fp.required:
             if v is None or v == fp.default:
                 continue
@@ -71,7 +76,7 @@ def to_data(obj: Any) -> Any:
             if fp.meta.get("flow") and all(not isinstance(i, (dict, list)) for i in v):
                 v = _Flow(v)
         elif fp.kind == "dict":
-            v = dict(v)
+            v = dict(as_plain_data(v))
             if fp.meta.get("flow") and all(not isinstance(i, (dict, list)) for i in v.values()):
                 v = _FlowMap(v)
         out[fp.key] = v

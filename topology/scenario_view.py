@@ -74,7 +74,7 @@ def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None) -> 
         if v.id not in running:
             continue
         host = running[v.id]
-        vms.append(v if host == v.host else _moved(v, host, bed))
+        vms.append(v if host == v.host or not (host or v.host) else _moved(v, host, bed))
     live_vms = set(running)
 
     def alive(ref: str) -> bool:

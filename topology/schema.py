@@ -1,7 +1,8 @@
 """JSON Schema of the project file, generated from the model's field declarations.
 
 `resources/schema/testbed.schema.json` is this output; a test keeps the two equal, so
-editors that validate YAML against the schema see exactly what the loader accepts.
+editors that validate YAML against the schema see exactly what the loader accepts, including
+where a field may hold `not stated` (`$defs/NotStated`) instead of its value.
 """
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from typing import Any
 from topology.field_plan import plan
 from topology.fields import DEFAULT_MAXIMUM, PATH_PART_PATTERN
 from topology.model import FORMAT_VERSION, Bed
+from topology.unknown import MARKER, accepts_not_stated
 
 SCHEMA_ID = "https://testbed-studio.invalid/schema/testbed.schema.json"
 
+_NOT_STATED = "NotStated"   # the marker any value field may hold instead of its value
 _REF_PATTERNS = {
     "port": r"^[^:]+:[^:]+$",
     "volume": r"^[^:]+:[^:]+$",
@@ -44,7 +47,7 @@ def _scalar_schema(kind: str, meta: dict) -> dict[str, Any]:
     return {}
 
 
-def _field_schema(fp, defs: dict[str, Any]) -> dict[str, Any]:
+def _field_schema(cls: type, fp, defs: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any]
     if fp.kind == "dc":
         out = {"$ref": f"#/$defs/{_define(fp.inner, defs)}"}
@@ -58,6 +61,10 @@ def _field_schema(fp, defs: dict[str, Any]) -> dict[str, Any]:
             out["additionalProperties"] = {"type": "string"}
     else:
         out = _scalar_schema(fp.kind, fp.meta)
+    if accepts_not_stated(cls, fp):
+        defs.setdefault(_NOT_STATED, {"const": MARKER,
+                                      "description": "the source does not state this value (topology.unknown)"})
+        out = {"anyOf": [out, {"$ref": f"#/$defs/{_NOT_STATED}"}]}
     if fp.meta.get("doc"):
         out = {**out, "description": fp.meta["doc"]}
     return out
@@ -71,7 +78,7 @@ def _define(cls: type, defs: dict[str, Any]) -> str:
     props = {}
     required = []
     for fp in plan(cls):
-        props[fp.key] = _field_schema(fp, defs)
+        props[fp.key] = _field_schema(cls, fp, defs)
         if fp.required:
             required.append(fp.key)
     body: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": props}

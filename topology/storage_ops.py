@@ -30,6 +30,7 @@ from topology.model import (
     StorageArray,
     Volume,
 )
+from topology.unknown import NOT_STATED, stated
 from topology.vocabulary import RAID_NAMES
 
 Slot = tuple[str, int]
@@ -135,6 +136,7 @@ class ContainerUsage:
     usable_gb: float              # 0 when the bed does not say (no disks, no stated capacity)
     allocated_gb: float           # volumes with a stated size
     remainder: list[str] = field(default_factory=list)   # volumes that take what is left
+    unstated: list[str] = field(default_factory=list)    # volumes whose size the source does not state
     volumes: list[str] = field(default_factory=list)
     thin: bool = False
     pool: str = ""                # for a group: the pool it belongs to
@@ -171,10 +173,13 @@ def usage(bed: Bed, array_id: str, scope: ArrayScope | None = None) -> dict[tupl
         if u is None:
             continue
         u.volumes.append(v.name)
-        if v.size_gb is not None:
-            u.allocated_gb += v.size_gb
-        elif v.remainder:
+        size = stated(v.size_gb)
+        if size is not None:
+            u.allocated_gb += size
+        elif v.remainder and v.size_gb is None:
             u.remainder.append(v.name)
+        elif v.size_gb is NOT_STATED:
+            u.unstated.append(v.name)
     return out
 
 
@@ -183,13 +188,15 @@ def volume_size(bed: Bed, array_id: str, name: str,
     """A volume's size in GB; a remainder volume's share of what its group or pool has left."""
     array = _array(bed, array_id)
     v = _volume(array, name)
+    if v.size_gb is NOT_STATED:
+        return None
     if v.size_gb is not None:
         return float(v.size_gb)
     if not v.remainder:
         return None
     use = use if use is not None else usage(bed, array_id)
     u = use.get(("group", v.group) if v.group else ("pool", v.pool))
-    if u is None or not u.known:
+    if u is None or not u.known or u.unstated:
         return None
     return max(u.usable_gb - u.allocated_gb, 0.0) / max(len(u.remainder), 1)
 

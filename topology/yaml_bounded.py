@@ -10,7 +10,8 @@ methodology, saving) is bounded by the file size too.
 
 Plain scalars are resolved the YAML 1.2 way (`yes`/`on` stay text, 0777 is decimal, 1e3 is
 a number), and every number is finite and within +-10**15: no value from a file can overflow
-a float conversion, a sleep or a range further on.
+a float conversion, a sleep or a range further on.  The text `not stated`, however quoted, is
+`topology.unknown.NOT_STATED` (a key stays text).
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ from yaml.events import (
     StreamEndEvent,
     StreamStartEvent,
 )
+
+from topology.unknown import MARKER, NOT_STATED
 
 try:  # libyaml is in the PyYAML wheels; the pure-Python parser is the fallback
     from yaml._yaml import CParser
@@ -83,6 +86,8 @@ def _resolve_plain(value: str) -> str:
 def scalar_value(tag: str, value: str, plain: bool, mark: Any) -> Any:
     """The Python value of a scalar whose tag is known (resolved or explicit)."""
     if tag == _STR:  # what YAML 1.1 leaves as text but 1.2 reads as a number: 0048, 1e3
+        if value == MARKER:
+            return NOT_STATED
         if plain and _INT12.match(value):
             return _number(int(value.replace("_", ""), 10), value, mark)
         if plain and _FLOAT12.match(value) and ("e" in value or "E" in value):
@@ -145,6 +150,8 @@ def _text_key(key: Any) -> str:
     """A scalar written as a key (a number, a date, null) as the text it stands for."""
     if key is None:
         return "null"
+    if key is NOT_STATED:
+        return MARKER
     if hasattr(key, "isoformat"):
         return key.isoformat()
     if isinstance(key, float) and key.is_integer() and abs(key) < 1e15:
@@ -221,7 +228,7 @@ def _build(parser: Any, budget: int) -> Any:
             if value is _MERGE_KEY:
                 top.key = _MERGE_KEY
             else:
-                key = value if isinstance(value, str) else _text_key(value)
+                key = value if type(value) is str else _text_key(value)
                 if key in top.container and not (top.merged and key in top.merged):
                     raise _at(ev.start_mark, f"key {key!r} appears twice in the same mapping",
                               "remove or rename one of them")
@@ -278,7 +285,7 @@ def _build(parser: Any, budget: int) -> Any:
                 if value is _NO_KEY:
                     value = plain_values[text] = _plain_value(text, ev.start_mark)
             elif ev.tag is None or ev.tag == "!":
-                value = text
+                value = NOT_STATED if text == MARKER else text
             elif ev.tag == _MERGE:
                 value = _MERGE_KEY
             else:

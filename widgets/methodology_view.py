@@ -224,10 +224,11 @@ class MethodologyView(QWidget):
         if unresolved:
             text += f" · {unresolved} with unresolved values (red)"
         summary = list(getattr(m, "findings_summary", None) or [])
-        if summary:
-            text += f" · {len(summary)} validation findings"
+        errors, warnings = getattr(m, "errors", 0), getattr(m, "warnings", 0)
+        if errors or warnings:   # counted as the Validation panel counts them
+            text += f" · validation: {errors} error(s), {warnings} warning(s)"
         self.status.setText(text)
-        self.status.setToolTip("\n".join(summary))
+        self.status.setToolTip("\n".join(summary + [getattr(m, "incomplete_note", "")]).strip())
         self._apply_filter()
         if found is not None and not found.isHidden():
             self.tree.setCurrentItem(found)

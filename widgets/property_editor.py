@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QPushButton,
     QScrollArea,
@@ -35,6 +36,7 @@ from topology.fileformat import plan
 from topology.index import BedIndex
 from topology.model import Bed
 from topology.rename_ops import Located, RenameError, locate, ref_candidates, rename
+from topology.unknown import MARKER, NOT_STATED, accepts_not_stated
 from widgets.forms.binding import FieldBinding, NestedRecord
 from widgets.forms.fields import BoolField, ChoiceCombo, NoteField, NumberBox, RefCombo, TextField
 from widgets.forms.keys import watch_keys
@@ -267,9 +269,12 @@ class PropertyEditor(QWidget):
             column = QVBoxLayout(cell)
             column.setContentsMargins(0, 0, 0, 0)
             column.setSpacing(1)
-            column.addWidget(editor)
-            column.addWidget(message)
             binding = FieldBinding(holder, fp, editor, message, label, unit, prefix + fp.attr)
+            if accepts_not_stated(cls, fp):
+                column.addLayout(self._with_marker(binding))
+            else:
+                column.addWidget(editor)
+            column.addWidget(message)
             binding.is_name = root and self._loc is not None and fp.attr == self._loc.name_attr
             tip = fp.meta.get("doc") or ""
             if binding.is_name:
@@ -281,6 +286,33 @@ class PropertyEditor(QWidget):
             watch_keys(binding, self.document.undo_stack)
             form.addRow(name_label, cell)
             self._bindings.append(binding)
+
+    def _with_marker(self, binding: FieldBinding) -> QHBoxLayout:
+        """The editor beside a 'not stated' toggle: the source does not give this value."""
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(binding.editor, 1)
+        marker = QToolButton(text="not stated", checkable=True, autoRaise=True,
+                             toolTip="The source does not state this value: mark it so, rather than guess "
+                                     "(rules then say they could not judge it). Typing a value states it.")
+        marker.clicked.connect(lambda checked, b=binding: self._mark_not_stated(b, checked))
+        binding.marker = marker
+        row.addWidget(marker)
+        return row
+
+    def _mark_not_stated(self, binding: FieldBinding, checked: bool) -> None:
+        obj = binding.holder()
+        if obj is None:
+            return
+        if checked:
+            text = f"Mark {edit_words(binding.label)} of {self._edit_subject()} as not stated"
+            self._apply(SetField(obj, binding.attr, NOT_STATED, text=text, owner=self._owner()))
+        elif binding.fp.required:           # no empty value to fall back to: a value must be typed
+            binding.load()
+            binding.show_error(f"type the {binding.label.lower()} to state it — still not stated")
+        else:
+            text = f"Clear {edit_words(binding.label)} of {self._edit_subject()}"
+            self._apply(SetField(obj, binding.attr, binding.fp.default, text=text, owner=self._owner()))
 
     def _add_group(self, form: QFormLayout, holder: Callable[[], Any], fp: Any, label: str, prefix: str) -> None:
         cls = fp.inner
@@ -461,6 +493,8 @@ class PropertyEditor(QWidget):
     def _parse(self, binding: FieldBinding, raw: Any) -> Any:
         fp, meta = binding.fp, binding.fp.meta
         kind = fp.kind
+        if binding.marker is not None and isinstance(raw, str) and raw.strip() == MARKER:
+            return NOT_STATED               # typed as the file writes it
         if kind in ("int", "float"):
             return parse_number(str(raw), integer=kind == "int", minimum=meta.get("minimum"),
                                 optional=_is_optional(fp), unit=binding.unit)

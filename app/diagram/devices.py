@@ -28,6 +28,7 @@ from app.diagram.style import (
 )
 from topology.layout import network_label
 from topology.model import VM, Chassis, Network, Server, StorageArray, Switch
+from topology.unknown import stated
 
 
 @dataclass
@@ -183,7 +184,7 @@ def _paint_enclosures(painter: QPainter, a: StorageArray, area: QRectF) -> None:
     else:
         label = f"{enc.name} · {total} disks"
     label_w = min(metrics(9).horizontalAdvance(label) + 6, area.width() * 0.55)
-    slots = max(enc.slots, 1)
+    slots = max(stated(enc.slots) or max(filled, default=-1) + 1, 1)   # not stated: up to the last disk
     slot_w = min(9.0, (area.width() - label_w) / slots)
     painter.setPen(QPen(QColor("#8d7b68"), 0.6))
     for s in range(slots):

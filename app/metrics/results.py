@@ -24,6 +24,7 @@ import numpy as np
 
 from app.metrics.sample import Sample
 from app.metrics.series import is_host_series, time_beyond
+from topology.unknown import NOT_STATED
 
 METRICS_FILE = "metrics.jsonl"
 
@@ -130,7 +131,8 @@ def threshold_lines(bed) -> list[tuple[str, str, float, str]]:
     """The criteria a plot can draw as a line: (metric, comparison, value, label "WORKLOAD: text")."""
     return [(metric, c.comparison, float(c.threshold), f"{w.id}: {criterion_text(c)}")
             for w in bed.workloads for c in w.criteria
-            if c.comparison in ("<", "<=", ">", ">=") and (metric := criterion_metric(c.metric, c.unit))]
+            if c.comparison in ("<", "<=", ">", ">=") and c.threshold is not NOT_STATED
+            and (metric := criterion_metric(c.metric, c.unit))]
 
 
 def judge_criteria(summaries: Sequence[Summary], bed, samples: Sequence[Sample] = ()) -> list[Verdict]:
@@ -146,7 +148,7 @@ def judge_criteria(summaries: Sequence[Summary], bed, samples: Sequence[Sample] 
                 if s is None or math.isnan(s.average):
                     continue
                 op = _OPS.get(c.comparison)
-                if op is None:
+                if op is None or c.threshold is NOT_STATED:   # no threshold to judge against
                     continue
                 passed = bool(op(s.average, c.threshold))
                 series = [x for x in samples if x.source == host and x.metric == metric]

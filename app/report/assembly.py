@@ -57,7 +57,7 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
     accepted = sum(1 for f in findings if f.accepted)
     lines = [(k, v) for k, v in (("Description", flat(info.description)), ("Source report", flat(info.source)),
                                  ("Publisher", info.publisher), ("Date", info.date), ("Domain", info.domain),
-                                 ("Project file", source)) if v]
+                                 ("Note", flat(info.note)), ("Project file", source)) if v]
     codes = sorted({f.code for f in findings if not f.accepted and f.severity in ("error", "warning")})
     lines.append(("Validation", f"{errors} error(s), {warnings} warning(s)"
                   + (f" ({', '.join(codes[:12])}{' ...' if len(codes) > 12 else ''})" if codes else "")

@@ -57,11 +57,15 @@ def methodology_html(methodology: Any) -> str:
     """The procedure alone as a standalone HTML page (for `testbed-studio methodology`)."""
     head = [f'<p class="doctitle">Test methodology</p><p class="docsub">{esc(methodology.bed_name)}</p>']
     summary = list(getattr(methodology, "findings_summary", None) or [])
-    if summary:
-        items = "".join(f"<li>{esc(s)}</li>" for s in summary)
-        head.append(f'<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="#c94c4c"><tr>'
+    incomplete = getattr(methodology, "incomplete_note", "")
+    banner = methodology.banner() if hasattr(methodology, "banner") else ""
+    if banner or summary or incomplete:
+        items = "".join(f"<li>{esc(s)}</li>" for s in summary + ([incomplete] if incomplete else []))
+        colour = "#c94c4c" if getattr(methodology, "errors", 0) or getattr(methodology, "validation_failed", "") \
+            else "#c3c8cf"
+        head.append(f'<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="{colour}"><tr>'
                     f'<td class="alertbox"><p class="alerthead">'
-                    f'Findings on this bed; unresolved values are marked «missing»</p>'
+                    f'{esc(banner or "Values the bed does not give are marked «missing»")}</p>'
                     f'<ul>{items}</ul></td></tr></table>')
     body = "\n".join(head + [b.html() for b in methodology_blocks(methodology)])
     return page_html(f"Test methodology - {methodology.bed_name}", body)

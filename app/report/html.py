@@ -80,9 +80,20 @@ def step_html(step: Any) -> str:
     number = esc(getattr(step, "number", ""))
     text = mark_missing(esc(getattr(step, "text", "")))
     targets = step_targets(step)
-    tags = list(targets) + ([] if getattr(step, "automation", None) else ["manual"])
+    reason = getattr(step, "manual_reason", "")
+    # why a step is by hand rides in its tag: one line per step, however many say it
+    manual = f"manual: {reason.removesuffix(': done by hand')}" if reason else "manual"
+    tags = list(targets) + ([] if getattr(step, "automation", None) else [manual])
     where = f' <span class="target">[{esc(" · ".join(tags))}]</span>' if tags else ""
     parts = [f'<p class="step"><b>{number}.</b> {text}{where}</p>']
+    parts += [f'<p class="stepnote">Note — {esc(n)}</p>' for n in getattr(step, "notes", None) or []]
+    table = getattr(step, "table", None)
+    if table is not None:   # one row per item the step gathers (BIOS settings, workload parameters)
+        header, rows = table
+        head = "".join(f"<th>{esc(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{mark_missing(esc(c))}</td>" for c in r) + "</tr>" for r in rows)
+        parts.append(f'<table class="grid small" width="100%" border="1" cellspacing="0" cellpadding="3">'
+                     f'{f"<thead><tr>{head}</tr></thead>" if head else ""}<tbody>{body}</tbody></table>')
     unresolved = [str(u) for u in getattr(step, "unresolved", None) or []]
     if unresolved:
         parts.append(f'<p class="unresolved">Unresolved: {esc(", ".join(unresolved))}. '

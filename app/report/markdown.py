@@ -5,6 +5,7 @@ from typing import Any
 
 from app.report.steps import command_label, step_targets
 from app.report.tables.model import MISSING_MARK, Table
+from topology.methodology.markdown import table_markdown as step_table_markdown
 
 _MD_LANG = {"powershell": "powershell", "bash": "bash", "vendor-cli": "text"}
 
@@ -43,6 +44,10 @@ def table_markdown(t: Table, label: str = "") -> str:
 def step_markdown(step: Any) -> str:
     targets = step_targets(step)
     out = [f"**{step.number}.** {step.text}" + (f" *[{', '.join(targets)}]*" if targets else "")]
+    out += [f"> *Note — {n}*" for n in getattr(step, "notes", None) or []]
+    table = getattr(step, "table", None)
+    if table is not None:   # one row per item the step gathers (BIOS settings, workload parameters)
+        out += [""] + step_table_markdown(*table)
     unresolved = [str(u) for u in getattr(step, "unresolved", None) or []]
     if unresolved:
         out += ["", f"> **Unresolved:** {', '.join(unresolved)}"]
@@ -52,5 +57,6 @@ def step_markdown(step: Any) -> str:
         if getattr(cmd, "verify", None):
             out += ["", "*Verify:*", "", f"```{lang}", cmd.verify, "```"]
     if not getattr(step, "automation", None):
-        out += ["", "*Manual step.*"]
+        reason = getattr(step, "manual_reason", "")
+        out += ["", f"*Manual step: {reason}.*" if reason else "*Manual step.*"]
     return "\n".join(out)

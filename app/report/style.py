@@ -36,6 +36,7 @@ p.codelabel {{ font-size: 8pt; font-weight: bold; color: #555; margin: .3em 0 .1
 p.step {{ margin: .6em 0 .2em 0; }}
 span.target {{ color: #555; font-size: 8.5pt; }}
 p.unresolved {{ color: #9c1c1c; font-weight: bold; margin-left: 1.6em; }}
+p.stepnote {{ font-size: 8.5pt; font-style: italic; color: #444; margin-left: 1.6em; }}
 p.manual {{ color: #555; font-style: italic; font-size: 8.5pt; margin-left: 1.6em; }}
 table.alert {{ border-collapse: collapse; border: 1px solid #c94c4c; margin-bottom: .5em; }}
 td.alertbox {{ background: #fbe3e3; }}
@@ -75,6 +76,7 @@ p.codenote {{ font-size: 7pt; font-style: italic; color: #555555; }}
 span.target {{ color: #555555; font-size: 7.5pt; }}
 p.step {{ margin-top: 7px; margin-bottom: 2px; }}
 p.unresolved {{ color: #9c1c1c; font-weight: bold; margin-left: 18px; }}
+p.stepnote {{ font-size: 7.5pt; font-style: italic; color: #444444; margin-left: 18px; }}
 p.manual {{ color: #555555; font-style: italic; font-size: 7.5pt; margin-left: 18px; }}
 td.alertbox {{ background-color: #fbe3e3; }}
 p.alerthead {{ font-weight: bold; color: #7a1414; }}

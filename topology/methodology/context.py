@@ -12,6 +12,7 @@ from topology.index import BedIndex
 from topology.methodology.selection import Families, HostProfile, release_of
 from topology.methodology.values import Values, interface_of
 from topology.model import VM, Bed, PathSpec, Server
+from topology.unknown import NOT_STATED, stated
 
 
 def platform_of(component: Any) -> str:
@@ -30,6 +31,8 @@ class BedContext:
         self.families = families if families is not None else Families()
         self._profiles: dict[str, HostProfile] = {}
         self._host_paths: dict[str, list[tuple[str, PathSpec]]] | None = None
+        # (host, initiator, target) -> the switches a path crosses, in order (derived paths only)
+        self.path_switches: dict[tuple[str, str, str], tuple[str, ...]] = {}
         self._shared_values: dict[tuple, Values] = {}
         self.bed_domain = bed.bed.domain if bed.bed is not None else ""
         self.server_rank = {s.id: i for i, s in enumerate(bed.servers)}
@@ -52,22 +55,30 @@ class BedContext:
         # way the array assigns them; `stated` tells prose (only the bed's) from commands (both)
         self.lun: dict[str, int] = {}
         self.lun_stated: set[str] = set()
+        self.lun_not_stated: set[str] = set()     # marked `not stated`: prose says so
         for a in bed.arrays:
             per_target: dict[str, int] = {}
             for m in a.mappings:
                 next_free = per_target.get(m.to, 0)
-                lun = m.lun if m.lun is not None else next_free
+                given = stated(m.lun)
+                lun = given if given is not None else next_free
                 per_target[m.to] = max(next_free, lun) + 1
                 ref = f"{a.id}:{m.volume}"
                 if ref not in self.lun:
                     self.lun[ref] = lun
-                    if m.lun is not None:
+                    if given is not None:
                         self.lun_stated.add(ref)
+                    elif m.lun is NOT_STATED:
+                        self.lun_not_stated.add(ref)
 
     @staticmethod
     def is_dc(s: Server) -> bool:
         text = " ".join(str(x) for x in s.software) + " " + " ".join(str(k) for k in s.settings)
         return bool(re.search(r"active directory|domain controller|dcpromo|forest", text, re.I))
+
+    def management_station(self) -> str:
+        """The server a lab manages its arrays and switches from (role `management`), or ''."""
+        return next((s.id for s in self.bed.servers if s.role == "management" and not s.simulated), "")
 
     def server_or_vm(self, cid: str) -> Any:
         return self.idx.servers.get(cid) or self.idx.vms.get(cid)
@@ -106,6 +117,8 @@ class BedContext:
                 ordered = [((0, i, 0), f"paths[{i}]", p) for i, p in enumerate(self.bed.paths)]
             for k, sp in enumerate(derived or ()):
                 p = sp.spec
+                self.path_switches[(p.host, p.initiator, p.target)] = tuple(h.element for h in sp.hops
+                                                                            if h.kind == "switch")
                 pin = pins.get((p.host, p.initiator, p.target)) if sp.pinned else None
                 key = (0, pin, 0) if pin is not None else (1, 0, k)
                 ordered.append((key, f"paths[{pin}]" if pin is not None else p.initiator, p))
@@ -155,4 +168,4 @@ class BedContext:
         if w.driver:
             return [w.driver]
         out = [t for t in w.targets if t in self.idx.servers or t in self.idx.vms]
-        return out or [""]
+        return out or [NOT_STATED if NOT_STATED in (w.driver, w.targets) else ""]

@@ -17,6 +17,7 @@ from topology.methodology.domains import DOMAINS, Item
 from topology.methodology.domains.bed_wide import bed_values, run_values
 from topology.methodology.render import MISSING, apply_derives, matches, render, tidy
 from topology.methodology.selection import HostProfile
+from topology.methodology.step_notes import attach_notes
 from topology.methodology.steps import SECTION_KEYS, SECTIONS, Command, Methodology, Section, Step
 from topology.methodology.template_files import (
     Selector,
@@ -31,7 +32,9 @@ from topology.model import Bed
 
 
 def _specificity(tf: TemplateFile) -> tuple[int, int, int, int]:
-    return (0 if tf.platform == "common" else 1, 1 if tf.match else 0, 1 if tf.selector else 0, tf.rank)
+    # a lab's directory beats the built-in files; among files of one directory a stated platform or transport
+    # is more specific than none
+    return (0 if tf.platform == "common" else 1, 1 if tf.match else 0, tf.rank, 1 if tf.selector else 0)
 
 
 @dataclass
@@ -101,6 +104,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
         return domain_items[name]
 
     meth = Methodology(bed_name=(bed.bed.name if bed.bed is not None else "") or "untitled bed")
+    machines: dict[tuple, _Machine] = {}     # whom a step is for, once per target machine
     number = 0
     for key, default_title in SECTIONS:
         plan = plans[key]
@@ -110,7 +114,10 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
             defs = plan.defs[sid]
             domain = defs[0].domain
             for item in items_of(domain):
-                machine = _machine(ctx, item)
+                machine_key = (item.target, item.platform, item.transports)
+                machine = machines.get(machine_key)
+                if machine is None:
+                    machine = machines[machine_key] = _machine(ctx, item)
                 st, misses = _choose(defs, item, machine)
                 if st is None:
                     continue
@@ -133,7 +140,8 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
         if produced:
             number += 1
             meth.sections.append(_numbered_section(number, key, plan.title or default_title, produced))
-    meth.findings_summary = _summary(bed, findings, meth)
+    attach_notes(meth.steps(), ctx.idx)
+    _summarize(bed, findings, meth)
     return meth
 
 
@@ -164,11 +172,24 @@ def _numbered_section(number: int, key: str, title: str, produced: list[tuple[tu
 _MACHINE_PLATFORMS = ("windows", "linux", "esxi", "")
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Machine:
     """Whom an item's step is for: the profile of the machine it runs on and the transports it is about."""
     profile: HostProfile | None           # None: an array, a switch, or no machine at all
     transports: tuple[str, ...]
+    verdicts: dict[int, tuple[str, bool]] = field(default_factory=dict)   # selector id -> _selector_miss
+    _about: tuple[str, dict | None] | None = None
+
+    def about(self, item_platform: str) -> tuple[str, dict | None]:
+        """How a step names the machine's platform, and its details (shared by the machine's steps)."""
+        if self.profile is None:
+            return item_platform, None
+        if self._about is None:
+            rel = self.profile.release
+            self._about = (rel.describe(), {"family": rel.family, "distro": rel.distro, "version": rel.version_text,
+                                            "hypervisor": rel.hypervisor, "transports": list(self.transports),
+                                            "multipath": self.profile.multipath_family})
+        return self._about
 
 
 def _machine(ctx: BedContext, item: Item) -> _Machine:
@@ -178,10 +199,20 @@ def _machine(ctx: BedContext, item: Item) -> _Machine:
     return _Machine(None, item.transports)
 
 
+_FITS = ("", False)
+
+
 def _selector_miss(sel: Selector, machine: _Machine) -> tuple[str, bool]:
     """('', False) when the selector fits; else (why not, whether it was the transport)."""
-    if not sel:
-        return "", False
+    if sel.platform is None and not sel.transports:
+        return _FITS
+    hit = machine.verdicts.get(id(sel))
+    if hit is None:
+        hit = machine.verdicts[id(sel)] = _selector_verdict(sel, machine)
+    return hit
+
+
+def _selector_verdict(sel: Selector, machine: _Machine) -> tuple[str, bool]:
     if sel.platform is not None:
         if machine.profile is None:
             return "not a machine", False
@@ -190,7 +221,7 @@ def _selector_miss(sel: Selector, machine: _Machine) -> tuple[str, bool]:
             return why, False
     if sel.transports and not set(sel.transports) & set(machine.transports):
         return f"no {'/'.join(sorted(sel.transports))} path", True
-    return "", False
+    return _FITS
 
 
 def _choose(defs: list[StepTemplate], item: Item, machine: _Machine
@@ -228,7 +259,7 @@ def _no_template_reason(item: Item, machine: _Machine, misses: list[tuple[StepTe
     if machine.profile is not None:
         release = machine.profile.release
         if not release.family:
-            return f"the bed does not name the operating system of {item.target}: done by hand"
+            return "the bed does not name the machine's operating system: done by hand"
         by_transport = any(t for _, _, t in misses)
         return f"no {what} for {machine.profile.describe(machine.transports if by_transport else ())}: done by hand"
     model = next((v.text for k in ("array.model", "switch.model") if (v := item.values.get(k)) is not None), "")
@@ -239,7 +270,13 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                misses: list[tuple[StepTemplate, str, bool]]) -> Step:
     used: dict[str, Val] = {}
     missing: list[str] = []
+    not_stated: list[str] = []    # values a command needs that the source does not state
     get = vals.get
+
+    def get_stated(name: str) -> Val | None:
+        v = get(name)
+        return None if v is not None and v.kind == "not_stated" else v
+
     text = render(st.text, get, None, used, missing)
     commands = []
     reason = _no_template_reason(item, machine, misses) if (st.file.platform == "common" or not st.commands) else ""
@@ -247,16 +284,21 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
     unfit: list[str] = []
     for ct in st.commands:
         if not matches(ct.when, vals):
-            unfit += [f"{name} {v.text}" for name, _ in ct.when if (v := vals.get(name)) is not None]
+            unfit += [f"{v.text} ({name})" for name, pat in ct.when
+                      if (v := vals.get(name)) is not None and not pat.search(v.match_text())]
             continue
         why, by_transport = _selector_miss(ct.selector, machine)
         if why:
             command_misses.append((st, why, by_transport))
             continue
-        script = tidy(render(ct.script, get, ct.shell, used, missing))
+        unstated: list[str] = []
+        script = tidy(render(ct.script, get, ct.shell, used, missing, unstated))
         if not script:
             continue  # every line was optional and the bed gives none of them
-        verify = tidy(render(ct.verify, get, ct.shell, used, missing)) if ct.verify is not None else None
+        verify = tidy(render(ct.verify, get, ct.shell, used, missing, unstated)) if ct.verify is not None else None
+        if unstated:  # no command is built on a value the source does not give: the step is done by hand
+            not_stated += [n for n in unstated if n not in not_stated]
+            continue
         invoke = None
         if ct.invoke is not None:
             # without its values (the array's addresses) the CLI cannot be run; the statements still print
@@ -265,9 +307,11 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
             invoke = None if invoke_missing else invoke
         ansible = None
         if ct.ansible is not None:
-            ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get, None, used, miss))
+            ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get_stated, None, used, miss))
         commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke,
                                 ansible=ansible))
+    if st.commands and not commands and not reason and not_stated:
+        reason = f"the source does not state {', '.join(not_stated)}: done by hand"
     if st.commands and not commands and not reason:
         reason = _no_template_reason(item, machine, command_misses, "command")
         if not reason and unfit:
@@ -278,12 +322,23 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                                           for c in st.table.row]])
     sources: dict[str, str] = {}
     for v in used.values():
-        if v.source and v.text:
+        if v.source and v.text and v.kind != "not_stated":
             sources.setdefault(v.text, v.source)
-    platform = machine.profile.release.describe() if machine.profile is not None else item.platform
-    return Step("", " ".join(text.split()), item.target, commands,
-                not commands, sources, missing, f"{st.file.rel}#{st.id}", manual_reason=reason,
-                platform=platform, table=table)
+    platform, about = machine.about(item.platform)
+    return Step("", _sentences(text), item.target, commands,
+                not commands, sources, missing, f"{st.file.rel}#{st.id}", not_stated, manual_reason=reason,
+                platform=platform, table=table, machine=about, values=used)
+
+
+_DOUBLED_STOP = re.compile(r"(?<![.…])\.\.(?!\.)|[;:,]\.(?!\.)")
+
+
+def _sentences(text: str) -> str:
+    """The text on one line, without the doubled full stop a value that ends a sentence leaves
+    ("... workloads running.." becomes "... workloads running.")."""
+    text = " ".join(text.split())
+    return _DOUBLED_STOP.sub(".", text) if "." in text and (".." in text or ":." in text or ";." in text
+                                                            or ",." in text) else text
 
 
 class _TableStep:
@@ -305,11 +360,12 @@ class _TableStep:
             for other in self.others:
                 step.table[1].extend(other.table[1] if other.table is not None else [])
         for other in self.others:
-            for name in other.unresolved:
-                if name not in step.unresolved:
-                    step.unresolved.append(name)
+            for mine, theirs in ((step.unresolved, other.unresolved), (step.not_stated, other.not_stated)):
+                mine += [name for name in theirs if name not in mine]
             for text, src in other.sources.items():
                 step.sources.setdefault(text, src)
+            for name, v in other.values.items():
+                step.values.setdefault(name, v)
         by_kind: dict[tuple, list[Command]] = {}
         for s in every:
             for c in s.automation:
@@ -360,24 +416,32 @@ def _without_repeats(produced: list[tuple[tuple, Step, str]], once: set[str]) ->
 
 
 
-def _summary(bed: Bed, findings: list | None, meth: Methodology) -> list[str]:
-    out: list[str] = []
+def _summarize(bed: Bed, findings: list | None, meth: Methodology) -> None:
+    """The validator's open errors and warnings, counted as the Validation panel counts them (accepted
+    findings and notes left out), and apart from them the steps that lack values."""
+    lines: list[str] = []
     if findings is None:
         try:
             from topology.validation import validate
             findings = validate(bed)
         except Exception as exc:  # a bed the validator cannot check still gets its procedure
-            out.append(f"The bed could not be validated ({type(exc).__name__}: {exc}); check it before use.")
+            meth.validation_failed = (f"The bed could not be validated ({type(exc).__name__}: {exc}); "
+                                      "check it before use.")
             findings = []
     for f in findings:
         if getattr(f, "accepted", False) or f.severity not in ("error", "warning"):
             continue
+        if f.severity == "error":
+            meth.errors += 1
+        else:
+            meth.warnings += 1
         subjects = ", ".join(f.subjects)
-        out.append(f"{f.severity.upper()} {f.code}: {f.message}" + (f" ({subjects})" if subjects else ""))
+        where = f"In scenario {f.scenario}: " if getattr(f, "scenario", None) else ""
+        lines.append(f"{f.severity.upper()} {f.code}: {where}{f.message}" + (f" ({subjects})" if subjects else ""))
+    meth.findings_summary = lines
     incomplete = [s for s in meth.steps() if s.unresolved]
     if incomplete:
         names = sorted({n for s in incomplete for n in s.unresolved})
-        out.append(f"{len(incomplete)} step(s) need values the bed does not give ({', '.join(names[:8])}"
-                   f"{', …' if len(names) > 8 else ''}); they are marked «missing: …» and are not run automatically.")
-    return out
-
+        meth.incomplete_note = (f"{len(incomplete)} step(s) need values the bed does not give ({', '.join(names[:8])}"
+                                f"{', …' if len(names) > 8 else ''}); they are marked «missing: …» and are not run "
+                                "automatically.")

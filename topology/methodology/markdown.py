@@ -44,11 +44,14 @@ def table_markdown(header: list[str], rows: list[list[str]]) -> list[str]:
 def to_markdown(m: Methodology) -> str:
     """The `methodology` command's Markdown: findings first, then the numbered sections."""
     lines = [f"# Test methodology: {_md_escape(m.bed_name)}", ""]
-    if m.findings_summary:
-        lines += ["> **The bed has problems.** The procedure below was generated anyway; values the bed does not",
-                  "> give are marked «missing: …» and those steps are not run automatically.", ">"]
+    if m.banner():
+        lines += [f"> **{_md_escape(m.banner())}**"]
+        if m.findings_summary:
+            lines.append(">")
         lines += [f"> - {_md_escape(f)}" for f in m.findings_summary]
         lines.append("")
+    if m.incomplete_note:
+        lines += [f"> {_md_escape(m.incomplete_note)}", ""]
     total = sum(len(s.steps) for s in m.sections)
     auto = sum(1 for s in m.steps() if s.automation)
     lines += [f"{total} steps in {len(m.sections)} sections; {auto} with automation, {total - auto} manual.", ""]
@@ -58,6 +61,7 @@ def to_markdown(m: Methodology) -> str:
             where = f" *(on {_md_escape(st.target)})*" if st.target else ""
             lines.append(f"**{st.number}** {_md_escape(st.text)}{where}")
             lines.append("")
+            lines += [f"> Note — {_md_escape(n)}" for n in st.notes] + ([""] if st.notes else [])
             if st.table is not None:
                 lines += table_markdown(*st.table) + [""]
             if not st.automation:

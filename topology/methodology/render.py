@@ -1,6 +1,9 @@
 """Filling a parsed template with an item's values: prose as is, commands with every value quoted.
 
 A required value the item lacks is written «missing: name» and listed, so the step is never run.
+A value the source does not state reads "not stated" in prose; a command cannot be built from it,
+so it is listed in `unstated` (the caller drops that command), and an optional part of a command
+that holds one is left out, as it is for an absent value.
 """
 from __future__ import annotations
 
@@ -14,17 +17,19 @@ from topology.methodology.template_syntax import Literal, OptionalPart, Template
 from topology.methodology.values import Val, ValueLayers, Values
 
 MISSING = "«missing: {}»"
+NOT_STATED_IN_COMMAND = "«not stated: {}»"
 
 
 def render(template: Template, lookup: Callable[[str], Val | None], shell: str | None,
-           used: dict[str, Val], missing: list[str]) -> str:
+           used: dict[str, Val], missing: list[str], unstated: list[str] | None = None) -> str:
     """The template's text; `shell` None for prose, else the shell its values are quoted for.
-    Every value shown goes into `used`, every missing one into `missing`."""
-    return _fill(template.parts, lookup, shell, used, missing)
+    Every value shown goes into `used`, every missing one into `missing`, every value a command
+    needs but the source does not state into `unstated` (into `missing` when that is None)."""
+    return _fill(template.parts, lookup, shell, used, missing, missing if unstated is None else unstated)
 
 
 def _fill(parts: tuple, lookup: Callable[[str], Val | None], shell: str | None, used: dict[str, Val],
-          missing: list[str]) -> str:
+          missing: list[str], unstated: list[str]) -> str:
     out: list[str] = []
     append = out.append
     for node in parts:
@@ -43,6 +48,10 @@ def _fill(parts: tuple, lookup: Callable[[str], Val | None], shell: str | None, 
             used[name] = v
             if shell is None:
                 append(v.text)
+            elif v.kind == "not_stated":
+                if name not in unstated:
+                    unstated.append(name)
+                append(quoting.quote(shell, NOT_STATED_IN_COMMAND.format(name)))
             else:
                 try:
                     append(v.shell_text(shell))
@@ -53,11 +62,12 @@ def _fill(parts: tuple, lookup: Callable[[str], Val | None], shell: str | None, 
         elif kind is OptionalPart:
             # an optional part is dropped as soon as one of its own values is missing
             for name in node.required:
-                if lookup(name) is None:
+                v = lookup(name)
+                if v is None or shell is not None and v.kind == "not_stated":
                     break
             else:
                 inner_missing: list[str] = []
-                text = _fill(node.parts, lookup, shell, used, inner_missing)
+                text = _fill(node.parts, lookup, shell, used, inner_missing, inner_missing)
                 if not inner_missing:
                     append(text)
         else:

@@ -30,6 +30,7 @@ from typing import Any
 
 from topology.methodology.located_yaml import LocatedDict, LocatedList, read_located_yaml
 from topology.methodology.template_syntax import template_error
+from topology.model import VM, Server
 from topology.os_release import FAMILIES, OsRelease, VersionRange, VersionRangeError, parse_os, parse_range
 
 TRANSPORTS = ("iscsi", "fc", "sas")
@@ -196,7 +197,6 @@ UNKNOWN = HostProfile("", OsRelease())
 
 def release_of(component: Any) -> OsRelease:
     """The release a server or VM runs (from its os/hypervisor words and its declared platform)."""
-    from topology.model import VM, Server
     if isinstance(component, Server):
         return parse_os(component.os or "", component.hypervisor or "", component.platform or "")
     if isinstance(component, VM):

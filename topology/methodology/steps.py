@@ -29,9 +29,13 @@ class Step:
     sources: dict[str, str] = field(default_factory=dict)   # shown value -> "COMPONENT.field"
     unresolved: list[str] = field(default_factory=list)     # value names the bed lacks
     template: str = ""              # "windows/network.yaml#port": where the step came from
+    not_stated: list[str] = field(default_factory=list)     # values the source does not state: done by hand
+    notes: list[str] = field(default_factory=list)          # "ID: note" of components the step first uses
     manual_reason: str = ""         # why a step with a template for other platforms is done by hand
     platform: str = ""              # the machine's platform as the templates saw it: "Windows Server 2008 R2"
     table: tuple[list[str], list[list[str]]] | None = None   # (header, rows): a step with one row per item
+    machine: dict | None = None     # the machine it runs on: family, distro, version, hypervisor, transports
+    values: dict = field(default_factory=dict)   # value name -> the Val it showed (text, source field)
 
     @property
     def runnable(self) -> bool:
@@ -51,7 +55,22 @@ class Section:
 class Methodology:
     bed_name: str
     sections: list[Section] = field(default_factory=list)
-    findings_summary: list[str] = field(default_factory=list)
+    findings_summary: list[str] = field(default_factory=list)   # one line per open error or warning
+    errors: int = 0                 # open errors and warnings, as the Validation panel counts them
+    warnings: int = 0
+    incomplete_note: str = ""       # the steps that lack values, when some do
+    validation_failed: str = ""     # why the bed could not be validated, when it could not
+
+    def banner(self) -> str:
+        """The headline above the procedure: problems only when the validator finds errors."""
+        if self.validation_failed:
+            return self.validation_failed
+        if self.errors:
+            return (f"The bed has problems: {self.errors} error(s) and {self.warnings} warning(s). The procedure "
+                    "below was generated anyway.")
+        if self.warnings:
+            return f"Validation: no errors, {self.warnings} warning(s)."
+        return ""
 
     def steps(self) -> Iterator[Step]:
         for s in self.sections:

@@ -274,7 +274,7 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
                                             str(c.get("note") or "").strip(), cwhen, invoke, ansible,
                                             _selector(path, c, where, platform, label_ok=True)))
         tf.steps.append(StepTemplate(sid, domain.name, text, when, commands, tf, k, step_selector, table,
-                                     raw.get("once") is True))
+                                     str(raw.get("once")).lower() == "true"))
     # `match:` is checked against the names of the file's first domain (all steps of a vendor file share one)
     if "match" in data:
         if not tf.steps:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from topology import quoting
+from topology.unknown import MARKER, NOT_STATED
 from topology.vocabulary import humanize
 
 _TOKEN_SAFE = re.compile(r"^[A-Za-z0-9 ,()./:_+=-]*$")
@@ -24,7 +25,8 @@ class Val:
 
     kind: "text" (quoted in commands); "number" (bare); "token" (built by code from numbers, IP
     addresses and fixed words: bare in vendor statements, quoted for a shell); "literal" (a template's own `derive`
-    output: bare); "bool" ($true / true); "list" (quoted item by item)."""
+    output: bare); "bool" ($true / true); "list" (quoted item by item); "not_stated" (the source does
+    not give it: prose says "not stated", and no command is built from it)."""
     text: str
     source: str = ""
     kind: str = "text"
@@ -32,6 +34,8 @@ class Val:
     quoted: dict | None = None     # shell -> quoted form, filled on first use
 
     def match_text(self) -> str:
+        if self.kind == "not_stated":
+            return ""
         if self.kind == "bool":
             return "true" if self.text == "yes" else "false"
         if self.kind == "list":
@@ -85,9 +89,16 @@ class ValueLayers:
         return True
 
 
+def not_stated(source: str = "") -> Val:
+    """The value of a field marked `not stated` (`topology.unknown`)."""
+    return Val(MARKER, source, "not_stated")
+
+
 def as_text(v: Any, source: str = "") -> Val | None:
     if v is None:
         return None
+    if v is NOT_STATED:
+        return not_stated(source)
     s = str(v).strip() if not isinstance(v, str) else v.strip()
     return Val(s, source) if s else None
 
@@ -99,6 +110,8 @@ def format_number(x: float) -> str:
 
 
 def as_number(v: Any, source: str = "") -> Val | None:
+    if v is NOT_STATED:
+        return not_stated(source)
     if v is None or isinstance(v, bool):
         return None
     try:
@@ -110,13 +123,26 @@ def as_number(v: Any, source: str = "") -> Val | None:
     return Val(format_number(x), source, "number")
 
 
+def scaled(v: Any, factor: float, source: str = "") -> Val | None:
+    """A number converted (minutes to seconds, GB to MB) and rounded; "not stated" stays so."""
+    if v is NOT_STATED:
+        return not_stated(source)
+    if v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return as_number(round(v * factor), source)
+
+
 def as_bool(v: Any, source: str = "") -> Val | None:
     if v is None:
         return None
+    if v is NOT_STATED:
+        return not_stated(source)
     return Val("yes" if v else "no", source, "bool")
 
 
 def as_token(v: str, source: str = "") -> Val | None:
+    if v is NOT_STATED:
+        return not_stated(source)
     if v is None or v == "":
         return None
     v = str(v)
@@ -124,6 +150,8 @@ def as_token(v: str, source: str = "") -> Val | None:
 
 
 def as_list(items: Iterable[Any], source: str = "") -> Val | None:
+    if items is NOT_STATED:
+        return not_stated(source)
     clean = tuple(str(i).strip() for i in items if i is not None and str(i).strip())
     if not clean:
         return None
@@ -132,6 +160,8 @@ def as_list(items: Iterable[Any], source: str = "") -> Val | None:
 
 def plain(v: Any) -> str:
     """A free-form setting or parameter as prose."""
+    if v is NOT_STATED:
+        return MARKER
     if isinstance(v, bool):
         return "enabled" if v else "disabled"
     if isinstance(v, float):
@@ -144,10 +174,12 @@ def plain(v: Any) -> str:
 
 
 def as_plain_text(v: Any, source: str = "") -> Val | None:
-    return as_text(plain(v), source)
+    return not_stated(source) if v is NOT_STATED else as_text(plain(v), source)
 
 
 def as_any(v: Any, source: str) -> Val | None:
+    if v is NOT_STATED:
+        return not_stated(source)
     if isinstance(v, bool):
         return as_bool(v, source)
     if isinstance(v, (int, float)):
@@ -158,6 +190,8 @@ def as_any(v: Any, source: str) -> Val | None:
 
 
 def size_text(gb: float | None) -> str:
+    if gb is NOT_STATED:
+        return MARKER
     if gb is None:
         return ""
     if gb >= 1024 and float(gb / 1024).is_integer():
@@ -217,6 +251,10 @@ def put_fields(vals: Values, prefix: str, obj: Any, source: str, kinds: dict[str
 
 def put_address(vals: Values, prefix: str, address: str, source: str) -> None:
     """`prefix.ip` of an address, and when it has a prefix length `prefix.prefix` and (IPv4) `prefix.mask`."""
+    if address is NOT_STATED:
+        for part in ("ip", "prefix", "mask"):
+            put(vals, f"{prefix}.{part}", not_stated(source))
+        return
     i = interface_of(address)
     if i is not None:
         put(vals, f"{prefix}.ip", as_token(str(i.ip), source))

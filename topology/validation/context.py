@@ -74,6 +74,11 @@ class Context:
     def reaches(self, host: str, volume: str) -> bool:
         return (host, volume) in self._reachable
 
+    def reach_unstated(self, host: str, volume: str) -> list[str]:
+        """Values the source does not state that decide whether `host` reaches `volume` (its SAN
+        ports, the array's ports, its host entry): where there are some, a rule cannot judge."""
+        return self.derived.unstated_inputs(host, volume.partition(":")[0])
+
     @cached_property
     def guest_volumes(self) -> dict[str, set[str]]:
         """VM id -> volumes it reaches itself (in-guest initiator)."""

@@ -7,6 +7,7 @@ and a fix hint, so adding a rule is one function in one module under
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -73,3 +74,22 @@ def rule(code: str, severity: str, title: str, *, reason: str, source: str, hint
         RULES[code] = (RuleInfo(code, severity, title, reason, source, hint), fn)
         return fn
     return register
+
+
+def could_not_judge(subjects: str | Iterable[str], what: str, unstated: Iterable[str], *,
+                    hint: str | None = None) -> Hit:
+    """An info hit: the rule needs values the source does not state (`topology.unknown`), so it
+    says what it could not judge and which values are missing, instead of guessing."""
+    names = list(dict.fromkeys(unstated))
+    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    return hit(subjects, f"could not judge {what}: {shown} not stated", severity="info",
+               hint=hint or "find the value in the source and write it; until then the rule cannot judge this")
+
+
+def unstated(obj: Any, label: str, *fields: str) -> list[str]:
+    """'LABEL FIELD' ('R710-1 memory', 'h1:san1 MTU') for each of `fields` of `obj` that is not stated
+    (for `could_not_judge`)."""
+    from topology.unknown import NOT_STATED
+    from topology.vocabulary import words
+    return [f"{label} {words(re.sub(r'_(gb|gbps|kb|pct)$', '', name))}" for name in fields
+            if getattr(obj, name, None) is NOT_STATED]

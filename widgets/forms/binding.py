@@ -9,6 +9,10 @@ from typing import Any
 
 from PySide6.QtWidgets import QGroupBox, QLabel, QLineEdit, QPushButton, QToolButton, QWidget
 
+from topology.unknown import MARKER, NOT_STATED
+
+_EMPTY: dict[str, Any] = {"int": None, "float": None, "bool": None, "list": []}
+
 
 class FieldBinding:
     """One field of one model object on the form: its editor and its message line."""
@@ -18,6 +22,9 @@ class FieldBinding:
         self.holder, self.fp, self.editor, self.message = holder, fp, editor, message
         self.label, self.unit, self.path = label, unit, path
         self.is_name = False
+        self.marker: QToolButton | None = None   # the 'not stated' toggle, for fields that take it
+        part = self._text_part()
+        self._placeholder = part.placeholderText() if part is not None else ""
 
     @property
     def attr(self) -> str:
@@ -27,11 +34,18 @@ class FieldBinding:
         obj = self.holder()
         if obj is None:
             return
+        value = getattr(obj, self.attr)
+        marked = value is NOT_STATED
         self.editor.blockSignals(True)
-        try:
-            self.editor.show_value(getattr(obj, self.attr))
+        try:   # a value the source does not state: the editor empty, the toggle on
+            self.editor.show_value(_EMPTY.get(self.fp.kind, "") if marked else value)
         finally:
             self.editor.blockSignals(False)
+        if self.marker is not None:
+            self.marker.setChecked(marked)
+        part = self._text_part()
+        if part is not None and self.marker is not None:
+            part.setPlaceholderText(MARKER if marked else self._placeholder)
         self.clear_error()
 
     def _text_part(self) -> QWidget | None:

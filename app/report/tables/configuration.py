@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 from app.report.tables.model import Cell, Row, Table, missing, without_empty_columns
-from app.report.tables.values import flat, gb, natural, number, roles, setting, slug, value_cell
+from app.report.tables.values import add_notes, flat, gb, natural, number, roles, setting, slug, value_cell
 from topology.model import Bed, Server
+from topology.unknown import NOT_STATED
 from topology.vocabulary import SERVER_ROLE_NAMES, humanize
 
 GROUP_ORDER = ("System", "General dimension information", "Power supplies", "Cooling fans",
@@ -63,7 +65,7 @@ def _server_rows(s: Server) -> dict[str, dict[str, Cell]]:
         desc = ", ".join(x for x in (ad.model, "integrated" if ad.integrated else "",
                                      f"firmware {ad.firmware}" if ad.firmware else "") if x)
         ref = f"{s.id}:{ad.ports[0].name}" if ad.ports else s.id
-        put(group, f"{ad.name}: vendor and model number", Cell(desc, ref=ref) if ad.model else missing(s.id))
+        put(group, f"{ad.name}: vendor and model number", Cell(desc, ref=ref) if ad.model else missing(s.id, ad.model))
         if ad.ports:
             parts = []
             for p in ad.ports:
@@ -109,7 +111,7 @@ def server_models(bed: Bed) -> list[tuple[str, list[Server]]]:
     """Servers grouped the way reports tabulate them: one table per model (simulated apart)."""
     by: dict[str, list[Server]] = defaultdict(list)
     for s in bed.servers:
-        name = s.model or "Server model not set"
+        name = s.model or ("Server model not stated" if s.model is NOT_STATED else "Server model not set")
         by[name + (" (simulated)" if s.simulated else "")].append(s)
     return list(by.items())
 
@@ -136,14 +138,14 @@ def server_tables(bed: Bed) -> list[Table]:
         if differing and len(servers) <= MAX_SERVER_COLUMNS:
             t = Table(f"servers-{slug(model)}", title, ["System"] + ids, kind="keyvalue")
             _fill_groups(t, order, lambda g, label, ids=ids: [cell(sid, g, label) for sid in ids])
-            tables.append(t)
+            tables.append(add_notes(t, _server_notes(servers)))
             continue
         t = Table(f"servers-{slug(model)}", title, ["System", model], kind="keyvalue", widths=[38, 62])
         t.add(Cell("Servers", bold=True), Cell(", ".join(ids) + (f" ({len(ids)})" if len(ids) > 2 else ""),
                                                 ref=ids[0] if len(ids) == 1 else ""))
         common = [k for k in order if k not in differing]
         _fill_groups(t, common, lambda g, label, ids=ids: [cell(ids[0], g, label)])
-        tables.append(t)
+        tables.append(add_notes(t, _server_notes(servers)))
         if differing:
             labels = [label for _, label in differing]
             if len(labels) <= 5:
@@ -163,6 +165,17 @@ def server_tables(bed: Bed) -> list[Table]:
                             first = False
             tables.append(d)
     return tables
+
+
+def _server_notes(servers: list[Server]) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for s in servers:
+        out.append((s.id, s))
+        out += [(f"{s.id} CPU", s.cpu)] if s.cpu is not None else []
+        for ad in s.adapters:
+            out.append((f"{s.id} {ad.name}", ad))
+            out += [(f"{s.id}:{p.name}", p) for p in ad.ports]
+    return out
 
 
 def _fill_groups(t: Table, order: list[tuple[str, str]], values) -> None:
@@ -192,9 +205,10 @@ def vm_table(bed: Bed) -> Table | None:
                                  f"on {d.volume}" if d.volume else ("local" if d.local else "")) if x)
             for d in vm.disks)
         nics = ", ".join(f"{n.name}" + (f" {n.address}" if n.address else "") for n in vm.nics)
-        host = (Cell(vm.host if vm.host != previous else "", ref=vm.host) if vm.host else missing(vm.id))
+        host = (Cell(vm.host if vm.host != previous else "", ref=vm.host) if vm.host else missing(vm.id, vm.host))
         previous = vm.host
         t.add(host, Cell(vm.id, ref=vm.id, bold=True), vm.role, str(vm.vcpu), mem, disks, nics)
+    add_notes(t, [(vm.id, vm) for vm in bed.vms] + [(f"{vm.id} disk {d.name}", d) for vm in bed.vms for d in vm.disks])
     return without_empty_columns(t, keep=len(t.columns), first=2)
 
 
@@ -204,7 +218,7 @@ def cluster_table(bed: Bed) -> Table | None:
     t = Table("clusters", "Failover clusters", ["Cluster", "Nodes", "Address", "Quorum", "Witness", "Shared volumes"],
               compact=True)
     for c in bed.clusters:
-        t.add(Cell(c.id, ref=c.id, bold=True), ", ".join(c.nodes),
-              Cell(c.address, ref=c.id) if c.address else missing(c.id), humanize(c.quorum) if c.quorum else "",
-              c.witness, ", ".join(c.shared_volumes))
-    return t
+        t.add(Cell(c.id, ref=c.id, bold=True), flat(c.nodes),
+              Cell(c.address, ref=c.id) if c.address else missing(c.id, c.address),
+              humanize(c.quorum) if c.quorum else flat(c.quorum), c.witness, flat(c.shared_volumes))
+    return add_notes(t, [(c.id, c) for c in bed.clusters])

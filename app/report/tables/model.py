@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from topology.unknown import MARKER, NOT_STATED
+
 MISSING_TEXT = "not set"
 MISSING_MARK = "[not set]"     # how a missing cell prints
 
@@ -15,6 +17,10 @@ class Cell:
     fill: str = ""           # background colour
     mono: bool = False
     bold: bool = False
+
+    def __post_init__(self) -> None:
+        if self.text is NOT_STATED:   # a value the source does not state reads so, never as a blank
+            self.text = MARKER
 
     def key(self) -> tuple[str, bool]:
         return (self.text, self.missing)
@@ -44,7 +50,11 @@ class Table:
         self.rows.append(Row([], group=title))
 
 
-def missing(ref: str = "") -> Cell:
+def missing(ref: str = "", value: object = None) -> Cell:
+    """The mark of a value the bed lacks; `value` is the field it stands for: one the source does not
+    state (`not stated`) is printed as such, not marked as missing."""
+    if value is NOT_STATED:
+        return Cell(MARKER, ref=ref)
     return Cell(MISSING_TEXT, missing=True, ref=ref)
 
 

@@ -5,9 +5,10 @@ from collections import defaultdict
 from typing import Any
 
 from app.report.tables.model import Cell, Table, missing
-from app.report.tables.values import ADDRESSED_ROLES, flat, humanize, roles, setting, value_cell
+from app.report.tables.values import ADDRESSED_ROLES, add_notes, flat, humanize, roles, setting, value_cell
 from topology.index import BedIndex
 from topology.model import Bed
+from topology.unknown import NOT_STATED
 
 MAX_SWITCH_COLUMNS = 4
 
@@ -44,7 +45,8 @@ def switch_tables(bed: Bed) -> list[Table]:
                   ["Switch"] + [sw.label or sw.id for sw in chunk], kind="keyvalue")
         for label, vals in rows.items():
             t.add(label, *[vals.get(i, Cell("")) for i in ids])
-        tables.append(t)
+        tables.append(add_notes(t, [(sw.id, sw) for sw in chunk] + [(f"{sw.id}:{p.name}", p) for sw in chunk
+                                                                       for p in sw.ports]))
     return tables
 
 
@@ -53,10 +55,10 @@ def network_table(bed: Bed) -> Table | None:
         return None
     t = Table("networks", "Networks", ["Network", "Subnet", "VLAN", "Purpose", "MTU", "Cluster use"])
     for n in bed.networks:
-        t.add(Cell(n.id, ref=n.id, bold=True), Cell(n.cidr, mono=True) if n.cidr else missing(n.id),
+        t.add(Cell(n.id, ref=n.id, bold=True), Cell(n.cidr, mono=True) if n.cidr else missing(n.id, n.cidr),
               str(n.vlan) if n.vlan is not None else "", roles([n.role]), str(n.mtu) if n.mtu else "",
               humanize(n.cluster_use) if n.cluster_use else "")
-    return t
+    return add_notes(t, [(n.id, n) for n in bed.networks])
 
 
 def connection_table(bed: Bed) -> Table | None:
@@ -81,7 +83,7 @@ def address_table(bed: Bed) -> Table:
         net = idx.networks.get(p.network) if getattr(p, "network", "") else None
         vlan = p.vlan if getattr(p, "vlan", None) is not None else (net.vlan if net else None)
         addr = p.address or getattr(p, "wwpn", "")
-        if not addr:
+        if not addr and p.address is not NOT_STATED:
             kind = getattr(p, "kind", "ethernet")
             needs = kind in ("ethernet", "management") and (set(getattr(p, "roles", [])) & ADDRESSED_ROLES
                                                             or getattr(p, "network", ""))
@@ -89,7 +91,7 @@ def address_table(bed: Bed) -> Table:
                 return
         name = p.name + (f" ({p.label})" if getattr(p, "label", "") else "")
         t.add(Cell(device, ref=device, bold=True), Cell(name, ref=ref),
-              Cell(addr, ref=ref, mono=True) if addr else missing(ref),
+              Cell(addr, ref=ref, mono=True) if addr else missing(ref, p.address),
               Cell(p.network, ref=p.network) if getattr(p, "network", "") else "",
               str(mtu) if mtu else "", str(vlan) if vlan is not None else "",
               roles(getattr(p, "roles", None) or [getattr(p, "role", "")]))
@@ -120,5 +122,6 @@ def address_table(bed: Bed) -> Table:
                       str(net.vlan) if net and net.vlan is not None else "", roles([n.role]))
     for c in bed.clusters:
         t.add(Cell(c.id, ref=c.id, bold=True), Cell("cluster address", ref=c.id),
-              Cell(c.address, ref=c.id, mono=True) if c.address else missing(c.id), "", "", "", "cluster name")
+              Cell(c.address, ref=c.id, mono=True) if c.address else missing(c.id, c.address), "", "", "",
+              "cluster name")
     return t

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from app.report.tables.model import Cell, Table, missing
-from app.report.tables.values import compress_names, flat, humanize, number, slug
+from app.report.tables.values import add_notes, compress_names, flat, humanize, number, slug
 from topology.model import Bed
+from topology.unknown import MARKER, NOT_STATED
 
 
 def workload_tables(bed: Bed) -> list[Table]:
@@ -14,9 +15,9 @@ def workload_tables(bed: Bed) -> list[Table]:
     for w in bed.workloads:
         t = Table(f"workload-{slug(w.id)}", f"Workload: {w.id}", ["Parameter", "Value"], kind="keyvalue",
                   widths=[32, 68], compact=True)
-        t.add("Tool", Cell(w.tool, ref=w.id) if w.tool else missing(w.id))
+        t.add("Tool", Cell(w.tool, ref=w.id) if w.tool else missing(w.id, w.tool))
         t.add("Targets", Cell(compress_names(list(w.targets)) if len(w.targets) > 12 else ", ".join(w.targets),
-                              ref=w.targets[0] if w.targets else "") if w.targets else missing(w.id))
+                              ref=w.targets[0] if w.targets else "") if w.targets else missing(w.id, w.targets))
         if w.driver:
             t.add("Driven from", Cell(w.driver, ref=w.driver))
         if w.demand_iops is not None:
@@ -37,7 +38,8 @@ def workload_tables(bed: Bed) -> list[Table]:
             at = Table(f"workload-{slug(w.id)}-access", f"Access specification: {w.id}",
                        ["Share of accesses (%)", "Transfer size", "Read (%)", "Random (%)"])
             for spec in w.access:
-                size = f"{number(spec.block_kb)} KB" if spec.block_kb >= 1 else f"{number(spec.block_kb * 1024)} bytes"
+                kb = spec.block_kb
+                size = MARKER if kb is NOT_STATED else f"{number(kb)} KB" if kb >= 1 else f"{number(kb * 1024)} bytes"
                 at.add(number(spec.share_pct), size, number(spec.read_pct), number(spec.random_pct))
             tables.append(at)
         if w.criteria:
@@ -72,19 +74,19 @@ def scenario_tables(bed: Bed) -> list[Table]:
         for s in bed.scenarios:
             t.add(Cell(s.id + (" (reference)" if s.reference else ""), ref=s.id, bold=True), flat(s.description),
                   ", ".join(s.failed), "; ".join(f"{vm} on {h}" for vm, h in s.placement.items()))
-        tables.append(t)
+        tables.append(add_notes(t, [(s.id, s) for s in bed.scenarios]))
     if bed.test_matrix:
         t = Table("matrix", "Test matrix", ["Variable", "Levels", "Scenarios", "Workloads", "Held constant"],
                   compact=True)
         for m in bed.test_matrix:
             t.add(Cell(m.variable, bold=True), flat(m.levels), ", ".join(m.scenarios), ", ".join(m.workloads),
                   flat(m.constants))
-        tables.append(t)
+        tables.append(add_notes(t, [(m.id, m) for m in bed.test_matrix]))
     rp = bed.run_plan
     if rp is not None:
         t = Table("runplan", "Run plan", ["Item", "Value"], kind="keyvalue", widths=[30, 70])
-        t.add("Repetitions", number(rp.repetitions) if rp.repetitions else missing())
-        t.add("Score reported", f"{rp.score} of the runs" if rp.score else missing())
+        t.add("Repetitions", number(rp.repetitions) if rp.repetitions else missing(value=rp.repetitions))
+        t.add("Score reported", f"{rp.score} of the runs" if rp.score else missing(value=rp.score))
         for i, step in enumerate(rp.reset_steps, 1):
             t.add(f"Reset step {i}", flat(step))
         if rp.reboot:
@@ -102,5 +104,5 @@ def scenario_tables(bed: Bed) -> list[Table]:
                   else ", ".join(rp.counter_hosts))
         if rp.sample_interval_s is not None:
             t.add("Sample interval (s)", number(rp.sample_interval_s))
-        tables.append(t)
+        tables.append(add_notes(t, [("Run plan", rp)]))
     return tables

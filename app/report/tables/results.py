@@ -10,6 +10,7 @@ from app.report.tables.model import Cell, Table, without_empty_columns
 from app.report.tables.procedure import criterion_met, criterion_text
 from app.report.tables.values import humanize_metric, number, slug
 from topology.model import Bed
+from topology.unknown import NOT_STATED
 
 _SCORERS = {"median": statistics.median, "mean": statistics.fmean, "max": max, "min": min,
             "last": lambda xs: xs[-1]}
@@ -38,8 +39,8 @@ def results_tables(bed: Bed) -> list[Table]:
         t = Table(f"results-{slug(workload)}", f"Results: {workload}", cols, compact=True)
         previous = ("", "", "")
         for (scenario, level, subject, metric, unit), rs in measurements.items():
-            values = [r.value for r in rs]
-            value = scorer(values) if len(values) > 1 else values[0]
+            values = [r.value for r in rs if r.value is not NOT_STATED]
+            value = (scorer(values) if len(values) > 1 else values[0]) if values else NOT_STATED
             head = (scenario, level, subject)
             # repeated group values are printed once, as published result tables do
             shown, changed = [], False
@@ -55,6 +56,9 @@ def results_tables(bed: Bed) -> list[Table]:
                 c = criteria.get((workload, metric))
                 if c is None:
                     row.append("")
+                elif NOT_STATED in (value, c.threshold) or c.comparison == "between" and c.upper is NOT_STATED:
+                    row.append(Cell("not judged: " + criterion_text(c) + (" (value not stated)"
+                                                                           if value is NOT_STATED else "")))
                 else:
                     ok = criterion_met(c, value)
                     row.append(Cell(("pass: " if ok else "FAIL: ") + criterion_text(c), bold=not ok,

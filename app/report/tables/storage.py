@@ -8,6 +8,7 @@ from app.report.tables.disks import disk_kind, disks_by_interface, spare_slots
 from app.report.tables.model import Cell, Table, missing, without_empty_columns
 from app.report.tables.values import (
     ADDRESSED_ROLES,
+    add_notes,
     compress_names,
     flat,
     gb,
@@ -17,8 +18,9 @@ from app.report.tables.values import (
     slug,
     value_cell,
 )
-from topology.index import BedIndex
+from topology.index import ArrayScope, BedIndex
 from topology.model import Bed, StorageArray
+from topology.unknown import MARKER, NOT_STATED, stated
 from topology.vocabulary import CONNECTIVITY_NAMES
 
 
@@ -57,12 +59,14 @@ def storage_tables(bed: Bed) -> list[Table]:
         rows["Storage hardware"] = value_cell(a.model, ref, True)
         if a.simulated:
             rows["Simulated"] = Cell("Yes: exists only as a setting of the test tool", ref=ref)
-        conn = a.connectivity or _guess_connectivity(a)
+        conn = a.connectivity if a.connectivity is NOT_STATED else a.connectivity or _guess_connectivity(a)
         rows["Storage connectivity"] = value_cell(CONNECTIVITY_NAMES.get(conn, conn), ref, True)
         rows["Storage model and OS/firmware revision"] = (
             Cell(", ".join(x for x in (a.model, f"firmware {a.firmware}" if a.firmware else "") if x), ref=ref)
-            if a.firmware else missing(ref))
-        caches = [c.cache_gb for c in a.controllers if c.cache_gb is not None]
+            if a.firmware else missing(ref, a.firmware))
+        caches = [c.cache_gb for c in a.controllers if stated(c.cache_gb) is not None]
+        if any(c.cache_gb is NOT_STATED for c in a.controllers) and not caches:
+            rows["Storage cache"] = Cell(MARKER, ref=ref)
         if caches:
             total = sum(caches)
             rows["Storage cache"] = Cell(f"{gb(total)} ({len(caches)} x {gb(caches[0])})"
@@ -78,7 +82,7 @@ def storage_tables(bed: Bed) -> list[Table]:
         host_ports = [(p, c) for c in a.controllers for p in c.ports if p.kind not in ("management", "sas")
                       or set(p.roles) & {"iscsi", "fc"}]
         if host_ports:
-            speeds = sorted({number(p.speed_gbps) for p, _ in host_ports if p.speed_gbps})
+            speeds = sorted({number(p.speed_gbps) for p, _ in host_ports if stated(p.speed_gbps)})
             kinds = sorted({CONNECTIVITY_NAMES.get(r, r) for p, _ in host_ports for r in p.roles
                             if r in ("iscsi", "fc")})
             rows["Number of storage ports"] = Cell(
@@ -92,7 +96,7 @@ def storage_tables(bed: Bed) -> list[Table]:
                                                      for (k, m), n in kinds.items()), ref=ref)
         rows["Total number of disks tested in solution"] = Cell(str(len(scope.disks)), ref=ref) if scope.disks \
             else (missing(ref) if not a.simulated else Cell("0 (simulated)", ref=ref))
-        if a.max_disks:
+        if a.max_disks or a.max_disks is NOT_STATED:
             rows["Maximum number of spindles"] = Cell(str(a.max_disks), ref=ref)
         spares = spare_slots(a)
         rows["Hot spares"] = Cell(f"{len(spares)} ({', '.join(a.spares)})" if spares else "None", ref=ref)
@@ -109,7 +113,7 @@ def storage_tables(bed: Bed) -> list[Table]:
             if cell is not None:
                 t.add(label, cell)
         _attribute_rows(t, a.attributes, ref, rows)
-        tables.append(t)
+        tables.append(add_notes(t, [(a.id, a)] + [(f"{a.id} enclosure {e.name}", e) for e in a.enclosures]))
 
         ports = [(c, p) for c in a.controllers for p in c.ports]
         if ports:
@@ -124,7 +128,8 @@ def storage_tables(bed: Bed) -> list[Table]:
                 pt.add(Cell(c.name, ref=a.id), gb(c.cache_gb), c.mode, Cell(label, ref=pref), p.kind,
                        f"{number(p.speed_gbps)} Gb" if p.speed_gbps else "", roles(p.roles),
                        Cell(addr, ref=pref, mono=True) if addr else (missing(pref) if needs else ""))
-            tables.append(pt)
+            tables.append(add_notes(pt, [(f"{a.id}:{c.name}", c) for c in a.controllers]
+                                    + [(f"{a.id}:{p.name}", p) for c, p in ports]))
 
         if a.disk_groups:
             gt = Table(f"storage-{slug(a.id)}-groups", f"Disk groups: {a.id}",
@@ -140,9 +145,9 @@ def storage_tables(bed: Bed) -> list[Table]:
                 level = raid_name(g.raid) + (f" ({g.geometry})" if g.geometry else "")
                 contents = ", ".join(v.name for v in a.volumes if v.group == g.name)
                 gt.add(Cell(g.name + (f" ({g.label})" if g.label else ""), ref=gref, bold=True),
-                       Cell(level, ref=gref), Cell(desc, ref=gref) if desc else missing(gref),
-                       ", ".join(g.members), g.owner, g.pool, number(round(group_usable(scope, g), 1)), contents)
-            tables.append(gt)
+                       Cell(level, ref=gref), Cell(desc, ref=gref) if desc else missing(gref, g.members),
+                       flat(g.members), g.owner, g.pool, _usable_text(scope, "group", g.name), contents)
+            tables.append(add_notes(gt, [(g.name, g) for g in a.disk_groups]))
 
         if a.pools:
             pl = Table(f"storage-{slug(a.id)}-pools", f"Pools: {a.id}",
@@ -152,8 +157,8 @@ def storage_tables(bed: Bed) -> list[Table]:
                 groups = [g.name for g in scope.pool_groups(p.name)]
                 pl.add(Cell(p.name, ref=f"{a.id}:pool:{p.name}", bold=True), p.provisioning,
                        compress_names(groups) or (raid_name(p.raid) + " policy" if p.raid else ""),
-                       ", ".join(p.purpose), number(round(pool_usable(scope, p.name), 1)))
-            tables.append(pl)
+                       flat(p.purpose), _usable_text(scope, "pool", p.name))
+            tables.append(add_notes(pl, [(p.name, p) for p in a.pools]))
 
         if a.volumes:
             vt = Table(f"storage-{slug(a.id)}-volumes", f"Volumes (LUNs): {a.id}",
@@ -161,25 +166,28 @@ def storage_tables(bed: Bed) -> list[Table]:
                        widths=[17, 12, 10, 14, 10, 17, 20], compact=True)
             for v in a.volumes:
                 vref = f"{a.id}:{v.name}"
-                size = sizes.get(vref, v.size_gb)
+                size = sizes.get(vref, stated(v.size_gb))
                 size_cell = Cell(number(round(size, 1)) + (" (rest)" if v.remainder and v.size_gb is None else "")
                                  + (" thin" if v.provisioning == "thin" else ""), ref=vref) \
                     if size is not None else missing(vref)
+                if v.size_gb is NOT_STATED:
+                    size_cell = Cell(MARKER, ref=vref)
                 vt.add(Cell(v.name + (f" ({v.label})" if v.label else ""), ref=vref, bold=True),
-                       v.group or v.pool or "", size_cell, ", ".join(v.purpose), v.owner, Cell(v.drive, mono=True),
+                       v.group or v.pool or flat(v.group), size_cell, flat(v.purpose), v.owner,
+                       Cell(v.drive, mono=True),
                        "; ".join(mapped_to.get((a.id, v.name), [])))
-            tables.append(vt)
+            tables.append(add_notes(vt, [(v.name, v) for v in a.volumes]))
 
         if a.hosts or a.host_groups:
             ht = Table(f"storage-{slug(a.id)}-hosts", f"Host access: {a.id}",
                        ["Array host", "Server", "Host type", "Host group", "Initiators"], compact=True)
             for h in a.hosts:
-                ht.add(Cell(h.name, bold=True), Cell(h.server, ref=h.server) if h.server else "", h.host_type,
-                       h.host_group, Cell(", ".join(h.initiators), mono=True))
+                ht.add(Cell(h.name, bold=True), Cell(h.server, ref=h.server) if h.server else flat(h.server),
+                       h.host_type, h.host_group, Cell(flat(h.initiators), mono=True))
             for hg in a.host_groups:
                 if not any(h.host_group == hg.name for h in a.hosts):
                     ht.add(Cell("(host group)", bold=True), "", "", hg.name, "")
-            tables.append(ht)
+            tables.append(add_notes(ht, [(hg.name, hg) for hg in a.host_groups]))
 
     tables = [t if t.kind != "grid" else without_empty_columns(t, keep=len(t.columns), first=1) for t in tables]
     if bed.replications:
@@ -187,8 +195,15 @@ def storage_tables(bed: Bed) -> list[Table]:
         for r in bed.replications:
             rt.add(Cell(r.source, ref=r.source), Cell(r.target, ref=r.target), r.kind,
                    number(r.links) if r.links is not None else "")
-        tables.append(rt)
+        tables.append(add_notes(rt, [(f"{r.source} -> {r.target}", r) for r in bed.replications]))
     return tables
+
+
+def _usable_text(scope: ArrayScope, kind: str, name: str) -> str:
+    """A group's or pool's usable capacity for a table; "not stated" where a value it needs is."""
+    from topology.capacity import container_usable, unstated_inputs
+    usable = container_usable(scope, kind, name)
+    return MARKER if not usable and unstated_inputs(scope, kind, name) else number(round(usable, 1))
 
 
 def _guess_connectivity(a: StorageArray) -> str:

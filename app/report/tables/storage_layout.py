@@ -5,9 +5,10 @@ from collections import defaultdict
 
 from app.report.tables.disks import disk_kind, short_disk, spare_slots
 from app.report.tables.model import Cell, Row, Table, missing
-from app.report.tables.values import raid_name, slug
-from topology.index import BedIndex
-from topology.model import Bed, StorageArray
+from app.report.tables.values import flat, raid_name, slug
+from topology.index import ArrayScope, BedIndex
+from topology.model import Bed, Enclosure, StorageArray
+from topology.unknown import MARKER, NOT_STATED
 
 # Disk-group colours for the slot map: light enough for black text, distinct side by side.
 GROUP_COLOURS = ("#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
@@ -24,6 +25,14 @@ def group_colours(a: StorageArray) -> dict[str, str]:
 SLOTS_PER_ROW = 16
 
 
+def drawn_slots(scope: ArrayScope, e: Enclosure) -> int:
+    """The slots a map draws: the enclosure's, or where the source does not state them, up to the
+    last slot that holds a disk."""
+    if e.slots is not NOT_STATED:
+        return e.slots
+    return max((slot + 1 for enc, slot in scope.disks if enc == e.name), default=0)
+
+
 def slot_map_tables(bed: Bed) -> list[Table]:
     """Per array: the drive slots of every enclosure, coloured by disk group, and a legend."""
     idx = BedIndex(bed)
@@ -38,17 +47,19 @@ def slot_map_tables(bed: Bed) -> list[Table]:
             for key in scope.members(g.members):
                 owner.setdefault(key, g.name)
         spares = spare_slots(a)
-        width = min(max((e.slots for e in a.enclosures), default=1), SLOTS_PER_ROW)
-        if width > 12 and max(e.slots for e in a.enclosures) > SLOTS_PER_ROW:
+        slots_of = {e.name: drawn_slots(scope, e) for e in a.enclosures}
+        width = min(max(slots_of.values(), default=1), SLOTS_PER_ROW)
+        if width > 12 and max(slots_of.values()) > SLOTS_PER_ROW:
             width = 12
         t = Table(f"slots-{slug(a.id)}", f"Drive-slot layout: {a.id}", ["Enclosure"] + [""] * width,
                   kind="slotmap", compact=True)
         for e in a.enclosures:
-            for start in range(0, max(e.slots, 1), width):
-                label = e.name if e.slots <= width else f"{e.name} {start}-{min(start + width, e.slots) - 1}"
+            n = slots_of[e.name]
+            for start in range(0, max(n, 1), width):
+                label = e.name if n <= width else f"{e.name} {start}-{min(start + width, n) - 1}"
                 cells = [Cell(label, bold=True, ref=a.id)]
                 for s in range(start, start + width):
-                    if s >= e.slots:
+                    if s >= slots_of[e.name]:
                         cells.append(Cell(""))
                         continue
                     sref = f"{a.id}:{e.name}:{s}"
@@ -80,12 +91,13 @@ def slot_map_tables(bed: Bed) -> list[Table]:
             legend.add(Cell("", fill=colours[g.name]), Cell(g.name + (f" ({g.label})" if g.label else ""), ref=gref,
                                                              bold=True),
                        raid_name(g.raid) + (f" {g.geometry}" if g.geometry else ""),
-                       "; ".join(f"{n} x {k}" for k, n in kinds.items()) or missing(gref),
-                       ", ".join(g.members), g.owner, contents)
+                       "; ".join(f"{n} x {k}" for k, n in kinds.items()) or
+                       (MARKER if g.members is NOT_STATED else missing(gref)),
+                       flat(g.members), g.owner, contents)
         if spares:
             legend.add(Cell("", fill=SPARE_COLOUR), Cell("Hot spare", bold=True), "", str(len(spares)),
                        ", ".join(a.spares), "", "")
-        empty = sum(1 for e in a.enclosures for s in range(e.slots) if (e.name, s) not in scope.disks)
+        empty = sum(1 for e in a.enclosures for s in range(slots_of[e.name]) if (e.name, s) not in scope.disks)
         if empty:
             legend.add(Cell("", fill=EMPTY_COLOUR), Cell("Empty slot", bold=True), "", str(empty), "", "", "")
         tables.append(legend)

@@ -5,14 +5,17 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from app.report.tables.model import Cell, missing
+from app.report.tables.model import Cell, Table, missing
 from topology.capacity import LEVEL_NAMES
+from topology.unknown import MARKER, NOT_STATED
 from topology.vocabulary import ROLE_NAMES, humanize
 
 ADDRESSED_ROLES = {"iscsi", "lan", "heartbeat", "live_migration", "management", "replication"}
 
 
 def number(value: Any) -> str:
+    if value is NOT_STATED:
+        return MARKER
     if isinstance(value, bool):
         return "Yes" if value else "No"
     if isinstance(value, float):
@@ -28,12 +31,16 @@ def number(value: Any) -> str:
 def gb(value: float | None) -> str:
     if value is None:
         return ""
+    if value is NOT_STATED:
+        return MARKER
     if value and value < 1:
         return f"{number(value * 1024)} MB"
     return f"{number(float(value))} GB"
 
 
 def rpm(value: int | None) -> str:
+    if value is NOT_STATED:
+        return MARKER
     return f"{value:,} RPM" if value else ""
 
 
@@ -41,13 +48,15 @@ def setting(value: Any) -> str:
     """Settings read as a report prints them: booleans become Enabled / Disabled."""
     if isinstance(value, bool):
         return "Enabled" if value else "Disabled"
-    return flat(value)
+    return flat(value)   # the marker reads "not stated"
 
 
 def flat(value: Any) -> str:
     """Any parameter value as one line of text (lists joined, small mappings inlined)."""
     if value is None:
         return ""
+    if value is NOT_STATED:
+        return MARKER
     if isinstance(value, bool):
         return "Yes" if value else "No"
     if isinstance(value, (int, float)):
@@ -60,10 +69,14 @@ def flat(value: Any) -> str:
 
 
 def roles(values: Iterable[str]) -> str:
+    if values is NOT_STATED:
+        return MARKER
     return ", ".join(ROLE_NAMES.get(r, r) for r in values)
 
 
 def raid_name(level: str) -> str:
+    if level is NOT_STATED:
+        return MARKER
     return LEVEL_NAMES.get(level, level.upper() if level else "")
 
 
@@ -78,6 +91,8 @@ def slug(text: str) -> str:
 
 def value_cell(value: Any, ref: str = "", required: bool = False, fmt=None) -> Cell | None:
     """A cell for a value; None for an optional value the bed leaves out."""
+    if value is NOT_STATED:
+        return Cell(MARKER, ref=ref)
     empty = value is None or value == "" or value == [] or value == {}
     if empty:
         return missing(ref) if required else None
@@ -98,3 +113,23 @@ def humanize_metric(metric: str) -> str:
         if text.endswith(suffix):
             return humanize(text[: -len(suffix)]) + unit
     return humanize(text)
+
+
+def notes_text(items: Iterable[tuple[str, Any]]) -> str:
+    """'Notes. ID: note. ID: note.' for the (id, component) pairs whose `note` is set: the caveats
+    a bed records about its values (what the source says, what was assumed) print with their table."""
+    parts = []
+    for ref, obj in items:
+        note = getattr(obj, "note", "")
+        if note:    # a note marked `not stated` says nothing worth a line
+            text = " ".join(str(note).split()).rstrip(".")
+            parts.append(f"{ref}: {text}.")
+    return ("Notes. " + " ".join(parts)) if parts else ""
+
+
+def add_notes(t: Table, items: Iterable[tuple[str, Any]]) -> Table:
+    """The table with its components' notes below it (after a note it already has)."""
+    text = notes_text(items)
+    if text:
+        t.note = f"{t.note} {text}".strip() if t.note else text
+    return t

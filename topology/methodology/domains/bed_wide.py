@@ -18,8 +18,10 @@ from topology.methodology.values import (
     field_names,
     format_number,
     put,
+    scaled,
 )
 from topology.model import BedInfo
+from topology.unknown import stated
 
 BED_FIELDS = ("name", "domain", "publisher", "dns", "dns_csv")
 
@@ -66,15 +68,14 @@ def run_values(ctx: BedContext) -> Values:
     put(out, "run.needs_reboot", as_bool(rp.reboot and not any(_RESTART.search(s) for s in rp.reset_steps),
                                          "run_plan.reboot"))
     put(out, "run.idle_minutes", as_number(rp.idle_minutes, "run_plan.idle_minutes"))
-    if rp.idle_minutes:
+    idle_minutes = stated(rp.idle_minutes)
+    if idle_minutes:
         # the lab's own procedure may already hold the idle wait ("Wait 10 minutes")
-        idle = re.compile(rf"\b(wait|idle)\b.*\b{format_number(rp.idle_minutes)}\s*min", re.I)
+        idle = re.compile(rf"\b(wait|idle)\b.*\b{format_number(idle_minutes)}\s*min", re.I)
         put(out, "run.needs_idle", as_bool(not any(idle.search(str(s)) for s in rp.procedure), "run_plan.idle_minutes"))
-    if rp.idle_minutes is not None:
-        put(out, "run.idle_s", as_number(round(rp.idle_minutes * 60), "run_plan.idle_minutes"))
+    put(out, "run.idle_s", scaled(rp.idle_minutes, 60, "run_plan.idle_minutes"))
     put(out, "run.duration_minutes", as_number(rp.duration_minutes, "run_plan.duration_minutes"))
-    if rp.duration_minutes is not None:
-        put(out, "run.duration_s", as_number(round(rp.duration_minutes * 60), "run_plan.duration_minutes"))
+    put(out, "run.duration_s", scaled(rp.duration_minutes, 60, "run_plan.duration_minutes"))
     put(out, "run.counters", as_list(rp.counters, "run_plan.counters"))
     put(out, "run.counter_hosts", as_list(rp.counter_hosts, "run_plan.counter_hosts"))
     put(out, "run.sample_interval_s", as_number(rp.sample_interval_s, "run_plan.sample_interval_s"))

@@ -17,6 +17,7 @@ from topology.methodology.values import (
     put,
     put_address,
 )
+from topology.unknown import NOT_STATED
 from topology.vocabulary import humanize
 
 _QUORUM_TEXT = {"node_majority": "Node Majority", "node_and_disk_majority": "Node and Disk Majority",
@@ -35,7 +36,8 @@ def _cluster_values(ctx: BedContext, c: Any) -> Values:
     put(out, "cluster.id", as_text(c.id, f"{r}.id"))
     put(out, "cluster.nodes", as_list(c.nodes, f"{r}.nodes"))
     put(out, "cluster.node_count", as_number(len(c.nodes), f"{r}.nodes") if c.nodes else None)
-    put(out, "cluster.first_node", as_text(c.nodes[0] if c.nodes else "", f"{r}.nodes"))
+    put(out, "cluster.first_node", as_text(c.nodes[0] if c.nodes else c.nodes if c.nodes is NOT_STATED else "",
+                                         f"{r}.nodes"))
     put(out, "cluster.address", as_text(c.address, f"{r}.address"))
     put_address(out, "cluster", c.address, f"{r}.address")
     nets = [ctx.idx.networks.get(n) for n in c.excluded_networks]

@@ -191,39 +191,81 @@ def _portals(ctx: BedContext) -> list[Item]:
     return _host_items(ctx, 100, per)
 
 
+def _path_values(ctx: BedContext, base: Values, src: str, p: Any, k: int) -> Values:
+    vals = dict(base)
+    ipr = ctx.idx.port(p.initiator)
+    tpr = ctx.idx.ports.get(p.target)
+    put(vals, "path.index", as_number(k))
+    put(vals, "path.kind", as_token(p.kind, f"{src}.kind"))
+    put(vals, "path.initiator", as_text(p.initiator, f"{src}.initiator"))
+    put(vals, "path.target", as_text(p.target, f"{src}.target"))
+    if ipr is not None:
+        put(vals, "path.initiator_name", as_text(ipr.port.name, f"{src}.initiator"))
+        put(vals, "path.initiator_label", as_text(getattr(ipr.port, "label", "") or ipr.port.name,
+                                                  f"{p.initiator}.label"))
+        put(vals, "path.initiator_ip", as_token(_ip_of(ipr), f"{p.initiator}.address"))
+        put(vals, "path.initiator_wwpn", as_text(getattr(ipr.port, "wwpn", ""), f"{p.initiator}.wwpn"))
+        put(vals, "path.iface", as_text(f"iface-{ipr.port.name}", f"{src}.initiator"))
+        put(vals, "path.fabric", as_text(getattr(ipr.port, "fabric", ""), f"{p.initiator}.fabric"))
+    if tpr is not None:
+        put(vals, "path.target_name", as_text(tpr.port.name, f"{src}.target"))
+        put(vals, "path.target_label", as_text(getattr(tpr.port, "label", "") or tpr.port.name,
+                                               f"{p.target}.label"))
+        put(vals, "path.target_ip", as_token(_ip_of(tpr), f"{p.target}.address"))
+        put(vals, "path.target_wwpn", as_text(getattr(tpr.port, "wwpn", ""), f"{p.target}.wwpn"))
+        if tpr.controller is not None:
+            put(vals, "path.target_controller", as_text(tpr.controller.name, f"{p.target}"))
+        put(vals, "path.array", as_text(tpr.device.id, f"{src}.target"))
+    put(vals, "path.multipath", as_bool(p.multipath, f"{src}.multipath"))
+    put(vals, "path.persistent", as_bool(p.persistent, f"{src}.persistent"))
+    put(vals, "path.preferred", as_bool(p.preferred, f"{src}.preferred"))
+    put(vals, "path.volumes", as_list(p.volumes, f"{src}.volumes"))
+    return vals
+
+
 @domain("path", MP_HOST_NAMES | PATH_NAMES,
         "each storage path (iSCSI session / FC path): initiator port to target port")
 def _paths(ctx: BedContext) -> list[Item]:
     def per(host_id: str, paths: list[tuple[str, Any]], base: Values):
         for k, (src, p) in enumerate(paths, 1):
-            vals = dict(base)
-            ipr = ctx.idx.port(p.initiator)
-            tpr = ctx.idx.ports.get(p.target)
-            put(vals, "path.index", as_number(k))
-            put(vals, "path.kind", as_token(p.kind, f"{src}.kind"))
-            put(vals, "path.initiator", as_text(p.initiator, f"{src}.initiator"))
-            put(vals, "path.target", as_text(p.target, f"{src}.target"))
-            if ipr is not None:
-                put(vals, "path.initiator_name", as_text(ipr.port.name, f"{src}.initiator"))
-                put(vals, "path.initiator_label", as_text(getattr(ipr.port, "label", "") or ipr.port.name,
-                                                          f"{p.initiator}.label"))
-                put(vals, "path.initiator_ip", as_token(_ip_of(ipr), f"{p.initiator}.address"))
-                put(vals, "path.initiator_wwpn", as_text(getattr(ipr.port, "wwpn", ""), f"{p.initiator}.wwpn"))
-                put(vals, "path.iface", as_text(f"iface-{ipr.port.name}", f"{src}.initiator"))
-                put(vals, "path.fabric", as_text(getattr(ipr.port, "fabric", ""), f"{p.initiator}.fabric"))
-            if tpr is not None:
-                put(vals, "path.target_name", as_text(tpr.port.name, f"{src}.target"))
-                put(vals, "path.target_label", as_text(getattr(tpr.port, "label", "") or tpr.port.name,
-                                                       f"{p.target}.label"))
-                put(vals, "path.target_ip", as_token(_ip_of(tpr), f"{p.target}.address"))
-                put(vals, "path.target_wwpn", as_text(getattr(tpr.port, "wwpn", ""), f"{p.target}.wwpn"))
-                if tpr.controller is not None:
-                    put(vals, "path.target_controller", as_text(tpr.controller.name, f"{p.target}"))
-                put(vals, "path.array", as_text(tpr.device.id, f"{src}.target"))
-            put(vals, "path.multipath", as_bool(p.multipath, f"{src}.multipath"))
-            put(vals, "path.persistent", as_bool(p.persistent, f"{src}.persistent"))
-            put(vals, "path.preferred", as_bool(p.preferred, f"{src}.preferred"))
-            put(vals, "path.volumes", as_list(p.volumes, f"{src}.volumes"))
-            yield vals, (p.kind,)
+            yield _path_values(ctx, base, src, p, k), (p.kind,)
     return _host_items(ctx, 1000, per)
 
+
+@domain("fc_zone", MP_HOST_NAMES | PATH_NAMES | field_names("switch", "id", "model", "fabric", "family", "display"),
+        "each FC path through a fabric whose switches declare no zones: the zone made on the switch the "
+        "initiator is cabled to (declared zones are the `zone` domain)")
+def _fc_zones(ctx: BedContext) -> list[Item]:
+    zoned = {sw.id for sw in ctx.bed.switches if sw.zones}
+    sw_rank = {sw.id: i for i, sw in enumerate(ctx.bed.switches)}
+    fc_switches = [sw for sw in ctx.bed.switches if sw.kind == "fc" and not sw.simulated]
+
+    def fabric_switch(initiator: str) -> str:
+        """A pinned path names no cabling: the bed's only FC switch, or the only one of the port's fabric."""
+        pr = ctx.idx.port(initiator)
+        fabric = getattr(pr.port, "fabric", "") if pr is not None else ""
+        same = [sw for sw in fc_switches if fabric and sw.fabric == fabric] or fc_switches
+        return same[0].id if len(same) == 1 else ""
+    out: list[Item] = []
+    for host_id, paths in ctx.host_paths().items():
+        base = ctx.cached(("mp_host", host_id), partial(_mp_host_values, ctx, host_id, paths))
+        for k, (src, p) in enumerate(paths, 1):
+            if p.kind != "fc":
+                continue
+            switches = ctx.path_switches.get((p.host, p.initiator, p.target), ()) or \
+                tuple(x for x in (fabric_switch(p.initiator),) if x)
+            if switches and switches[0] in zoned:
+                continue
+            vals = _path_values(ctx, base, src, p, k)
+            sw = ctx.idx.switches.get(switches[0]) if switches else None
+            if sw is not None:
+                put(vals, "switch.id", as_text(sw.id, f"{sw.id}.id"))
+                put(vals, "switch.model", as_text(sw.model, f"{sw.id}.model"))
+                put(vals, "switch.fabric", as_text(sw.fabric, f"{sw.id}.fabric"))
+                put(vals, "switch.display", as_text(f"{sw.id} ({sw.model})" if sw.model else sw.id, f"{sw.id}.model"))
+                family = ctx.families.of("switch", sw.model)
+                if family is not None:
+                    put(vals, "switch.family", as_token(family.id, f"{sw.id}.model"))
+            group = (sw_rank[sw.id],) if sw is not None else (len(sw_rank),)
+            out.append(Item(vals, sw.id if sw is not None else "", "switch", group, 500 + len(out), ("fc",)))
+    return out

@@ -23,6 +23,7 @@ from topology.methodology.values import (
     setting_entries,
 )
 from topology.model import VM, Server
+from topology.unknown import NOT_STATED
 from topology.vocabulary import ROLE_PROSE
 
 HOST_FIELDS = ("id", "platform", "os", "role", "multipath", "kind", "domain", "model", "hypervisor", "software",
@@ -173,6 +174,8 @@ def _vswitches(ctx: BedContext) -> list[Item]:
             if pr is not None:
                 names.append(pr.port.name)
                 labels.append(getattr(pr.port, "label", "") or pr.port.name)
+        if vs.uplinks is NOT_STATED:
+            names = labels = NOT_STATED
         put(vals, "vswitch.uplink_names", as_list(names, f"{vs.id}.uplinks"))
         put(vals, "vswitch.uplink_labels", as_list(labels, f"{vs.id}.uplinks"))
         put(vals, "vswitch.sriov", as_bool(vs.sriov, f"{vs.id}.sriov"))

@@ -22,9 +22,12 @@ from topology.methodology.values import (
     format_number,
     interface_of,
     network_of,
+    not_stated,
     put,
+    put_address,
 )
 from topology.model import Server
+from topology.unknown import NOT_STATED
 from topology.vocabulary import ROLE_PROSE
 
 PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", "speed", "address", "network",
@@ -50,14 +53,22 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
     roles = list(getattr(p, "roles", []) or [])
     if not roles and getattr(p, "role", None):
         roles = [p.role]
+    if NOT_STATED in (getattr(p, "roles", None), getattr(p, "role", None)):
+        put(out, f"{prefix}.roles", not_stated(f"{ref}.roles"))
+        put(out, f"{prefix}.role_text", not_stated(f"{ref}.roles"))
     put(out, f"{prefix}.roles", as_list(roles, f"{ref}.roles"))
     put(out, f"{prefix}.role_text", as_text(", ".join(ROLE_PROSE.get(r, r) for r in roles), f"{ref}.roles"))
     put(out, f"{prefix}.kind", as_token(getattr(p, "kind", ""), f"{ref}.kind"))
     speed = getattr(p, "speed_gbps", None)
-    if speed:
+    if speed is NOT_STATED:
+        put(out, f"{prefix}.speed", not_stated(f"{ref}.speed_gbps"))
+    elif speed:
         put(out, f"{prefix}.speed", as_text(f"{format_number(speed)} Gb/s", f"{ref}.speed_gbps"))
     addr = getattr(p, "address", "") or ""
     put(out, f"{prefix}.address", as_text(addr, f"{ref}.address"))
+    if getattr(p, "address", "") is NOT_STATED:
+        put_address(out, prefix, NOT_STATED, f"{ref}.address")
+        put(out, f"{prefix}.address", not_stated(f"{ref}.address"))
     net = ctx.idx.networks.get(getattr(p, "network", "") or "")
     if net is not None:
         put(out, f"{prefix}.network", as_text(net.id, f"{ref}.network"))
@@ -81,13 +92,19 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
     mtu_src = f"{ref}.mtu"
     if mtu is None and network_mtu and net is not None and net.mtu:
         mtu, mtu_src = net.mtu, f"{net.id}.mtu"
-    if mtu:
+    if mtu is NOT_STATED:
+        for name in ("mtu", "mtu_text", "jumbo_packet"):
+            put(out, f"{prefix}.{name}", not_stated(mtu_src))
+    elif mtu:
         put(out, f"{prefix}.mtu", as_number(mtu, mtu_src))
         put(out, f"{prefix}.mtu_text", as_text(f"{mtu} (jumbo frames)" if mtu > 1500 else str(mtu), mtu_src))
         # Windows drivers take the frame size with the 14-byte Ethernet header (*JumboPacket 9014)
         put(out, f"{prefix}.jumbo_packet", as_number(mtu + 14 if mtu > 1500 else 1514, mtu_src))
     fc = getattr(p, "flow_control", None)
-    if fc is not None:
+    if fc is NOT_STATED:
+        for name in ("flow_control", "flow_control_text", "flow_control_value", "flow_onoff"):
+            put(out, f"{prefix}.{name}", not_stated(f"{ref}.flow_control"))
+    elif fc is not None:
         src = f"{ref}.flow_control"
         put(out, f"{prefix}.flow_control", as_bool(fc, src))
         put(out, f"{prefix}.flow_control_text",

@@ -23,11 +23,13 @@ from topology.methodology.values import (
     as_token,
     field_names,
     interface_of,
+    not_stated,
     put,
     put_fields,
     size_text,
 )
 from topology.model import StorageArray
+from topology.unknown import NOT_STATED, stated
 from topology.vocabulary import RAID_NAMES
 
 ARRAY_FIELDS = ("id", "model", "firmware", "connectivity", "mgmt_addresses", "mgmt_address", "controllers",
@@ -90,7 +92,9 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
     put(out, "group.index", as_number(index, f"{ref}"))
     put(out, "group.members", as_list(g.members, f"{ref}.members"))
     slots = list(scope.members(g.members)) if scope else []
-    if slots:
+    if g.members is NOT_STATED:
+        put(out, "group.disk_count", not_stated(f"{ref}.members"))
+    elif slots:
         put(out, "group.disk_count", as_number(len(slots), f"{ref}.members"))
     enc_index = {e.name: i for i, e in enumerate(a.enclosures)}
     pairs = [f"{enc_index[e]},{s}" for e, s in slots if e in enc_index]
@@ -101,7 +105,8 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
         kinds: dict[str, int] = {}
         for d in disks:
             sp = d.spec
-            desc = " ".join(x for x in (size_text(sp.size_gb), f"{sp.rpm / 1000:g}K" if sp.rpm else "",
+            rpm = stated(sp.rpm)
+            desc = " ".join(x for x in (size_text(sp.size_gb), f"{rpm / 1000:g}K" if rpm else "",
                                         sp.interface.upper() if sp.interface else "",
                                         sp.media.upper() if sp.media != "hdd" else "") if x)
             kinds[desc] = kinds.get(desc, 0) + 1
@@ -146,6 +151,8 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
     put(out, "volume.ref", as_text(ref, ref))
     container = f"disk group {v.group}" if v.group else (f"pool {v.pool}" if v.pool else "")
     put(out, "volume.container", as_text(container, f"{ref}.group" if v.group else f"{ref}.pool"))
+    if not container and NOT_STATED in (v.group, v.pool):
+        put(out, "volume.container", not_stated(f"{ref}.group"))
     if v.size_gb is not None:
         put(out, "volume.size_text", as_text(size_text(v.size_gb), f"{ref}.size_gb"))
     elif v.remainder:
@@ -165,6 +172,8 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
     if lun is not None:
         if ref in ctx.lun_stated:
             put(out, "volume.lun", as_number(lun, f"{a.id}.mappings"))
+        elif ref in ctx.lun_not_stated:
+            put(out, "volume.lun", not_stated(f"{a.id}.mappings"))
         put(out, "volume.lun_auto", as_number(lun, f"{a.id}.mappings"))
         put(out, "volume.lun_pattern", as_text(f"LUN {lun}$", f"{a.id}.mappings"))
     return out
@@ -173,12 +182,14 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
 def _array_items(ctx: BedContext, sub: int, per_array: Callable[[StorageArray, Values], Iterable[tuple[Values, str]]]
                  ) -> list[Item]:
     out = []
+    # array steps are done where the array is managed from: the bed's management station when it has one
+    station = ctx.management_station()
     for i, a in enumerate(ctx.bed.arrays):
         if a.simulated:
             continue
         base = array_values(ctx, a)
         for j, (vals, target) in enumerate(per_array(a, base)):
-            out.append(Item(vals, target or a.id, "array", (i,), sub + j))
+            out.append(Item(vals, station or target or a.id, "array", (i,), sub + j))
     return out
 
 

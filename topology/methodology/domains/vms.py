@@ -17,11 +17,14 @@ from topology.methodology.values import (
     as_text,
     as_token,
     field_names,
+    not_stated,
     put,
     put_address,
+    scaled,
     size_text,
 )
 from topology.model import VM, Server
+from topology.unknown import NOT_STATED
 from topology.vocabulary import ROLE_PROSE
 
 VM_FIELDS = ("id", "host", "role", "vcpu", "memory_gb", "memory_mb", "dynamic_memory", "startup_mb", "min_mb",
@@ -45,16 +48,13 @@ def _vm_values(ctx: BedContext, vm: VM, index: int) -> Values:
     put(out, "vm.host", as_text(vm.host, f"{r}.host"))
     put(out, "vm.role", as_text(vm.role, f"{r}.role"))
     put(out, "vm.vcpu", as_number(vm.vcpu, f"{r}.vcpu"))
-    mem = vm.memory_gb
-    if isinstance(mem, (int, float)) and not isinstance(mem, bool):
-        put(out, "vm.memory_gb", as_number(mem, f"{r}.memory_gb"))
-        put(out, "vm.memory_mb", as_number(round(mem * 1024), f"{r}.memory_gb"))
+    put(out, "vm.memory_gb", as_number(vm.memory_gb, f"{r}.memory_gb"))
+    put(out, "vm.memory_mb", scaled(vm.memory_gb, 1024, f"{r}.memory_gb"))
     dm = vm.dynamic_memory
     put(out, "vm.dynamic_memory", as_bool(dm is not None, f"{r}.dynamic_memory"))
     if dm is not None:
         for key, val in (("startup_mb", dm.startup_gb), ("min_mb", dm.min_gb), ("max_mb", dm.max_gb)):
-            if val is not None:
-                put(out, f"vm.{key}", as_number(round(val * 1024), f"{r}.dynamic_memory"))
+            put(out, f"vm.{key}", scaled(val, 1024, f"{r}.dynamic_memory"))
     put(out, "vm.guest_os", as_text(vm.guest_os, f"{r}.guest_os"))
     put(out, "vm.guest_platform", as_token(platform_of(vm), f"{r}.guest_os"))
     put(out, "vm.ha", as_bool(vm.highly_available, f"{r}.highly_available"))
@@ -180,6 +180,9 @@ def _vm_disks(ctx: BedContext) -> list[Item]:
             put(vals, "disk.volume", as_text(d.volume, f"{src}.volume"))
             put(vals, "disk.volume_name", as_text(d.volume.rpartition(":")[2], f"{src}.volume"))
             folder = _disk_folder(ctx, vm, d)
+            if not folder and NOT_STATED in (d.path, d.volume, vm.host):
+                put(vals, "disk.folder", not_stated(f"{src}.path"))
+                put(vals, "disk.file", not_stated(f"{src}.path"))
             if folder:
                 put(vals, "disk.folder", as_text(folder[0], folder[1]))
                 ext = fmt or "vhdx"
@@ -205,6 +208,8 @@ def _vnic_values(ctx: BedContext, vm: VM, nic: Any, k: int) -> Values:
     vs = ctx.vswitch_by_id.get(nic.vswitch)
     if vs is not None:
         put(vals, "nic.vswitch", as_text(vs.label or vs.id, f"{vs.id}.label" if vs.label else f"{vs.id}.id"))
+    elif nic.vswitch is NOT_STATED:
+        put(vals, "nic.vswitch", not_stated(f"{src}.vswitch"))
     put(vals, "nic.role", as_text(ROLE_PROSE.get(nic.role, nic.role), f"{src}.role"))
     put(vals, "nic.address", as_text(nic.address, f"{src}.address"))
     put_address(vals, "nic", nic.address, f"{src}.address")

@@ -2,6 +2,7 @@
 specifications and pass criteria."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -11,6 +12,7 @@ from topology.methodology.values import (
     ValueKind,
     Values,
     as_any,
+    as_bool,
     as_list,
     as_number,
     as_plain_text,
@@ -18,12 +20,15 @@ from topology.methodology.values import (
     as_token,
     field_names,
     format_number,
+    not_stated,
     put,
     put_fields,
+    scaled,
     setting_entries,
 )
 from topology.model import VM
 from topology.safe_paths import file_name_for
+from topology.unknown import MARKER, NOT_STATED
 
 _COMPARISON_TEXT = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "equal to",
                     "between": "between"}
@@ -47,14 +52,19 @@ def _workload_values(ctx: BedContext, w: Any) -> Values:
         if isinstance(params.get(key), (int, float)) and not isinstance(params.get(key), bool):
             dur = (params[key], f"{r}.parameters.{key}")
             break
-    if dur is None and ctx.bed.run_plan is not None and ctx.bed.run_plan.duration_minutes:
+    if dur is None and ctx.bed.run_plan is not None and (ctx.bed.run_plan.duration_minutes
+                                                          or ctx.bed.run_plan.duration_minutes is NOT_STATED):
         dur = (ctx.bed.run_plan.duration_minutes, "run_plan.duration_minutes")
     if dur is not None:
         put(out, "workload.duration_minutes", as_number(dur[0], dur[1]))
-        put(out, "workload.duration_s", as_number(round(dur[0] * 60), dur[1]))
+        put(out, "workload.duration_s", scaled(dur[0], 60, dur[1]))
     for k, v in params.items():
         put(out, f"workload.parameters.{k}", as_any(v, f"{r}.parameters.{k}"))
-    if w.access:
+    access_unstated = any(NOT_STATED in (a.share_pct, a.block_kb, a.read_pct, a.random_pct) for a in w.access)
+    if access_unstated:   # the mix the tool is given cannot be worked out: say so, build no parameter
+        for name in ("rwmixread", "fio_rw", "fio_bssplit"):
+            put(out, f"workload.{name}", not_stated(f"{r}.access"))
+    elif w.access:
         put(out, "workload.access_count", as_number(len(w.access), f"{r}.access"))
         total = sum(a.share_pct for a in w.access) or 1
         read = sum(a.share_pct * a.read_pct for a in w.access) / total
@@ -68,20 +78,39 @@ def _workload_values(ctx: BedContext, w: Any) -> Values:
             return f"{int(x * 1024)}" if x < 1 else f"{format_number(x)}k"
         split = ":".join(f"{kb(a.block_kb)}/{format_number(a.share_pct)}" for a in w.access)
         put(out, "workload.fio_bssplit", as_token(split, f"{r}.access"))
-    crit = [f"{c.metric} {_COMPARISON_TEXT.get(c.comparison, c.comparison)} {format_number(c.threshold)}"
-            + (f"–{format_number(c.upper)}" if c.comparison == "between" and c.upper is not None else "")
+    crit = [f"{c.metric} {_COMPARISON_TEXT.get(c.comparison, c.comparison)} {_number_text(c.threshold)}"
+            + (f"–{_number_text(c.upper)}" if c.comparison == "between" and c.upper is not None else "")
             + (f" {c.unit}" if c.unit else "") for c in w.criteria]
     put(out, "workload.criteria_text", as_text("; ".join(crit), f"{r}.criteria"))
     return out
 
 
 
-RUNNER_NAMES = field_names("runner", "id", "platform", "kind", "index")
+def _complement(pct: Any) -> Any:
+    """100 less a percentage (writes from reads); None and not stated stay as they are."""
+    return pct if pct is None or pct is NOT_STATED else 100 - pct
 
 
-def _runner_values(ctx: BedContext, rid: str, k: int) -> Values:
+def _number_text(x: Any) -> str:
+    return MARKER if x is NOT_STATED else format_number(x)
+
+
+RUNNER_NAMES = field_names("runner", "id", "platform", "kind", "index", "has_tool")
+
+
+def _lists_tool(comp: Any, tool: str) -> bool:
+    """Whether the machine's own software list already names the tool (installed there, once)."""
+    words = re.findall(r"[a-z0-9]+", str(tool).lower())
+    if comp is None or not words:
+        return False
+    pattern = re.compile(r"\b" + re.escape(words[0]) + r"\b", re.I)
+    return any(pattern.search(str(s)) for s in getattr(comp, "software", None) or [])
+
+
+def _runner_values(ctx: BedContext, rid: str, k: int, tool: str = "") -> Values:
     vals: Values = {}
     comp = ctx.server_or_vm(rid)
+    put(vals, "runner.has_tool", as_bool(_lists_tool(comp, tool)))
     put(vals, "runner.id", as_text(rid, "workload.driver"))
     put(vals, "runner.platform", as_token(platform_of(comp)))
     put(vals, "runner.kind", as_token("vm" if isinstance(comp, VM) else "server" if comp is not None else ""))
@@ -111,7 +140,7 @@ def _workloads(ctx: BedContext) -> list[Item]:
         vals = _workload_values(ctx, w)
         runners = ctx.runners(w)
         put(vals, "workload.runners", as_list(runners, f"{w.id}.driver" if w.driver else f"{w.id}.targets"))
-        vals.update(_runner_values(ctx, runners[0], 0))
+        vals.update(_runner_values(ctx, runners[0], 0, w.tool))
         out.append(Item(vals, runners[0], platform_of(ctx.server_or_vm(runners[0])), (i,), 0))
     return out
 
@@ -123,7 +152,7 @@ def _workload_runners(ctx: BedContext) -> list[Item]:
         base = _workload_values(ctx, w)
         for k, rid in enumerate(ctx.runners(w)):
             vals = dict(base)
-            vals.update(_runner_values(ctx, rid, k))
+            vals.update(_runner_values(ctx, rid, k, w.tool))
             out.append(Item(vals, rid, platform_of(ctx.server_or_vm(rid)), (i,), 10 + k))
     return out
 
@@ -150,11 +179,9 @@ def _access_specs(ctx: BedContext) -> list[Item]:
             put(vals, "spec.share_pct", as_number(a.share_pct, f"{src}.share_pct"))
             put(vals, "spec.block_kb", as_number(a.block_kb, f"{src}.block_kb"))
             put(vals, "spec.read_pct", as_number(a.read_pct, f"{src}.read_pct"))
-            put(vals, "spec.write_pct",
-                as_number(100 - a.read_pct if a.read_pct is not None else None, f"{src}.read_pct"))
+            put(vals, "spec.write_pct", as_number(_complement(a.read_pct), f"{src}.read_pct"))
             put(vals, "spec.random_pct", as_number(a.random_pct, f"{src}.random_pct"))
-            put(vals, "spec.sequential_pct",
-                as_number(100 - a.random_pct if a.random_pct is not None else None, f"{src}.random_pct"))
+            put(vals, "spec.sequential_pct", as_number(_complement(a.random_pct), f"{src}.random_pct"))
             yield vals
     return _workload_items(ctx, 500, per)
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from topology.capacity import volume_sizes
 from topology.model import VM
-from topology.placement import memory_needed, scenario_label, vm_memory
+from topology.placement import memory_needed, memory_not_stated, scenario_label, vm_memory
+from topology.unknown import NOT_STATED
 from topology.validation.context import Context
-from topology.validation.registry import Hit, hit, rule
+from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
 
 _SEED001 = "Seed 001 (Dell EqualLogic / Hyper-V RA)"
 
@@ -31,12 +32,18 @@ def cap_001(ctx: Context) -> Iterator[Hit]:
     reserve = ctx.policy.memory_reserve_gb
     for sc, host, vms in _host_loads(ctx):
         s = ctx.idx.servers[host]
-        if s.memory_gb is not None:
-            need = memory_needed(vms)
-            if need > s.memory_gb - reserve:
-                yield hit([host, *(v.id for v in vms)],
-                          f"{host}{scenario_label(sc)}: {len(vms)} VMs need {need:g} GB, host has {s.memory_gb:g} GB "
-                          f"less {reserve:g} GB reserve")
+        if s.memory_gb is None:
+            continue
+        need = memory_needed(vms)
+        unknown = memory_not_stated(vms)
+        if s.memory_gb is not NOT_STATED and need > s.memory_gb - reserve:
+            stated_part = f"the {len(vms) - len(unknown)} VMs whose memory is stated" if unknown else f"{len(vms)} VMs"
+            yield hit([host, *(v.id for v in vms)],
+                      f"{host}{scenario_label(sc)}: {stated_part} need {need:g} GB, host has {s.memory_gb:g} GB "
+                      f"less {reserve:g} GB reserve")
+        elif unknown or s.memory_gb is NOT_STATED:
+            yield could_not_judge([host, *unknown], f"whether {host}{scenario_label(sc)} holds its VMs' memory",
+                                  unstated(s, host, "memory_gb") + [f"{v} memory" for v in unknown])
 
 
 @rule("CAP-002", "warning", "vCPU to hardware-thread ratio above policy",
@@ -50,7 +57,13 @@ def cap_002(ctx: Context) -> Iterator[Hit]:
         s = ctx.idx.servers[host]
         # without a stated thread count (Hyper-Threading unknown) the ratio would be a guess
         if s.cpu is not None and s.cpu.threads and s.cpu.threads_per_core:
-            vcpu = sum(v.vcpu for v in vms)
+            vcpus = [v.vcpu for v in vms if v.vcpu is not NOT_STATED]
+            vcpu = sum(vcpus)
+            if vcpu / s.cpu.threads <= limit and len(vcpus) < len(vms):
+                yield could_not_judge([host, *(v.id for v in vms if v.vcpu is NOT_STATED)],
+                                      f"the vCPU ratio of {host}{scenario_label(sc)}",
+                                      (f"{v.id} vCPU count" for v in vms if v.vcpu is NOT_STATED))
+                continue
             ratio = vcpu / s.cpu.threads
             if ratio > limit:
                 yield hit(host, f"{host}{scenario_label(sc)}: {vcpu} vCPU on {s.cpu.threads} hardware threads "
@@ -69,6 +82,11 @@ def cap_003(ctx: Context) -> Iterator[Hit]:
     for c in ctx.bed.clusters:
         nodes = [n for n in c.nodes if n in ctx.idx.servers]
         if len(nodes) < 2:
+            continue
+        unknown = [u for n in nodes for u in unstated(ctx.idx.servers[n], n, "memory_gb")]
+        unknown += [f"{v} memory" for n in nodes for v in memory_not_stated(loads.get(n, []))]
+        if unknown:
+            yield could_not_judge([c.id, *nodes], f"whether cluster {c.id} absorbs the loss of a node", unknown)
             continue
         for lost in nodes:
             outcome = ctx.placement.stranded_after_loss(nodes, lost, loads, reserve)
@@ -94,9 +112,13 @@ def cap_004(ctx: Context) -> Iterator[Hit]:
         if s is None or s.memory_gb is None:
             continue
         nodes = s.numa_nodes or (s.cpu.sockets if s.cpu else None)
-        if not nodes:
+        if not nodes and s.numa_nodes is not NOT_STATED:
             continue
-        per_node = s.memory_gb / nodes
+        unknown = unstated(s, s.id, "memory_gb", "numa_nodes") + unstated(vm, vm.id, "memory_gb")
+        if unknown:
+            yield could_not_judge([vm.id, s.id], f"whether {vm.id}'s memory fits a NUMA node of {s.id}", unknown)
+            continue
+        per_node = s.memory_gb / (nodes or 1)   # a stated node count: not stated was judged above
         if vm.memory_gb > per_node:
             yield hit([vm.id, s.id], f"{vm.id} has {vm.memory_gb:g} GB; a NUMA node of {s.id} has {per_node:g} GB")
 
@@ -116,10 +138,18 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
             if hit_ is None or hit_[0].simulated:
                 continue
             user = ctx.vm_disk_user(vm, d.volume)
-            if user and not ctx.reaches(user, d.volume):
+            unknown = ctx.reach_unstated(user, d.volume) if user and not ctx.reaches(user, d.volume) else []
+            if unknown:
+                yield could_not_judge([vm.id, user, d.volume], f"whether {user} reaches {d.volume} (disk {d.name} "
+                                      f"of {vm.id})", unknown)
+            elif user and not ctx.reaches(user, d.volume):
                 yield hit([vm.id, user, d.volume],
                           f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach")
             if vm.highly_available and cluster is not None and user == vm.host \
+                    and cluster.shared_volumes is NOT_STATED:
+                yield could_not_judge([vm.id, d.volume, cluster.id], f"whether disk {d.name} of clustered VM "
+                                      f"{vm.id} is on a shared volume", [f"cluster {cluster.id} shared volumes"])
+            elif vm.highly_available and cluster is not None and user == vm.host \
                     and d.volume not in cluster.shared_volumes:
                 yield hit([vm.id, d.volume, cluster.id],
                           f"disk {d.name} of clustered VM {vm.id} is on {d.volume}, "
@@ -135,6 +165,7 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
     sizes = volume_sizes(ctx.idx)
     need: dict[str, float] = defaultdict(float)
     who: dict[str, list[str]] = defaultdict(list)
+    unknown: dict[str, list[str]] = defaultdict(list)
     for vm in ctx.bed.vms:
         for i, d in enumerate(vm.disks):
             if not d.volume or d.local:
@@ -142,13 +173,22 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
             if d.type == "fixed" and d.size_gb:
                 need[d.volume] += d.size_gb
                 who[d.volume].append(vm.id)
+            unknown[d.volume] += [f"{vm.id} disk {d.name} {what}" for what, v in (("type", d.type), ("size", d.size_gb))
+                                  if v is NOT_STATED and (what == "type" or d.type in ("fixed", NOT_STATED))]
             if i == 0:  # the VM's configuration, memory image and saved state live with its first disk
                 need[d.volume] += vm_memory(vm)
-    for vol, n in sorted(need.items()):
+                unknown[d.volume] += [f"{v} memory" for v in memory_not_stated([vm])]
+    for vol in sorted(set(need) | {v for v, names in unknown.items() if names}):
+        n = need.get(vol, 0.0)
         size = sizes.get(vol)
         if size is None:
+            hit_ = ctx.volume(vol)
+            if hit_ is not None and hit_[1].size_gb is NOT_STATED:
+                yield could_not_judge(vol, f"whether the virtual disks on {vol} fit", [f"{vol} size"])
             continue
-        if n > size + 1e-6:
+        if n <= size + 1e-6 and unknown[vol]:
+            yield could_not_judge(vol, f"whether the virtual disks on {vol} fit", unknown[vol])
+        elif n > size + 1e-6:
             yield hit([vol, *dict.fromkeys(who[vol])],
                       f"{vol} holds {n:g} GB of fixed virtual disks and VM memory files but is {size:g} GB")
 
@@ -163,6 +203,9 @@ def cap_007(ctx: Context) -> Iterator[Hit]:
         if not vm.production:
             continue
         for d in vm.disks:
+            if d.type is NOT_STATED and vm.production is True:
+                yield could_not_judge(vm.id, f"whether production VM {vm.id} uses dynamic disks",
+                                      [f"{vm.id} disk {d.name} type"])
             if d.type not in ("dynamic", "differencing"):
                 continue
             hit_ = ctx.volume(d.volume) if d.volume else None

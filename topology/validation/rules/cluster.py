@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from topology.unknown import NOT_STATED
 from topology.validation.context import Context
-from topology.validation.registry import Hit, hit, rule
+from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
 
 _SRC = "Seed 000 (Node and Disk Majority with a Witness disk); seed 001 section 5 (disk witness on the SAN)"
 
@@ -16,7 +17,11 @@ _SRC = "Seed 000 (Node and Disk Majority with a Witness disk); seed 001 section 
 def clu_001(ctx: Context) -> Iterator[Hit]:
     for c in ctx.bed.clusters:
         if len(c.nodes) % 2 == 0 and c.nodes and not c.witness and "witness" not in c.quorum.lower():
-            yield hit(c.id, f"cluster {c.id} has {len(c.nodes)} nodes and no witness")
+            unknown = unstated(c, f"cluster {c.id}", "witness", "quorum")
+            if unknown:
+                yield could_not_judge(c.id, f"whether cluster {c.id} has a witness", unknown)
+            else:
+                yield hit(c.id, f"cluster {c.id} has {len(c.nodes)} nodes and no witness")
 
 
 @rule("CLU-002", "error", "cluster node cannot reach a shared volume",
@@ -32,8 +37,12 @@ def clu_002(ctx: Context) -> Iterator[Hit]:
                 hit_ = ctx.volume(v)
                 if hit_ is None or hit_[0].simulated:
                     continue
-                if not ctx.reaches(node, v):
-                    what = "witness" if v == c.witness else "shared volume"
+                what = "witness" if v == c.witness else "shared volume"
+                unknown = ctx.reach_unstated(node, v) if not ctx.reaches(node, v) else []
+                if unknown:
+                    yield could_not_judge([c.id, node, v], f"whether {node} reaches {what} {v} of cluster {c.id}",
+                                          unknown)
+                elif not ctx.reaches(node, v):
                     yield hit([c.id, node, v], f"{node} cannot reach {what} {v} of cluster {c.id}")
 
 
@@ -47,12 +56,18 @@ def clu_003(ctx: Context) -> Iterator[Hit]:
         if c.live_migration_networks:
             continue
         missing = []
+        unknown: list[str] = []
         for node in c.nodes:
             s = ctx.idx.servers.get(node)
             if s is None:
                 continue
             if not any("live_migration" in p.roles for _, p in ctx.idx.server_ports(s)):
                 missing.append(node)
-        if missing:
+                unknown += [f"{ref} roles" for ref, p in ctx.idx.server_ports(s) if p.roles is NOT_STATED]
+        if c.live_migration_networks is NOT_STATED:
+            unknown.append(f"cluster {c.id} live-migration networks")
+        if missing and unknown:
+            yield could_not_judge([c.id, *missing], f"whether cluster {c.id} has a live-migration network", unknown)
+        elif missing:
             yield hit([c.id, *missing], f"cluster {c.id} has no dedicated live-migration network "
                       f"(no live-migration port on {', '.join(missing)})")

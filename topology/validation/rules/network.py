@@ -9,8 +9,9 @@ from typing import Any
 
 from topology.model import VM, Switch
 from topology.path_checks import iface
+from topology.unknown import NOT_STATED, stated
 from topology.validation.context import Context
-from topology.validation.registry import Hit, hit, rule
+from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
 
 _SEED000 = "Seed 000 (Dell MD3000i / Hyper-V, PT), Appendix F best practices"
 _SEED001 = "Seed 001 (Dell EqualLogic PS6110 reference architecture), section 6 network best practices"
@@ -36,11 +37,18 @@ def _roles(p) -> set[str]:
              f"{_SEED001} NW-01",
       hint="give the port the iSCSI role only and move the other traffic to a port of its own")
 def net_001(ctx: Context) -> Iterator[Hit]:
+    unknown: dict[str, list[str]] = defaultdict(list)
     for s, ref, p in iter_server_ports(ctx):
+        if p.roles is NOT_STATED:
+            unknown[s.id].append(ref)
+            continue
         roles = _roles(p)
         if SAN in roles and len(roles) > 1:
             others = ", ".join(sorted(roles - {SAN}))
             yield hit([s.id, ref], f"{ref} carries iSCSI together with {others}")
+    for sid, refs in unknown.items():
+        yield could_not_judge([sid, *refs], f"whether {sid}'s ports mix iSCSI with other traffic",
+                              (f"{r} roles" for r in refs))
 
 
 @rule("NET-002", "error", "fewer than two dedicated iSCSI ports",
@@ -51,10 +59,16 @@ def net_001(ctx: Context) -> Iterator[Hit]:
 def net_002(ctx: Context) -> Iterator[Hit]:
     hosts = {p.host for p in ctx.paths if p.kind == "iscsi"}
     for s in ctx.bed.servers:
-        if s.id not in hosts or s.simulated:
+        if s.simulated:
+            continue
+        unknown = [ref for ref, p in ctx.idx.server_ports(s) if p.roles is NOT_STATED]
+        if s.id not in hosts and not (unknown and ctx.volumes_used.get(s.id)):
             continue
         dedicated = [ref for ref, p in ctx.idx.server_ports(s) if _roles(p) == {SAN}]
-        if len(dedicated) < ctx.policy.min_iscsi_ports:
+        if len(dedicated) < ctx.policy.min_iscsi_ports and unknown:
+            yield could_not_judge([s.id, *unknown], f"whether {s.id} has {ctx.policy.min_iscsi_ports} dedicated "
+                                  "iSCSI ports", (f"{r} roles" for r in unknown))
+        elif len(dedicated) < ctx.policy.min_iscsi_ports:
             yield hit([s.id, *dedicated],
                       f"{s.id} uses iSCSI storage with {len(dedicated)} dedicated iSCSI port(s); "
                       f"at least {ctx.policy.min_iscsi_ports} are needed")
@@ -67,13 +81,18 @@ def net_002(ctx: Context) -> Iterator[Hit]:
       hint="add a port with the lan (or vm) role")
 def net_003(ctx: Context) -> Iterator[Hit]:
     for s in ctx.bed.servers:
-        if s.role not in ("hypervisor", "application", "infrastructure") or s.simulated:
+        if s.role not in ("hypervisor", "application", "infrastructure", NOT_STATED) or s.simulated:
             continue
-        ports = [p for _, p in ctx.idx.server_ports(s) if p.kind == "ethernet"]
+        ports = [(ref, p) for ref, p in ctx.idx.server_ports(s) if p.kind in ("ethernet", NOT_STATED)]
         if not ports:
             continue  # the bed does not describe this server's Ethernet side
-        if not any(_roles(p) & CLIENT_ROLES and SAN not in _roles(p) for p in ports):
-            yield hit(s.id, f"{s.id} serves clients but has no port dedicated to client/LAN traffic")
+        if not any(_roles(p) & CLIENT_ROLES and SAN not in _roles(p) for _, p in ports):
+            unknown = unstated(s, s.id, "role") + [f"{ref} {what}" for ref, p in ports
+                                                   for what in ("kind", "roles") if getattr(p, what) is NOT_STATED]
+            if unknown:
+                yield could_not_judge(s.id, f"whether {s.id} has a port for client/LAN traffic", unknown)
+            else:
+                yield hit(s.id, f"{s.id} serves clients but has no port dedicated to client/LAN traffic")
 
 
 @rule("NET-004", "warning", "clustered host without a heartbeat port",
@@ -88,12 +107,17 @@ def net_004(ctx: Context) -> Iterator[Hit]:
             if s is None:
                 continue
             ok = False
-            for _, p in ctx.idx.server_ports(s):
+            unknown: list[str] = []
+            for ref, p in ctx.idx.server_ports(s):
                 net = ctx.idx.networks.get(p.network)
                 if ("heartbeat" in _roles(p) and SAN not in _roles(p)) or \
                         (net is not None and net.cluster_use == "cluster_only"):
                     ok = True
-            if not ok:
+                unknown += unstated(p, ref, "roles")
+                unknown += unstated(net, f"network {net.id}", "cluster_use") if net is not None else []
+            if not ok and unknown:
+                yield could_not_judge([node, c.id], f"whether {node} has a heartbeat port", unknown)
+            elif not ok:
                 yield hit([node, c.id], f"{node} (cluster {c.id}) has no dedicated heartbeat/cluster network port")
 
 
@@ -149,8 +173,9 @@ def net_005(ctx: Context) -> Iterator[Hit]:
         if path.kind != "iscsi":
             continue
         hops = _path_mtus(ctx, path)
-        known = [(w, m, e) for w, m, e in hops if m is not None]
-        if not known:
+        known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
+        unknown = [w for w, m, _ in hops if m is NOT_STATED]
+        if not known and not unknown:
             continue
         ends = {m for _, m, e in known if e}
         # switch frame sizes quote the Ethernet header too (9014 for a 9000-byte MTU)
@@ -163,6 +188,9 @@ def net_005(ctx: Context) -> Iterator[Hit]:
         if len(ends) > 1 or small:
             detail = ", ".join(f"{w}={m}" for w, m, _ in known)
             yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
+        elif unknown:
+            yield could_not_judge([path.initiator, path.target, *unknown],
+                                  f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
         elif ends == {1500} and not [1 for _, m, e in known if not e and m > 1500] and len(known) == len(hops):
             yield hit([path.initiator, path.target],
                       f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
@@ -178,6 +206,8 @@ def net_006(ctx: Context) -> Iterator[Hit]:
     for s, ref, p in iter_server_ports(ctx):
         if SAN in _roles(p) and p.flow_control is False:
             yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}")
+        elif SAN in _roles(p) and p.flow_control is NOT_STATED:
+            yield could_not_judge([s.id, ref], f"flow control on iSCSI host port {ref}", [f"{ref} flow control"])
     for a in ctx.bed.arrays:
         for ref, p, _ in ctx.idx.array_ports(a):
             if SAN not in _roles(p):
@@ -188,6 +218,9 @@ def net_006(ctx: Context) -> Iterator[Hit]:
                     getattr(ctx.idx.endpoint_device(sw_ref), "flow_control", None)
                 if fc is False:
                     yield hit([sw_ref, ref], f"flow control is off on switch port {sw_ref} facing array port {ref}")
+                elif fc is NOT_STATED:
+                    yield could_not_judge([sw_ref, ref], f"flow control on switch port {sw_ref} facing array "
+                                          f"port {ref}", [f"{sw_ref} flow control"])
 
 
 def _host_part(addr: str) -> str:
@@ -279,6 +312,11 @@ def net_008(ctx: Context) -> Iterator[Hit]:
             continue
         a, b = iface(getattr(ini.port, "address", "")), iface(getattr(tgt.port, "address", ""))
         if a is None or b is None:
+            unknown = [f"{ref} address" for ref, pr in ((path.initiator, ini), (path.target, tgt))
+                       if getattr(pr.port, "address", "") is NOT_STATED]
+            if unknown:
+                yield could_not_judge([path.initiator, path.target],
+                                      f"whether {path.initiator} shares a subnet with portal {path.target}", unknown)
             continue
         if b.ip in _subnet(a) or a.ip in _subnet(b):
             continue
@@ -330,7 +368,16 @@ def net_010(ctx: Context) -> Iterator[Hit]:
                 continue
             for _ref, p in ctx.idx.server_ports(s):
                 port_net = ctx.idx.networks.get(p.network)
-                if port_net is None or port_net.role != SAN or port_net.id in excluded or port_net.cluster_use:
+                if port_net is None or port_net.role not in (SAN, NOT_STATED) or port_net.id in excluded:
+                    continue
+                if port_net.cluster_use:
+                    continue   # its cluster use is stated: the first loop judged it
+                unknown = unstated(port_net, f"network {port_net.id}", "role", "cluster_use")
+                if c.excluded_networks is NOT_STATED:
+                    unknown.append(f"cluster {c.id} excluded networks")
+                if unknown:
+                    yield could_not_judge([c.id, port_net.id], f"whether cluster {c.id} keeps off iSCSI network "
+                                          f"{port_net.id}", unknown)
                     continue
                 yield hit([c.id, port_net.id], f"cluster {c.id} does not exclude iSCSI network {port_net.id}")
 
@@ -344,6 +391,8 @@ def net_011(ctx: Context) -> Iterator[Hit]:
     for s, ref, p in iter_server_ports(ctx):
         if SAN in _roles(p) and p.team:
             yield hit([s.id, ref], f"iSCSI port {ref} is in team {p.team}")
+        elif SAN in _roles(p) and p.team is NOT_STATED:
+            yield could_not_judge([s.id, ref], f"whether iSCSI port {ref} is teamed", [f"{ref} team"])
     for vs in ctx.bed.virtual_switches:
         ups = [u for u in vs.uplinks if (pr := ctx.idx.port(u)) is not None and SAN in _roles(pr.port)]
         if len(ups) > 1:
@@ -368,6 +417,9 @@ def net_012(ctx: Context) -> Iterator[Hit]:
         if n > 1:
             yield hit(ref, f"port {ref} is used by {n} links")
     for sw in ctx.bed.switches:
-        capacity = sw.port_count if sw.port_count is not None else (len(sw.ports) or None)
+        capacity = stated(sw.port_count) if sw.port_count is not None else (len(sw.ports) or None)
+        if capacity is None and sw.port_count is NOT_STATED and per_switch[sw.id] > len(sw.ports):
+            yield could_not_judge(sw.id, f"whether switch {sw.id} has ports for its {per_switch[sw.id]} links",
+                                  [f"switch {sw.id} port count"])
         if capacity is not None and per_switch[sw.id] > capacity:
             yield hit(sw.id, f"switch {sw.id} has {per_switch[sw.id]} links but {capacity} ports")

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 from topology.graph import controller_node, element_text, is_fabric, shared_elements
 from topology.model import StorageArray
+from topology.unknown import NOT_STATED
 from topology.validation.context import Context
-from topology.validation.registry import Hit, hit, rule
+from topology.validation.registry import Hit, could_not_judge, hit, rule
 
 _SRC = ("Seed 000 Appendix F (4 sessions per host, 'Enable multi-path'); seed 002 best practice 4 "
         "(HDLM, primary and secondary path per LU)")
@@ -38,9 +39,17 @@ def _checked_uses(ctx: Context) -> Iterator[tuple[str, str, str]]:
 def path_001(ctx: Context) -> Iterator[Hit]:
     for host, vol, why in _checked_uses(ctx):
         n = len(ctx.working_paths(host, vol))
-        if n < 2:
+        unknown = _unstated(ctx, host, vol) if n < 2 else []
+        if unknown:
+            yield could_not_judge([host, vol], f"how many paths {host} has to {vol} ({n} found)", unknown)
+        elif n < 2:
             gap = f": {ctx.derived.why_no_path(host, vol)}{_taken_out(ctx)}" if n == 0 else ""
             yield hit([host, vol], f"{host} reaches {vol} over {n} path{'s' if n != 1 else ''} ({why}){gap}")
+
+
+def _unstated(ctx: Context, host: str, vol_or_array: str) -> list[str]:
+    """What the paths between a host and a volume's (or an array's) ports depend on that is not stated."""
+    return ctx.reach_unstated(host, vol_or_array)
 
 
 def _taken_out(ctx: Context) -> str:
@@ -65,7 +74,13 @@ def path_002(ctx: Context) -> Iterator[Hit]:
         if len(routes) < 2:
             continue
         common = shared_elements(routes)
-        if common:
+        array = ctx.idx.arrays.get(vol.partition(":")[0])
+        unknown = _unstated(ctx, host, vol) + [f"{array.id} controller {c.name} mode" for c in array.controllers
+                                               if c.mode is NOT_STATED] if common and array is not None else []
+        if unknown:
+            yield could_not_judge([host, vol], f"whether {host}'s paths to {vol} share a single point of failure",
+                                  unknown)
+        elif common:
             groups[(host, common)].append(vol)
     for (host, common), vols in groups.items():
         where = ", ".join(sorted(element_text(e) for e in common))
@@ -91,6 +106,12 @@ def path_003(ctx: Context) -> Iterator[Hit]:
         array = ctx.idx.arrays[array_id]
         active = [c.name for c in array.controllers if c.mode != "standby"]
         if len(active) >= 2 and len(ctrls & set(active)) < 2:
+            unknown = _unstated(ctx, host, array_id) + [
+                f"{array_id} controller {c.name} mode" for c in array.controllers if c.mode is NOT_STATED]
+            if unknown:
+                yield could_not_judge([host, array_id], f"whether {host} reaches both controllers of {array_id}",
+                                      unknown)
+                continue
             only = ", ".join(sorted(ctrls))
             yield hit([host, array_id, *(controller_node(array_id, c) for c in sorted(ctrls))],
                       f"{host} reaches {array_id} only through controller {only}")
@@ -110,7 +131,10 @@ def path_004(ctx: Context) -> Iterator[Hit]:
         owner = _owner(ctx, host)
         if owner is None or n < 2 or getattr(owner, "simulated", False):
             continue
-        if not owner.multipath:
+        if owner.multipath is NOT_STATED:
+            yield could_not_judge(host, f"whether {host}'s {n} paths run under multipath software",
+                                  [f"{host} multipath software"])
+        elif not owner.multipath:
             yield hit(host, f"{host} has {n} paths but declares no multipath software")
 
 
@@ -155,6 +179,11 @@ def path_005(ctx: Context) -> Iterator[Hit]:
 def path_006(ctx: Context) -> Iterator[Hit]:
     for f in ctx.derived.failed_pins:
         subjects = [f.spec.host, f.spec.initiator, f.spec.target]
+        unknown = _unstated(ctx, f.spec.host, f.spec.target)
+        if unknown:
+            yield could_not_judge(subjects, f"whether pinned path {f.spec.initiator} -> {f.spec.target} can log in "
+                                  f"(it stops at the {f.hop} hop)", unknown)
+            continue
         yield hit(subjects, f"pinned path {f.spec.initiator} -> {f.spec.target} of {f.spec.host} fails at "
                             f"the {f.hop} hop: {f.reason}")
 

@@ -8,8 +8,9 @@ from topology import capacity as cap
 from topology.ids import container_ref, group_ref, slot_ref, volume_ref
 from topology.index import ArrayScope, Disk
 from topology.model import StorageArray, Volume
+from topology.unknown import NOT_STATED, stated_sum
 from topology.validation.context import Context
-from topology.validation.registry import Hit, hit, rule
+from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
 
 _SEED002 = "Seed 002 (Hitachi AMS 2500 ESRP)"
 
@@ -28,6 +29,11 @@ def _scopes(ctx: Context) -> Iterator[tuple[StorageArray, ArrayScope]]:
 def raid_001(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
+            unknown = unstated(g, f"group {g.name}", "raid", "members")
+            if unknown:
+                yield could_not_judge([a.id, group_ref(a.id, g.name)], f"whether disk group {g.name} on {a.id} has "
+                                      "enough members for its RAID level", unknown)
+                continue
             n = sum(1 for _ in scope.members(g.members))
             why = cap.member_problem(g.raid, n)
             if why:
@@ -45,8 +51,14 @@ def _describe(d: Disk) -> tuple:
 def raid_002(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
-            kinds = Counter(_describe(d) for d in scope.group_disks(g))
-            if len(kinds) > 1:
+            disks = scope.group_disks(g)
+            kinds = Counter(_describe(d) for d in disks if NOT_STATED not in _describe(d))
+            unknown = [f"{what} of the disks in {d.enclosure}:{d.spec.slots}" for d in disks
+                       for what, v in zip(("media", "speed", "size"), _describe(d), strict=True) if v is NOT_STATED]
+            if len(kinds) <= 1 and unknown:
+                yield could_not_judge([a.id, group_ref(a.id, g.name)],
+                                      f"whether disk group {g.name} on {a.id} mixes disks", unknown)
+            elif len(kinds) > 1:
                 parts = ", ".join(f"{n} x {sz:g} GB {m} {rpm or ''}".rstrip() for (m, rpm, sz), n in kinds.items())
                 yield hit([a.id, group_ref(a.id, g.name)], f"disk group {g.name} on {a.id} mixes {parts}")
 
@@ -62,14 +74,22 @@ def raid_003(ctx: Context) -> Iterator[Hit]:
             continue
         spares = [scope.disks[k] for k in scope.members(a.spares) if k in scope.disks]
         uncovered = []
+        unknown = unstated(a, a.id, "spares")
         for g in a.disk_groups:
             disks = scope.group_disks(g)
             if not disks:
+                continue
+            sizes = [d.spec.size_gb for d in disks + spares if d.spec.size_gb is NOT_STATED or
+                     d.spec.media is NOT_STATED]
+            if sizes or unknown:
+                unknown += [f"size or media of the disks of group {g.name} or its spares"] if sizes else []
                 continue
             need = max(d.spec.size_gb for d in disks)
             media = {d.spec.media for d in disks}
             if not any(s.spec.media in media and s.spec.size_gb >= need for s in spares):
                 uncovered.append(g)
+        if unknown:
+            yield could_not_judge(a.id, f"whether hot spares cover the disk groups of {a.id}", unknown)
         if uncovered:
             names = ", ".join(g.name for g in uncovered[:8]) + (f" and {len(uncovered) - 8} more"
                                                                  if len(uncovered) > 8 else "")
@@ -95,7 +115,7 @@ def raid_004(ctx: Context) -> Iterator[Hit]:
         for (enc, slot), owners in sorted(used.items()):
             ref = slot_ref(a.id, enc, slot)
             e = scope.enclosures.get(enc)
-            if e is not None and slot >= e.slots:
+            if e is not None and e.slots is not NOT_STATED and slot >= e.slots:
                 yield hit([a.id, ref], f"{ref}: enclosure {enc} has slots 0-{e.slots - 1}; slot {slot} does not exist")
             elif e is not None and (enc, slot) not in scope.disks:
                 yield hit([a.id, ref], f"{ref} is empty but used by {', '.join(owners)}")
@@ -192,7 +212,13 @@ def raid_007(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for kind, name, vols in cap.containers(a):
             total = cap.container_usable(scope, kind, name)
-            sized = sum(v.size_gb for v in vols if v.size_gb is not None)
+            sized = stated_sum(v.size_gb for v in vols)
+            unknown = cap.unstated_inputs(scope, kind, name) + [f"{a.id}:{v.name} size" for v in vols
+                                                                if v.size_gb is NOT_STATED]
+            if unknown and (total <= 0 or sized <= total):
+                yield could_not_judge([a.id, container_ref(a.id, kind, name)],
+                                      f"whether the volumes on {kind} {name} of {a.id} fit", unknown)
+                continue
             if total <= 0 or sized <= total:
                 if [v for v in vols if v.size_gb is None and v.remainder] and sized >= total > 0:
                     yield hit([a.id, container_ref(a.id, kind, name)],
@@ -201,7 +227,11 @@ def raid_007(ctx: Context) -> Iterator[Hit]:
             pool = scope.pools.get(name) if kind == "pool" else None
             thin = (pool is not None and pool.provisioning == "thin") or all(v.provisioning == "thin" for v in vols)
             ref = container_ref(a.id, kind, name)
-            if thin:
+            if not thin and (pool is not None and pool.provisioning is NOT_STATED
+                             or any(v.provisioning is NOT_STATED for v in vols)):
+                yield hit([a.id, ref], f"volumes on {kind} {name} of {a.id} need {sized:g} GB; it has {total:g} GB "
+                          "usable (thin or thick: provisioning not stated)", severity="warning")
+            elif thin:
                 yield hit([a.id, ref], f"thin {kind} {name} on {a.id} is overcommitted {sized / total:.2f}:1 "
                           f"({sized:g} GB of volumes on {total:g} GB)", severity="warning",
                           hint="watch the pool's free space with an alarm, or add capacity")
@@ -220,6 +250,12 @@ def raid_008(ctx: Context) -> Iterator[Hit]:
         active = [c.name for c in a.controllers if c.mode != "standby"]
         if len(active) < 2:
             continue
+        unknown = [f"{what} {x.name} owner" for what, items in (("group", a.disk_groups), ("volume", a.volumes))
+                   for x in items if x.owner is NOT_STATED] + \
+            [f"controller {c.name} mode" for c in a.controllers if c.mode is NOT_STATED]
+        if unknown:
+            yield could_not_judge(a.id, f"whether ownership on {a.id} is balanced across controllers", unknown)
+            continue
         owned = Counter(g.owner for g in a.disk_groups if g.owner) or \
             Counter(v.owner for v in a.volumes if v.owner)
         total = sum(owned.values())
@@ -231,10 +267,15 @@ def raid_008(ctx: Context) -> Iterator[Hit]:
             yield hit(a.id, f"ownership on {a.id} is unbalanced ({detail})")
 
 
-def _read_fraction(w) -> float:
+def _read_fraction(w) -> float | None:
+    """The workload's read share (0..1); None when the source does not state it."""
+    if w.read_pct is NOT_STATED:
+        return None
     if w.read_pct is not None:
         return w.read_pct / 100
     if w.access:
+        if any(x.share_pct is NOT_STATED or x.read_pct is NOT_STATED for x in w.access):
+            return None
         total = sum(x.share_pct for x in w.access) or 1
         return sum(x.share_pct * x.read_pct for x in w.access) / total / 100
     return 0.7
@@ -265,7 +306,12 @@ def workload_volumes(ctx: Context, w) -> list[str]:
 def raid_009(ctx: Context) -> Iterator[Hit]:
     demand: dict[tuple[str, str, str], float] = defaultdict(float)
     reads: dict[tuple[str, str, str], list[tuple[float, float]]] = defaultdict(list)
+    unknown: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for w in ctx.bed.workloads:
+        if w.demand_iops is NOT_STATED or w.demand_iops and _read_fraction(w) is None:
+            yield could_not_judge(w.id, f"whether storage delivers the IOPS of workload {w.id}",
+                                  unstated(w, w.id, "demand_iops") or [f"{w.id} read share"])
+            continue
         if not w.demand_iops:
             continue
         vols = workload_volumes(ctx, w)
@@ -281,10 +327,21 @@ def raid_009(ctx: Context) -> Iterator[Hit]:
         for h in homes:
             share = w.demand_iops / len(homes)
             demand[h] += share
-            reads[h].append((share, _read_fraction(w)))
+            reads[h].append((share, _read_fraction(w) or 0.0))   # None was judged above
     for (array_id, kind, name), need in sorted(demand.items()):
         scope = ctx.idx.scopes[array_id]
         home_groups = [scope.groups[name]] if kind == "group" else scope.pool_groups(name)
+        unknown[(array_id, kind, name)] = [f"group {g.name} {what}" for g in home_groups
+                                           for what, v in (("RAID level", g.raid), ("members", g.members))
+                                           if v is NOT_STATED]
+        unknown[(array_id, kind, name)] += [f"media or speed of the disks in {d.enclosure}:{d.spec.slots}"
+                                            for g in home_groups for d in scope.group_disks(g)
+                                            if not cap.disk_iops(d.spec.media, d.spec.rpm)]
+        if unknown[(array_id, kind, name)]:
+            yield could_not_judge([array_id, container_ref(array_id, kind, name)],
+                                  f"whether {kind} {name} on {array_id} delivers {need:.0f} IOPS",
+                                  unknown[(array_id, kind, name)])
+            continue
         mix = sum(s * r for s, r in reads[(array_id, kind, name)]) / need
         supply = sum(cap.group_iops(g.raid, [cap.disk_iops(d.spec.media, d.spec.rpm) for d in scope.group_disks(g)],
                                     mix) for g in home_groups)

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from topology.unknown import NOT_STATED
 from topology.validation.context import Context
-from topology.validation.registry import Hit, hit, rule
+from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
 
 
 @rule("WL-001", "error", "workload target missing or unreachable",
@@ -24,11 +25,16 @@ def wl_001(ctx: Context) -> Iterator[Hit]:
                 if hit_ is not None and hit_[0].simulated:
                     continue
                 users = [w.driver] if w.driver else [c for c, vols in ctx.volumes_used.items() if t in vols]
-                if users and not any(ctx.reaches(u, t) for u in users):
+                unknown = [x for u in users for x in ctx.reach_unstated(u, t)] + unstated(w, w.id, "driver")
+                if users and not any(ctx.reaches(u, t) for u in users) and unknown:
+                    yield could_not_judge([w.id, t, *users], f"whether workload {w.id} reaches volume {t}", unknown)
+                elif users and not any(ctx.reaches(u, t) for u in users):
                     yield hit([w.id, t, *users], f"workload {w.id}: {', '.join(users)} cannot reach volume {t}")
             elif t in idx.vms:
                 vm = idx.vms[t]
-                if not vm.host:
+                if vm.host is NOT_STATED:
+                    yield could_not_judge([w.id, t], f"where VM {t} (a target of {w.id}) runs", [f"{t} host"])
+                elif not vm.host:
                     yield hit([w.id, t], f"workload {w.id} targets VM {t}, which is placed on no host")
         if w.driver and w.driver not in idx.components:
             yield hit(w.id, f"workload {w.id} is driven from {w.driver!r}, which is not in the bed")
