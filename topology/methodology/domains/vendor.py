@@ -12,7 +12,18 @@ from topology.methodology.domains.registry import Item, domain
 from topology.methodology.domains.storage import ARRAY_NAMES, array_values
 from topology.methodology.domains.switches import SWITCH_NAMES
 from topology.methodology.domains.switches import _switch_values as switch_values
-from topology.methodology.values import Values, as_bool, as_list, as_number, as_text, as_token, field_names, put
+from topology.methodology.values import (
+    ValueKind,
+    Values,
+    as_bool,
+    as_list,
+    as_number,
+    as_text,
+    as_token,
+    field_names,
+    put,
+    put_fields,
+)
 
 _WWPN = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){7}$", re.I)
 
@@ -38,7 +49,7 @@ def _wwpn_of(ctx: BedContext, member: str, by_wwpn: dict[str, str]) -> tuple[str
 
 
 ZONE_NAMES = SWITCH_NAMES | field_names("zone", "name", "cli_name", "config", "config_name", "index", "first", "last",
-                                        "members", "member_ports", "wwpns", "wwpn_list", "wwpn_words", "count")
+                                        "members", "member_ports", "wwpns", "wwpn_list", "wwpn_words", "count", "note")
 
 
 @domain("zone", ZONE_NAMES, "each FC zone declared on each switch (zoning is done on the switch)")
@@ -64,6 +75,7 @@ def _zones(ctx: BedContext) -> list[Item]:
             put(vals, "zone.first", as_bool(j == 0))
             put(vals, "zone.last", as_bool(j == len(sw.zones) - 1))
             put(vals, "zone.count", as_number(len(sw.zones)))
+            put(vals, "zone.note", as_text(z.note, f"{src}.note"))
             put(vals, "zone.members", as_list(z.members, f"{src}.members"))
             resolved = [_wwpn_of(ctx, m, by_wwpn) for m in z.members]
             put(vals, "zone.member_ports", as_list([port or m for (_, port), m in zip(resolved, z.members)],
@@ -77,7 +89,9 @@ def _zones(ctx: BedContext) -> list[Item]:
     return out
 
 
-INITIATOR_NAMES = ARRAY_NAMES | field_names("array_host", "name", "server", "host_type", "host_group") | \
+_ARRAY_HOST_PLAIN: dict[str, ValueKind] = {"name": as_text, "server": as_text, "host_type": as_text,
+                                            "host_group": as_text}
+INITIATOR_NAMES = ARRAY_NAMES | field_names("array_host", *_ARRAY_HOST_PLAIN) | \
     field_names("initiator", "name", "kind", "wwpn", "wwpn_hex", "iqn", "port", "label", "index")
 
 
@@ -101,6 +115,12 @@ def _initiator_values(ctx: BedContext, host: Any, text: str, k: int, src: str, b
     return vals
 
 
+def _array_host_values(h: Any, src: str) -> Values:
+    vals: Values = {}
+    put_fields(vals, "array_host", h, src, _ARRAY_HOST_PLAIN)
+    return vals
+
+
 @domain("array_initiator", INITIATOR_NAMES, "each initiator (WWPN or IQN) of each host an array defines")
 def _array_initiators(ctx: BedContext) -> list[Item]:
     out = []
@@ -113,10 +133,7 @@ def _array_initiators(ctx: BedContext) -> list[Item]:
             host_src = f"{a.id}:host:{h.name}"
             for k, text in enumerate(h.initiators):
                 vals = dict(base)
-                put(vals, "array_host.name", as_text(h.name, f"{host_src}.name"))
-                put(vals, "array_host.server", as_text(h.server, f"{host_src}.server"))
-                put(vals, "array_host.host_type", as_text(h.host_type, f"{host_src}.host_type"))
-                put(vals, "array_host.host_group", as_text(h.host_group, f"{host_src}.host_group"))
+                vals.update(_array_host_values(h, host_src))
                 vals.update(_initiator_values(ctx, h, text, k, f"{host_src}.initiators", by_wwpn))
                 out.append(Item(vals, a.id, "array", (i,), 6000 + hk * 100 + k + 1))
     return out
@@ -149,8 +166,7 @@ def _mapping_initiators(ctx: BedContext) -> list[Item]:
                     put(vals, "mapping.volume", as_text(m.volume, f"{a.id}.mappings"))
                     put(vals, "mapping.to", as_text(m.to, f"{a.id}.mappings"))
                     put(vals, "mapping.lun", as_number(m.lun, f"{a.id}.mappings"))
-                    put(vals, "array_host.name", as_text(h.name, f"{host_src}.name"))
-                    put(vals, "array_host.server", as_text(h.server, f"{host_src}.server"))
+                    vals.update(_array_host_values(h, host_src))
                     vals.update(_initiator_values(ctx, h, text, n, f"{host_src}.initiators", by_wwpn))
                     out.append(Item(vals, a.id, "array", (i,), 8000 + mk * 100 + k))
                     k += 1
