@@ -4,12 +4,14 @@ done on the switch), and each initiator of each host an array defines (an SMcli 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from topology.ids import SEP
 from topology.methodology.context import BedContext
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.domains.storage import ARRAY_NAMES, array_values
+from topology.methodology.domains.storage import ARRAY_NAMES
+from topology.methodology.domains.storage import _array_items as array_items
 from topology.methodology.domains.switches import SWITCH_NAMES
 from topology.methodology.domains.switches import _switch_values as switch_values
 from topology.methodology.values import (
@@ -24,6 +26,7 @@ from topology.methodology.values import (
     put,
     put_fields,
 )
+from topology.model import StorageArray
 
 _WWPN = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){7}$", re.I)
 
@@ -115,28 +118,14 @@ def _initiator_values(ctx: BedContext, host: Any, text: str, k: int, src: str, b
     return vals
 
 
-def _array_host_values(h: Any, src: str) -> Values:
-    vals: Values = {}
-    put_fields(vals, "array_host", h, src, _ARRAY_HOST_PLAIN)
-    return vals
-
-
 @domain("array_initiator", INITIATOR_NAMES, "each initiator (WWPN or IQN) of each host an array defines")
 def _array_initiators(ctx: BedContext) -> list[Item]:
-    out = []
     by_wwpn = _ports_by_wwpn(ctx)
-    for i, a in enumerate(ctx.bed.arrays):
-        if a.simulated:
-            continue
-        base = array_values(ctx, a)
-        for hk, h in enumerate(a.hosts):
-            host_src = f"{a.id}:host:{h.name}"
-            for k, text in enumerate(h.initiators):
-                vals = dict(base)
-                vals.update(_array_host_values(h, host_src))
-                vals.update(_initiator_values(ctx, h, text, k, f"{host_src}.initiators", by_wwpn))
-                out.append(Item(vals, a.id, "array", (i,), 6000 + hk * 100 + k + 1))
-    return out
+
+    def per(a: StorageArray, base: Values) -> Iterator[tuple[Values, str]]:
+        for h in a.hosts:
+            yield from _initiators_of(ctx, a, h, base, by_wwpn)
+    return array_items(ctx, 6000, per)
 
 
 ACCESS_NAMES = INITIATOR_NAMES | field_names("mapping", "volume", "to", "lun")
@@ -145,29 +134,30 @@ ACCESS_NAMES = INITIATOR_NAMES | field_names("mapping", "volume", "to", "lun")
 @domain("mapping_initiator", ACCESS_NAMES,
         "each initiator of each host a volume is mapped to (an access record per volume and initiator)")
 def _mapping_initiators(ctx: BedContext) -> list[Item]:
-    out = []
     by_wwpn = _ports_by_wwpn(ctx)
-    for i, a in enumerate(ctx.bed.arrays):
-        if a.simulated:
-            continue
-        base = array_values(ctx, a)
+
+    def per(a: StorageArray, base: Values) -> Iterator[tuple[Values, str]]:
         behind: dict[str, list[Any]] = {}     # host or host-group name -> the array hosts it stands for
         for h in a.hosts:
             behind.setdefault(h.name, []).append(h)
             if h.host_group and h.host_group != h.name:
                 behind.setdefault(h.host_group, []).append(h)
-        for mk, m in enumerate(a.mappings):
-            hosts = behind.get(m.to, [])
-            k = 0
-            for h in hosts:
-                host_src = f"{a.id}:host:{h.name}"
-                for n, text in enumerate(h.initiators):
-                    vals = dict(base)
-                    put(vals, "mapping.volume", as_text(m.volume, f"{a.id}.mappings"))
-                    put(vals, "mapping.to", as_text(m.to, f"{a.id}.mappings"))
-                    put(vals, "mapping.lun", as_number(m.lun, f"{a.id}.mappings"))
-                    vals.update(_array_host_values(h, host_src))
-                    vals.update(_initiator_values(ctx, h, text, n, f"{host_src}.initiators", by_wwpn))
-                    out.append(Item(vals, a.id, "array", (i,), 8000 + mk * 100 + k))
-                    k += 1
-    return out
+        for m in a.mappings:
+            mapping = dict(base)
+            put(mapping, "mapping.volume", as_text(m.volume, f"{a.id}.mappings"))
+            put(mapping, "mapping.to", as_text(m.to, f"{a.id}.mappings"))
+            put(mapping, "mapping.lun", as_number(m.lun, f"{a.id}.mappings"))
+            for h in behind.get(m.to, []):
+                yield from _initiators_of(ctx, a, h, mapping, by_wwpn)
+    return array_items(ctx, 8000, per)
+
+
+def _initiators_of(ctx: BedContext, a: StorageArray, h: Any, base: Values, by_wwpn: dict[str, str]
+                   ) -> Iterator[tuple[Values, str]]:
+    """An item's values for each initiator of the array host `h`, on top of `base`."""
+    src = f"{a.id}:host:{h.name}"
+    for k, text in enumerate(h.initiators):
+        vals = dict(base)
+        put_fields(vals, "array_host", h, src, _ARRAY_HOST_PLAIN)
+        vals.update(_initiator_values(ctx, h, text, k, f"{src}.initiators", by_wwpn))
+        yield vals, a.id
