@@ -27,24 +27,17 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from topology.fileformat import dumps, to_data, write_atomic
+from app.preferences import STATE_DIR_ENV, state_dir  # noqa: F401 - where the state lives, for its users
+from topology import roundtrip
+from topology.fileformat import to_data, write_atomic
+from topology.roundtrip import ProjectSource
 
-STATE_DIR_ENV = "TESTBED_STUDIO_STATE_DIR"          # overrides the platform's state directory
 INTERVAL_ENV = "TESTBED_STUDIO_AUTOSAVE_SECONDS"    # overrides DEFAULT_INTERVAL_S
 DEFAULT_INTERVAL_S = 30.0
-APP_DIR_NAME = "testbed-studio"
 SIDECAR_FORMAT = 1
 
 
 # ====================================================================== where
-
-def state_dir() -> Path:
-    override = os.environ.get(STATE_DIR_ENV)
-    if override:
-        return Path(override)
-    import platformdirs
-    return Path(platformdirs.user_state_dir(APP_DIR_NAME))
-
 
 def autosave_dir() -> Path:
     return state_dir() / "autosave"
@@ -215,14 +208,17 @@ class _Relay(QObject):
 
 
 class _WriteJob(QRunnable):
-    def __init__(self, data: Any, text_path: Path, meta: dict[str, Any], relay: _Relay):
+    def __init__(self, data: Any, text_path: Path, meta: dict[str, Any], relay: _Relay,
+                 source: ProjectSource | None = None):
         super().__init__()
         self.data, self.text_path, self.meta, self.relay = data, text_path, meta, relay
+        self.source = source
 
     def run(self) -> None:
         try:
-            # dumps() passes plain data through unchanged, so this is the exact project text
-            text = dumps(self.data)
+            # render() takes plain data as it takes a bed, so this is the exact project text
+            # (over the file's own text: a recovered bed keeps the comments the file had)
+            text = roundtrip.render(self.data, self.source).text
             self.text_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             write_atomic(self.text_path, text.encode("utf-8"))
             meta_path = self.text_path.with_suffix(".json")
@@ -312,7 +308,7 @@ class Autosaver(QObject):
                 "pid": os.getpid(), "process_start": process_start_token(), "host": socket.gethostname()}
         self._written_revision = doc.revision
         self.text_path = path
-        self._pool.start(_WriteJob(snapshot_data(doc.bed), path, meta, self._relay))
+        self._pool.start(_WriteJob(snapshot_data(doc.bed), path, meta, self._relay, getattr(doc, "source", None)))
 
     def wait(self, msecs: int = 10000) -> bool:
         return self._pool.waitForDone(msecs)

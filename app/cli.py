@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=("text", "json"), default="text")
     v.add_argument("--scenario", metavar="NAME",
                    help="judge this scenario alone (default: the reference configuration and every scenario)")
+    v.add_argument("--configuration", metavar="NAME",
+                   help="judge the bed in this configuration alone (default: in each of its configurations)")
 
     sub.add_parser("examples", help="list the built-in example beds")
 
@@ -55,7 +57,15 @@ def _parser() -> argparse.ArgumentParser:
     ax.add_argument("--run", action="append", default=[], metavar="RUN",
                     help="add the figures measured in this run (id or directory, see 'testbed-studio runs') to "
                          "the results appendix: tables per host, pass criteria and charts; may be given more than once")
+    ax.add_argument("--compare", action="append", default=[], metavar="RUN|CONFIG",
+                    help="put these runs or configurations side by side in the results appendix (give two or more; "
+                         "default for a bed with configurations: its configurations, when they have figures)")
+    ax.add_argument("--baseline", metavar="NAME", help="the compared side the others are measured against")
+    ax.add_argument("--metric", metavar="M", help="the figure compared (see `testbed-studio compare`)")
     ax.add_argument("--runs-dir", help=argparse.SUPPRESS)
+    ax.add_argument("--paper", choices=("a4", "letter"), type=str.lower,
+                    help="paper size of the PDF; default: the one set in the application's preferences, "
+                         "else the locale's (Letter in the US and Canada, A4 elsewhere)")
 
     me = sub.add_parser("methodology", help="print the numbered test procedure generated from a project file")
     me.add_argument("file")
@@ -63,9 +73,14 @@ def _parser() -> argparse.ArgumentParser:
                     help="default: from OUT's extension, else md (pdf needs -o); json: sections and steps as data "
                          "(number, text, target, platform, commands, values used)")
     me.add_argument("-o", "--output", metavar="OUT", help="file to write (default: standard output)")
+    me.add_argument("--paper", choices=("a4", "letter"), type=str.lower,
+                    help="paper size of a PDF; default: as for `appendix`")
     me.add_argument("--templates", action="append", default=[], metavar="DIR",
                     help="a directory of step templates (<platform>/<section>.yaml) that adds to or overrides "
                          "the built-in ones; may be given more than once")
+    me.add_argument("--configuration", metavar="NAME",
+                    help="the procedure of this configuration (default: one procedure per configuration of a bed "
+                         "that has configurations)")
 
     from app.run.cli_run import add_arguments as add_run_arguments
     add_run_arguments(sub)
@@ -79,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
 
     from app.metrics.parse_cli import add_arguments as add_parse_arguments
     add_parse_arguments(sub)
+    from app.metrics.compare_cli import add_arguments as add_compare_arguments
+    add_compare_arguments(sub)
+
+    from app.cli_exchange import add_arguments as add_exchange_arguments
+    add_exchange_arguments(sub)
 
     sub.add_parser("rules", help="list the validation rules (codes, severities, reasons)")
     sub.add_parser("schema", help="print the JSON Schema of the project file")
@@ -136,7 +156,12 @@ def cmd_validate(ns: argparse.Namespace) -> int:
         print(f"testbed-studio: {ns.file} has no scenario {ns.scenario!r}; its scenarios: {names}",
               file=sys.stderr)
         return EXIT_UNREADABLE
-    findings = validate(bed, scenario=ns.scenario)
+    if ns.configuration is not None and ns.configuration not in {c.id for c in bed.configurations}:
+        names = ", ".join(c.id for c in bed.configurations) or "none"
+        print(f"testbed-studio: {ns.file} has no configuration {ns.configuration!r}; its configurations: {names}",
+              file=sys.stderr)
+        return EXIT_UNREADABLE
+    findings = validate(bed, scenario=ns.scenario, configuration=ns.configuration)
     if ns.format == "json":
         print(json.dumps([f.as_dict() for f in findings], indent=2))
     else:
@@ -154,7 +179,11 @@ def format_findings(name: str, findings: list) -> str:
         tag = "ACCEPTED" if f.accepted else f.severity.upper()
         lines.append("")
         lines.append(f"{tag:<9}{f.code:<10}{f.message}")
-        lines.append(f"{'':<19}scenario: {f.scenario or 'reference configuration'}")
+        if f.configuration:
+            lines.append(f"{'':<19}configuration: {f.configuration}")
+            lines.append(f"{'':<19}scenario: {f.scenario or 'none (the configuration as it stands)'}")
+        else:
+            lines.append(f"{'':<19}scenario: {f.scenario or 'reference configuration'}")
         lines.append(f"{'':<19}components: {', '.join(f.subjects)}")
         lines.append(f"{'':<19}why: {f.reason}")
         lines.append(f"{'':<19}source: {f.source}")
@@ -181,8 +210,8 @@ def cmd_examples(ns: argparse.Namespace) -> int:
 
 def cmd_new(ns: argparse.Namespace) -> int:
     from resources import example_names, example_path
+    from topology import roundtrip
     from topology.errors import BedFileError
-    from topology.fileformat import load, save
     if ns.example not in example_names():
         print(f"testbed-studio: no example named {ns.example!r}; available: {', '.join(example_names())}",
               file=sys.stderr)
@@ -192,7 +221,8 @@ def cmd_new(ns: argparse.Namespace) -> int:
         print(f"testbed-studio: {out} exists; use --force to overwrite it", file=sys.stderr)
         return EXIT_UNREADABLE
     try:
-        save(load(example_path(ns.example)), out)
+        bed, source = roundtrip.load(example_path(ns.example))
+        roundtrip.save(bed, out, source)   # the example's comments come along
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNREADABLE
@@ -221,13 +251,19 @@ def cmd_appendix(ns: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"testbed-studio: --run {ref}: {exc}", file=sys.stderr)
             return EXIT_UNREADABLE
+    from app.metrics.compare_cli import appendix_comparisons
+    try:
+        comparisons = appendix_comparisons(bed, ns)
+    except ValueError as exc:
+        print(f"testbed-studio: --compare: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
     from app.report.export import write
     try:
-        result = write(bed, out, fmt, source=str(ns.file), runs=runs)
+        result = write(bed, out, fmt, source=str(ns.file), runs=runs, comparisons=comparisons, paper=ns.paper)
     except OSError as exc:
         print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    extra = f", {result['pages']} pages" if "pages" in result else ""
+    extra = f", {result['pages']} pages on {result['paper']}" if "pages" in result else ""
     extra += f", diagram in {result['image']}" if "image" in result else ""
     extra += f", {result['charts']} chart(s) beside it" if "charts" in result else ""
     print(f"wrote {out} ({fmt}{extra})")
@@ -237,7 +273,7 @@ def cmd_appendix(ns: argparse.Namespace) -> int:
 def cmd_methodology(ns: argparse.Namespace) -> int:
     from topology.errors import BedFileError
     from topology.fileformat import load
-    from topology.methodology import generate, to_markdown
+    from topology.methodology import to_markdown
     out = Path(ns.output) if ns.output else None
     fmt = ns.format or ({".html": "html", ".htm": "html", ".pdf": "pdf", ".json": "json"}.get(out.suffix.lower(), "md")
                         if out else "md")
@@ -249,27 +285,34 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNREADABLE
+    from topology.configurations import procedures
     try:
-        meth = generate(bed, extra_dirs=ns.templates)
+        made = procedures(bed, ns.configuration, extra_dirs=ns.templates)
+    except KeyError as exc:
+        print(f"testbed-studio: {ns.file}: {exc.args[0]}", file=sys.stderr)
+        return EXIT_UNREADABLE
     except BedFileError as exc:  # a broken step template (TemplateError): file and line
         print(f"testbed-studio: a step template cannot be used:\n{exc.format()}", file=sys.stderr)
         return EXIT_UNREADABLE
+    steps = sum(len(s.steps) for _, meth in made for s in meth.sections)
+    each = f" in {len(made)} procedures ({', '.join(str(name) for name, _ in made)})" if len(made) > 1 else ""
     if fmt == "md":
-        text = to_markdown(meth)
+        text = "\n".join(to_markdown(meth) for _, meth in made)
     elif fmt == "json":
         from topology.methodology.json_export import to_json
-        text = to_json(meth)
+        text = to_json([(name, meth) for name, meth in made])
     else:
         from app.report.export import methodology_html
         from app.report.pdf import write_pdf
-        text = methodology_html(meth)
+        text = methodology_html([meth for _, meth in made])
         if fmt == "pdf":
             try:
-                pages = write_pdf(text, out, title=f"Test methodology - {meth.bed_name}")
+                pages = write_pdf(text, out, title=f"Test methodology - {made[0][1].bed_name}", paper=ns.paper)
             except OSError as exc:
                 print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
                 return EXIT_UNREADABLE
-            print(f"wrote {out} (pdf, {pages} pages, {sum(len(s.steps) for s in meth.sections)} steps)")
+            from app.preferences import paper_size
+            print(f"wrote {out} (pdf, {pages} pages on {paper_size(ns.paper).capitalize()}, {steps} steps{each})")
             return EXIT_OK
     if out is None:
         sys.stdout.write(text)
@@ -279,7 +322,7 @@ def cmd_methodology(ns: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"testbed-studio: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    print(f"wrote {out} ({fmt}, {sum(len(s.steps) for s in meth.sections)} steps)")
+    print(f"wrote {out} ({fmt}, {steps} steps{each})")
     return EXIT_OK
 
 
@@ -352,6 +395,21 @@ def cmd_schema(ns: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export(ns: argparse.Namespace) -> int:
+    from app.cli_exchange import cmd_export as export
+    return export(ns)
+
+
+def cmd_import(ns: argparse.Namespace) -> int:
+    from app.cli_exchange import cmd_import as import_
+    return import_(ns)
+
+
+def _cmd_compare(ns: argparse.Namespace) -> int:
+    from app.metrics.compare_cli import cmd_compare
+    return cmd_compare(ns)
+
+
 def _cmd_parse(ns: argparse.Namespace) -> int:
     from app.metrics.parse_cli import cmd_parse
     return cmd_parse(ns)
@@ -360,7 +418,8 @@ def _cmd_parse(ns: argparse.Namespace) -> int:
 _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples": cmd_examples,
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
              "schema": cmd_schema, "credentials": cmd_credentials, "run": cmd_run, "runs": cmd_runs,
-             "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse}
+             "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse,
+             "export": cmd_export, "import": cmd_import, "compare": _cmd_compare}
 
 
 

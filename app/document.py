@@ -13,9 +13,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from topology import roundtrip
 from topology.edits import Edit
-from topology.fileformat import dumps, load, save
 from topology.model import Bed, BedInfo
+from topology.roundtrip import ProjectSource
 
 
 class _EditCommand(QUndoCommand):
@@ -43,6 +44,9 @@ class Document(QObject):
         super().__init__(parent)
         self.bed: Bed = bed if bed is not None else new_bed()
         self.path: Path | None = Path(path) if path else None
+        # the text the bed was read from: saving rewrites only what the edits changed in it
+        self.source: ProjectSource | None = None
+        self.last_save = ""
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.revision = 0             # bumps on every change; lets workers drop stale results
@@ -69,12 +73,15 @@ class Document(QObject):
     # ------------------------------------------------------------------ files
     def open(self, path: str | Path) -> None:
         """Replace the bed with a file's.  Raises BedFileError and leaves everything as it was."""
-        bed = load(path)
-        self.replace(bed, Path(path))
+        bed, source = roundtrip.load(path)
+        self.replace(bed, Path(path), source=source)
 
-    def replace(self, bed: Bed, path: Path | None, *, dirty: bool = False) -> None:
+    def replace(self, bed: Bed, path: Path | None, *, dirty: bool = False,
+                source: ProjectSource | None = None) -> None:
+        """Show another bed; `source` is the text it was read from (kept on save)."""
         self.undo_stack.clear()
         self.bed = bed
+        self.source = source
         self.path = Path(path) if path else None
         self.revision += 1
         self.undo_stack.setClean()
@@ -88,7 +95,9 @@ class Document(QObject):
         target = Path(path) if path else self.path
         if target is None:
             raise ValueError("the document has no file yet: save it under a name")
-        save(self.bed, target)
+        saved = roundtrip.save(self.bed, target, self.source)
+        self.source = saved.source
+        self.last_save = saved.how     # "rewritten": the file's own text could not be kept
         if target != self.path:
             self.path = target
             self.path_changed.emit(self.path)
@@ -96,8 +105,8 @@ class Document(QObject):
         return target
 
     def snapshot_text(self) -> str:
-        """The bed as project-file text (autosave, crash recovery)."""
-        return dumps(self.bed)
+        """The bed as project-file text (autosave, crash recovery), over its source's text."""
+        return roundtrip.render(self.bed, self.source).text
 
     @property
     def title(self) -> str:

@@ -55,6 +55,14 @@ class LiveValidator(QObject):
         self.revision_shown = outcome.revision
         self.findings_changed.emit(outcome.value)
 
+    def current_findings(self) -> list:
+        """The findings of the bed as it is now: the live result when it is in, else a validation
+        done here and now (a print, a PDF or a run must not go out with the last revision's)."""
+        if self.revision_shown == self.document.revision:
+            return list(self.findings)
+        from topology.validation import validate
+        return validate(self.document.bed)
+
     def shutdown(self) -> None:
         """The window is closing: drop queued work and let a running validation finish."""
         self._job.shutdown(30000)

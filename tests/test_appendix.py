@@ -106,7 +106,7 @@ def printed(tmp_path_factory, qapp):
         bed = load(resources.example_path(name))
         appendix = build_appendix(bed, source=f"{name}.yaml")
         pdf = base / f"{name}.pdf"
-        layout = pdf_layout(appendix, pdf)
+        layout = pdf_layout(appendix, pdf, paper="letter")     # the seeds were printed on Letter
         pages = len(layout.pages)
         html = to_html(appendix)
         md = to_markdown(appendix, image_ref=f"{name}-diagram.png")
@@ -384,7 +384,7 @@ def test_cli_writes_pdf_without_a_display(tmp_path):
     out = tmp_path / "seed000.pdf"
     res = _cli("appendix", str(resources.example_path(SEED000)), "-o", str(out), tmp_path=tmp_path)
     assert res.returncode == 0, res.stderr
-    assert re.search(r"wrote .*seed000.pdf \(pdf, \d+ pages\)", res.stdout)
+    assert re.search(r"wrote .*seed000.pdf \(pdf, \d+ pages on (A4|Letter)\)", res.stdout)
     assert out.read_bytes().startswith(b"%PDF")
     assert "192.168.130.101" in pdftext(out)
 

@@ -92,12 +92,13 @@ def test_pause_freezes_the_view_while_ingest_goes_on_and_resume_catches_up(qtbot
 def test_the_series_picker_hides_a_host_and_gaps_stay_gaps(qtbot, dashboard):
     for host in ("h1", "h2"):
         dashboard.ingest([Sample(1000 + i, host, M.IOPS, math.nan if i == 2 else 50.0, "IO/s") for i in range(5)])
-    qtbot.waitUntil(lambda: dashboard.series_list.count() == 3, timeout=3000)
+    qtbot.waitUntil(lambda: len(dashboard.series_menu.actions()) == 3, timeout=3000)
     t, v = dashboard._curves[(ALL_HOSTS, M.IOPS)].getData()
     assert v[0] == 100.0 and math.isnan(v[2])          # both hosts missing that second: a gap, not 0
-    item = next(dashboard.series_list.item(i) for i in range(3) if dashboard.series_list.item(i).text() == "h2")
-    item.setCheckState(item.checkState().__class__.Unchecked)
+    assert [a.text() for a in dashboard.series_menu.actions()] == [ALL_HOSTS, "h1", "h2"]
+    dashboard.series_action("h2").trigger()              # the person unticks h2 in the Series menu
     assert not dashboard._curves[("h2", M.IOPS)].isVisible()
+    assert not dashboard.problems.isVisible()             # no room taken before there is something to say
     dashboard.add_problem("fio on h2: collector stopped - gap from 10:02:13")
     assert "collector stopped" in dashboard.problems.toPlainText()
 
@@ -135,7 +136,7 @@ def test_zooming_back_in_time_stops_following_and_shows_the_full_detail_there(qt
     # an hour of one host, a spike at minute 10 that decimation must keep at every zoom
     values = [100.0] * 3600
     values[600] = 900.0
-    dashboard.window_combo.setCurrentIndex(3)                      # the last hour
+    dashboard.window_combo.setCurrentIndex(dashboard.window_combo.findData(3600))     # the last hour
     dashboard.ingest([Sample(t0 + i, "h1", M.IOPS, v, "IO/s") for i, v in enumerate(values)])
     qtbot.waitUntil(lambda: ("h1", M.IOPS) in dashboard._curves, timeout=3000)
     t, v = dashboard._curves[("h1", M.IOPS)].getData()

@@ -155,7 +155,7 @@ workloads:
     r = subprocess.run([sys.executable, "-m", "app.cli", "results", info.id, "--runs-dir", str(tmp_path / "runs"),
                         "--csv", str(tmp_path / "out.csv")], capture_output=True, text=True, timeout=60)
     assert r.returncode == 1, r.stderr
-    assert "FAIL  db: db read latency avg ms < 20 ms - average 25 ms on c1; 5 s of 5 s beyond the line" in r.stdout
+    assert "FAIL  db: DB read latency avg < 20 ms - average 25 ms on c1; 5 s of 5 s beyond the line" in r.stdout
     assert (tmp_path / "out.csv").exists()
 
 

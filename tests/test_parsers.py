@@ -282,6 +282,29 @@ def test_jetstress_latencies_from_the_per_instance_table_weighted_by_their_rates
     assert r.jobs[1].extra["database writes average latency ms"] == 22 and not r.problems
 
 
+def test_jetstress_xml_report_with_seed_002s_figures():
+    """SYNTHETIC (no public XML report found): the report's labels, SUN141's figures (reference/002 6.4)."""
+    r = parse(CAPTURES / "jetstress" / "jetstress_performance_SYNTHETIC.xml")
+    assert (r.tool, r.version, r.iops, r.extra["overall test result"]) == ("Jetstress", "14.01.0180.003", 778.951,
+                                                                          "pass")
+    assert r.read_iops == pytest.approx(493.305) and r.write_iops == pytest.approx(285.647)
+    assert r.read_latency_ms == pytest.approx(15.6235, abs=1e-4)      # by reads; the report's own mean: 15.6
+    assert r.write_latency_ms == pytest.approx(4.0710, abs=1e-4)      # log writes, by their rate: 4.1
+    assert [j.name for j in r.jobs][0] == "Instance3308.1" and len(r.jobs) == 5 and not r.problems
+    assert detect((CAPTURES / "jetstress" / "jetstress_performance_SYNTHETIC.xml").read_text()) == "jetstress"
+
+
+def test_a_jetstress_xml_that_cannot_be_read_says_why():
+    bomb = ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaa">]><JetstressReport>'
+            '<Item name="Overall Test Result">&a;</Item></JetstressReport>')
+    assert "DOCTYPE or entities" in parse_text(bomb, "jetstress").problems[0]
+    broken = parse_text('<?xml version="1.0"?><JetstressReport><Item name="Overall Test Result">Pass', "jetstress")
+    assert "cannot be read" in broken.problems[0] and math.isnan(broken.iops)
+    bare = parse_text('<JetstressReport><Item name="Achieved Transactional I/O per Second">900</Item>'
+                      '</JetstressReport>', "jetstress")
+    assert bare.iops == 900 and any("I/O Database Reads Average Latency" in p for p in bare.problems)
+
+
 def test_sqlio_figures_and_latency_histogram():
     r = parse(CAPTURES / "sqlio" / "sqlio_linchi_shea_blog.txt")
     assert (r.tool, r.version, r.iops, r.write_iops, r.read_iops) == ("sqlio", "1.5.SG", 7851.80, 7851.80, 0.0)

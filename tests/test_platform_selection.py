@@ -11,7 +11,7 @@ import pytest
 from tests.beds import clean_bed
 from topology import methodology as M
 from topology.errors import BedFileError
-from topology.methodology.selection import automated_for, host_platform
+from topology.methodology.selection import automated_for, host_platform, host_platforms
 from topology.model import Adapter, Port
 from topology.os_release import VersionRangeError, parse_os, parse_range
 from topology.synthetic import generate as synthetic
@@ -258,6 +258,8 @@ def test_host_platform_and_automated_for_answer_other_tools():
     profile = host_platform(bed, host)
     assert (profile.family, profile.release.version, profile.transports) == ("windows", (2008, 2), ("fc",))
     assert profile.describe() == "Windows Server 2008 R2 over FC"
+    everyone = host_platforms(bed)
+    assert everyone[host] == profile and set(everyone) == {c.id for c in [*bed.servers, *bed.vms]}
     meth = M.generate(bed)
     answers = automated_for(meth, host)
     assert answers and set(answers) <= {s.number for s in meth.steps()}
@@ -272,3 +274,22 @@ def test_a_host_with_no_path_has_the_transport_of_its_san_ports():
     bed.paths = []
     bed.arrays[0].mappings = []
     assert "fc" in host_platform(bed, s.id).transports
+
+
+@pytest.mark.parametrize("os_text", ["Windows Server 2008 R2 Enterprise", "Windows Server 2012 R2"])
+def test_a_vendor_multipath_driver_is_never_microsofts_mpio_feature(os_text):
+    from dataclasses import replace
+
+    from topology.synthetic_platforms import PLATFORM_CASES, platform_bed
+    case = replace(next(c for c in PLATFORM_CASES if c.id == "ws2008r2-rdac"), os=os_text)
+    meth = M.generate(platform_bed(case, "fc"))
+    node = [s for s in meth.steps() if s.target == "node1"]
+    install = next(s for s in node if "IBM RDAC multipath driver" in s.text and s.template.endswith("#software"))
+    assert not install.automation
+    multipath = next(s for s in node if s.template.endswith("#multipath"))
+    assert "IBM RDAC multipath driver from IBM's package (not the Microsoft Multipath I/O feature)" in multipath.text
+    assert not multipath.automation and "rdac" in multipath.manual_reason
+    scripts = "\n".join(c.script for s in node for c in s.automation)
+    assert "Multipath-IO" not in scripts and "MSDSM" not in scripts and "MSFT2005" not in scripts
+    # the FC host gets no iSCSI step at all
+    assert not [s for s in node if "iSCSI" in s.text or "iscsi" in s.template]

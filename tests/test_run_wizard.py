@@ -247,7 +247,8 @@ def test_the_run_tab_and_the_command_line_journal_a_run_of_one_bed_alike(qtbot, 
     gui, cli = lanes(gui_dir), lanes(cli_dir)
     assert gui == cli
     assert sorted(gui[0]) == ["-", "lin1", "lin2"]
-    assert gui[1] == [("run", "complete"), ("session-end", None)]
+    # both said where the run waited, then that it was complete
+    assert gui[1] == [("run", "waiting"), ("run", "complete"), ("session-end", None)]
     assert ("mark", manual.number, J.SKIPPED) in gui[0]["-"]
 
 

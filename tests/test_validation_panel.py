@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtWidgets import QApplication, QInputDialog
+from PySide6.QtWidgets import QApplication, QLabel
 
 from app.document import Document
 from app.selection import Selection
@@ -50,21 +50,32 @@ def finding(panel: ValidationPanel, code: str, subject: str):
     return next(f for f in panel.findings if f.code == code and subject in f.subjects)
 
 
-def answer_reason_dialog(text: str | None) -> list[str]:
-    """Type `text` into the reason dialog when it opens and press Accept (None: Cancel)."""
+def answer_reason_dialog(text: str | None, seen_state: dict | None = None) -> list[str]:
+    """Type `text` into the reason dialog when it opens and click Accept (None: Cancel).  With
+    `seen_state`, note whether Accept could be clicked and what the dialog says, then cancel."""
+    from PySide6.QtTest import QTest
+
+    from widgets.exception_dialog import ExceptionReasonDialog
     seen: list[str] = []
 
     def respond() -> None:
         dialog = QApplication.activeModalWidget()
-        if not isinstance(dialog, QInputDialog):
+        if not isinstance(dialog, ExceptionReasonDialog):
             QTimer.singleShot(20, respond)
             return
-        seen.append(dialog.labelText())
+        seen.append(dialog.findChild(QLabel).text())
         if text is None:
             dialog.reject()
-        else:
-            dialog.setTextValue(text)
-            dialog.accept()
+            return
+        dialog.reason.setPlainText(text)
+        if seen_state is not None:
+            seen_state["accept enabled"] = dialog.accept_button.isEnabled()
+            dialog.accept()                     # Enter on the default button: with no reason it must not close
+            seen_state["still open"] = dialog.isVisible()
+            seen_state["says"] = dialog.problem.text()
+            dialog.reject()
+            return
+        QTest.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
     QTimer.singleShot(0, respond)
     return seen
 
@@ -168,12 +179,14 @@ def test_accept_with_a_reason_survives_save_and_load_then_withdraw(qtbot, doc, p
     reopened.undo_stack.clear()
 
 
-def test_an_empty_reason_or_cancel_records_nothing(qtbot, doc, panel):
+def test_an_empty_reason_keeps_the_dialog_open_saying_what_it_needs_and_cancel_records_nothing(qtbot, doc, panel):
     click(qtbot, panel, panel.index_for(finding(panel, "RAID-003", "MD3000i")))
-    answer_reason_dialog("   ")
+    state: dict = {}
+    answer_reason_dialog("   ", state)
     qtbot.mouseClick(panel.accept_button, Qt.MouseButton.LeftButton)
+    assert state == {"accept enabled": False, "still open": True,
+                     "says": "A reason is needed: it is saved in the bed and printed with the findings."}
     assert doc.bed.exceptions == [] and doc.undo_stack.count() == 0
-    assert "needs a reason" in panel.notice.text()
     answer_reason_dialog(None)
     qtbot.mouseClick(panel.accept_button, Qt.MouseButton.LeftButton)
     assert doc.bed.exceptions == [] and doc.undo_stack.count() == 0

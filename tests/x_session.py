@@ -198,6 +198,10 @@ def script(s: Session, tag: str, result: dict):
     yield lambda: doc.path is None and doc.bed.bed.name == name
     yield later(0.3)
     yield from s.shoot(tag, "from-example", shots)
+
+    # the Run tab with real fio running, and its live metrics page (tests/x_session_run.py)
+    from tests.x_session_run import run_tab_script
+    yield from run_tab_script(s, tag, result, shots)
     result.update(repaint_ms=[round(t * 1000, 1) for t in s.paint_times],
                   shots=[str(p.relative_to(ROOT)) for p in shots])
 
@@ -267,17 +271,24 @@ def main(sizes: list[str]) -> int:
         print(f"{result['size']}: small bed (2 hosts, switch, array, 2 cables) in {result['clicks']} clicks "
               f"and {result['keys']} key presses; click to repaint median {statistics.median(times):.0f} ms, "
               f"worst {max(times):.0f} ms over {len(times)} placements; screenshots: {', '.join(result['shots'])}")
+        print(f"{result['size']} run tab: {result['preflight']} | while fio ran the run list said "
+              f"“{result['run list while running']}”, after: “{result['run list after']}” (load step "
+              f"{result['load step']}); plots {result['plots']}; the finished run fills {result['plot filled']}")
         return 0
     status = 0
     for size in sizes:
-        display = f":{90 + sizes.index(size)}"
-        xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{size}x24", "-nolisten", "tcp"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Xvfb picks a free display and writes its number: sessions run side by side never share one
+        read_fd, write_fd = os.pipe()
+        xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{size}x24",
+                                 "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                pass_fds=(write_fd,))
+        os.close(write_fd)
         try:
-            time.sleep(1.0)
+            with os.fdopen(read_fd) as numbers:
+                display = f":{numbers.readline().strip()}"
             env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb", "X_SESSION_CHILD": "1",
                    "TESTBED_STUDIO_STATE_DIR": tempfile.mkdtemp(prefix="testbed-xsession-")}
-            status |= subprocess.run([sys.executable, __file__, size], env=env, timeout=150).returncode
+            status |= subprocess.run([sys.executable, __file__, size], env=env, timeout=400).returncode
         finally:
             xvfb.terminate()
             xvfb.wait(timeout=10)

@@ -3,7 +3,8 @@
 The index, the validator and the methodology iterate slot ranges and use ids as folder
 names, so a range must lie inside its enclosure and an id must be a safe name before any
 of them runs.  Two access entries for one host, or an exception for a rule that does not
-exist, are refused here too: each would be silently ignored further on.
+exist, are refused here too: each would be silently ignored further on; so is a configuration
+that changes a component or field the bed does not have (`topology.configurations.check`).
 """
 from __future__ import annotations
 
@@ -21,7 +22,11 @@ Found = list[tuple[tuple, str, str]]
 
 def check(bed: Bed, locate: Locate) -> Found:
     """(path, message, hint) for every problem; locate(path) gives (line, column) of a path."""
-    return _slot_ranges(bed) + _access_hosts(bed, locate) + _exception_codes(bed)
+    found = _slot_ranges(bed) + _access_hosts(bed, locate) + _exception_codes(bed)
+    if not found and (bed.configurations or bed.scenarios or bed.results or bed.test_matrix):
+        from topology.configurations import check as configuration_problems  # it builds the index
+        found = configuration_problems(bed)
+    return found
 
 
 def _slots(e: Enclosure) -> int:

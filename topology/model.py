@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from topology.configuration_spec import Configuration
 from topology.fields import fld, lst, mapping
 
 FORMAT_VERSION = 1
@@ -264,7 +265,7 @@ class Volume:
     read_only: bool = fld(False)
     dataset: str = fld("", doc="application data it holds, e.g. exchange-db1")
     copy: str = fld("", choices=("", "active", "replica"))
-    drive: str = fld("", doc="host drive letter or mount point")
+    drive: str = fld("", doc="host drive letter, mount point or disk device (E:, /data, sdb)")
     label: str = fld("")
     note: str = fld("")
 
@@ -463,6 +464,7 @@ class Scenario:
     vms: list[str] = lst("VMs that run in this scenario; empty = every VM", ref="vm", flow=True)
     excluded: list[str] = lst("components not part of this scenario", ref="component", flow=True)
     reference: bool = fld(False, doc="the bed's reference configuration")
+    configuration: str = fld("", doc="the configuration it runs in (configurations:); empty = each of them")
     note: str = fld("")
     placement: dict[str, str] = mapping("VM -> host overrides", flow=False)
     settings: dict[str, Any] = mapping()
@@ -511,6 +513,7 @@ class Result:
     scenario: str = fld("", ref="scenario")
     level: str = fld("", doc="matrix level, e.g. 200 users")
     subject: str = fld("", doc="server/VM the figure is for")
+    configuration: str = fld("", doc="the configuration measured (configurations:)")
     note: str = fld("")
 
 
@@ -583,3 +586,4 @@ class Bed:
     results: list[Result] = lst()
     exceptions: list[ExceptionRecord] = lst()
     access: list[HostAccess] = lst()
+    configurations: list[Configuration] = lst("software configurations of the same hardware, compared")

@@ -538,4 +538,11 @@ def clear_dangling(bed: Bed, idx: BedIndex, before: BedIndex | None, skip: Set[i
                     if vm in idx.vms and host in idx.servers}
         if len(kept_map) != len(sc.placement):
             edits.append(SetField(sc, "placement", kept_map, owner=sc.id))
+    if bed.configurations:
+        from topology.configurations import resolve as configured_part
+        for cfg in bed.configurations:    # settings of a part that is gone go with it
+            kept_set = {k: v for k, v in cfg.overrides.items() if configured_part(bed, idx, k) is not None
+                        or before is not None and configured_part(before.bed, before, k) is None}
+            if len(kept_set) != len(cfg.overrides):
+                edits.append(SetField(cfg, "overrides", kept_set, owner=cfg.id))
     return edits

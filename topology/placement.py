@@ -97,24 +97,46 @@ class Placement:
         return self._cluster_by_node.get(host)
 
     def fail_over(self, place: dict[str, str], failed: set[str]) -> dict[str, str]:
+        """The placement after `failed` hosts go down: their highly available VMs restart on the
+        surviving nodes of their cluster where there is room (restart_on_survivors, the rule
+        CAP-003 uses); a VM that finds none, or is not highly available, is down and left out."""
         out = {v: h for v, h in place.items() if h not in failed}
-        load: dict[str, float] = {}
-        for v, h in out.items():
-            load[h] = load.get(h, 0.0) + vm_memory(self.idx.vms[v])
+        loads = self.loads(out)
+        moving: dict[str, list[VM]] = defaultdict(list)      # cluster id -> its VMs that must move
+        clusters = {}
         for v, h in sorted(place.items()):
-            if h not in failed:
-                continue
-            vm = self.idx.vms[v]
             cluster = self.cluster_of(h)
-            if not vm.highly_available or cluster is None:
-                continue
-            survivors = [n for n in cluster.nodes if n not in failed and n in self.idx.servers]
-            if not survivors:
-                continue
-            target = min(survivors, key=lambda n: (load.get(n, 0.0) - (self.idx.servers[n].memory_gb or 0), n))
-            out[v] = target
-            load[target] = load.get(target, 0.0) + vm_memory(vm)
+            if h in failed and cluster is not None and self.idx.vms[v].highly_available:
+                moving[cluster.id].append(self.idx.vms[v])
+                clusters[cluster.id] = cluster
+        for cid, vms in moving.items():
+            survivors = [n for n in clusters[cid].nodes if n not in failed and n in self.idx.servers]
+            placed, _stranded = self.restart_on_survivors(vms, survivors, loads)
+            out.update(placed)
         return out
+
+    def restart_on_survivors(self, vms: Iterable[VM], survivors: list[str], loads: dict[str, list[VM]]
+                             ) -> tuple[dict[str, str], list[VM]]:
+        """Where highly available VMs restart when their node fails: biggest first, each on the
+        surviving node with the most free memory (RAM less the policy's reserve less what runs
+        there), if it has room.  A node whose RAM the bed does not state is not judged full.
+        Returns (VM -> node, the VMs that find no room)."""
+        reserve = self.bed.policy.memory_reserve_gb
+        free: dict[str, float] = {}
+        for n in survivors:
+            ram = self.idx.servers[n].memory_gb
+            free[n] = (float("inf") if ram is None or ram is NOT_STATED
+                       else ram - reserve - memory_needed(loads.get(n, [])))
+        placed: dict[str, str] = {}
+        stranded: list[VM] = []
+        for vm in sorted(vms, key=lambda v: (-vm_memory(v), v.id)):
+            target = max(free, key=lambda n: (free[n], n)) if free else None
+            if target is not None and free[target] >= vm_memory(vm):
+                free[target] -= vm_memory(vm)
+                placed[vm.id] = target
+            else:
+                stranded.append(vm)
+        return placed, stranded
 
     def scenarios_to_check(self) -> list[Scenario | None]:
         """The base placement plus every scenario that moves or removes something."""
@@ -129,27 +151,18 @@ class Placement:
             out[host].append(self.idx.vms[vm_id])
         return out
 
-    def stranded_after_loss(self, nodes: list[str], lost: str, loads: dict[str, list[VM]],
-                            reserve_gb: float) -> tuple[list[VM], list[VM]] | None:
-        """(highly available VMs of `lost`, those that find no room on the other nodes), biggest
-        first, each placed on the node with the most free memory; None when a node's RAM is
-        unknown or not stated (a VM's memory too) or `lost` runs no highly available VM."""
-        moving = sorted((v for v in loads.get(lost, []) if v.highly_available), key=lambda v: -vm_memory(v))
+    def stranded_after_loss(self, nodes: list[str], lost: str, loads: dict[str, list[VM]]
+                            ) -> tuple[list[VM], list[VM]] | None:
+        """(highly available VMs of `lost`, those that find no room on the other nodes), as
+        restart_on_survivors places them; None when a node's RAM is unknown or not stated (a
+        VM's memory too) or `lost` runs no highly available VM."""
+        moving = [v for v in loads.get(lost, []) if v.highly_available]
+        survivors = [n for n in nodes if n != lost]
         if not moving or memory_not_stated(moving):
             return None
-        free = {}
-        for n in nodes:
-            if n == lost:
-                continue
-            s = self.idx.servers[n]
-            if s.memory_gb is None or s.memory_gb is NOT_STATED or memory_not_stated(loads.get(n, [])):
+        for n in survivors:
+            ram = self.idx.servers[n].memory_gb
+            if ram is None or ram is NOT_STATED or memory_not_stated(loads.get(n, [])):
                 return None
-            free[n] = s.memory_gb - reserve_gb - memory_needed(loads.get(n, []))
-        stranded = []
-        for vm in moving:
-            target = max(free, key=lambda n: (free[n], n)) if free else None
-            if target is not None and free[target] >= vm_memory(vm):
-                free[target] -= vm_memory(vm)
-            else:
-                stranded.append(vm)
-        return moving, stranded
+        _placed, stranded = self.restart_on_survivors(moving, survivors, loads)
+        return sorted(moving, key=lambda v: (-vm_memory(v), v.id)), stranded

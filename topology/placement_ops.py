@@ -127,6 +127,7 @@ class Outcome:
     moved: dict[str, str] = field(default_factory=dict)      # VM -> its reference host, when elsewhere
     failed_over: dict[str, str] = field(default_factory=dict)  # VM -> the failed host it restarted from
     stranded: dict[str, str] = field(default_factory=dict)   # VM -> why it has nowhere to go
+    no_room: dict[str, str] = field(default_factory=dict)    # stranded for want of room -> its failed host
     failed: list[str] = field(default_factory=list)
 
 
@@ -154,8 +155,13 @@ def outcome(bed: Bed, scenario_id: str | None = None) -> Outcome:
             out.stranded[vm_id] = f"was on failed {host} and is not highly available"
         elif cluster is None:
             out.stranded[vm_id] = f"was on failed {host}, which is in no cluster"
-        else:
+        elif not any(n not in failed and n in placement.idx.servers for n in cluster.nodes):
             out.stranded[vm_id] = f"was on failed {host}; no node of {cluster.id} survives"
+        else:
+            # the same arithmetic as CAP-003: biggest first, on the node with the most free memory
+            out.stranded[vm_id] = (f"was on failed {host}; finds no room for its {vm_memory(vm):g} GB on the "
+                                   f"surviving node(s) of {cluster.id}")
+            out.no_room[vm_id] = host
     return out
 
 

@@ -439,6 +439,10 @@ def rename(bed: Bed, old: str, new: str) -> Edit:
             edits.append(SetField(holder, attr, renamed, text=text, owner=owner))
         else:
             edits.append(_SetItem(getattr(holder, attr), key, renamed, owner=owner))
+    for cfg in bed.configurations:      # what each configuration sets is keyed by subject id
+        items = [(_maybe(translate, k, "subject", None), v) for k, v in cfg.overrides.items()]
+        if items != list(cfg.overrides.items()):
+            edits.append(_RewriteMapping(cfg.overrides, items, owner=cfg.id))
     return Rename(edits, text, old=old, new=new)
 
 

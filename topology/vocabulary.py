@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from topology.unknown import MARKER, NOT_STATED
+
 ACRONYMS = {
     "ad": "AD", "bdm": "BDM", "bios": "BIOS", "cidr": "CIDR", "cpu": "CPU", "csv": "CSV", "dag": "DAG",
     "db": "DB", "dc": "DC", "dcb": "DCB", "dns": "DNS", "ds2": "DS2", "dsm": "DSM", "ese": "ESE", "fc": "FC",
@@ -34,6 +36,35 @@ SERVER_ROLE_NAMES = {"hypervisor": "Hypervisor host", "infrastructure": "Infrast
 CONNECTIVITY_NAMES = {"iscsi": "iSCSI", "fc": "Fibre Channel", "sas": "SAS", "nfs": "NFS", "smb": "SMB"}
 RAID_NAMES = {"raid0": "RAID 0", "raid1": "RAID 1", "raid10": "RAID 10", "raid5": "RAID 5",
               "raid6": "RAID 6", "raid50": "RAID 50", "raid60": "RAID 60"}
+# the units the live and printed charts print (a rate of I/O is "IO/s"; "IOPS" names the metric)
+UNITS = {"iops": "IO/s", "ms": "ms", "mbps": "MB/s"}
+
+
+def raid_name(level: str) -> str:
+    """'raid10' -> 'RAID 10'; a level the product does not know is shown as written, in capitals."""
+    if level is NOT_STATED:
+        return MARKER
+    return RAID_NAMES.get(level, level.upper() if level else "")
+
+
+def choice_label(value: str) -> str:
+    """A choice as a list or menu shows it: 'raid10' -> 'RAID 10', 'load_client' -> 'load client',
+    'hyperv' -> 'Hyper-V'."""
+    return RAID_NAMES.get(value) or words(value)
+
+
+def metric_words(metric: str, unit: str = "") -> str:
+    """A criterion's metric key as words, without the unit its threshold carries:
+    'db_read_latency_avg_ms' with unit 'ms' -> 'DB read latency avg'."""
+    parts = [p for p in re.split(r"[_\-]+", str(metric)) if p]
+    kept = [p for p in parts if not unit or p.lower() != unit.lower()] or parts
+    return " ".join(ACRONYMS.get(p.lower(), p) for p in kept)
+
+
+def criterion_words(metric: str, comparison: str, threshold: Any, unit: str = "") -> str:
+    """'DB read latency avg < 20 ms' (the live page, the results, the verdicts)."""
+    value = f"{threshold:g}" if isinstance(threshold, (int, float)) else str(threshold)     # or "not stated"
+    return f"{metric_words(metric, unit)} {comparison} {value}" + (f" {unit}" if unit else "")
 
 
 def words(key: str) -> str:

@@ -146,6 +146,11 @@ def _plain_value(text: str, mark: Any) -> Any:
     return _MERGE_KEY if tag == _MERGE else scalar_value(tag, text, True, mark)
 
 
+def plain_reading(text: str) -> Any:
+    """What the loader makes of `text` written as a plain scalar (YamlProblem if nothing)."""
+    return _plain_value(text, None)
+
+
 def _text_key(key: Any) -> str:
     """A scalar written as a key (a number, a date, null) as the text it stands for."""
     if key is None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QStyle, QTreeWidget, QTreeWidgetItem
 
 from topology.ids import owner_of, parent_of
 from topology.index import parse_slot_range
+from topology.vocabulary import raid_name
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -69,12 +70,12 @@ def _array(a: Any) -> Node:
         node.children.append(Node(e.name, "enclosure", _join(e.model, f"{e.slots} slots", f"{disks} disks"),
                                   f"{aid}:{e.name}"))
     for g in a.disk_groups:
-        node.children.append(Node(g.name, "disk group", _join(g.raid.upper(), g.geometry, ", ".join(g.members),
+        node.children.append(Node(g.name, "disk group", _join(raid_name(g.raid), g.geometry, ", ".join(g.members),
                                                               g.owner and f"owner {g.owner}"), f"{aid}:group:{g.name}"))
     if a.spares:
         node.children.append(Node("hot spares", "spares", ", ".join(a.spares)))   # no id: selects nothing twice
     for p in a.pools:
-        node.children.append(Node(p.name, "pool", _join(p.provisioning, p.raid.upper()), f"{aid}:pool:{p.name}"))
+        node.children.append(Node(p.name, "pool", _join(p.provisioning, raid_name(p.raid)), f"{aid}:pool:{p.name}"))
     for v in a.volumes:
         node.children.append(Node(v.name, "volume", _join(_num(v.size_gb, "GB"), v.group or v.pool,
                                                           ", ".join(v.purpose), v.drive), f"{aid}:{v.name}"))

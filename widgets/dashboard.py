@@ -3,7 +3,10 @@
 Samples go into a SeriesStore (ring buffers) from any thread; a timer redraws, touching only
 the curves whose series changed since the last redraw: never one redraw per sample.  Each
 plot shows one curve per host and, thick, all hosts together (sum of IOPS and MB/s, mean
-latency).  A pass criterion is a dashed line labelled with the time spent on its wrong side.
+latency).  A pass criterion is a dashed line labelled with the time spent on its wrong side;
+the data sets the value scale, and a criterion far above it is named at the plot's top edge
+instead of squashing the curves (app.metrics.criterion_scale).  The time axis shows the whole
+run by default, sized to the workloads' stated duration, so a 60 s run fills the plot.
 """
 from __future__ import annotations
 
@@ -12,35 +15,44 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QAction, QColor, QFontMetrics, QPen, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QGraphicsRectItem,
+    QGraphicsSimpleTextItem,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.metrics import sample as M
 from app.metrics.chart import PALETTE  # a host has the same colour on screen and in print
+from app.metrics.criterion_scale import criterion_scale
 from app.metrics.series import SeriesStore, is_host_series, peak_decimate, time_beyond
+from topology.vocabulary import UNITS
 from widgets.series_layer import SeriesLayer
 
 REDRAW_MS = 250
 ALL_HOSTS = "all hosts"
 # plot key, metric, title, unit, how hosts combine
-PLOTS = (("iops", M.IOPS, "IOPS", "IO/s", "sum"),
-         ("read", M.READ_LATENCY_MS, "Read latency", "ms", "mean"),
-         ("write", M.WRITE_LATENCY_MS, "Write latency", "ms", "mean"),
-         ("throughput", M.THROUGHPUT_MBPS, "Throughput", "MB/s", "sum"))
-WINDOWS = (("Last minute", 60), ("Last 5 minutes", 300), ("Last 15 minutes", 900), ("Last hour", 3600),
-           ("Everything", 0))
+PLOTS = (("iops", M.IOPS, "IOPS", UNITS["iops"], "sum"),
+         ("read", M.READ_LATENCY_MS, "Read latency", UNITS["ms"], "mean"),
+         ("write", M.WRITE_LATENCY_MS, "Write latency", UNITS["ms"], "mean"),
+         ("throughput", M.THROUGHPUT_MBPS, "Throughput", UNITS["mbps"], "sum"))
+WHOLE_RUN = 0
+WINDOWS = (("Whole run", WHOLE_RUN), ("Last minute", 60), ("Last 5 minutes", 300), ("Last 15 minutes", 900),
+           ("Last hour", 3600))
+SHORTEST_SPAN_S = 10            # the whole-run view of a run's first seconds is not stretched thinner
+# the plots never shrink below this (the page scrolls instead): a plot must stay readable
+PLOT_MIN_W, PLOT_MIN_H = 300, 170
+CRITERION_RED = "#c00000"
+VALUE_AXIS_W = 56               # room for "250000" or "0.025" at the default font
 
 
 @dataclass(frozen=True)
@@ -65,7 +77,8 @@ class MetricsDashboard(QWidget):
         self.pg = pg
         self.store = store or SeriesStore()
         self.paused = False
-        self.window_s = 300
+        self.window_s = WHOLE_RUN
+        self.run_length_s: float | None = None     # the run's stated load time: the whole-run view's width
         self.thresholds: list[Threshold] = []
         self._curves: dict[tuple[str, str], object] = {}
         self._drawn: dict[tuple[str, str], int] = {}
@@ -74,13 +87,19 @@ class MetricsDashboard(QWidget):
         self._colours: dict[str, str] = {}
         self._last_store_revision = -1
         self._peaks: dict[tuple[str, str], float] = {}      # highest value drawn of each curve
-        self._line_texts: dict[Threshold, str] = {}
+        self._line_texts: dict[Threshold, str] = {}       # the full label of each criterion line
+        self._elided: dict[Threshold, tuple[str, int]] = {}    # what its label shows, at which width
+        self._off_scale: dict[str, QGraphicsSimpleTextItem] = {}
+        self._off_texts: dict[str, tuple[str, int]] = {}
+        self._series_actions: dict[str, QAction] = {}
         self._x_range: tuple[float, float] | None = None
         self._y_tops: dict[str, float] = {}
         self._plot_key_of = {metric: key for key, metric, _t, _u, _h in PLOTS}
         self._view_moved = False          # the user panned or zoomed: cut and decimate again
         self._setting_range = False
         self.redraws = 0
+        self.kind = "host"                # which series the plots show: hosts, volumes, groups, pools, VMs
+        self.storage_map = None           # app.metrics.storage_series.StorageMap of the bed being run
         self._build()
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
@@ -97,6 +116,7 @@ class MetricsDashboard(QWidget):
         self.follow.setToolTip("Keep the newest second at the right edge; zooming or panning turns this off")
         self.follow.toggled.connect(self._follow_toggled)
         outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
         self.pause_button = QPushButton("Pause", self)
         self.pause_button.setCheckable(True)
@@ -104,32 +124,53 @@ class MetricsDashboard(QWidget):
         self.window_combo = QComboBox(self)
         for text, seconds in WINDOWS:
             self.window_combo.addItem(text, seconds)
-        self.window_combo.setCurrentIndex(1)
+        self.window_combo.setToolTip("Whole run: from the first second to the end of the longest workload the "
+                                     "bed states (or the latest second, when later)")
         self.window_combo.currentIndexChanged.connect(lambda _i: self._set_window(self.window_combo.currentData()))
+        self.series_button = QToolButton(self)
+        self.series_button.setText("Series")
+        self.series_button.setToolTip("Show or hide a host's curves (all hosts: the sum or mean of those shown)")
+        self.series_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.series_menu = QMenu(self.series_button)
+        self.series_button.setMenu(self.series_menu)
         self.status = QLabel(self)
+        self.status.setWordWrap(True)
         bar.addWidget(self.pause_button)
         bar.addWidget(QLabel("Show:"))
         bar.addWidget(self.window_combo)
+        from app.metrics.storage_series import KIND_TITLES, KINDS
+        self.kind_combo = QComboBox(self)
+        self.kind_combo.setObjectName("seriesKind")
+        for kind in KINDS:
+            self.kind_combo.addItem(KIND_TITLES[kind], kind)
+        self.kind_combo.setToolTip("Plot per host, or per volume, disk group, pool or VM of the bed (the hosts' "
+                                   "disks mapped through each volume's drive)")
+        self.kind_combo.currentIndexChanged.connect(lambda _i: self.show_kind(self.kind_combo.currentData()))
+        bar.addWidget(QLabel("Per:"))
+        bar.addWidget(self.kind_combo)
+        bar.addWidget(self.series_button)
+        bar.addWidget(self.follow)
         bar.addWidget(self.status, 1)
         outer.addLayout(bar)
-        split = QSplitter(Qt.Orientation.Horizontal, self)
-        self.graphics = pg.GraphicsLayoutWidget(split)
+        self.graphics = pg.GraphicsLayoutWidget(self)
         self.graphics.setBackground("w")
+        self.graphics.setMinimumSize(2 * PLOT_MIN_W, 2 * PLOT_MIN_H + 40)
         self.plots: dict[str, object] = {}
         self.layers: dict[str, SeriesLayer] = {}
         first = None
         for i, (key, _metric, title, unit, _how) in enumerate(PLOTS):
             axis = pg.DateAxisItem(orientation="bottom")
             plot = self.graphics.addPlot(row=i // 2, col=i % 2, axisItems={"bottom": axis})
-            plot.setTitle(title, color="#202020", size="11pt")
-            plot.setLabel("left", title, units=None, **{"color": "#202020"})
-            plot.getAxis("left").setLabel(f"{title} ({unit})")
+            # the unit in the title: a rotated axis label took 20 px of every plot's width
+            plot.setTitle(f"{title} ({unit})", color="#202020", size="10pt")
+            # no "(x0.001)" scale note: sub-millisecond latency reads as 0.35, with its unit in the title
+            plot.getAxis("left").enableAutoSIPrefix(False)
+            # one width for every value axis: the two columns' time axes line up
+            plot.getAxis("left").setWidth(VALUE_AXIS_W)
             if i // 2 == 0:
                 # time labels under the lower plots only: the x axes are linked, and laying
                 # out dates again as the view scrolls cost ~2 ms a frame per axis
                 plot.getAxis("bottom").setStyle(showValues=False)
-            else:
-                plot.getAxis("bottom").setLabel("time")
             # an opaque light grid at the labelled ticks: a translucent one cost 8 ms a frame
             plot.showGrid(x=True, y=True, alpha=1.0)
             plot.disableAutoRange()           # the dashboard sets both ranges itself
@@ -145,6 +186,16 @@ class MetricsDashboard(QWidget):
                 plot.getAxis(ax).setStyle(tickAlpha=255, maxTickLevel=1)
                 plot.getAxis(ax).setZValue(-100)      # the grid under the curves, not over them
                 plot.getAxis(ax).setTickPen("#e4e4e4")
+            # pinned to the view's corner, not to the data; on a white card so a curve under it stays apart
+            card = QGraphicsRectItem(plot.vb)
+            card.setBrush(QColor(255, 255, 255, 225))
+            card.setPen(QPen(Qt.PenStyle.NoPen))
+            card.setPos(4, 2)
+            card.setZValue(100)
+            note = QGraphicsSimpleTextItem(card)
+            note.setBrush(QColor(CRITERION_RED))
+            note.setPos(2, 1)
+            self._off_scale[key] = note
             if first is None:
                 first = plot
             else:
@@ -154,63 +205,96 @@ class MetricsDashboard(QWidget):
         # own so it never hides a curve
         self.legend = pg.LegendItem(labelTextColor="#202020", colCount=8)
         self.graphics.addItem(self.legend, row=2, col=0, colspan=2)
-        side = QWidget(split)
-        sl = QVBoxLayout(side)
-        sl.setContentsMargins(4, 0, 0, 0)
-        sl.addWidget(QLabel("Series:"))
-        self.series_list = QListWidget(side)
-        self.series_list.itemChanged.connect(self._series_toggled)
-        sl.addWidget(self.series_list, 2)
-        sl.addWidget(QLabel("Messages:"))
-        self.problems = QPlainTextEdit(side)
+        outer.addWidget(self.graphics, 1)
+        self.problems = QPlainTextEdit(self)
         self.problems.setReadOnly(True)
         self.problems.setMaximumBlockCount(500)
-        sl.addWidget(self.problems, 1)
-        split.setStretchFactor(0, 1)
-        split.setSizes([900, 220])
-        outer.addWidget(split, 1)
-        bar.addWidget(self.follow)
+        self.problems.setPlaceholderText("Messages from the collectors")
+        self.problems.setMaximumHeight(self.problems.fontMetrics().lineSpacing() * 4 + 12)
+        self.problems.hide()              # shown with the first message: the plots keep the room till then
+        outer.addWidget(self.problems)
 
     # ---------------------------------------------------------------- input
 
     def ingest(self, samples) -> None:
-        """From any thread: samples only go into the ring buffers."""
+        """From any thread: samples only go into the ring buffers (with the volume, group, pool
+        and VM series they make, when the bed's storage map is set)."""
+        storage = self.storage_map
+        if storage is not None:
+            samples = list(samples)
+            samples += storage.derive(samples)
         self.store.ingest(samples)
+
+    def set_storage_map(self, storage) -> None:
+        self.storage_map = storage
+
+    def show_kind(self, kind: str) -> None:
+        """Plot another kind of series (the store keeps them all)."""
+        self.kind = kind
+        self._forget_curves()
+        self.redraw()
 
     def clear(self) -> None:
         """Forget every series (a new run starts)."""
         self.store.clear()
+        self._forget_curves()
+        self._x_range = None
+        self.problems.clear()
+        self.problems.hide()
+
+    def _forget_curves(self) -> None:
         for layer in self.layers.values():
             layer.remove_all()
         self.legend.clear()
         self._curves.clear()
         self._drawn.clear()
         self._peaks.clear()
-        self._x_range = None
         self._y_tops.clear()
-        self.series_list.clear()
-        self.problems.clear()
+        self.series_menu.clear()
+        self._series_actions.clear()
         self._last_store_revision = -1
 
     def add_problem(self, text: str) -> None:
         self.problems.appendPlainText(time.strftime("%H:%M:%S ") + text)
+        self.problems.show()
+
+    def set_run_length(self, seconds: float | None) -> None:
+        """The run's stated load time: the whole-run view spans it from the first second."""
+        self.run_length_s = seconds if seconds and seconds > 0 else None
+        self._view_moved = True
 
     def set_thresholds(self, thresholds: list[Threshold]) -> None:
         for th, line in self._lines.items():
             self.plots[th.plot].removeItem(line)
         self._lines.clear()
         self._line_texts.clear()
+        self._elided.clear()
         self._y_tops.clear()
         self._last_store_revision = -1
         self.thresholds = list(thresholds)
         for th in self.thresholds:
+            # the label starts inside the plot's left edge and is cut to its width with "…" in the
+            # middle (the workload and the limit both stay readable)
             line = self.pg.InfiniteLine(pos=th.value, angle=0, movable=False,
-                                        pen=self.pg.mkPen("#c00000", width=2, style=Qt.PenStyle.DashLine),
-                                        label=th.label, labelOpts={"position": 0.98, "color": "#c00000",
-                                                                   "fill": (255, 255, 255, 230),
-                                                                   "anchors": [(1, 1), (1, 1)]})
+                                        pen=self.pg.mkPen(CRITERION_RED, width=2, style=Qt.PenStyle.DashLine),
+                                        label="", labelOpts={"position": 0.01, "color": CRITERION_RED,
+                                                             "fill": (255, 255, 255, 230),
+                                                             "anchors": [(0, 1), (0, 1)]})
             self.plots[th.plot].addItem(line)
             self._lines[th] = line
+            self._set_line_text(th, th.label)
+
+    def _set_line_text(self, th: Threshold, text: str) -> None:
+        self._line_texts[th] = text
+        width = int(self.plots[th.plot].vb.width()) - 16
+        if self._elided.get(th) == (text, width):
+            return          # re-laying out a label costs more than comparing
+        self._elided[th] = (text, width)
+        line = self._lines[th]
+        shown = QFontMetrics(line.label.textItem.font()).elidedText(text, Qt.TextElideMode.ElideMiddle,
+                                                                     max(width, 40))
+        line.label.setFormat(shown.replace("{", "{{").replace("}", "}}"))    # a format string: braces are data
+        line.label.setToolTip(text)
 
     def set_paused(self, paused: bool) -> None:
         self.paused = paused
@@ -218,9 +302,12 @@ class MetricsDashboard(QWidget):
         if not paused:
             self.redraw()
 
-    def _series_toggled(self, item: QListWidgetItem) -> None:
-        source = item.text()
-        if item.checkState() == Qt.CheckState.Checked:
+    def series_action(self, source: str) -> QAction | None:
+        """The Series menu's entry for a host (or ALL_HOSTS): checked while its curves show."""
+        return self._series_actions.get(source)
+
+    def _series_toggled(self, source: str, shown: bool) -> None:
+        if shown:
             self._hidden.discard(source)
         else:
             self._hidden.add(source)
@@ -253,18 +340,23 @@ class MetricsDashboard(QWidget):
         return line
 
     def _sync_series_list(self, sources: list[str]) -> None:
-        known = {self.series_list.item(i).text() for i in range(self.series_list.count())}
         for src in [ALL_HOSTS, *sources]:
-            if src not in known:
-                item = QListWidgetItem(src)
-                item.setForeground(QColor("#000000" if src == ALL_HOSTS else self._colour(src)))
-                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-                item.setCheckState(Qt.CheckState.Checked)
-                self.series_list.addItem(item)
+            if src in self._series_actions:
+                continue
+            swatch = QPixmap(12, 12)
+            swatch.fill(QColor("#000000" if src == ALL_HOSTS else self._colour(src)))
+            action = self.series_menu.addAction(swatch, src)
+            action.setCheckable(True)
+            action.setChecked(src not in self._hidden)
+            action.toggled.connect(lambda shown, src=src: self._series_toggled(src, shown))
+            self._series_actions[src] = action
 
     def host_sources(self) -> list[str]:
-        # per-host series only: "HOST/job" and "HOST/device" series stay out of the plots
-        return [s for s in self.store.sources() if is_host_series(s)]
+        # the chosen kind only: "HOST/job" and "HOST/device" series stay out of the plots
+        if self.kind == "host":
+            return [s for s in self.store.sources() if is_host_series(s)]
+        from app.metrics.storage_series import of_kind
+        return of_kind(self.store.sources(), self.kind)
 
     def redraw(self) -> None:
         """Runs on the timer.  A series is cut to the window and decimated to the plot's
@@ -294,7 +386,8 @@ class MetricsDashboard(QWidget):
             if len(visible) == 1:
                 combined[plot_key] = self.store.series(visible[0], metric)
             elif visible:
-                combined[plot_key] = (self.store.all_hosts(metric, how) if len(visible) == len(sources)
+                combined[plot_key] = (self.store.all_hosts(metric, how)
+                                      if len(visible) == len(sources) and self.kind == "host"
                                       else self.store.aggregate(metric, visible, how))
                 if ALL_HOSTS not in self._hidden and combined[plot_key][0].size:
                     self._draw(ALL_HOSTS, plot_key, metric, *combined[plot_key], x0, x1, pixels)
@@ -314,7 +407,11 @@ class MetricsDashboard(QWidget):
         if last is None:
             (x0, x1), _ = plot.vb.viewRange()
             return float(x0), float(x1)
-        x0 = last - self.window_s if self.window_s else first
+        if self.window_s == WHOLE_RUN:
+            x0 = first
+            last = max(last, first + (self.run_length_s or 0.0), first + SHORTEST_SPAN_S)
+        else:
+            x0 = last - self.window_s
         if x0 >= last:
             x0 = last - 1
         self._setting_range = True
@@ -341,6 +438,9 @@ class MetricsDashboard(QWidget):
 
     def _view_resized(self, *_args) -> None:
         self._view_moved = True           # more or fewer pixels: decimate again
+        self._off_texts.clear()           # and cut the labels to the new width
+        for th, text in list(self._line_texts.items()):
+            self._set_line_text(th, text)
 
     def _draw(self, source, plot_key, metric, t, v, x0, x1, pixels) -> None:
         line = self._curve(source, plot_key, metric)
@@ -350,13 +450,11 @@ class MetricsDashboard(QWidget):
 
     def _update_threshold_labels(self, combined: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         notes = []
-        for th, line in self._lines.items():
+        for th in self._lines:
             t, v = combined.get(th.plot, (np.empty(0), np.empty(0)))
             over = time_beyond(t, v, th.value, th.comparison)
             text = f"{th.label} — over the line {over:.0f} s" if over else th.label
-            if text != self._line_texts.get(th):       # re-laying out a label costs more than comparing
-                line.label.setFormat(text)
-                self._line_texts[th] = text
+            self._set_line_text(th, text)
             if over:
                 notes.append(f"{th.label}: {over:.0f} s beyond")
         self.status.setText("; ".join(notes) if notes else ("no pass criterion crossed" if self._lines else ""))
@@ -367,19 +465,45 @@ class MetricsDashboard(QWidget):
         self.redraw()
 
     def _fit_y(self) -> None:
-        # from 0 to the highest value drawn; a pass criterion's line stays in view with room
-        # for its label, even when every value is far below it
-        lines_by_plot: dict[str, list[float]] = {}
-        for th in self._lines:
-            lines_by_plot.setdefault(th.plot, []).append(th.value)
+        # from 0 to the data's peak; a criterion near it is drawn as its line, one far above is
+        # named at the top edge instead (a 20 ms line must not flatten 0.3 ms of latency)
         for key, metric, _t, _u, _h in PLOTS:
-            top = max([*lines_by_plot.get(key, []),
-                       *(peak for (src, m), peak in self._peaks.items() if m == metric and src not in self._hidden)],
-                      default=0.0)
-            top = top or 1.0
+            peak = max((peak for (src, m), peak in self._peaks.items() if m == metric and src not in self._hidden),
+                       default=0.0)
+            lines = [th for th in self._lines if th.plot == key]
+            scale = criterion_scale(peak, [th.value for th in lines])
+            off = [th for th in lines if th.value in scale.off_scale]
+            for th in lines:
+                self._lines[th].setVisible(th not in off)
+            self._show_off_scale(key, off)
+            top = scale.top
+            if off and peak > 0:
+                # the note takes the top rows of the plot: the curves stay below it
+                height = max(self.plots[key].vb.height(), 1.0)
+                taken = min((self._off_scale[key].parentItem().rect().height() + 12) / height, 0.5)
+                top = max(top, peak / (1 - taken) * 1.02)
             if self._y_tops.get(key) != top:
-                self.plots[key].setYRange(0, top * 1.15, padding=0)
+                self.plots[key].setYRange(0, top, padding=0)
                 self._y_tops[key] = top
+
+    def _show_off_scale(self, key: str, off: list[Threshold]) -> None:
+        note = self._off_scale[key]
+        unit = next(u for k, _m, _t, u, _h in PLOTS if k == key)
+        limits = dict.fromkeys(f"{th.comparison} {th.value:g} {unit}" for th in sorted(off, key=lambda th: th.value))
+        text = f"▲ above the scale: {', '.join(limits)}" if off else ""
+        width = int(self.plots[key].vb.width()) - 12
+        if self._off_texts.get(key) == (text, width):
+            return
+        self._off_texts[key] = (text, width)
+        note.setText(QFontMetrics(note.font()).elidedText(text, Qt.TextElideMode.ElideRight, max(width, 40)))
+        card = note.parentItem()
+        card.setRect(note.boundingRect().adjusted(0, 0, 4, 2))
+        card.setVisible(bool(text))
+        note.setToolTip("\n".join(self._line_texts.get(th, th.label) for th in off))
+
+    def off_scale_text(self, plot_key: str) -> str:
+        """What the plot's top edge says of the criteria off its scale ("" when none is)."""
+        return self._off_texts.get(plot_key, ("", 0))[0]
 
     def shutdown(self) -> None:
         self._timer.stop()

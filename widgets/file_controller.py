@@ -9,19 +9,19 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 import resources
+from app import preferences
 from app.autosave import Autosaver, Orphan, find_orphans
 from app.document import new_bed
 from topology.errors import BedFileError
 from topology.fileformat import loads, loads_keeping_broken_references, read_text
 from topology.repair import broken_references, drop_broken_references
+from topology.roundtrip import ProjectSource
 from widgets.problems_dialog import show_problems, split_problems
 
 FILE_FILTER = "Test beds (*.yaml *.yml);;All files (*)"
-MAX_RECENT = 8
 LONG_ERROR_LINES = 12
 # the loader speaks to the command line; a window user starts from the menu
 CLI_EXAMPLE_HINT = "start from `testbed-studio new --example NAME`"
@@ -32,7 +32,6 @@ class FileController:
     def __init__(self, window: Any):
         self.window = window
         self.document = window.document
-        self.settings = QSettings()
         self._recent_menu: QMenu | None = None
         self.autosave = Autosaver(self.document, window)
         self.autosave.failed.connect(lambda text: self.window.statusBar().showMessage(text, 10000))
@@ -72,11 +71,13 @@ class FileController:
         if not self.confirm_discard("starting from an example"):
             return False
         try:
-            bed = loads(resources.example_path(name).read_text(encoding="utf-8"), str(resources.example_path(name)))
+            text = resources.example_path(name).read_text(encoding="utf-8")
+            bed = loads(text, str(resources.example_path(name)))
         except (OSError, BedFileError) as exc:
             self.error("Cannot open the example", str(exc))
             return False
-        self.document.replace(bed, None, dirty=True)
+        # the copy keeps the example's comments when it is saved
+        self.document.replace(bed, None, dirty=True, source=ProjectSource.of(text, bed))
         self.autosave.start()
         self.window.statusBar().showMessage(f"New bed from the example “{bed.bed.name}”: Save keeps your copy.", 8000)
         return True
@@ -112,7 +113,8 @@ class FileController:
         """A file whose only problems are references that name nothing opens in the repair view
         (every problem listed, nothing dropped).  None when it has other problems too."""
         try:
-            bed, broken = loads_keeping_broken_references(read_text(path), str(path))
+            text = read_text(path)
+            bed, broken = loads_keeping_broken_references(text, str(path))
         except BedFileError:
             return None
         if not broken:
@@ -127,7 +129,7 @@ class FileController:
         if answer != "open":
             self.window.statusBar().showMessage(items[0].splitlines()[0], 10000)
             return False
-        self.document.replace(bed, path)
+        self.document.replace(bed, path, source=ProjectSource.of(text, bed))
         if remember:
             self.remember(path)
         self.autosave.start()
@@ -150,7 +152,8 @@ class FileController:
             self._report_unreadable(damaged.problem, damaged.set_aside)
         for orphan in orphans:
             try:
-                bed = loads(orphan.read_text(), str(orphan.text_path))
+                text = orphan.read_text()
+                bed = loads(text, str(orphan.text_path))
             except BedFileError as exc:
                 self._report_unreadable(str(exc), orphan.set_aside)
                 continue
@@ -161,7 +164,7 @@ class FileController:
             if answer == "discard":
                 orphan.discard()
             elif answer == "recover":
-                self.document.replace(bed, orphan.original_path, dirty=True)
+                self.document.replace(bed, orphan.original_path, dirty=True, source=ProjectSource.of(text, bed))
                 self.autosave.wait()  # this session's copy is on disk before the crashed one goes
                 orphan.discard()
                 self.window.statusBar().showMessage(
@@ -232,7 +235,12 @@ class FileController:
             self.error("Cannot save test bed", f"{path}: {exc.strerror or exc}")
             return False
         self.remember(path)
-        self.window.statusBar().showMessage(f"Saved {path}", 5000)
+        if self.document.last_save == "rewritten":
+            self.window.statusBar().showMessage(
+                f"Saved {path}, written afresh: the edits could not be made in the file's own text (e.g. they "
+                "reach a value shared through a YAML alias), so its comments were not kept", 12000)
+        else:
+            self.window.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
     @staticmethod
@@ -257,15 +265,19 @@ class FileController:
 
     # ------------------------------------------------------------------ recent files
     def recent(self) -> list[str]:
-        value = self.settings.value("recentFiles", [])
-        if isinstance(value, str):
-            value = [value]
-        return [v for v in (value or []) if isinstance(v, str)]
+        """The beds opened last, from this state directory's preferences (a second profile or a
+        test run with its own TESTBED_STUDIO_STATE_DIR never sees another's)."""
+        return preferences.recent_files()
+
+    def _keep_recent(self, items: list[str]) -> None:
+        try:
+            preferences.set_recent_files(items)
+        except OSError as exc:      # the list is a convenience: the bed itself is open (or saved)
+            self.window.statusBar().showMessage(f"Cannot keep the recent files list: {exc.strerror or exc}", 8000)
 
     def remember(self, path: Path) -> None:
         entry = str(Path(path).resolve())
-        items = [entry] + [p for p in self.recent() if p != entry]
-        self.settings.setValue("recentFiles", items[:MAX_RECENT])
+        self._keep_recent([entry] + [p for p in self.recent() if p != entry])
         self._fill_recent()
 
     def open_recent(self, path: str) -> bool:
@@ -274,7 +286,7 @@ class FileController:
         if self.open_path(path):
             return True
         if not Path(path).exists():  # moved or deleted since: stop offering it
-            self.settings.setValue("recentFiles", [p for p in self.recent() if p != path])
+            self._keep_recent([p for p in self.recent() if p != path])
             self._fill_recent()
         return False
 

@@ -149,7 +149,8 @@ class FindingsModel(QAbstractItemModel):
             if col == 0:
                 return f.code
             if col == 1:
-                where = f"[{f.scenario}] " if getattr(f, "scenario", None) else ""
+                where = "".join(f"[{tag}] " for tag in (getattr(f, "configuration", None), getattr(f, "scenario", None))
+                                if tag)
                 return where + f.message + (f" — accepted: {f.exception_reason}" if f.accepted else "")
             return ", ".join(f.subjects)
         if role == Qt.ItemDataRole.DecorationRole and col == 0:

@@ -21,6 +21,7 @@ from widgets import window_state
 from widgets.central_tabs import CentralTabs
 from widgets.context_menus import install_storage_menus
 from widgets.find_bar import FindBar
+from widgets.page_docks import PageDocks
 from widgets.tree_filter import FilteredTree
 
 APP_NAME = "Testbed Studio"
@@ -36,9 +37,20 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&File", "save", "&Save", "Save", "Save the test bed", "files.save"),
     ("&File", "save_as", "Save &As…", "SaveAs", "Save the test bed under a new name", "files.save_as"),
     ("&File", "-", "", "", "", ""),
+    ("&File", "import", "&Import Hosts…", "",
+     "Add hosts, ports and addresses from a CSV sheet or an Ansible inventory (one undoable step)",
+     "import_hosts"),
     ("&File", "export_png", "Export Diagram as &PNG…", "Ctrl+Shift+E", "Export the drawing as an image",
      "canvas.export_png_dialog"),
     ("&File", "export_svg", "Export Diagram as S&VG…", "", "Export the drawing as SVG", "canvas.export_svg_dialog"),
+    ("&File", "export_pdf", "Export Diagram as P&DF…", "", "Export the drawing as a one-page PDF",
+     "canvas.export_pdf_dialog"),
+    ("&File", "export_drawio", "Export Diagram for &draw.io…", "",
+     "Export the drawing as a draw.io (diagrams.net) diagram: devices, ports and cables stay connected",
+     "canvas.export_drawio_dialog"),
+    ("&File", "export_graphml", "Export Diagram as &GraphML…", "",
+     "Export every component and link with its attributes as GraphML (networkx, yEd)",
+     "canvas.export_graphml_dialog"),
     ("&File", "print", "&Print Diagram…", "Print", "Print the drawing", "canvas.print_dialog"),
     ("&File", "print_appendix", "Print &Appendix…", "", "Preview and print the report appendices",
      "methodology.print_preview"),
@@ -58,6 +70,9 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&Edit", "select_all", "Select &All", "SelectAll", "Select every device", "canvas.select_all"),
     ("&Edit", "-", "", "", "", ""),
     ("&Edit", "find", "&Find…", "Find", "Find a component by id, name, address or note", "find_bar.open_bar"),
+    ("&Edit", "-", "", "", "", ""),
+    ("&Edit", "preferences", "Pre&ferences…", "Ctrl+,", "Settings for every bed: the paper size of prints and PDFs",
+     "edit_preferences"),
     ("&View", "zoom_in", "Zoom &In", "ZoomIn", "Zoom in", "canvas.zoom_in"),
     ("&View", "zoom_out", "Zoom &Out", "ZoomOut", "Zoom out", "canvas.zoom_out"),
     ("&View", "fit", "&Fit to Window", "Ctrl+0", "Show the whole bed", "canvas.fit"),
@@ -72,6 +87,7 @@ PANELS: tuple[tuple[str, str, str, Qt.DockWidgetArea | None], ...] = (
     ("placement", "widgets.placement_view.PlacementView", "VM placement", None),
     ("methodology", "widgets.methodology_view.MethodologyView", "Methodology", None),
     ("run", "widgets.run_wizard.RunWizard", "Run", None),
+    ("compare", "widgets.compare_view.CompareView", "Compare", None),
     ("palette", "widgets.palette.Palette", "Palette", Qt.DockWidgetArea.LeftDockWidgetArea),
     ("tree", "widgets.component_tree.ComponentTree", "Components", Qt.DockWidgetArea.LeftDockWidgetArea),
     ("properties", "widgets.property_editor.PropertyEditor", "Properties", Qt.DockWidgetArea.RightDockWidgetArea),
@@ -122,8 +138,13 @@ class MainWindow(QMainWindow):
         install_storage_menus(self.storage)
         self.find_bar = FindBar(self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.find_bar)
+        from widgets.configuration_chooser import ConfigurationBar
+        self.configuration_bar = ConfigurationBar(self.document, self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.configuration_bar)
         from widgets.file_controller import FileController
         self.files = FileController(self)
+        self.run.save_bed = self.files.save      # a new run saves the bed the way File › Save does
+        self.page_docks = PageDocks(self, self.run)     # the Run page has a layout of its own
         self._build_actions()
         self.document.dirty_changed.connect(lambda _: self.update_title())
         self.document.path_changed.connect(lambda _: self.update_title())
@@ -180,6 +201,10 @@ class MainWindow(QMainWindow):
             if widget is not None:
                 widget.clear()
 
+    def edit_preferences(self) -> bool:
+        from widgets.preferences_dialog import PreferencesDialog
+        return bool(PreferencesDialog(self).exec())
+
     def show_restored(self) -> None:
         """Show at the last session's geometry, or maximised the first time."""
         window_state.show_restored(self)
@@ -200,6 +225,10 @@ class MainWindow(QMainWindow):
     def open_path(self, path: Any) -> bool:
         return self.files.open_path(path)
 
+    def import_hosts(self) -> bool:
+        from widgets.import_dialog import import_dialog
+        return import_dialog(self)
+
     def update_title(self) -> None:
         doc = self.document
         name = doc.path.name if doc.path else "unsaved"
@@ -214,6 +243,7 @@ class MainWindow(QMainWindow):
             for attr, *_ in PANELS:
                 getattr(getattr(self, attr), "shutdown", lambda: None)()
             self.document.validation.shutdown()
+            self.page_docks.drawing_layout()
             window_state.remember(self)
             event.accept()
         else:

@@ -47,9 +47,10 @@ EXPORTS = (("pdf", "Export PDF…", "PDF document (*.pdf)"),
            ("md", "Export Markdown…", "Markdown (*.md)"))
 
 
-def _generate(snapshot: bytes) -> Any:
-    from topology.methodology import generate
-    return generate(pickle.loads(snapshot))
+def _generate(snapshot: bytes, configuration: str | None = None) -> Any:
+    from topology.configurations import procedures
+    (_, methodology), = procedures(pickle.loads(snapshot), configuration)
+    return methodology
 
 
 def subject_of(source: str, known: set[str]) -> str:
@@ -144,6 +145,9 @@ class MethodologyView(QWidget):
         self._job.result.connect(self._generated)
         document.changed.connect(lambda _ids: self._job.request())
         document.reset.connect(self.regenerate)
+        from app.configuration_choice import ConfigurationChoice
+        self.configuration = ConfigurationChoice.of(document)
+        self.configuration.changed.connect(lambda _name: self.regenerate())
         self._show_step(None)
         self.regenerate()
 
@@ -156,7 +160,8 @@ class MethodologyView(QWidget):
         # the worker gets its own copy (pickled: far cheaper than deepcopy on the GUI thread);
         # the user keeps editing the live model meanwhile
         snapshot = pickle.dumps(self.document.bed, pickle.HIGHEST_PROTOCOL)
-        return self.document.revision, lambda: _generate(snapshot)
+        configuration = self.configuration.name       # the configuration chooser's
+        return self.document.revision, lambda: _generate(snapshot, configuration)
 
     def shutdown(self) -> None:
         """The window is closing: drop queued work and let a running generation finish."""
@@ -426,15 +431,27 @@ class MethodologyView(QWidget):
 
     def _appendix(self):
         from app.report.assembly import build_appendix
-        self.document.validation.wait(5000)
-        return build_appendix(self.document.bed, findings=list(self.document.validation.findings),
-                              methodology=self.methodology,
-                              source=str(self.document.path) if self.document.path else "", runs=self._runs())
+        return build_appendix(self.document.bed, findings=self.document.validation.current_findings(),
+                              methodology=self._printed_methodology(),
+                              source=str(self.document.path) if self.document.path else "", runs=self._runs(),
+                              comparisons=self._comparisons())
+
+    def _printed_methodology(self) -> Any:
+        """What the appendix prints: the procedure shown, or one per configuration (generated then)."""
+        return None if self.document.bed.configurations else self.methodology
+
+    def _comparisons(self) -> list:
+        from app.metrics.compare_cli import configuration_comparisons
+        return configuration_comparisons(self.document.bed, self.document.path,
+                                         baseline=self.configuration.name)
 
     def print_preview(self) -> None:
         from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
+
+        from app.report.pdf import set_up_printer
         appendix = self._appendix()
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        set_up_printer(printer)         # the paper and resolution of the exported PDF: the same pages
         dialog = QPrintPreviewDialog(printer, self)
         dialog.setWindowTitle(f"Print preview: appendices of {self.document.title}")
         dialog.paintRequested.connect(lambda p: self._paint(appendix, p))
@@ -444,7 +461,10 @@ class MethodologyView(QWidget):
 
     def print_dialog(self) -> None:
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+
+        from app.report.pdf import set_up_printer
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        set_up_printer(printer)
         dialog = QPrintDialog(printer, self)
         dialog.accepted.connect(lambda: self._paint(self._appendix(), printer))
         self._print_dialog = dialog
@@ -483,14 +503,14 @@ class MethodologyView(QWidget):
     def export(self, path: str, fmt: str) -> bool:
         from app.report.export import write
         try:
-            self.document.validation.wait(5000)
-            result = write(self.document.bed, path, fmt, findings=list(self.document.validation.findings),
-                           methodology=self.methodology,
-                           source=str(self.document.path) if self.document.path else "", runs=self._runs())
+            result = write(self.document.bed, path, fmt, findings=self.document.validation.current_findings(),
+                           methodology=self._printed_methodology(),
+                           source=str(self.document.path) if self.document.path else "", runs=self._runs(),
+                           comparisons=self._comparisons())
         except (OSError, ValueError) as exc:
             self._fail(f"Cannot write {path}: {getattr(exc, 'strerror', None) or exc}")
             return False
-        pages = f" ({result['pages']} pages)" if "pages" in result else ""
+        pages = f" ({result['pages']} pages on {result['paper']})" if "pages" in result else ""
         self.status.setStyleSheet("")
         self.status.setText(f"Wrote {path}{pages}.")
         return True

@@ -34,6 +34,7 @@ BOARD_STYLE = """
 #hostCard { background: #fafafa; border: 1px solid #b0bec5; border-radius: 8px; }
 #hostCard[state="failed"] { background: #ffebee; border: 2px solid #c62828; }
 #hostCard[state="drop"] { background: #e8f5e9; border: 2px solid #2e7d32; }
+#hostCard[state="refuse"] { background: #eeeeee; border: 2px dashed #9e9e9e; }
 #hostDetail { color: #555555; }
 #stoppedCard { background: #fff8f7; border: 2px dashed #c62828; border-radius: 8px; }
 """
@@ -235,9 +236,12 @@ class HostCard(QFrame):
         self.failed = failed
         self.set_drop_target(False)
 
-    def set_drop_target(self, on: bool) -> None:
-        """Green while a VM is dragged over a host that takes it; a failed host stays red."""
-        state = "failed" if getattr(self, "failed", False) else ("drop" if on else "")
+    def set_drop_target(self, on: bool, refusal: str | None = None) -> None:
+        """Green while a VM is dragged over a host that takes it, grey and dashed over one that
+        would refuse it (the reason is the ghost's to show); a failed host stays red."""
+        self.refusal = refusal if on else None
+        state = ("failed" if getattr(self, "failed", False) else
+                 ("refuse" if refusal else "drop") if on else "")
         if self.property("state") != state:
             self.setProperty("state", state)
             self.style().unpolish(self)

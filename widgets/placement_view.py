@@ -39,6 +39,7 @@ class PlacementView(QWidget):
         self.loads: dict[str, dict] = {}
         self.outcome: ops.Outcome | None = None
         self._drop_target: HostCard | None = None
+        self._dragged = ""
 
         self.scenario_combo = QComboBox()
         self.scenario_combo.setObjectName("scenarioCombo")
@@ -357,10 +358,23 @@ class PlacementView(QWidget):
         return None
 
     def drag_started(self, chip: VmChip) -> None:
+        self._dragged = chip.vm_id
         self.ghost.setText(f"{chip.vm_id}")
         self.ghost.adjustSize()
         self.ghost.raise_()
         self.ghost.show()
+
+    def drop_refusal(self, vm_id: str, host_id: str) -> str | None:
+        """Why dropping the VM on the host would be refused; None when the drop would move it.
+        The drop itself asks the same question (ops.place_vm), so a card shown as a target
+        never refuses the drop."""
+        if host_id == (self.outcome.placement.get(vm_id) if self.outcome else None):
+            return f"{vm_id} already runs on {host_id}"
+        try:
+            ops.place_vm(self.document.bed, vm_id, host_id, self.scenario_id)
+        except ops.PlacementRefused as exc:
+            return str(exc)
+        return None
 
     def drag_moved(self, global_pos: QPoint) -> None:
         self.ghost.move(self.mapFromGlobal(global_pos) + QPoint(12, 8))
@@ -368,8 +382,12 @@ class PlacementView(QWidget):
         if target is not self._drop_target:
             if self._drop_target is not None:
                 self._drop_target.set_drop_target(False)
+            refusal = self.drop_refusal(self._dragged, target.host_id) if target is not None else None
             if target is not None:
-                target.set_drop_target(True)
+                target.set_drop_target(True, refusal)
+            self.ghost.setText(self._dragged + (f"  ✕ {refusal}" if refusal else
+                                                f"  → {target.host_id}" if target is not None else ""))
+            self.ghost.adjustSize()
             self._drop_target = target
 
     def drag_finished(self, vm_id: str, global_pos: QPoint) -> None:
@@ -383,4 +401,4 @@ class PlacementView(QWidget):
             return
         if target.host_id == (self.outcome.placement.get(vm_id) if self.outcome else None):
             return   # dropped where it already runs
-        self.move_vm(vm_id, target.host_id)
+        self.move_vm(vm_id, target.host_id)      # a refusal says why (drop_refusal showed it already)

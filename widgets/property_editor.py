@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from topology.address_entry import address_problem, needs_prefix
 from topology.edits import SetField
 from topology.fileformat import plan
 from topology.index import BedIndex
@@ -515,6 +516,12 @@ class PropertyEditor(QWidget):
             pattern = meta.get("pattern")
             if pattern and text and not re.match(pattern, text):
                 raise FieldError(f"{text!r} does not have the expected form")
+            holder = binding.holder()
+            if needs_prefix(holder, binding.attr):
+                network = self._index().networks.get(getattr(holder, "network", "") or "")
+                problem = address_problem(text, network.cidr if network is not None else "")
+                if problem:
+                    raise FieldError(problem)
             return text
         if kind == "list":
             items = list(raw)

@@ -1,7 +1,11 @@
-"""The questions a run asks a person in the Run tab: trust an unknown SSH host key, a password,
-and what to do with a step a dead driver left running.  The session asks them from its worker
-thread; they are answered here on the GUI thread."""
+"""The questions a run asks a person in the Run tab: before a new run, save the bed and run it
+despite its errors; during it, trust an unknown SSH host key, a password, and what to do with
+a step a dead driver left running.  The session asks the latter from its worker thread; they
+are answered here on the GUI thread."""
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -15,6 +19,72 @@ from PySide6.QtWidgets import (
 )
 
 from app.run import events as E
+
+ERRORS_LISTED = 6
+
+
+def confirm_run_start(parent: QWidget, document: Any, save: Callable[[], bool] | None) -> bool:
+    """Before a new run: the bed on disk must be the bed on screen (the run records the file and
+    its steps are made from it), and errors are run only when the person says so."""
+    if not confirm_saved(parent, document, save):
+        return False
+    errors = _open_errors(document)
+    return not errors or _ask_run_with_errors(parent, errors)
+
+
+def confirm_saved(parent: QWidget, document: Any, save: Callable[[], bool] | None) -> bool:
+    """The bed on disk is the bed on screen (saved now if the person agrees); False otherwise."""
+    path = document.path
+    if document.dirty or path is None or not path.exists():
+        return _ask_save_first(parent, document, save)
+    return True
+
+
+def _ask_save_first(parent: QWidget, document: Any, save: Callable[[], bool] | None) -> bool:
+    never_saved = document.path is None or not document.path.exists()
+    box = QMessageBox(QMessageBox.Icon.Question, "Save before the run",
+                      "The bed has not been saved yet." if never_saved else
+                      f"“{document.title}” has unsaved changes.", parent=parent)
+    box.setObjectName("saveBeforeRun")
+    box.setInformativeText("A run records the project file on disk and makes its steps from it. Save first, so "
+                           "that what runs on the hosts is what you see here.")
+    if not _go_ahead(box, "Save and Continue", default_is_go=True):
+        return False
+    if save is None:
+        if never_saved:
+            return False
+        document.save()
+        return True
+    return bool(save()) and not document.dirty
+
+
+def _open_errors(document: Any) -> list:
+    """The bed's errors as drawn (the reference configuration), not accepted as exceptions."""
+    return [f for f in document.validation.current_findings()
+            if f.severity == "error" and not f.accepted and f.scenario is None]
+
+
+def _ask_run_with_errors(parent: QWidget, errors: list) -> bool:
+    n = len(errors)
+    box = QMessageBox(QMessageBox.Icon.Warning, "Run a bed with errors",
+                      f"The bed has {n} error{'s' if n != 1 else ''}. Run it anyway?", parent=parent)
+    box.setObjectName("runWithErrors")
+    listed = [f"{f.code}: {f.message}" for f in errors[:ERRORS_LISTED]]
+    if n > ERRORS_LISTED:
+        listed.append(f"… and {n - ERRORS_LISTED} more (the Validation panel lists them all)")
+    box.setInformativeText("\n".join(listed) + "\n\nSteps made from a bed with errors can set the hosts up "
+                           "wrongly. Fix them, or accept the expected ones as documented exceptions, first.")
+    return _go_ahead(box, "Run Anyway", default_is_go=False)
+
+
+def _go_ahead(box: QMessageBox, go: str, *, default_is_go: bool) -> bool:
+    """The box with `go` and Cancel (Escape cancels); True when the person clicked `go`."""
+    go_button = box.addButton(go, QMessageBox.ButtonRole.AcceptRole)
+    cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(go_button if default_is_go else cancel)
+    box.setEscapeButton(cancel)
+    box.exec()
+    return box.clickedButton() is go_button
 
 
 def answer_question(parent: QWidget, question: E.Question, reply) -> None:

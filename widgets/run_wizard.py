@@ -36,19 +36,19 @@ from PySide6.QtWidgets import (
 from app.run import events as E
 from app.run.qt_runner import RunController
 from app.run.session import RunSession, runs_of_bed
-from widgets.run_questions import answer_question
+from app.run.standing import STATUS_WORDS
+from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
 OUTPUT_LINES_KEPT = 5000
 
 # status -> (colour, label); the icon is a dot of that colour, the label is in the tooltip
-STATUS_LOOK = {
-    E.PENDING: ("#b0b0b0", "not run yet"), E.RUNNING: ("#1e6fd9", "running"), E.OK: ("#2e9e44", "succeeded"),
-    E.DONE: ("#2e9e44", "done by hand"), E.SKIPPED: ("#8a63c9", "skipped"), E.FAILED: ("#d0312d", "failed"),
-    E.TIMEOUT: ("#e07b00", "timed out"), E.CANCELLED: ("#e07b00", "stopped"), E.LOST: ("#e07b00", "connection lost"),
-    E.INTERRUPTED: ("#e07b00", "interrupted"), E.UNREACHABLE: ("#d0312d", "host unreachable"),
-    E.AUTH_FAILED: ("#d0312d", "login refused"), E.HOST_KEY: ("#d0312d", "host key not trusted"),
+_COLOURS = {
+    E.PENDING: "#b0b0b0", E.RUNNING: "#1e6fd9", E.OK: "#2e9e44", E.DONE: "#2e9e44", E.SKIPPED: "#8a63c9",
+    E.FAILED: "#d0312d", E.TIMEOUT: "#e07b00", E.CANCELLED: "#e07b00", E.LOST: "#e07b00", E.INTERRUPTED: "#e07b00",
+    E.UNREACHABLE: "#d0312d", E.AUTH_FAILED: "#d0312d", E.HOST_KEY: "#d0312d",
 }
+STATUS_LOOK = {status: (colour, STATUS_WORDS[status]) for status, colour in _COLOURS.items()}
 _ICONS: dict[str, QIcon] = {}
 
 
@@ -80,6 +80,9 @@ class RunWizard(QWidget):
         self.steps: list = []
         self.started_at: float | None = None
         self.run_warnings: list[str] = []      # said when the open run started: shown until the next one
+        # saves the bed the way File › Save does (asks for a name when it has none); the main window sets it
+        self.save_bed = None
+        self._history_stale = False
         self._items: dict[str, QTreeWidgetItem] = {}
         self._build()
         c = self.controller
@@ -136,18 +139,21 @@ class RunWizard(QWidget):
             top.addWidget(b)
         outer.addLayout(top)
 
-        split = QSplitter(Qt.Orientation.Horizontal, self)
+        # the steps and the live metrics each get the page's whole width: plots squeezed beside
+        # the step list were 130 px wide at 1366×768
+        self.pages = QTabWidget(self)
+        self.pages.setDocumentMode(True)
+        split = QSplitter(Qt.Orientation.Horizontal, self.pages)
+        self.pages.addTab(split, "Steps")
+        self.metrics_page = QWidget(self.pages)      # the dashboard is built on first use
+        QVBoxLayout(self.metrics_page).setContentsMargins(0, 4, 0, 0)
+        self.pages.addTab(self.metrics_page, "Live metrics")
+        self.dashboard = None
         self.tree = QTreeWidget(split)
         self.tree.setHeaderLabels(["Step", "Where"])
         self.tree.setColumnWidth(0, 330)
         self.tree.currentItemChanged.connect(lambda *_: self._show_step())
-        self.right_tabs = QTabWidget(split)
-        right = QWidget(self.right_tabs)
-        self.right_tabs.addTab(right, "Step")
-        self.metrics_page = QWidget(self.right_tabs)      # the dashboard is built on first use
-        QVBoxLayout(self.metrics_page).setContentsMargins(0, 0, 0, 0)
-        self.right_tabs.addTab(self.metrics_page, "Live metrics")
-        self.dashboard = None
+        right = QWidget(split)
         rl = QVBoxLayout(right)
         rl.setContentsMargins(6, 0, 0, 0)
         self.step_title = QLabel("Open or start a run.", right)
@@ -173,7 +179,7 @@ class RunWizard(QWidget):
         rl.setStretch(rl.indexOf(self.output), 1)
         split.setStretchFactor(1, 1)
         split.setSizes([440, 760])
-        outer.addWidget(split, 1)
+        outer.addWidget(self.pages, 1)
 
         buttons = QHBoxLayout()
         self.run_step_button = QPushButton("Run step", self)
@@ -219,12 +225,14 @@ class RunWizard(QWidget):
         self.history.clear()
         self._unfinished_id = None
         runs = runs_of_bed(self._bed_path())
+        open_id = self.session.run_id if self.session else None
         for info, standing in runs:
+            if info.id == open_id:
+                standing = self.session.standing()       # live: a step running here, a manual step waiting
             where = standing.summary()
-            self.history.addItem(f"{info.id}  ({info.created[:16].replace('T', ' ')}, {where})", info.id)
+            self.history.addItem(_history_text(info, standing), info.id)
             if self._unfinished_id is None and not standing.complete and where != "not started":
                 self._unfinished_id = info.id
-        open_id = self.session.run_id if self.session else None
         if runs and self._unfinished_id == runs[0][0].id and open_id != runs[0][0].id:
             self.banner_text.setText(f"The run {runs[0][0].id} did not finish ({runs[0][1].summary()}). "
                                      "Resume it to continue at the first step that did not succeed.")
@@ -237,27 +245,48 @@ class RunWizard(QWidget):
         """A session for the bed as it is drawn now; the run before is closed first."""
         dashboard = self.ensure_dashboard()
         dashboard.clear()
+        from topology.workload_time import longest_load_seconds
         from widgets.dashboard import thresholds_from_bed
         dashboard.set_thresholds(thresholds_from_bed(self.document.bed))
+        dashboard.set_run_length(longest_load_seconds(self.document.bed))
         self.controller.shutdown()      # releases this window's hold on a run before taking the next
         self.run_warnings = []
         self._show_warnings()
         session = RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
                              ask=self.controller.ask, on_event=self.controller.on_event,
-                             on_samples=dashboard.ingest)
+                             on_samples=dashboard.ingest, configuration=self._configuration())
+        from app.metrics.storage_series import StorageMap
+        dashboard.set_storage_map(StorageMap(session.bed))     # volumes, groups, VMs of the configuration run
         self.controller.attach(session)
         return session
 
     def plan(self) -> list:
         """The steps a run of the bed as drawn now would have (nothing is opened)."""
-        return RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates).all_steps
+        return RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
+                          configuration=self._configuration()).all_steps
+
+    def _configuration(self) -> str | None:
+        """The configuration chooser's choice (None for a bed without configurations)."""
+        from app.configuration_choice import ConfigurationChoice
+        return ConfigurationChoice.of(self.document).name
+
+    def _update_open_run_entry(self) -> None:
+        """The open run's line in the run list follows it live (running, failed at, waiting)."""
+        self._history_stale = False
+        session = self.session
+        index = self.history.findData(session.run_id) if session is not None else -1
+        if index >= 0:
+            self.history.setItemText(index, _history_text(session.info, session.standing()))
 
     def new_run(self) -> None:
+        if self.controller.busy:
+            return
+        if not confirm_run_start(self, self.document, self.save_bed):
+            self._say("No run started.")
+            return
         bed_path = self._bed_path()
         if bed_path is None or not bed_path.exists():
             self._say("Save the bed first: a run records the project file it ran.", error=True)
-            return
-        if self.controller.busy:
             return
         session = self._new_session()
         if not session.start_new():
@@ -267,6 +296,9 @@ class RunWizard(QWidget):
 
     def resume(self, run_id: str | None) -> None:
         if not run_id or self.controller.busy:
+            return
+        if not confirm_saved(self, self.document, self.save_bed):      # resumed steps are made from the file too
+            self._say(f"Run {run_id} not opened.")
             return
         session = self._new_session()
         if not session.resume(run_id):
@@ -398,6 +430,8 @@ class RunWizard(QWidget):
         session = self.controller.session
         if session is None or (event.run_id and session.run_id and event.run_id != session.run_id):
             return          # a run this window no longer shows
+        if isinstance(event, (E.StepStarted, E.StepEnded, E.RunEnded)):
+            self._history_stale = True        # redrawn by the ticker: a step can start many times a second
         if isinstance(event, (E.StepStarted, E.StepEnded)):
             self._draw_step(event.look)
         if isinstance(event, E.StepEnded):
@@ -411,7 +445,7 @@ class RunWizard(QWidget):
                 self.run_warnings.append(("Warning: " if event.kind == E.ACCESS else "Note: ") + event.text)
                 self._show_warnings()
         elif isinstance(event, E.PreflightChecked):
-            self._show_preflight(event.checks)
+            self._show_preflight(event.checks, event.note)
         elif isinstance(event, E.MetricsProblem) and self.dashboard is not None:
             self.dashboard.add_problem(event.text)
         elif isinstance(event, E.Leftover):
@@ -466,6 +500,7 @@ class RunWizard(QWidget):
     def _busy_changed(self, busy: bool) -> None:
         self._update_buttons()
         if busy or self.session is None:
+            self._update_open_run_entry()
             return
         self._redraw_statuses()       # once the worker is done, every step as the journal has it
         current = self.session.run_id
@@ -491,6 +526,8 @@ class RunWizard(QWidget):
         self.preflight_button.setEnabled(session is not None and not busy)
 
     def _update_progress(self, standing: E.RunStanding | None = None) -> None:
+        if self._history_stale:
+            self._update_open_run_entry()
         session = self.session
         if standing is None:
             standing = session.standing() if session is not None else None
@@ -536,7 +573,11 @@ class RunWizard(QWidget):
             self._select(standing.next_step)
         self._update_buttons()
 
-    def _show_preflight(self, checks) -> None:
+    def _show_preflight(self, checks, note: str = "") -> None:
+        if not checks:
+            self.output.appendPlainText(f"Pre-flight check: {note}")
+            self._say(f"Pre-flight: nothing to check - {note.splitlines()[0]}", error=not self.document.bed.access)
+            return
         bad = [c for c in checks if not c.ok]
         lines = [f"{c.host}: {'ok' if c.ok else 'PROBLEM'} - {c.message}" for c in checks]
         self.output.appendPlainText("Pre-flight check:\n" + "\n".join(lines))
@@ -549,6 +590,10 @@ class RunWizard(QWidget):
 
     def _answer(self, question: E.Question, reply) -> None:
         answer_question(self, question, reply)
+
+
+def _history_text(info, standing: E.RunStanding) -> str:
+    return f"{info.id}  ({info.created[:16].replace('T', ' ')}, {standing.summary()})"
 
 
 def _short(text: str, limit: int = 70) -> str:

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QInputDialog,
     QLabel,
     QLineEdit,
     QMenu,
@@ -427,21 +426,13 @@ class ValidationPanel(QWidget):
         f = self.current_finding()
         if f is None or f.accepted:
             return False
+        from widgets.exception_dialog import ExceptionReasonDialog
         subject = exception_subject(f.subjects)
-        dialog = QInputDialog(self)
-        dialog.setWindowTitle("Accept as documented exception")
-        dialog.setLabelText(f"Why is {f.code} on {subject} expected in this bed?\n"
-                            "The reason is saved in the bed and printed with the findings.")
-        dialog.setOption(QInputDialog.InputDialogOption.UsePlainTextEditForTextInput)
-        dialog.setOkButtonText("Accept")
-        if not dialog.exec():
+        dialog = ExceptionReasonDialog(f"Why is {f.code} on {subject} expected in this bed?",
+                                       lambda reason: accept_finding(self.document.bed, f, reason), self)
+        if not dialog.exec() or dialog.edit is None:
             return False
-        try:
-            edit = accept_finding(self.document.bed, f, dialog.textValue())
-        except ExceptionError as exc:
-            self._tell(f"Nothing recorded: {exc}.", error=True)
-            return False
-        self.document.apply(edit)
+        self.document.apply(dialog.edit)
         self._tell(f"{f.code} on {subject} accepted (Undo takes it back).")
         return True
 

@@ -38,8 +38,12 @@ def _label(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 100 or v == int(v) else f"{v:g}"
 
 
-def chart_image(chart: Chart, width: int, height: int):
-    """The chart as a QImage of width x height pixels (text scaled to the image)."""
+def chart_image(chart, width: int, height: int):
+    """The chart as a QImage of width x height pixels (text scaled to the image); a comparison
+    (app.metrics.comparison) is drawn as bars (app.metrics.bar_chart)."""
+    if not isinstance(chart, Chart):
+        from app.metrics.bar_chart import bar_chart_image
+        return bar_chart_image(chart, width, height)
     from PySide6.QtCore import QPointF, QRectF, Qt
     from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QPolygonF
 
@@ -144,7 +148,7 @@ def chart_image(chart: Chart, width: int, height: int):
     return image
 
 
-def chart_png(chart: Chart, width: int = 975, height: int = 330) -> bytes:
+def chart_png(chart, width: int = 975, height: int = 330) -> bytes:
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice
     data = QByteArray()
     buf = QBuffer(data)

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from app.metrics.registry import PARSERS, parse_text
+from app.metrics.run_results import decode, nothing_read
 
 EXIT_OK, EXIT_UNREADABLE = 0, 2
 
@@ -25,26 +26,13 @@ def cmd_parse(ns) -> int:
     except OSError as exc:
         print(f"{ns.file}: cannot be read ({exc.strerror or exc})", file=sys.stderr)
         return EXIT_UNREADABLE
-    text = _decode(raw)
+    text = decode(raw)
     result = parse_text(text, ns.tool)
     if ns.format == "json":
         print(json.dumps({"file": str(path), **result.as_dict()}, indent=2))
     else:
         sys.stdout.write(f"file: {path}\n" + result.as_text())
-    if result.tool == "unknown" or _nothing_read(result):
+    if result.tool == "unknown" or nothing_read(result):
         print(f"{ns.file}: nothing could be read - " + "; ".join(result.problems), file=sys.stderr)
         return EXIT_UNREADABLE
     return EXIT_OK
-
-
-def _nothing_read(result) -> bool:
-    import math
-    figures = (result.iops, result.read_latency_ms, result.write_latency_ms, result.mb_per_s, result.duration_s)
-    return all(math.isnan(v) for v in figures) and not result.jobs and not result.extra
-
-
-def _decode(raw: bytes) -> str:
-    # typeperf and PowerShell write UTF-16 when redirected on some Windows versions
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return raw.decode("utf-16")
-    return raw.decode("utf-8-sig", errors="replace")

@@ -12,7 +12,13 @@ import re
 import xml.etree.ElementTree as ET
 
 from app.metrics.parsed import NAN, JobRow, ParsedResult, add, weighted_mean
-from app.metrics.windows import ToolResult, parse_diskspd_text, parse_diskspd_xml, parse_jetstress_html
+from app.metrics.windows import (
+    ToolResult,
+    jetstress_from_labels,
+    parse_diskspd_text,
+    parse_diskspd_xml,
+    parse_jetstress_html,
+)
 
 MIB = 1048576 / 1e6
 
@@ -58,16 +64,53 @@ def parse_diskspd(text: str) -> ParsedResult:
 
 
 def parse_jetstress(text: str) -> ParsedResult:
-    """Jetstress's HTML report.  The achieved IOPS and the verdict are label/value rows; the
+    """Jetstress's report, HTML or XML.  The achieved IOPS and the verdict are label/value rows; the
     latencies are in the "Transactional I/O Performance" table, a header row of counter names
     and one row per database instance: read latency is the instances' mean weighted by their
     reads/sec, write latency the log writes' (Jetstress's own pass criterion), weighted alike."""
+    if text.lstrip().startswith("<?xml") or re.match(r"\s*<Jetstress", text):
+        return _jetstress_xml(text)
     r = parse_jetstress_html(text)
     m = re.search(r"Jetstress\s+(?:Version\s*)?([\d.]+(?:\s*\(\d+\))?)", text, re.I)
-    out = _from_tool_result(r, m.group(1).strip() if m else "")
+    return _jetstress_figures(r, m.group(1).strip() if m else "", _jetstress_instances(text))
+
+
+def _jetstress_xml(text: str) -> ParsedResult:
+    """The report as XML: every element with a `name` attribute (or a tag) and a value is a
+    label/value row; an element whose children are the transactional counters is an instance."""
+    if re.search(r"<!(DOCTYPE|ENTITY)", text[:4096], re.I):
+        out = ParsedResult("Jetstress")
+        out.problems.append("the XML declares a DOCTYPE or entities: not a Jetstress report, not read")
+        return out
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        out = ParsedResult("Jetstress")
+        out.problems.append(f"the XML cannot be read ({exc})")
+        return out
+    pairs: dict[str, str] = {}
+    instances: list[tuple[str, dict[str, str]]] = []
+    counters: set[int] = set()          # an instance's counters are its own, not the report's rows
+    for el in root.iter():
+        children = [(_xml_label(c), (c.text or c.get("value") or "").strip()) for c in el]
+        if any(label.startswith("i/o database reads average latency") for label, _ in children):
+            instances.append((el.get("name") or el.get("instance") or el.tag, dict(children)))
+            counters.update(id(c) for c in el)
+            continue
+        value = (el.text or el.get("value") or "").strip()
+        if value and not len(el) and id(el) not in counters:
+            pairs.setdefault(_xml_label(el), value)
+    return _jetstress_figures(jetstress_from_labels(pairs), pairs.get("jetstress version", ""), instances)
+
+
+def _xml_label(el: ET.Element) -> str:
+    return (el.get("name") or el.tag).strip().lower()
+
+
+def _jetstress_figures(r, version: str, instances: list[tuple[str, dict[str, str]]]) -> ParsedResult:
+    out = _from_tool_result(r, version)
     if r.passed is not None:
         out.extra["overall test result"] = "pass" if r.passed else "fail"
-    instances = _jetstress_instances(text)
     if instances:
         def col(row, name):
             return next((_float(v) for k, v in row.items() if k.startswith(name)), NAN)

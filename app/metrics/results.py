@@ -25,6 +25,7 @@ import numpy as np
 from app.metrics.sample import Sample
 from app.metrics.series import is_host_series, time_beyond
 from topology.unknown import NOT_STATED
+from topology.vocabulary import criterion_words
 
 METRICS_FILE = "metrics.jsonl"
 
@@ -124,7 +125,7 @@ def criterion_metric(criterion_metric: str, unit: str) -> str | None:
 
 
 def criterion_text(c) -> str:
-    return f"{c.metric.replace('_', ' ')} {c.comparison} {c.threshold:g}{(' ' + c.unit) if c.unit else ''}"
+    return criterion_words(c.metric, c.comparison, c.threshold, c.unit)
 
 
 def threshold_lines(bed) -> list[tuple[str, str, float, str]]:

@@ -256,10 +256,15 @@ def parse_diskspd_xml(text: str) -> ToolResult:
 def parse_jetstress_html(text: str) -> ToolResult:
     """The figures ESRP reports quote from Jetstress's Performance report: achieved
     transactional IOPS, database read and log write average latency, and the overall result."""
-    result = ToolResult("Jetstress")
     cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
              for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", text, flags=re.S | re.I)]
-    pairs = {cells[i].lower(): cells[i + 1] for i in range(len(cells) - 1)}
+    return jetstress_from_labels({cells[i].lower(): cells[i + 1] for i in range(len(cells) - 1)})
+
+
+def jetstress_from_labels(pairs: dict[str, str]) -> ToolResult:
+    """The report's figures from its label -> value rows (labels in lower case), whichever
+    form (HTML table rows, XML items) they were read from."""
+    result = ToolResult("Jetstress")
 
     def figure(*labels: str) -> float:
         for label in labels:

@@ -17,22 +17,31 @@ from app.report.blocks import (
     TocBlock,
     steps_blocks,
 )
+from app.report.tables.comparison import comparison_table, formulas
 from app.report.tables.configuration import cluster_table, server_tables, vm_table
+from app.report.tables.configurations import configuration_table
 from app.report.tables.model import Table
 from app.report.tables.network import address_table, connection_table, network_table, switch_tables
 from app.report.tables.procedure import scenario_tables, workload_tables
-from app.report.tables.results import results_tables, run_summary_table, run_verdict_table
+from app.report.tables.results import (
+    results_tables,
+    run_record_tables,
+    run_storage_tables,
+    run_summary_table,
+    run_verdict_table,
+)
 from app.report.tables.storage import storage_tables
 from app.report.tables.storage_layout import slot_map_tables
 from app.report.tables.values import flat, slug
-from topology.methodology import generate
+from topology.configurations import procedures
 
 
-def _generate_methodology(bed: Any) -> tuple[Any, str]:
+def _generate_methodology(bed: Any) -> tuple[list[tuple[str | None, Any]], str]:
+    """The bed's procedure, or one per configuration of a bed that has configurations."""
     try:
-        return generate(bed), ""
+        return procedures(bed), ""
     except Exception as exc:
-        return None, f"The methodology could not be generated: {exc}"
+        return [], f"The methodology could not be generated: {exc}"
 
 
 def _validate(bed: Any) -> list:
@@ -44,12 +53,16 @@ def _validate(bed: Any) -> list:
 
 
 def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any = None,
-                   source: str = "", runs: Iterable[Any] = ()) -> Appendix:
-    """All appendices of a bed as blocks, in the order the seed reports print them."""
+                   source: str = "", runs: Iterable[Any] = (), comparisons: Iterable[Any] = ()) -> Appendix:
+    """All appendices of a bed as blocks, in the order the seed reports print them.
+    `comparisons`: app.metrics.comparison tables printed in Appendix G with their charts."""
     findings = _validate(bed) if findings is None else findings
     note = ""
     if methodology is None:
-        methodology, note = _generate_methodology(bed)
+        procs, note = _generate_methodology(bed)
+    else:       # one procedure, or (configuration, procedure) pairs
+        procs = methodology if isinstance(methodology, list) else [(None, methodology)]
+    methodology = procs[0][1] if len(procs) == 1 else [m for _, m in procs] or None
     info = bed.bed
     blocks: list[Block] = []
     errors = sum(1 for f in findings if f.severity == "error" and not f.accepted)
@@ -99,6 +112,12 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
     if bed.vms or bed.clusters:
         sub("Virtual machines and clusters", "appendix-a-vms")
         tables("A", [vm_table(bed), cluster_table(bed)])
+    if bed.configurations:
+        sub("Configurations", "appendix-a-configurations")
+        blocks.append(Para(text="The tables above show the bed as drawn. The study runs it in "
+                                f"{len(bed.configurations)} software configurations of the same hardware; this "
+                                "table lists every setting that differs between them.", css="intro"))
+        tables("A", [configuration_table(bed)])
 
     appendix("B", "Switches and networks")
     if not tables("B", switch_tables(bed)):
@@ -134,16 +153,25 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
     if plan:
         sub("Scenarios and run plan", "appendix-f-plan")
         tables("F", plan)
-    if methodology is None:
+    if not procs:
         blocks.append(Para(text=note or "No methodology.", css="note"))
-    else:
-        for section in methodology.sections:
-            sub(f"{section.number}. {section.title}", f"appendix-f-{slug(str(section.number))}")
+    described = {c.id: c.description for c in bed.configurations}
+    for name, meth in procs:
+        prefix = f"{name}: " if name is not None else ""
+        if name is not None:
+            blocks.append(Heading(text=f"Procedure in configuration {name}", level=2,
+                                  anchor=f"appendix-f-configuration-{slug(name)}"))
+            if described.get(name):
+                blocks.append(Para(text=described[name], css="intro"))
+        for section in meth.sections:
+            sub(f"{prefix}{section.number}. {section.title}",
+                f"appendix-f-{slug(name) + '-' if name else ''}{slug(str(section.number))}")
             blocks.extend(steps_blocks(list(section.steps)))
 
     results = results_tables(bed)
     runs = list(runs)
-    if results or runs:
+    comparisons = list(comparisons)
+    if results or runs or comparisons:
         appendix("G", "Results")
         rp = bed.run_plan
         if results and rp and rp.repetitions and rp.repetitions > 1:
@@ -152,16 +180,27 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
                                css="intro"))
         tables("G", results)
         figures = 0
+        for table in comparisons:
+            sub(f"Compared: {' / '.join(table.names)}", f"appendix-g-compare-{slug('-'.join(table.names))}")
+            tables("G", [comparison_table(table)])
+            blocks.extend(Para(text=line, css="small") for line in formulas(table))
+            figures += 1
+            blocks.append(ImageBlock(caption=f"Figure G.{figures}: {table.title} per host/VM"
+                                             f"{' and in total' if any(r.is_total for r in table.rows) else ''}, "
+                                             f"{' / '.join(table.names)}",
+                                     key=f"chart-g{figures}", chart=table, keep_with_next=False))
         for run in runs:
             sub(f"Measured in run {run.run_id}", f"appendix-g-run-{slug(run.run_id)}")
             blocks.append(Para(text=f"Recorded by Testbed Studio while the run's workload steps ran (started "
                                     f"{run.started}): one sample per host and metric per second. Averages and 95th "
                                     "percentiles are over the seconds measured; seconds without a value are gaps "
                                     "(a collector stopped or a counter disappeared) and are left out.", css="intro"))
-            tables("G", [run_summary_table(run), run_verdict_table(run)])
+            tables("G", [run_summary_table(run) if run.summaries else None, run_verdict_table(run),
+                         *run_storage_tables(run), *run_record_tables(run)])
             for chart in run.charts(bed):
                 figures += 1
-                blocks.append(ImageBlock(caption=f"Figure G.{figures}: {chart.title} per host, run {run.run_id}",
+                per = "" if " per " in chart.title else " per host"
+                blocks.append(ImageBlock(caption=f"Figure G.{figures}: {chart.title}{per}, run {run.run_id}",
                                          key=f"chart-g{figures}", chart=chart, keep_with_next=False))
     return Appendix(bed=bed, title="Test-bed appendices", blocks=blocks, findings=findings, methodology=methodology,
                     running_head=info.name or "Test-bed appendices")

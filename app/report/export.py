@@ -54,35 +54,42 @@ def to_markdown(appendix: Appendix, *, image_ref: str | None = None, chart_refs:
 
 
 def methodology_html(methodology: Any) -> str:
-    """The procedure alone as a standalone HTML page (for `testbed-studio methodology`)."""
-    head = [f'<p class="doctitle">Test methodology</p><p class="docsub">{esc(methodology.bed_name)}</p>']
-    summary = list(getattr(methodology, "findings_summary", None) or [])
-    incomplete = getattr(methodology, "incomplete_note", "")
-    banner = methodology.banner() if hasattr(methodology, "banner") else ""
-    if banner or summary or incomplete:
-        items = "".join(f"<li>{esc(s)}</li>" for s in summary + ([incomplete] if incomplete else []))
-        colour = "#c94c4c" if getattr(methodology, "errors", 0) or getattr(methodology, "validation_failed", "") \
-            else "#c3c8cf"
-        head.append(f'<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="{colour}"><tr>'
-                    f'<td class="alertbox"><p class="alerthead">'
-                    f'{esc(banner or "Values the bed does not give are marked «missing»")}</p>'
-                    f'<ul>{items}</ul></td></tr></table>')
-    body = "\n".join(head + [b.html() for b in methodology_blocks(methodology)])
-    return page_html(f"Test methodology - {methodology.bed_name}", body)
+    """The procedure alone as a standalone HTML page (for `testbed-studio methodology`); a list
+    of procedures (one per configuration) prints each after the other."""
+    procedures = methodology if isinstance(methodology, list) else [methodology]
+    parts = []
+    for meth in procedures:
+        parts.append(f'<p class="doctitle">Test methodology</p><p class="docsub">{esc(meth.bed_name)}</p>')
+        summary = list(getattr(meth, "findings_summary", None) or [])
+        incomplete = getattr(meth, "incomplete_note", "")
+        banner = meth.banner() if hasattr(meth, "banner") else ""
+        if banner or summary or incomplete:
+            items = "".join(f"<li>{esc(s)}</li>" for s in summary + ([incomplete] if incomplete else []))
+            colour = "#c94c4c" if getattr(meth, "errors", 0) or getattr(meth, "validation_failed", "") else "#c3c8cf"
+            parts.append(f'<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="{colour}"><tr>'
+                         f'<td class="alertbox"><p class="alerthead">'
+                         f'{esc(banner or "Values the bed does not give are marked «missing»")}</p>'
+                         f'<ul>{items}</ul></td></tr></table>')
+        parts += [b.html() for b in methodology_blocks(meth)]
+    return page_html(f"Test methodology - {procedures[0].bed_name}", "\n".join(parts))
 
 
 def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", findings: list | None = None,
-          methodology: Any = None, runs: Iterable[Any] = ()) -> dict:
+          methodology: Any = None, runs: Iterable[Any] = (), comparisons: Iterable[Any] = (),
+          paper: str | None = None) -> dict:
     """The `appendix` command's work: build and write one format.  Returns figures for the caller."""
     out = Path(out)
     if fmt not in ("pdf", "html", "md"):
         raise ValueError(f"unknown format {fmt!r}: use pdf, html or md")
     if not out.parent.is_dir():
         raise OSError(f"folder {out.parent} does not exist")
-    appendix = build_appendix(bed, findings=findings, methodology=methodology, source=source, runs=runs)
+    appendix = build_appendix(bed, findings=findings, methodology=methodology, source=source, runs=runs,
+                              comparisons=comparisons)
     result: dict[str, Any] = {"path": str(out), "format": fmt}
     if fmt == "pdf":
-        result["pages"] = write_pdf(appendix, out)
+        from app.preferences import paper_size
+        result["pages"] = write_pdf(appendix, out, paper=paper)
+        result["paper"] = paper_size(paper).capitalize()
     elif fmt == "html":
         out.write_text(to_html(appendix), encoding="utf-8")
     else:

@@ -45,6 +45,9 @@ def add_arguments(sub) -> None:
     r.add_argument("--quiet", action="store_true", help="do not echo the commands' output")
     r.add_argument("--templates", action="append", default=[], metavar="DIR",
                    help="extra step templates, as for `testbed-studio methodology`")
+    r.add_argument("--configuration", metavar="NAME",
+                   help="the bed's configuration to run (required when it has configurations; a resumed run "
+                        "keeps its own)")
     r.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
 
     ax = sub.add_parser("export-ansible", help="write the bed's hosts and automated steps as an Ansible "
@@ -54,8 +57,17 @@ def add_arguments(sub) -> None:
     ax.add_argument("--steps", default="", metavar="SPEC", help="only these steps (as for run)")
     ax.add_argument("--templates", action="append", default=[], metavar="DIR", help="extra step templates")
 
-    re_ = sub.add_parser("results", help="print a run's metrics: average, 95th percentile, pass/fail per criterion")
-    re_.add_argument("run", help="run id (see `testbed-studio runs`) or run directory")
+    re_ = sub.add_parser("results", help="print a run's metrics: average, 95th percentile, pass/fail per criterion; "
+                                         "`results import RUN FILE...` attaches load tools' result files to a run",
+                         usage="testbed-studio results RUN [--csv OUT] [--all-series]\n"
+                               "       testbed-studio results import RUN FILE... [--step N] [--host H] [--tool T]")
+    re_.add_argument("run", help="run id (see `testbed-studio runs`) or run directory; or the word import")
+    re_.add_argument("files", nargs="*", help=argparse.SUPPRESS)
+    re_.add_argument("--step", default="", metavar="N", help="import: the step whose workload wrote the files")
+    re_.add_argument("--host", default="", metavar="H", help="import: the host or VM the files are about "
+                                                              "(default: the step's one host)")
+    re_.add_argument("--tool", metavar="T", help="import: the tool that wrote the files (default: told from "
+                                                  "their content)")
     re_.add_argument("--csv", metavar="OUT", help="also write the summaries and per-second samples as CSV")
     re_.add_argument("--all-series", action="store_true", help="include per-job and per-device series")
     re_.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
@@ -102,6 +114,8 @@ class _Terminal:
         elif isinstance(e, E.PreflightChecked):
             for c in e.checks:
                 self.say(f"pre-flight {c.host}: {'ok' if c.ok else 'PROBLEM'} - {c.message}")
+            if e.note:
+                self.say(f"pre-flight: {e.note}")
         elif isinstance(e, E.MetricsProblem):
             self.say(f"metrics: {e.text}")
         elif isinstance(e, E.Leftover):
@@ -172,16 +186,25 @@ def cmd_run(ns: argparse.Namespace) -> int:
 
     path = Path(ns.file)
     terminal = _Terminal(ns, path)
+    runs_dir = Path(ns.runs_dir) if ns.runs_dir else None
+    configuration = ns.configuration
+    if ns.resume and configuration is None:
+        try:
+            configuration = J.open_run(ns.resume, runs_dir).configuration or None
+        except ValueError:
+            pass        # resume() says why the run cannot be opened
     try:
-        session = RunSession.from_file(path, templates=ns.templates,
-                                       runs_dir=Path(ns.runs_dir) if ns.runs_dir else None,
+        session = RunSession.from_file(path, templates=ns.templates, runs_dir=runs_dir,
                                        ask=terminal.ask, on_event=terminal.event, workers=ns.parallel,
-                                       timeout=ns.timeout)
+                                       timeout=ns.timeout, configuration=configuration)
     except BedFileError as exc:
         print(exc.format(), file=sys.stderr)
         return EXIT_UNUSABLE
     except OSError as exc:
         _err(f"cannot read {path}: {exc.strerror or exc}")
+        return EXIT_UNUSABLE
+    except ValueError as exc:
+        _err(f"{path}: {exc}")
         return EXIT_UNUSABLE
     try:
         done = session.select(ns.done) if ns.done else []
@@ -317,6 +340,12 @@ def cmd_runs(ns: argparse.Namespace) -> int:
 def cmd_results(ns: argparse.Namespace) -> int:
     from app.metrics.results import judge_criteria, load_samples, results_table, summarize, write_csv
     from app.run import journal as J
+    if ns.run == "import":
+        from app.metrics.import_cli import cmd_import
+        return cmd_import(ns)
+    if ns.files:
+        _err(f"unexpected {ns.files[0]!r}: to attach result files write `testbed-studio results import RUN FILE...`")
+        return EXIT_UNUSABLE
     try:
         info = J.open_run(ns.run, Path(ns.runs_dir) if ns.runs_dir else None)
     except ValueError as exc:
@@ -343,3 +372,4 @@ def cmd_results(ns: argparse.Namespace) -> int:
             return EXIT_UNUSABLE
         print(f"wrote {ns.csv}")
     return EXIT_FAILED if any(not v.passed for v in verdicts) else EXIT_OK
+

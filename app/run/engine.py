@@ -16,9 +16,11 @@ from app.remote import jobs
 from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
 from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
-from app.run.plan import RunStep, Stage, Task, hosts_of, required_tools, stages
+from app.run.plan import RunStep, Stage, Task, hosts_of, stages
+from app.run.result_fetch import fetch_results, result_paths
 from app.run.runlock import RunLock
 from app.run.standing import aggregate
+from app.run.tool_needs import Need, describe_unmet, tool_needs, unmet
 from topology import quoting
 
 DEFAULT_TIMEOUT_S = 3600.0      # a step with no timeout of its own: long loads run for hours
@@ -142,20 +144,21 @@ class RunEngine:
         """Connect to every host the steps use, log in and look for the programs the steps
         call.  Changes nothing on any host."""
         steps = list(self.steps if steps is None else steps)
-        tools: dict[str, dict[str, None]] = {}
+        needs: dict[str, dict[Need, None]] = {}
         for s in steps:
             for t in s.tasks:
                 if not t.manual:
-                    bucket = tools.setdefault(t.host, {})
-                    for tool in required_tools(t.script, t.shell):
-                        bucket[tool] = None
+                    bucket = needs.setdefault(t.host, {})
+                    for need in tool_needs(t.script, t.shell):
+                        bucket[need] = None
 
         def check(host: str) -> HostCheck:
             try:
                 transport = self.connections.get(host)
             except RemoteError as exc:
                 return HostCheck(host, False, str(exc))
-            wanted = list(tools.get(host, {}))
+            host_needs = list(needs.get(host, {}))
+            wanted = list(dict.fromkeys(t for need in host_needs for alt in need for t in alt))
             if not wanted:
                 return HostCheck(host, True, "reachable, logged in")
             probe = (f"for t in {quoting.quote_list('bash', wanted)}; do "
@@ -165,12 +168,14 @@ class RunEngine:
                                    if stream == "stdout" else None, timeout=60)
             if result.status != remote.OK:
                 return HostCheck(host, False, f"the tool check did not run: {result.message}")
-            missing = [ln.strip() for ln in lines if ln.strip()]
-            if missing:
-                return HostCheck(host, False, "not installed: " + ", ".join(missing), missing)
-            return HostCheck(host, True, f"reachable, logged in, {len(wanted)} tool(s) present")
+            missing = {ln.strip() for ln in lines if ln.strip()}
+            lacking = unmet(host_needs, missing)
+            if lacking:
+                return HostCheck(host, False, describe_unmet(lacking),
+                                 [t for need in lacking for alt in need for t in alt])
+            return HostCheck(host, True, f"reachable, logged in, {len(wanted) - len(missing)} tool(s) present")
 
-        hosts = list(tools)
+        hosts = list(needs)
         with ThreadPoolExecutor(max_workers=min(self.workers, max(1, len(hosts)))) as pool:
             results = list(pool.map(check, hosts))
         for r in results:
@@ -306,6 +311,8 @@ class RunEngine:
                     result = CommandResult(J.FAILED, check.exit_code,
                                            f"the step ran but its check failed ({check.message})",
                                            result.seconds + check.seconds, result.tail + check.tail)
+            if result.status in (remote.OK, remote.FAILED) and not write_error and result_paths(task):
+                self._fetch_results(task, sink)
         if out is not None:
             try:
                 out.close()
@@ -325,6 +332,15 @@ class RunEngine:
         self._set(state)
         self._notify("task_finished", task, state)
         return state.status == J.OK
+
+    def _fetch_results(self, task: Task, sink) -> None:
+        """The files a workload step leaves (its template's results list), kept with the run."""
+        try:
+            transport = self.connections.get(task.host)
+        except RemoteError as exc:
+            sink("info", f"[results] not fetched: {exc}")
+            return
+        fetch_results(transport, task, self.info.dir, lambda text: sink("info", text))
 
     def _notify(self, event: str, *args) -> None:
         # a display that fails must not stop a run that is changing real hosts

@@ -88,6 +88,7 @@ class StepEnded(Event):
 @dataclass(frozen=True)
 class PreflightChecked(Event):
     checks: tuple             # app.run.engine.HostCheck: host, ok, message
+    note: str = ""            # when no host was checked: why, and what to do about it
 
 
 @dataclass(frozen=True)

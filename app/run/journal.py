@@ -3,6 +3,8 @@
 A run lives in its own directory:
 
     run.json          what was run: bed file and its hash, step selection (written once, atomically)
+    bed-at-start.yaml the project file as it was when the run began (the as-run record compares it)
+    plan.json         the procedure's steps (number, text) when the run began
     journal.jsonl     one JSON record per line, appended and fsync'd before the work goes on
     output/           the full output of each step on each host (STEP@HOST.log)
     metrics.jsonl     samples recorded while the workloads ran (app.metrics)
@@ -47,6 +49,8 @@ SUCCEEDED = frozenset({OK, DONE, SKIPPED})
 PROBLEMS = frozenset({FAILED, TIMEOUT, CANCELLED, LOST, INTERRUPTED, UNREACHABLE, AUTH_FAILED, HOST_KEY})
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+BED_AT_START = "bed-at-start.yaml"     # the project file as it was when the run began
+PLAN = "plan.json"                     # the procedure as it was when the run began: [[number, text], ...]
 
 
 def now_iso() -> str:
@@ -197,7 +201,9 @@ def distrust(run_dir: Path, read: JournalRead | None = None) -> str | None:
     return None
 
 
-def replay(records: list[dict]) -> dict[tuple[str, str], TaskState]:
+def replay(records: list[dict], *, driven: bool = False) -> dict[tuple[str, str], TaskState]:
+    """The latest state of each task.  `driven`: a driver holds the run now, so a step without
+    its end record is running, not interrupted."""
     states: dict[tuple[str, str], TaskState] = {}
     for r in records:
         if r["kind"] not in ("start", "end", "mark", "process"):
@@ -220,7 +226,7 @@ def replay(records: list[dict]) -> dict[tuple[str, str], TaskState]:
             if r["kind"] == "mark" or st.status not in (LOST, INTERRUPTED):
                 st.pid = None
     for st in states.values():
-        if st.status == RUNNING:
+        if st.status == RUNNING and not driven:
             # nobody finishes a record for a run that died: the step may or may not have
             # taken effect, so it is run again on resume
             st.status = INTERRUPTED
@@ -239,6 +245,7 @@ class RunInfo:
     created: str
     steps: str = ""             # the --steps selection, "" = all
     dry_run: bool = False
+    configuration: str = ""     # the bed's configuration the run used ("" = the bed as drawn)
 
     def save(self) -> None:
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items() if k != "dir"}
@@ -250,7 +257,8 @@ def runs_root() -> Path:
     return state_dir() / "runs"
 
 
-def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None = None) -> RunInfo:
+def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None = None,
+            configuration: str = "") -> RunInfo:
     root = root or runs_root()
     root.mkdir(parents=True, exist_ok=True)
     stem = _SAFE.sub("_", Path(bed_file).stem)[:40] or "bed"
@@ -264,7 +272,7 @@ def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None =
             continue
     else:
         raise OSError(f"cannot create a run directory under {root}")
-    info = RunInfo(run_id, root / run_id, str(bed_file), bed_sha256, now_iso(), steps)
+    info = RunInfo(run_id, root / run_id, str(bed_file), bed_sha256, now_iso(), steps, configuration=configuration)
     info.save()
     return info
 
@@ -281,12 +289,13 @@ def open_run(ref: str, root: Path | None = None) -> RunInfo:
                 raise ValueError(f"{meta}: cannot read the run's description ({exc})") from None
             if not isinstance(data, dict):
                 raise ValueError(f"{meta}: the run's description is a {type(data).__name__}, not a mapping")
-            fields = {k: data.get(k, "") for k in ("id", "bed_file", "bed_sha256", "created", "steps")}
+            fields = {k: data.get(k, "") for k in ("id", "bed_file", "bed_sha256", "created", "steps",
+                                                   "configuration")}
             wrong = [k for k, v in fields.items() if not isinstance(v, str)]
             if wrong:
                 raise ValueError(f"{meta}: the run's description has a {wrong[0]!r} that is not text")
             return RunInfo(fields["id"] or d.name, d, fields["bed_file"], fields["bed_sha256"],
-                           fields["created"], fields["steps"], bool(data.get("dry_run")))
+                           fields["created"], fields["steps"], bool(data.get("dry_run")), fields["configuration"])
     raise ValueError(f"no run {ref!r}: give a run id from `testbed-studio runs` or a run directory")
 
 

@@ -183,38 +183,5 @@ def select_steps(steps: Sequence[RunStep], spec: str) -> list[RunStep]:
     return [s for s in steps if s.number in chosen]
 
 
-_BUILTINS = frozenset("""
-if then else elif fi for while until do done case esac in function select time
-echo printf cd test [ [[ true false exit return export local read set unset shift eval
-exec source . trap wait kill command type hash alias ulimit umask let declare printf
-pushd popd break continue getopts nohup sudo env xargs { } ! ( )""".split())
-_SINGLE_QUOTED = re.compile(r"'[^']*'")
-_SEPARATORS = re.compile(r"&&|\|\||[;|&()]|\$\(|`")
-
-
-def required_tools(script: str, shell: str) -> list[str]:
-    """The programs a bash script calls, for the pre-flight check.  A heuristic: the first
-    word of each simple command, skipping builtins, keywords and variable assignments."""
-    if shell not in ("bash", "sh"):
-        return []
-    tools: dict[str, None] = {}
-    # a single-quoted word is data (a bed value, vendor statements): nothing in it is a command
-    script = _SINGLE_QUOTED.sub("''", script)
-    for line in script.splitlines():
-        line = line.split(" #", 1)[0]
-        for part in _SEPARATORS.split(line):
-            words = part.split()
-            while words and (words[0] in ("nohup", "sudo", "exec", "env", "time", "!")
-                             or "=" in words[0] and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0])):
-                words = words[1:]
-            if not words:
-                continue
-            word = words[0]
-            if word in _BUILTINS or not re.match(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$", word):
-                continue
-            tools[word] = None
-    return list(tools)
-
-
 def hosts_of(steps: Iterable[RunStep]) -> list[str]:
     return list(dict.fromkeys(t.host for s in steps for t in s.tasks if not t.manual))

@@ -32,15 +32,20 @@ class RunSession:
                  runs_dir: Path | None = None, credentials=None, ask: Ask | None = None,
                  on_event: OnEvent | None = None, on_samples: Callable[[list], None] | None = None,
                  workers: int = DEFAULT_WORKERS, timeout: float | None = None, known_hosts: Path | None = None,
-                 bed_bytes: bytes | None = None):
+                 bed_bytes: bytes | None = None, configuration: str | None = None):
+        """`configuration`: which of the bed's configurations the run uses (required when it has
+        any: ValueError naming them otherwise); steps, hosts and access come from its view."""
         from app.remote.connect import TransportFactory
         from app.remote.credentials import CredentialStore
         from topology.methodology import generate
+        self.configuration = configuration or ""
+        bed = bed_to_run(bed, configuration)
         self.bed = bed
         self.bed_path = Path(bed_path).resolve() if bed_path else None
         if bed_bytes is None and self.bed_path is not None and self.bed_path.is_file():
             bed_bytes = self.bed_path.read_bytes()
         self.digest = hashlib.sha256(bed_bytes).hexdigest() if bed_bytes is not None else ""
+        self._bed_bytes = bed_bytes
         self.runs_dir = runs_dir
         self.workers, self.timeout = workers, timeout
         self._ask = ask
@@ -58,6 +63,7 @@ class RunSession:
         self._completed = False
         self._settled = False
         self._bed_changed = False
+        self._waiting_recorded: str | None = None
         self._close_lock = threading.Lock()
 
     @classmethod
@@ -100,7 +106,14 @@ class RunSession:
                                       "this one anyway with --concurrent", run_id="")
                 return False
         self._warn_no_access(steps)
-        info = J.new_run(str(self.bed_path), self.digest, spec, self.runs_dir)
+        info = J.new_run(str(self.bed_path), self.digest, spec, self.runs_dir, configuration=self.configuration)
+        # what the bed and its procedure said when the run began: the as-run record's reference
+        import json
+
+        from topology.fileformat import write_atomic
+        if self._bed_bytes is not None:
+            write_atomic(info.dir / J.BED_AT_START, self._bed_bytes)
+        write_atomic(info.dir / J.PLAN, json.dumps([[s.number, s.text] for s in self.all_steps]).encode())
         self._emit(E.Notice(info.id, f"run {info.id}  ({info.dir})"))
         return self._open(info, steps)
 
@@ -113,6 +126,11 @@ class RunSession:
         except ValueError as exc:
             self._warn(E.REFUSED, str(exc), run_id="")
             return False
+        if info.configuration != self.configuration:
+            ran = info.configuration or "none (the bed as drawn)"
+            self._warn(E.REFUSED, f"run {info.id} ran in configuration {ran}, not {self.configuration or 'none'}: "
+                                  "resume it in its own configuration", run_id=info.id)
+            return False
         self._warn_no_access(steps)
         self._emit(E.Notice(info.id, f"resuming run {info.id}  ({info.dir})"))
         if info.bed_sha256 and self.digest and info.bed_sha256 != self.digest:
@@ -123,9 +141,7 @@ class RunSession:
 
     def _warn_no_access(self, steps: Sequence[RunStep]) -> None:
         if not any(not s.manual for s in steps) and not self.bed.access:
-            self._warn(E.NO_ACCESS, f"{self.bed_path}: no host has remote access set, so every step is manual; "
-                                    "add an 'access:' list (host, transport, address, user) to the project file",
-                       run_id="")
+            self._warn(E.NO_ACCESS, f"{self.bed_path}: {no_access_text(self.bed)}", run_id="")
 
     def _open(self, info: J.RunInfo, steps: list[RunStep]) -> bool:
         from app.run.metrics_tap import MetricsTap
@@ -204,7 +220,12 @@ class RunSession:
     def preflight(self, steps: Sequence[RunStep] | None = None) -> list:
         """Connect to every host the steps use and look for their programs; changes nothing."""
         checks = self.engine.preflight(steps)
-        self._emit(E.PreflightChecked(self.run_id, tuple(checks)))
+        note = ""
+        if not checks:
+            note = (no_access_text(self.bed) if not self.bed.access else
+                    "none of these steps runs on a host (each is done by hand), so there is nothing to check; "
+                    "hosts with remote access: " + ", ".join(a.host for a in self.bed.access))
+        self._emit(E.PreflightChecked(self.run_id, tuple(checks), note))
         return checks
 
     def settle_leftovers(self) -> str | None:
@@ -263,6 +284,10 @@ class RunSession:
         if standing.steps_total and standing.next_step is None and not self._completed:
             self._completed = completed_now = True
             self.engine.journal.record("run", event="complete")
+        elif standing.waiting_step and standing.waiting_step != self._waiting_recorded:
+            # so that a listing from the journal alone (another window, `runs`) says what the run waits for
+            self._waiting_recorded = standing.waiting_step
+            self.engine.journal.record("run", event="waiting", step=standing.waiting_step)
         self._emit(E.RunEnded(self.run_id, standing, completed_now))
         return standing
 
@@ -317,6 +342,22 @@ class _Forward(RunListener):
                                        state.seconds, self._look(task)))
 
 
+def bed_to_run(bed, configuration: str | None):
+    """The bed a run works on: the view of the configuration it names.  ValueError when the
+    bed has configurations and none (or an unknown one) is named."""
+    if configuration:
+        from topology.configurations import configured
+        try:
+            return configured(bed, configuration)
+        except KeyError as exc:
+            raise ValueError(exc.args[0]) from None
+    if bed.configurations:
+        raise ValueError("this bed has configurations (" + ", ".join(c.id for c in bed.configurations)
+                         + "): name the one the run uses (--configuration NAME, or the configuration "
+                           "chooser)")
+    return bed
+
+
 def runs_of_bed(bed_path: str | Path | None, runs_dir: Path | None = None) -> list[tuple[J.RunInfo, RunStanding]]:
     """The recorded runs of a bed file, newest first, each with where it stands."""
     if not bed_path:
@@ -327,9 +368,20 @@ def runs_of_bed(bed_path: str | Path | None, runs_dir: Path | None = None) -> li
 
 def standing_of(info: J.RunInfo, read: J.JournalRead | None = None) -> RunStanding:
     """Where a recorded run stands, from its journal alone (no bed needed)."""
+    from app.run.runlock import is_driven
     read = read or J.read_journal(info.dir)
     return stand(info.id, read.records, journal_problems=read.notes + read.damage,
-                 distrust=J.distrust(info.dir, read))
+                 distrust=J.distrust(info.dir, read), driven=is_driven(info.dir))
+
+
+def no_access_text(bed) -> str:
+    """Why every step is manual when the bed says how to reach no host, and how to change that."""
+    host = next((s.id for s in bed.servers), "HOST")
+    return ("no host has remote access set, so every step is done by hand and no host can be checked. "
+            "To run steps on a host, add an 'access:' list to the project file, one entry per host with its "
+            "id, transport (ssh, winrm or local), address and user, e.g.\n"
+            f"  access:\n    - {{host: {host}, transport: ssh, address: 192.0.2.10, user: root}}\n"
+            "Passwords are asked for when the run connects and kept in the system keyring, never in the file.")
 
 
 def access_warnings(bed) -> list[str]:

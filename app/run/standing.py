@@ -6,6 +6,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.run import journal as J
+from app.run.plan import step_sort_key
+
+# how each status reads, in the step list, the run list and `runs`
+STATUS_WORDS = {
+    J.PENDING: "not run yet", J.RUNNING: "running", J.OK: "succeeded", J.DONE: "done by hand", J.SKIPPED: "skipped",
+    J.FAILED: "failed", J.TIMEOUT: "timed out", J.CANCELLED: "stopped", J.LOST: "connection lost",
+    J.INTERRUPTED: "interrupted", J.UNREACHABLE: "host unreachable", J.AUTH_FAILED: "login refused",
+    J.HOST_KEY: "host key not trusted",
+}
 
 
 @dataclass(frozen=True)
@@ -42,19 +51,33 @@ class RunStanding:
     journal_problems: tuple[str, ...] = ()
     distrust: str | None = None
     bed_changed: bool = False
+    running_steps: tuple[str, ...] = ()     # steps with a task running now, in step order
+    failed_step: str | None = None          # the first step with a task that failed
+    failed_status: str = J.FAILED           # how it failed (failed, timed out, stopped ...)
+    interrupted_step: str | None = None     # the first step a dead driver left unfinished
+    waiting_step: str | None = None         # the manual step the run waits at (also known from the journal)
 
     @property
     def failed(self) -> bool:
         return self.next_status in J.PROBLEMS
 
     def summary(self) -> str:
+        """Where the run stands in a few words, as the run list and `runs` print it."""
         if self.complete:
             return "complete"
-        if self.tasks_interrupted:
-            return f"interrupted, {self.tasks_done} task(s) done"
-        if self.tasks_failed:
-            return f"{self.tasks_failed} failed, {self.tasks_done} done"
-        return f"{self.tasks_done} task(s) done" if self.tasks_done else "not started"
+        if self.running_steps:
+            more = len(self.running_steps) - 1
+            return f"running step {self.running_steps[0]}" + (f" (+{more} more)" if more else "")
+        done = f", {self.tasks_done} task(s) done" if self.tasks_done else ""
+        if self.failed_step:
+            return f"{STATUS_WORDS.get(self.failed_status, 'failed')} at step {self.failed_step}{done}"
+        if self.interrupted_step:
+            return f"interrupted at step {self.interrupted_step}{done}"
+        if self.waiting_step:
+            return f"waiting for manual step {self.waiting_step}{done}"
+        if self.tasks_done:
+            return f"{self.tasks_done} task(s) done" + (f", next step {self.next_step}" if self.next_step else "")
+        return "not started"
 
 
 def step_look(step, status_of_task: Callable) -> StepLook:
@@ -77,28 +100,54 @@ def aggregate(manual: bool, statuses: Sequence[str]) -> str:
     return J.PENDING
 
 
+def _first_step(numbers) -> str | None:
+    return min(numbers, key=step_sort_key, default=None)
+
+
+def _waiting_step(records: list[dict]) -> str | None:
+    """The manual step the journal says the run stopped at, unless a task moved on since."""
+    waiting = None
+    for r in records:
+        if r.get("kind") == "run" and r.get("event") == "waiting":
+            waiting = str(r.get("step"))
+        elif r.get("kind") in ("start", "end", "mark"):
+            waiting = None
+    return waiting
+
+
 def stand(run_id: str, records: list[dict], *, steps: Sequence | None = None,
           task_state: Callable | None = None, journal_problems: Sequence[str] = (),
-          distrust: str | None = None, bed_changed: bool = False, completed: bool = False) -> RunStanding:
-    """`records` from the journal; `steps` and `task_state` (a live engine's) when known."""
-    states = J.replay(records).values() if task_state is None else [task_state(t) for s in steps for t in s.tasks]
+          distrust: str | None = None, bed_changed: bool = False, completed: bool = False,
+          driven: bool = False) -> RunStanding:
+    """`records` from the journal; `steps` and `task_state` (a live engine's) when known.
+    `driven`: some process drives the run now (its unfinished steps are running, not interrupted)."""
+    states = (list(J.replay(records, driven=driven).values()) if task_state is None
+              else [task_state(t) for s in steps for t in s.tasks])
     interrupted = sum(1 for s in states if s.status == J.INTERRUPTED)
     failed = sum(1 for s in states if s.status in J.PROBLEMS and s.status != J.INTERRUPTED)
     done = sum(1 for s in states if s.status in J.SUCCEEDED)
     complete = completed or any(r.get("kind") == "run" and r.get("event") == "complete" for r in records)
+    running = tuple(sorted({s.step for s in states if s.status == J.RUNNING}, key=step_sort_key))
+    failures = [s for s in states if s.status in J.PROBLEMS and s.status != J.INTERRUPTED]
+    first_failure = min(failures, key=lambda s: step_sort_key(s.step), default=None)
     common = dict(run_id=run_id, tasks_done=done, tasks_failed=failed, tasks_interrupted=interrupted,
-                  journal_problems=tuple(journal_problems), distrust=distrust, bed_changed=bed_changed)
+                  journal_problems=tuple(journal_problems), distrust=distrust, bed_changed=bed_changed,
+                  running_steps=running,
+                  failed_step=first_failure.step if first_failure else None,
+                  failed_status=first_failure.status if first_failure else J.FAILED,
+                  interrupted_step=_first_step(s.step for s in states if s.status == J.INTERRUPTED))
     if steps is None or task_state is None:
-        return RunStanding(complete=complete, **common)
+        return RunStanding(complete=complete, waiting_step=_waiting_step(records), **common)
     looks = [step_look(s, task_state) for s in steps]
     unfinished = [(s, look) for s, look in zip(steps, looks, strict=True) if look.status not in J.SUCCEEDED]
     nxt, look = unfinished[0] if unfinished else (None, None)
     durations = [t.seconds for lk in looks if lk.status in J.SUCCEEDED for t in lk.tasks
                  if not t.manual and t.seconds is not None]
+    waiting = bool(nxt and nxt.manual and look.status == J.PENDING)
     return RunStanding(
         complete=complete or not unfinished, steps_total=len(steps), steps_succeeded=len(steps) - len(unfinished),
         next_step=nxt.number if nxt else None, next_status=look.status if look else J.PENDING,
-        waiting_manual=bool(nxt and nxt.manual and look.status == J.PENDING),
+        waiting_manual=waiting, waiting_step=nxt.number if waiting and nxt else None,
         problems=tuple(t for t in look.tasks if t.status in J.PROBLEMS) if look else (),
         automated_left=sum(1 for s, _ in unfinished if not s.manual),
         average_task_seconds=sum(durations) / len(durations) if durations else None, **common)

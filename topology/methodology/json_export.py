@@ -47,5 +47,14 @@ def to_data(meth: Methodology) -> dict[str, Any]:
     }
 
 
-def to_json(meth: Methodology) -> str:
-    return json.dumps(to_data(meth), indent=1, ensure_ascii=False) + "\n"
+def to_json(made: Methodology | list[tuple[str, Methodology]]) -> str:
+    """One procedure as an object; several (one per configuration of the bed) under `procedures`,
+    each with its configuration's name."""
+    if isinstance(made, Methodology):
+        data = to_data(made)
+    elif len(made) == 1:
+        data = to_data(made[0][1])
+    else:
+        data = {"format": "testbed-studio methodology", "format_version": FORMAT_VERSION,
+                "procedures": [{"configuration": str(name), **to_data(meth)} for name, meth in made]}
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"

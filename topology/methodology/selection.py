@@ -18,8 +18,9 @@ uses one of the listed transports.  Where the chosen template is the `common` on
 platform template exists for the step, the step is done by hand and says why
 ("no template for Windows Server 2008 R2 over FC: done by hand").
 
-`host_platform(bed, host_id)` answers, for other tools (the Ansible export), which platform and
-transports a host has; `automated_for(methodology, host_id)` which of its steps are automated.
+`host_platform(bed, host_id)` (or `host_platforms(bed)` for all at once) answers, for other tools
+(the Ansible export), which platform and transports a host has; `automated_for(methodology,
+host_id)` which of its steps are automated.
 """
 from __future__ import annotations
 
@@ -213,6 +214,13 @@ def host_platform(bed: Any, host_id: str) -> HostProfile:
     methodology sees it (for tools that follow its version rules, e.g. the Ansible export)."""
     from topology.methodology.context import BedContext
     return BedContext(bed).profile(host_id)
+
+
+def host_platforms(bed: Any) -> dict[str, HostProfile]:
+    """`host_platform` of every server and VM of the bed, worked out together (one path derivation)."""
+    from topology.methodology.context import BedContext
+    ctx = BedContext(bed)
+    return {c.id: ctx.profile(c.id) for c in [*bed.servers, *bed.vms]}
 
 
 def automated_for(methodology: Any, host_id: str) -> dict[str, bool]:

@@ -15,9 +15,11 @@ from topology.placement import Placement
 class Context:
     """What the rules share: the index, the placement, the routes and the storage they reach."""
 
-    def __init__(self, bed: Bed, idx: BedIndex | None = None, scenario: Scenario | None = None):
+    def __init__(self, bed: Bed, idx: BedIndex | None = None, scenario: Scenario | None = None,
+                 drawn: Bed | None = None):
         self.bed = bed
         self.scenario = scenario        # the scenario `bed` is the view of; None = the reference
+        self.drawn = drawn or bed       # the bed as drawn (a scenario's view has lost its failed hosts)
         self.idx = idx or BedIndex(bed)
         self.policy = bed.policy
         self.memo: dict[str, Any] = {}   # per-validation caches the rules share

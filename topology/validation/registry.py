@@ -40,9 +40,11 @@ class Finding:
     accepted: bool = False
     exception_reason: str = ""
     scenario: str | None = None       # None: the reference configuration (the bed as drawn)
+    configuration: str | None = None  # None: the bed as drawn, or every one of its configurations
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "severity": self.severity, "scenario": self.scenario,
+                "configuration": self.configuration,
                 "subjects": list(self.subjects),
                 "message": self.message, "hint": self.hint, "reason": self.reason,
                 "source": self.source, "accepted": self.accepted,

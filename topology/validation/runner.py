@@ -22,14 +22,21 @@ def _load_rule_modules() -> None:
 
 
 def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None, *,
-             scenario: str | None = None, reference_only: bool = False) -> list[Finding]:
+             scenario: str | None = None, reference_only: bool = False,
+             configuration: str | None = None) -> list[Finding]:
     """Run every registered rule (or the given codes) and apply the bed's documented exceptions.
 
     By default the reference configuration (the bed as drawn) and then every scenario that
     fails, excludes, narrows or moves something are judged; a scenario adds the findings the
     reference does not have, each naming its scenario.  `scenario=NAME` judges that scenario
     alone (all its findings); `reference_only` skips the scenarios.
+
+    A bed with `configurations:` is judged in each of them (`topology.configurations`): a
+    finding of every configuration is listed once, one of some configurations once for each,
+    naming it.  `configuration=NAME` judges that configuration alone.
     """
+    if configuration is not None or bed.configurations:
+        return _configured(bed, codes, scenario, reference_only, configuration)
     _load_rule_modules()
     codes = list(codes) if codes is not None else None    # read once per scenario, not once in all
     gc_was_enabled = gc.isenabled()
@@ -54,6 +61,36 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
             gc.enable()
 
 
+def _configured(bed: Bed, codes: Iterable[str] | None, scenario: str | None, reference_only: bool,
+                configuration: str | None) -> list[Finding]:
+    from topology.configurations import find, views
+    codes = list(codes) if codes is not None else None
+    if configuration is not None:
+        find(bed, configuration)        # KeyError naming the configurations there are
+    per: dict[str, list[Finding]] = {}
+    for name, view in views(bed, [configuration] if configuration is not None else None):
+        if scenario is not None and scenario not in {s.id for s in view.scenarios}:
+            continue                    # the scenario runs in another configuration
+        per[name] = validate(view, codes, scenario=scenario, reference_only=reference_only)
+    if scenario is not None and not per:
+        raise KeyError(f"no scenario {scenario!r} in this bed (scenarios: "
+                       f"{', '.join(s.id for s in bed.scenarios) or 'none'})")
+    keyed = {name: {(f.code, f.subjects, f.message, f.scenario): f for f in found} for name, found in per.items()}
+    shared_possible = configuration is None and len(keyed) > 1
+    first = next(iter(keyed), None)
+    out: list[Finding] = []
+    for name, found in keyed.items():
+        for key, f in found.items():
+            if shared_possible and all(key in other for other in keyed.values()):
+                if name == first:          # the same in every configuration: said once, naming none
+                    out.append(f)
+                continue
+            f.configuration = name
+            out.append(f)
+    out.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or "", f.configuration or ""))
+    return out
+
+
 def scenarios_judged(bed: Bed) -> list[Scenario]:
     """The scenarios that change something; the others are the reference configuration as drawn."""
     return [s for s in bed.scenarios if s.failed or s.excluded or s.vms or s.placement]
@@ -67,7 +104,7 @@ def _judge_scenario(bed: Bed, idx: BedIndex, sc: Scenario, codes: Iterable[str] 
     if sc not in scenarios_judged(bed):
         return _run(Context(bed, idx, scenario=sc), codes, sc.id)
     view = scenario_view(bed, sc, idx)
-    return _run(Context(view, scenario=sc), codes, sc.id)
+    return _run(Context(view, scenario=sc, drawn=bed), codes, sc.id)
 
 
 def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None,

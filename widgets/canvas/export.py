@@ -1,68 +1,33 @@
-"""The diagram written out: PNG, SVG and the printer, drawn by app/diagram.py from the bed with
-the devices where the canvas shows them.
+"""The diagram written out (PNG, SVG, PDF, draw.io, GraphML through app/diagram/export.py, the
+command line's code path too) and printed, with the devices where the canvas shows them.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import QRectF, QSize
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QFileDialog
 
 from app import diagram
-
-EXPORT_MAX_PIXELS = 120_000_000      # an export larger than this is scaled down (memory)
+from app.diagram.export import FILTERS, SUFFIXES, Exported, export_diagram, image_size
 
 
 class DiagramExport:
     """Canvas part: export and print."""
 
-    def _export_rect_size(self, scale: float) -> tuple[QSize, float]:
-        boxes = self.current_boxes()
-        content = diagram.content_rect(boxes)
-        lw, lh = diagram.legend_size()
-        w = content.width() + 90 + lw
-        h = max(content.height(), lh) + 94
-        if w * h * scale * scale > EXPORT_MAX_PIXELS:
-            scale = (EXPORT_MAX_PIXELS / (w * h)) ** 0.5
-        return QSize(max(1, int(w * scale)), max(1, int(h * scale))), scale
+    def export_to(self, path: str | Path, fmt: str | None = None) -> Exported:
+        """Write the diagram as the canvas shows it (positions, findings badges)."""
+        return export_diagram(self.bed, path, fmt, positions=self.current_boxes(), findings=self._findings())
 
     def export_png(self, path: str | Path, scale: float = 2.0) -> QSize:
         """Write the diagram as a PNG at `scale` pixels per scene unit; returns the image size."""
-        size, scale = self._export_rect_size(scale)
-        image = QImage(size, QImage.Format.Format_ARGB32)
-        image.setDotsPerMeterX(int(3780 * scale))
-        image.setDotsPerMeterY(int(3780 * scale))
-        image.fill(QColor("#ffffff"))
-        painter = QPainter(image)
-        try:
-            diagram.render_bed(self.bed, painter, QRectF(0, 0, size.width(), size.height()),
-                               self._findings(), positions=self.current_boxes())
-        finally:
-            painter.end()
-        if not image.save(str(path), "PNG"):
-            raise OSError(f"cannot write {path}")
-        return size
+        export_diagram(self.bed, path, "png", positions=self.current_boxes(), findings=self._findings(), scale=scale)
+        w, h, _ = image_size(self.current_boxes(), scale)
+        return QSize(w, h)
 
     def export_svg(self, path: str | Path) -> None:
-        from PySide6.QtSvg import QSvgGenerator
-        size, _ = self._export_rect_size(1.0)
-        gen = QSvgGenerator()
-        gen.setFileName(str(path))
-        gen.setSize(size)
-        gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
-        gen.setTitle(self.bed.bed.name)
-        gen.setDescription("Test-bed diagram exported by Testbed Studio")
-        painter = QPainter()
-        if not painter.begin(gen):
-            raise OSError(f"cannot write {path}")
-        try:
-            diagram.render_bed(self.bed, painter, QRectF(0, 0, size.width(), size.height()),
-                               self._findings(), positions=self.current_boxes())
-        finally:
-            painter.end()
-        if not Path(path).is_file():
-            raise OSError(f"cannot write {path}")
+        self.export_to(path, "svg")
 
     def _findings(self) -> list:
         return list(getattr(getattr(self.document, "validation", None), "findings", []) or [])
@@ -73,39 +38,45 @@ class DiagramExport:
         folder = Path(doc_path).parent if doc_path else Path.home()
         return str(folder / f"{stem} diagram.{suffix}")
 
-    def export_png_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export diagram as PNG", self._default_name("png"),
-                                              "PNG image (*.png)")
+    def export_dialog(self, fmt: str) -> None:
+        """Ask for a file name, then write the diagram in `fmt` (png, svg, pdf, drawio, graphml)."""
+        suffix = SUFFIXES[fmt]
+        title = {"drawio": "draw.io", "graphml": "GraphML"}.get(fmt, fmt.upper())
+        path, _ = QFileDialog.getSaveFileName(self, f"Export diagram as {title}", self._default_name(suffix[1:]),
+                                              FILTERS[fmt])
         if not path:
             return
-        if not path.lower().endswith(".png"):
-            path += ".png"
+        if not path.lower().endswith(suffix):
+            path += suffix
         try:
-            size = self.export_png(path)
+            done = self.export_to(path, fmt)
         except OSError as exc:
-            self.say(f"Export failed: {exc}")
+            self.say(f"Export failed: {exc.strerror or exc}")
             return
-        self.say(f"Exported {path} ({size.width()} × {size.height()} px)")
+        self.say(f"Exported {path} ({done.summary})")
+
+    def export_png_dialog(self) -> None:
+        self.export_dialog("png")
 
     def export_svg_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export diagram as SVG", self._default_name("svg"),
-                                              "SVG drawing (*.svg)")
-        if not path:
-            return
-        if not path.lower().endswith(".svg"):
-            path += ".svg"
-        try:
-            self.export_svg(path)
-        except OSError as exc:
-            self.say(f"Export failed: {exc}")
-            return
-        self.say(f"Exported {path}")
+        self.export_dialog("svg")
+
+    def export_pdf_dialog(self) -> None:
+        self.export_dialog("pdf")
+
+    def export_drawio_dialog(self) -> None:
+        self.export_dialog("drawio")
+
+    def export_graphml_dialog(self) -> None:
+        self.export_dialog("graphml")
 
     def print_dialog(self) -> None:
         from PySide6.QtGui import QPageLayout
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+
+        from app.report.pdf import set_up_printer
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
-        printer.setPageOrientation(QPageLayout.Orientation.Landscape)
+        set_up_printer(printer, orientation=QPageLayout.Orientation.Landscape)    # the paper every print uses
         printer.setDocName(self.bed.bed.name or "test bed")
         dialog = QPrintDialog(printer, self)
         if dialog.exec() != QPrintDialog.DialogCode.Accepted:

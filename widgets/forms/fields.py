@@ -8,6 +8,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QComboBox, QLineEdit, QPlainTextEdit, QWidget
 
+from topology.vocabulary import choice_label
 from widgets.forms.values import NOT_SET, FieldError, format_number, parse_number
 
 
@@ -131,7 +132,7 @@ class ChoiceCombo(QComboBox):
     def __init__(self, choices: tuple[str, ...], parent: QWidget | None = None):
         super().__init__(parent)
         for c in choices:
-            self.addItem(c.replace("_", " ") if c else NOT_SET, c)
+            self.addItem(choice_label(c) if c else NOT_SET, c)      # 'raid10' reads 'RAID 10', as everywhere
         guard_wheel(self)
         self.activated.connect(lambda i: self.committed.emit(self.itemData(i)))
 

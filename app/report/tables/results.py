@@ -88,3 +88,70 @@ def run_verdict_table(run: Any) -> Table | None:
         t.add(v.workload, v.criterion, Cell("PASS" if v.passed else "FAIL", bold=True,
                                             fill="#dff0d8" if v.passed else "#f8d7da"), v.reason)
     return t
+
+
+def run_storage_tables(run: Any) -> list[Table]:
+    """The run's figures per volume, disk group or pool and VM (the device series mapped to the
+    bed's storage), then each group's or pool's measured IOPS beside the predicted."""
+    from app.metrics.report import KIND_WORDS, summary_rows
+    from app.metrics.results import format_value
+    tables = []
+    for kind, word in KIND_WORDS.items():
+        rows = summary_rows(run, kind)
+        if not rows:
+            continue
+        t = Table(f"run-{slug(run.run_id)}-{kind}", f"Measured per {word}: run {run.run_id}",
+                  [word.capitalize(), "Metric", "Average", "95th percentile", "Range", "Seconds", "Gaps (s)"],
+                  compact=True)
+        previous = ""
+        for subject, *rest in rows:
+            t.add(Cell(subject if subject != previous else "", ref=subject), *rest[:1], Cell(rest[1], bold=True),
+                  *rest[2:])
+            previous = subject
+        tables.append(t)
+    if run.storage:
+        t = Table(f"run-{slug(run.run_id)}-predicted",
+                  f"Predicted and measured IOPS per group and pool: run {run.run_id}",
+                  ["Group / pool", "Disks", "RAID", "Measured IOPS", "At the mix", "Predicted IOPS",
+                   "Measured / predicted", "Demand"], compact=True)
+        assumptions: list[str] = []
+        t.widths = [15, 6, 15, 10, 22, 10, 10, 12]
+        for r in run.storage:
+            array, _, rest = r.ref.partition(":")
+            t.add(Cell(f"{rest.partition(':')[2]} ({r.kind}, {array})", ref=r.ref), str(r.disks), r.levels,
+                  Cell(format_value(r.measured_iops), bold=True), r.mix_text, number(round(r.predicted_iops)),
+                  f"{r.ratio:.2g}", number(round(r.demand_iops)) if r.demand_iops else "not stated")
+            assumptions += [a for a in r.assumptions + r.notes if a not in assumptions]
+        t.note = "The model's assumptions: " + "; ".join(assumptions) + "."
+        tables.append(t)
+    if run.unmapped:
+        t = Table(f"run-{slug(run.run_id)}-unmapped", f"Disks not mapped to a volume: run {run.run_id}",
+                  ["Series", "Why"], compact=True)
+        for source in run.unmapped[:40]:
+            t.add(source, "no volume this host uses names the device in its drive (e.g. drive: sdb or E:)")
+        tables.append(t)
+    return tables
+
+
+def run_record_tables(run: Any) -> list[Table]:
+    """The run as it happened: each step on each host, then every deviation from the plan."""
+    record = getattr(run, "record", None)
+    if record is None or not record.rows:
+        return []
+    title = f"As run: run {run.run_id}" + (f", configuration {record.configuration}" if record.configuration else "")
+    t = Table(f"run-{slug(run.run_id)}-as-run", title,
+              ["Step", "Host", "Status", "Started", "Ended", "Attempts", "Note"], compact=True)
+    t.widths = [6, 10, 29, 10, 10, 10, 25]
+    for r in record.rows:
+        problem = r.status not in ("done", "done by hand") and not r.status.startswith("failed, then done")
+        t.add(r.step, Cell(r.host, ref=r.host), Cell(r.status, bold=problem, fill="#f8d7da" if problem else ""),
+              r.started[11:19], r.ended[11:19], str(r.attempts), r.note)
+    days = sorted({x[:10] for r in record.rows for x in (r.started, r.ended) if x})
+    t.note = f"Times of day on {' to '.join(dict.fromkeys([days[0], days[-1]]))} (the driver's clock)." if days else ""
+    tables = [t]
+    d = Table(f"run-{slug(run.run_id)}-deviations", f"Deviations from the plan: run {run.run_id}", ["Deviation"],
+              compact=True)
+    for line in record.deviations or ["none: every planned step ran, and the bed is as it was when the run began"]:
+        d.add(line)
+    tables.append(d)
+    return tables

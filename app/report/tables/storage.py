@@ -13,7 +13,6 @@ from app.report.tables.values import (
     flat,
     gb,
     number,
-    raid_name,
     roles,
     slug,
     value_cell,
@@ -21,7 +20,7 @@ from app.report.tables.values import (
 from topology.index import ArrayScope, BedIndex
 from topology.model import Bed, StorageArray
 from topology.unknown import MARKER, NOT_STATED, stated
-from topology.vocabulary import CONNECTIVITY_NAMES
+from topology.vocabulary import CONNECTIVITY_NAMES, raid_name
 
 
 def storage_tables(bed: Bed) -> list[Table]:

@@ -5,10 +5,11 @@ from collections import defaultdict
 
 from app.report.tables.disks import disk_kind, short_disk, spare_slots
 from app.report.tables.model import Cell, Row, Table, missing
-from app.report.tables.values import flat, raid_name, slug
+from app.report.tables.values import flat, slug
 from topology.index import ArrayScope, BedIndex
 from topology.model import Bed, Enclosure, StorageArray
 from topology.unknown import MARKER, NOT_STATED
+from topology.vocabulary import raid_name
 
 # Disk-group colours for the slot map: light enough for black text, distinct side by side.
 GROUP_COLOURS = ("#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",

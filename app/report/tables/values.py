@@ -6,7 +6,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from app.report.tables.model import Cell, Table, missing
-from topology.capacity import LEVEL_NAMES
 from topology.unknown import MARKER, NOT_STATED
 from topology.vocabulary import ROLE_NAMES, humanize
 
@@ -72,12 +71,6 @@ def roles(values: Iterable[str]) -> str:
     if values is NOT_STATED:
         return MARKER
     return ", ".join(ROLE_NAMES.get(r, r) for r in values)
-
-
-def raid_name(level: str) -> str:
-    if level is NOT_STATED:
-        return MARKER
-    return LEVEL_NAMES.get(level, level.upper() if level else "")
 
 
 def natural(text: str) -> list:

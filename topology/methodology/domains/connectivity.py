@@ -191,6 +191,14 @@ def _portals(ctx: BedContext) -> list[Item]:
     return _host_items(ctx, 100, per)
 
 
+def _path_end(vals: Values, end: str, pr: Any, ref: str, src: str) -> None:
+    """path.<end>_name, _label, _ip and _wwpn of the initiator or target port."""
+    put(vals, f"path.{end}_name", as_text(pr.port.name, f"{src}.{end}"))
+    put(vals, f"path.{end}_label", as_text(getattr(pr.port, "label", "") or pr.port.name, f"{ref}.label"))
+    put(vals, f"path.{end}_ip", as_token(_ip_of(pr), f"{ref}.address"))
+    put(vals, f"path.{end}_wwpn", as_text(getattr(pr.port, "wwpn", ""), f"{ref}.wwpn"))
+
+
 def _path_values(ctx: BedContext, base: Values, src: str, p: Any, k: int) -> Values:
     vals = dict(base)
     ipr = ctx.idx.port(p.initiator)
@@ -200,19 +208,11 @@ def _path_values(ctx: BedContext, base: Values, src: str, p: Any, k: int) -> Val
     put(vals, "path.initiator", as_text(p.initiator, f"{src}.initiator"))
     put(vals, "path.target", as_text(p.target, f"{src}.target"))
     if ipr is not None:
-        put(vals, "path.initiator_name", as_text(ipr.port.name, f"{src}.initiator"))
-        put(vals, "path.initiator_label", as_text(getattr(ipr.port, "label", "") or ipr.port.name,
-                                                  f"{p.initiator}.label"))
-        put(vals, "path.initiator_ip", as_token(_ip_of(ipr), f"{p.initiator}.address"))
-        put(vals, "path.initiator_wwpn", as_text(getattr(ipr.port, "wwpn", ""), f"{p.initiator}.wwpn"))
+        _path_end(vals, "initiator", ipr, p.initiator, src)
         put(vals, "path.iface", as_text(f"iface-{ipr.port.name}", f"{src}.initiator"))
         put(vals, "path.fabric", as_text(getattr(ipr.port, "fabric", ""), f"{p.initiator}.fabric"))
     if tpr is not None:
-        put(vals, "path.target_name", as_text(tpr.port.name, f"{src}.target"))
-        put(vals, "path.target_label", as_text(getattr(tpr.port, "label", "") or tpr.port.name,
-                                               f"{p.target}.label"))
-        put(vals, "path.target_ip", as_token(_ip_of(tpr), f"{p.target}.address"))
-        put(vals, "path.target_wwpn", as_text(getattr(tpr.port, "wwpn", ""), f"{p.target}.wwpn"))
+        _path_end(vals, "target", tpr, p.target, src)
         if tpr.controller is not None:
             put(vals, "path.target_controller", as_text(tpr.controller.name, f"{p.target}"))
         put(vals, "path.array", as_text(tpr.device.id, f"{src}.target"))

@@ -29,6 +29,7 @@ from topology.methodology.values import (
 from topology.model import VM
 from topology.safe_paths import file_name_for
 from topology.unknown import MARKER, NOT_STATED
+from topology.workload_time import duration_minutes
 
 _COMPARISON_TEXT = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "==": "equal to",
                     "between": "between"}
@@ -47,14 +48,7 @@ def _workload_values(ctx: BedContext, w: Any) -> Values:
     # the id as a plain file name: a workload called `../x` must not write outside the host's folder
     put(out, "workload.report_file", as_text(file_name_for(str(w.id)) + ".json", f"{r}.id"))
     params = w.parameters
-    dur = None
-    for key in ("run_time_minutes", "duration_minutes", "runtime_minutes"):
-        if isinstance(params.get(key), (int, float)) and not isinstance(params.get(key), bool):
-            dur = (params[key], f"{r}.parameters.{key}")
-            break
-    if dur is None and ctx.bed.run_plan is not None and (ctx.bed.run_plan.duration_minutes
-                                                          or ctx.bed.run_plan.duration_minutes is NOT_STATED):
-        dur = (ctx.bed.run_plan.duration_minutes, "run_plan.duration_minutes")
+    dur = duration_minutes(ctx.bed, w)
     if dur is not None:
         put(out, "workload.duration_minutes", as_number(dur[0], dur[1]))
         put(out, "workload.duration_s", scaled(dur[0], 60, dur[1]))

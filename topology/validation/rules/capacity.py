@@ -77,7 +77,6 @@ def cap_002(ctx: Context) -> Iterator[Hit]:
              "case of an outage'); seed 000 degraded state",
       hint="add a node, reduce VM memory, or keep fewer highly available VMs")
 def cap_003(ctx: Context) -> Iterator[Hit]:
-    reserve = ctx.policy.memory_reserve_gb
     loads = ctx.placement.loads(ctx.placement.of(None))
     for c in ctx.bed.clusters:
         nodes = [n for n in c.nodes if n in ctx.idx.servers]
@@ -89,7 +88,7 @@ def cap_003(ctx: Context) -> Iterator[Hit]:
             yield could_not_judge([c.id, *nodes], f"whether cluster {c.id} absorbs the loss of a node", unknown)
             continue
         for lost in nodes:
-            outcome = ctx.placement.stranded_after_loss(nodes, lost, loads, reserve)
+            outcome = ctx.placement.stranded_after_loss(nodes, lost, loads)
             if outcome is None:
                 continue
             moving, stranded = outcome
@@ -99,6 +98,33 @@ def cap_003(ctx: Context) -> Iterator[Hit]:
                           f"with every VM on its home host, if {lost} fails, {len(stranded)} of its "
                           f"{len(moving)} highly available VMs ({need:g} GB) find no room on the "
                           f"surviving node(s) of {c.id}")
+    if ctx.scenario is not None and ctx.scenario.failed:
+        yield from _no_room_in_scenario(ctx)
+
+
+def _no_room_in_scenario(ctx: Context) -> Iterator[Hit]:
+    """A scenario's failed hosts whose highly available VMs the survivors have no room for: the
+    placement view shows them stopped, for the same reason (topology.placement_ops.outcome)."""
+    from topology.placement_ops import outcome
+    scenario = ctx.scenario
+    if scenario is None:
+        return
+    result = outcome(ctx.drawn, scenario.id)
+    vms = {v.id: v for v in ctx.drawn.vms}
+    by_host: dict[str, list[str]] = {}
+    for vm_id, host in sorted(result.no_room.items()):
+        by_host.setdefault(host, []).append(vm_id)
+    clusters: dict[str, Any] = {}
+    for c in ctx.drawn.clusters:
+        for n in c.nodes:
+            clusters.setdefault(n, c)      # as Placement.cluster_of: the first cluster naming the node
+    for host, stranded in by_host.items():
+        moved = [v for v, origin in result.failed_over.items() if origin == host]
+        need = memory_needed(vms[v] for v in stranded)
+        cluster = clusters[host].id
+        yield hit([cluster, host, *stranded],
+                  f"{host} failed{scenario_label(scenario)}: {len(stranded)} of its {len(stranded) + len(moved)} "
+                  f"highly available VMs ({need:g} GB) find no room on the surviving node(s) of {cluster}")
 
 
 @rule("CAP-004", "warning", "VM memory larger than a NUMA node",

@@ -5,6 +5,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from topology import capacity as cap
+from topology import prediction
 from topology.ids import container_ref, group_ref, slot_ref, volume_ref
 from topology.index import ArrayScope, Disk
 from topology.model import StorageArray, Volume
@@ -123,19 +124,7 @@ def raid_004(ctx: Context) -> Iterator[Hit]:
                 yield hit([a.id, ref], f"disk {ref} is used twice: {', '.join(owners)}")
 
 
-def _volume_home(scope: ArrayScope, v: Volume) -> tuple[set[str], set[str]]:
-    """(groups, pools) whose disks a volume lives on."""
-    groups: set[str] = set()
-    pools: set[str] = set()
-    if v.group:
-        groups.add(v.group)
-        g = scope.groups.get(v.group)
-        if g is not None and g.pool:
-            pools.add(g.pool)
-    if v.pool:
-        pools.add(v.pool)
-        groups |= {g.name for g in scope.pool_groups(v.pool)}
-    return groups, pools
+_volume_home = prediction.volume_home
 
 
 @rule("RAID-005", "error", "database and logs share spindles",
@@ -267,36 +256,6 @@ def raid_008(ctx: Context) -> Iterator[Hit]:
             yield hit(a.id, f"ownership on {a.id} is unbalanced ({detail})")
 
 
-def _read_fraction(w) -> float | None:
-    """The workload's read share (0..1); None when the source does not state it."""
-    if w.read_pct is NOT_STATED:
-        return None
-    if w.read_pct is not None:
-        return w.read_pct / 100
-    if w.access:
-        if any(x.share_pct is NOT_STATED or x.read_pct is NOT_STATED for x in w.access):
-            return None
-        total = sum(x.share_pct for x in w.access) or 1
-        return sum(x.share_pct * x.read_pct for x in w.access) / total / 100
-    return 0.7
-
-
-def workload_volumes(ctx: Context, w) -> list[str]:
-    vols: list[str] = []
-    for t in w.targets:
-        if t in ctx.idx.volumes:
-            vols.append(t)
-        elif t in ctx.idx.vms:
-            vm = ctx.idx.vms[t]
-            disks = [d.volume for d in vm.disks if d.volume]
-            data = [v for v in disks if "os" not in ctx.idx.volumes[v][1].purpose] if disks else []
-            vols += data or disks
-            vols += [v for v in ctx.guest_volumes.get(t, ()) if v not in vols]
-        elif t in ctx.idx.servers:
-            vols += sorted(ctx.volumes_used.get(t, {}))
-    return list(dict.fromkeys(v for v in vols if v in ctx.idx.volumes))
-
-
 @rule("RAID-009", "warning", "predicted IOPS below the workload's demand",
       reason="Back-end IOPS are set by the spindles and the RAID write penalty: a group that cannot "
              "deliver the demand shows as latency above the thresholds.",
@@ -304,48 +263,23 @@ def workload_volumes(ctx: Context, w) -> list[str]:
              "size for performance first)",
       hint="add spindles, use a RAID level with a smaller write penalty, or faster media")
 def raid_009(ctx: Context) -> Iterator[Hit]:
-    demand: dict[tuple[str, str, str], float] = defaultdict(float)
-    reads: dict[tuple[str, str, str], list[tuple[float, float]]] = defaultdict(list)
-    unknown: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for w in ctx.bed.workloads:
-        if w.demand_iops is NOT_STATED or w.demand_iops and _read_fraction(w) is None:
+        if w.demand_iops is NOT_STATED or w.demand_iops and prediction.workload_mix(w)[0] is None:
             yield could_not_judge(w.id, f"whether storage delivers the IOPS of workload {w.id}",
                                   unstated(w, w.id, "demand_iops") or [f"{w.id} read share"])
+    for (array_id, kind, name), need in sorted(prediction.demands(ctx).items()):
+        if not need.iops:
             continue
-        if not w.demand_iops:
-            continue
-        vols = workload_volumes(ctx, w)
-        homes = set()
-        for v in vols:
-            a, vol = ctx.idx.volumes[v]
-            scope = ctx.idx.scopes[a.id]
-            groups, pools = _volume_home(scope, vol)
-            if pools:
-                homes |= {(a.id, "pool", p) for p in pools}
-            else:
-                homes |= {(a.id, "group", g) for g in groups}
-        for h in homes:
-            share = w.demand_iops / len(homes)
-            demand[h] += share
-            reads[h].append((share, _read_fraction(w) or 0.0))   # None was judged above
-    for (array_id, kind, name), need in sorted(demand.items()):
         scope = ctx.idx.scopes[array_id]
-        home_groups = [scope.groups[name]] if kind == "group" else scope.pool_groups(name)
-        unknown[(array_id, kind, name)] = [f"group {g.name} {what}" for g in home_groups
-                                           for what, v in (("RAID level", g.raid), ("members", g.members))
-                                           if v is NOT_STATED]
-        unknown[(array_id, kind, name)] += [f"media or speed of the disks in {d.enclosure}:{d.spec.slots}"
-                                            for g in home_groups for d in scope.group_disks(g)
-                                            if not cap.disk_iops(d.spec.media, d.spec.rpm)]
-        if unknown[(array_id, kind, name)]:
-            yield could_not_judge([array_id, container_ref(array_id, kind, name)],
-                                  f"whether {kind} {name} on {array_id} delivers {need:.0f} IOPS",
-                                  unknown[(array_id, kind, name)])
+        unknown = prediction.unknown_parts(scope, kind, name)
+        if unknown:
+            yield could_not_judge([array_id, need.ref], f"whether {kind} {name} on {array_id} delivers "
+                                                        f"{need.iops:.0f} IOPS", unknown)
             continue
-        mix = sum(s * r for s, r in reads[(array_id, kind, name)]) / need
-        supply = sum(cap.group_iops(g.raid, [cap.disk_iops(d.spec.media, d.spec.rpm) for d in scope.group_disks(g)],
-                                    mix) for g in home_groups)
-        if home_groups and supply < need:
-            yield hit([array_id, container_ref(array_id, kind, name)],
-                      f"{kind} {name} on {array_id} can deliver about {supply:.0f} IOPS at {mix:.0%} reads; "
-                      f"its workloads need {need:.0f}")
+        mix = need.mix
+        supply = prediction.predict(scope, kind, name, mix)
+        if supply is not None and supply.iops < need.iops:
+            assumed = " (an assumed mix: the workload states none)" if need.assumed else ""
+            yield hit([array_id, need.ref],
+                      f"{kind} {name} on {array_id} can deliver about {supply.iops:.0f} IOPS at {mix.text()}"
+                      f"{assumed}; its workloads need {need.iops:.0f}")

@@ -1,0 +1,88 @@
+"""A workload step's result files, fetched from its host when the step ends and kept with the
+run (app.metrics.run_results).
+
+Which files a step leaves is said by its template (`ansible: results: [...]`, the same list
+the Ansible export fetches).  A path is read where the step ran: a leading `~/` is the
+login's home over SSH and WinRM, and a local host's own folder.  The file travels as base64
+over the step's own connection (bash/sh: `base64`; PowerShell: ReadAllBytes), so any byte
+arrives intact; a file the step did not leave is said so in the step's output, never guessed.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable
+from pathlib import Path
+
+from app.remote import base as remote
+from app.remote.base import Transport
+from app.run.plan import Task
+from topology import quoting
+
+_MISSING = "@testbed-studio-no-such-file"
+FETCH_TIMEOUT_S = 300.0
+
+
+def result_paths(task: Task) -> list[str]:
+    """The files the task's template says the step leaves, relative to where it ran."""
+    listed = (task.ansible or {}).get("results") or []
+    return [p[2:] if p.startswith("~/") else p for p in listed if isinstance(p, str) and p.strip()]
+
+
+def fetch_script(shell: str, path: str) -> str | None:
+    if shell in ("bash", "sh"):
+        q = quoting.bash(path)
+        return f'if [ -f {q} ]; then base64 < {q}; else echo {_MISSING}; fi'
+    if shell == "powershell":
+        q = quoting.powershell(path)
+        return (f"if (Test-Path -LiteralPath {q} -PathType Leaf) {{ [Convert]::ToBase64String("
+                f"[IO.File]::ReadAllBytes((Resolve-Path -LiteralPath {q}).ProviderPath)) }} "
+                f"else {{ '{_MISSING}' }}")
+    return None
+
+
+def _stdout_of(transport: Transport, script: str, shell: str) -> tuple[remote.CommandResult, list[str]]:
+    lines: list[str] = []
+
+    def keep(stream: str, line: str) -> None:
+        if stream == "stdout":
+            lines.append(line)
+    return transport.run(script, shell=shell, timeout=FETCH_TIMEOUT_S, on_output=keep), lines
+
+
+def fetch_results(transport: Transport, task: Task, run_dir: Path, say: Callable[[str], None],
+                  script_for: Callable[[str, str], str | None] = fetch_script) -> list[str]:
+    """Fetch and attach the task's result files; says what happened to each through `say`
+    (a line of the step's output).  Returns the stored names.  `script_for(shell, path)` writes
+    the command that prints a file as base64 (the WS-Man test server runs sh, not PowerShell)."""
+    from app.metrics.run_results import FETCHED, ResultFileError, attach
+    stored = []
+    for path in result_paths(task):
+        script = script_for(task.shell, path)
+        if script is None:
+            say(f"[results] {path}: cannot be fetched over a {task.shell} step")
+            continue
+        result, lines = _stdout_of(transport, script, task.shell)
+        if result.status != remote.OK:
+            say(f"[results] {path}: could not be fetched ({result.message or result.status})")
+            continue
+        text = "".join(line.strip() for line in lines)
+        if text == _MISSING:
+            say(f"[results] {path}: the step left no such file on {task.host}")
+            continue
+        try:
+            raw = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            say(f"[results] {path}: what {task.host} sent is not the file (not base64)")
+            continue
+        try:
+            rec = attach(run_dir, raw, f"{task.host}:{path}", step=task.step, host=task.host, how=FETCHED)
+        except ResultFileError as exc:
+            say(f"[results] {exc}")
+            continue
+        except OSError as exc:
+            say(f"[results] {path}: cannot be kept with the run ({exc.strerror or exc})")
+            continue
+        say(f"[results] fetched {path} from {task.host} ({rec.tool}) -> {rec.stored}")
+        stored.append(rec.stored)
+    return stored

@@ -1,0 +1,50 @@
+"""Bringing hosts into a bed from the files labs already keep: a CSV sheet of hosts, ports and
+addresses (`csv_hosts`), an Ansible inventory (`ansible_inventory`).  Each reader gives host
+records with the line each value came from; `plan` turns them into one reversible edit (one
+undo step in the GUI), a dry-run list of changes, or file:line problems, and nothing is
+half-imported.  The GUI's File › Import and `testbed-studio import` both call `plan_file`."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from topology.errors import Problem
+from topology.importing.plan import ImportPlan, plan_records
+from topology.model import Bed
+
+MAX_BYTES = 50 * 1024 * 1024
+
+
+def format_of(path: str | os.PathLike, fmt: str | None = None) -> str:
+    """csv or ansible: as asked, else `.csv` files are CSV and anything else an inventory."""
+    if fmt:
+        return fmt
+    return "csv" if Path(path).suffix.lower() in (".csv", ".tsv") else "ansible"
+
+
+def plan_file(bed: Bed, path: str | os.PathLike, fmt: str | None = None) -> ImportPlan:
+    """What importing the file would change in `bed` (nothing is changed here)."""
+    from topology.importing.ansible_inventory import read_inventory
+    from topology.importing.csv_hosts import read_csv
+    p = Path(path)
+    name = str(p)
+    try:
+        if p.stat().st_size > MAX_BYTES:
+            return ImportPlan(name, problems=[Problem(f"the file is larger than {MAX_BYTES // 2**20} MB",
+                                                      "import it in parts")])
+        text = p.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        return ImportPlan(name, problems=[Problem(f"cannot read the file: {exc.strerror or exc}",
+                                                  "check the path and its permissions")])
+    except UnicodeDecodeError as exc:
+        return ImportPlan(name, problems=[Problem(f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8")])
+    reader = read_csv if format_of(p, fmt) == "csv" else read_inventory
+    records, problems = reader(text)
+    if problems:
+        return ImportPlan(name, problems=problems)
+    if not records:
+        return ImportPlan(name, problems=[Problem("the file names no host", "add at least one host")])
+    return plan_records(bed, records, p.name)
+
+
+__all__ = ["ImportPlan", "format_of", "plan_file"]

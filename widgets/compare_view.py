@@ -1,0 +1,258 @@
+"""The Compare page: configurations, scenarios and runs side by side, as `testbed-studio compare`
+prints them (app.metrics.comparison): a figure per host/VM and in total for each side, the
+percentage difference from the baseline with its formula, and the bar chart the appendix prints.
+
+It also attaches load tools' result files to a run of this bed (any format `testbed-studio
+parse` reads), to a step and a host, as `testbed-studio results import` does."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPixmap
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.configuration_choice import ConfigurationChoice
+from app.metrics import comparison as C
+from app.run import journal as J
+
+
+class CompareView(QWidget):
+    CHART_HEIGHT = 300
+    CHART_MIN_WIDTH = 480
+
+    def __init__(self, document, selection=None, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.runs_root: Path | None = None          # tests point it at their own runs folder
+        self.table_shown: C.ComparisonTable | None = None
+        self.choice = ConfigurationChoice.of(document)
+        layout = QVBoxLayout(self)
+        top = QHBoxLayout()
+        layout.addLayout(top)
+        left = QVBoxLayout()
+        top.addLayout(left, 1)
+        left.addWidget(QLabel("Compare (tick two or more):"))
+        self.sides = QListWidget(objectName="compareSides")
+        self.sides.itemChanged.connect(lambda _item: self.refresh())
+        left.addWidget(self.sides, 1)
+        form = QFormLayout()
+        self.baseline = QComboBox(objectName="compareBaseline")
+        self.baseline.setToolTip("The denominator of every percentage: the others are measured against it")
+        self.figure = QComboBox(objectName="compareMetric")
+        self.baseline.activated.connect(lambda _i: self.refresh(keep_baseline=True))
+        self.figure.activated.connect(lambda _i: self.refresh(keep_baseline=True))
+        form.addRow("Baseline:", self.baseline)
+        form.addRow("Figure:", self.figure)
+        left.addLayout(form)
+        left.addWidget(self._import_box())
+        right = QVBoxLayout()
+        top.addLayout(right, 3)
+        self.grid = QTableWidget(objectName="compareTable")
+        self.grid.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.grid.verticalHeader().setVisible(False)
+        right.addWidget(self.grid, 1)
+        self.chart = QLabel(objectName="compareChart")
+        self.chart.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.chart.setMinimumWidth(self.CHART_MIN_WIDTH)
+        right.addWidget(self.chart)
+        self.notes = QLabel(objectName="compareNotes")
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        right.addWidget(self.notes)
+        document.reset.connect(self.reload)
+        self.reload()
+
+    # ------------------------------------------------------------------ importing result files
+
+    def _import_box(self) -> QWidget:
+        box = QWidget()
+        form = QFormLayout(box)
+        form.setContentsMargins(0, 8, 0, 0)
+        self.import_run = QComboBox(objectName="importRun")
+        self.import_step = QLineEdit(objectName="importStep", placeholderText="e.g. 7.1 (optional)")
+        self.import_host = QLineEdit(objectName="importHost", placeholderText="host or VM the file is about")
+        button = QPushButton("Attach result files…", objectName="importButton")
+        button.clicked.connect(self._pick_files)
+        form.addRow("Run:", self.import_run)
+        form.addRow("Step:", self.import_step)
+        form.addRow("Host / VM:", self.import_host)
+        form.addRow(button)
+        self.import_status = QLabel(objectName="importStatus", wordWrap=True)
+        form.addRow(self.import_status)
+        return box
+
+    def _pick_files(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Attach result files to the run")
+        if paths:
+            self.attach([Path(p) for p in paths])
+
+    def attach(self, paths: list[Path]) -> bool:
+        """Attach files to the chosen run, all or none; says what happened under the button."""
+        from app.metrics.import_cli import step_host
+        from app.metrics.registry import parse_text
+        from app.metrics.run_results import ResultFileError, attach_file, decode, nothing_read
+        run_id = self.import_run.currentData()
+        if not run_id:
+            return self._import_said("Choose a run of this bed first (start one on the Run page).", False)
+        try:
+            info = J.open_run(run_id, self.runs_root)
+            host = step_host(info.dir, self.import_step.text().strip(), self.import_host.text().strip())
+            for p in paths:
+                parsed = parse_text(decode(p.read_bytes()))
+                if parsed.tool == "unknown" or nothing_read(parsed):
+                    raise ResultFileError(f"{p.name}: nothing could be read - {'; '.join(parsed.problems)}")
+            stored = [attach_file(info.dir, p, step=self.import_step.text().strip(), host=host) for p in paths]
+        except (ValueError, OSError) as exc:
+            return self._import_said(f"Nothing was attached: {getattr(exc, 'strerror', None) or exc}", False)
+        self._import_said(f"Attached {len(stored)} file(s) to run {info.id}: "
+                          + ", ".join(f"{r.tool} ({r.host or 'no host'})" for r in stored), True)
+        self.refresh(keep_baseline=True)
+        return True
+
+    def _import_said(self, text: str, ok: bool) -> bool:
+        self.import_status.setText(text)
+        self.import_status.setStyleSheet("" if ok else "color: #b00020")
+        return ok
+
+    # ------------------------------------------------------------------ what can be compared
+
+    def _my_runs(self) -> list[J.RunInfo]:
+        path = self.document.path
+        if path is None:
+            return []
+        mine = Path(path).resolve()
+        return [i for i in J.list_runs(self.runs_root) if Path(i.bed_file).resolve() == mine]
+
+    def reload(self) -> None:
+        bed = self.document.bed
+        runs = self._my_runs()
+        self.sides.blockSignals(True)
+        self.sides.clear()
+        names = [c.id for c in bed.configurations]
+        names += [s for s in dict.fromkeys(r.scenario for r in bed.results if r.scenario) if s not in names]
+        for name in names:
+            self._add_side(name, f"{name} (configuration)" if name in {c.id for c in bed.configurations}
+                           else f"{name} (scenario)", checked=len(names) > 1)
+        for info in runs:
+            within = f", {info.configuration}" if info.configuration else ""
+            self._add_side(info.id, f"run {info.id}{within}", checked=False)
+        self.sides.blockSignals(False)
+        self.import_run.clear()
+        for info in runs:
+            self.import_run.addItem(info.id, info.id)
+        self.figure.clear()
+        for key, (title, unit, _higher, _rule) in C.METRICS.items():
+            self.figure.addItem(f"{title} ({unit})", key)
+        for metric in dict.fromkeys(r.metric for r in bed.results):
+            if C.metric_key(metric) not in C.METRICS:
+                self.figure.addItem(metric, metric)
+        self.refresh()
+
+    def _add_side(self, key: str, label: str, checked: bool) -> None:
+        item = QListWidgetItem(label)
+        item.setData(Qt.ItemDataRole.UserRole, key)
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        self.sides.addItem(item)
+
+    def checked(self) -> list[str]:
+        return [self.sides.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.sides.count())
+                if self.sides.item(i).checkState() == Qt.CheckState.Checked]
+
+    # ------------------------------------------------------------------ comparing
+
+    def refresh(self, keep_baseline: bool = False) -> None:
+        names = self.checked()
+        wanted = self.baseline.currentData() if keep_baseline else None
+        self.baseline.clear()
+        for n in names:
+            self.baseline.addItem(n, n)
+        if wanted is None and self.choice.name in names:
+            wanted = self.choice.name
+        if wanted in names:
+            self.baseline.setCurrentIndex(names.index(wanted))
+        if len(names) < 2:
+            return self._show(None, "Tick two or more configurations, scenarios or runs to compare them.")
+        chosen = self.figure.currentData()
+        metrics = [chosen] + [m for m in (self.figure.itemData(i) for i in range(self.figure.count()))
+                              if m != chosen]
+        problem = ""
+        for metric in metrics:
+            try:
+                sides = C.resolve_sides(names, metric, runs_root=self.runs_root, bed=self.document.bed,
+                                        bed_file=str(self.document.path) if self.document.path else None)
+                table = C.compare_sides(sides, metric, self.baseline.currentData())
+            except ValueError as exc:
+                problem = problem or str(exc)
+                continue
+            self.figure.setCurrentIndex(max(0, self.figure.findData(metric)))
+            return self._show(table, "")
+        self._show(None, f"Nothing to compare: {problem}")
+
+    def _show(self, table: C.ComparisonTable | None, message: str) -> None:
+        self.table_shown = table
+        self.grid.clear()
+        if table is None:
+            self.grid.setRowCount(0)
+            self.grid.setColumnCount(0)
+            self.chart.clear()
+            self.notes.setText(message)
+            return
+        others = [n for n in table.names if n != table.baseline]
+        heads = ["Host / VM", *table.names, *[f"{n} vs {table.baseline}" for n in others]]
+        self.grid.setColumnCount(len(heads))
+        self.grid.setHorizontalHeaderLabels(heads)
+        self.grid.setRowCount(len(table.rows))
+        for r, row in enumerate(table.rows):
+            cells = [row.subject, *[_fmt(v) for v in row.values],
+                     *[f"{d.percent:+.1f} %" if d else "–"
+                       for n, d in zip(table.names, row.differences, strict=True) if n != table.baseline]]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if row.is_total:
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                self.grid.setItem(r, c, item)
+        self.grid.resizeColumnsToContents()
+        self._draw_chart()
+        from app.report.tables.comparison import formulas
+        how = [f"{side.name}: {score.how}" for side, score in zip(table.sides, table.scores, strict=True)]
+        self.notes.setText("\n".join([f"Percentage difference = (side − baseline) / baseline; the denominator is "
+                                      f"{table.baseline}.", *how, *formulas(table)]))
+
+
+    def chart_width(self) -> int:
+        return max(self.CHART_MIN_WIDTH, self.grid.width())
+
+    def _draw_chart(self) -> None:
+        """The appendix's bar chart, drawn at the width the page gives it (again on a resize)."""
+        if self.table_shown is None:
+            return
+        from app.metrics.bar_chart import bar_chart_image
+        self.chart.setPixmap(QPixmap.fromImage(bar_chart_image(self.table_shown, self.chart_width(),
+                                                               self.CHART_HEIGHT)))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._draw_chart()
+
+
+def _fmt(v: float) -> str:
+    return "–" if math.isnan(v) else (f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}")
