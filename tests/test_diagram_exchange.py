@@ -141,7 +141,7 @@ def test_graphml_opens_in_networkx_with_every_component_and_link(tmp_path, name)
     g = nx.read_graphml(done.path)
     kinds = nx.get_node_attributes(g, "component")
     for s in bed.servers:
-        assert kinds[s.id] == "server" and g.nodes[s.id]["memory_gb"] == s.memory_gb
+        assert kinds[s.id] == "server" and g.nodes[s.id].get("memory_gb") == s.memory_gb
         for ad in s.adapters:
             for p in ad.ports:
                 assert g.has_edge(s.id, f"{s.id}:{p.name}")
