@@ -84,7 +84,6 @@ def test_fast_validation_says_what_the_straightforward_code_says(name, bed, monk
     monkeypatch.setattr(PathAnalyzer, "route", reference.route)
     monkeypatch.setitem(RULES, "NET-005", (RULES["NET-005"][0], reference.net_005))
     assert fast == _said(validate(bed)), name
-    assert fast or name.startswith("clean")
 
 
 def test_the_damaged_beds_reach_the_branches_the_fast_code_has():
