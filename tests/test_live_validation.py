@@ -77,3 +77,33 @@ def test_a_validation_an_edit_ran_into_is_dropped(qtbot):
     assert errors == []
     live.shutdown()
     live.wait()
+
+
+def test_the_canvas_shows_the_badges_the_worker_sorted_for_the_scenario_it_shows(qtbot, monkeypatch):
+    """The worker sorts the findings into badges for the scenario the views show ("*" until someone
+    picks one), so the canvas takes them as they are: the same badges it would work out itself,
+    and no 28,000-finding pass on the GUI thread after each validation."""
+    from app import diagram
+    from app.selection import Selection
+    from widgets.canvas.view import Canvas
+    bed = synthetic.generate(hosts=24, vms=60, arrays=3, disks=60, rack_size=8, scenarios=True)
+    bed.links = bed.links[::2]      # paths lost, in the reference and the scenarios: badges to count
+    doc = Document(bed)
+    canvas = Canvas(doc, Selection())
+    qtbot.addWidget(canvas)
+    live = doc.validation
+    for scenario in ("*", bed.scenarios[0].id):
+        doc.scenario.set(scenario)
+        live.run_now()
+        qtbot.waitUntil(lambda s=scenario: live.revision_shown == doc.revision and live.badges_scenario == s,
+                        timeout=60_000)
+        worked_out_here: list = []
+        monkeypatch.setattr(diagram, "badges", lambda *a, _log=worked_out_here, **k: _log.append(a) or {})
+        canvas._on_findings(live.findings)
+        monkeypatch.undo()
+        assert not worked_out_here and canvas.badges is live.badges
+        vm_hosts = {vm.id: host for host, vms in canvas.vms_of.items() for vm in vms}
+        assert canvas.badges == diagram.badges(live.findings, canvas.objects, vm_hosts, scenario=scenario)
+        assert canvas.badges         # something to compare
+    live.shutdown()
+    live.wait()
