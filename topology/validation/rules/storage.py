@@ -153,13 +153,19 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
     if not dbset or not logset:
         return
     seen: set[tuple[str, str]] = set()
+    homes: dict[str, tuple[set[str], set[str]]] = {}     # an Exchange bed asks of each volume hundreds of times
     for owner, vols in _data_owners(ctx):
         dbs = [v for v in vols if v in dbset]
         logs = [v for v in vols if v in logset]
+        if not dbs or not logs:
+            continue
+        near = _sharing_candidates(ctx, dbs, logs, homes)
         for dv in dbs:
             for lv in logs:
-                where = _shared_home(ctx, dv, lv)
-                if where and (dv, lv) not in seen:
+                if (dv, lv) in seen or (dv, lv) not in near:
+                    continue
+                where = _shared_home(ctx, dv, lv, homes)
+                if where:
                     seen.add((dv, lv))
                     yield hit([owner, dv, lv], f"database {dv} and log {lv} of {owner} share {where}")
 
@@ -174,13 +180,42 @@ def _data_owners(ctx: Context) -> Iterator[tuple[str, list[str]]]:
         yield f"workload {w.id}", prediction.workload_volumes(ctx, w, data_only=False)
 
 
-def _shared_home(ctx: Context, a_ref: str, b_ref: str) -> str:
-    """The disk group or pool two volumes of one array share ('' when none)."""
-    (arr_a, va), (arr_b, vb) = ctx.idx.volumes[a_ref], ctx.idx.volumes[b_ref]
+def _home_of(ctx: Context, ref: str, homes: dict[str, tuple[set[str], set[str]]]) -> tuple[set[str], set[str]]:
+    if ref not in homes:
+        arr, v = ctx.idx.volumes[ref]
+        homes[ref] = _volume_home(ctx.idx.scopes[arr.id], v)
+    return homes[ref]
+
+
+def _sharing_candidates(ctx: Context, dbs: list[str], logs: list[str],
+                        homes: dict[str, tuple[set[str], set[str]]]) -> set[tuple[str, str]]:
+    """(database, log) pairs on one array that name a common group or pool: the only ones that can
+    share spindles (an Exchange bed's workload has forty of each)."""
+    on: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for dv in dbs:
+        arr = ctx.idx.volumes[dv][0].id
+        groups, pools = _home_of(ctx, dv, homes)
+        for g in groups:
+            on[(arr, "g", g)].append(dv)
+        for p in pools:
+            on[(arr, "p", p)].append(dv)
+    pairs: set[tuple[str, str]] = set()
+    for lv in logs:
+        arr = ctx.idx.volumes[lv][0].id
+        groups, pools = _home_of(ctx, lv, homes)
+        for key in [(arr, "g", g) for g in groups] + [(arr, "p", p) for p in pools]:
+            pairs.update((dv, lv) for dv in on.get(key, ()))
+    return pairs
+
+
+def _shared_home(ctx: Context, a_ref: str, b_ref: str,
+                 homes: dict[str, tuple[set[str], set[str]]]) -> str:
+    """The disk group or pool two volumes of one array share ('' when none); `homes` keeps each
+    volume's (groups, pools) once worked out."""
+    arr_a, arr_b = ctx.idx.volumes[a_ref][0], ctx.idx.volumes[b_ref][0]
     if arr_a is not arr_b or arr_a.simulated:
         return ""
-    scope = ctx.idx.scopes[arr_a.id]
-    (ga, pa), (gb, pb) = _volume_home(scope, va), _volume_home(scope, vb)
+    (ga, pa), (gb, pb) = _home_of(ctx, a_ref, homes), _home_of(ctx, b_ref, homes)
     groups, pools = sorted(ga & gb), sorted(pa & pb)
     return f"disk group {groups[0]} on {arr_a.id}" if groups else f"pool {pools[0]} on {arr_a.id}" if pools else ""
 
