@@ -52,13 +52,20 @@ _SUSPECT_BYTES = b"&*!?%@`\r" + bytes(range(0x00, 0x0a)) + b"\x0b\x0c" + bytes(r
 _UNSUSPECT_BYTES = bytes(b for b in range(256) if b not in _SUSPECT_BYTES)
 _CONTROL = re.compile(rb"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")
 _SUSPECT_TEXT = re.compile(r"(?:^|(?<=[\s\[\]{},:]))[&*!?@`%]|\r(?!\n)", re.M)
-# a colon that libyaml takes for a value indicator, or refuses, where rapidyaml reads on
-_COLON_BEFORE_FLOW = (b":,", b":[", b":]", b":{", b":}", b" :", b"\t:")
-# libyaml refuses these where rapidyaml reads a plain scalar; looked for with spaces removed
-_FLOW_START = (b"[:", b"{:", b",:", b"\n]", b"\n}", b"\n,", b"\n:", b"-]", b"-}", b"-,", b":]", b":}", b":,")
+# Pairs of characters libyaml refuses where rapidyaml reads on, found in two translated copies
+# of the text, each a single two-byte search: a value or line starting with `]`, `}` or `,`
+# (`- ]x`, `a: ,`; spaces removed), a colon after a space or starting a value in a flow
+# collection (`a: :x`, `[:x]`).
+_LEFT, _RIGHT = b"\x01", b"\x02"
+_BEFORE_CLOSE = bytes.maketrans(b"\n-:]},", _LEFT * 3 + _RIGHT * 3)
+_BEFORE_COLON = bytes.maketrans(b"[{, \t\n:", _LEFT * 6 + _RIGHT)
+_COLON_BEFORE_FLOW = re.compile(rb":[,\[\]{}]")
+_OPENING_CLOSE = re.compile(rb"[ \n]*[\]},:]")
 # a block scalar's header followed by text on its own line (`key: > text`)
 _BLOCK_HEADER_WITH_TEXT = re.compile(rb"(?:^|(?<=\s))[|>][-+0-9]*[ \t]*[^\s#]", re.M)
-_AFTER_FLOW = re.compile(rb"[\]}](?:[ \t]*[^\s,\]}#:]|#)")
+# anything but `,]}:` or a comment after a flow collection closes (`- {a: 1} - {b: 2}`); one
+# pattern per bracket, so that each search skips to its bracket at C speed
+_AFTER_FLOW = (re.compile(rb"\](?:[ \t]*[^\s,\]}#:]|#)"), re.compile(rb"\}(?:[ \t]*[^\s,\]}#:]|#)"))
 _COMMENT_IN_FLOW = re.compile(rb"^[^\n#]*[\[{][^\n]*\s#", re.M)
 # what libyaml refuses or takes for a line break (NEL, LS, PS), and a byte-order mark
 _SUSPECT_NON_ASCII = re.compile("[\x80-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
@@ -135,16 +142,15 @@ def _suspect(text: str, raw: bytes) -> bool:
         return True
     if not text.isascii() and _SUSPECT_NON_ASCII.search(text):
         return True
-    if any(pair in raw for pair in _COLON_BEFORE_FLOW):
+    if _COLON_BEFORE_FLOW.search(raw) or _OPENING_CLOSE.match(raw):
         return True
-    compact = raw.translate(None, b" ")
-    if any(pair in compact for pair in _FLOW_START) or compact.startswith((b"]", b"}", b",", b":")):
+    if _LEFT + _RIGHT in raw.translate(_BEFORE_CLOSE, b" ") or _LEFT + _RIGHT in raw.translate(_BEFORE_COLON):
         return True
     if (b"|" in raw or b">" in raw) and _BLOCK_HEADER_WITH_TEXT.search(raw):
         return True
-    if _AFTER_FLOW.search(raw):
+    if any(pattern.search(raw) for pattern in _AFTER_FLOW):
         return True
-    if (b" #" in raw or b"\t#" in raw) and _COMMENT_IN_FLOW.search(raw):
+    if b"#" in raw and _COMMENT_IN_FLOW.search(raw):
         return True
     return _LONG_NUMBER in raw.translate(_DIGITS)
 
