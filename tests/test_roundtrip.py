@@ -116,6 +116,35 @@ def test_a_file_the_app_wrote_is_simply_written_again():
     assert out.how == "written" and out.text == dumps(bed)
 
 
+@pytest.mark.parametrize("where", ["the edited section", "another section"])
+def test_a_comment_anywhere_in_a_file_the_app_wrote_is_kept_by_an_edit(where):
+    # the writer's text is compared section by section; one comment in any of them means
+    # the file is no longer the writer's and the edit is patched in, keeping the comment
+    bed = loads(example_path("equallogic-ps6110-hyperv").read_text(encoding="utf-8"))
+    written = dumps(bed)
+    anchor = "\nservers:\n" if where == "the edited section" else "\nnetworks:\n"
+    assert anchor in written
+    text = written.replace(anchor, anchor + "# lab note: keep in sync with rack 4\n", 1)
+    source = roundtrip.ProjectSource.of(text, loads(text))
+    bed.servers[0].memory_gb += 1
+    out = roundtrip.render(bed, source)
+    assert out.how == "patched" and "# lab note: keep in sync with rack 4\n" in out.text
+    gone, added = changed_lines(text, out.text)
+    assert len(gone) == len(added) == 1 and "memory_gb" in added[0]
+    assert loads(out.text) == bed
+
+
+def test_a_file_the_app_wrote_is_written_again_after_an_edit_that_empties_a_section():
+    bed = loads(example_path("equallogic-ps6110-hyperv").read_text(encoding="utf-8"))
+    assert bed.vms
+    text = dumps(bed)
+    source = roundtrip.ProjectSource.of(text, loads(text))
+    bed.vms = []
+    bed.servers[0].memory_gb += 1
+    out = roundtrip.render(bed, source)
+    assert out.how == "written" and out.text == dumps(bed) and "\nvms:" not in out.text
+
+
 def test_aliases_stay_unless_the_edit_reaches_the_shared_value():
     text = ("format_version: 1\nbed: {name: x}\nworkloads:\n  - id: w\n    tool: fio\n    parameters:\n"
             "      base: &b {bs: 4k, iodepth: 32}\n      again: *b\n  - id: w2  # second\n    tool: fio\n")

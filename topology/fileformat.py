@@ -209,9 +209,6 @@ class _Builder:
                           f"known {what}s: {', '.join(sorted(known))}")
 
 
-_MISSING = object()
-
-
 @cache
 def _compiled(cls: type) -> Callable[[_Builder, Any, tuple], Any]:
     """Generate a builder function for one model class.
@@ -222,7 +219,7 @@ def _compiled(cls: type) -> Callable[[_Builder, Any, tuple], Any]:
     unusual goes through `_Builder.value`, which produces the user-facing message.
     """
     fields = plan(cls)
-    env: dict[str, Any] = {"CLS": cls, "MISSING": _MISSING, "KNOWN": frozenset(fp.key for fp in fields),
+    env: dict[str, Any] = {"CLS": cls, "KNOWN": frozenset(fp.key for fp in fields),
                            "compiled": _compiled, "PATH_PART": _PATH_PART.fullmatch, "NEW": object.__new__}
     # The model's dataclasses only store their fields, so the object is made empty and each
     # field set once (its value, or the default __init__ would give): about three times
@@ -233,8 +230,7 @@ def _compiled(cls: type) -> Callable[[_Builder, Any, tuple], Any]:
     lines = ["def build(B, d, path):",
              "    if type(d) is not dict:",
              "        return B.not_mapping(CLS, d, path)",
-             "    o = NEW(CLS)" if direct else "    o = {}",
-             "    n = 0"]
+             "    o = NEW(CLS)" if direct else "    o = {}"]
     for i, fp in enumerate(fields):
         env[f"FP{i}"] = fp
         slot = f"o.{fp.attr}" if direct else f"o[{fp.attr!r}]"
@@ -278,30 +274,29 @@ def _compiled(cls: type) -> Callable[[_Builder, Any, tuple], Any]:
             test = "type(v) is dict and all(type(k) is str for k in v)"
         else:
             test = None
-        lines.append(f"    v = d.get({fp.key!r}, MISSING)")
-        lines.append("    if v is not MISSING:")
-        lines.append("        n += 1")
-        lines.append("        if v is not None:")
+        # a key written with no value (`key:`) is read as if it were not there
+        lines.append(f"    v = d.get({fp.key!r})")
+        lines.append("    if v is None:")
+        lines.append(f"        {slot} = {default}")
         if fp.kind == "dc":
             env[f"T{i}"] = fp.inner
-            lines.append(f"            {slot} = compiled(T{i})(B, v, path + ({fp.key!r},))")
+            lines.append("    else:")
+            lines.append(f"        {slot} = compiled(T{i})(B, v, path + ({fp.key!r},))")
         elif fp.kind == "list" and fp.inner[0] == "dc":
             env[f"T{i}"] = fp.inner[1]
-            lines.append("            if type(v) is list:")
-            lines.append(f"                f = compiled(T{i})")
-            lines.append(f"                p = path + ({fp.key!r},)")
-            lines.append(f"                {slot} = [f(B, x, p + (j,)) for j, x in enumerate(v)]")
-            lines.append("            else:")
-            lines.append(f"                {slot} = {slow}")
+            lines.append("    elif type(v) is list:")
+            lines.append(f"        f = compiled(T{i})")
+            lines.append(f"        p = path + ({fp.key!r},)")
+            lines.append(f"        {slot} = [f(B, x, p + (j,)) for j, x in enumerate(v)]")
+            lines.append("    else:")
+            lines.append(f"        {slot} = {slow}")
         elif test is not None:
-            lines.append(f"            {slot} = v if {test} else {slow}")
+            lines.append("    else:")
+            lines.append(f"        {slot} = v if {test} else {slow}")
         else:
-            lines.append(f"            {slot} = {slow}")
-        lines.append("        else:")
-        lines.append(f"            {slot} = {default}")
-        lines.append("    else:")
-        lines.append(f"        {slot} = {default}")
-    lines.append("    if n != len(d):")
+            lines.append("    else:")
+            lines.append(f"        {slot} = {slow}")
+    lines.append("    if not KNOWN.issuperset(d):")
     lines.append("        B.unknown(CLS, d, KNOWN, path)")
     lines.append("    return o" if direct else "    return CLS(**o)")
     code = "\n".join(lines)

@@ -73,7 +73,9 @@ def render(bed: Any, source: ProjectSource | None) -> Rendered:
     if new == source.data:
         return Rendered(source.text, source, "unchanged")
     if source.canonical is None:
-        source.canonical = yaml_emit.dumps(source.data) == source.text
+        text = _written_if_canonical(source, new)
+        if text is not None:
+            return Rendered(text, ProjectSource(text, new, True), "written")
     if source.canonical:
         text = yaml_emit.dumps(new)
         return Rendered(text, ProjectSource(text, new, True), "written")
@@ -86,6 +88,22 @@ def render(bed: Any, source: ProjectSource | None) -> Rendered:
         return Rendered(patched, ProjectSource(patched, new, False), "patched")
     text = yaml_emit.dumps(new)
     return Rendered(text, ProjectSource(text, new, True), "rewritten")
+
+
+def _written_if_canonical(source: ProjectSource, new: dict) -> str | None:
+    """The text for `new` when the source's text is exactly what the writer writes for its
+    data (then `source.canonical` is set), else None.  The writer's text is its top-level
+    entries' texts one after the other, so an entry the edit left alone is written once for
+    both questions: after a one-field edit this costs about one write, not two."""
+    old = source.data
+    try:
+        written = {key: yaml_emit.entry(key, value) for key, value in new.items()}
+        was = "".join(written[key] if key in new and new[key] == value else yaml_emit.entry(key, value)
+                      for key, value in old.items())
+    except yaml_emit.Unsupported:
+        return None   # the writer hands such data to libyaml: decided the slow way
+    source.canonical = was == source.text
+    return "".join(written.values()) if source.canonical else None
 
 
 def _reads_as(text: str, data: dict) -> bool:
