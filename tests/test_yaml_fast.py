@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 from beds import CLEAN_BED
-from fuzz_pipeline import edit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_fuzz_loader import mutated_beds
 from test_hostile_values import hostile_values
 from test_loader_bounds import HEAD, laughs
 
@@ -273,15 +273,8 @@ DIFF = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCh
 
 
 @DIFF
-@given(st.data())
-def test_a_mutated_bed_reads_the_same_on_both_paths(data):
-    text = CLEAN_BED
-    for _ in range(data.draw(st.integers(1, 4))):
-        pos = data.draw(st.integers(0, len(text)))
-        action = data.draw(st.sampled_from(["delete", "insert", "replace"]))
-        chunk = data.draw(st.text(alphabet=":-[]{}&*!|>'\"#%@ \n\t\r0123456789abcexyzTNL.,/\\~+_", min_size=1,
-                                  max_size=8))
-        text = edit(text, pos, action, chunk)
+@given(mutated_beds(alphabet=":-[]{}&*!|>'\"#%@ \n\t\r0123456789abcexyzTNL.,/\\~+_`?", longest=8))
+def test_a_mutated_bed_reads_the_same_on_both_paths(text):
     assert agrees(text)
 
 
