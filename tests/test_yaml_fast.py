@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime
 import math
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -304,3 +306,22 @@ def test_any_data_written_plain_quoted_or_in_flow_reads_the_same_on_both_paths(v
     assert agrees(text)
     if style is None and flow is False:   # written as block YAML, still plain text: unquote what yaml quoted
         assert agrees(text.replace("'", ""))
+
+
+# --- memory ----------------------------------------------------------------------------------------
+
+def test_the_fast_path_holds_a_small_multiple_of_the_file_in_memory(tmp_path):
+    # rapidyaml's tree and the JSON live only while the data is built: the peak grows with
+    # the file, as on the bounded path (a fresh process, so the peak is this read's own)
+    bed = tmp_path / "bed.yaml"
+    bed.write_text(fileformat.dumps(generate(hosts=200, vms=2000, arrays=10, disks=1000, pins=False)))
+    probe = ("import resource, sys\n"
+             "from topology import yaml_fast\n"
+             "text = open(sys.argv[1]).read()\n"
+             "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+             "assert yaml_fast.parse(text) is not None\n"
+             "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024 / len(text))\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(bed)], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout) < 40   # measured: 17 bytes held per byte of text
