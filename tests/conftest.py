@@ -82,3 +82,41 @@ def dialogs(monkeypatch) -> list[tuple[str, str]]:
         return choices[-1][0]
     monkeypatch.setattr(file_controller, "show_problems", problems)
     return shown
+
+
+@pytest.fixture(autouse=True)
+def a_dialog_nobody_answers_fails_the_test():
+    """A modal dialog no test answers would wait until the suite's timeout ends the whole run (a
+    new validation rule once made a test bed ask 'run with errors?'): after a while it is closed
+    and the test fails, naming the dialog."""
+    import time
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from tests.dialogs import Answer
+    Answer.live.clear()
+    unanswered: list[str] = []
+    shown_since: dict[int, float] = {}
+
+    def look() -> None:
+        box = QApplication.activeModalWidget()
+        if box is None or not box.isVisible():
+            shown_since.clear()
+            return
+        if any(not a and not a.cancelled for a in Answer.live):
+            return      # the test is about to answer it
+        if time.monotonic() - shown_since.setdefault(id(box), time.monotonic()) > UNANSWERED_DIALOG_S:
+            text = box.text() if isinstance(box, QMessageBox) else ""
+            unanswered.append(f"{type(box).__name__} {box.windowTitle()!r}: {text}")
+            box.reject()
+
+    watch = QTimer()
+    watch.timeout.connect(look)
+    watch.start(250)
+    yield
+    watch.stop()
+    assert not unanswered, "a modal dialog waited for an answer nobody gave: " + "; ".join(unanswered)
+
+
+UNANSWERED_DIALOG_S = 10.0

@@ -31,7 +31,7 @@ def write_fio_bed(path: Path, host: str, data_file: Path, access: dict, minutes:
     `data_file`, judged on a 20 ms read-latency criterion; `access` says how it is reached."""
     doc = {"format_version": 1, "bed": {"name": f"fio on {host}"},
            "servers": [{"id": host, "role": "load_client", "platform": "linux", "os": "Debian 12"}],
-           "workloads": [{"id": "oltp", "tool": "fio", "driver": host,
+           "workloads": [{"id": "oltp", "tool": "fio", "driver": host, "targets": [host],
                           "parameters": {"filename": str(data_file), "size": "16m", "duration_minutes": minutes},
                           "access": [{"block_kb": 4, "read_pct": 70, "random_pct": 100}],
                           "criteria": [{"metric": "read_latency_avg_ms", "comparison": "<", "threshold": 20,

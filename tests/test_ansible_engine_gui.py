@@ -63,14 +63,17 @@ def test_the_run_tab_shows_an_ansible_run_step_by_step_and_resumes_it_with_ansib
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_an_ansible_fio_load_step_reaches_the_live_metrics_tab_and_the_run_results(qtbot, tmp_path):
+def test_a_run_started_in_the_run_tab_with_ansible_feeds_the_live_metrics_tab_and_the_run_results(qtbot, tmp_path):
     from app.metrics import sample as M
     from app.metrics.results import load_samples
     bed = write_fio_bed(tmp_path / "fio.yaml", "c1", tmp_path / "c1.dat", access={"transport": "local"})
-    info = _ansible_run(bed)
     w = _wizard(qtbot, bed, [])
     try:
-        w.resume(info.id)
+        w.engine_choice.setCurrentIndex(w.engine_choice.findData("ansible"))
+        w.new_button.click()
+        assert w.session is not None and type(w.session.engine).__name__ == "AnsibleEngine"
+        info = w.session.info
+        assert info.engine == "ansible"
         load = next(s for s in w.steps if s.template.endswith("run.yaml#load"))
         w._run([load])
         qtbot.waitUntil(lambda: not w.controller.busy, timeout=240000)
@@ -79,5 +82,10 @@ def test_an_ansible_fio_load_step_reaches_the_live_metrics_tab_and_the_run_resul
         assert len(w.dashboard._curves[("c1", M.IOPS)].getData()[1]) >= 3
         recorded = load_samples(info.dir)
         assert sum(1 for s in recorded if s.source == "c1" and s.metric == M.IOPS) >= 3
+        # opened again while the built-in engine is chosen for new runs: the run keeps its engine
+        w.engine_choice.setCurrentIndex(w.engine_choice.findData("builtin"))
+        w.resume(info.id)
+        assert type(w.session.engine).__name__ == "AnsibleEngine"
+        assert J.open_run(info.id).engine == "ansible"
     finally:
         w.shutdown()

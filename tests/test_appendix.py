@@ -306,8 +306,8 @@ def test_a_bed_with_errors_prints_with_findings_on_top_and_gaps_marked(tmp_path)
     write_pdf(appendix, pdf)
     text = pdftext(pdf)
     first = pages_of(text)[0]
-    assert "Design review: this test bed has 3 error(s)" in first
-    for code in ("NET-007", "RAID-001", "RAID-007"):
+    assert "Design review: this test bed has 4 error(s)" in first
+    for code in ("NET-007", "RAID-001", "RAID-007", "WL-002"):
         assert code in first
     assert text.count(MISSING_MARK) >= 5          # cpu, memory, OS, model, address of h1:san1
     assert re.search(r"san1\s+\[not set\]", text)     # the port without its address

@@ -1,5 +1,6 @@
-"""The built-in example beds (seeds 000, 001, 002): they load, round-trip, hold the reports'
-facts, and validate with exactly the findings the reports lead one to expect."""
+"""The built-in example beds (seeds 000, 001, 002 and three illustrative beds): they load,
+round-trip, hold the reports' (or their design's) facts, and validate with exactly the findings
+the reports lead one to expect."""
 from __future__ import annotations
 
 import time
@@ -18,6 +19,11 @@ from topology.validation import validate
 SEED000 = "md3000i-hyperv-cluster"
 SEED001 = "equallogic-ps6110-hyperv"
 SEED002 = "ams2500-exchange-esrp"
+# illustrative beds (not from a report): what the published beds do not exercise
+KVM = "rhel-kvm-sriov-iscsi"
+BLADE = "bladecenter-fc-hyperv-2008r2"
+ESXI = "esxi-equallogic-port-binding"
+ILLUSTRATIVE = (KVM, BLADE, ESXI)
 
 # The exact findings per example: (code, severity) -> count.  Each is explained in the
 # example's notes and in the issue's closing note:
@@ -30,11 +36,21 @@ SEED002 = "ams2500-exchange-esrp"
 #   the report's own caveat in 5.3), and one active array port faces four host SAN ports
 #   on each R720 for each member (PATH-005, 1:4).
 # - seed 002: zero hot spares (RAID-003); database and logs are in separate pools (no RAID-005).
+# - KVM pair: none. 4 paths per host and guest over two ports, two switches and both controllers,
+#   MTU 9000 and flow control end to end, LAN and SAN on separate switches, a spare of each
+#   media, and the SSD group serves the 2 x 4000 IOPS the fio loads ask of it.
+# - BladeCenter: none. 4 FC paths per blade (two fabrics x two controllers), single-initiator
+#   zones, a heartbeat / live-migration port per blade, a disk witness for the four nodes, a spare.
+# - ESXi cluster: one CLU-001, accepted: with esx-3 down two hosts remain and no witness is
+#   declared; vSphere HA keeps no quorum, which the bed records as a documented exception.
 EXPECTED = {
     SEED000: {("NET-004", "warning"): 2, ("RAID-003", "warning"): 1, ("CLU-003", "warning"): 1,
               ("CON-003", "warning"): 6},
     SEED001: {("CAP-003", "error"): 2, ("PATH-005", "warning"): 4},
     SEED002: {("RAID-003", "warning"): 1},
+    KVM: {},
+    BLADE: {},
+    ESXI: {("CLU-001", "warning"): 1},
 }
 
 
@@ -170,3 +186,81 @@ def test_loading_the_largest_example_is_quick():
     t0 = time.perf_counter()
     loads(text)
     assert time.perf_counter() - t0 < 2.0
+
+
+# ----------------------------------------------------------------------------- illustrative beds
+
+def _paths_by_host(bed):
+    from topology.derived_paths import PathDerivation
+    out: dict[str, list] = {}
+    for p in PathDerivation(BedIndex(bed)).paths:
+        out.setdefault(p.host, []).append(p)
+    return out
+
+
+@pytest.mark.parametrize("name", ILLUSTRATIVE)
+def test_illustrative_examples_say_so_and_derive_their_paths(name):
+    text = example_path(name).read_text(encoding="utf-8")
+    assert text.startswith("# Testbed Studio example bed: ILLUSTRATIVE — not from a published report.")
+    bed = load(example_path(name))
+    assert bed.bed.description.startswith("Illustrative example, not from a published report.")
+    assert bed.bed.name.startswith("Illustrative:") and not bed.bed.source and not bed.results
+    # no pins: every path comes from the drawing
+    assert bed.paths == [] and "\npaths:" not in text
+    assert all(f.code != "PATH-006" for f in validate(bed))
+
+
+def test_kvm_example_facts():
+    bed = load(example_path(KVM))
+    assert {s.id for s in bed.servers if s.role == "hypervisor"} == {"kvm-1", "kvm-2"}
+    assert all(s.platform == "linux" and "KVM" in s.hypervisor and s.multipath == "dm-multipath"
+               for s in bed.servers if s.role == "hypervisor")
+    paths = _paths_by_host(bed)
+    for host in ("kvm-1", "kvm-2", "db-1", "db-2"):
+        got = paths[host]
+        assert len(got) == 4
+        assert {p.hops[-2].element for p in got} == {"md3820i#Controller 0", "md3820i#Controller 1"}
+        assert {h.element for p in got for h in p.hops if h.kind == "switch"} == {"san-sw1", "san-sw2"}
+    # the guests reach their own LUN through SR-IOV virtual functions of the hosts' X520 ports; the
+    # hosts never see a guest's LUN (so the host never formats it)
+    for vm, host, lun in (("db-1", "kvm-1", "md3820i:db-1-data"), ("db-2", "kvm-2", "md3820i:db-2-data")):
+        vswitches = {h.element for p in paths[vm] for h in p.hops if h.kind == "vswitch"}
+        assert vswitches == {f"{host}/sriov-a", f"{host}/sriov-b"}
+        assert all(bed_vs.sriov for bed_vs in bed.virtual_switches if bed_vs.id in vswitches)
+        assert {p.hops[-1].element for p in paths[vm]} == {lun}
+        assert lun not in {p.hops[-1].element for p in paths[host]}
+    assert next(v for v in bed.vms if v.id == "db-1").storage_access == "sriov"
+
+
+def test_bladecenter_example_facts():
+    bed = load(example_path(BLADE))
+    blades = [s for s in bed.servers if s.chassis == "bch-1"]
+    assert len(blades) == 4 and all("2008 R2" in s.os and "RDAC" in s.multipath for s in blades)
+    modules = {sw.id: sw for sw in bed.switches if sw.chassis == "bch-1"}
+    assert {i for i, sw in modules.items() if sw.kind == "fc"} == {"fcsm-a", "fcsm-b"}
+    # zoning is declared on the switches, one zone per blade HBA port
+    assert all(len(modules[f].zones) == 4 for f in ("fcsm-a", "fcsm-b"))
+    paths = _paths_by_host(bed)
+    for s in blades:
+        got = paths[s.id]
+        assert len(got) == 4 and all(p.spec.kind == "fc" for p in got)
+        by_fabric = Counter(next(h.element for h in p.hops if h.kind == "switch") for p in got)
+        assert by_fabric == {"fcsm-a": 2, "fcsm-b": 2}
+        assert {lun.element for p in got for lun in p.hops if lun.kind == "lun"} == {
+            "ds5020:CSV1", "ds5020:CSV2", "ds5020:Quorum"}
+
+
+def test_esxi_example_facts():
+    bed = load(example_path(ESXI))
+    hosts = [s for s in bed.servers if s.platform == "esxi"]
+    assert len(hosts) == 3 and all(s.os.startswith("VMware ESXi 6.0") for s in hosts)
+    paths = _paths_by_host(bed)
+    for s in hosts:
+        got = paths[s.id]
+        # port binding: each VMkernel port leaves only through the physical NIC it is bound to
+        exits = {(p.hops[0].element, p.hops[1].element) for p in got}
+        assert exits == {(f"{s.id}:vmk1", f"{s.id}:vmnic2"), (f"{s.id}:vmk2", f"{s.id}:vmnic3")}
+        active = [p for p in got if p.hops[-3].element == "ps6100x#CM0"]
+        assert len(active) == 8 and {p.spec.target for p in active} == {f"ps6100x:eth{i}" for i in range(4)}
+    found = [f for f in validate(bed) if f.code == "CLU-001"]
+    assert [f.accepted for f in found] == [True] and found[0].scenario == "esx-3-down"

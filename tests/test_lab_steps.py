@@ -98,3 +98,21 @@ def test_scenario_steps_are_whole_sentences(fc_bed):
     assert ("Before the runs of scenario cells-1, set the bed up as the scenario describes: Two cells of the "
             "matrix.") in texts
     assert not any(".." in t or t.endswith(": before starting its runs.") for t in texts)
+
+
+@pytest.mark.parametrize("example", ["ams2500-exchange-esrp", "md3000i-hyperv-cluster", "equallogic-ps6110-hyperv",
+                                     "bladecenter-fc-hyperv-2008r2"])
+def test_a_vendor_template_done_in_the_vendors_tool_never_says_it_has_no_template(example):
+    """SNM2 and Modular Storage Manager work is done in the vendor's GUI: the step comes from the
+    vendor's own template and is manual by nature, not for want of a template."""
+    import resources
+    from topology.fileformat import load
+    meth = M.generate(load(resources.example_path(example)))
+    vendor = [s for s in meth.steps() if s.template.startswith(("array/", "switch/"))]
+    assert vendor
+    wrong = [(s.number, s.manual_reason) for s in vendor if s.manual_reason.startswith("no template for")]
+    assert wrong == []
+    if example == "ams2500-exchange-esrp":
+        # the generic array-host step has no SNM2 wording: that one does say so
+        generic = [s for s in meth.steps() if s.template == "common/storage.yaml#host"]
+        assert generic and all(s.manual_reason.startswith("no template for Hitachi") for s in generic)

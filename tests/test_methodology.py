@@ -390,7 +390,8 @@ def hostile_bed(platform: str, os_text: str = ""):
     h = HOSTILE
     for s in bed.servers:
         s.platform = platform
-        s.os = os_text
+        # Linux templates choose their commands by release: one they have commands for
+        s.os = os_text or ("Red Hat Enterprise Linux 7.9" if platform == "linux" else "")
         s.domain = h["domain"]
         s.dns = [h["dns"]]
         s.bios = {"virtualization_technology": True}

@@ -81,6 +81,23 @@ PLATFORM_CASES: list[PlatformCase] = [
     PlatformCase("rhel7-rhev", "Red Hat Enterprise Linux 7.9", "RHEV-M 4.3", "dm-multipath"),
     PlatformCase("ubuntu2204", "Ubuntu 22.04 LTS", "KVM", "multipath-tools (dm-multipath)"),
     PlatformCase("esxi67", "VMware ESXi 6.7 U3", "ESXi", "VMware NMP", guest_os="Windows Server 2016"),
+    # the Linux, KVM and ESXi releases the platform templates tell apart (h13-platforms)
+    PlatformCase("centos6-kvm", "CentOS release 6.9 (Final)", "KVM", "device-mapper-multipath",
+                 guest_os="CentOS release 6.9 (Final)"),
+    PlatformCase("rhel8-kvm", "Red Hat Enterprise Linux 8.6", "KVM", "dm-multipath",
+                 array_model="Dell PowerVault MD3820i"),
+    PlatformCase("rocky9-kvm", "Rocky Linux 9.2", "KVM", "dm-multipath"),
+    PlatformCase("rhel6-rhev", "Red Hat Enterprise Linux 6.7", "RHEV-M 3.6", "dm-multipath"),
+    PlatformCase("debian11", "Debian GNU/Linux 11 (bullseye)", "KVM", "multipath-tools (dm-multipath)",
+                 array_model="Dell EqualLogic PS6210X"),
+    PlatformCase("ubuntu1604", "Ubuntu 16.04 LTS", "KVM", "multipath-tools (dm-multipath)"),
+    PlatformCase("esxi41", "VMware ESX 4.1", "ESXi", "VMware NMP", guest_os="Ubuntu 16.04 LTS"),
+    PlatformCase("esxi50", "VMware ESXi 5.0", "ESXi", "VMware NMP (VMW_SATP_LSI, VMW_PSP_RR)",
+                 guest_os="Red Hat Enterprise Linux 6.4"),
+    PlatformCase("esxi55", "VMware ESXi 5.5 U3", "ESXi", "VMware NMP (VMW_SATP_EQL, VMW_PSP_RR)",
+                 guest_os="Ubuntu 16.04 LTS", array_model="Dell EqualLogic PS6100X"),
+    PlatformCase("esxi80", "VMware ESXi 8.0 U2", "ESXi", "VMware NMP (VMW_SATP_ALUA, VMW_PSP_RR)",
+                 guest_os="Ubuntu 22.04 LTS", array_model="IBM System Storage DS5020"),
     PlatformCase("unknown-os", "", "", ""),
 ]
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QFontDatabase, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -35,36 +35,12 @@ from PySide6.QtWidgets import (
 
 from app.run import events as E
 from app.run.qt_runner import RunController
-from app.run.session import RunSession, runs_of_bed
-from app.run.standing import STATUS_WORDS
+from app.run.session import ANSIBLE, BUILTIN, RunSession, runs_of_bed
 from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
+from widgets.run_status_look import STATUS_LOOK, status_icon
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
 OUTPUT_LINES_KEPT = 5000
-
-# status -> (colour, label); the icon is a dot of that colour, the label is in the tooltip
-_COLOURS = {
-    E.PENDING: "#b0b0b0", E.RUNNING: "#1e6fd9", E.OK: "#2e9e44", E.DONE: "#2e9e44", E.SKIPPED: "#8a63c9",
-    E.FAILED: "#d0312d", E.TIMEOUT: "#e07b00", E.CANCELLED: "#e07b00", E.LOST: "#e07b00", E.INTERRUPTED: "#e07b00",
-    E.UNREACHABLE: "#d0312d", E.AUTH_FAILED: "#d0312d", E.HOST_KEY: "#d0312d",
-}
-STATUS_LOOK = {status: (colour, STATUS_WORDS[status]) for status, colour in _COLOURS.items()}
-_ICONS: dict[str, QIcon] = {}
-
-
-def status_icon(status: str) -> QIcon:
-    if status not in _ICONS:
-        pm = QPixmap(14, 14)
-        pm.fill(Qt.GlobalColor.transparent)
-        p = QPainter(pm)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        p.setBrush(QColor(STATUS_LOOK.get(status, ("#b0b0b0", ""))[0]))
-        p.setPen(Qt.PenStyle.NoPen)
-        p.drawEllipse(1, 1, 12, 12)
-        p.end()
-        _ICONS[status] = QIcon(pm)
-    return _ICONS[status]
-
 
 def _clock(seconds: float) -> str:
     seconds = int(max(0, seconds))
@@ -135,7 +111,16 @@ class RunWizard(QWidget):
         self.preflight_button.setToolTip("Connect to every host, log in and look for the programs the steps "
                                          "call; changes nothing")
         self.preflight_button.clicked.connect(lambda: self.controller.preflight())
-        for b in (self.open_button, self.new_button, self.preflight_button):
+        # what a new run is driven by; an opened run keeps the engine it started with
+        self.engine_choice = QComboBox(self)
+        self.engine_choice.addItem("Built-in engine", BUILTIN)
+        self.engine_choice.addItem("Ansible", ANSIBLE)
+        self.engine_choice.setToolTip("What drives a new run: the built-in engine (fastest), or ansible-playbook "
+                                      "through ansible-runner for labs that run Ansible. A run keeps its engine "
+                                      "when it is opened again.")
+        top.addWidget(self.open_button)
+        top.addWidget(QLabel("New run with:"))
+        for b in (self.engine_choice, self.new_button, self.preflight_button):
             top.addWidget(b)
         outer.addLayout(top)
 
@@ -241,8 +226,9 @@ class RunWizard(QWidget):
             self.banner.hide()
         self.open_button.setEnabled(bool(runs))
 
-    def _new_session(self) -> RunSession:
-        """A session for the bed as it is drawn now; the run before is closed first."""
+    def _new_session(self, engine: str = "") -> RunSession:
+        """A session for the bed as it is drawn now (`engine`: what drives a new run; "" lets an opened
+        run keep its own); the run before is closed first."""
         dashboard = self.ensure_dashboard()
         dashboard.clear()
         from topology.workload_time import longest_load_seconds
@@ -254,7 +240,7 @@ class RunWizard(QWidget):
         self._show_warnings()
         session = RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
                              ask=self.controller.ask, on_event=self.controller.on_event,
-                             on_samples=dashboard.ingest, configuration=self._configuration())
+                             on_samples=dashboard.ingest, configuration=self._configuration(), engine=engine)
         from app.metrics.storage_series import StorageMap
         dashboard.set_storage_map(StorageMap(session.bed))     # volumes, groups, VMs of the configuration run
         self.controller.attach(session)
@@ -288,7 +274,7 @@ class RunWizard(QWidget):
         if bed_path is None or not bed_path.exists():
             self._say("Save the bed first: a run records the project file it ran.", error=True)
             return
-        session = self._new_session()
+        session = self._new_session(engine=self.engine_choice.currentData())
         if not session.start_new():
             return
         self._opened(session)
@@ -522,6 +508,7 @@ class RunWizard(QWidget):
         self.run_all_button.setEnabled(session is not None and not busy and session.first_unfinished() is not None)
         self.abort_button.setEnabled(busy)
         self.new_button.setEnabled(not busy)
+        self.engine_choice.setEnabled(not busy)
         self.open_button.setEnabled(not busy and self.history.count() > 0)
         self.preflight_button.setEnabled(session is not None and not busy)
 

@@ -279,7 +279,10 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
 
     text = render(st.text, get, None, used, missing)
     commands = []
-    reason = _no_template_reason(item, machine, misses) if (st.file.platform == "common" or not st.commands) else ""
+    # a vendor's own template (one with `match:`) that gives no command is work done in that vendor's tool,
+    # not a missing template
+    generic = st.file.platform == "common" and not st.file.match
+    reason = _no_template_reason(item, machine, misses) if generic or (not st.commands and not st.file.match) else ""
     command_misses: list[tuple[StepTemplate, str, bool]] = []
     unfit: list[str] = []
     for ct in st.commands:

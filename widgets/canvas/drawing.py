@@ -251,10 +251,12 @@ class ModelDrawing:
 
     def _badges_for(self, findings: Iterable[Any]) -> dict[str, diagram.Badge]:
         live = getattr(self.document, "validation", None)
-        if live is not None and findings is live.findings and live.revision_shown == self.document.revision:
-            return live.badges      # the live validator sorted them on its worker, for this very bed
+        scenario = self.badge_scenario()
+        if (scenario is None and live is not None and findings is live.findings
+                and live.revision_shown == self.document.revision):
+            return live.badges      # the live validator sorted the reference's on its worker, for this very bed
         vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}
-        return diagram.badges(findings, self.objects, vm_hosts, scenario=self.badge_scenario())
+        return diagram.badges(findings, self.objects, vm_hosts, scenario=scenario)
 
     def badge_scenario(self) -> str | None:
         """Whose findings the badges count: the document's current scenario ("*" every scenario's,

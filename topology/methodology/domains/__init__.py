@@ -8,6 +8,7 @@ from topology.methodology.domains import hosts  # noqa: F401  (each import regis
 from topology.methodology.domains import network  # noqa: F401
 from topology.methodology.domains import switches  # noqa: F401
 from topology.methodology.domains import storage  # noqa: F401
+from topology.methodology.domains import vendor  # noqa: F401  (zones on switches, array initiators)
 from topology.methodology.domains import connectivity  # noqa: F401
 from topology.methodology.domains import cluster  # noqa: F401
 from topology.methodology.domains import vms  # noqa: F401

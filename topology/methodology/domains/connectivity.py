@@ -33,12 +33,14 @@ from topology.model import StorageArray
 
 
 def _format_hosts(ctx: BedContext, a: StorageArray) -> dict[str, list[Any]]:
-    """Server id -> volumes of `a` it brings online and formats (a cluster's first node only)."""
+    """Server or VM id -> volumes of `a` it brings online and formats (a cluster's first node only).
+    A VM that logs in to its own LUN (in-guest iSCSI, SR-IOV) formats it inside the guest: its host
+    never sees that LUN."""
     members = servers_behind_mapping_targets(a)
     by_vol: dict[str, list[str]] = {}
     for m in a.mappings:
         for srv in members.get(m.to, []):
-            if srv in ctx.idx.servers and srv not in by_vol.setdefault(m.volume, []):
+            if ctx.server_or_vm(srv) is not None and srv not in by_vol.setdefault(m.volume, []):
                 by_vol[m.volume].append(srv)
     out: dict[str, list[Any]] = {}
     vols = {v.name: v for v in a.volumes}
@@ -54,7 +56,7 @@ def _format_hosts(ctx: BedContext, a: StorageArray) -> dict[str, list[Any]]:
 
 
 @domain("host_disks", HOST_NAMES | ARRAY_NAMES | field_names("disks", "count", "volumes"),
-        "each server that brings an array's new disks online (a cluster's first node), after its logons")
+        "each server or VM that brings an array's new disks online (a cluster's first node), after its logons")
 def _host_disks(ctx: BedContext) -> list[Item]:
     out = []
     for i, a in enumerate(ctx.bed.arrays):
@@ -62,7 +64,7 @@ def _host_disks(ctx: BedContext) -> list[Item]:
             continue
         base = array_values(ctx, a)
         for sid, vols in _format_hosts(ctx, a).items():
-            s = ctx.idx.servers[sid]
+            s = ctx.server_or_vm(sid)
             vals = dict(base)
             vals.update(host_values(ctx, s))
             put(vals, "disks.count", as_number(len(vols), f"{a.id}.mappings"))
@@ -73,7 +75,7 @@ def _host_disks(ctx: BedContext) -> list[Item]:
 
 @domain("host_volume",
         HOST_NAMES | ARRAY_NAMES | field_names("volume", *VOLUME_FIELDS) | field_names("group", *GROUP_FIELDS),
-        "each volume a server formats (a cluster's first node), after its logons")
+        "each volume a server or VM formats (a cluster's first node), after its logons")
 def _host_volumes(ctx: BedContext) -> list[Item]:
     out = []
     for i, a in enumerate(ctx.bed.arrays):
@@ -82,7 +84,7 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
         base = array_values(ctx, a)
         groups = {g.name: (k, g) for k, g in enumerate(a.disk_groups, 1)}
         for sid, vols in _format_hosts(ctx, a).items():
-            s = ctx.idx.servers[sid]
+            s = ctx.server_or_vm(sid)
             hv = host_values(ctx, s)
             for j, v in enumerate(vols):
                 vals = dict(base)
@@ -100,7 +102,8 @@ PATH_NAMES = field_names("path", "index", "kind", "initiator", "initiator_name",
                          "initiator_wwpn", "target", "target_name", "target_label", "target_ip", "target_wwpn",
                          "target_controller", "array", "fabric", "multipath", "persistent", "preferred", "iface",
                          "volumes")
-MP_HOST_NAMES = HOST_NAMES | field_names("host", "path_count", "path_kinds", "portals", "arrays")
+MP_HOST_NAMES = HOST_NAMES | field_names("host", "path_count", "path_kinds", "portals", "arrays", "initiator_names",
+                                         "discovery_ips")
 
 
 def _ip_of(pr: Any) -> str:
@@ -116,7 +119,7 @@ def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[str, Any]])
         put(vals, "host.id", as_text(host_id, "paths.host"))
     put(vals, "host.path_count", as_number(len(paths), "paths"))
     put(vals, "host.path_kinds", as_list(sorted({p.kind for _, p in paths}), "paths"))
-    portals, arrays = [], []
+    portals, arrays, initiators, discovery = [], [], [], []
     for _, p in paths:
         pr = ctx.idx.ports.get(p.target)
         ip = _ip_of(pr)
@@ -124,8 +127,19 @@ def _mp_host_values(ctx: BedContext, host_id: str, paths: list[tuple[str, Any]])
             portals.append(ip)
         if pr is not None and pr.device.id not in arrays:
             arrays.append(pr.device.id)
+        ipr = ctx.idx.port(p.initiator) if p.kind == "iscsi" else None
+        if ipr is not None and ipr.port.name not in initiators:
+            initiators.append(ipr.port.name)
+        # where the host sends its discovery: an array's group address (EqualLogic) when the bed gives
+        # one, else each portal the paths reach
+        group_ip = interface_of(str(getattr(pr.device, "attributes", {}).get("group_ip", ""))) if pr else None
+        target_ip = str(group_ip.ip) if group_ip is not None else ip
+        if p.kind == "iscsi" and target_ip and target_ip not in discovery:
+            discovery.append(target_ip)
     put(vals, "host.portals", as_list(portals, "paths"))
     put(vals, "host.arrays", as_list(arrays, "paths"))
+    put(vals, "host.initiator_names", as_list(initiators, "paths"))
+    put(vals, "host.discovery_ips", as_list(discovery, "paths"))
     return vals
 
 

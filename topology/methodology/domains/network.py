@@ -7,6 +7,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from topology.ids import split_endpoint
 from topology.methodology.context import BedContext
 from topology.methodology.domains.hosts import HOST_NAMES, server_items
 from topology.methodology.domains.registry import Item, domain
@@ -31,7 +32,11 @@ from topology.vocabulary import ROLE_PROSE
 
 PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", "speed", "address", "network",
                "cidr", "ip", "prefix", "mask", "mtu", "mtu_text", "jumbo_packet", "flow_control", "flow_control_text",
-               "flow_control_value", "flow_onoff", "vlan", "team", "wwpn", "fabric", "vswitch")
+               "flow_control_value", "flow_onoff", "vlan", "team", "wwpn", "fabric", "vswitch",
+               # iSCSI port binding (an ESXi VMkernel port bound to one NIC): the NIC, its name and its switch
+               "bound_to", "bound_name", "bound_vswitch",
+               # the port's name as a switch CLI takes it: bare when it is a plain word ("Te 0/1", "1/g1")
+               "cli_name")
 # roles whose ports carry a host address
 _IP_ROLES = {"iscsi", "lan", "heartbeat", "live_migration", "management", "replication"}
 
@@ -40,6 +45,7 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
     out: Values = {}
     ref = f"{owner_id}:{p.name}"
     put(out, f"{prefix}.name", as_text(p.name, f"{ref}.name"))
+    put(out, f"{prefix}.cli_name", as_token(p.name, f"{ref}.name"))
     put(out, f"{prefix}.ref", as_text(ref, f"{ref}"))
     put(out, f"{prefix}.label", as_text(getattr(p, "label", ""), f"{ref}.label"))
     put(out, f"{prefix}.display", as_text(getattr(p, "label", "") or p.name,
@@ -112,6 +118,14 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
     vs = ctx.vswitch_of_port.get(ref)
     if vs is not None:
         put(out, f"{prefix}.vswitch", as_text(vs.label or vs.id, f"{vs.id}.label" if vs.label else f"{vs.id}.id"))
+    bound = getattr(p, "bound_to", "")
+    if bound:
+        put(out, f"{prefix}.bound_to", as_text(bound, f"{ref}.bound_to"))
+        put(out, f"{prefix}.bound_name", as_text(split_endpoint(bound)[1], f"{ref}.bound_to"))
+        bvs = ctx.vswitch_of_port.get(bound)
+        if bvs is not None:
+            put(out, f"{prefix}.bound_vswitch",
+                as_text(bvs.label or bvs.id, f"{bvs.id}.label" if bvs.label else f"{bvs.id}.id"))
     return out
 
 

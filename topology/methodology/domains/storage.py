@@ -128,7 +128,21 @@ _VOLUME_FIELDS: dict[str, ValueKind] = {
     "purpose": as_list, "owner": as_text, "provisioning": as_token, "drive": as_text, "dataset": as_text,
     "read_only": as_bool}
 VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter", "mount_path", "first_in_group",
-                 "group_index", "lun", "lun_auto", "lun_pattern")
+                 "group_index", "lun", "lun_auto", "lun_pattern",
+                 # 0-based positions in the array's lists: the numbers an array CLI that numbers its LUs and
+                 # pools (Hitachi SNM2) gives them when they are made in the bed's order
+                 "number", "pool_number")
+
+
+def _positions(a: StorageArray) -> Values:
+    """'volume:NAME' / 'pool:NAME' -> its 0-based position in the array's list (the first of a repeated name)."""
+    out: Values = {}
+    for kind, names, src in (("volume", [v.name for v in a.volumes], f"{a.id}.volumes"),
+                             ("pool", [p.name for p in a.pools], f"{a.id}.pools")):
+        for k, name in enumerate(names):
+            if f"{kind}:{name}" not in out:
+                put(out, f"{kind}:{name}", as_number(k, src))
+    return out
 
 
 def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool, group_index: int | None) -> Values:
@@ -151,6 +165,9 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
     put(out, "volume.mount_path", as_text(v.drive if v.drive and not letter else "", f"{ref}.drive"))
     put(out, "volume.first_in_group", as_bool(first_in_group, f"{ref}.group"))
     put(out, "volume.group_index", as_number(group_index, f"{ref}.group"))
+    numbers = ctx.cached(("volume-numbers", a.id), lambda: _positions(a))
+    put(out, "volume.number", numbers.get(f"volume:{v.name}"))
+    put(out, "volume.pool_number", numbers.get(f"pool:{v.pool}"))
     lun = ctx.lun.get(ref)
     if lun is not None:
         if ref in ctx.lun_stated:
@@ -233,7 +250,7 @@ def _volumes(ctx: BedContext) -> list[Item]:
 
 
 @domain("array_port", ARRAY_NAMES | field_names("port", *PORT_FIELDS, "controller", "controller_index",
-                                                "controller_letter", "port_index"),
+                                                "controller_letter", "controller_mode", "port_index"),
         "each host (data) port of each array controller")
 def _array_ports(ctx: BedContext) -> list[Item]:
     def per(a: StorageArray, base: Values):
@@ -247,6 +264,7 @@ def _array_ports(ctx: BedContext) -> list[Item]:
                 put(vals, "port.controller", as_text(c.name, f"{a.id}:{p.name}"))
                 put(vals, "port.controller_index", as_number(ci))
                 put(vals, "port.controller_letter", as_token("ab"[ci] if ci < 2 else str(ci)))
+                put(vals, "port.controller_mode", as_token(c.mode, f"{a.id}:{c.name}.mode"))
                 put(vals, "port.port_index", as_number(k))
                 k += 1
                 yield vals, a.id

@@ -103,27 +103,5 @@ def _links(ctx: BedContext) -> list[Item]:
     return out
 
 
-
-@domain("zone", SWITCH_NAMES | field_names("zone", "name", "members", "wwpns", "note"),
-        "each FC zone a switch declares (its members as DEVICE:PORT and, where known, their WWPNs)")
-def _zones(ctx: BedContext) -> list[Item]:
-    out = []
-    for i, sw in enumerate(ctx.bed.switches):
-        if sw.simulated or not sw.zones:
-            continue
-        base = _switch_values(ctx, sw)
-        for j, z in enumerate(sw.zones):
-            vals = dict(base)
-            src = f"{sw.id}.zones.{z.name}"
-            put(vals, "zone.name", as_text(z.name, f"{src}.name"))
-            put(vals, "zone.members", as_list(z.members, f"{src}.members"))
-            wwpns = []
-            for m in z.members:
-                pr = ctx.idx.port(m)
-                wwpn = getattr(pr.port, "wwpn", "") if pr is not None else m
-                if wwpn:
-                    wwpns.append(wwpn)
-            put(vals, "zone.wwpns", as_list(wwpns, f"{src}.members"))
-            put(vals, "zone.note", as_text(z.note, f"{src}.note"))
-            out.append(Item(vals, sw.id, "switch", (i,), 400 + j))
-    return out
+# the `zone` domain (each FC zone a switch declares) is in domains/vendor.py, beside the other items vendor
+# CLIs need one at a time
