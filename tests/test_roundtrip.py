@@ -28,6 +28,11 @@ def changed_lines(before: str, after: str) -> tuple[list[str], list[str]]:
     return gone, added
 
 
+def server_with_memory(bed):
+    """The first server whose file states its memory (some seeds' reports leave it out)."""
+    return next(s for s in bed.servers if isinstance(s.memory_gb, (int, float)))
+
+
 def open_example(name: str):
     text = example_path(name).read_text(encoding="utf-8")
     bed = loads(text)
@@ -49,7 +54,7 @@ def test_an_unchanged_bed_saves_byte_for_byte(name, tmp_path):
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_editing_one_field_changes_only_that_line(name):
     text, bed, source = open_example(name)
-    server = bed.servers[0]
+    server = server_with_memory(bed)
     edit = edits.SetField(server, "memory_gb", server.memory_gb + 16)
     edit.apply()
     out = roundtrip.render(bed, source)
@@ -168,7 +173,7 @@ def test_the_saved_file_loads_as_the_bed_and_saving_again_changes_nothing(name, 
     text, bed, source = open_example(name)
     target = tmp_path / "bed.yaml"
     bed.bed.name = bed.bed.name + " (copy)"
-    bed.servers[-1].memory_gb += 1
+    server_with_memory(bed).memory_gb += 1
     first = roundtrip.save(bed, target, source)
     saved = target.read_bytes()
     assert loads(saved.decode()) == bed
