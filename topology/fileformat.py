@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import difflib
-import gc
 import math
 import os
 import re
@@ -28,6 +27,7 @@ from topology import load_checks, yaml_bounded, yaml_fast
 from topology.errors import BedFileError, Problem
 from topology.field_plan import FieldPlan, plan
 from topology.fields import DEFAULT_MAXIMUM, PATH_PART_PATTERN
+from topology.gc_pause import collector_paused
 from topology.index import BedIndex, parse_member
 from topology.migrations import MIGRATIONS, migrate
 from topology.model import FORMAT_VERSION, Bed
@@ -418,13 +418,8 @@ def loads(text: str, filename: str = "") -> Bed:
     bounded).  Only a file with a problem is composed a second time
     into libyaml's node tree, whose marks give every message its line and column.
     """
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # building ~10^5 objects: the cyclic GC would rescan them again and again
-    try:
+    with collector_paused():
         return _loads(text, filename, _Marks(text))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 class _Marks:

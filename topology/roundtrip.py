@@ -28,6 +28,7 @@ from topology import yaml_emit
 from topology.errors import BedFileError
 from topology.field_plan import plan
 from topology.fileformat import loads, loads_keeping_broken_references, read_text
+from topology.gc_pause import collector_paused
 from topology.model import FORMAT_VERSION
 from topology.project_save import to_data, write_atomic
 
@@ -67,6 +68,11 @@ class Rendered:
 
 def render(bed: Any, source: ProjectSource | None) -> Rendered:
     """The text to save for `bed`, keeping what it can of `source`'s text."""
+    with collector_paused():
+        return _render(bed, source)
+
+
+def _render(bed: Any, source: ProjectSource | None) -> Rendered:
     new = plain(bed)
     if source is None:
         return Rendered(yaml_emit.dumps(new), ProjectSource(yaml_emit.dumps(new), new, True), "written")
