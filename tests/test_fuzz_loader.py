@@ -27,15 +27,21 @@ def test_arbitrary_text(text):
     must_load_or_explain(text)
 
 
-@FUZZ
-@given(st.data())
-def test_mutated_project_file(data):
+@st.composite
+def mutated_beds(draw, alphabet=":-[]{}&*!|>'\"#%@ \n\t0123456789abcxyz.,/\\", longest=6):
+    """The rule tests' clean bed with up to four runs of characters deleted, inserted or replaced."""
     text = CLEAN_BED
-    for _ in range(data.draw(st.integers(1, 4))):
-        pos = data.draw(st.integers(0, len(text)))
-        action = data.draw(st.sampled_from(["delete", "insert", "replace"]))
-        chunk = data.draw(st.text(alphabet=":-[]{}&*!|>'\"#%@ \n\t0123456789abcxyz.,/\\", min_size=1, max_size=6))
+    for _ in range(draw(st.integers(1, 4))):
+        pos = draw(st.integers(0, len(text)))
+        action = draw(st.sampled_from(["delete", "insert", "replace"]))
+        chunk = draw(st.text(alphabet=alphabet, min_size=1, max_size=longest))
         text = edit(text, pos, action, chunk)
+    return text
+
+
+@FUZZ
+@given(mutated_beds())
+def test_mutated_project_file(text):
     must_load_or_explain(text)
 
 
@@ -44,6 +50,8 @@ scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12),
 values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                        st.dictionaries(st.text(max_size=10), inner, max_size=4)),
                       max_leaves=20)
+
+
 SECTIONS = ["servers", "switches", "arrays", "networks", "links", "paths", "vms", "clusters", "workloads",
             "scenarios", "virtual_switches", "policy", "run_plan", "exceptions", "results", "bed"]
 FIELDS = ["id", "name", "memory_gb", "ports", "adapters", "roles", "host", "disks", "members", "raid",

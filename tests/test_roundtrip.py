@@ -28,6 +28,11 @@ def changed_lines(before: str, after: str) -> tuple[list[str], list[str]]:
     return gone, added
 
 
+def server_with_memory(bed):
+    """The first server whose file states its memory (some seeds' reports leave it out)."""
+    return next(s for s in bed.servers if isinstance(s.memory_gb, (int, float)))
+
+
 def open_example(name: str):
     text = example_path(name).read_text(encoding="utf-8")
     bed = loads(text)
@@ -46,15 +51,10 @@ def test_an_unchanged_bed_saves_byte_for_byte(name, tmp_path):
     assert target.read_text(encoding="utf-8") == text and again.how == "unchanged"
 
 
-def _with_memory(bed):
-    """The first server whose memory the example states (a switch management station may not)."""
-    return next(s for s in bed.servers if isinstance(s.memory_gb, (int, float)))
-
-
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_editing_one_field_changes_only_that_line(name):
     text, bed, source = open_example(name)
-    server = _with_memory(bed)
+    server = server_with_memory(bed)
     edit = edits.SetField(server, "memory_gb", server.memory_gb + 16)
     edit.apply()
     out = roundtrip.render(bed, source)
@@ -121,6 +121,35 @@ def test_a_file_the_app_wrote_is_simply_written_again():
     assert out.how == "written" and out.text == dumps(bed)
 
 
+@pytest.mark.parametrize("where", ["the edited section", "another section"])
+def test_a_comment_anywhere_in_a_file_the_app_wrote_is_kept_by_an_edit(where):
+    # the writer's text is compared section by section; one comment in any of them means
+    # the file is no longer the writer's and the edit is patched in, keeping the comment
+    bed = loads(example_path("equallogic-ps6110-hyperv").read_text(encoding="utf-8"))
+    written = dumps(bed)
+    anchor = "\nservers:\n" if where == "the edited section" else "\nnetworks:\n"
+    assert anchor in written
+    text = written.replace(anchor, anchor + "# lab note: keep in sync with rack 4\n", 1)
+    source = roundtrip.ProjectSource.of(text, loads(text))
+    bed.servers[0].memory_gb += 1
+    out = roundtrip.render(bed, source)
+    assert out.how == "patched" and "# lab note: keep in sync with rack 4\n" in out.text
+    gone, added = changed_lines(text, out.text)
+    assert len(gone) == len(added) == 1 and "memory_gb" in added[0]
+    assert loads(out.text) == bed
+
+
+def test_a_file_the_app_wrote_is_written_again_after_an_edit_that_empties_a_section():
+    bed = loads(example_path("equallogic-ps6110-hyperv").read_text(encoding="utf-8"))
+    assert bed.vms
+    text = dumps(bed)
+    source = roundtrip.ProjectSource.of(text, loads(text))
+    bed.vms = []
+    bed.servers[0].memory_gb += 1
+    out = roundtrip.render(bed, source)
+    assert out.how == "written" and out.text == dumps(bed) and "\nvms:" not in out.text
+
+
 def test_aliases_stay_unless_the_edit_reaches_the_shared_value():
     text = ("format_version: 1\nbed: {name: x}\nworkloads:\n  - id: w\n    tool: fio\n    parameters:\n"
             "      base: &b {bs: 4k, iodepth: 32}\n      again: *b\n  - id: w2  # second\n    tool: fio\n")
@@ -144,8 +173,7 @@ def test_the_saved_file_loads_as_the_bed_and_saving_again_changes_nothing(name, 
     text, bed, source = open_example(name)
     target = tmp_path / "bed.yaml"
     bed.bed.name = bed.bed.name + " (copy)"
-    [*_, last] = (s for s in bed.servers if isinstance(s.memory_gb, (int, float)))
-    last.memory_gb += 1
+    server_with_memory(bed).memory_gb += 1
     first = roundtrip.save(bed, target, source)
     saved = target.read_bytes()
     assert loads(saved.decode()) == bed

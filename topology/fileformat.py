@@ -1,7 +1,8 @@
 """The project file: YAML in, model out, with line numbers for every problem.
 
-Loading builds plain data with `topology.yaml_bounded` (libyaml events; aliases shared and
-counted before use; every number finite and bounded), migrates old format versions, builds
+Loading builds plain data with `topology.yaml_fast` (rapidyaml, where it is sure to read the
+file as the bounded loader does) or `topology.yaml_bounded` (libyaml events; aliases shared
+and counted before use; every number finite and bounded), migrates old format versions, builds
 the model from the field declarations in `topology.model` (each number within its field's
 range), runs `topology.load_checks` (slot ranges, ids used as path parts, access entries,
 exception codes) and then checks every reference.  Every problem carries the file, line and
@@ -9,9 +10,9 @@ column and a hint.  Saving is `topology.project_save` (re-exported here).
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import difflib
-import gc
 import math
 import os
 import re
@@ -22,13 +23,15 @@ from typing import Any
 
 import yaml
 
-from topology import load_checks, model, yaml_bounded
+from topology import load_checks, yaml_bounded, yaml_fast
 from topology.errors import BedFileError, Problem
 from topology.field_plan import FieldPlan, plan
 from topology.fields import DEFAULT_MAXIMUM, PATH_PART_PATTERN
+from topology.gc_pause import collector_paused
 from topology.index import BedIndex, parse_member
 from topology.migrations import MIGRATIONS, migrate
 from topology.model import FORMAT_VERSION, Bed
+from topology.references import resolves, unresolved, walk_refs  # noqa: F401 (resolves, walk_refs: importable here)
 from topology.unknown import MARKER, NOT_STATED, accepts_not_stated, refusal
 
 MAX_PROBLEMS = 200
@@ -206,9 +209,6 @@ class _Builder:
                           f"known {what}s: {', '.join(sorted(known))}")
 
 
-_MISSING = object()
-
-
 @cache
 def _compiled(cls: type) -> Callable[[_Builder, Any, tuple], Any]:
     """Generate a builder function for one model class.
@@ -219,15 +219,29 @@ def _compiled(cls: type) -> Callable[[_Builder, Any, tuple], Any]:
     unusual goes through `_Builder.value`, which produces the user-facing message.
     """
     fields = plan(cls)
-    env: dict[str, Any] = {"CLS": cls, "MISSING": _MISSING, "KNOWN": frozenset(fp.key for fp in fields),
-                           "compiled": _compiled}
+    env: dict[str, Any] = {"CLS": cls, "KNOWN": frozenset(fp.key for fp in fields),
+                           "compiled": _compiled, "PATH_PART": _PATH_PART.fullmatch, "NEW": object.__new__}
+    # The model's dataclasses only store their fields, so the object is made empty and each
+    # field set once (its value, or the default __init__ would give): about three times
+    # faster than calling the class with keywords.
+    declared = {f.name: f for f in dataclasses.fields(cls)}
+    direct = not hasattr(cls, "__post_init__") and "__init__" not in {
+        name for klass in cls.__mro__[1:-1] for name in vars(klass)}
     lines = ["def build(B, d, path):",
              "    if type(d) is not dict:",
              "        return B.not_mapping(CLS, d, path)",
-             "    kw = {}",
-             "    n = 0"]
+             "    o = NEW(CLS)" if direct else "    o = {}"]
     for i, fp in enumerate(fields):
         env[f"FP{i}"] = fp
+        slot = f"o.{fp.attr}" if direct else f"o[{fp.attr!r}]"
+        if fp.required:
+            default = f"B.missing(CLS, FP{i}, path)"
+        elif declared[fp.attr].default_factory is not dataclasses.MISSING:
+            env[f"F{i}"] = declared[fp.attr].default_factory
+            default = f"F{i}()"
+        else:
+            env[f"D{i}"] = declared[fp.attr].default
+            default = f"D{i}"
         env[f"META{i}"] = {**fp.meta, "not_stated": accepts_not_stated(cls, fp),
                            "items_are_components": fp.kind == "list" and fp.inner[0] == "dc"}
         slow = f"B.value(FP{i}.kind, FP{i}.inner, v, META{i}, path + ({fp.key!r},))"
@@ -236,10 +250,15 @@ def _compiled(cls: type) -> Callable[[_Builder, Any, tuple], Any]:
             lo, hi = _bounds(fp.kind, fp.meta)
         if choices:
             env[f"CH{i}"] = frozenset(choices)
-        if fp.kind == "str" and (fp.meta.get("pattern") or fp.meta.get("path_part")):
-            test = None
-        elif fp.kind == "str":
-            test = f"type(v) is str and v in CH{i}" if choices else "type(v) is str"
+        if fp.kind == "str":
+            test = "type(v) is str"
+            if fp.meta.get("path_part"):
+                test += " and PATH_PART(v) is not None"
+            if fp.meta.get("pattern"):
+                env[f"PAT{i}"] = re.compile(fp.meta["pattern"]).fullmatch
+                test += f" and PAT{i}(v) is not None"
+            if choices:
+                test += f" and v in CH{i}"
         elif fp.kind == "int":
             test = f"type(v) is int and {lo!r} <= v <= {hi!r}"
         elif fp.kind == "float":
@@ -255,31 +274,31 @@ def _compiled(cls: type) -> Callable[[_Builder, Any, tuple], Any]:
             test = "type(v) is dict and all(type(k) is str for k in v)"
         else:
             test = None
-        lines.append(f"    v = d.get({fp.key!r}, MISSING)")
-        lines.append("    if v is not MISSING:")
-        lines.append("        n += 1")
-        lines.append("    if v is not MISSING and v is not None:")
+        # a key written with no value (`key:`) is read as if it were not there
+        lines.append(f"    v = d.get({fp.key!r})")
+        lines.append("    if v is None:")
+        lines.append(f"        {slot} = {default}")
         if fp.kind == "dc":
             env[f"T{i}"] = fp.inner
-            lines.append(f"        kw[{fp.attr!r}] = compiled(T{i})(B, v, path + ({fp.key!r},))")
+            lines.append("    else:")
+            lines.append(f"        {slot} = compiled(T{i})(B, v, path + ({fp.key!r},))")
         elif fp.kind == "list" and fp.inner[0] == "dc":
             env[f"T{i}"] = fp.inner[1]
-            lines.append("        if type(v) is list:")
-            lines.append(f"            f = compiled(T{i})")
-            lines.append(f"            p = path + ({fp.key!r},)")
-            lines.append(f"            kw[{fp.attr!r}] = [f(B, x, p + (j,)) for j, x in enumerate(v)]")
-            lines.append("        else:")
-            lines.append(f"            kw[{fp.attr!r}] = {slow}")
-        elif test is not None:
-            lines.append(f"        kw[{fp.attr!r}] = v if {test} else {slow}")
-        else:
-            lines.append(f"        kw[{fp.attr!r}] = {slow}")
-        if fp.required:
+            lines.append("    elif type(v) is list:")
+            lines.append(f"        f = compiled(T{i})")
+            lines.append(f"        p = path + ({fp.key!r},)")
+            lines.append(f"        {slot} = [f(B, x, p + (j,)) for j, x in enumerate(v)]")
             lines.append("    else:")
-            lines.append(f"        kw[{fp.attr!r}] = B.missing(CLS, FP{i}, path)")
-    lines.append("    if n != len(d):")
+            lines.append(f"        {slot} = {slow}")
+        elif test is not None:
+            lines.append("    else:")
+            lines.append(f"        {slot} = v if {test} else {slow}")
+        else:
+            lines.append("    else:")
+            lines.append(f"        {slot} = {slow}")
+    lines.append("    if not KNOWN.issuperset(d):")
     lines.append("        B.unknown(CLS, d, KNOWN, path)")
-    lines.append("    return CLS(**kw)")
+    lines.append("    return o" if direct else "    return CLS(**o)")
     code = "\n".join(lines)
     exec(compile(code, f"<builder {cls.__name__}>", "exec"), env)  # the code was generated above from the model
     return env["build"]
@@ -325,88 +344,15 @@ _REF_WORD = {"server": "server", "switch": "switch", "array": "storage array", "
              "array_target": "host or host group in this array", "host_group": "host group in this array"}
 
 
-def walk_refs(obj: Any, path: tuple = (), array: Any = None):
-    """Yield (path, value, ref_kind, array) for every reference field in the model."""
-    if isinstance(obj, model.StorageArray):
-        array = obj
-    for fp in plan(type(obj)):
-        v = getattr(obj, fp.attr)
-        ref = fp.meta.get("ref")
-        if ref:
-            if fp.kind == "list":
-                for i, item in enumerate(v):
-                    if item:
-                        yield path + (fp.key, i), item, ref, array
-            elif v:
-                yield path + (fp.key,), v, ref, array
-        elif fp.kind == "dc" and v is not None:
-            yield from walk_refs(v, path + (fp.key,), array)
-        elif fp.kind == "list" and fp.inner[0] == "dc":
-            for i, item in enumerate(v):
-                yield from walk_refs(item, path + (fp.key, i), array)
-
-
-def resolves(idx: BedIndex, kind: str, value: str, array: Any) -> bool:
-    """Whether a reference of `kind` names something in the bed (the loader's own check)."""
-    if kind in ("server", "switch", "array", "network", "chassis", "cluster", "vm", "workload",
-                "scenario"):
-        tables: dict[str, dict[str, Any]] = {
-            "server": idx.servers, "switch": idx.switches, "array": idx.arrays, "network": idx.networks,
-            "chassis": idx.chassis, "cluster": idx.clusters, "vm": idx.vms, "workload": idx.workloads,
-            "scenario": idx.scenarios}
-        return value in tables[kind]
-    if kind == "vswitch":
-        return value in idx.vswitches
-    if kind == "port":
-        return idx.port(value) is not None
-    if kind == "volume":
-        return value in idx.volumes
-    if kind == "component":
-        return value in idx.components or idx.port(value) is not None or _array_part(idx, value)
-    if kind == "target":
-        return value in idx.components or value in idx.volumes
-    if kind == "device":
-        return value in idx.components
-    scope = idx.scopes.get(array.id) if array is not None else None
-    if scope is None:
-        return False
-    if kind == "disk_group":
-        return value in scope.groups
-    if kind == "pool":
-        return value in scope.pools
-    if kind == "controller":
-        return value in scope.controllers
-    if kind == "local_volume":
-        return value in scope.volumes
-    if kind == "host_group":
-        return value in scope.host_groups
-    if kind == "array_target":
-        return value in scope.hosts or value in scope.host_groups
-    return True
-
-
-def _array_part(idx: BedIndex, value: str) -> bool:
-    """A controller (ARRAY:CONTROLLER) or a drive (ARRAY:ENCLOSURE:SLOT), as a scenario fails them."""
-    array_id, _, rest = value.partition(":")
-    scope = idx.scopes.get(array_id)
-    if scope is None or not rest:
-        return False
-    enclosure, sep, slot = rest.rpartition(":")
-    if sep and slot.isdigit():
-        return (enclosure, int(slot)) in scope.disks
-    return rest in scope.controllers
-
-
 def check_references(bed: Bed, idx: BedIndex | None = None) -> list[tuple[tuple, str, str]]:
     idx = idx or BedIndex(bed)
     problems = list(idx.problems)
-    for path, value, kind, array in walk_refs(bed):
-        if not resolves(idx, kind, value, array):
-            names = _candidates(idx, kind, array)
-            close = difflib.get_close_matches(value, names, 1)
-            problems.append((path, f"{value!r} does not name a {_REF_WORD.get(kind, kind)}",
-                             f"did you mean {close[0]!r}?" if close else
-                             "add the component it names, or correct the name"))
+    for path, value, kind, array in unresolved(bed, idx):
+        names = _candidates(idx, kind, array)
+        close = difflib.get_close_matches(value, names, 1)
+        problems.append((path, f"{value!r} does not name a {_REF_WORD.get(kind, kind)}",
+                         f"did you mean {close[0]!r}?" if close else
+                         "add the component it names, or correct the name"))
     for i, link in enumerate(bed.links):
         for end in ("a", "b"):
             ref = getattr(link, end)
@@ -467,17 +413,13 @@ def _candidates(idx: BedIndex, kind: str, array: Any) -> list[str]:
 def loads(text: str, filename: str = "") -> Bed:
     """Parse a project document.  Raises BedFileError (never anything else) on bad input.
 
-    The data comes from `topology.yaml_bounded` (libyaml events, aliases shared and counted
-    before use, numbers bounded).  Only a file with a problem is composed a second time
+    The data comes from `topology.yaml_fast` or, for any file it is not sure of, from
+    `topology.yaml_bounded` (libyaml events, aliases shared and counted before use, numbers
+    bounded).  Only a file with a problem is composed a second time
     into libyaml's node tree, whose marks give every message its line and column.
     """
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # building ~10^5 objects: the cyclic GC would rescan them again and again
-    try:
+    with collector_paused():
         return _loads(text, filename, _Marks(text))
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 class _Marks:
@@ -509,7 +451,7 @@ class _Marks:
 
 def _loads(text: str, filename: str, marks: _Marks, broken: list[Problem] | None = None) -> Bed:
     try:
-        data = yaml_bounded.parse(text)
+        data = yaml_fast.read(text)
     except yaml_bounded.YamlProblem as exc:
         raise BedFileError([Problem(exc.message, exc.hint, exc.line, exc.column)], filename) from None
     if data is None:

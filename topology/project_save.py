@@ -17,6 +17,7 @@ from typing import Any
 
 from topology import yaml_emit
 from topology.field_plan import cache_by_class, plan
+from topology.gc_pause import collector_paused
 from topology.model import FORMAT_VERSION, Bed
 from topology.unknown import MARKER, NOT_STATED
 from topology.yaml_emit import Flow, FlowMap
@@ -97,9 +98,10 @@ def _writer(cls: type) -> Callable[[Any], dict]:
 
 def dumps(bed: Any) -> str:
     """A bed (or its plain data) as project-file text, format_version first."""
-    data = to_data(bed)
-    data = {"format_version": FORMAT_VERSION, **{k: v for k, v in data.items() if k != "format_version"}}
-    return yaml_emit.dumps(data)
+    with collector_paused():
+        data = to_data(bed)
+        data = {"format_version": FORMAT_VERSION, **{k: v for k, v in data.items() if k != "format_version"}}
+        return yaml_emit.dumps(data)
 
 
 def save(bed: Bed, path: str | os.PathLike) -> None:

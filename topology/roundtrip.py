@@ -28,6 +28,7 @@ from topology import yaml_emit
 from topology.errors import BedFileError
 from topology.field_plan import plan
 from topology.fileformat import loads, loads_keeping_broken_references, read_text
+from topology.gc_pause import collector_paused
 from topology.model import FORMAT_VERSION
 from topology.project_save import to_data, write_atomic
 
@@ -67,13 +68,20 @@ class Rendered:
 
 def render(bed: Any, source: ProjectSource | None) -> Rendered:
     """The text to save for `bed`, keeping what it can of `source`'s text."""
+    with collector_paused():
+        return _render(bed, source)
+
+
+def _render(bed: Any, source: ProjectSource | None) -> Rendered:
     new = plain(bed)
     if source is None:
         return Rendered(yaml_emit.dumps(new), ProjectSource(yaml_emit.dumps(new), new, True), "written")
     if new == source.data:
         return Rendered(source.text, source, "unchanged")
     if source.canonical is None:
-        source.canonical = yaml_emit.dumps(source.data) == source.text
+        text = _written_if_canonical(source, new)
+        if text is not None:
+            return Rendered(text, ProjectSource(text, new, True), "written")
     if source.canonical:
         text = yaml_emit.dumps(new)
         return Rendered(text, ProjectSource(text, new, True), "written")
@@ -86,6 +94,22 @@ def render(bed: Any, source: ProjectSource | None) -> Rendered:
         return Rendered(patched, ProjectSource(patched, new, False), "patched")
     text = yaml_emit.dumps(new)
     return Rendered(text, ProjectSource(text, new, True), "rewritten")
+
+
+def _written_if_canonical(source: ProjectSource, new: dict) -> str | None:
+    """The text for `new` when the source's text is exactly what the writer writes for its
+    data (then `source.canonical` is set), else None.  The writer's text is its top-level
+    entries' texts one after the other, so an entry the edit left alone is written once for
+    both questions: after a one-field edit this costs about one write, not two."""
+    old = source.data
+    try:
+        written = {key: yaml_emit.entry(key, value) for key, value in new.items()}
+        was = "".join(written[key] if key in new and new[key] == value else yaml_emit.entry(key, value)
+                      for key, value in old.items())
+    except yaml_emit.Unsupported:
+        return None   # the writer hands such data to libyaml: decided the slow way
+    source.canonical = was == source.text
+    return "".join(written.values()) if source.canonical else None
 
 
 def _reads_as(text: str, data: dict) -> bool:

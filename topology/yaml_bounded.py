@@ -151,7 +151,7 @@ def plain_reading(text: str) -> Any:
     return _plain_value(text, None)
 
 
-def _text_key(key: Any) -> str:
+def key_text(key: Any) -> str:
     """A scalar written as a key (a number, a date, null) as the text it stands for."""
     if key is None:
         return "null"
@@ -233,7 +233,7 @@ def _build(parser: Any, budget: int) -> Any:
             if value is _MERGE_KEY:
                 top.key = _MERGE_KEY
             else:
-                key = value if type(value) is str else _text_key(value)
+                key = value if type(value) is str else key_text(value)
                 if key in top.container and not (top.merged and key in top.merged):
                     raise _at(ev.start_mark, f"key {key!r} appears twice in the same mapping",
                               "remove or rename one of them")

@@ -333,6 +333,15 @@ def dumps(data: Any) -> str:
     return "".join(out)
 
 
+def entry(key: Any, value: Any) -> str:
+    """The lines of one top-level entry as `dumps` writes them in a mapping: a document's
+    text is its entries' texts, one after the other.  Raises Unsupported where `dumps`
+    would hand the whole document to libyaml."""
+    out: list[str] = []
+    _mapping({key: value}, 0, out)
+    return "".join(out)
+
+
 def fragment(data: Any, indent: int, *, as_item: bool = False, seq_offset: int = 0) -> list[str]:
     """Lines for a mapping's entries (or a sequence's items) at column `indent`, to be spliced
     into a document; lists under a key are indented by `seq_offset` (0 as libyaml writes them,
