@@ -230,6 +230,16 @@ def test_what_is_sure_stays_on_the_fast_path(value, reading):
     assert same(yaml_fast.parse(text)["settings"]["a"], reading)
 
 
+def test_quoted_numbers_beside_the_same_numbers_written_plain_stay_on_the_fast_path():
+    """Switch ports named '1', '2' in a file that also has vcpu: 1 (every real bed with numbered
+    ports): the quoted ones are text, the plain ones numbers, on both paths."""
+    text = S + "  ports: ['1', '2', '10', '-3', '1.5']\n  count: 1\n  speed: 2\n  ratio: 1.5\n  id: '0'\n  n: 0\n"
+    assert takes_fast_path(text)
+    assert same(yaml_fast.parse(text), yaml_bounded.parse(text))
+    assert yaml_fast.parse(text)["settings"]["ports"] == ["1", "2", "10", "-3", "1.5"]
+    assert yaml_fast.parse(text)["settings"]["count"] == 1
+
+
 def test_windows_line_ends_stay_on_the_fast_path():
     text = CLEAN_BED.replace("\n", "\r\n")
     assert takes_fast_path(text)

@@ -100,6 +100,10 @@ _MANY_BRACKETS = b"[" * (yaml_bounded.MAX_DEPTH // 2 - 1)
 _STDERR = threading.Lock()
 
 
+# a decimal integer or fraction as rapidyaml writes plain scalars out as JSON numbers
+_CANONICAL_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
+
+
 class _Unsure(Exception):
     """The fast reading might differ from the bounded loader's."""
 
@@ -253,6 +257,10 @@ def _reads_as_written(written: str, is_key: bool, text: str) -> bool:
     """Whether the bounded loader reads this JSON text as the same text (or key)."""
     if "\\" in written or written in (".nan", ".inf", "-.inf"):
         return False   # rapidyaml writes inf, nan and their kin as these; escapes: not worth it
+    if not is_key and _CANONICAL_NUMBER.fullmatch(written):
+        # rapidyaml writes such a scalar written plain as a JSON number: as a JSON string it was
+        # quoted (or a block scalar), which the bounded loader reads as text too (switch ports '1')
+        return True
     reading = _plain(written)
     if reading is _Unsure:
         pass
