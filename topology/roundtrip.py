@@ -309,17 +309,22 @@ class _Patch:
                 raise _Empty()
             self.replace(key.start_mark.index, node.value[i + 1][0].start_mark.index, "")
 
-    def entry(self, node: yaml.MappingNode, i: int, old: Any, new: Any, obj: Any) -> None:
-        key, value = node.value[i]
+    def patched_within(self, value: yaml.Node, old: Any, new: Any, obj: Any) -> bool:
+        """Whether the change was written inside `value`'s own text (its parts, or the scalar in
+        place); a part that would be left empty takes back the edits made on the way."""
         mark = len(self.edits)
         try:
             if self.descend(value, old, new, obj):
-                return
+                return True
         except _Empty:
             del self.edits[mark:]
-        else:
-            if self.in_place(value, new):
-                return
+            return False
+        return self.in_place(value, new)
+
+    def entry(self, node: yaml.MappingNode, i: int, old: Any, new: Any, obj: Any) -> None:
+        key, value = node.value[i]
+        if self.patched_within(value, old, new, obj):
+            return
         # the whole entry again, with its key where it stood
         column = key.start_mark.column
         text = self.lines({key.value: new}, column, False)
@@ -392,15 +397,8 @@ class _Patch:
 
     def item(self, node: yaml.SequenceNode, i: int, old: Any, new: Any, obj: Any) -> None:
         value = node.value[i]
-        mark = len(self.edits)
-        try:
-            if self.descend(value, old, new, obj):
-                return
-        except _Empty:
-            del self.edits[mark:]
-        else:
-            if self.in_place(value, new):
-                return
+        if self.patched_within(value, old, new, obj):
+            return
         dash = value.start_mark.column - 2
         text = self.lines([new], dash, True)
         self.replace(value.start_mark.index - 2, self.line_after(self.content_end(value)), text[dash:])
