@@ -335,3 +335,28 @@ def test_the_fast_path_holds_a_small_multiple_of_the_file_in_memory(tmp_path):
                           cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert float(done.stdout) < 40   # measured: 17 bytes held per byte of text
+
+
+# --- the parse tree's size hint --------------------------------------------------------------
+
+def _tree_nodes(text: str) -> int:
+    return yaml_fast.ryml.parse_in_place(bytearray(text.encode())).size()
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_the_tree_is_reserved_at_its_full_size_for_each_example(path):
+    # a hint short of the tree's size makes rapidyaml grow it while parsing (3x the time)
+    text = path.read_text()
+    assert yaml_fast._nodes_at_most(text.encode()) >= _tree_nodes(text)
+
+
+def test_the_tree_is_reserved_at_its_full_size_for_a_generated_bed():
+    text = fileformat.dumps(generate(hosts=20, vms=100, arrays=2, disks=60, pins=False, scenarios=True))
+    assert yaml_fast._nodes_at_most(text.encode()) >= _tree_nodes(text) > 1000
+
+
+def test_commas_inside_quotes_reserve_no_more_than_the_file_size_allows():
+    # one scalar of a million commas is one node: the hint must not reserve a million (140 MB)
+    text = 'bed: {name: "' + "," * 1_000_000 + '"}\nformat_version: 1\n'
+    assert yaml_fast._nodes_at_most(text.encode()) <= len(text) // 8 + 16
+    assert yaml_fast.parse(text)["bed"]["name"] == "," * 1_000_000
