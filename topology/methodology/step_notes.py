@@ -3,6 +3,7 @@ assumed) is printed with the first step that uses one of that component's values
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any
 
 from topology.ids import SEP, parse_array_part
@@ -13,6 +14,8 @@ from topology.methodology.steps import Step
 def attach_notes(steps: Iterable[Step], idx: BedIndex) -> None:
     """Give each step the notes of the components its values come from, each note once, at the
     first step (in document order) that uses the component."""
+    if not _any_note(idx):
+        return
     printed: set[str] = set()
     noted: dict[str, tuple[str, str | None]] = {}   # source -> (component id, its note on one line or None)
     for step in steps:
@@ -52,6 +55,15 @@ def _note_of(idx: BedIndex, source: str, known: dict[str, tuple[str, str | None]
     for t in tried:
         known[t] = answer
     return answer
+
+
+def _any_note(idx: BedIndex) -> bool:
+    """Whether any component `_lookup` can name has a note (a bed without one has nothing to place)."""
+    objects = chain(idx.components.values(), (v for _, v in idx.volumes.values()),
+                    (pr.port for pr in idx.ports.values()),
+                    *((*s.groups.values(), *s.pools.values(), *s.controllers.values(), *s.enclosures.values())
+                      for s in idx.scopes.values()))
+    return any(getattr(obj, "note", "") for obj in objects)
 
 
 def _lookup(idx: BedIndex, ref: str) -> Any:
