@@ -105,6 +105,9 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
 
     meth = Methodology(bed_name=(bed.bed.name if bed.bed is not None else "") or "untitled bed")
     machines: dict[tuple, _Machine] = {}     # whom a step is for, once per target machine
+    # the template a step id takes for a kind of machine (one platform, release and transports), where it
+    # does not depend on the item's own values
+    choices: dict[tuple, tuple[StepTemplate | None, list[tuple[StepTemplate, str, bool]], bool]] = {}
     number = 0
     for key, default_title in SECTIONS:
         plan = plans[key]
@@ -118,11 +121,17 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
                 machine = machines.get(machine_key)
                 if machine is None:
                     machine = machines[machine_key] = _machine(ctx, item)
-                st, misses = _choose(defs, item, machine)
+                choice_key = (key, sid, item.platform, machine.kind)
+                choice = choices.get(choice_key)
+                if choice is None:
+                    choice = _choose(defs, item, machine)
+                    if choice[2]:
+                        choices[choice_key] = choice
+                st, misses, _ = choice
                 if st is None:
                     continue
                 vals = apply_derives(st.file, item.values)
-                if not matches(st.when, vals):
+                if st.when and not matches(st.when, vals):
                     continue
                 step = _make_step(st, vals, item, machine, misses)
                 if st.table is not None:
@@ -179,6 +188,11 @@ class _Machine:
     transports: tuple[str, ...]
     verdicts: dict[int, tuple[str, bool]] = field(default_factory=dict)   # selector id -> _selector_miss
     _about: tuple[str, dict | None] | None = None
+    # what the choice of a template depends on: machines alike in it get the same templates
+    kind: tuple = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.kind = (self.profile.release if self.profile is not None else None, self.transports)
 
     def about(self, item_platform: str) -> tuple[str, dict | None]:
         """How a step names the machine's platform, and its details (shared by the machine's steps)."""
@@ -225,10 +239,13 @@ def _selector_verdict(sel: Selector, machine: _Machine) -> tuple[str, bool]:
 
 
 def _choose(defs: list[StepTemplate], item: Item, machine: _Machine
-            ) -> tuple[StepTemplate | None, list[tuple[StepTemplate, str, bool]]]:
-    """The most specific definition whose platform, transport and `match:` fit the item, and the
-    more specific ones that did not fit (each with why: what makes a step manual, said in its text)."""
+            ) -> tuple[StepTemplate | None, list[tuple[StepTemplate, str, bool]], bool]:
+    """The most specific definition whose platform, transport and `match:` fit the item, the
+    more specific ones that did not fit (each with why: what makes a step manual, said in its text),
+    and whether the answer holds for every item of the same platform on a machine of the same kind
+    (no `match:` on the item's values was looked at)."""
     misses: list[tuple[StepTemplate, str, bool]] = []
+    alike = True
     for st in defs:
         tf = st.file
         if tf.platform != "common" and tf.platform != item.platform:
@@ -242,13 +259,14 @@ def _choose(defs: list[StepTemplate], item: Item, machine: _Machine
             misses.append((st, why, by_transport))
             continue
         if tf.match:
+            alike = False
             vals = apply_derives(tf, item.values)
             if not matches(tf.match, vals):
                 if tf.platform != "common":
                     misses.append((st, "its model has no template", False))
                 continue
-        return st, misses
-    return None, misses
+        return st, misses, alike
+    return None, misses, alike
 
 
 def _no_template_reason(item: Item, machine: _Machine, misses: list[tuple[StepTemplate, str, bool]],
