@@ -291,27 +291,26 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
     not_stated: list[str] = []    # values a command needs that the source does not state
     get = vals.get
 
-    def get_stated(name: str) -> Val | None:
-        v = get(name)
-        return None if v is not None and v.kind == "not_stated" else v
-
     text = render(st.text, get, None, used, missing)
     commands = []
     # a vendor's own template (one with `match:`) that gives no command is work done in that vendor's tool,
     # not a missing template
-    generic = st.file.platform == "common" and not st.file.match
-    reason = _no_template_reason(item, machine, misses) if generic or (not st.commands and not st.file.match) else ""
+    tf = st.file
+    reason = _no_template_reason(item, machine, misses) if misses and not tf.match and (
+        tf.platform == "common" or not st.commands) else ""
     command_misses: list[tuple[StepTemplate, str, bool]] = []
     unfit: list[str] = []
     for ct in st.commands:
-        if not matches(ct.when, vals):
+        if ct.when and not matches(ct.when, vals):
             unfit += [f"{v.text} ({name})" for name, pat in ct.when
                       if (v := vals.get(name)) is not None and not pat.search(v.match_text())]
             continue
-        why, by_transport = _selector_miss(ct.selector, machine)
-        if why:
-            command_misses.append((st, why, by_transport))
-            continue
+        sel = ct.selector
+        if sel.platform is not None or sel.transports:
+            why, by_transport = _selector_miss(sel, machine)
+            if why:
+                command_misses.append((st, why, by_transport))
+                continue
         unstated: list[str] = []
         script = tidy(render(ct.script, get, ct.shell, used, missing, unstated))
         if not script:
@@ -328,6 +327,9 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
             invoke = None if invoke_missing else invoke
         ansible = None
         if ct.ansible is not None:
+            def get_stated(name: str) -> Val | None:
+                v = get(name)
+                return None if v is not None and v.kind == "not_stated" else v
             ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get_stated, None, used, miss))
         commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke,
                                 ansible=ansible))
