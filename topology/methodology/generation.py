@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from topology.methodology.ansible_block import render_ansible_block
 from topology.methodology.context import BedContext
@@ -108,6 +109,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
     # the template a step id takes for a kind of machine (one platform, release and transports), where it
     # does not depend on the item's own values
     choices: dict[tuple, tuple[StepTemplate | None, list[tuple[StepTemplate, str, bool]], bool]] = {}
+    kinds: dict[tuple, int] = {}
     number = 0
     for key, default_title in SECTIONS:
         plan = plans[key]
@@ -121,6 +123,8 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
                 machine = machines.get(machine_key)
                 if machine is None:
                     machine = machines[machine_key] = _machine(ctx, item)
+                    # machines alike get the same templates: one small number per kind, quick to hash
+                    machine.kind = kinds.setdefault(machine.kind, len(kinds))
                 choice_key = (key, sid, item.platform, machine.kind)
                 choice = choices.get(choice_key)
                 if choice is None:
@@ -130,7 +134,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
                 st, misses, _ = choice
                 if st is None:
                     continue
-                vals = apply_derives(st.file, item.values)
+                vals = apply_derives(st.file, item.values) if st.file.derives else item.values
                 if st.when and not matches(st.when, vals):
                     continue
                 step = _make_step(st, vals, item, machine, misses)
@@ -189,7 +193,7 @@ class _Machine:
     verdicts: dict[int, tuple[str, bool]] = field(default_factory=dict)   # selector id -> _selector_miss
     _about: tuple[str, dict | None] | None = None
     # what the choice of a template depends on: machines alike in it get the same templates
-    kind: tuple = field(init=False)
+    kind: Any = field(init=False)
 
     def __post_init__(self) -> None:
         self.kind = (self.profile.release if self.profile is not None else None, self.transports)

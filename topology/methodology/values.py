@@ -95,6 +95,9 @@ def not_stated(source: str = "") -> Val:
 
 
 def as_text(v: Any, source: str = "") -> Val | None:
+    if v.__class__ is str:   # the common case first (NOT_STATED is a str subclass)
+        s = v.strip()
+        return Val(s, source) if s else None
     if v is None:
         return None
     if v is NOT_STATED:
