@@ -94,19 +94,13 @@ def apply_derives(tf: TemplateFile, base: Any) -> Any:
     vals: Values = {}
     for d in tf.derives.values():
         src = base.get(d.source)
-        text = src.match_text() if src is not None else ""
-        value = None
-        if src is not None:
-            for pat, out in d.rules:
-                if pat.search(text):
-                    value = out
-                    break
-        if value is None:
-            value = d.default
+        value = d.default if src is None else d.output(src.match_text())
         if value is not None and value != "":
             # the output is the template's own literal, as trusted as its script: inserted bare
             vals[d.name] = Val(value, src.source if src is not None else "", "literal")
-    return ValueLayers(vals, base)
+    if not vals:
+        return base
+    return {**base, **vals} if isinstance(base, dict) else ValueLayers(vals, base)
 
 
 def matches(conds: list[tuple[str, re.Pattern]], vals: Any) -> bool:
