@@ -78,12 +78,15 @@ def generate(bed: Bed, templates_dir: str | os.PathLike | None = None,
              extra_dirs: Sequence[str | os.PathLike] = (), findings: list | None = None) -> Methodology:
     """The methodology of `bed`.  `findings`: validation findings already at hand (else validated
     here).  Raises TemplateError when a template is broken; never fails on a bed's missing values."""
-    files = load_templates(templates_dir, extra_dirs)
-    plans = _plans(files)
-    families = load_families(templates_dir, extra_dirs)
+    # tens of thousands of small, long-lived objects: the collector's rescans only cost time.  Paused before
+    # the first allocation: one then would start a collection of everything made since the last one (the
+    # previous procedure, a validation), which is not this generation's work
     gc_was_enabled = gc.isenabled()
-    gc.disable()  # tens of thousands of small, long-lived objects: the collector's rescans only cost time
+    gc.disable()
     try:
+        files = load_templates(templates_dir, extra_dirs)
+        plans = _plans(files)
+        families = load_families(templates_dir, extra_dirs)
         return _generate(BedContext(bed, families), plans, findings)
     finally:
         if gc_was_enabled:
