@@ -97,22 +97,31 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
     bed = ctx.bed
     globals_ = bed_values(ctx)
     globals_.update(run_values(ctx))
-    domain_items: dict[str, list[Item]] = {}
+    domain_items: dict[str, list[tuple[Item, _Machine]]] = {}
+    machines: dict[tuple, _Machine] = {}     # whom a step is for, once per target machine
+    kinds: dict[tuple, int] = {}
 
-    def items_of(name: str) -> list[Item]:
+    def items_of(name: str) -> list[tuple[Item, _Machine]]:
+        """The domain's items, each with the machine its steps are for."""
         if name not in domain_items:
             items = DOMAINS[name].build(ctx)
-            for it in items:  # one flat lookup per item: rendering then reads plain dicts
-                it.values = {**globals_, **it.values}
-            domain_items[name] = items
+            out = []
+            for it in items:
+                it.values = {**globals_, **it.values}  # one flat lookup per item: rendering then reads plain dicts
+                machine_key = (it.target, it.platform, it.transports)
+                machine = machines.get(machine_key)
+                if machine is None:
+                    machine = machines[machine_key] = _machine(ctx, it)
+                    # machines alike get the same templates: one small number per kind, quick to hash
+                    machine.kind = kinds.setdefault((it.platform, machine.kind), len(kinds))
+                out.append((it, machine))
+            domain_items[name] = out
         return domain_items[name]
 
     meth = Methodology(bed_name=(bed.bed.name if bed.bed is not None else "") or "untitled bed")
-    machines: dict[tuple, _Machine] = {}     # whom a step is for, once per target machine
-    # the template a step id takes for a kind of machine (one platform, release and transports), where it
-    # does not depend on the item's own values
-    choices: dict[tuple, tuple[StepTemplate | None, list[tuple[StepTemplate, str, bool]], bool]] = {}
-    kinds: dict[tuple, int] = {}
+    # the template a step id takes on a kind of machine (item platform, release and transports), where it does
+    # not depend on the item's own values
+    choices: dict[tuple, dict[int, tuple[StepTemplate | None, list[tuple[StepTemplate, str, bool]], bool]]] = {}
     number = 0
     for key, default_title in SECTIONS:
         plan = plans[key]
@@ -121,19 +130,14 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
         for order, sid in enumerate(plan.order):
             defs = plan.defs[sid]
             domain = defs[0].domain
-            for item in items_of(domain):
-                machine_key = (item.target, item.platform, item.transports)
-                machine = machines.get(machine_key)
-                if machine is None:
-                    machine = machines[machine_key] = _machine(ctx, item)
-                    # machines alike get the same templates: one small number per kind, quick to hash
-                    machine.kind = kinds.setdefault(machine.kind, len(kinds))
-                choice_key = (key, sid, item.platform, machine.kind)
-                choice = choices.get(choice_key)
+            sid_choices = choices.setdefault((key, sid), {})
+            sequence = key in _SEQUENCE_SECTIONS
+            for item, machine in items_of(domain):
+                choice = sid_choices.get(machine.kind)
                 if choice is None:
                     choice = _choose(defs, item, machine)
                     if choice[2]:
-                        choices[choice_key] = choice
+                        sid_choices[machine.kind] = choice
                 st, misses, _ = choice
                 if st is None:
                     continue
@@ -148,7 +152,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
                         held.add(step)
                         continue
                     tables[table_key] = _TableStep(step)
-                sort = (order, item.group, item.sub) if key in _SEQUENCE_SECTIONS else (item.group, order, item.sub)
+                sort = (order, item.group, item.sub) if sequence else (item.group, order, item.sub)
                 produced.append((sort, step, sid))
         for held in tables.values():
             held.finish()
