@@ -199,6 +199,7 @@ class _Machine:
     transports: tuple[str, ...]
     verdicts: dict[int, tuple[str, bool]] = field(default_factory=dict)   # selector id -> _selector_miss
     _about: tuple[str, dict | None] | None = None
+    reasons: dict[tuple[str, bool], str] = field(default_factory=dict)   # _no_template_reason, said once
     # what the choice of a template depends on: machines alike in it get the same templates
     kind: Any = field(init=False)
 
@@ -290,7 +291,11 @@ def _no_template_reason(item: Item, machine: _Machine, misses: list[tuple[StepTe
         if not release.family:
             return "the bed does not name the machine's operating system: done by hand"
         by_transport = any(t for _, _, t in misses)
-        return f"no {what} for {machine.profile.describe(machine.transports if by_transport else ())}: done by hand"
+        said = machine.reasons.get((what, by_transport))
+        if said is None:
+            said = machine.reasons[(what, by_transport)] = \
+                f"no {what} for {machine.profile.describe(machine.transports if by_transport else ())}: done by hand"
+        return said
     model = next((v.text for k in ("array.model", "switch.model") if (v := item.values.get(k)) is not None), "")
     return f"no {what} for {model or item.target or 'this step'}: done by hand"
 
