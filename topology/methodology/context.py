@@ -163,6 +163,10 @@ class BedContext:
             hit = self._shared_values[key] = build()
         return hit
 
+    def shared_value_ids(self) -> set[int]:
+        """The ids of the dicts `cached` hands out (several items may hold one: never changed in place)."""
+        return {id(v) for v in self._shared_values.values()}
+
     def runners(self, w: Any) -> list[str]:
         """Where a workload's tool runs: its driver, else each target that is a machine."""
         if w.driver:

@@ -105,9 +105,19 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
         """The domain's items, each with the machine its steps are for."""
         if name not in domain_items:
             items = DOMAINS[name].build(ctx)
+            shared = ctx.shared_value_ids()
             out = []
             for it in items:
-                it.values = {**globals_, **it.values}  # one flat lookup per item: rendering then reads plain dicts
+                # one flat lookup per item (its values win over the bed-wide ones): rendering then reads plain
+                # dicts.  A dict the item alone holds takes the bed-wide values in place (a copy costs more)
+                vals = it.values
+                if id(vals) in shared:
+                    it.values = {**globals_, **vals}
+                elif globals_.keys().isdisjoint(vals):
+                    vals.update(globals_)
+                else:
+                    for k, v in globals_.items():
+                        vals.setdefault(k, v)
                 machine_key = (it.target, it.platform, it.transports)
                 machine = machines.get(machine_key)
                 if machine is None:
