@@ -357,8 +357,7 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                 v = get(name)
                 return None if v is not None and v.kind == "not_stated" else v
             ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get_stated, None, used, miss))
-        commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke,
-                                ansible=ansible))
+        commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, "", invoke, ansible))
     if st.commands and not commands and not reason and not_stated:
         reason = f"the source does not state {', '.join(not_stated)}: done by hand"
     if st.commands and not commands and not reason:
@@ -374,9 +373,9 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
         if v.source and v.text and v.kind != "not_stated":
             sources.setdefault(v.text, v.source)
     platform, about = machine.about(item.platform)
-    return Step("", _sentences(text), item.target, commands,
-                not commands, sources, missing, f"{st.file.rel}#{st.id}", not_stated, manual_reason=reason,
-                platform=platform, table=table, machine=about, values=used)
+    # positional: a step is made some 20,000 times for a large bed, and keywords cost a third of it
+    return Step("", _sentences(text), item.target, commands, not commands, sources, missing, f"{tf.rel}#{st.id}",
+                not_stated, [], reason, platform, table, about, used)
 
 
 _DOUBLED_STOP = re.compile(r"(?<![.…])\.\.(?!\.)|[;:,]\.(?!\.)")
