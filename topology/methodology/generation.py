@@ -97,6 +97,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
     bed = ctx.bed
     globals_ = bed_values(ctx)
     globals_.update(run_values(ctx))
+    global_names = globals_.keys()
     domain_items: dict[str, list[tuple[Item, _Machine]]] = {}
     machines: dict[tuple, _Machine] = {}     # whom a step is for, once per target machine
     kinds: dict[tuple, int] = {}
@@ -113,7 +114,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
                 vals = it.values
                 if id(vals) in shared:
                     it.values = {**globals_, **vals}
-                elif globals_.keys().isdisjoint(vals):
+                elif vals.keys().isdisjoint(global_names):   # (two views: it walks the shorter)
                     vals.update(globals_)
                 else:
                     for k, v in globals_.items():
