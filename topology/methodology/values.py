@@ -113,6 +113,8 @@ def format_number(x: float) -> str:
 
 
 def as_number(v: Any, source: str = "") -> Val | None:
+    if v.__class__ is int:   # the common case first: a count, a port index (through float, as every number)
+        return Val(str(int(float(v))), source, "number")
     if v is NOT_STATED:
         return not_stated(source)
     if v is None or isinstance(v, bool):
