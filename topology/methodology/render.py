@@ -28,7 +28,39 @@ def render(template: Template, lookup: Callable[[str], Val | None], shell: str |
     plan = template.plan
     if len(plan) == 1 and plan[0].__class__ is str:
         return plan[0]   # nothing to fill in
+    if shell is None:
+        return _fill_prose(plan, lookup, used, missing)
     return _fill(plan, lookup, shell, used, missing, missing if unstated is None else unstated)
+
+
+def _fill_prose(plan: tuple, lookup: Callable[[str], Val | None], used: dict[str, Val], missing: list[str]) -> str:
+    """`_fill` for prose (half the renders): values as they read, nothing quoted."""
+    out: list[str] = []
+    append = out.append
+    for node in plan:
+        kind = node.__class__
+        if kind is str:
+            append(node)
+        elif kind is ValueRef:
+            name = node.name
+            v = lookup(name)
+            if v is None:
+                if name not in missing:
+                    missing.append(name)
+                append(MISSING.format(name))
+            else:
+                used[name] = v
+                append(v.text)
+        else:
+            for name in node.required:
+                if lookup(name) is None:
+                    break
+            else:
+                inner_missing: list[str] = []
+                text = _fill_prose(node.plan, lookup, used, inner_missing)
+                if not inner_missing:
+                    append(text)
+    return "".join(out)
 
 
 def _fill(plan: tuple, lookup: Callable[[str], Val | None], shell: str | None, used: dict[str, Val],
