@@ -28,6 +28,7 @@ SHELLS = ("powershell", "bash", "vendor-cli")
 
 # U+0027 and the four characters PowerShell's tokenizer accepts in its place.
 POWERSHELL_SINGLE_QUOTES = "'\u2018\u2019\u201a\u201b"
+_POWERSHELL_DOUBLED = {ord(ch): ch + ch for ch in POWERSHELL_SINGLE_QUOTES}
 
 
 def _check(value: str) -> str:
@@ -45,11 +46,7 @@ def bash(value: str) -> str:
 
 def powershell(value: str) -> str:
     """Quote as a PowerShell verbatim string: ``'...'`` with every single-quote character doubled."""
-    value = _check(value)
-    out = []
-    for ch in value:
-        out.append(ch + ch if ch in POWERSHELL_SINGLE_QUOTES else ch)
-    return "'" + "".join(out) + "'"
+    return "'" + _check(value).translate(_POWERSHELL_DOUBLED) + "'"
 
 
 def vendor(value: str) -> str:

@@ -34,6 +34,7 @@ class BedContext:
         # (host, initiator, target) -> the switches a path crosses, in order (derived paths only)
         self.path_switches: dict[tuple[str, str, str], tuple[str, ...]] = {}
         self._shared_values: dict[tuple, Values] = {}
+        self._shared_ids: set[int] = set()     # id() of each of them (they live as long as this context)
         self.bed_domain = bed.bed.domain if bed.bed is not None else ""
         self.server_rank = {s.id: i for i, s in enumerate(bed.servers)}
         self.vm_rank = {v.id: i for i, v in enumerate(bed.vms)}
@@ -161,7 +162,12 @@ class BedContext:
         hit = self._shared_values.get(key)
         if hit is None:
             hit = self._shared_values[key] = build()
+            self._shared_ids.add(id(hit))
         return hit
+
+    def shared_value_ids(self) -> set[int]:
+        """The ids of the dicts `cached` hands out (several items may hold one: never changed in place)."""
+        return self._shared_ids
 
     def runners(self, w: Any) -> list[str]:
         """Where a workload's tool runs: its driver, else each target that is a machine."""

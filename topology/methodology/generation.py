@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from topology.methodology.ansible_block import render_ansible_block
 from topology.methodology.context import BedContext
@@ -77,12 +78,15 @@ def generate(bed: Bed, templates_dir: str | os.PathLike | None = None,
              extra_dirs: Sequence[str | os.PathLike] = (), findings: list | None = None) -> Methodology:
     """The methodology of `bed`.  `findings`: validation findings already at hand (else validated
     here).  Raises TemplateError when a template is broken; never fails on a bed's missing values."""
-    files = load_templates(templates_dir, extra_dirs)
-    plans = _plans(files)
-    families = load_families(templates_dir, extra_dirs)
+    # tens of thousands of small, long-lived objects: the collector's rescans only cost time.  Paused before
+    # the first allocation: one then would start a collection of everything made since the last one (the
+    # previous procedure, a validation), which is not this generation's work
     gc_was_enabled = gc.isenabled()
-    gc.disable()  # tens of thousands of small, long-lived objects: the collector's rescans only cost time
+    gc.disable()
     try:
+        files = load_templates(templates_dir, extra_dirs)
+        plans = _plans(files)
+        families = load_families(templates_dir, extra_dirs)
         return _generate(BedContext(bed, families), plans, findings)
     finally:
         if gc_was_enabled:
@@ -93,18 +97,42 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
     bed = ctx.bed
     globals_ = bed_values(ctx)
     globals_.update(run_values(ctx))
-    domain_items: dict[str, list[Item]] = {}
+    global_names = globals_.keys()
+    domain_items: dict[str, list[tuple[Item, _Machine]]] = {}
+    machines: dict[tuple, _Machine] = {}     # whom a step is for, once per target machine
+    kinds: dict[tuple, int] = {}
 
-    def items_of(name: str) -> list[Item]:
+    def items_of(name: str) -> list[tuple[Item, _Machine]]:
+        """The domain's items, each with the machine its steps are for."""
         if name not in domain_items:
             items = DOMAINS[name].build(ctx)
-            for it in items:  # one flat lookup per item: rendering then reads plain dicts
-                it.values = {**globals_, **it.values}
-            domain_items[name] = items
+            shared = ctx.shared_value_ids()
+            out = []
+            for it in items:
+                # one flat lookup per item (its values win over the bed-wide ones): rendering then reads plain
+                # dicts.  A dict the item alone holds takes the bed-wide values in place (a copy costs more)
+                vals = it.values
+                if id(vals) in shared:
+                    it.values = {**globals_, **vals}
+                elif vals.keys().isdisjoint(global_names):   # (two views: it walks the shorter)
+                    vals.update(globals_)
+                else:
+                    for k, v in globals_.items():
+                        vals.setdefault(k, v)
+                machine_key = (it.target, it.platform, it.transports)
+                machine = machines.get(machine_key)
+                if machine is None:
+                    machine = machines[machine_key] = _machine(ctx, it)
+                    # machines alike get the same templates: one small number per kind, quick to hash
+                    machine.kind = kinds.setdefault((it.platform, machine.kind), len(kinds))
+                out.append((it, machine))
+            domain_items[name] = out
         return domain_items[name]
 
     meth = Methodology(bed_name=(bed.bed.name if bed.bed is not None else "") or "untitled bed")
-    machines: dict[tuple, _Machine] = {}     # whom a step is for, once per target machine
+    # the template a step id takes on a kind of machine (item platform, release and transports), where it does
+    # not depend on the item's own values
+    choices: dict[tuple, dict[int, tuple[StepTemplate | None, list[tuple[StepTemplate, str, bool]], bool]]] = {}
     number = 0
     for key, default_title in SECTIONS:
         plan = plans[key]
@@ -113,16 +141,19 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
         for order, sid in enumerate(plan.order):
             defs = plan.defs[sid]
             domain = defs[0].domain
-            for item in items_of(domain):
-                machine_key = (item.target, item.platform, item.transports)
-                machine = machines.get(machine_key)
-                if machine is None:
-                    machine = machines[machine_key] = _machine(ctx, item)
-                st, misses = _choose(defs, item, machine)
+            sid_choices = choices.setdefault((key, sid), {})
+            sequence = key in _SEQUENCE_SECTIONS
+            for item, machine in items_of(domain):
+                choice = sid_choices.get(machine.kind)
+                if choice is None:
+                    choice = _choose(defs, item, machine)
+                    if choice[2]:
+                        sid_choices[machine.kind] = choice
+                st, misses, _ = choice
                 if st is None:
                     continue
-                vals = apply_derives(st.file, item.values)
-                if not matches(st.when, vals):
+                vals = apply_derives(st.file, item.values) if st.file.derives else item.values
+                if st.when and not matches(st.when, vals):
                     continue
                 step = _make_step(st, vals, item, machine, misses)
                 if st.table is not None:
@@ -132,7 +163,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
                         held.add(step)
                         continue
                     tables[table_key] = _TableStep(step)
-                sort = (order, item.group, item.sub) if key in _SEQUENCE_SECTIONS else (item.group, order, item.sub)
+                sort = (order, item.group, item.sub) if sequence else (item.group, order, item.sub)
                 produced.append((sort, step, sid))
         for held in tables.values():
             held.finish()
@@ -179,6 +210,12 @@ class _Machine:
     transports: tuple[str, ...]
     verdicts: dict[int, tuple[str, bool]] = field(default_factory=dict)   # selector id -> _selector_miss
     _about: tuple[str, dict | None] | None = None
+    reasons: dict[tuple[str, bool], str] = field(default_factory=dict)   # _no_template_reason, said once
+    # what the choice of a template depends on: machines alike in it get the same templates
+    kind: Any = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.kind = (self.profile.release if self.profile is not None else None, self.transports)
 
     def about(self, item_platform: str) -> tuple[str, dict | None]:
         """How a step names the machine's platform, and its details (shared by the machine's steps)."""
@@ -225,10 +262,13 @@ def _selector_verdict(sel: Selector, machine: _Machine) -> tuple[str, bool]:
 
 
 def _choose(defs: list[StepTemplate], item: Item, machine: _Machine
-            ) -> tuple[StepTemplate | None, list[tuple[StepTemplate, str, bool]]]:
-    """The most specific definition whose platform, transport and `match:` fit the item, and the
-    more specific ones that did not fit (each with why: what makes a step manual, said in its text)."""
+            ) -> tuple[StepTemplate | None, list[tuple[StepTemplate, str, bool]], bool]:
+    """The most specific definition whose platform, transport and `match:` fit the item, the
+    more specific ones that did not fit (each with why: what makes a step manual, said in its text),
+    and whether the answer holds for every item of the same platform on a machine of the same kind
+    (no `match:` on the item's values was looked at)."""
     misses: list[tuple[StepTemplate, str, bool]] = []
+    alike = True
     for st in defs:
         tf = st.file
         if tf.platform != "common" and tf.platform != item.platform:
@@ -242,13 +282,14 @@ def _choose(defs: list[StepTemplate], item: Item, machine: _Machine
             misses.append((st, why, by_transport))
             continue
         if tf.match:
+            alike = False
             vals = apply_derives(tf, item.values)
             if not matches(tf.match, vals):
                 if tf.platform != "common":
                     misses.append((st, "its model has no template", False))
                 continue
-        return st, misses
-    return None, misses
+        return st, misses, alike
+    return None, misses, alike
 
 
 def _no_template_reason(item: Item, machine: _Machine, misses: list[tuple[StepTemplate, str, bool]],
@@ -261,7 +302,11 @@ def _no_template_reason(item: Item, machine: _Machine, misses: list[tuple[StepTe
         if not release.family:
             return "the bed does not name the machine's operating system: done by hand"
         by_transport = any(t for _, _, t in misses)
-        return f"no {what} for {machine.profile.describe(machine.transports if by_transport else ())}: done by hand"
+        said = machine.reasons.get((what, by_transport))
+        if said is None:
+            said = machine.reasons[(what, by_transport)] = \
+                f"no {what} for {machine.profile.describe(machine.transports if by_transport else ())}: done by hand"
+        return said
     model = next((v.text for k in ("array.model", "switch.model") if (v := item.values.get(k)) is not None), "")
     return f"no {what} for {model or item.target or 'this step'}: done by hand"
 
@@ -273,27 +318,26 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
     not_stated: list[str] = []    # values a command needs that the source does not state
     get = vals.get
 
-    def get_stated(name: str) -> Val | None:
-        v = get(name)
-        return None if v is not None and v.kind == "not_stated" else v
-
     text = render(st.text, get, None, used, missing)
     commands = []
     # a vendor's own template (one with `match:`) that gives no command is work done in that vendor's tool,
     # not a missing template
-    generic = st.file.platform == "common" and not st.file.match
-    reason = _no_template_reason(item, machine, misses) if generic or (not st.commands and not st.file.match) else ""
+    tf = st.file
+    reason = _no_template_reason(item, machine, misses) if misses and not tf.match and (
+        tf.platform == "common" or not st.commands) else ""
     command_misses: list[tuple[StepTemplate, str, bool]] = []
     unfit: list[str] = []
     for ct in st.commands:
-        if not matches(ct.when, vals):
+        if ct.when and not matches(ct.when, vals):
             unfit += [f"{v.text} ({name})" for name, pat in ct.when
                       if (v := vals.get(name)) is not None and not pat.search(v.match_text())]
             continue
-        why, by_transport = _selector_miss(ct.selector, machine)
-        if why:
-            command_misses.append((st, why, by_transport))
-            continue
+        sel = ct.selector
+        if sel.platform is not None or sel.transports:
+            why, by_transport = _selector_miss(sel, machine)
+            if why:
+                command_misses.append((st, why, by_transport))
+                continue
         unstated: list[str] = []
         script = tidy(render(ct.script, get, ct.shell, used, missing, unstated))
         if not script:
@@ -310,9 +354,11 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
             invoke = None if invoke_missing else invoke
         ansible = None
         if ct.ansible is not None:
+            def get_stated(name: str) -> Val | None:
+                v = get(name)
+                return None if v is not None and v.kind == "not_stated" else v
             ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get_stated, None, used, miss))
-        commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, invoke=invoke,
-                                ansible=ansible))
+        commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, "", invoke, ansible))
     if st.commands and not commands and not reason and not_stated:
         reason = f"the source does not state {', '.join(not_stated)}: done by hand"
     if st.commands and not commands and not reason:
@@ -328,9 +374,9 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
         if v.source and v.text and v.kind != "not_stated":
             sources.setdefault(v.text, v.source)
     platform, about = machine.about(item.platform)
-    return Step("", _sentences(text), item.target, commands,
-                not commands, sources, missing, f"{st.file.rel}#{st.id}", not_stated, manual_reason=reason,
-                platform=platform, table=table, machine=about, values=used)
+    # positional: a step is made some 20,000 times for a large bed, and keywords cost a third of it
+    return Step("", _sentences(text), item.target, commands, not commands, sources, missing, f"{tf.rel}#{st.id}",
+                not_stated, [], reason, platform, table, about, used)
 
 
 _DOUBLED_STOP = re.compile(r"(?<![.…])\.\.(?!\.)|[;:,]\.(?!\.)")

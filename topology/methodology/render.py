@@ -13,7 +13,7 @@ from typing import Any
 
 from topology import quoting
 from topology.methodology.template_files import TemplateFile
-from topology.methodology.template_syntax import Literal, OptionalPart, Template, ValueRef
+from topology.methodology.template_syntax import Template, ValueRef
 from topology.methodology.values import Val, ValueLayers, Values
 
 MISSING = "«missing: {}»"
@@ -25,17 +25,52 @@ def render(template: Template, lookup: Callable[[str], Val | None], shell: str |
     """The template's text; `shell` None for prose, else the shell its values are quoted for.
     Every value shown goes into `used`, every missing one into `missing`, every value a command
     needs but the source does not state into `unstated` (into `missing` when that is None)."""
-    return _fill(template.parts, lookup, shell, used, missing, missing if unstated is None else unstated)
+    plan = template.plan
+    if len(plan) == 1 and plan[0].__class__ is str:
+        return plan[0]   # nothing to fill in
+    if shell is None:
+        return _fill_prose(plan, lookup, used, missing)
+    return _fill(plan, lookup, shell, used, missing, missing if unstated is None else unstated)
 
 
-def _fill(parts: tuple, lookup: Callable[[str], Val | None], shell: str | None, used: dict[str, Val],
+def _fill_prose(plan: tuple, lookup: Callable[[str], Val | None], used: dict[str, Val], missing: list[str]) -> str:
+    """`_fill` for prose (half the renders): values as they read, nothing quoted."""
+    out: list[str] = []
+    append = out.append
+    for node in plan:
+        kind = node.__class__
+        if kind is str:
+            append(node)
+        elif kind is ValueRef:
+            name = node.name
+            v = lookup(name)
+            if v is None:
+                if name not in missing:
+                    missing.append(name)
+                append(MISSING.format(name))
+            else:
+                used[name] = v
+                append(v.text)
+        else:
+            for name in node.required:
+                if lookup(name) is None:
+                    break
+            else:
+                inner_missing: list[str] = []
+                text = _fill_prose(node.plan, lookup, used, inner_missing)
+                if not inner_missing:
+                    append(text)
+    return "".join(out)
+
+
+def _fill(plan: tuple, lookup: Callable[[str], Val | None], shell: str | None, used: dict[str, Val],
           missing: list[str], unstated: list[str]) -> str:
     out: list[str] = []
     append = out.append
-    for node in parts:
+    for node in plan:
         kind = node.__class__
-        if kind is Literal:
-            append(node.text)
+        if kind is str:
+            append(node)
         elif kind is ValueRef:
             name = node.name
             v = lookup(name)
@@ -53,13 +88,17 @@ def _fill(parts: tuple, lookup: Callable[[str], Val | None], shell: str | None, 
                     unstated.append(name)
                 append(quoting.quote(shell, NOT_STATED_IN_COMMAND.format(name)))
             else:
-                try:
-                    append(v.shell_text(shell))
-                except ValueError:  # a NUL in a bed value: cannot be a command argument
-                    if name not in missing:
-                        missing.append(name)
-                    append(quoting.quote(shell, MISSING.format(name)))
-        elif kind is OptionalPart:
+                quoted = v.quoted
+                text = quoted.get(shell) if quoted is not None else None
+                if text is None:
+                    try:
+                        text = v.shell_text(shell)
+                    except ValueError:  # a NUL in a bed value: cannot be a command argument
+                        if name not in missing:
+                            missing.append(name)
+                        text = quoting.quote(shell, MISSING.format(name))
+                append(text)
+        else:
             # an optional part is dropped as soon as one of its own values is missing
             for name in node.required:
                 v = lookup(name)
@@ -67,16 +106,16 @@ def _fill(parts: tuple, lookup: Callable[[str], Val | None], shell: str | None, 
                     break
             else:
                 inner_missing: list[str] = []
-                text = _fill(node.parts, lookup, shell, used, inner_missing, inner_missing)
+                text = _fill(node.plan, lookup, shell, used, inner_missing, inner_missing)
                 if not inner_missing:
                     append(text)
-        else:
-            append(node.placeholder)
     return "".join(out)
 
 
 def tidy(script: str) -> str:
     """Drop the lines an optional part emptied."""
+    if "\n" not in script:
+        return script.rstrip()   # blank: "" either way
     return "\n".join(line.rstrip() for line in script.split("\n") if line.strip())
 
 
@@ -87,19 +126,13 @@ def apply_derives(tf: TemplateFile, base: Any) -> Any:
     vals: Values = {}
     for d in tf.derives.values():
         src = base.get(d.source)
-        text = src.match_text() if src is not None else ""
-        value = None
-        if src is not None:
-            for pat, out in d.rules:
-                if pat.search(text):
-                    value = out
-                    break
-        if value is None:
-            value = d.default
+        value = d.default if src is None else d.output(src.match_text())
         if value is not None and value != "":
             # the output is the template's own literal, as trusted as its script: inserted bare
             vals[d.name] = Val(value, src.source if src is not None else "", "literal")
-    return ValueLayers(vals, base)
+    if not vals:
+        return base
+    return {**base, **vals} if isinstance(base, dict) else ValueLayers(vals, base)
 
 
 def matches(conds: list[tuple[str, re.Pattern]], vals: Any) -> bool:

@@ -138,12 +138,20 @@ class Families:
     """Vendor families from `families.yaml` (built-in, then each lab directory's: a lab's entry
     with the same id replaces the built-in one, new ones are tried first)."""
     entries: dict[str, list[Family]] = field(default_factory=lambda: {"multipath": [], "array": [], "switch": []})
+    # (kind, words) -> the family: many machines of a bed name the same software
+    _found: dict[tuple, Family | None] = field(default_factory=dict, repr=False, compare=False)
 
     def of(self, kind: str, *texts: str) -> Family | None:
+        key = (kind, texts)
+        if key in self._found:
+            return self._found[key]
         text = " ".join(t for t in texts if t)
-        if not text.strip():
-            return None
-        return next((f for f in self.entries.get(kind, []) if f.pattern.search(text)), None)
+        found = None if not text.strip() else next((f for f in self.entries.get(kind, []) if f.pattern.search(text)),
+                                                   None)
+        if len(self._found) >= 4096:   # the families live as long as the application: keep the memo small
+            self._found.clear()
+        self._found[key] = found
+        return found
 
     def add_file(self, path: Path) -> None:
         data = read_located_yaml(path)
@@ -167,6 +175,7 @@ class Families:
                 new.append(Family(kind, str(e["family"]), pat, str(e.get("name") or e["family"])))
             ids = {f.id for f in new}
             self.entries[kind] = new + [f for f in self.entries[kind] if f.id not in ids]
+        self._found.clear()
 
 
 # ---------------------------------------------------------------------------------------- machines

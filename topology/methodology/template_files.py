@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from topology import quoting
@@ -29,6 +29,19 @@ class Derive:
     source: str
     rules: list[tuple[re.Pattern, str]]
     default: str | None
+    # source text -> the output of the first rule that matches it (else the default): few texts repeat
+    outputs: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
+
+    def output(self, text: str) -> str | None:
+        if text in self.outputs:
+            return self.outputs[text]
+        hit = next((out for pat, out in self.rules if pat.search(text)), None)
+        if hit is None:
+            hit = self.default
+        if len(self.outputs) >= 4096:   # templates live as long as the application
+            self.outputs.clear()
+        self.outputs[text] = hit
+        return hit
 
 
 @dataclass(frozen=True)

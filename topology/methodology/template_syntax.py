@@ -42,6 +42,10 @@ class ValueRef:
 class OptionalPart:
     parts: tuple
     required: tuple[str, ...] = ()    # the value names directly inside (not in nested optional parts)
+    plan: tuple = field(init=False, repr=False, compare=False)   # `fill_plan(parts)`
+
+    def __post_init__(self) -> None:
+        self.plan = fill_plan(self.parts)
 
 
 @dataclass(slots=True)
@@ -62,11 +66,30 @@ STEP_NUMBER_MARK = re.compile("\x00([^\x00:]+)(:last)?\x00")   # a placeholder: 
 Node = Literal | ValueRef | OptionalPart | StepNumber
 
 
+def fill_plan(parts: tuple) -> tuple:
+    """The parts as rendering walks them: literal text (and step-number marks) as plain strings,
+    neighbours joined; value references and optional parts as they are."""
+    plan: list = []
+    for p in parts:
+        text = p.text if isinstance(p, Literal) else p.placeholder if isinstance(p, StepNumber) else None
+        if text is None:
+            plan.append(p)
+        elif plan and isinstance(plan[-1], str):
+            plan[-1] += text
+        else:
+            plan.append(text)
+    return tuple(plan)
+
+
 @dataclass
 class Template:
     """A parsed template string and the line it starts on."""
     parts: tuple[Node, ...]
     line: int
+    plan: tuple = field(init=False, repr=False, compare=False)   # `fill_plan(parts)`
+
+    def __post_init__(self) -> None:
+        self.plan = fill_plan(self.parts)
 
     def names(self) -> Iterator[str]:
         """Every value name, optional parts included."""

@@ -95,6 +95,9 @@ def not_stated(source: str = "") -> Val:
 
 
 def as_text(v: Any, source: str = "") -> Val | None:
+    if v.__class__ is str:   # the common case first (NOT_STATED is a str subclass)
+        s = v.strip()
+        return Val(s, source) if s else None
     if v is None:
         return None
     if v is NOT_STATED:
@@ -110,6 +113,8 @@ def format_number(x: float) -> str:
 
 
 def as_number(v: Any, source: str = "") -> Val | None:
+    if v.__class__ is int:   # the common case first: a count, a port index (through float, as every number)
+        return Val(str(int(float(v))), source, "number")
     if v is NOT_STATED:
         return not_stated(source)
     if v is None or isinstance(v, bool):

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ipaddress
+from functools import cache
 from typing import Any
 
 from topology.ids import split_endpoint
@@ -39,6 +40,11 @@ PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", 
                "cli_name")
 # roles whose ports carry a host address
 _IP_ROLES = {"iscsi", "lan", "heartbeat", "live_migration", "management", "replication"}
+
+
+@cache
+def _netmask(prefixlen: int) -> str:
+    return str(ipaddress.IPv4Network(f"0.0.0.0/{prefixlen}").netmask)
 
 
 def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", network_mtu: bool = True) -> Values:
@@ -86,8 +92,7 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
         if prefixlen is not None:
             put(out, f"{prefix}.prefix", as_number(prefixlen, src))
             if i.version == 4:
-                mask = str(ipaddress.IPv4Network(f"0.0.0.0/{prefixlen}").netmask)
-                put(out, f"{prefix}.mask", as_token(mask, src))
+                put(out, f"{prefix}.mask", as_token(_netmask(prefixlen), src))
     mtu = getattr(p, "mtu", None)
     mtu_src = f"{ref}.mtu"
     if mtu is None and network_mtu and net is not None and net.mtu:
