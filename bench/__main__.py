@@ -7,6 +7,7 @@ targets are about (not the noise of a busy machine).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -31,6 +32,10 @@ def _child_big(path: str, repeat: int) -> dict:
     findings = 0
     bed = None
     for _ in range(repeat):
+        # each load starts from a settled heap (the previous bed freed and collected outside
+        # the measurement), as the first load in a fresh process does
+        bed = None
+        gc.collect()
         t0 = time.perf_counter()
         bed = load(path)
         loads.append(time.perf_counter() - t0)

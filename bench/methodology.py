@@ -11,6 +11,7 @@ than the noise of a busy machine.
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 from pathlib import Path
 
@@ -21,6 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def _best(fn, repeat: int) -> tuple[float, float, object]:
     wall, cpu, result = [], [], None
     for _ in range(repeat):
+        # each run starts from a settled heap: the previous run's result freed and collected
+        # outside the measurement, as a run in a fresh process would find it
+        result = None
+        gc.collect()
         w0, c0 = time.perf_counter(), time.process_time()
         result = fn()
         wall.append(time.perf_counter() - w0)
