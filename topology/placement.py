@@ -57,6 +57,9 @@ class Placement:
     def __init__(self, bed: Bed, idx: BedIndex | None = None):
         self.bed = bed
         self.idx = idx or BedIndex(bed)
+        # scenario -> its placement, worked out once: a validation asks for each scenario's placement
+        # from the scope, the view and CAP-003 (the scenario is kept, so its id names it while it lives)
+        self._placed: dict[int, tuple[Scenario | None, dict[str, str]]] = {}
 
     @cached_property
     def reference_scenario(self) -> Scenario | None:
@@ -67,7 +70,16 @@ class Placement:
 
     def of(self, scenario: Scenario | None = None) -> dict[str, str]:
         """VM -> host for a scenario; VMs on a failed host move to surviving cluster nodes
-        (highly available VMs only), the rest are down and left out."""
+        (highly available VMs only), the rest are down and left out.  The answer is shared by
+        every caller of this Placement: read it, never change it."""
+        hit = self._placed.get(id(scenario))
+        if hit is not None and hit[0] is scenario:
+            return hit[1]
+        place = self._place(scenario)
+        self._placed[id(scenario)] = (scenario, place)
+        return place
+
+    def _place(self, scenario: Scenario | None) -> dict[str, str]:
         vms = self.bed.vms
         if scenario is not None and scenario.vms:
             wanted = set(scenario.vms)

@@ -68,12 +68,14 @@ def removed_by(bed: Bed, scenario: Scenario, idx: BedIndex) -> Removed:
     return out
 
 
-def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, keep: Scope | None = None) -> Bed:
+def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, keep: Scope | None = None,
+                  placement: Placement | None = None) -> Bed:
     """The bed as it stands in `scenario` (see the module's docstring); with `keep`, only the part of
-    it a `topology.scenario_scope.Scope` names (what the scenario can change)."""
+    it a `topology.scenario_scope.Scope` names (what the scenario can change).  `placement`: the
+    bed's placement arithmetic over `idx`, when the caller has one."""
     idx = idx or BedIndex(bed)
     gone = removed_by(bed, scenario, idx)
-    running = _running_vms(bed, scenario, idx, gone)
+    running = _running_vms(bed, scenario, placement or Placement(bed, idx), gone)
     if keep is not None:
         running = {v: h for v, h in running.items() if v in keep.vms}
     vms = []
@@ -140,9 +142,9 @@ def _in_scope(w, targets: list[str], keep: Scope, idx: BedIndex) -> bool:
     return True
 
 
-def _running_vms(bed: Bed, scenario: Scenario, idx: BedIndex, gone: Removed) -> dict[str, str]:
+def _running_vms(bed: Bed, scenario: Scenario, placement: Placement, gone: Removed) -> dict[str, str]:
     """VM -> host ('' for a VM the bed places nowhere) for the VMs the scenario runs."""
-    place = Placement(bed, idx).of(scenario)
+    place = placement.of(scenario)
     wanted = set(scenario.vms) if scenario.vms else None
     out = {}
     for v in bed.vms:

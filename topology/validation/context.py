@@ -16,18 +16,26 @@ class Context:
     """What the rules share: the index, the placement, the routes and the storage they reach."""
 
     def __init__(self, bed: Bed, idx: BedIndex | None = None, scenario: Scenario | None = None,
-                 drawn: Bed | None = None):
+                 drawn: Bed | None = None, drawn_placement: Placement | None = None):
         self.bed = bed
         self.scenario = scenario        # the scenario `bed` is the view of; None = the reference
         self.drawn = drawn or bed       # the bed as drawn (a scenario's view has lost its failed hosts)
         self.idx = idx or BedIndex(bed)
         self.policy = bed.policy
         self.memo: dict[str, Any] = {}   # per-validation caches the rules share
+        if drawn_placement is not None:
+            self.__dict__["drawn_placement"] = drawn_placement
 
     @cached_property
     def placement(self) -> Placement:
         """Where VMs run per scenario (fail-over included), as the CAP rules check it."""
         return Placement(self.bed, self.idx)
+
+    @cached_property
+    def drawn_placement(self) -> Placement:
+        """The placement over the bed as drawn, where a scenario's fail-over starts (shared with the
+        reference's context and the scenario's view when the runner has it)."""
+        return self.placement if self.drawn is self.bed else Placement(self.drawn)
 
     @cached_property
     def analyzer(self) -> PathAnalyzer:

@@ -117,7 +117,7 @@ def _no_room_in_scenario(ctx: Context) -> Iterator[Hit]:
     scenario = ctx.scenario
     if scenario is None:
         return
-    result = outcome(ctx.drawn, scenario.id)
+    result = outcome(ctx.drawn, scenario.id, ctx.drawn_placement)
     vms = {v.id: v for v in ctx.drawn.vms}
     by_host: dict[str, list[str]] = {}
     for vm_id, host in sorted(result.no_room.items()):
