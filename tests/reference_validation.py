@@ -117,3 +117,20 @@ def net_005(ctx: Any) -> Iterator[Hit]:
             yield hit([path.initiator, path.target],
                       f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
                       severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
+
+
+def derive_host_array(self: Any, comp: str, array_id: str, presented: list) -> None:
+    """PathDerivation._derive_host_array working each host's paths out on its own (no plan shared
+    by hosts whose initiators look alike)."""
+    inis = self.endpoints(comp)
+    allowed = self.masking.initiators.get((array_id, comp))
+    for ini in inis:
+        if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
+            continue
+        for tgt in self.targets(array_id):
+            exit_at, switches, _ = self._carry_now(ini, tgt, False)
+            if exit_at is None:
+                continue
+            vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports]
+            if vols:
+                self._add(comp, ini, tgt, self._hops(ini, tgt, exit_at, switches), vols, pinned=False)

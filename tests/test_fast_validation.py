@@ -10,6 +10,7 @@ import pytest
 
 from tests import reference_validation as reference
 from tests.beds import clean_bed
+from topology.derived_paths import PathDerivation
 from topology.fileformat import load
 from topology.graph import PathAnalyzer
 from topology.synthetic import generate
@@ -81,8 +82,11 @@ def test_fast_validation_says_what_the_straightforward_code_says(name, bed, monk
     assert [(p.initiator, p.target, r) for p, r in routes] == \
         [(p.initiator, p.target, reference.route(plain, p)) for p in ctx.paths]
     assert [network._path_mtus(ctx, p) for p in ctx.paths] == [reference.path_mtus(ctx, p) for p in ctx.paths]
+    derived = [(sp.spec, sp.hops, sp.pinned, sp.luns) for sp in ctx.derived.paths]
     monkeypatch.setattr(PathAnalyzer, "route", reference.route)
     monkeypatch.setitem(RULES, "NET-005", (RULES["NET-005"][0], reference.net_005))
+    monkeypatch.setattr(PathDerivation, "_derive_host_array", reference.derive_host_array)
+    assert derived == [(sp.spec, sp.hops, sp.pinned, sp.luns) for sp in Context(bed).derived.paths], name
     assert fast == _said(validate(bed)), name
 
 
