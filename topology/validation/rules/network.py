@@ -185,14 +185,28 @@ def facing_switch_ports(ctx: Context, ref: str) -> list[tuple[str, int | None, b
 
 
 def _facing_now(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
+    # a switch end is cabled to many ports (a switch that names no ports is one end for all): looked up once
+    ends = ctx.memo.setdefault("switch_ends", {})
     out = []
     for other in ctx.analyzer._neighbors.get(ref, ()):
-        dev = ctx.idx.endpoint_device(other)
-        if isinstance(dev, Switch):
-            pr = ctx.idx.port(other)
-            mtu = ctx.idx.effective_mtu(pr) if pr is not None else dev.mtu
-            out.append((other, mtu, False))
+        end = ends.get(other, _MISSING)
+        if end is _MISSING:
+            end = ends[other] = _switch_end(ctx, other)
+        if end is not None:
+            out.append(end)
     return out
+
+
+_MISSING = object()
+
+
+def _switch_end(ctx: Context, other: str) -> tuple[str, int | None, bool] | None:
+    """(the cable end, its MTU, False) when the end is on a switch, else None."""
+    dev = ctx.idx.endpoint_device(other)
+    if not isinstance(dev, Switch):
+        return None
+    pr = ctx.idx.port(other)
+    return other, ctx.idx.effective_mtu(pr) if pr is not None else dev.mtu, False
 
 
 @rule("NET-005", "error", "MTU differs along an iSCSI path",
@@ -204,37 +218,52 @@ def net_005(ctx: Context) -> Iterator[Hit]:
     seen: set = set()
     ini_sides: dict[str, _MtuSide | None] = {}     # each end summed up once
     tgt_sides: dict[str, _MtuSide | None] = {}
+    looks: dict[tuple, int] = {}
+    quiet: set[tuple[int, int]] = set()     # pairs of looks that say nothing (the verdict reads only the looks)
     for path, _route in ctx.routes:
         key = (path.initiator, path.target)
         if path.kind != "iscsi" or key in seen:   # one verdict per session, whatever volumes it carries
             continue
         seen.add(key)
         if path.initiator not in ini_sides:
-            ini_sides[path.initiator] = _mtu_summary(_initiator_mtus(ctx, path.initiator))
+            ini_sides[path.initiator] = _mtu_summary(_initiator_mtus(ctx, path.initiator), looks)
         if path.target not in tgt_sides:
-            tgt_sides[path.target] = _mtu_summary(_target_mtus(ctx, path.target))
+            tgt_sides[path.target] = _mtu_summary(_target_mtus(ctx, path.target), looks)
         ini, tgt = ini_sides[path.initiator], tgt_sides[path.target]
         if ini is None or tgt is None:
             continue
-        known = ini.known + tgt.known
-        unknown = ini.unknown + tgt.unknown
-        if not known and not unknown:
+        pair = (ini.look, tgt.look)
+        if pair in quiet:
             continue
-        ends = ini.ends | tgt.ends
-        # switch frame sizes quote the Ethernet header too (9014 for a 9000-byte MTU)
-        need = max(ends) if ends else 0
-        small = any(side.least is not None and side.least < need for side in (ini, tgt))
-        if len(ends) > 1 or small:
-            detail = ", ".join(f"{w}={m}" for w, m, _ in known)
-            yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
-        elif unknown:
-            yield could_not_judge([path.initiator, path.target, *unknown],
-                                  f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
-        elif ends == {1500} and all(side.most is None or side.most <= 1500 for side in (ini, tgt)) \
-                and len(known) == ini.hops + tgt.hops:
-            yield hit([path.initiator, path.target],
-                      f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
-                      severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
+        said = False
+        for found in _mtu_verdict(path, ini, tgt):
+            said = True
+            yield found
+        if not said:
+            quiet.add(pair)
+
+
+def _mtu_verdict(path, ini: _MtuSide, tgt: _MtuSide) -> Iterator[Hit]:
+    """NET-005's verdict on one session from its two ends' MTU hops."""
+    known = ini.known + tgt.known
+    unknown = ini.unknown + tgt.unknown
+    if not known and not unknown:
+        return
+    ends = ini.ends | tgt.ends
+    # switch frame sizes quote the Ethernet header too (9014 for a 9000-byte MTU)
+    need = max(ends) if ends else 0
+    small = any(side.least is not None and side.least < need for side in (ini, tgt))
+    if len(ends) > 1 or small:
+        detail = ", ".join(f"{w}={m}" for w, m, _ in known)
+        yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
+    elif unknown:
+        yield could_not_judge([path.initiator, path.target, *unknown],
+                              f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
+    elif ends == {1500} and all(side.most is None or side.most <= 1500 for side in (ini, tgt)) \
+            and len(known) == ini.hops + tgt.hops:
+        yield hit([path.initiator, path.target],
+                  f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
+                  severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,15 +275,18 @@ class _MtuSide:
     least: Any                              # the smallest and largest switch-port MTU given (None: none)
     most: Any
     hops: int
+    look: int       # equal for ends whose MTUs are alike, whatever the ports are called
 
 
-def _mtu_summary(hops: list[tuple[str, Any, bool]] | None) -> _MtuSide | None:
+def _mtu_summary(hops: list[tuple[str, Any, bool]] | None, looks: dict[tuple, int]) -> _MtuSide | None:
     if hops is None:
         return None
     known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
+    unknown = [w for w, m, _ in hops if m is NOT_STATED]
     switch_ports = [m for _, m, e in known if not e]
-    return _MtuSide(known, [w for w, m, _ in hops if m is NOT_STATED], {m for _, m, e in known if e},
-                    min(switch_ports, default=None), max(switch_ports, default=None), len(hops))
+    look = looks.setdefault((tuple((m, e) for _, m, e in known), bool(unknown), len(hops)), len(looks))
+    return _MtuSide(known, unknown, {m for _, m, e in known if e},
+                    min(switch_ports, default=None), max(switch_ports, default=None), len(hops), look)
 
 
 @rule("NET-006", "warning", "flow control off on an iSCSI port or the switch port facing one",
