@@ -165,16 +165,20 @@ def cap_004(ctx: Context) -> Iterator[Hit]:
       hint="put the disk on a volume the host has paths to (a cluster shared volume for clustered VMs)")
 def cap_005(ctx: Context) -> Iterator[Hit]:
     volumes, cluster_of = ctx.idx.volumes, ctx.placement.cluster_of    # 40,000 disks: looked up, not called
+    guests, reaches = ctx.guests, ctx.reaches
     for vm in ctx.bed.vms:
         cluster = cluster_of(vm.host) if vm.host else None
+        shared = cluster.shared_volumes if vm.highly_available and cluster is not None else None
         for d in vm.disks:
             if not d.volume or d.local:
                 continue
+            if vm.id not in guests and shared is None and reaches(vm.host, d.volume):
+                continue    # its host reaches it, and no cluster asks for a shared volume: nothing to say
             hit_ = volumes.get(d.volume)
             if hit_ is None or hit_[0].simulated:
                 continue
             user = ctx.vm_disk_user(vm, d.volume)
-            reached = ctx.reaches(user, d.volume)
+            reached = reaches(user, d.volume)
             unknown = ctx.reach_unstated(user, d.volume) if user and not reached else []
             if unknown:
                 yield could_not_judge([vm.id, user, d.volume], f"whether {user} reaches {d.volume} (disk {d.name} "
@@ -182,12 +186,12 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
             elif user and not reached:
                 yield hit([vm.id, user, d.volume],
                           f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach")
-            if vm.highly_available and cluster is not None and user == vm.host \
-                    and cluster.shared_volumes is NOT_STATED:
+            if shared is None or cluster is None or user != vm.host:
+                continue
+            if shared is NOT_STATED:
                 yield could_not_judge([vm.id, d.volume, cluster.id], f"whether disk {d.name} of clustered VM "
                                       f"{vm.id} is on a shared volume", [f"cluster {cluster.id} shared volumes"])
-            elif vm.highly_available and cluster is not None and user == vm.host \
-                    and d.volume not in cluster.shared_volumes:
+            elif d.volume not in shared:
                 yield hit([vm.id, d.volume, cluster.id],
                           f"disk {d.name} of clustered VM {vm.id} is on {d.volume}, "
                           f"not a shared volume of {cluster.id}")
