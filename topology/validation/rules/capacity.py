@@ -141,21 +141,49 @@ def _no_room_in_scenario(ctx: Context) -> Iterator[Hit]:
              "NUMA node')",
       hint="keep the VM's memory within one NUMA node (host RAM / NUMA nodes)")
 def cap_004(ctx: Context) -> Iterator[Hit]:
+    per_host: dict[str, Any] = {}   # host -> its NUMA node's memory (a number), or _JUDGE_EACH, or None: skip
     for vm in ctx.bed.vms:
-        s = ctx.idx.servers.get(vm.host)
-        if s is None or s.memory_gb is None:
+        per_node = per_host.get(vm.host, _UNSEEN)
+        if per_node is _UNSEEN:
+            per_node = per_host[vm.host] = _numa_node_memory(ctx, vm.host)
+        if per_node is None:
             continue
+        memory = vm.memory_gb
+        if per_node is not _JUDGE_EACH and memory.__class__ in (int, float):
+            if memory > per_node:
+                s = ctx.idx.servers[vm.host]
+                yield hit([vm.id, s.id], f"{vm.id} has {memory:g} GB; a NUMA node of {s.id} has {per_node:g} GB")
+            continue
+        s = ctx.idx.servers[vm.host]
+        if s.memory_gb is None:
+            continue        # (not judged: _numa_node_memory said None)
         nodes = s.numa_nodes or (s.cpu.sockets if s.cpu else None)
-        if not nodes and s.numa_nodes is not NOT_STATED:
-            continue
         unknown = unstated(s, s.id, "memory_gb", "numa_nodes") + unstated(vm, vm.id, "memory_gb") \
             if NOT_STATED in (s.memory_gb, s.numa_nodes, vm.memory_gb) else ()
         if unknown:
             yield could_not_judge([vm.id, s.id], f"whether {vm.id}'s memory fits a NUMA node of {s.id}", unknown)
             continue
-        per_node = s.memory_gb / (nodes or 1)   # a stated node count: not stated was judged above
-        if vm.memory_gb > per_node:
-            yield hit([vm.id, s.id], f"{vm.id} has {vm.memory_gb:g} GB; a NUMA node of {s.id} has {per_node:g} GB")
+        node_gb = s.memory_gb / (nodes or 1)   # a stated node count: not stated was judged above
+        if vm.memory_gb > node_gb:
+            yield hit([vm.id, s.id], f"{vm.id} has {vm.memory_gb:g} GB; a NUMA node of {s.id} has {node_gb:g} GB")
+
+
+_UNSEEN = object()
+_JUDGE_EACH = object()
+
+
+def _numa_node_memory(ctx: Context, host: str) -> Any:
+    """What CAP-004 compares a VM on `host` with: the memory of one NUMA node; None when the host is
+    not judged; _JUDGE_EACH when a value of the host is not stated (each VM is judged in full)."""
+    s = ctx.idx.servers.get(host)
+    if s is None or s.memory_gb is None:
+        return None
+    nodes = s.numa_nodes or (s.cpu.sockets if s.cpu else None)
+    if not nodes and s.numa_nodes is not NOT_STATED:
+        return None
+    if NOT_STATED in (s.memory_gb, s.numa_nodes) or s.memory_gb.__class__ not in (int, float):
+        return _JUDGE_EACH
+    return s.memory_gb / (nodes or 1)
 
 
 @rule("CAP-005", "error", "VM disk on a volume its host cannot reach",
