@@ -69,9 +69,9 @@ def net_002(ctx: Context) -> Iterator[Hit]:
         if s.id not in hosts and not (unknown and ctx.volumes_used.get(s.id)):
             continue
         # iSCSI interfaces bound to one NIC (port binding) are that NIC: one cable, one port
-        dedicated = list(dict.fromkeys(p.bound_to or ref for ref, p in ctx.idx.server_ports(s)
-                                       if _roles(p) == {SAN}))
-        bound = [ref for ref, p in ctx.idx.server_ports(s) if p.bound_to and _roles(p) == {SAN}]
+        iscsi_only = [(ref, p) for ref, p in ctx.idx.server_ports(s) if _iscsi_only(p.roles)]
+        dedicated = list(dict.fromkeys(p.bound_to or ref for ref, p in iscsi_only))
+        bound = [ref for ref, p in iscsi_only if p.bound_to]
         if len(dedicated) < ctx.policy.min_iscsi_ports and unknown:
             yield could_not_judge([s.id, *unknown], f"whether {s.id} has {ctx.policy.min_iscsi_ports} dedicated "
                                   "iSCSI ports", (f"{r} roles" for r in unknown))
@@ -80,6 +80,14 @@ def net_002(ctx: Context) -> Iterator[Hit]:
             yield hit([s.id, *dedicated],
                       f"{s.id} uses iSCSI storage with {len(dedicated)} dedicated iSCSI port(s){through}; "
                       f"at least {ctx.policy.min_iscsi_ports} are needed")
+
+
+def _iscsi_only(roles) -> bool:
+    """Whether a port carries iSCSI and no other traffic (`_roles(p) == {SAN}`, without building sets)."""
+    return roles == _SAN_ONLY or SAN in roles and not set(roles) - {SAN, "unused"}
+
+
+_SAN_ONLY = [SAN]
 
 
 @rule("NET-003", "warning", "no client/LAN port",
