@@ -111,6 +111,7 @@ class PathAnalyzer:
     _ini_sides: dict[str, Any] = field(default_factory=dict)
     _tgt_sides: dict[str, Any] = field(default_factory=dict)
     _best_cache: dict[tuple[frozenset[str], frozenset[str]], tuple | None] = field(default_factory=dict)
+    _end_devices: dict[str, Any] = field(default_factory=dict)      # cable end -> its device (None: unknown)
     # each cable's two ends as (ref, its port or None, its device or None): the rules that walk
     # every cable read them here instead of resolving 20,000 ends again each
     link_ends: list[tuple[tuple[str, PortRef | None, Any], tuple[str, PortRef | None, Any]]] = \
@@ -126,13 +127,15 @@ class PathAnalyzer:
             self._neighbors.setdefault(link.b, set()).add(link.a)
             for ref in (link.a, link.b):
                 if ref not in ends:
-                    ends[ref] = (ref, idx.port(ref), idx.endpoint_device(ref))
+                    pr = idx.port(ref)      # idx.endpoint_device(ref), without resolving the port again
+                    ends[ref] = (ref, pr, pr.device if pr is not None else idx.components.get(ref))
             ea, eb = ends[link.a], ends[link.b]
             self.link_ends.append((ea, eb))
             da, db = ea[2], eb[2]
             if isinstance(da, Switch) and isinstance(db, Switch) and da is not db:
                 sg.add_edge(da.id, db.id)
         self._switch_graph = sg
+        self._end_devices = {ref: end[2] for ref, end in ends.items()}
         for n, comp in enumerate(nx.connected_components(sg)):
             for s in comp:
                 self._component[s] = n
@@ -152,8 +155,9 @@ class PathAnalyzer:
     def _attached_now(self, endpoint: str) -> tuple[set[str], set[str]]:
         switches: set[str] = set()
         direct: set[str] = set()
+        devices = self._end_devices
         for other in self._neighbors.get(endpoint, ()):
-            dev = self.idx.endpoint_device(other)
+            dev = devices[other]        # every neighbour is a cable end
             if isinstance(dev, Switch):
                 switches.add(dev.id)
             else:
