@@ -357,8 +357,15 @@ def _network(cidr: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
         return None
 
 
-def _addresses(ctx: Context) -> Iterator[tuple[str, str, str]]:
-    """(owner ref, address, network id) for every address in the bed."""
+def _addresses(ctx: Context) -> list[tuple[str, str, str]]:
+    """(owner ref, address, network id) for every address in the bed (listed once: two rules read it)."""
+    hit_ = ctx.memo.get("addresses")
+    if hit_ is None:
+        hit_ = ctx.memo["addresses"] = list(_addresses_now(ctx))
+    return hit_
+
+
+def _addresses_now(ctx: Context) -> Iterator[tuple[str, str, str]]:
     for s in ctx.bed.servers:
         for ref, p in ctx.idx.server_ports(s):
             if p.address:
@@ -374,9 +381,10 @@ def _addresses(ctx: Context) -> Iterator[tuple[str, str, str]]:
             if p.address:
                 yield ref, p.address, p.network
     for vm in ctx.bed.vms:
-        for n in vm.nics:
-            if n.address:
-                yield f"{vm.id}:{n.name}", n.address, n.network
+        if vm.nics:
+            for n in vm.nics:
+                if n.address:
+                    yield f"{vm.id}:{n.name}", n.address, n.network
     for c in ctx.bed.clusters:
         if c.address:
             yield c.id, c.address, ""
