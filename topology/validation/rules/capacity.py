@@ -194,8 +194,15 @@ def _numa_node_memory(ctx: Context, host: str) -> Any:
 def cap_005(ctx: Context) -> Iterator[Hit]:
     volumes, cluster_of = ctx.idx.volumes, ctx.placement.cluster_of    # 40,000 disks: looked up, not called
     guests, reaches = ctx.guests, ctx.reaches
+    clusters: dict[str, Any] = {}
     for vm in ctx.bed.vms:
-        cluster = cluster_of(vm.host) if vm.host else None
+        host = vm.host
+        if not host:
+            cluster = None
+        else:
+            cluster = clusters.get(host, _UNSEEN)
+            if cluster is _UNSEEN:
+                cluster = clusters[host] = cluster_of(host)
         shared = cluster.shared_volumes if vm.highly_available and cluster is not None else None
         for d in vm.disks:
             if not d.volume or d.local:
@@ -247,7 +254,9 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
                                       (("type", d.type), ("size", d.size_gb))
                                       if v is NOT_STATED and (what == "type" or d.type in ("fixed", NOT_STATED))]
             if i == 0:  # the VM's configuration, memory image and saved state live with its first disk
-                need[d.volume] += vm_memory(vm)
+                memory = vm.memory_gb
+                need[d.volume] += memory if vm.dynamic_memory is None and memory is not NOT_STATED \
+                    else vm_memory(vm)
                 if vm.memory_gb is NOT_STATED or vm.dynamic_memory is not None:
                     unknown[d.volume] += [f"{v} memory" for v in memory_not_stated([vm])]
     for vol in sorted(need.keys() | {v for v, names in unknown.items() if names}):
