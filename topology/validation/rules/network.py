@@ -227,6 +227,7 @@ def net_005(ctx: Context) -> Iterator[Hit]:
     ini_sides: dict[str, _MtuSide | None] = {}     # each end summed up once
     tgt_sides: dict[str, _MtuSide | None] = {}
     looks: dict[tuple, int] = {}
+    shapes: dict[tuple, tuple] = {}
     quiet: set[tuple[int, int]] = set()     # pairs of looks that say nothing (the verdict reads only the looks)
     for path, _route in ctx.routes:
         key = (path.initiator, path.target)
@@ -234,9 +235,9 @@ def net_005(ctx: Context) -> Iterator[Hit]:
             continue
         seen.add(key)
         if path.initiator not in ini_sides:
-            ini_sides[path.initiator] = _mtu_summary(_initiator_mtus(ctx, path.initiator), looks)
+            ini_sides[path.initiator] = _mtu_summary(_initiator_mtus(ctx, path.initiator), looks, shapes)
         if path.target not in tgt_sides:
-            tgt_sides[path.target] = _mtu_summary(_target_mtus(ctx, path.target), looks)
+            tgt_sides[path.target] = _mtu_summary(_target_mtus(ctx, path.target), looks, shapes)
         ini, tgt = ini_sides[path.initiator], tgt_sides[path.target]
         if ini is None or tgt is None:
             continue
@@ -277,24 +278,41 @@ def _mtu_verdict(path, ini: _MtuSide, tgt: _MtuSide) -> Iterator[Hit]:
 @dataclass(frozen=True, slots=True)
 class _MtuSide:
     """One end of an iSCSI path's MTU hops (`_path_mtus`), summed up once for all its paths."""
-    known: list[tuple[str, Any, bool]]      # the hops whose MTU is given
-    unknown: list[str]                      # where the source does not state it
+    path_hops: list[tuple[str, Any, bool]]  # (where, MTU, is_endpoint)
     ends: set[Any]                          # the MTUs of the end ports
     least: Any                              # the smallest and largest switch-port MTU given (None: none)
     most: Any
     hops: int
     look: int       # equal for ends whose MTUs are alike, whatever the ports are called
 
+    @property
+    def known(self) -> list[tuple[str, Any, bool]]:
+        """The hops whose MTU is given."""
+        return [(w, m, e) for w, m, e in self.path_hops if m is not None and m is not NOT_STATED]
 
-def _mtu_summary(hops: list[tuple[str, Any, bool]] | None, looks: dict[tuple, int]) -> _MtuSide | None:
+    @property
+    def unknown(self) -> list[str]:
+        """Where the source does not state the MTU."""
+        return [w for w, m, _ in self.path_hops if m is NOT_STATED]
+
+
+def _mtu_summary(hops: list[tuple[str, Any, bool]] | None, looks: dict[tuple, int],
+                 shapes: dict[tuple, tuple]) -> _MtuSide | None:
+    """`looks`: the look of each kind of end; `shapes`: what ends with the same MTUs share (their look,
+    end MTUs, least and most switch-port MTU)."""
     if hops is None:
         return None
-    known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
-    unknown = [w for w, m, _ in hops if m is NOT_STATED]
-    switch_ports = [m for _, m, e in known if not e]
-    look = looks.setdefault((tuple((m, e) for _, m, e in known), bool(unknown), len(hops)), len(looks))
-    return _MtuSide(known, unknown, {m for _, m, e in known if e},
-                    min(switch_ports, default=None), max(switch_ports, default=None), len(hops), look)
+    mtus = tuple((m, e) for _, m, e in hops)
+    shape = shapes.get(mtus)
+    if shape is None:
+        known = [(m, e) for m, e in mtus if m is not None and m is not NOT_STATED]
+        unknown = any(m is NOT_STATED for m, _ in mtus)
+        switch_ports = [m for m, e in known if not e]
+        look = looks.setdefault((tuple(known), unknown, len(mtus)), len(looks))
+        shape = shapes[mtus] = (look, {m for m, e in known if e}, min(switch_ports, default=None),
+                               max(switch_ports, default=None))
+    look, ends, least, most = shape
+    return _MtuSide(hops, ends, least, most, len(hops), look)
 
 
 @rule("NET-006", "warning", "flow control off on an iSCSI port or the switch port facing one",
