@@ -352,7 +352,8 @@ class PathDerivation:
         if allowed is not None:
             plan = self._plan(inis, array_id, presented, allowed)
         else:   # hosts whose initiators look alike to the array get the same plan (a rack of them)
-            key = (tuple(ini.sig for ini in inis), array_id, tuple(presented))
+            # presentations are the masking's own objects, one for the hosts a mapping reaches alike
+            key = (tuple([ini.sig for ini in inis]), array_id, tuple([id(pr) for pr in presented]))
             shared = self._plans.get(key)
             if shared is None:
                 shared = self._plans[key] = self._plan(inis, array_id, presented, None)
