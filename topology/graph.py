@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 
@@ -206,11 +206,12 @@ class PathAnalyzer:
         elements = ini_elements | tgt_elements
         if fabric:
             elements = elements | {fabric_element(fabric)}
-        if path.target in ini_direct or any(u in tgt_direct for u in uplinks):
+        if ini_direct and path.target in ini_direct or tgt_direct and any(u in tgt_direct for u in uplinks):
             return Route("ok", elements)
         if not ini_sw or not tgt_sw:
             return Route("unknown", elements, reason="the bed does not say how this path is cabled")
-        best = self._best_switch_route(ini_sw, tgt_sw)
+        cached = self._best_cache.get((ini_sw, tgt_sw), _MISSING)
+        best = self._best_switch_route(ini_sw, tgt_sw) if cached is _MISSING else cast("tuple | None", cached)
         if best is None:
             return Route("disconnected", elements,
                          reason=f"no switch route from {', '.join(sorted(ini_sw))} to {', '.join(sorted(tgt_sw))}")

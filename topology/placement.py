@@ -42,6 +42,21 @@ def memory_not_stated(vms: Iterable[VM]) -> list[str]:
     return out
 
 
+def memory_and_unstated(vms: Iterable[VM]) -> tuple[float, list[str]]:
+    """(memory_needed, memory_not_stated) of the same VMs, in one pass (CAP-001 asks both of every host)."""
+    held: list[float] = []
+    unknown: list[str] = []
+    for vm in vms:
+        memory = vm.memory_gb
+        if vm.dynamic_memory is None and memory is not NOT_STATED:
+            held.append(memory)
+            continue
+        held.append(vm_memory(vm))
+        if memory_not_stated([vm]):
+            unknown.append(vm.id)
+    return sum(held), unknown
+
+
 def memory_needed(vms: Iterable[VM]) -> float:
     """Memory a host must hold for these VMs together."""
     return sum(vm_memory(v) for v in vms)

@@ -7,7 +7,7 @@ from typing import Any
 
 from topology.capacity import volume_sizes
 from topology.model import VM
-from topology.placement import memory_needed, memory_not_stated, scenario_label, vm_memory
+from topology.placement import memory_and_unstated, memory_needed, memory_not_stated, scenario_label, vm_memory
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
 from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
@@ -42,8 +42,7 @@ def cap_001(ctx: Context) -> Iterator[Hit]:
         s = ctx.idx.servers[host]
         if s.memory_gb is None:
             continue
-        need = memory_needed(vms)
-        unknown = memory_not_stated(vms)
+        need, unknown = memory_and_unstated(vms)
         if s.memory_gb is not NOT_STATED and need > s.memory_gb - reserve:
             stated_part = f"the {len(vms) - len(unknown)} VMs whose memory is stated" if unknown else f"{len(vms)} VMs"
             yield hit([host, *(v.id for v in vms)],
