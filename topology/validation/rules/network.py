@@ -483,7 +483,10 @@ def net_009(ctx: Context) -> Iterator[Hit]:
             if not isinstance(dev, Switch):
                 continue
             if pr is not None and not isinstance(pr.device, Switch):
-                carried[dev.id] |= _roles(pr.port)
+                on_switch = carried[dev.id]
+                for role in pr.port.roles:      # _roles(pr.port), without a set per cable
+                    if role != "unused":
+                        on_switch.add(role)
     for sw_id, roles in carried.items():
         if SAN in roles and roles & CLIENT_ROLES:
             yield hit(sw_id, f"switch {sw_id} carries both iSCSI and LAN/VM traffic")
@@ -542,14 +545,15 @@ def net_011(ctx: Context) -> Iterator[Hit]:
       source="cabling basics",
       hint="move one of the links to a free port, or raise the switch's port count")
 def net_012(ctx: Context) -> Iterator[Hit]:
-    uses: Counter = Counter()
-    per_switch: Counter = Counter()
+    uses: dict[str, int] = {}       # (plain dicts: 40,000 cable ends)
+    links_on: dict[str, int] = {}
     for ends in ctx.analyzer.link_ends:
         for end, pr, dev in ends:
             if pr is not None:
-                uses[end] += 1
+                uses[end] = uses.get(end, 0) + 1
             if isinstance(dev, Switch):
-                per_switch[dev.id] += 1
+                links_on[dev.id] = links_on.get(dev.id, 0) + 1
+    per_switch = Counter(links_on)
     for ref, n in uses.items():
         if n > 1:
             yield hit(ref, f"port {ref} is used by {n} links")
