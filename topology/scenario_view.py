@@ -116,12 +116,15 @@ def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, kee
         if keep is not None and not _in_scope(w, targets, keep, idx):
             continue
         workloads.append(w if len(targets) == len(w.targets) else dataclasses.replace(w, targets=targets))
-    links = [lk for lk in bed.links if alive(lk.a) and alive(lk.b)]
     if keep is not None:
         left_out = {s.id for s in bed.servers if s.id not in keep.servers} | \
             {a.id for a in bed.arrays if a.id not in keep.arrays}
-        links = [lk for lk in links if endpoint_device(lk.a) not in left_out and endpoint_device(lk.b) not in left_out]
+        # the scope first: it leaves out most cables, and only the rest are asked whether they are unplugged
+        links = [lk for lk in bed.links if endpoint_device(lk.a) not in left_out
+                 and endpoint_device(lk.b) not in left_out and alive(lk.a) and alive(lk.b)]
         paths = [p for p in paths if p.target.partition(SEP)[0] in keep.arrays]
+    else:
+        links = [lk for lk in bed.links if alive(lk.a) and alive(lk.b)]
     return dataclasses.replace(
         bed, servers=servers, switches=switches, arrays=arrays, vms=vms, clusters=clusters,
         virtual_switches=vswitches, paths=paths, workloads=workloads, links=links,
