@@ -117,3 +117,43 @@ def net_005(ctx: Any) -> Iterator[Hit]:
             yield hit([path.initiator, path.target],
                       f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
                       severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
+
+
+def derive_host_array(self: Any, comp: str, array_id: str, presented: list) -> None:
+    """PathDerivation._derive_host_array working each host's paths out on its own (no plan shared
+    by hosts whose initiators look alike)."""
+    inis = self.endpoints(comp)
+    allowed = self.masking.initiators.get((array_id, comp))
+    for ini in inis:
+        if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
+            continue
+        for tgt in self.targets(array_id):
+            exit_at, switches, _ = self._carry_now(ini, tgt, False)
+            if exit_at is None:
+                continue
+            vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports]
+            if vols:
+                self._add(comp, ini, tgt, self._hops(ini, tgt, exit_at, switches), vols, pinned=False)
+
+
+def raid_002(ctx: Any) -> Iterator[Hit]:
+    """RAID-002 describing every disk of every group one by one."""
+    from collections import Counter
+
+    from topology.ids import group_ref
+    for a in ctx.bed.arrays:
+        if a.simulated:
+            continue
+        scope = ctx.idx.scopes[a.id]
+        for g in a.disk_groups:
+            described = [(d, (d.spec.media, d.spec.rpm, d.spec.size_gb)) for d in scope.group_disks(g)]
+            kinds = Counter(k for _, k in described if NOT_STATED not in k)
+            unknown = [f"{what} of the disks in {d.enclosure}:{d.spec.slots}" for d, k in described
+                       if NOT_STATED in k for what, v in zip(("media", "speed", "size"), k, strict=True)
+                       if v is NOT_STATED]
+            if len(kinds) <= 1 and unknown:
+                yield could_not_judge([a.id, group_ref(a.id, g.name)],
+                                      f"whether disk group {g.name} on {a.id} mixes disks", unknown)
+            elif len(kinds) > 1:
+                parts = ", ".join(f"{n} x {sz:g} GB {m} {rpm or ''}".rstrip() for (m, rpm, sz), n in kinds.items())
+                yield hit([a.id, group_ref(a.id, g.name)], f"disk group {g.name} on {a.id} mixes {parts}")

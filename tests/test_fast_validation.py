@@ -1,6 +1,7 @@
 """The validator's fast paths give the findings of the straightforward code they replaced
 (tests/reference_validation.py), on the examples, the rule tests' bed and synthetic beds with
-random damage: cables pulled, MTUs, flow control and uplinks changed, controllers on standby."""
+random damage: cables pulled, MTUs, flow control and uplinks changed, controllers on standby,
+disk sets of other sizes and speeds inside the disk groups."""
 from __future__ import annotations
 
 import random
@@ -10,8 +11,10 @@ import pytest
 
 from tests import reference_validation as reference
 from tests.beds import clean_bed
+from topology.derived_paths import PathDerivation
 from topology.fileformat import load
 from topology.graph import PathAnalyzer
+from topology.model import DiskSet
 from topology.synthetic import generate
 from topology.unknown import NOT_STATED
 from topology.validation import validate
@@ -58,6 +61,11 @@ def damaged_bed(seed: int):
     for a in bed.arrays:
         if a.controllers and rng.random() < 0.3:
             a.controllers[-1].mode = "standby"
+        for e in a.enclosures:      # disk sets of other sizes, speeds or not stated, inside the groups
+            first = rng.randint(0, 7)
+            e.disks += [DiskSet(slots=f"{first}-{first + rng.randint(0, 3)}", media="hdd", interface="sas",
+                                size_gb=rng.choice([600, 1200, NOT_STATED]), rpm=rng.choice([10000, 15000]))]
+            e.disks[0].slots = f"{first + 4}-{e.slots - 1}"
     return bed
 
 
@@ -81,8 +89,12 @@ def test_fast_validation_says_what_the_straightforward_code_says(name, bed, monk
     assert [(p.initiator, p.target, r) for p, r in routes] == \
         [(p.initiator, p.target, reference.route(plain, p)) for p in ctx.paths]
     assert [network._path_mtus(ctx, p) for p in ctx.paths] == [reference.path_mtus(ctx, p) for p in ctx.paths]
+    derived = [(sp.spec, sp.hops, sp.pinned, sp.luns) for sp in ctx.derived.paths]
     monkeypatch.setattr(PathAnalyzer, "route", reference.route)
     monkeypatch.setitem(RULES, "NET-005", (RULES["NET-005"][0], reference.net_005))
+    monkeypatch.setitem(RULES, "RAID-002", (RULES["RAID-002"][0], reference.raid_002))
+    monkeypatch.setattr(PathDerivation, "_derive_host_array", reference.derive_host_array)
+    assert derived == [(sp.spec, sp.hops, sp.pinned, sp.luns) for sp in Context(bed).derived.paths], name
     assert fast == _said(validate(bed)), name
 
 
@@ -99,6 +111,6 @@ def test_the_damaged_beds_reach_the_branches_the_fast_code_has():
         findings += [f for f in found if f.code == "NET-005"]
         codes |= {f.code for f in found}
     assert {"ok"} <= statuses
-    assert {"NET-005", "PATH-002"} <= codes
+    assert {"NET-005", "PATH-002", "RAID-002"} <= codes
     assert {"MTU differs", "the MTU along", "1500-byte frames"} <= {
         key for f in findings for key in ("MTU differs", "the MTU along", "1500-byte frames") if key in f.message}

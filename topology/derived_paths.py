@@ -117,6 +117,9 @@ class PathDerivation:
         self._middles: dict[tuple[tuple[str, ...], str], tuple[Hop, ...]] = {}
         self._route_cache: dict[tuple[frozenset[str], frozenset[str]], tuple[str, ...] | None] = {}
         self._tails: dict[tuple[str, tuple], tuple[Hop, ...]] = {}
+        self._frozen_attach: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {}
+        self._sig_ids: dict[Any, int] = {}
+        self._plans: dict[tuple, list[tuple[int, Endpoint, int, tuple[str, ...], dict, tuple]]] = {}
         self._derive()
 
     # ------------------------------------------------------------------ endpoints
@@ -131,11 +134,16 @@ class PathDerivation:
         out: list[Endpoint] = []
         server = idx.servers.get(comp)
         if server is not None:
-            bound_nics = {p.bound_to for _, p in idx.server_ports(server) if p.bound_to}
-            for ref, _ in idx.server_ports(server):
-                if ref in bound_nics:
+            ports = idx.server_ports(server)
+            bound_nics = {p.bound_to for _, p in ports if p.bound_to}
+            idx_ports = idx.ports
+            for ref, port in ports:
+                roles = port.roles
+                if port.kind == "ethernet" and "iscsi" not in roles and "fc" not in roles:
+                    continue    # a LAN, heartbeat or unused port (port_protocol gives '')
+                if bound_nics and ref in bound_nics:
                     continue    # it carries the interfaces bound to it; it is no initiator itself
-                pr = idx.ports.get(ref)
+                pr = idx_ports.get(ref)
                 proto = port_protocol(pr) if pr is not None else ""
                 if pr is None or not proto:
                     continue
@@ -167,15 +175,24 @@ class PathDerivation:
 
     def _endpoint(self, ref: str, port: Any, proto: str, exits: tuple[str, ...],
                   lead: tuple[Hop, ...] = ()) -> Endpoint:
+        frozen = self._frozen_attach
         attach = []
         for e in exits:
-            sw, direct = self.analyzer.attached(e)
-            attach.append((e, frozenset(sw), frozenset(direct)))
+            hit = frozen.get(e)
+            if hit is None:
+                sw, direct = self.analyzer.attached(e)
+                hit = frozen[e] = (e, frozenset(sw), frozenset(direct))
+            attach.append(hit)
         l3 = layer3(self.idx, port) if proto == "iscsi" else None
-        shape = tuple((sw, direct) for _, sw, direct in attach)
         # FC zoning and SAS cabling name the port itself; iSCSI looks only at where it is plugged and addressed
-        sig = (proto, shape, (l3.subnet, l3.network, l3.vlan), bool(lead)) if l3 is not None and l3.subnet \
-            else (proto, ref)
+        looks: tuple
+        if l3 is not None and l3.subnet:
+            shape = tuple((sw, direct) for _, sw, direct in attach)
+            looks = (proto, shape, (l3.subnet, l3.network, l3.vlan), bool(lead))
+        else:
+            looks = (proto, ref)
+        # a small number stands for the signature: the pair cache hashes it thousands of times
+        sig = self._sig_ids.setdefault(looks, len(self._sig_ids))
         return Endpoint(ref, port, proto, exits, lead, l3, tuple(attach), sig)
 
     def targets(self, array_id: str) -> list[Endpoint]:
@@ -332,11 +349,31 @@ class PathDerivation:
     def _derive_host_array(self, comp: str, array_id: str, presented: list[Presented]) -> None:
         inis = self.endpoints(comp)
         allowed = self.masking.initiators.get((array_id, comp))
+        if allowed is not None:
+            plan = self._plan(inis, array_id, presented, allowed)
+        else:   # hosts whose initiators look alike to the array get the same plan (a rack of them)
+            # presentations are the masking's own objects, one for the hosts a mapping reaches alike
+            key = (tuple([ini.sig for ini in inis]), array_id, tuple([id(pr) for pr in presented]))
+            shared = self._plans.get(key)
+            if shared is None:
+                shared = self._plans[key] = self._plan(inis, array_id, presented, None)
+            plan = shared
+        paths = self.paths
+        for at, tgt, exit_at, switches, luns, tail in plan:
+            ini = inis[at]
+            spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto, volumes=list(luns))
+            paths.append(StoragePath(spec, self._hops(ini, tgt, exit_at, switches) + tail, False, dict(luns)))
+
+    def _plan(self, inis: list[Endpoint], array_id: str, presented: list[Presented],
+              allowed: frozenset[str] | None) -> list[tuple[int, Endpoint, int, tuple[str, ...], dict, tuple]]:
+        """(initiator's position, target, exit, switches crossed, volume -> LUN, the hops after the target
+        port) of each path a host's initiators have to an array."""
         targets = self.targets(array_id)
         # the volumes presented on each target port (most are presented on every port)
         everywhere = [pr for pr in presented if not pr.ports]
         on_ports = [pr for pr in presented if pr.ports]
-        for ini in inis:
+        plan = []
+        for at, ini in enumerate(inis):
             if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
                 continue
             for tgt in targets:
@@ -345,7 +382,8 @@ class PathDerivation:
                     continue
                 vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports] if on_ports else everywhere
                 if vols:
-                    self._add(comp, ini, tgt, self._hops(ini, tgt, exit_at, switches), vols, pinned=False)
+                    plan.append((at, tgt, exit_at, switches, {v.volume: v.lun for v in vols}, self._tail(tgt, vols)))
+        return plan
 
     def _first_gap(self, comp: str, array_id: str) -> str:
         """The first hop that fails for a host and an array, in the order a lab engineer checks."""
@@ -369,7 +407,19 @@ class PathDerivation:
     def _add(self, comp: str, ini: Endpoint, tgt: Endpoint, hops: tuple[Hop, ...],
              vols: list[Presented], pinned: bool, spec: PathSpec | None = None) -> None:
         luns = {v.volume: v.lun for v in vols}
-        key = (tgt.ref, tuple(luns.items()))
+        tail = self._tail(tgt, vols)
+        if spec is None:
+            spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto,
+                            volumes=[v.volume for v in vols])
+        else:
+            spec = PathSpec(host=spec.host, initiator=spec.initiator, target=spec.target, kind=spec.kind,
+                            volumes=[v.volume for v in vols], multipath=spec.multipath,
+                            persistent=spec.persistent, preferred=spec.preferred)
+        self.paths.append(StoragePath(spec, hops + tail, pinned, luns))
+
+    def _tail(self, tgt: Endpoint, vols: list[Presented]) -> tuple[Hop, ...]:
+        """The hops after a target port: its controller, then each volume as a LUN."""
+        key = (tgt.ref, tuple((v.volume, v.lun) for v in vols))
         tail = self._tails.get(key)
         if tail is None:
             pr = self.idx.ports.get(tgt.ref)
@@ -380,14 +430,7 @@ class PathDerivation:
             for v in vols:
                 parts.append(Hop("lun", v.volume, f"{v.volume} (LUN {v.lun})" if v.lun is not None else v.volume))
             tail = self._tails[key] = tuple(parts)
-        if spec is None:
-            spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto,
-                            volumes=[v.volume for v in vols])
-        else:
-            spec = PathSpec(host=spec.host, initiator=spec.initiator, target=spec.target, kind=spec.kind,
-                            volumes=[v.volume for v in vols], multipath=spec.multipath,
-                            persistent=spec.persistent, preferred=spec.preferred)
-        self.paths.append(StoragePath(spec, hops + tail, pinned, luns))
+        return tail
 
     def _check_pin(self, i: int, p: PathSpec, array_id: str) -> None:
         idx = self.idx

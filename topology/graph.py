@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 
@@ -111,6 +111,7 @@ class PathAnalyzer:
     _ini_sides: dict[str, Any] = field(default_factory=dict)
     _tgt_sides: dict[str, Any] = field(default_factory=dict)
     _best_cache: dict[tuple[frozenset[str], frozenset[str]], tuple | None] = field(default_factory=dict)
+    _end_devices: dict[str, Any] = field(default_factory=dict)      # cable end -> its device (None: unknown)
     # each cable's two ends as (ref, its port or None, its device or None): the rules that walk
     # every cable read them here instead of resolving 20,000 ends again each
     link_ends: list[tuple[tuple[str, PortRef | None, Any], tuple[str, PortRef | None, Any]]] = \
@@ -126,13 +127,15 @@ class PathAnalyzer:
             self._neighbors.setdefault(link.b, set()).add(link.a)
             for ref in (link.a, link.b):
                 if ref not in ends:
-                    ends[ref] = (ref, idx.port(ref), idx.endpoint_device(ref))
+                    pr = idx.port(ref)      # idx.endpoint_device(ref), without resolving the port again
+                    ends[ref] = (ref, pr, pr.device if pr is not None else idx.components.get(ref))
             ea, eb = ends[link.a], ends[link.b]
             self.link_ends.append((ea, eb))
             da, db = ea[2], eb[2]
             if isinstance(da, Switch) and isinstance(db, Switch) and da is not db:
                 sg.add_edge(da.id, db.id)
         self._switch_graph = sg
+        self._end_devices = {ref: end[2] for ref, end in ends.items()}
         for n, comp in enumerate(nx.connected_components(sg)):
             for s in comp:
                 self._component[s] = n
@@ -152,8 +155,9 @@ class PathAnalyzer:
     def _attached_now(self, endpoint: str) -> tuple[set[str], set[str]]:
         switches: set[str] = set()
         direct: set[str] = set()
+        devices = self._end_devices
         for other in self._neighbors.get(endpoint, ()):
-            dev = self.idx.endpoint_device(other)
+            dev = devices[other]        # every neighbour is a cable end
             if isinstance(dev, Switch):
                 switches.add(dev.id)
             else:
@@ -202,11 +206,12 @@ class PathAnalyzer:
         elements = ini_elements | tgt_elements
         if fabric:
             elements = elements | {fabric_element(fabric)}
-        if path.target in ini_direct or any(u in tgt_direct for u in uplinks):
+        if ini_direct and path.target in ini_direct or tgt_direct and any(u in tgt_direct for u in uplinks):
             return Route("ok", elements)
         if not ini_sw or not tgt_sw:
             return Route("unknown", elements, reason="the bed does not say how this path is cabled")
-        best = self._best_switch_route(ini_sw, tgt_sw)
+        cached = self._best_cache.get((ini_sw, tgt_sw), _MISSING)
+        best = self._best_switch_route(ini_sw, tgt_sw) if cached is _MISSING else cast("tuple | None", cached)
         if best is None:
             return Route("disconnected", elements,
                          reason=f"no switch route from {', '.join(sorted(ini_sw))} to {', '.join(sorted(tgt_sw))}")

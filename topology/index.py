@@ -179,17 +179,23 @@ class BedIndex:
             self._add("network", self.networks, n, ("networks", i))
         for i, c in enumerate(b.chassis):
             self._add("chassis", self.chassis, c, ("chassis", i))
+        ports = self.ports
         for i, s in enumerate(b.servers):
             self._add("server", self.servers, s, ("servers", i))
             seen: set = set()
-            for j, ad in enumerate(s.adapters):
-                self._dup(seen, ad.name, "adapter", ("servers", i, "adapters", j))
-            seen = set()
+            if len(s.adapters) > 1:
+                for j, ad in enumerate(s.adapters):
+                    self._dup(seen, ad.name, "adapter", ("servers", i, "adapters", j))
+                seen = set()
             for j, ad in enumerate(s.adapters):
                 for k, p in enumerate(ad.ports):
-                    if not self._dup(seen, p.name, "port", ("servers", i, "adapters", j, "ports", k)):
-                        ref = port_ref(s.id, p.name)
-                        self.ports[ref] = PortRef(ref, s, p)
+                    name = p.name
+                    if name in seen:        # _dup, inline for the common case: 2,000 servers, 10,000 ports
+                        self._dup(seen, name, "port", ("servers", i, "adapters", j, "ports", k))
+                        continue
+                    seen.add(name)
+                    ref = f"{s.id}{SEP}{name}"      # port_ref
+                    ports[ref] = PortRef(ref, s, p)
         for i, sw in enumerate(b.switches):
             self._add("switch", self.switches, sw, ("switches", i))
             seen = set()

@@ -68,12 +68,22 @@ class Masking:
                 continue
             ref = f"{a.id}:{m.volume}"
             ports = frozenset(f"{a.id}:{p}" for p in m.ports)
+            # hosts the mapping reaches alike share one Presented (derived_paths plans the paths of
+            # hosts with the same presentations once)
+            shared: Presented | None = None
             for comp in reach.get(m.to, ()):
                 seen = self.presented.setdefault(comp, {})
                 old = seen.get(ref)
-                if old is not None:   # mapped twice (host and its group): offered on both sets of ports
-                    ports = frozenset() if not old.ports or not ports else old.ports | ports
-                seen[ref] = Presented(ref, a.id, m.lun if old is None else old.lun, ports, m.to)
+                if old is None:
+                    if shared is None:
+                        shared = Presented(ref, a.id, m.lun, ports, m.to)
+                    seen[ref] = shared
+                    continue
+                # mapped twice (host and its group): offered on both sets of ports (and so on to the
+                # hosts after this one)
+                ports = frozenset() if not old.ports or not ports else old.ports | ports
+                seen[ref] = Presented(ref, a.id, old.lun, ports, m.to)
+                shared = None
 
     def _registered_ports(self, initiators: list[str]) -> frozenset[str]:
         """The host ports an array host's initiator list names (DEVICE:PORT or a port's WWPN);
@@ -138,7 +148,7 @@ def subnet_key(address: str) -> tuple[int, int, int] | None:
         except ValueError:
             return None
         prefix = int(plen) if plen else 32
-        if prefix > 32 or any(o < 0 or o > 255 for o in octets):
+        if prefix > 32 or min(octets) < 0 or max(octets) > 255:
             return None
         n = octets[0] << 24 | octets[1] << 16 | octets[2] << 8 | octets[3]
         return (4, n >> (32 - prefix), prefix)
@@ -149,7 +159,7 @@ def subnet_key(address: str) -> tuple[int, int, int] | None:
     return (ip.version, int(net.network_address) >> (net.max_prefixlen - net.prefixlen), net.prefixlen)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Layer3:
     """What a port states about its subnet and VLAN (None / '' where the bed is silent)."""
     address: str

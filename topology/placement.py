@@ -42,6 +42,21 @@ def memory_not_stated(vms: Iterable[VM]) -> list[str]:
     return out
 
 
+def memory_and_unstated(vms: Iterable[VM]) -> tuple[float, list[str]]:
+    """(memory_needed, memory_not_stated) of the same VMs, in one pass (CAP-001 asks both of every host)."""
+    held: list[float] = []
+    unknown: list[str] = []
+    for vm in vms:
+        memory = vm.memory_gb
+        if vm.dynamic_memory is None and memory is not NOT_STATED:
+            held.append(memory)
+            continue
+        held.append(vm_memory(vm))
+        if memory_not_stated([vm]):
+            unknown.append(vm.id)
+    return sum(held), unknown
+
+
 def memory_needed(vms: Iterable[VM]) -> float:
     """Memory a host must hold for these VMs together."""
     return sum(vm_memory(v) for v in vms)
@@ -57,6 +72,9 @@ class Placement:
     def __init__(self, bed: Bed, idx: BedIndex | None = None):
         self.bed = bed
         self.idx = idx or BedIndex(bed)
+        # scenario -> its placement, worked out once: a validation asks for each scenario's placement
+        # from the scope, the view and CAP-003 (the scenario is kept, so its id names it while it lives)
+        self._placed: dict[int, tuple[Scenario | None, dict[str, str]]] = {}
 
     @cached_property
     def reference_scenario(self) -> Scenario | None:
@@ -67,7 +85,16 @@ class Placement:
 
     def of(self, scenario: Scenario | None = None) -> dict[str, str]:
         """VM -> host for a scenario; VMs on a failed host move to surviving cluster nodes
-        (highly available VMs only), the rest are down and left out."""
+        (highly available VMs only), the rest are down and left out.  The answer is shared by
+        every caller of this Placement: read it, never change it."""
+        hit = self._placed.get(id(scenario))
+        if hit is not None and hit[0] is scenario:
+            return hit[1]
+        place = self._place(scenario)
+        self._placed[id(scenario)] = (scenario, place)
+        return place
+
+    def _place(self, scenario: Scenario | None) -> dict[str, str]:
         vms = self.bed.vms
         if scenario is not None and scenario.vms:
             wanted = set(scenario.vms)

@@ -131,8 +131,9 @@ class Outcome:
     failed: list[str] = field(default_factory=list)
 
 
-def outcome(bed: Bed, scenario_id: str | None = None) -> Outcome:
-    placement = Placement(bed)
+def outcome(bed: Bed, scenario_id: str | None = None, placement: Placement | None = None) -> Outcome:
+    """`placement`: the bed's placement arithmetic when the caller has one (the validator's)."""
+    placement = placement or Placement(bed)
     sc = scenario(bed, scenario_id)
     place = placement.of(sc)
     out = Outcome(place, failed=list(sc.failed) if sc else [])

@@ -37,18 +37,17 @@ class Scope:
 
 
 class ScopeFinder:
-    """The reference's facts the scopes of all scenarios share, worked out once per validation."""
+    """The reference's facts the scopes of all scenarios share, worked out once per validation; what
+    only a scenario's failed parts ask (who routes through a switch, what is cabled to it) is looked
+    up for those parts alone."""
 
     def __init__(self, bed: Bed, idx: BedIndex, derived: Any, placement: Placement):
         self.bed, self.idx, self.placement = bed, idx, placement
+        self.derived = derived
         self.reference_place = placement.of(None)
-        self.users_of: dict[str, set[str]] = {}       # path element -> hosts / VMs whose paths cross it
         self.arrays_of: dict[str, set[str]] = {}      # host / VM -> arrays its volumes are on
         for sp in derived.paths:
-            array_id = sp.spec.target.partition(":")[0]
-            self.arrays_of.setdefault(sp.host, set()).add(array_id)
-            for element in (*(h.element for h in sp.hops), array_id):
-                self.users_of.setdefault(element, set()).add(sp.host)
+            self.arrays_of.setdefault(sp.spec.host, set()).add(sp.spec.target.partition(":")[0])
         for comp, vols in derived.masking.presented.items():
             self.arrays_of.setdefault(comp, set()).update(v.array for v in vols.values())
         self.cluster_nodes: dict[str, list[str]] = {}
@@ -61,13 +60,32 @@ class ScopeFinder:
                 if comp in idx.servers or comp in idx.vms:
                     self.workloads_of.setdefault(comp, []).append(w)
         self.vms_on = _by_host(self.reference_place)
-        self.cabled_to: dict[str, set[str]] = {}     # device or DEVICE:PORT -> devices at the cable's other end
-        for lk in bed.links:
+
+    def _users_of(self, elements: set[str]) -> set[str]:
+        """Hosts / VMs whose reference paths cross one of `elements` (a hop, or the array)."""
+        out: set[str] = set()
+        for sp in self.derived.paths:
+            host = sp.spec.host
+            if host in out:
+                continue
+            if sp.spec.target.partition(":")[0] in elements or any(h.element in elements for h in sp.hops):
+                out.add(host)
+        return out
+
+    def _cabled_to(self, elements: set[str]) -> set[str]:
+        """Devices at the other end of a cable from one of `elements` (a device or DEVICE:PORT)."""
+        out: set[str] = set()
+        for lk in self.bed.links:
             da, db = endpoint_device(lk.a), endpoint_device(lk.b)
-            for mine, other in ((lk.a, db), (lk.b, da), (da, db), (db, da)):
-                self.cabled_to.setdefault(mine, set()).add(other)
-        self.disk_arrays = {vm.id: {d.volume.partition(":")[0] for d in vm.disks if d.volume in idx.volumes}
-                            for vm in bed.vms}
+            if lk.a in elements or da in elements:
+                out.add(db)
+            if lk.b in elements or db in elements:
+                out.add(da)
+        return out
+
+    def _disk_arrays(self, vm_id: str) -> set[str]:
+        vm = self.idx.vms[vm_id]
+        return {d.volume.partition(":")[0] for d in vm.disks if d.volume in self.idx.volumes}
 
     def scope(self, scenario: Scenario) -> Scope | None:
         idx = self.idx
@@ -75,17 +93,18 @@ class ScopeFinder:
         if gone.slots:
             return None
         place = self.placement.of(scenario)
-        moved = {v for v in set(self.reference_place) | set(place)
-                 if self.reference_place.get(v) != place.get(v)}
+        reference = self.reference_place
+        moved = {v for v, h in place.items() if reference.get(v) != h}
+        moved |= {v for v in reference if v not in place}
         elements = set(gone.devices) | gone.ports | {controller_node(a, c) for a, c in gone.controllers}
         seeds: set[str] = set(moved)
-        seeds |= {self.reference_place[v] for v in moved if v in self.reference_place}
+        seeds |= {reference[v] for v in moved if v in reference}
         seeds |= {place[v] for v in moved if v in place}
         seeds |= {d for d in gone.devices if d in idx.servers or d in idx.vms}
         seeds |= {endpoint_device(p) for p in gone.ports}     # a server that loses a port, any port
-        for element in elements:     # what routes through it, and what is cabled to it
-            seeds |= self.users_of.get(element, set()) | self.cabled_to.get(element, set())
-        vms_on = _by_host(place)
+        if elements:        # what routes through them, and what is cabled to them
+            seeds |= self._users_of(elements) | self._cabled_to(elements)
+        # a host's VMs in the scenario are its VMs in the reference or moved ones (seeds already)
         out = Scope(arrays={a for a, _ in gone.controllers} | {d for d in gone.devices if d in idx.arrays})
         todo = list(seeds)
         while todo:
@@ -95,11 +114,11 @@ class ScopeFinder:
             if comp in idx.servers:
                 out.servers.add(comp)
                 more = list(self.cluster_nodes.get(comp, ()))
-                more += self.vms_on.get(comp, []) + vms_on.get(comp, [])
+                more += self.vms_on.get(comp, [])
             elif comp in idx.vms:
                 out.vms.add(comp)
-                more = [h for h in (self.reference_place.get(comp), place.get(comp)) if h]
-                out.arrays |= self.disk_arrays.get(comp, set())
+                more = [h for h in (reference.get(comp), place.get(comp)) if h]
+                out.arrays |= self._disk_arrays(comp)
             elif comp in idx.arrays:
                 out.arrays.add(comp)
                 continue

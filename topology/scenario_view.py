@@ -68,12 +68,14 @@ def removed_by(bed: Bed, scenario: Scenario, idx: BedIndex) -> Removed:
     return out
 
 
-def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, keep: Scope | None = None) -> Bed:
+def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, keep: Scope | None = None,
+                  placement: Placement | None = None) -> Bed:
     """The bed as it stands in `scenario` (see the module's docstring); with `keep`, only the part of
-    it a `topology.scenario_scope.Scope` names (what the scenario can change)."""
+    it a `topology.scenario_scope.Scope` names (what the scenario can change).  `placement`: the
+    bed's placement arithmetic over `idx`, when the caller has one."""
     idx = idx or BedIndex(bed)
     gone = removed_by(bed, scenario, idx)
-    running = _running_vms(bed, scenario, idx, gone)
+    running = _running_vms(bed, scenario, placement or Placement(bed, idx), gone)
     if keep is not None:
         running = {v: h for v, h in running.items() if v in keep.vms}
     vms = []
@@ -114,12 +116,15 @@ def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, kee
         if keep is not None and not _in_scope(w, targets, keep, idx):
             continue
         workloads.append(w if len(targets) == len(w.targets) else dataclasses.replace(w, targets=targets))
-    links = [lk for lk in bed.links if alive(lk.a) and alive(lk.b)]
     if keep is not None:
         left_out = {s.id for s in bed.servers if s.id not in keep.servers} | \
             {a.id for a in bed.arrays if a.id not in keep.arrays}
-        links = [lk for lk in links if endpoint_device(lk.a) not in left_out and endpoint_device(lk.b) not in left_out]
+        # the scope first: it leaves out most cables, and only the rest are asked whether they are unplugged
+        links = [lk for lk in bed.links if endpoint_device(lk.a) not in left_out
+                 and endpoint_device(lk.b) not in left_out and alive(lk.a) and alive(lk.b)]
         paths = [p for p in paths if p.target.partition(SEP)[0] in keep.arrays]
+    else:
+        links = [lk for lk in bed.links if alive(lk.a) and alive(lk.b)]
     return dataclasses.replace(
         bed, servers=servers, switches=switches, arrays=arrays, vms=vms, clusters=clusters,
         virtual_switches=vswitches, paths=paths, workloads=workloads, links=links,
@@ -140,9 +145,9 @@ def _in_scope(w, targets: list[str], keep: Scope, idx: BedIndex) -> bool:
     return True
 
 
-def _running_vms(bed: Bed, scenario: Scenario, idx: BedIndex, gone: Removed) -> dict[str, str]:
+def _running_vms(bed: Bed, scenario: Scenario, placement: Placement, gone: Removed) -> dict[str, str]:
     """VM -> host ('' for a VM the bed places nowhere) for the VMs the scenario runs."""
-    place = Placement(bed, idx).of(scenario)
+    place = placement.of(scenario)
     wanted = set(scenario.vms) if scenario.vms else None
     out = {}
     for v in bed.vms:

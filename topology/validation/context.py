@@ -16,18 +16,26 @@ class Context:
     """What the rules share: the index, the placement, the routes and the storage they reach."""
 
     def __init__(self, bed: Bed, idx: BedIndex | None = None, scenario: Scenario | None = None,
-                 drawn: Bed | None = None):
+                 drawn: Bed | None = None, drawn_placement: Placement | None = None):
         self.bed = bed
         self.scenario = scenario        # the scenario `bed` is the view of; None = the reference
         self.drawn = drawn or bed       # the bed as drawn (a scenario's view has lost its failed hosts)
         self.idx = idx or BedIndex(bed)
         self.policy = bed.policy
         self.memo: dict[str, Any] = {}   # per-validation caches the rules share
+        if drawn_placement is not None:
+            self.__dict__["drawn_placement"] = drawn_placement
 
     @cached_property
     def placement(self) -> Placement:
         """Where VMs run per scenario (fail-over included), as the CAP rules check it."""
         return Placement(self.bed, self.idx)
+
+    @cached_property
+    def drawn_placement(self) -> Placement:
+        """The placement over the bed as drawn, where a scenario's fail-over starts (shared with the
+        reference's context and the scenario's view when the runner has it)."""
+        return self.placement if self.drawn is self.bed else Placement(self.drawn)
 
     @cached_property
     def analyzer(self) -> PathAnalyzer:
@@ -90,6 +98,12 @@ class Context:
                 out.setdefault(host, set()).add(vol)
         return out
 
+    @cached_property
+    def guests(self) -> set[str]:
+        """VMs that may reach a volume themselves (an in-guest initiator, or a volume mapped to the VM):
+        every other VM's disks are its host's to reach (`vm_disk_user`)."""
+        return set(self.guest_volumes) | set(self.mapped)
+
     def vm_disk_user(self, vm: VM, volume: str, host: str | None = None) -> str:
         """Who must reach a VM disk's volume: the VM (in-guest initiator) or its host."""
         if volume in self.guest_volumes.get(vm.id, ()) or vm.storage_access in ("guest_iscsi", "sriov") \
@@ -107,12 +121,17 @@ class Context:
         for p in self.bed.paths:
             for v in p.volumes:
                 out.setdefault(p.host, {}).setdefault(v, "listed on its paths")
+        guests = self.guests
         for vm in self.bed.vms:
             for d in vm.disks:
                 if d.volume and not d.local:
-                    user = self.vm_disk_user(vm, d.volume)
+                    user = self.vm_disk_user(vm, d.volume) if vm.id in guests else vm.host
                     if user:
-                        out.setdefault(user, {}).setdefault(d.volume, f"VM {vm.id} has disk {d.name} on it")
+                        used = out.get(user)
+                        if used is None:
+                            used = out[user] = {}
+                        if d.volume not in used:
+                            used[d.volume] = f"VM {vm.id} has disk {d.name} on it"
         for c in self.bed.clusters:
             for node in c.nodes:
                 for v in c.shared_volumes:

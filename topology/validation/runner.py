@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from topology.index import BedIndex
 from topology.model import Bed, Scenario
+from topology.placement import Placement
 from topology.scenario_scope import Scope, ScopeFinder
 from topology.scenario_view import scenario_view
 from topology.validation.context import Context
@@ -117,11 +118,13 @@ _SCENARIO_BLIND = ("ACC-", "CON-", "LIM-", "MAP-003")
 
 
 def _judge_scenario(bed: Bed, idx: BedIndex, sc: Scenario, codes: Iterable[str] | None,
-                    keep: Scope | None = None) -> list[Finding]:
+                    keep: Scope | None = None, placement: Placement | None = None) -> list[Finding]:
+    """`placement`: the drawn bed's placement over `idx` (the reference's), shared by the view and CAP-003."""
+    placement = placement or Placement(bed, idx)
     if sc not in scenarios_judged(bed):
-        return _run(Context(bed, idx, scenario=sc), codes, sc.id)
-    view = scenario_view(bed, sc, idx, keep)
-    return _run(Context(view, scenario=sc, drawn=bed), codes, sc.id)
+        return _run(Context(bed, idx, scenario=sc, drawn_placement=placement), codes, sc.id)
+    view = scenario_view(bed, sc, idx, keep, placement)
+    return _run(Context(view, scenario=sc, drawn=bed, drawn_placement=placement), codes, sc.id)
 
 
 def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, reference: list[Finding],
@@ -135,13 +138,13 @@ def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, ref
     for f in reference:
         known.setdefault(f.code, []).append(frozenset(f.subjects))
     finder = None
+    ref_ctx = ref_ctx or Context(bed, idx)
     if scoped and scenarios_judged(bed):
-        ref_ctx = ref_ctx or Context(bed, idx)
         finder = ScopeFinder(bed, idx, ref_ctx.derived, ref_ctx.placement)
     out: list[Finding] = []
     for sc in scenarios_judged(bed):
         keep = finder.scope(sc) if finder is not None else None
-        for f in _judge_scenario(bed, idx, sc, wanted, keep):
+        for f in _judge_scenario(bed, idx, sc, wanted, keep, ref_ctx.placement):
             # a reference finding restated over the fewer components the scenario keeps is not news
             subjects = frozenset(f.subjects)
             if not any(subjects <= ref for ref in known.get(f.code, ())):

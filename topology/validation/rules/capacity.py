@@ -7,7 +7,7 @@ from typing import Any
 
 from topology.capacity import volume_sizes
 from topology.model import VM
-from topology.placement import memory_needed, memory_not_stated, scenario_label, vm_memory
+from topology.placement import memory_and_unstated, memory_needed, memory_not_stated, scenario_label, vm_memory
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
 from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
@@ -42,8 +42,7 @@ def cap_001(ctx: Context) -> Iterator[Hit]:
         s = ctx.idx.servers[host]
         if s.memory_gb is None:
             continue
-        need = memory_needed(vms)
-        unknown = memory_not_stated(vms)
+        need, unknown = memory_and_unstated(vms)
         if s.memory_gb is not NOT_STATED and need > s.memory_gb - reserve:
             stated_part = f"the {len(vms) - len(unknown)} VMs whose memory is stated" if unknown else f"{len(vms)} VMs"
             yield hit([host, *(v.id for v in vms)],
@@ -117,7 +116,7 @@ def _no_room_in_scenario(ctx: Context) -> Iterator[Hit]:
     scenario = ctx.scenario
     if scenario is None:
         return
-    result = outcome(ctx.drawn, scenario.id)
+    result = outcome(ctx.drawn, scenario.id, ctx.drawn_placement)
     vms = {v.id: v for v in ctx.drawn.vms}
     by_host: dict[str, list[str]] = {}
     for vm_id, host in sorted(result.no_room.items()):
@@ -141,21 +140,49 @@ def _no_room_in_scenario(ctx: Context) -> Iterator[Hit]:
              "NUMA node')",
       hint="keep the VM's memory within one NUMA node (host RAM / NUMA nodes)")
 def cap_004(ctx: Context) -> Iterator[Hit]:
+    per_host: dict[str, Any] = {}   # host -> its NUMA node's memory (a number), or _JUDGE_EACH, or None: skip
     for vm in ctx.bed.vms:
-        s = ctx.idx.servers.get(vm.host)
-        if s is None or s.memory_gb is None:
+        per_node = per_host.get(vm.host, _UNSEEN)
+        if per_node is _UNSEEN:
+            per_node = per_host[vm.host] = _numa_node_memory(ctx, vm.host)
+        if per_node is None:
             continue
+        memory = vm.memory_gb
+        if per_node is not _JUDGE_EACH and memory.__class__ in (int, float):
+            if memory > per_node:
+                s = ctx.idx.servers[vm.host]
+                yield hit([vm.id, s.id], f"{vm.id} has {memory:g} GB; a NUMA node of {s.id} has {per_node:g} GB")
+            continue
+        s = ctx.idx.servers[vm.host]
+        if s.memory_gb is None:
+            continue        # (not judged: _numa_node_memory said None)
         nodes = s.numa_nodes or (s.cpu.sockets if s.cpu else None)
-        if not nodes and s.numa_nodes is not NOT_STATED:
-            continue
         unknown = unstated(s, s.id, "memory_gb", "numa_nodes") + unstated(vm, vm.id, "memory_gb") \
             if NOT_STATED in (s.memory_gb, s.numa_nodes, vm.memory_gb) else ()
         if unknown:
             yield could_not_judge([vm.id, s.id], f"whether {vm.id}'s memory fits a NUMA node of {s.id}", unknown)
             continue
-        per_node = s.memory_gb / (nodes or 1)   # a stated node count: not stated was judged above
-        if vm.memory_gb > per_node:
-            yield hit([vm.id, s.id], f"{vm.id} has {vm.memory_gb:g} GB; a NUMA node of {s.id} has {per_node:g} GB")
+        node_gb = s.memory_gb / (nodes or 1)   # a stated node count: not stated was judged above
+        if vm.memory_gb > node_gb:
+            yield hit([vm.id, s.id], f"{vm.id} has {vm.memory_gb:g} GB; a NUMA node of {s.id} has {node_gb:g} GB")
+
+
+_UNSEEN = object()
+_JUDGE_EACH = object()
+
+
+def _numa_node_memory(ctx: Context, host: str) -> Any:
+    """What CAP-004 compares a VM on `host` with: the memory of one NUMA node; None when the host is
+    not judged; _JUDGE_EACH when a value of the host is not stated (each VM is judged in full)."""
+    s = ctx.idx.servers.get(host)
+    if s is None or s.memory_gb is None:
+        return None
+    nodes = s.numa_nodes or (s.cpu.sockets if s.cpu else None)
+    if not nodes and s.numa_nodes is not NOT_STATED:
+        return None
+    if NOT_STATED in (s.memory_gb, s.numa_nodes) or s.memory_gb.__class__ not in (int, float):
+        return _JUDGE_EACH
+    return s.memory_gb / (nodes or 1)
 
 
 @rule("CAP-005", "error", "VM disk on a volume its host cannot reach",
@@ -165,16 +192,27 @@ def cap_004(ctx: Context) -> Iterator[Hit]:
       hint="put the disk on a volume the host has paths to (a cluster shared volume for clustered VMs)")
 def cap_005(ctx: Context) -> Iterator[Hit]:
     volumes, cluster_of = ctx.idx.volumes, ctx.placement.cluster_of    # 40,000 disks: looked up, not called
+    guests, reaches = ctx.guests, ctx.reaches
+    clusters: dict[str, Any] = {}
     for vm in ctx.bed.vms:
-        cluster = cluster_of(vm.host) if vm.host else None
+        host = vm.host
+        if not host:
+            cluster = None
+        else:
+            cluster = clusters.get(host, _UNSEEN)
+            if cluster is _UNSEEN:
+                cluster = clusters[host] = cluster_of(host)
+        shared = cluster.shared_volumes if vm.highly_available and cluster is not None else None
         for d in vm.disks:
             if not d.volume or d.local:
                 continue
+            if vm.id not in guests and shared is None and reaches(vm.host, d.volume):
+                continue    # its host reaches it, and no cluster asks for a shared volume: nothing to say
             hit_ = volumes.get(d.volume)
             if hit_ is None or hit_[0].simulated:
                 continue
             user = ctx.vm_disk_user(vm, d.volume)
-            reached = ctx.reaches(user, d.volume)
+            reached = reaches(user, d.volume)
             unknown = ctx.reach_unstated(user, d.volume) if user and not reached else []
             if unknown:
                 yield could_not_judge([vm.id, user, d.volume], f"whether {user} reaches {d.volume} (disk {d.name} "
@@ -182,12 +220,12 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
             elif user and not reached:
                 yield hit([vm.id, user, d.volume],
                           f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach")
-            if vm.highly_available and cluster is not None and user == vm.host \
-                    and cluster.shared_volumes is NOT_STATED:
+            if shared is None or cluster is None or user != vm.host:
+                continue
+            if shared is NOT_STATED:
                 yield could_not_judge([vm.id, d.volume, cluster.id], f"whether disk {d.name} of clustered VM "
                                       f"{vm.id} is on a shared volume", [f"cluster {cluster.id} shared volumes"])
-            elif vm.highly_available and cluster is not None and user == vm.host \
-                    and d.volume not in cluster.shared_volumes:
+            elif d.volume not in shared:
                 yield hit([vm.id, d.volume, cluster.id],
                           f"disk {d.name} of clustered VM {vm.id} is on {d.volume}, "
                           f"not a shared volume of {cluster.id}")
@@ -215,7 +253,9 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
                                       (("type", d.type), ("size", d.size_gb))
                                       if v is NOT_STATED and (what == "type" or d.type in ("fixed", NOT_STATED))]
             if i == 0:  # the VM's configuration, memory image and saved state live with its first disk
-                need[d.volume] += vm_memory(vm)
+                memory = vm.memory_gb
+                need[d.volume] += memory if vm.dynamic_memory is None and memory is not NOT_STATED \
+                    else vm_memory(vm)
                 if vm.memory_gb is NOT_STATED or vm.dynamic_memory is not None:
                     unknown[d.volume] += [f"{v} memory" for v in memory_not_stated([vm])]
     for vol in sorted(need.keys() | {v for v, names in unknown.items() if names}):

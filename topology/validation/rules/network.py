@@ -69,9 +69,9 @@ def net_002(ctx: Context) -> Iterator[Hit]:
         if s.id not in hosts and not (unknown and ctx.volumes_used.get(s.id)):
             continue
         # iSCSI interfaces bound to one NIC (port binding) are that NIC: one cable, one port
-        dedicated = list(dict.fromkeys(p.bound_to or ref for ref, p in ctx.idx.server_ports(s)
-                                       if _roles(p) == {SAN}))
-        bound = [ref for ref, p in ctx.idx.server_ports(s) if p.bound_to and _roles(p) == {SAN}]
+        iscsi_only = [(ref, p) for ref, p in ctx.idx.server_ports(s) if _iscsi_only(p.roles)]
+        dedicated = list(dict.fromkeys(p.bound_to or ref for ref, p in iscsi_only))
+        bound = [ref for ref, p in iscsi_only if p.bound_to]
         if len(dedicated) < ctx.policy.min_iscsi_ports and unknown:
             yield could_not_judge([s.id, *unknown], f"whether {s.id} has {ctx.policy.min_iscsi_ports} dedicated "
                                   "iSCSI ports", (f"{r} roles" for r in unknown))
@@ -80,6 +80,14 @@ def net_002(ctx: Context) -> Iterator[Hit]:
             yield hit([s.id, *dedicated],
                       f"{s.id} uses iSCSI storage with {len(dedicated)} dedicated iSCSI port(s){through}; "
                       f"at least {ctx.policy.min_iscsi_ports} are needed")
+
+
+def _iscsi_only(roles) -> bool:
+    """Whether a port carries iSCSI and no other traffic (`_roles(p) == {SAN}`, without building sets)."""
+    return roles == _SAN_ONLY or SAN in roles and not set(roles) - {SAN, "unused"}
+
+
+_SAN_ONLY = [SAN]
 
 
 @rule("NET-003", "warning", "no client/LAN port",
@@ -185,14 +193,28 @@ def facing_switch_ports(ctx: Context, ref: str) -> list[tuple[str, int | None, b
 
 
 def _facing_now(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
+    # a switch end is cabled to many ports (a switch that names no ports is one end for all): looked up once
+    ends = ctx.memo.setdefault("switch_ends", {})
     out = []
     for other in ctx.analyzer._neighbors.get(ref, ()):
-        dev = ctx.idx.endpoint_device(other)
-        if isinstance(dev, Switch):
-            pr = ctx.idx.port(other)
-            mtu = ctx.idx.effective_mtu(pr) if pr is not None else dev.mtu
-            out.append((other, mtu, False))
+        end = ends.get(other, _MISSING)
+        if end is _MISSING:
+            end = ends[other] = _switch_end(ctx, other)
+        if end is not None:
+            out.append(end)
     return out
+
+
+_MISSING = object()
+
+
+def _switch_end(ctx: Context, other: str) -> tuple[str, int | None, bool] | None:
+    """(the cable end, its MTU, False) when the end is on a switch, else None."""
+    dev = ctx.idx.endpoint_device(other)
+    if not isinstance(dev, Switch):
+        return None
+    pr = ctx.idx.port(other)
+    return other, ctx.idx.effective_mtu(pr) if pr is not None else dev.mtu, False
 
 
 @rule("NET-005", "error", "MTU differs along an iSCSI path",
@@ -204,57 +226,93 @@ def net_005(ctx: Context) -> Iterator[Hit]:
     seen: set = set()
     ini_sides: dict[str, _MtuSide | None] = {}     # each end summed up once
     tgt_sides: dict[str, _MtuSide | None] = {}
+    looks: dict[tuple, int] = {}
+    shapes: dict[tuple, tuple] = {}
+    quiet: set[tuple[int, int]] = set()     # pairs of looks that say nothing (the verdict reads only the looks)
     for path, _route in ctx.routes:
         key = (path.initiator, path.target)
         if path.kind != "iscsi" or key in seen:   # one verdict per session, whatever volumes it carries
             continue
         seen.add(key)
         if path.initiator not in ini_sides:
-            ini_sides[path.initiator] = _mtu_summary(_initiator_mtus(ctx, path.initiator))
+            ini_sides[path.initiator] = _mtu_summary(_initiator_mtus(ctx, path.initiator), looks, shapes)
         if path.target not in tgt_sides:
-            tgt_sides[path.target] = _mtu_summary(_target_mtus(ctx, path.target))
+            tgt_sides[path.target] = _mtu_summary(_target_mtus(ctx, path.target), looks, shapes)
         ini, tgt = ini_sides[path.initiator], tgt_sides[path.target]
         if ini is None or tgt is None:
             continue
-        known = ini.known + tgt.known
-        unknown = ini.unknown + tgt.unknown
-        if not known and not unknown:
+        pair = (ini.look, tgt.look)
+        if pair in quiet:
             continue
-        ends = ini.ends | tgt.ends
-        # switch frame sizes quote the Ethernet header too (9014 for a 9000-byte MTU)
-        need = max(ends) if ends else 0
-        small = any(side.least is not None and side.least < need for side in (ini, tgt))
-        if len(ends) > 1 or small:
-            detail = ", ".join(f"{w}={m}" for w, m, _ in known)
-            yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
-        elif unknown:
-            yield could_not_judge([path.initiator, path.target, *unknown],
-                                  f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
-        elif ends == {1500} and all(side.most is None or side.most <= 1500 for side in (ini, tgt)) \
-                and len(known) == ini.hops + tgt.hops:
-            yield hit([path.initiator, path.target],
-                      f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
-                      severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
+        said = False
+        for found in _mtu_verdict(path, ini, tgt):
+            said = True
+            yield found
+        if not said:
+            quiet.add(pair)
+
+
+def _mtu_verdict(path, ini: _MtuSide, tgt: _MtuSide) -> Iterator[Hit]:
+    """NET-005's verdict on one session from its two ends' MTU hops."""
+    known = ini.known + tgt.known
+    unknown = ini.unknown + tgt.unknown
+    if not known and not unknown:
+        return
+    ends = ini.ends | tgt.ends
+    # switch frame sizes quote the Ethernet header too (9014 for a 9000-byte MTU)
+    need = max(ends) if ends else 0
+    small = any(side.least is not None and side.least < need for side in (ini, tgt))
+    if len(ends) > 1 or small:
+        detail = ", ".join(f"{w}={m}" for w, m, _ in known)
+        yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
+    elif unknown:
+        yield could_not_judge([path.initiator, path.target, *unknown],
+                              f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
+    elif ends == {1500} and all(side.most is None or side.most <= 1500 for side in (ini, tgt)) \
+            and len(known) == ini.hops + tgt.hops:
+        yield hit([path.initiator, path.target],
+                  f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
+                  severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
 
 
 @dataclass(frozen=True, slots=True)
 class _MtuSide:
     """One end of an iSCSI path's MTU hops (`_path_mtus`), summed up once for all its paths."""
-    known: list[tuple[str, Any, bool]]      # the hops whose MTU is given
-    unknown: list[str]                      # where the source does not state it
+    path_hops: list[tuple[str, Any, bool]]  # (where, MTU, is_endpoint)
     ends: set[Any]                          # the MTUs of the end ports
     least: Any                              # the smallest and largest switch-port MTU given (None: none)
     most: Any
     hops: int
+    look: int       # equal for ends whose MTUs are alike, whatever the ports are called
+
+    @property
+    def known(self) -> list[tuple[str, Any, bool]]:
+        """The hops whose MTU is given."""
+        return [(w, m, e) for w, m, e in self.path_hops if m is not None and m is not NOT_STATED]
+
+    @property
+    def unknown(self) -> list[str]:
+        """Where the source does not state the MTU."""
+        return [w for w, m, _ in self.path_hops if m is NOT_STATED]
 
 
-def _mtu_summary(hops: list[tuple[str, Any, bool]] | None) -> _MtuSide | None:
+def _mtu_summary(hops: list[tuple[str, Any, bool]] | None, looks: dict[tuple, int],
+                 shapes: dict[tuple, tuple]) -> _MtuSide | None:
+    """`looks`: the look of each kind of end; `shapes`: what ends with the same MTUs share (their look,
+    end MTUs, least and most switch-port MTU)."""
     if hops is None:
         return None
-    known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
-    switch_ports = [m for _, m, e in known if not e]
-    return _MtuSide(known, [w for w, m, _ in hops if m is NOT_STATED], {m for _, m, e in known if e},
-                    min(switch_ports, default=None), max(switch_ports, default=None), len(hops))
+    mtus = tuple((m, e) for _, m, e in hops)
+    shape = shapes.get(mtus)
+    if shape is None:
+        known = [(m, e) for m, e in mtus if m is not None and m is not NOT_STATED]
+        unknown = any(m is NOT_STATED for m, _ in mtus)
+        switch_ports = [m for m, e in known if not e]
+        look = looks.setdefault((tuple(known), unknown, len(mtus)), len(looks))
+        shape = shapes[mtus] = (look, {m for m, e in known if e}, min(switch_ports, default=None),
+                               max(switch_ports, default=None))
+    look, ends, least, most = shape
+    return _MtuSide(hops, ends, least, most, len(hops), look)
 
 
 @rule("NET-006", "warning", "flow control off on an iSCSI port or the switch port facing one",
@@ -317,8 +375,15 @@ def _network(cidr: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
         return None
 
 
-def _addresses(ctx: Context) -> Iterator[tuple[str, str, str]]:
-    """(owner ref, address, network id) for every address in the bed."""
+def _addresses(ctx: Context) -> list[tuple[str, str, str]]:
+    """(owner ref, address, network id) for every address in the bed (listed once: two rules read it)."""
+    hit_ = ctx.memo.get("addresses")
+    if hit_ is None:
+        hit_ = ctx.memo["addresses"] = list(_addresses_now(ctx))
+    return hit_
+
+
+def _addresses_now(ctx: Context) -> Iterator[tuple[str, str, str]]:
     for s in ctx.bed.servers:
         for ref, p in ctx.idx.server_ports(s):
             if p.address:
@@ -334,9 +399,10 @@ def _addresses(ctx: Context) -> Iterator[tuple[str, str, str]]:
             if p.address:
                 yield ref, p.address, p.network
     for vm in ctx.bed.vms:
-        for n in vm.nics:
-            if n.address:
-                yield f"{vm.id}:{n.name}", n.address, n.network
+        if vm.nics:
+            for n in vm.nics:
+                if n.address:
+                    yield f"{vm.id}:{n.name}", n.address, n.network
     for c in ctx.bed.clusters:
         if c.address:
             yield c.id, c.address, ""
@@ -417,7 +483,10 @@ def net_009(ctx: Context) -> Iterator[Hit]:
             if not isinstance(dev, Switch):
                 continue
             if pr is not None and not isinstance(pr.device, Switch):
-                carried[dev.id] |= _roles(pr.port)
+                on_switch = carried[dev.id]
+                for role in pr.port.roles:      # _roles(pr.port), without a set per cable
+                    if role != "unused":
+                        on_switch.add(role)
     for sw_id, roles in carried.items():
         if SAN in roles and roles & CLIENT_ROLES:
             yield hit(sw_id, f"switch {sw_id} carries both iSCSI and LAN/VM traffic")
@@ -476,14 +545,15 @@ def net_011(ctx: Context) -> Iterator[Hit]:
       source="cabling basics",
       hint="move one of the links to a free port, or raise the switch's port count")
 def net_012(ctx: Context) -> Iterator[Hit]:
-    uses: Counter = Counter()
-    per_switch: Counter = Counter()
+    uses: dict[str, int] = {}       # (plain dicts: 40,000 cable ends)
+    links_on: dict[str, int] = {}
     for ends in ctx.analyzer.link_ends:
         for end, pr, dev in ends:
             if pr is not None:
-                uses[end] += 1
+                uses[end] = uses.get(end, 0) + 1
             if isinstance(dev, Switch):
-                per_switch[dev.id] += 1
+                links_on[dev.id] = links_on.get(dev.id, 0) + 1
+    per_switch = Counter(links_on)
     for ref, n in uses.items():
         if n > 1:
             yield hit(ref, f"port {ref} is used by {n} links")

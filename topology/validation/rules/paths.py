@@ -159,6 +159,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
         if array_id is not None:
             targets[(p.host, array_id)].add(p.target)
     t = ctx.policy.port_ratio_tolerance
+    quiet: set[tuple] = set()       # pairs of sides' speeds that said nothing
     for (host, array_id), ports in sorted(targets.items()):
         s = ctx.idx.servers.get(host)
         if s is None or s.simulated:
@@ -171,6 +172,10 @@ def path_005(ctx: Context) -> Iterator[Hit]:
             continue
         side = {"array": sorted(ports), "host": host_ports}
         speeds = {k: [_speed(ctx, r) for r in refs] for k, refs in side.items()}
+        look = (tuple(speeds["array"]), tuple(speeds["host"]))
+        if look in quiet:
+            continue    # the verdict reads only the two sides' speeds (and their counts)
+        quiet.add(look)
         unknown = [f"{r} speed" for k, refs in side.items() for r, v in zip(refs, speeds[k], strict=True)
                    if v is NOT_STATED]
         given = all(v is not None and v is not NOT_STATED for v in speeds["array"] + speeds["host"])
@@ -178,6 +183,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
             (len(ports), len(host_ports))
         ratio = a_bw / h_bw if h_bw else 0
         if ratio and (ratio < 1 / t or ratio > t):
+            quiet.discard(look)
             if unknown:
                 yield could_not_judge([host, array_id], f"the bandwidth ratio of {array_id} to {host}", unknown)
                 continue

@@ -41,6 +41,15 @@ def raid_001(ctx: Context) -> Iterator[Hit]:
                 yield hit([a.id, group_ref(a.id, g.name)], f"disk group {g.name} on {a.id} has {n} members: {why}")
 
 
+def _group_disks(ctx: Context, scope: ArrayScope, group) -> list[Disk]:
+    """scope.group_disks, once per validation (two rules read every group's 10,000 disks)."""
+    memo = ctx.memo.setdefault("group_disks", {})
+    hit_ = memo.get(id(group))
+    if hit_ is None or hit_[0] is not group:
+        hit_ = memo[id(group)] = (group, scope.group_disks(group))
+    return hit_[1]
+
+
 def _describe(d: Disk) -> tuple:
     return (d.spec.media, d.spec.rpm, d.spec.size_gb)
 
@@ -52,11 +61,27 @@ def _describe(d: Disk) -> tuple:
 def raid_002(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
-            described = [(d, _describe(d)) for d in scope.group_disks(g)]
-            kinds = Counter(k for _, k in described if NOT_STATED not in k)
-            unknown = [f"{what} of the disks in {d.enclosure}:{d.spec.slots}" for d, k in described
-                       if NOT_STATED in k for what, v in zip(("media", "speed", "size"), k, strict=True)
-                       if v is NOT_STATED]
+            disks = _group_disks(ctx, scope, g)
+            # disks of one disk set are alike: each set is described once, in the order its disks come
+            per_set: dict[int, list] = {}
+            for d in disks:
+                seen = per_set.get(id(d.spec))
+                if seen is None:
+                    per_set[id(d.spec)] = [d, 1]
+                else:
+                    seen[1] += 1
+            kinds: Counter = Counter()
+            in_doubt = set()
+            for d, n in per_set.values():
+                k = _describe(d)
+                if NOT_STATED in k:
+                    in_doubt.add(id(d.spec))
+                else:
+                    kinds[k] += n
+            unknown = [f"{what} of the disks in {d.enclosure}:{d.spec.slots}" for d in disks
+                       if id(d.spec) in in_doubt
+                       for what, v in zip(("media", "speed", "size"), _describe(d), strict=True)
+                       if v is NOT_STATED] if in_doubt else []
             if len(kinds) <= 1 and unknown:
                 yield could_not_judge([a.id, group_ref(a.id, g.name)],
                                       f"whether disk group {g.name} on {a.id} mixes disks", unknown)
@@ -78,7 +103,7 @@ def raid_003(ctx: Context) -> Iterator[Hit]:
         uncovered = []
         unknown = unstated(a, a.id, "spares")
         for g in a.disk_groups:
-            disks = scope.group_disks(g)
+            disks = _group_disks(ctx, scope, g)
             if not disks:
                 continue
             sizes = [d.spec.size_gb for d in disks + spares if d.spec.size_gb is NOT_STATED or
