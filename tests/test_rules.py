@@ -393,3 +393,34 @@ def test_mixed_speeds_name_each_hop():
     msg = found(bed, "PATH-008")[0].message
     assert msg.startswith("h1:san1 -> arr:c0-a mixes link speeds") and "h1:san1 10 Gb/s" in msg \
         and "arr:c0-a 1 Gb/s" in msg
+
+
+def test_raid_005_on_an_exchange_bed_names_every_pair_a_walk_of_all_pairs_finds():
+    # the rule lists candidate pairs from the volumes' homes compared as sets; a walk of every
+    # database x log pair of every VM and workload is what it must agree with
+    from pathlib import Path
+
+    from topology.fileformat import load
+    from topology.index import BedIndex
+    from topology.validation.context import Context
+    from topology.validation.rules import storage
+    bed = load(Path(__file__).resolve().parent.parent / "resources/examples/ams2500-exchange-esrp.yaml")
+    logs = [v for a in bed.arrays for v in a.volumes if "log" in v.purpose]
+    pool_of_databases = next(v.pool for a in bed.arrays for v in a.volumes if "database" in v.purpose)
+    for v in logs[::3]:
+        v.pool = pool_of_databases
+    ctx = Context(bed, BedIndex(bed))
+    expected, seen, homes = [], set(), {}
+    dbset = {r for r, (_, v) in ctx.idx.volumes.items() if "database" in v.purpose}
+    logset = {r for r, (_, v) in ctx.idx.volumes.items() if "log" in v.purpose} - dbset
+    for owner, vols in storage._data_owners(ctx):
+        for dv in [v for v in vols if v in dbset]:
+            for lv in [v for v in vols if v in logset]:
+                where = storage._shared_home(ctx, dv, lv, homes)
+                if where and (dv, lv) not in seen:
+                    seen.add((dv, lv))
+                    expected.append(([owner, dv, lv], f"database {dv} and log {lv} of {owner} share {where}"))
+    got = [(list(h.subjects), h.message) for h in storage.raid_005(Context(bed, BedIndex(bed)))
+           if "holds both" not in h.message]
+    assert len(expected) > 10
+    assert got == expected

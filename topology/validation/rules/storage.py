@@ -185,6 +185,8 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
         if not dbs or not logs:
             continue
         near = _sharing_candidates(ctx, dbs, logs, homes)
+        if not near:
+            continue    # the usual case: an Exchange workload's 80 x 80 pairs are not walked
         for dv in dbs:
             for lv in logs:
                 if (dv, lv) in seen or (dv, lv) not in near:
@@ -215,16 +217,28 @@ def _home_of(ctx: Context, ref: str, homes: dict[str, tuple[set[str], set[str]]]
 def _sharing_candidates(ctx: Context, dbs: list[str], logs: list[str],
                         homes: dict[str, tuple[set[str], set[str]]]) -> set[tuple[str, str]]:
     """(database, log) pairs on one array that name a common group or pool: the only ones that can
-    share spindles (an Exchange bed's workload has forty of each)."""
+    share spindles (an Exchange bed's workload has forty of each, each volume in a pool of fifty
+    groups: the homes are compared as sets before any pair is listed)."""
+    log_groups: dict[str, set[str]] = defaultdict(set)
+    log_pools: dict[str, set[str]] = defaultdict(set)
+    for lv in logs:
+        arr = ctx.idx.volumes[lv][0].id
+        groups, pools = _home_of(ctx, lv, homes)
+        log_groups[arr] |= groups
+        log_pools[arr] |= pools
     on: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for dv in dbs:
         arr = ctx.idx.volumes[dv][0].id
+        if arr not in log_groups:
+            continue
         groups, pools = _home_of(ctx, dv, homes)
-        for g in groups:
+        for g in groups & log_groups[arr]:
             on[(arr, "g", g)].append(dv)
-        for p in pools:
+        for p in pools & log_pools[arr]:
             on[(arr, "p", p)].append(dv)
     pairs: set[tuple[str, str]] = set()
+    if not on:
+        return pairs
     for lv in logs:
         arr = ctx.idx.volumes[lv][0].id
         groups, pools = _home_of(ctx, lv, homes)
