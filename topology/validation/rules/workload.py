@@ -25,10 +25,13 @@ def wl_001(ctx: Context) -> Iterator[Hit]:
                 if hit_ is not None and hit_[0].simulated:
                     continue
                 users = [w.driver] if w.driver else [c for c, vols in ctx.volumes_used.items() if t in vols]
+                if not users or any(ctx.reaches(u, t) for u in users):
+                    continue
+                # what the sources leave unstated matters only where no user reaches the volume
                 unknown = [x for u in users for x in ctx.reach_unstated(u, t)] + unstated(w, w.id, "driver")
-                if users and not any(ctx.reaches(u, t) for u in users) and unknown:
+                if unknown:
                     yield could_not_judge([w.id, t, *users], f"whether workload {w.id} reaches volume {t}", unknown)
-                elif users and not any(ctx.reaches(u, t) for u in users):
+                else:
                     yield hit([w.id, t, *users], f"workload {w.id}: {', '.join(users)} cannot reach volume {t}")
             elif t in idx.vms:
                 vm = idx.vms[t]
