@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import networkx as nx
 
@@ -111,6 +111,7 @@ class PathAnalyzer:
     _ini_sides: dict[str, Any] = field(default_factory=dict)
     _tgt_sides: dict[str, Any] = field(default_factory=dict)
     _best_cache: dict[tuple[frozenset[str], frozenset[str]], tuple | None] = field(default_factory=dict)
+    _far_sides: dict[tuple, tuple[str, frozenset, tuple, str]] = field(default_factory=dict)
     _end_devices: dict[str, Any] = field(default_factory=dict)      # cable end -> its device (None: unknown)
     # each cable's two ends as (ref, its port or None, its device or None): the rules that walk
     # every cable read them here instead of resolving 20,000 ends again each
@@ -198,23 +199,37 @@ class PathAnalyzer:
         if isinstance(tgt, str):
             return Route("invalid", reason=tgt)
         ini_pr, uplinks, ini_elements, ini_sw, ini_direct = ini
-        tgt_pr, tgt_elements, tgt_sw, tgt_direct = tgt
         if ini_elements is None:
             return Route("disconnected", frozenset((path.initiator,)),
                          reason=f"{path.initiator} is on no virtual switch with an uplink")
-        fabric = getattr(tgt_pr.port, "fabric", "") or getattr(ini_pr.port, "fabric", "")
-        elements = ini_elements | tgt_elements
+        tgt_direct = tgt[3]
+        # what the target, the cabling between the two and the fabric add to the initiator's own
+        # elements is the same for every initiator cabled alike (a rack of hosts to the same ports)
+        direct = bool(ini_direct) and path.target in ini_direct \
+            or bool(tgt_direct) and any(u in tgt_direct for u in uplinks)
+        key = (path.target, ini_sw, direct, getattr(ini_pr.port, "fabric", ""))
+        far = self._far_sides.get(key)
+        if far is None:
+            far = self._far_sides[key] = self._far_side(tgt, ini_sw, direct, key[3])
+        status, extra, switches, reason = far
+        return Route(status, ini_elements | extra, switches, reason)
+
+    def _far_side(self, tgt: tuple, ini_sw: frozenset[str], direct: bool, ini_fabric: str
+                  ) -> tuple[str, frozenset, tuple, str]:
+        """(status, elements beyond the initiator's own, switches crossed, reason) of a route to a target."""
+        tgt_pr, tgt_elements, tgt_sw, _ = tgt
+        fabric = getattr(tgt_pr.port, "fabric", "") or ini_fabric
+        elements = tgt_elements
         if fabric:
             elements = elements | {fabric_element(fabric)}
-        if ini_direct and path.target in ini_direct or tgt_direct and any(u in tgt_direct for u in uplinks):
-            return Route("ok", elements)
+        if direct:
+            return "ok", elements, (), ""
         if not ini_sw or not tgt_sw:
-            return Route("unknown", elements, reason="the bed does not say how this path is cabled")
-        cached = self._best_cache.get((ini_sw, tgt_sw), _MISSING)
-        best = self._best_switch_route(ini_sw, tgt_sw) if cached is _MISSING else cast("tuple | None", cached)
+            return "unknown", elements, (), "the bed does not say how this path is cabled"
+        best = self._best_switch_route(ini_sw, tgt_sw)
         if best is None:
-            return Route("disconnected", elements,
-                         reason=f"no switch route from {', '.join(sorted(ini_sw))} to {', '.join(sorted(tgt_sw))}")
+            return ("disconnected", elements, (),
+                    f"no switch route from {', '.join(sorted(ini_sw))} to {', '.join(sorted(tgt_sw))}")
         # a switch is a single point of failure only when the initiator or target has no other attachment
         if len(ini_sw) == 1 and len(tgt_sw) == 1:
             elements = elements.union(best)
@@ -222,7 +237,7 @@ class PathAnalyzer:
             elements = elements | ini_sw
         elif len(tgt_sw) == 1:
             elements = elements | tgt_sw
-        return Route("ok", elements, best)
+        return "ok", elements, best, ""
 
     def _initiator_side(self, ref: str) -> tuple | None:
         """(port, uplinks, what the path depends on at this end or None when a vNIC has no way out,
