@@ -144,10 +144,14 @@ class PathDerivation:
                 if bound_nics and ref in bound_nics:
                     continue    # it carries the interfaces bound to it; it is no initiator itself
                 pr = idx_ports.get(ref)
-                proto = port_protocol(pr) if pr is not None else ""
-                if pr is None or not proto:
+                if pr is None:
                     continue
-                bound = getattr(pr.port, "bound_to", "")
+                # port_protocol, inline for the common case (an iSCSI Ethernet port)
+                proto = "iscsi" if port.kind == "ethernet" and "iscsi" in roles and "fc" not in roles \
+                    and "unused" not in roles and pr.port is port else port_protocol(pr)
+                if not proto:
+                    continue
+                bound = port.bound_to if pr.port is port else getattr(pr.port, "bound_to", "")
                 if bound:   # port binding: the interface sends through the physical port it is bound to
                     out.append(self._endpoint(ref, pr.port, proto, (bound,),
                                               (Hop("iface", ref, f"iSCSI interface {ref}"),)))
@@ -187,12 +191,15 @@ class PathDerivation:
         # FC zoning and SAS cabling name the port itself; iSCSI looks only at where it is plugged and addressed
         looks: tuple
         if l3 is not None and l3.subnet:
-            shape = tuple((sw, direct) for _, sw, direct in attach)
+            shape = tuple([(a[1], a[2]) for a in attach])
             looks = (proto, shape, (l3.subnet, l3.network, l3.vlan), bool(lead))
         else:
             looks = (proto, ref)
         # a small number stands for the signature: the pair cache hashes it thousands of times
-        sig = self._sig_ids.setdefault(looks, len(self._sig_ids))
+        sigs = self._sig_ids
+        sig = sigs.get(looks)
+        if sig is None:
+            sig = sigs[looks] = len(sigs)
         return Endpoint(ref, port, proto, exits, lead, l3, tuple(attach), sig)
 
     def targets(self, array_id: str) -> list[Endpoint]:
@@ -227,8 +234,19 @@ class PathDerivation:
             hit = self._pair_cache[key] = self._carry_now(ini, tgt, pinned)
         return hit
 
-    def _hops(self, ini: Endpoint, tgt: Endpoint, exit_at: int, switches: tuple[str, ...]) -> tuple[Hop, ...]:
+    def _hops(self, ini: Endpoint, tgt: Endpoint, exit_at: int, switches: tuple[str, ...],
+              middle: tuple[Hop, ...] | None = None) -> tuple[Hop, ...]:
+        """`middle`: the hops after the exit port when the caller has them (`_middle`)."""
         exit_ref = ini.exits[exit_at]
+        if middle is None:
+            middle = self._middle(switches, tgt)
+        if ini.lead:
+            word = "bound to" if ini.lead[0].kind == "iface" else "uplink"
+            return ini.lead + (Hop("port", exit_ref, f"{word} {exit_ref}"),) + middle
+        return (Hop("port", exit_ref),) + middle
+
+    def _middle(self, switches: tuple[str, ...], tgt: Endpoint) -> tuple[Hop, ...]:
+        """The hops from the first switch to the target port."""
         middle = self._middles.get((switches, tgt.ref))
         if middle is None:
             group = self.group_of(tgt.ref) if tgt.proto == "iscsi" else None
@@ -236,10 +254,7 @@ class PathDerivation:
                 if group is not None and group.address else ()
             middle = self._middles[(switches, tgt.ref)] = (
                 tuple(Hop("switch", s) for s in switches) + portal + (Hop("target", tgt.ref),))
-        if ini.lead:
-            word = "bound to" if ini.lead[0].kind == "iface" else "uplink"
-            return ini.lead + (Hop("port", exit_ref, f"{word} {exit_ref}"),) + middle
-        return (Hop("port", exit_ref),) + middle
+        return middle
 
     def _carry_now(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> Verdict:
         def fail(text: str) -> Verdict:
@@ -359,14 +374,14 @@ class PathDerivation:
                 shared = self._plans[key] = self._plan(inis, array_id, presented, None)
             plan = shared
         paths = self.paths
-        for at, tgt, exit_at, switches, luns, tail in plan:
+        for at, tgt, exit_at, switches, luns, after in plan:
             ini = inis[at]
             spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto, volumes=list(luns))
-            paths.append(StoragePath(spec, self._hops(ini, tgt, exit_at, switches) + tail, False, dict(luns)))
+            paths.append(StoragePath(spec, self._hops(ini, tgt, exit_at, switches, after), False, dict(luns)))
 
     def _plan(self, inis: list[Endpoint], array_id: str, presented: list[Presented],
               allowed: frozenset[str] | None) -> list[tuple[int, Endpoint, int, tuple[str, ...], dict, tuple]]:
-        """(initiator's position, target, exit, switches crossed, volume -> LUN, the hops after the target
+        """(initiator's position, target, exit, switches crossed, volume -> LUN, the hops after the exit
         port) of each path a host's initiators have to an array."""
         targets = self.targets(array_id)
         # the volumes presented on each target port (most are presented on every port)
@@ -382,7 +397,8 @@ class PathDerivation:
                     continue
                 vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports] if on_ports else everywhere
                 if vols:
-                    plan.append((at, tgt, exit_at, switches, {v.volume: v.lun for v in vols}, self._tail(tgt, vols)))
+                    plan.append((at, tgt, exit_at, switches, {v.volume: v.lun for v in vols},
+                                 self._middle(switches, tgt) + self._tail(tgt, vols)))
         return plan
 
     def _first_gap(self, comp: str, array_id: str) -> str:
