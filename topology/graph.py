@@ -63,6 +63,7 @@ def bed_graph(idx: BedIndex) -> nx.Graph[str]:
 
 
 _MISSING = object()
+_NONE: frozenset[str] = frozenset()
 
 # A route's elements are port refs and device ids, plus two kinds of their own:
 _CONTROLLER = "#"         # ARRAY#CONTROLLER
@@ -107,7 +108,7 @@ class PathAnalyzer:
     _component: dict[str, int] = field(default_factory=dict)
     _route_cache: dict[tuple[str, str], tuple | None] = field(default_factory=dict)
     _standby: dict[str, bool] = field(default_factory=dict)
-    _attached: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict)
+    _attached: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     _ini_sides: dict[str, Any] = field(default_factory=dict)
     _tgt_sides: dict[str, Any] = field(default_factory=dict)
     _best_cache: dict[tuple[frozenset[str], frozenset[str]], tuple | None] = field(default_factory=dict)
@@ -144,7 +145,7 @@ class PathAnalyzer:
             self._standby[a.id] = any(c.mode == "standby" for c in a.controllers)
 
     # -------------------------------------------------------------- attachment
-    def attached(self, endpoint: str) -> tuple[set[str], set[str]]:
+    def attached(self, endpoint: str) -> tuple[frozenset[str], frozenset[str]]:
         """(switch ids, other endpoints) directly cabled to a port (cached: every path to an
         array port asks about the same few ports)."""
         hit = self._attached.get(endpoint)
@@ -153,17 +154,18 @@ class PathAnalyzer:
         hit = self._attached[endpoint] = self._attached_now(endpoint)
         return hit
 
-    def _attached_now(self, endpoint: str) -> tuple[set[str], set[str]]:
-        switches: set[str] = set()
-        direct: set[str] = set()
+    def _attached_now(self, endpoint: str) -> tuple[frozenset[str], frozenset[str]]:
+        switches: list[str] = []
+        direct: list[str] = []
         devices = self._end_devices
         for other in self._neighbors.get(endpoint, ()):
             dev = devices[other]        # every neighbour is a cable end
             if isinstance(dev, Switch):
-                switches.add(dev.id)
+                switches.append(dev.id)
             else:
-                direct.add(other)
-        return switches, direct
+                direct.append(other)
+        # most ports have no direct cable: one empty set stands for all of them
+        return (frozenset(switches) if switches else _NONE), (frozenset(direct) if direct else _NONE)
 
     def uplinks_of(self, pr: PortRef) -> list[str]:
         """A VM vNIC leaves the host through its virtual switch's uplinks; an iSCSI interface
@@ -253,13 +255,14 @@ class PathAnalyzer:
             elements: frozenset | None = frozenset(((ref,) + tuple(uplinks)) if len(uplinks) == 1 else (ref,))
             if isinstance(pr.device, VM) and not uplinks:
                 elements = None
-            sw: set[str] = set()
-            direct: set[str] = set()
-            for up in uplinks:
-                s, d = self.attached(up)
-                sw |= s
-                direct |= d
-            hit = (pr, tuple(uplinks), elements, frozenset(sw), frozenset(direct))
+            if len(uplinks) == 1:
+                sw, direct = self.attached(uplinks[0])
+            else:
+                sw, direct = _NONE, _NONE
+                for up in uplinks:
+                    s, d = self.attached(up)
+                    sw, direct = sw | s, direct | d
+            hit = (pr, tuple(uplinks), elements, sw, direct)
         self._ini_sides[ref] = hit
         return hit
 
@@ -281,7 +284,7 @@ class PathAnalyzer:
                 if pr.controller is not None:
                     elements.add(controller_node(pr.device.id, pr.controller.name))
             sw, direct = self.attached(ref)
-            hit = (pr, frozenset(elements), frozenset(sw), frozenset(direct))
+            hit = (pr, frozenset(elements), sw, direct)
         self._tgt_sides[ref] = hit
         return hit
 
