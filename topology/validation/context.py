@@ -61,15 +61,17 @@ class Context:
         """Component id -> ARRAY:VOLUME refs the arrays map to it (through hosts and host groups)."""
         return {comp: set(vols) for comp, vols in self.derived.masking.presented.items()}
 
-    def path_volumes(self, path: PathSpec) -> list[str]:
-        return list(path.volumes)
-
     @cached_property
     def paths_by_host_volume(self) -> dict[tuple[str, str], list[tuple[PathSpec, Route]]]:
         out: dict[tuple[str, str], list[tuple[PathSpec, Route]]] = {}
-        for p, r in self.routes:
-            for v in self.path_volumes(p):
-                out.setdefault((p.host, v), []).append((p, r))
+        for pair in self.routes:
+            p = pair[0]
+            for v in p.volumes:
+                items = out.get((p.host, v))
+                if items is None:
+                    out[(p.host, v)] = [pair]
+                else:
+                    items.append(pair)
         return out
 
     def working_paths(self, host: str, volume: str, failed: frozenset = frozenset()) -> list[tuple[PathSpec, Route]]:
