@@ -79,12 +79,13 @@ class Context:
                 if r.status in ("ok", "unknown") and not (r.elements & failed)]
 
     @cached_property
-    def _reachable(self) -> set[tuple[str, str]]:
+    def reachable(self) -> set[tuple[str, str]]:
+        """(host or VM, volume) pairs with a working path (`reaches`, for loops over every VM disk)."""
         return {key for key, items in self.paths_by_host_volume.items()
                 if any(r.status in ("ok", "unknown") for _, r in items)}
 
     def reaches(self, host: str, volume: str) -> bool:
-        return (host, volume) in self._reachable
+        return (host, volume) in self.reachable
 
     def reach_unstated(self, host: str, volume: str) -> list[str]:
         """Values the source does not state that decide whether `host` reaches `volume` (its SAN

@@ -193,6 +193,7 @@ def _numa_node_memory(ctx: Context, host: str) -> Any:
 def cap_005(ctx: Context) -> Iterator[Hit]:
     volumes, cluster_of = ctx.idx.volumes, ctx.placement.cluster_of    # 40,000 disks: looked up, not called
     guests, reaches = ctx.guests, ctx.reaches
+    reachable = ctx.reachable      # reaches(), without a call per disk
     clusters: dict[str, Any] = {}
     for vm in ctx.bed.vms:
         host = vm.host
@@ -206,7 +207,7 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
         for d in vm.disks:
             if not d.volume or d.local:
                 continue
-            if vm.id not in guests and shared is None and reaches(vm.host, d.volume):
+            if shared is None and (host, d.volume) in reachable and vm.id not in guests:
                 continue    # its host reaches it, and no cluster asks for a shared volume: nothing to say
             hit_ = volumes.get(d.volume)
             if hit_ is None or hit_[0].simulated:

@@ -160,6 +160,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
             targets[(p.host, array_id)].add(p.target)
     t = ctx.policy.port_ratio_tolerance
     quiet: set[tuple] = set()       # pairs of sides' speeds that said nothing
+    known = ctx.memo.setdefault("port_speed", {})     # _speed's memo, read without a call per port
     for (host, array_id), ports in sorted(targets.items()):
         s = ctx.idx.servers.get(host)
         if s is None or s.simulated:
@@ -171,7 +172,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
         if not host_ports:
             continue
         side = {"array": sorted(ports), "host": host_ports}
-        speeds = {k: [_speed(ctx, r) for r in refs] for k, refs in side.items()}
+        speeds = {k: [known[r] if r in known else _speed(ctx, r) for r in refs] for k, refs in side.items()}
         look = (tuple(speeds["array"]), tuple(speeds["host"]))
         if look in quiet:
             continue    # the verdict reads only the two sides' speeds (and their counts)
