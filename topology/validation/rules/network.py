@@ -352,8 +352,10 @@ def net_006(ctx: Context) -> Iterator[Hit]:
 _PLAIN_IPV4 = re.compile(r"(?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*)){3}")
 
 
+@lru_cache(maxsize=65536)
 def _host_part(addr: str) -> str:
-    """The address without its prefix, in canonical form (parsing only what is not plain IPv4)."""
+    """The address without its prefix, in canonical form (parsing only what is not plain IPv4);
+    remembered, as live validation asks again after every edit."""
     ip = addr.partition("/")[0].strip()
     if _PLAIN_IPV4.fullmatch(ip):
         return ip
@@ -365,6 +367,14 @@ def _host_part(addr: str) -> str:
 def _subnet(interface: ipaddress.IPv4Interface | ipaddress.IPv6Interface):
     """The interface's network (ipaddress builds a new object on every .network access)."""
     return interface.network
+
+
+@lru_cache(maxsize=65536)
+def _inside(address: str, cidr: str) -> bool:
+    """Whether an address (a valid interface) lies in a network (a valid CIDR)."""
+    i, net = iface(address), _network(cidr)
+    assert i is not None and net is not None
+    return i.ip in net
 
 
 @lru_cache(maxsize=4096)
@@ -442,7 +452,7 @@ def net_008(ctx: Context) -> Iterator[Hit]:
         if cidr is None:
             yield hit(net.id, f"network {net.id}: {net.cidr!r} is not a CIDR such as 192.168.1.0/24")
             continue
-        if i.ip not in cidr:
+        if not _inside(addr, net.cidr):
             yield hit([ref, net.id], f"{ref} has {addr}, outside its network {net.id} ({net.cidr})")
     for path in ctx.bed.paths:
         if path.kind != "iscsi":
