@@ -374,10 +374,18 @@ class PathDerivation:
                 shared = self._plans[key] = self._plan(inis, array_id, presented, None)
             plan = shared
         paths = self.paths
+        exit_hops: dict[tuple[int, int], tuple[Hop, ...]] = {}   # an initiator has paths to several targets
         for at, tgt, exit_at, switches, luns, after in plan:
             ini = inis[at]
             spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto, volumes=list(luns))
-            paths.append(StoragePath(spec, self._hops(ini, tgt, exit_at, switches, after), False, dict(luns)))
+            if ini.lead:
+                hops = self._hops(ini, tgt, exit_at, switches, after)
+            else:       # _hops, for the common case: a physical initiator port
+                first = exit_hops.get((at, exit_at))
+                if first is None:
+                    first = exit_hops[(at, exit_at)] = (Hop("port", ini.exits[exit_at]),)
+                hops = first + after
+            paths.append(StoragePath(spec, hops, False, dict(luns)))
 
     def _plan(self, inis: list[Endpoint], array_id: str, presented: list[Presented],
               allowed: frozenset[str] | None) -> list[tuple[int, Endpoint, int, tuple[str, ...], dict, tuple]]:

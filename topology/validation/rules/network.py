@@ -22,10 +22,13 @@ SAN = "iscsi"
 CLIENT_ROLES = {"lan", "vm"}
 
 
-def iter_server_ports(ctx: Context) -> Iterator[tuple[Any, str, Any]]:
-    for s in ctx.bed.servers:
-        for ref, p in ctx.idx.server_ports(s):
-            yield s, ref, p
+def iter_server_ports(ctx: Context) -> list[tuple[Any, str, Any]]:
+    """(server, DEVICE:PORT, port) of every server port, listed once per validation (four rules read it)."""
+    rows = ctx.memo.get("server_port_rows")
+    if rows is None:
+        server_ports = ctx.idx.server_ports
+        rows = ctx.memo["server_port_rows"] = [(s, ref, p) for s in ctx.bed.servers for ref, p in server_ports(s)]
+    return rows
 
 
 def _roles(p) -> set[str]:
