@@ -124,15 +124,21 @@ class PathAnalyzer:
         sg: nx.Graph[str] = nx.Graph()
         sg.add_nodes_from(idx.switches)
         ends: dict[str, tuple[str, PortRef | None, Any]] = {}
+        neighbors, link_ends, indexed = self._neighbors, self.link_ends, idx.ports
         for link in idx.bed.links:
-            self._neighbors.setdefault(link.a, set()).add(link.b)
-            self._neighbors.setdefault(link.b, set()).add(link.a)
-            for ref in (link.a, link.b):
+            a, b = link.a, link.b
+            for ref, other in ((a, b), (b, a)):
+                near = neighbors.get(ref)
+                if near is None:
+                    neighbors[ref] = {other}
+                else:
+                    near.add(other)
                 if ref not in ends:
-                    pr = idx.port(ref)      # idx.endpoint_device(ref), without resolving the port again
+                    # idx.endpoint_device(ref), without resolving the port again
+                    pr = indexed.get(ref) or idx.port(ref)
                     ends[ref] = (ref, pr, pr.device if pr is not None else idx.components.get(ref))
-            ea, eb = ends[link.a], ends[link.b]
-            self.link_ends.append((ea, eb))
+            ea, eb = ends[a], ends[b]
+            link_ends.append((ea, eb))
             da, db = ea[2], eb[2]
             if isinstance(da, Switch) and isinstance(db, Switch) and da is not db:
                 sg.add_edge(da.id, db.id)
