@@ -168,7 +168,7 @@ def _initiator_mtus(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]
             out.append((ref, ini.port.mtu, True))
             starts = ctx.analyzer.uplinks_of(ini)
         for start in starts:
-            pr = idx.port(start)
+            pr = ini if start == ref else idx.port(start)
             if pr is None:
                 continue
             out.append((start, idx.effective_mtu(pr), True))
