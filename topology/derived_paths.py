@@ -16,7 +16,9 @@ report the bed comes from states the sessions, not the cables.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from topology.graph import PathAnalyzer, controller_node
@@ -29,6 +31,8 @@ SAN_KINDS = ("fc", "sas")
 # a pair's answer: (index of the exit port, switches crossed, ("", "")) when it carries a path,
 # else (None, (), (the initiator it was worked out for, why not))
 Verdict = tuple[int | None, tuple[str, ...], tuple[str, str]]
+# (initiator's position, target, exit, switches crossed, volume -> LUN, the hops after the exit port)
+PlanEntry = tuple[int, "Endpoint", int, tuple[str, ...], Mapping[str, "int | None"], tuple["Hop", ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +51,8 @@ class StoragePath:
     spec: PathSpec                  # host, initiator, target, kind, volumes: what the rules read
     hops: tuple[Hop, ...]
     pinned: bool = False
-    luns: dict[str, int | None] = field(default_factory=dict)   # volume -> LUN number
+    # volume -> LUN number (read only: the paths of hosts alike share one)
+    luns: Mapping[str, int | None] = field(default_factory=dict)
 
     @property
     def host(self) -> str:
@@ -119,7 +124,7 @@ class PathDerivation:
         self._tails: dict[tuple[str, tuple], tuple[Hop, ...]] = {}
         self._frozen_attach: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {}
         self._sig_ids: dict[Any, int] = {}
-        self._plans: dict[tuple, list[tuple[int, Endpoint, int, tuple[str, ...], dict, tuple]]] = {}
+        self._plans: dict[tuple, list[PlanEntry]] = {}
         self._derive()
 
     # ------------------------------------------------------------------ endpoints
@@ -385,17 +390,17 @@ class PathDerivation:
                 if first is None:
                     first = exit_hops[(at, exit_at)] = (Hop("port", ini.exits[exit_at]),)
                 hops = first + after
-            paths.append(StoragePath(spec, hops, False, dict(luns)))
+            paths.append(StoragePath(spec, hops, False, luns))
 
     def _plan(self, inis: list[Endpoint], array_id: str, presented: list[Presented],
-              allowed: frozenset[str] | None) -> list[tuple[int, Endpoint, int, tuple[str, ...], dict, tuple]]:
+              allowed: frozenset[str] | None) -> list[PlanEntry]:
         """(initiator's position, target, exit, switches crossed, volume -> LUN, the hops after the exit
         port) of each path a host's initiators have to an array."""
         targets = self.targets(array_id)
         # the volumes presented on each target port (most are presented on every port)
         everywhere = [pr for pr in presented if not pr.ports]
         on_ports = [pr for pr in presented if pr.ports]
-        plan = []
+        plan: list[PlanEntry] = []
         for at, ini in enumerate(inis):
             if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
                 continue
@@ -405,7 +410,7 @@ class PathDerivation:
                     continue
                 vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports] if on_ports else everywhere
                 if vols:
-                    plan.append((at, tgt, exit_at, switches, {v.volume: v.lun for v in vols},
+                    plan.append((at, tgt, exit_at, switches, MappingProxyType({v.volume: v.lun for v in vols}),
                                  self._middle(switches, tgt) + self._tail(tgt, vols)))
         return plan
 

@@ -126,8 +126,8 @@ class PathAnalyzer:
         ends: dict[str, tuple[str, PortRef | None, Any]] = {}
         neighbors, link_ends, indexed = self._neighbors, self.link_ends, idx.ports
         for link in idx.bed.links:
-            a, b = link.a, link.b
-            for ref, other in ((a, b), (b, a)):
+            end_a, end_b = link.a, link.b
+            for ref, other in ((end_a, end_b), (end_b, end_a)):
                 near = neighbors.get(ref)
                 if near is None:
                     neighbors[ref] = {other}
@@ -137,7 +137,7 @@ class PathAnalyzer:
                     # idx.endpoint_device(ref), without resolving the port again
                     pr = indexed.get(ref) or idx.port(ref)
                     ends[ref] = (ref, pr, pr.device if pr is not None else idx.components.get(ref))
-            ea, eb = ends[a], ends[b]
+            ea, eb = ends[end_a], ends[end_b]
             link_ends.append((ea, eb))
             da, db = ea[2], eb[2]
             if isinstance(da, Switch) and isinstance(db, Switch) and da is not db:
