@@ -305,7 +305,7 @@ def _mtu_summary(hops: list[tuple[str, Any, bool]] | None, looks: dict[tuple, in
     end MTUs, least and most switch-port MTU)."""
     if hops is None:
         return None
-    mtus = tuple((m, e) for _, m, e in hops)
+    mtus = tuple([(m, e) for _, m, e in hops])
     shape = shapes.get(mtus)
     if shape is None:
         known = [(m, e) for m, e in mtus if m is not None and m is not NOT_STATED]
