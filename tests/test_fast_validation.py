@@ -14,7 +14,7 @@ from tests.beds import clean_bed
 from topology.derived_paths import PathDerivation
 from topology.fileformat import load
 from topology.graph import PathAnalyzer
-from topology.model import DiskSet
+from topology.model import DiskSet, Link, PathSpec
 from topology.synthetic import generate
 from topology.unknown import NOT_STATED
 from topology.validation import validate
@@ -114,3 +114,33 @@ def test_the_damaged_beds_reach_the_branches_the_fast_code_has():
     assert {"NET-005", "PATH-002", "RAID-002"} <= codes
     assert {"MTU differs", "the MTU along", "1500-byte frames"} <= {
         key for f in findings for key in ("MTU differs", "the MTU along", "1500-byte frames") if key in f.message}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_routes_of_every_initiator_to_every_array_port_are_the_straightforward_ones(seed):
+    """Routes are worked out once per target and kind of initiator (its switches, a direct cable,
+    its fabric): every pair of ports, fabrics set at random, gets the route the plain code gives."""
+    rng = random.Random(seed)
+    bed = damaged_bed(seed)
+    for p in [p for s in bed.servers for ad in s.adapters for p in ad.ports] + \
+            [p for a in bed.arrays for c in a.controllers for p in c.ports]:
+        if rng.random() < 0.3:
+            p.fabric = rng.choice(["A", "B", ""])
+    if seed % 2:        # a few initiators cabled straight to an array port
+        servers, arrays = bed.servers[:3], [a for a in bed.arrays if a.controllers and a.controllers[0].ports]
+        for s, a in zip(servers, arrays, strict=False):
+            bed.links.append(Link(a=f"{s.id}:{s.adapters[0].ports[-1].name}",
+                                  b=f"{a.id}:{a.controllers[0].ports[0].name}"))
+    ctx = Context(bed)
+    plain = PathAnalyzer(ctx.idx)
+    initiators = [(s.id, ref) for s in bed.servers for ref, _ in ctx.idx.server_ports(s)]
+    initiators += [(vm.id, f"{vm.id}:{n.name}") for vm in bed.vms for n in vm.nics]
+    targets = [ref for a in bed.arrays for ref, _, _ in ctx.idx.array_ports(a)] + ["nowhere:p0"]
+    statuses = set()
+    for host, ini in initiators:
+        for tgt in targets:
+            spec = PathSpec(host=host, initiator=ini, target=tgt)
+            fast = ctx.analyzer.route(spec)
+            assert fast == reference.route(plain, spec), (ini, tgt)
+            statuses.add(fast.status)
+    assert {"ok", "invalid"} <= statuses

@@ -16,7 +16,9 @@ report the bed comes from states the sessions, not the cables.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from topology.graph import PathAnalyzer, controller_node
@@ -29,6 +31,8 @@ SAN_KINDS = ("fc", "sas")
 # a pair's answer: (index of the exit port, switches crossed, ("", "")) when it carries a path,
 # else (None, (), (the initiator it was worked out for, why not))
 Verdict = tuple[int | None, tuple[str, ...], tuple[str, str]]
+# (initiator's position, target, exit, switches crossed, volume -> LUN, the hops after the exit port)
+PlanEntry = tuple[int, "Endpoint", int, tuple[str, ...], Mapping[str, "int | None"], tuple["Hop", ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +51,8 @@ class StoragePath:
     spec: PathSpec                  # host, initiator, target, kind, volumes: what the rules read
     hops: tuple[Hop, ...]
     pinned: bool = False
-    luns: dict[str, int | None] = field(default_factory=dict)   # volume -> LUN number
+    # volume -> LUN number (read only: the paths of hosts alike share one)
+    luns: Mapping[str, int | None] = field(default_factory=dict)
 
     @property
     def host(self) -> str:
@@ -119,7 +124,7 @@ class PathDerivation:
         self._tails: dict[tuple[str, tuple], tuple[Hop, ...]] = {}
         self._frozen_attach: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {}
         self._sig_ids: dict[Any, int] = {}
-        self._plans: dict[tuple, list[tuple[int, Endpoint, int, tuple[str, ...], dict, tuple]]] = {}
+        self._plans: dict[tuple, list[PlanEntry]] = {}
         self._derive()
 
     # ------------------------------------------------------------------ endpoints
@@ -144,10 +149,14 @@ class PathDerivation:
                 if bound_nics and ref in bound_nics:
                     continue    # it carries the interfaces bound to it; it is no initiator itself
                 pr = idx_ports.get(ref)
-                proto = port_protocol(pr) if pr is not None else ""
-                if pr is None or not proto:
+                if pr is None:
                     continue
-                bound = getattr(pr.port, "bound_to", "")
+                # port_protocol, inline for the common case (an iSCSI Ethernet port)
+                proto = "iscsi" if port.kind == "ethernet" and "iscsi" in roles and "fc" not in roles \
+                    and "unused" not in roles and pr.port is port else port_protocol(pr)
+                if not proto:
+                    continue
+                bound = port.bound_to if pr.port is port else getattr(pr.port, "bound_to", "")
                 if bound:   # port binding: the interface sends through the physical port it is bound to
                     out.append(self._endpoint(ref, pr.port, proto, (bound,),
                                               (Hop("iface", ref, f"iSCSI interface {ref}"),)))
@@ -187,12 +196,15 @@ class PathDerivation:
         # FC zoning and SAS cabling name the port itself; iSCSI looks only at where it is plugged and addressed
         looks: tuple
         if l3 is not None and l3.subnet:
-            shape = tuple((sw, direct) for _, sw, direct in attach)
+            shape = tuple([(a[1], a[2]) for a in attach])
             looks = (proto, shape, (l3.subnet, l3.network, l3.vlan), bool(lead))
         else:
             looks = (proto, ref)
         # a small number stands for the signature: the pair cache hashes it thousands of times
-        sig = self._sig_ids.setdefault(looks, len(self._sig_ids))
+        sigs = self._sig_ids
+        sig = sigs.get(looks)
+        if sig is None:
+            sig = sigs[looks] = len(sigs)
         return Endpoint(ref, port, proto, exits, lead, l3, tuple(attach), sig)
 
     def targets(self, array_id: str) -> list[Endpoint]:
@@ -227,8 +239,19 @@ class PathDerivation:
             hit = self._pair_cache[key] = self._carry_now(ini, tgt, pinned)
         return hit
 
-    def _hops(self, ini: Endpoint, tgt: Endpoint, exit_at: int, switches: tuple[str, ...]) -> tuple[Hop, ...]:
+    def _hops(self, ini: Endpoint, tgt: Endpoint, exit_at: int, switches: tuple[str, ...],
+              middle: tuple[Hop, ...] | None = None) -> tuple[Hop, ...]:
+        """`middle`: the hops after the exit port when the caller has them (`_middle`)."""
         exit_ref = ini.exits[exit_at]
+        if middle is None:
+            middle = self._middle(switches, tgt)
+        if ini.lead:
+            word = "bound to" if ini.lead[0].kind == "iface" else "uplink"
+            return ini.lead + (Hop("port", exit_ref, f"{word} {exit_ref}"),) + middle
+        return (Hop("port", exit_ref),) + middle
+
+    def _middle(self, switches: tuple[str, ...], tgt: Endpoint) -> tuple[Hop, ...]:
+        """The hops from the first switch to the target port."""
         middle = self._middles.get((switches, tgt.ref))
         if middle is None:
             group = self.group_of(tgt.ref) if tgt.proto == "iscsi" else None
@@ -236,10 +259,7 @@ class PathDerivation:
                 if group is not None and group.address else ()
             middle = self._middles[(switches, tgt.ref)] = (
                 tuple(Hop("switch", s) for s in switches) + portal + (Hop("target", tgt.ref),))
-        if ini.lead:
-            word = "bound to" if ini.lead[0].kind == "iface" else "uplink"
-            return ini.lead + (Hop("port", exit_ref, f"{word} {exit_ref}"),) + middle
-        return (Hop("port", exit_ref),) + middle
+        return middle
 
     def _carry_now(self, ini: Endpoint, tgt: Endpoint, pinned: bool) -> Verdict:
         def fail(text: str) -> Verdict:
@@ -359,20 +379,28 @@ class PathDerivation:
                 shared = self._plans[key] = self._plan(inis, array_id, presented, None)
             plan = shared
         paths = self.paths
-        for at, tgt, exit_at, switches, luns, tail in plan:
+        exit_hops: dict[tuple[int, int], tuple[Hop, ...]] = {}   # an initiator has paths to several targets
+        for at, tgt, exit_at, switches, luns, after in plan:
             ini = inis[at]
             spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto, volumes=list(luns))
-            paths.append(StoragePath(spec, self._hops(ini, tgt, exit_at, switches) + tail, False, dict(luns)))
+            if ini.lead:
+                hops = self._hops(ini, tgt, exit_at, switches, after)
+            else:       # _hops, for the common case: a physical initiator port
+                first = exit_hops.get((at, exit_at))
+                if first is None:
+                    first = exit_hops[(at, exit_at)] = (Hop("port", ini.exits[exit_at]),)
+                hops = first + after
+            paths.append(StoragePath(spec, hops, False, luns))
 
     def _plan(self, inis: list[Endpoint], array_id: str, presented: list[Presented],
-              allowed: frozenset[str] | None) -> list[tuple[int, Endpoint, int, tuple[str, ...], dict, tuple]]:
-        """(initiator's position, target, exit, switches crossed, volume -> LUN, the hops after the target
+              allowed: frozenset[str] | None) -> list[PlanEntry]:
+        """(initiator's position, target, exit, switches crossed, volume -> LUN, the hops after the exit
         port) of each path a host's initiators have to an array."""
         targets = self.targets(array_id)
         # the volumes presented on each target port (most are presented on every port)
         everywhere = [pr for pr in presented if not pr.ports]
         on_ports = [pr for pr in presented if pr.ports]
-        plan = []
+        plan: list[PlanEntry] = []
         for at, ini in enumerate(inis):
             if allowed is not None and not set(ini.exits) & allowed and ini.ref not in allowed:
                 continue
@@ -382,7 +410,8 @@ class PathDerivation:
                     continue
                 vols = [pr for pr in presented if not pr.ports or tgt.ref in pr.ports] if on_ports else everywhere
                 if vols:
-                    plan.append((at, tgt, exit_at, switches, {v.volume: v.lun for v in vols}, self._tail(tgt, vols)))
+                    plan.append((at, tgt, exit_at, switches, MappingProxyType({v.volume: v.lun for v in vols}),
+                                 self._middle(switches, tgt) + self._tail(tgt, vols)))
         return plan
 
     def _first_gap(self, comp: str, array_id: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import networkx as nx
 
@@ -63,6 +63,7 @@ def bed_graph(idx: BedIndex) -> nx.Graph[str]:
 
 
 _MISSING = object()
+_NONE: frozenset[str] = frozenset()
 
 # A route's elements are port refs and device ids, plus two kinds of their own:
 _CONTROLLER = "#"         # ARRAY#CONTROLLER
@@ -107,10 +108,11 @@ class PathAnalyzer:
     _component: dict[str, int] = field(default_factory=dict)
     _route_cache: dict[tuple[str, str], tuple | None] = field(default_factory=dict)
     _standby: dict[str, bool] = field(default_factory=dict)
-    _attached: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict)
+    _attached: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
     _ini_sides: dict[str, Any] = field(default_factory=dict)
     _tgt_sides: dict[str, Any] = field(default_factory=dict)
     _best_cache: dict[tuple[frozenset[str], frozenset[str]], tuple | None] = field(default_factory=dict)
+    _far_sides: dict[tuple, tuple[str, frozenset, tuple, str]] = field(default_factory=dict)
     _end_devices: dict[str, Any] = field(default_factory=dict)      # cable end -> its device (None: unknown)
     # each cable's two ends as (ref, its port or None, its device or None): the rules that walk
     # every cable read them here instead of resolving 20,000 ends again each
@@ -122,15 +124,21 @@ class PathAnalyzer:
         sg: nx.Graph[str] = nx.Graph()
         sg.add_nodes_from(idx.switches)
         ends: dict[str, tuple[str, PortRef | None, Any]] = {}
+        neighbors, link_ends, indexed = self._neighbors, self.link_ends, idx.ports
         for link in idx.bed.links:
-            self._neighbors.setdefault(link.a, set()).add(link.b)
-            self._neighbors.setdefault(link.b, set()).add(link.a)
-            for ref in (link.a, link.b):
+            end_a, end_b = link.a, link.b
+            for ref, other in ((end_a, end_b), (end_b, end_a)):
+                near = neighbors.get(ref)
+                if near is None:
+                    neighbors[ref] = {other}
+                else:
+                    near.add(other)
                 if ref not in ends:
-                    pr = idx.port(ref)      # idx.endpoint_device(ref), without resolving the port again
+                    # idx.endpoint_device(ref), without resolving the port again
+                    pr = indexed.get(ref) or idx.port(ref)
                     ends[ref] = (ref, pr, pr.device if pr is not None else idx.components.get(ref))
-            ea, eb = ends[link.a], ends[link.b]
-            self.link_ends.append((ea, eb))
+            ea, eb = ends[end_a], ends[end_b]
+            link_ends.append((ea, eb))
             da, db = ea[2], eb[2]
             if isinstance(da, Switch) and isinstance(db, Switch) and da is not db:
                 sg.add_edge(da.id, db.id)
@@ -143,7 +151,7 @@ class PathAnalyzer:
             self._standby[a.id] = any(c.mode == "standby" for c in a.controllers)
 
     # -------------------------------------------------------------- attachment
-    def attached(self, endpoint: str) -> tuple[set[str], set[str]]:
+    def attached(self, endpoint: str) -> tuple[frozenset[str], frozenset[str]]:
         """(switch ids, other endpoints) directly cabled to a port (cached: every path to an
         array port asks about the same few ports)."""
         hit = self._attached.get(endpoint)
@@ -152,17 +160,18 @@ class PathAnalyzer:
         hit = self._attached[endpoint] = self._attached_now(endpoint)
         return hit
 
-    def _attached_now(self, endpoint: str) -> tuple[set[str], set[str]]:
-        switches: set[str] = set()
-        direct: set[str] = set()
+    def _attached_now(self, endpoint: str) -> tuple[frozenset[str], frozenset[str]]:
+        switches: list[str] = []
+        direct: list[str] = []
         devices = self._end_devices
         for other in self._neighbors.get(endpoint, ()):
             dev = devices[other]        # every neighbour is a cable end
             if isinstance(dev, Switch):
-                switches.add(dev.id)
+                switches.append(dev.id)
             else:
-                direct.add(other)
-        return switches, direct
+                direct.append(other)
+        # most ports have no direct cable: one empty set stands for all of them
+        return (frozenset(switches) if switches else _NONE), (frozenset(direct) if direct else _NONE)
 
     def uplinks_of(self, pr: PortRef) -> list[str]:
         """A VM vNIC leaves the host through its virtual switch's uplinks; an iSCSI interface
@@ -198,23 +207,37 @@ class PathAnalyzer:
         if isinstance(tgt, str):
             return Route("invalid", reason=tgt)
         ini_pr, uplinks, ini_elements, ini_sw, ini_direct = ini
-        tgt_pr, tgt_elements, tgt_sw, tgt_direct = tgt
         if ini_elements is None:
             return Route("disconnected", frozenset((path.initiator,)),
                          reason=f"{path.initiator} is on no virtual switch with an uplink")
-        fabric = getattr(tgt_pr.port, "fabric", "") or getattr(ini_pr.port, "fabric", "")
-        elements = ini_elements | tgt_elements
+        tgt_direct = tgt[3]
+        # what the target, the cabling between the two and the fabric add to the initiator's own
+        # elements is the same for every initiator cabled alike (a rack of hosts to the same ports)
+        direct = bool(ini_direct) and path.target in ini_direct \
+            or bool(tgt_direct) and any(u in tgt_direct for u in uplinks)
+        key = (path.target, ini_sw, direct, getattr(ini_pr.port, "fabric", ""))
+        far = self._far_sides.get(key)
+        if far is None:
+            far = self._far_sides[key] = self._far_side(tgt, ini_sw, direct, key[3])
+        status, extra, switches, reason = far
+        return Route(status, ini_elements | extra, switches, reason)
+
+    def _far_side(self, tgt: tuple, ini_sw: frozenset[str], direct: bool, ini_fabric: str
+                  ) -> tuple[str, frozenset, tuple, str]:
+        """(status, elements beyond the initiator's own, switches crossed, reason) of a route to a target."""
+        tgt_pr, tgt_elements, tgt_sw, _ = tgt
+        fabric = getattr(tgt_pr.port, "fabric", "") or ini_fabric
+        elements = tgt_elements
         if fabric:
             elements = elements | {fabric_element(fabric)}
-        if ini_direct and path.target in ini_direct or tgt_direct and any(u in tgt_direct for u in uplinks):
-            return Route("ok", elements)
+        if direct:
+            return "ok", elements, (), ""
         if not ini_sw or not tgt_sw:
-            return Route("unknown", elements, reason="the bed does not say how this path is cabled")
-        cached = self._best_cache.get((ini_sw, tgt_sw), _MISSING)
-        best = self._best_switch_route(ini_sw, tgt_sw) if cached is _MISSING else cast("tuple | None", cached)
+            return "unknown", elements, (), "the bed does not say how this path is cabled"
+        best = self._best_switch_route(ini_sw, tgt_sw)
         if best is None:
-            return Route("disconnected", elements,
-                         reason=f"no switch route from {', '.join(sorted(ini_sw))} to {', '.join(sorted(tgt_sw))}")
+            return ("disconnected", elements, (),
+                    f"no switch route from {', '.join(sorted(ini_sw))} to {', '.join(sorted(tgt_sw))}")
         # a switch is a single point of failure only when the initiator or target has no other attachment
         if len(ini_sw) == 1 and len(tgt_sw) == 1:
             elements = elements.union(best)
@@ -222,7 +245,7 @@ class PathAnalyzer:
             elements = elements | ini_sw
         elif len(tgt_sw) == 1:
             elements = elements | tgt_sw
-        return Route("ok", elements, best)
+        return "ok", elements, best, ""
 
     def _initiator_side(self, ref: str) -> tuple | None:
         """(port, uplinks, what the path depends on at this end or None when a vNIC has no way out,
@@ -238,13 +261,14 @@ class PathAnalyzer:
             elements: frozenset | None = frozenset(((ref,) + tuple(uplinks)) if len(uplinks) == 1 else (ref,))
             if isinstance(pr.device, VM) and not uplinks:
                 elements = None
-            sw: set[str] = set()
-            direct: set[str] = set()
-            for up in uplinks:
-                s, d = self.attached(up)
-                sw |= s
-                direct |= d
-            hit = (pr, tuple(uplinks), elements, frozenset(sw), frozenset(direct))
+            if len(uplinks) == 1:
+                sw, direct = self.attached(uplinks[0])
+            else:
+                sw, direct = _NONE, _NONE
+                for up in uplinks:
+                    s, d = self.attached(up)
+                    sw, direct = sw | s, direct | d
+            hit = (pr, tuple(uplinks), elements, sw, direct)
         self._ini_sides[ref] = hit
         return hit
 
@@ -266,7 +290,7 @@ class PathAnalyzer:
                 if pr.controller is not None:
                     elements.add(controller_node(pr.device.id, pr.controller.name))
             sw, direct = self.attached(ref)
-            hit = (pr, frozenset(elements), frozenset(sw), frozenset(direct))
+            hit = (pr, frozenset(elements), sw, direct)
         self._tgt_sides[ref] = hit
         return hit
 

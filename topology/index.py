@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from topology.ids import SEP, port_ref, slot_ref, split_endpoint, volume_ref
@@ -32,6 +33,11 @@ _RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+))?\s*$")
 
 def parse_slot_range(text: str) -> range:
     """'3' -> range(3, 4); '0-7' -> range(0, 8).  Raises ValueError with a readable message."""
+    # remembered for text: a validation reads every disk group's members, and live validation again
+    return _slot_range_of_text(text) if type(text) is str else _parse_slot_range(text)
+
+
+def _parse_slot_range(text: str) -> range:
     m = _RANGE.match(str(text))
     if not m:
         raise ValueError(f"slot range {text!r} is not a number or FIRST-LAST")
@@ -42,12 +48,22 @@ def parse_slot_range(text: str) -> range:
     return range(first, last + 1)
 
 
+_slot_range_of_text = lru_cache(maxsize=1 << 16)(_parse_slot_range)
+
+
 def parse_member(text: str) -> tuple[str, range]:
     """'RKA0:9-14' -> ('RKA0', range(9, 15))."""
+    return _member_of_text(text) if type(text) is str else _parse_member(text)
+
+
+def _parse_member(text: str) -> tuple[str, range]:
     enc, sep, slots = str(text).rpartition(":")
     if not sep or not enc:
         raise ValueError(f"member {text!r} should be ENCLOSURE:SLOTS, e.g. E0:0-3")
     return enc, parse_slot_range(slots)
+
+
+_member_of_text = lru_cache(maxsize=1 << 16)(_parse_member)
 
 
 def shown_slots(enclosure: Enclosure) -> int:

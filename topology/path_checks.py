@@ -137,7 +137,14 @@ class Masking:
 def subnet_key(address: str) -> tuple[int, int, int] | None:
     """(IP version, network number, prefix length) of 'A.B.C.D/N'; two ports share a subnet when
     their keys are equal.  IPv4 is parsed by hand: ipaddress objects for thousands of ports
-    cost more than the rest of the path derivation."""
+    cost more than the rest of the path derivation; and remembered, since live validation
+    asks again about the same addresses after every edit."""
+    if type(address) is str:
+        return _subnet_key_of_text(address)
+    return _subnet_key(address)
+
+
+def _subnet_key(address: str) -> tuple[int, int, int] | None:
     if not address:
         return None
     addr, _, plen = address.partition("/")
@@ -157,6 +164,9 @@ def subnet_key(address: str) -> tuple[int, int, int] | None:
         return None
     net = ip.network
     return (ip.version, int(net.network_address) >> (net.max_prefixlen - net.prefixlen), net.prefixlen)
+
+
+_subnet_key_of_text = lru_cache(maxsize=1 << 16)(_subnet_key)
 
 
 @dataclass(slots=True)

@@ -174,8 +174,9 @@ class Placement:
     def loads(self, place: dict[str, str]) -> dict[str, list[VM]]:
         """Host -> the VMs a placement runs on it."""
         out: dict[str, list[VM]] = defaultdict(list)
+        vms = self.idx.vms
         for vm_id, host in place.items():
-            out[host].append(self.idx.vms[vm_id])
+            out[host].append(vms[vm_id])
         return out
 
     def stranded_after_loss(self, nodes: list[str], lost: str, loads: dict[str, list[VM]]

@@ -61,15 +61,17 @@ class Context:
         """Component id -> ARRAY:VOLUME refs the arrays map to it (through hosts and host groups)."""
         return {comp: set(vols) for comp, vols in self.derived.masking.presented.items()}
 
-    def path_volumes(self, path: PathSpec) -> list[str]:
-        return list(path.volumes)
-
     @cached_property
     def paths_by_host_volume(self) -> dict[tuple[str, str], list[tuple[PathSpec, Route]]]:
         out: dict[tuple[str, str], list[tuple[PathSpec, Route]]] = {}
-        for p, r in self.routes:
-            for v in self.path_volumes(p):
-                out.setdefault((p.host, v), []).append((p, r))
+        for pair in self.routes:
+            p = pair[0]
+            for v in p.volumes:
+                items = out.get((p.host, v))
+                if items is None:
+                    out[(p.host, v)] = [pair]
+                else:
+                    items.append(pair)
         return out
 
     def working_paths(self, host: str, volume: str, failed: frozenset = frozenset()) -> list[tuple[PathSpec, Route]]:
@@ -77,12 +79,13 @@ class Context:
                 if r.status in ("ok", "unknown") and not (r.elements & failed)]
 
     @cached_property
-    def _reachable(self) -> set[tuple[str, str]]:
+    def reachable(self) -> set[tuple[str, str]]:
+        """(host or VM, volume) pairs with a working path (`reaches`, for loops over every VM disk)."""
         return {key for key, items in self.paths_by_host_volume.items()
                 if any(r.status in ("ok", "unknown") for _, r in items)}
 
     def reaches(self, host: str, volume: str) -> bool:
-        return (host, volume) in self._reachable
+        return (host, volume) in self.reachable
 
     def reach_unstated(self, host: str, volume: str) -> list[str]:
         """Values the source does not state that decide whether `host` reaches `volume` (its SAN

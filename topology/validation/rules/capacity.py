@@ -193,6 +193,7 @@ def _numa_node_memory(ctx: Context, host: str) -> Any:
 def cap_005(ctx: Context) -> Iterator[Hit]:
     volumes, cluster_of = ctx.idx.volumes, ctx.placement.cluster_of    # 40,000 disks: looked up, not called
     guests, reaches = ctx.guests, ctx.reaches
+    reachable = ctx.reachable      # reaches(), without a call per disk
     clusters: dict[str, Any] = {}
     for vm in ctx.bed.vms:
         host = vm.host
@@ -206,7 +207,7 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
         for d in vm.disks:
             if not d.volume or d.local:
                 continue
-            if vm.id not in guests and shared is None and reaches(vm.host, d.volume):
+            if shared is None and (host, d.volume) in reachable and vm.id not in guests:
                 continue    # its host reaches it, and no cluster asks for a shared volume: nothing to say
             hit_ = volumes.get(d.volume)
             if hit_ is None or hit_[0].simulated:
@@ -243,20 +244,21 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
     unknown: dict[str, list[str]] = defaultdict(list)
     for vm in ctx.bed.vms:
         for i, d in enumerate(vm.disks):
-            if not d.volume or d.local:
+            volume = d.volume
+            if not volume or d.local:
                 continue
             if d.type == "fixed" and d.size_gb:
-                need[d.volume] += d.size_gb
-                who[d.volume].append(vm.id)
+                need[volume] += d.size_gb
+                who[volume].append(vm.id)
             if d.type is NOT_STATED or d.size_gb is NOT_STATED:
                 unknown[d.volume] += [f"{vm.id} disk {d.name} {what}" for what, v in
                                       (("type", d.type), ("size", d.size_gb))
                                       if v is NOT_STATED and (what == "type" or d.type in ("fixed", NOT_STATED))]
             if i == 0:  # the VM's configuration, memory image and saved state live with its first disk
                 memory = vm.memory_gb
-                need[d.volume] += memory if vm.dynamic_memory is None and memory is not NOT_STATED \
+                need[volume] += memory if vm.dynamic_memory is None and memory is not NOT_STATED \
                     else vm_memory(vm)
-                if vm.memory_gb is NOT_STATED or vm.dynamic_memory is not None:
+                if memory is NOT_STATED or vm.dynamic_memory is not None:
                     unknown[d.volume] += [f"{v} memory" for v in memory_not_stated([vm])]
     for vol in sorted(need.keys() | {v for v, names in unknown.items() if names}):
         n = need.get(vol, 0.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from topology.ids import endpoint_device
+from topology.ids import SEP
 from topology.index import parse_slot_range
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
@@ -75,7 +75,7 @@ def lim_003(ctx: Context) -> Iterator[Hit]:
     arrays = ctx.idx.arrays
     for lk in ctx.bed.links:
         for end in (lk.a, lk.b):
-            device = end if end in arrays else endpoint_device(end)
+            device = end if end in arrays else end.rpartition(SEP)[0] or end    # endpoint_device, inline
             if device not in arrays:
                 continue
             pr = ctx.idx.port(end) if device != end else None

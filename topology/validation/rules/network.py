@@ -22,10 +22,13 @@ SAN = "iscsi"
 CLIENT_ROLES = {"lan", "vm"}
 
 
-def iter_server_ports(ctx: Context) -> Iterator[tuple[Any, str, Any]]:
-    for s in ctx.bed.servers:
-        for ref, p in ctx.idx.server_ports(s):
-            yield s, ref, p
+def iter_server_ports(ctx: Context) -> list[tuple[Any, str, Any]]:
+    """(server, DEVICE:PORT, port) of every server port, listed once per validation (four rules read it)."""
+    rows = ctx.memo.get("server_port_rows")
+    if rows is None:
+        server_ports = ctx.idx.server_ports
+        rows = ctx.memo["server_port_rows"] = [(s, ref, p) for s in ctx.bed.servers for ref, p in server_ports(s)]
+    return rows
 
 
 def _roles(p) -> set[str]:
@@ -165,7 +168,7 @@ def _initiator_mtus(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]
             out.append((ref, ini.port.mtu, True))
             starts = ctx.analyzer.uplinks_of(ini)
         for start in starts:
-            pr = idx.port(start)
+            pr = ini if start == ref else idx.port(start)
             if pr is None:
                 continue
             out.append((start, idx.effective_mtu(pr), True))
@@ -302,7 +305,7 @@ def _mtu_summary(hops: list[tuple[str, Any, bool]] | None, looks: dict[tuple, in
     end MTUs, least and most switch-port MTU)."""
     if hops is None:
         return None
-    mtus = tuple((m, e) for _, m, e in hops)
+    mtus = tuple([(m, e) for _, m, e in hops])
     shape = shapes.get(mtus)
     if shape is None:
         known = [(m, e) for m, e in mtus if m is not None and m is not NOT_STATED]
@@ -352,8 +355,10 @@ def net_006(ctx: Context) -> Iterator[Hit]:
 _PLAIN_IPV4 = re.compile(r"(?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*)){3}")
 
 
+@lru_cache(maxsize=65536)
 def _host_part(addr: str) -> str:
-    """The address without its prefix, in canonical form (parsing only what is not plain IPv4)."""
+    """The address without its prefix, in canonical form (parsing only what is not plain IPv4);
+    remembered, as live validation asks again after every edit."""
     ip = addr.partition("/")[0].strip()
     if _PLAIN_IPV4.fullmatch(ip):
         return ip
@@ -365,6 +370,14 @@ def _host_part(addr: str) -> str:
 def _subnet(interface: ipaddress.IPv4Interface | ipaddress.IPv6Interface):
     """The interface's network (ipaddress builds a new object on every .network access)."""
     return interface.network
+
+
+@lru_cache(maxsize=65536)
+def _inside(address: str, cidr: str) -> bool:
+    """Whether an address (a valid interface) lies in a network (a valid CIDR)."""
+    i, net = iface(address), _network(cidr)
+    assert i is not None and net is not None
+    return i.ip in net
 
 
 @lru_cache(maxsize=4096)
@@ -442,7 +455,7 @@ def net_008(ctx: Context) -> Iterator[Hit]:
         if cidr is None:
             yield hit(net.id, f"network {net.id}: {net.cidr!r} is not a CIDR such as 192.168.1.0/24")
             continue
-        if i.ip not in cidr:
+        if not _inside(addr, net.cidr):
             yield hit([ref, net.id], f"{ref} has {addr}, outside its network {net.id} ({net.cidr})")
     for path in ctx.bed.paths:
         if path.kind != "iscsi":

@@ -98,12 +98,18 @@ def path_002(ctx: Context) -> Iterator[Hit]:
       hint="add a path to a port of the other controller")
 def path_003(ctx: Context) -> Iterator[Hit]:
     reached: dict[tuple[str, str], set[str]] = defaultdict(set)
+    owners: dict[str, tuple[str, str] | None] = {}      # target port -> (array, controller), once per port
     for p, r in ctx.routes:
-        tgt = ctx.idx.port(p.target)
-        if tgt is None or not isinstance(tgt.device, StorageArray) or tgt.controller is None:
+        if r.status not in ("ok", "unknown"):
             continue
-        if r.status in ("ok", "unknown"):
-            reached[(p.host, tgt.device.id)].add(tgt.controller.name)
+        if p.target in owners:
+            owner = owners[p.target]
+        else:
+            tgt = ctx.idx.port(p.target)
+            owner = owners[p.target] = None if tgt is None or not isinstance(tgt.device, StorageArray) \
+                or tgt.controller is None else (tgt.device.id, tgt.controller.name)
+        if owner is not None:
+            reached[(p.host, owner[0])].add(owner[1])
     for (host, array_id), ctrls in sorted(reached.items()):
         array = ctx.idx.arrays[array_id]
         active = [c.name for c in array.controllers if c.mode != "standby"]
@@ -160,6 +166,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
             targets[(p.host, array_id)].add(p.target)
     t = ctx.policy.port_ratio_tolerance
     quiet: set[tuple] = set()       # pairs of sides' speeds that said nothing
+    known = ctx.memo.setdefault("port_speed", {})     # _speed's memo, read without a call per port
     for (host, array_id), ports in sorted(targets.items()):
         s = ctx.idx.servers.get(host)
         if s is None or s.simulated:
@@ -171,7 +178,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
         if not host_ports:
             continue
         side = {"array": sorted(ports), "host": host_ports}
-        speeds = {k: [_speed(ctx, r) for r in refs] for k, refs in side.items()}
+        speeds = {k: [known[r] if r in known else _speed(ctx, r) for r in refs] for k, refs in side.items()}
         look = (tuple(speeds["array"]), tuple(speeds["host"]))
         if look in quiet:
             continue    # the verdict reads only the two sides' speeds (and their counts)
