@@ -210,7 +210,7 @@ class BedIndex:
                         self._dup(seen, name, "port", ("servers", i, "adapters", j, "ports", k))
                         continue
                     seen.add(name)
-                    ref = f"{s.id}{SEP}{name}"      # port_ref
+                    ref = port_ref(s.id, name)
                     ports[ref] = PortRef(ref, s, p)
         for i, sw in enumerate(b.switches):
             self._add("switch", self.switches, sw, ("switches", i))

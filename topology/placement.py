@@ -52,8 +52,7 @@ def memory_and_unstated(vms: Iterable[VM]) -> tuple[float, list[str]]:
             held.append(memory)
             continue
         held.append(vm_memory(vm))
-        if memory_not_stated([vm]):
-            unknown.append(vm.id)
+        unknown += memory_not_stated([vm])
     return sum(held), unknown
 
 

@@ -63,8 +63,9 @@ def _fill_prose(plan: tuple, lookup: Callable[[str], Val | None], used: dict[str
     return "".join(out)
 
 
-def _fill(plan: tuple, lookup: Callable[[str], Val | None], shell: str | None, used: dict[str, Val],
+def _fill(plan: tuple, lookup: Callable[[str], Val | None], shell: str, used: dict[str, Val],
           missing: list[str], unstated: list[str]) -> str:
+    """A command's text: every value quoted for `shell` (prose goes to `_fill_prose`)."""
     out: list[str] = []
     append = out.append
     for node in plan:
@@ -77,13 +78,10 @@ def _fill(plan: tuple, lookup: Callable[[str], Val | None], shell: str | None, u
             if v is None:
                 if name not in missing:
                     missing.append(name)
-                marker = MISSING.format(name)
-                append(quoting.quote(shell, marker) if shell else marker)
+                append(quoting.quote(shell, MISSING.format(name)))
                 continue
             used[name] = v
-            if shell is None:
-                append(v.text)
-            elif v.kind == "not_stated":
+            if v.kind == "not_stated":
                 if name not in unstated:
                     unstated.append(name)
                 append(quoting.quote(shell, NOT_STATED_IN_COMMAND.format(name)))
@@ -102,7 +100,7 @@ def _fill(plan: tuple, lookup: Callable[[str], Val | None], shell: str | None, u
             # an optional part is dropped as soon as one of its own values is missing
             for name in node.required:
                 v = lookup(name)
-                if v is None or shell is not None and v.kind == "not_stated":
+                if v is None or v.kind == "not_stated":
                     break
             else:
                 inner_missing: list[str] = []
