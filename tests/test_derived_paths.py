@@ -422,3 +422,18 @@ def test_the_printed_findings_say_which_scenario_a_finding_belongs_to():
     rows = [r for r in block.markdown().splitlines() if "PATH-001" in r]
     assert rows and all("In scenario array-ports-down: host-" in r for r in rows)
     assert "In scenario array-ports-down: host-" in block.html()
+
+
+def test_a_route_between_two_switches_is_crossed_from_the_initiators_side_whichever_host_asked_first():
+    # h1 is cabled to sw-b and h2 to sw-a: the two ask for the same pair of switches from either
+    # end (a stack between them), and each path lists its switches in the order the frames cross them
+    bed = new_user_bed()
+    bed.links = [Link(a="host-1:p1", b="switch-2"), Link(a="host-2:p1", b="switch-1"),
+                 Link(a="array-1:A0", b="switch-1"), Link(a="array-1:B0", b="switch-2"),
+                 Link(a="switch-1", b="switch-2", kind="stack")]
+    switches = {(p.spec.initiator, p.spec.target): [h.element for h in p.hops if h.kind == "switch"]
+                for host in ("host-1", "host-2") for p in paths_of(bed, host)}
+    assert switches[("host-1:p1", "array-1:A0")] == ["switch-2", "switch-1"]
+    assert switches[("host-2:p1", "array-1:B0")] == ["switch-1", "switch-2"]
+    assert switches[("host-1:p1", "array-1:B0")] == ["switch-2"]
+    assert switches[("host-2:p1", "array-1:A0")] == ["switch-1"]

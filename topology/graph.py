@@ -183,13 +183,18 @@ class PathAnalyzer:
         return [bound] if bound else [pr.ref]
 
     def _switch_route(self, a: str, b: str) -> tuple | None:
-        key = (a, b) if a <= b else (b, a)
-        if key not in self._route_cache:
+        """The switches from a to b.  One route is kept per pair of switches, in name order, and
+        given back reversed when asked for from the other end."""
+        forward = a <= b
+        key = (a, b) if forward else (b, a)
+        route = self._route_cache.get(key, _MISSING)
+        if route is _MISSING:
             if self._component.get(a) != self._component.get(b):
-                self._route_cache[key] = None
+                route = None
             else:
-                self._route_cache[key] = tuple(nx.shortest_path(self._switch_graph, a, b))
-        return self._route_cache[key]
+                route = tuple(nx.shortest_path(self._switch_graph, *key))
+            self._route_cache[key] = route
+        return route if forward or route is None else route[::-1]
 
     # -------------------------------------------------------------- routing
     def route(self, path: PathSpec) -> Route:
