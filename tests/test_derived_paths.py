@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from topology.fileformat import dumps, loads
-from topology.model import VM, ArrayHost, Link, Mapping, PathSpec, Scenario, VirtualDisk, VNic, Zone
+from topology.model import VM, ArrayHost, Link, Mapping, PathSpec, Scenario, VirtualDisk, VirtualSwitch, VNic, Zone
 from topology.scenario_view import scenario_view
 from topology.validation import validate
 from topology.validation.context import Context
@@ -437,3 +437,21 @@ def test_a_route_between_two_switches_is_crossed_from_the_initiators_side_whiche
     assert switches[("host-2:p1", "array-1:B0")] == ["switch-1", "switch-2"]
     assert switches[("host-1:p1", "array-1:B0")] == ["switch-2"]
     assert switches[("host-2:p1", "array-1:A0")] == ["switch-1"]
+
+
+def test_a_bridge_uplink_with_no_address_of_its_own_carries_guest_sessions_and_is_no_host_initiator():
+    # a KVM host logs in from eth1; eth2 is the uplink of the bridge its guest's in-guest iSCSI
+    # uses and carries no host address: the host has no path through it
+    bed = new_user_bed()
+    host = bed.servers[0]
+    host.adapters[0].ports[1].address = ""
+    bed.virtual_switches.append(VirtualSwitch(id="host-1/br-san", host="host-1", uplinks=["host-1:p2"],
+                                              role="iscsi"))
+    assert {p.spec.initiator for p in paths_of(bed, "host-1")} == {"host-1:p1"}
+    assert "host-1" in {f.subjects[0] for f in codes(validate(bed), "PATH-002")}
+    # shared with the management OS, or given an address of the host's own, it is the host's again
+    bed.virtual_switches[0].management_os = True
+    assert {p.spec.initiator for p in paths_of(bed, "host-1")} == {"host-1:p1", "host-1:p2"}
+    bed.virtual_switches[0].management_os = False
+    host.adapters[0].ports[1].address = "10.2.0.11/24"
+    assert {p.spec.initiator for p in paths_of(bed, "host-1")} == {"host-1:p1", "host-1:p2"}

@@ -125,6 +125,7 @@ class PathDerivation:
         self._frozen_attach: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {}
         self._sig_ids: dict[Any, int] = {}
         self._plans: dict[tuple, list[PlanEntry]] = {}
+        self._guest_uplinks_by_host: dict[str, set[str]] | None = None
         self._derive()
 
     # ------------------------------------------------------------------ endpoints
@@ -141,6 +142,7 @@ class PathDerivation:
         if server is not None:
             ports = idx.server_ports(server)
             bound_nics = {p.bound_to for _, p in ports if p.bound_to}
+            guest_only = self._guest_uplinks().get(server.id)
             idx_ports = idx.ports
             for ref, port in ports:
                 roles = port.roles
@@ -148,6 +150,8 @@ class PathDerivation:
                     continue    # a LAN, heartbeat or unused port (port_protocol gives '')
                 if bound_nics and ref in bound_nics:
                     continue    # it carries the interfaces bound to it; it is no initiator itself
+                if guest_only and ref in guest_only and port.address == "":
+                    continue    # it carries its guests' sessions, with no address of the host's own
                 pr = idx_ports.get(ref)
                 if pr is None:
                     continue
@@ -172,6 +176,17 @@ class PathDerivation:
                     continue
                 out.append(self._vnic_endpoint(ref, n, "iscsi"))
         return out
+
+    def _guest_uplinks(self) -> dict[str, set[str]]:
+        """Server id -> the ports that are uplinks of its virtual switches not shared with the
+        management OS: a Linux bridge or vSwitch port carries the guests' traffic, not the host's."""
+        if self._guest_uplinks_by_host is None:
+            found: dict[str, set[str]] = {}
+            for vs in self.idx.bed.virtual_switches:
+                if not vs.management_os and type(vs.uplinks) is list and type(vs.host) is str:
+                    found.setdefault(vs.host, set()).update(vs.uplinks)
+            self._guest_uplinks_by_host = found
+        return self._guest_uplinks_by_host
 
     def _vnic_endpoint(self, ref: str, nic: Any, proto: str) -> Endpoint:
         """A VM's initiator: the vNIC, its virtual switch, and the uplinks its traffic leaves by."""
