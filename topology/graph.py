@@ -187,8 +187,9 @@ class PathAnalyzer:
         given back reversed when asked for from the other end."""
         forward = a <= b
         key = (a, b) if forward else (b, a)
-        route = self._route_cache.get(key, _MISSING)
-        if route is _MISSING:
+        if key in self._route_cache:
+            route = self._route_cache[key]
+        else:
             if self._component.get(a) != self._component.get(b):
                 route = None
             else:
