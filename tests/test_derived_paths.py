@@ -455,3 +455,26 @@ def test_a_bridge_uplink_with_no_address_of_its_own_carries_guest_sessions_and_i
     bed.virtual_switches[0].management_os = False
     host.adapters[0].ports[1].address = "10.2.0.11/24"
     assert {p.spec.initiator for p in paths_of(bed, "host-1")} == {"host-1:p1", "host-1:p2"}
+
+
+def test_a_pin_through_a_switch_a_scenario_fails_carries_nothing_in_that_scenario():
+    # both pinned sessions leave host-1 through p1, cabled to switch-1; switch-1 fails: the scenario
+    # unplugs the cable, which is not a cable the bed never stated (a pin trusted there)
+    bed = new_user_bed()
+    bed.paths = [PathSpec(host="host-1", initiator="host-1:p1", target="array-1:A0"),
+                 PathSpec(host="host-1", initiator="host-1:p1", target="array-1:B0")]
+    bed.scenarios = [Scenario(id="switch-1-down", failed=["switch-1"])]
+    found = validate(bed, scenario="switch-1-down")
+    lost = [f for f in codes(found, "PATH-001") if f.subjects[0] == "host-1"]
+    assert lost and "over 0 paths" in lost[0].message
+    assert "takes out the cable of host-1:p1" in " ".join(f.message for f in codes(found, "PATH-006"))
+    from topology.path_explain import explain
+    assert not explain(bed, "host-1", "array-1:VMStore", scenario="switch-1-down").working
+    assert len(explain(bed, "host-1", "array-1:VMStore").working) == 2
+    # a pin from a port the bed states no cable for is still trusted, in the scenario too (its
+    # targets now cabled to switch-2, which stands)
+    bed.links = [lk for lk in bed.links if lk.a != "host-1:p1"]
+    for lk in bed.links:
+        if lk.a in ("array-1:A0", "array-1:B0"):
+            lk.b = "switch-2"
+    assert len(explain(bed, "host-1", "array-1:VMStore", scenario="switch-1-down").working) == 2

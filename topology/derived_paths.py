@@ -12,7 +12,9 @@ and for that host and array they replace what the drawing would give.  A pin is 
 hop by hop; one the cabling, subnets, zoning or masking cannot carry is reported with the
 hop that fails (PATH-006) and carries nothing.  Where the bed does not state a pinned
 path's cabling at all (no cable on that end), the pin is trusted for that hop: the
-report the bed comes from states the sessions, not the cables.
+report the bed comes from states the sessions, not the cables.  A cable the drawn bed has
+and a scenario takes out (its far end failed or excluded) is stated, and gone: the pin
+carries nothing in that scenario.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from typing import Any
 
 from topology.graph import PathAnalyzer, controller_node
 from topology.index import BedIndex, PortRef
-from topology.model import VM, PathSpec, StorageArray
+from topology.model import VM, Bed, PathSpec, StorageArray
 from topology.path_checks import Layer3, Masking, Presented, Zoning, layer3, network_gap
 from topology.unknown import NOT_STATED
 
@@ -108,8 +110,11 @@ def port_protocol(pr: PortRef) -> str:
 class PathDerivation:
     """Every path of one bed (a scenario's view or the reference), worked out once."""
 
-    def __init__(self, idx: BedIndex, analyzer: PathAnalyzer | None = None):
+    def __init__(self, idx: BedIndex, analyzer: PathAnalyzer | None = None, drawn: Bed | None = None):
+        """`drawn`: the bed as drawn, when `idx` is a scenario's view of it (which unplugs cables)."""
         self.idx = idx
+        self._drawn_ends: frozenset[str] | None = None if drawn is None or drawn is idx.bed else \
+            frozenset(end for lk in drawn.links for end in (lk.a, lk.b))
         self.analyzer = analyzer or PathAnalyzer(idx)
         self.masking = Masking(idx)
         self.zoning = Zoning(idx, self.analyzer._component)
@@ -178,8 +183,7 @@ class PathDerivation:
         return out
 
     def _guest_uplinks(self) -> dict[str, set[str]]:
-        """Server id -> the ports that are uplinks of its virtual switches not shared with the
-        management OS: a Linux bridge or vSwitch port carries the guests' traffic, not the host's."""
+        """Server id -> uplinks of its virtual switches not shared with the management OS (guest traffic)."""
         if self._guest_uplinks_by_host is None:
             found: dict[str, set[str]] = {}
             for vs in self.idx.bed.virtual_switches:
@@ -213,6 +217,8 @@ class PathDerivation:
         if l3 is not None and l3.subnet:
             shape = tuple([(a[1], a[2]) for a in attach])
             looks = (proto, shape, (l3.subnet, l3.network, l3.vlan), bool(lead))
+            if self._drawn_ends is not None:    # an end unplugged by the scenario is not one never cabled
+                looks += (tuple(self._unplugged(e) for e in exits),)
         else:
             looks = (proto, ref)
         # a small number stands for the signature: the pair cache hashes it thousands of times
@@ -328,6 +334,10 @@ class PathDerivation:
                 uncabled.append(exit_ref)
         tgt_uncabled = not tgt_sw and not tgt_direct
         if pinned and (len(uncabled) == len(ini.exits) or tgt_uncabled):
+            cut = [ref for ref in (uncabled if len(uncabled) == len(ini.exits) else []) +
+                   ([tgt.ref] if tgt_uncabled else []) if self._unplugged(ref)]
+            if cut:
+                return f"the scenario takes out the cable of {' and '.join(cut)} (its far end failed or is left out)"
             return ini.exits[0], ()     # the bed states no cabling for this end: trust the pin
         if len(uncabled) == len(ini.exits):
             return f"{', '.join(uncabled)} has no cable"
@@ -344,9 +354,11 @@ class PathDerivation:
             return f"no cable or switch link joins {first} to {', '.join(sorted(tgt_sw)) or tgt.ref}"
         return best_exit, best
 
+    def _unplugged(self, ref: str) -> bool:   # cabled in the drawn bed (the view has no cable for it)
+        return self._drawn_ends is not None and ref in self._drawn_ends
+
     def _switch_route(self, ini_sw: frozenset[str], tgt_sw: frozenset[str]) -> tuple[str, ...] | None:
-        """The shortest switch route between two sets of switches (cached: thousands of hosts
-        share the same few switch pairs)."""
+        """The shortest switch route between two sets of switches (cached: hosts share a few switch pairs)."""
         key = (ini_sw, tgt_sw)
         if key in self._route_cache:
             return self._route_cache[key]

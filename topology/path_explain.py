@@ -75,7 +75,7 @@ def _context(bed: Bed, scenario: str | None) -> tuple[Context, Any]:
     sc = idx.scenarios.get(scenario)
     if sc is None:
         raise KeyError(f"no scenario {scenario!r} in this bed")
-    return Context(scenario_view(bed, sc, idx), scenario=sc), (sc, idx)
+    return Context(scenario_view(bed, sc, idx), scenario=sc, drawn=bed), (sc, idx)
 
 
 def volumes_used(bed: Bed, scenario: str | None = None) -> dict[str, dict[str, str]]:

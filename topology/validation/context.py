@@ -44,7 +44,7 @@ class Context:
     @cached_property
     def derived(self) -> PathDerivation:
         """The paths the drawing carries (and the pins it can carry), with every hop."""
-        return PathDerivation(self.idx, self.analyzer)
+        return PathDerivation(self.idx, self.analyzer, self.drawn)
 
     @cached_property
     def paths(self) -> list[PathSpec]:
