@@ -478,3 +478,24 @@ def test_a_pin_through_a_switch_a_scenario_fails_carries_nothing_in_that_scenari
         if lk.a in ("array-1:A0", "array-1:B0"):
             lk.b = "switch-2"
     assert len(explain(bed, "host-1", "array-1:VMStore", scenario="switch-1-down").working) == 2
+
+
+def test_the_reference_is_the_scenario_marked_reference_when_it_narrows_the_bed():
+    # the lab's reference runs "old"; "new" (the same address) runs only in scenario "after":
+    # no configuration runs the two together, so the default validation names no conflict
+    bed = new_user_bed()
+    bed.vms += [VM(id="old", host="host-1", memory_gb=1, nics=[VNic(name="lan", address="10.5.0.9/24")]),
+                VM(id="new", host="host-2", memory_gb=1, nics=[VNic(name="lan", address="10.5.0.9/24")])]
+    bed.scenarios = [Scenario(id="ref", reference=True, vms=["old"]), Scenario(id="after", vms=["new"])]
+    assert not codes(validate(bed), "NET-007")
+    # a scenario that runs both is where the conflict is, and says so
+    bed.scenarios.append(Scenario(id="both", vms=["old", "new"]))
+    assert {f.scenario for f in codes(validate(bed), "NET-007")} == {"both"}
+    # a reference scenario that changes nothing leaves the bed as drawn as the reference
+    bed.scenarios = [Scenario(id="ref", reference=True), Scenario(id="after", vms=["new"])]
+    assert {f.scenario for f in codes(validate(bed), "NET-007")} == {None}
+    # what a scenario never changes is judged on the drawing: a reference that leaves switch-2 out
+    # does not make the ports cabled to it uncabled
+    bed.scenarios = [Scenario(id="ref", reference=True, excluded=["switch-2"])]
+    assert not codes(validate(bed), "CON-003")
+    assert codes(validate(bed), "PATH-002")     # ... while the paths are judged as the reference runs

@@ -32,9 +32,12 @@ ILLUSTRATIVE = (KVM, BLADE, ESXI)
 #   network is named (CLU-003).  The surviving R710 holds all 16 VMs: no CAP-003.  The six addressed LAN
 #   ports have no cable (CON-003): the report states only the array side of the cabling, so the
 #   example records the finding as a documented exception (accepted, still listed).
-# - seed 001: the two-node cluster cannot absorb a node failure with both 10-VM blocks (CAP-003,
-#   the report's own caveat in 5.3), and one active array port faces four host SAN ports
-#   on each R720 for each member (PATH-005, 1:4).
+# - seed 001: the reference is the bed's `reference: true` scenario, the standalone R720 #1 on one
+#   member.  In scale-out case #2 the two-node cluster cannot absorb a node failure with both
+#   10-VM blocks (CAP-003 x2 there, the report's own caveat in 5.3, "not a reference
+#   configuration"), and one active array port faces four host SAN ports (PATH-005, 1:4):
+#   R720-1 to member 1 in the reference, R720-2 to member 1 in each cluster case, and both
+#   R720s to member 2 in case #2, where the second member is in use.
 # - seed 002: zero hot spares (RAID-003); database and logs are in separate pools (no RAID-005).
 # - KVM pair: none. 4 paths per host and guest over two ports, two switches and both controllers,
 #   MTU 9000 and flow control end to end, LAN and SAN on separate switches, a spare of each
@@ -46,7 +49,7 @@ ILLUSTRATIVE = (KVM, BLADE, ESXI)
 EXPECTED = {
     SEED000: {("NET-004", "warning"): 2, ("RAID-003", "warning"): 1, ("CLU-003", "warning"): 1,
               ("CON-003", "warning"): 6},
-    SEED001: {("CAP-003", "error"): 2, ("PATH-005", "warning"): 4},
+    SEED001: {("CAP-003", "error"): 2, ("PATH-005", "warning"): 6},
     SEED002: {("RAID-003", "warning"): 1},
     KVM: {},
     BLADE: {},

@@ -59,7 +59,7 @@ def _ask_save_first(parent: QWidget, document: Any, save: Callable[[], bool] | N
 
 
 def _open_errors(document: Any) -> list:
-    """The bed's errors as drawn (the reference configuration), not accepted as exceptions."""
+    """The reference configuration's errors, not accepted as exceptions."""
     return [f for f in document.validation.current_findings()
             if f.severity == "error" and not f.accepted and f.scenario is None]
 

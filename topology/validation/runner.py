@@ -40,10 +40,12 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
              configuration: str | None = None) -> list[Finding]:
     """Run every registered rule (or the given codes) and apply the bed's documented exceptions.
 
-    By default the reference configuration (the bed as drawn) and then every scenario that
-    fails, excludes, narrows or moves something are judged; a scenario adds the findings the
-    reference does not have, each naming its scenario.  `scenario=NAME` judges that scenario
-    alone (all its findings); `reference_only` skips the scenarios.
+    By default the reference configuration and then every scenario that fails, excludes, narrows
+    or moves something are judged; a scenario adds the findings the reference does not have, each
+    naming its scenario.  The reference configuration is the scenario marked `reference: true`
+    when it changes something (the VMs it runs, what it leaves out), else the bed as drawn.
+    `scenario=NAME` judges that scenario alone (all its findings); `reference_only` skips the
+    scenarios.
 
     A bed with `configurations:` is judged in each of them (`topology.configurations`): a
     finding of every configuration is listed once, one of some configurations once for each,
@@ -65,9 +67,14 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
             findings = _judge_scenario(bed, idx, sc, codes)
         else:
             ref_ctx = Context(bed, idx)
-            findings = _run(ref_ctx, codes, None)
+            reference = _reference_scenario(bed)
+            if reference is None:
+                findings = _run(ref_ctx, codes, None)
+            else:
+                findings = _judge_reference(bed, idx, reference, codes, ref_ctx)
             if not reference_only:
-                findings += _scenario_findings(bed, idx, codes, findings, ref_ctx)
+                findings += _scenario_findings(bed, idx, codes, findings, ref_ctx, scoped=reference is None,
+                                               besides=reference)
         _apply_exceptions(bed, findings)
         findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))
         return findings
@@ -117,6 +124,27 @@ def scenarios_judged(bed: Bed) -> list[Scenario]:
 _SCENARIO_BLIND = ("ACC-", "CON-", "LIM-", "MAP-003")
 
 
+def _reference_scenario(bed: Bed) -> Scenario | None:
+    """The scenario marked as the bed's reference configuration, when it changes something."""
+    return next((s for s in scenarios_judged(bed) if s.reference), None)
+
+
+def _judge_reference(bed: Bed, idx: BedIndex, reference: Scenario, codes: Iterable[str] | None,
+                     drawn: Context) -> list[Finding]:
+    """The reference configuration as its scenario runs it (a lab's standalone reference leaves the
+    second node and the scenario-only VMs out), named as the reference.  What a scenario never
+    changes is judged on the bed as drawn (an excluded switch does not make a port uncabled)."""
+    chosen = list(codes) if codes is not None else list(RULES)
+    blind = [c for c in chosen if c.startswith(_SCENARIO_BLIND)]
+    rest = [c for c in chosen if not c.startswith(_SCENARIO_BLIND)]
+    findings = _run(drawn, blind, None) if blind else []
+    if rest:
+        for f in _judge_scenario(bed, idx, reference, rest, placement=drawn.placement):
+            f.scenario = None
+            findings.append(f)
+    return findings
+
+
 def _judge_scenario(bed: Bed, idx: BedIndex, sc: Scenario, codes: Iterable[str] | None,
                     keep: Scope | None = None, placement: Placement | None = None) -> list[Finding]:
     """`placement`: the drawn bed's placement over `idx` (the reference's), shared by the view and CAP-003."""
@@ -128,9 +156,11 @@ def _judge_scenario(bed: Bed, idx: BedIndex, sc: Scenario, codes: Iterable[str] 
 
 
 def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, reference: list[Finding],
-                       ref_ctx: Context | None = None, *, scoped: bool = True) -> list[Finding]:
-    """The findings each scenario adds to the reference's.  `scoped`: judge each scenario on the part
-    of the bed it can change (`topology.scenario_scope`), the same findings for far less work."""
+                       ref_ctx: Context | None = None, *, scoped: bool = True,
+                       besides: Scenario | None = None) -> list[Finding]:
+    """The findings each scenario (but `besides`, the reference's own) adds to the reference's.
+    `scoped`: judge each scenario on the part of the bed it can change (`topology.scenario_scope`),
+    the same findings for far less work when the reference is the bed as drawn."""
     wanted = [c for c in (codes if codes is not None else RULES) if not c.startswith(_SCENARIO_BLIND)]
     if not wanted:
         return []
@@ -143,6 +173,8 @@ def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, ref
         finder = ScopeFinder(bed, idx, ref_ctx.derived, ref_ctx.placement)
     out: list[Finding] = []
     for sc in scenarios_judged(bed):
+        if sc is besides:
+            continue
         keep = finder.scope(sc) if finder is not None else None
         for f in _judge_scenario(bed, idx, sc, wanted, keep, ref_ctx.placement):
             # a reference finding restated over the fewer components the scenario keeps is not news
