@@ -229,6 +229,22 @@ def test_zones_decide_which_fc_ports_see_each_other():
     assert loads(dumps(bed), "again.yaml").switches[0].zones[0].members[1] == "ams:0A"
 
 
+def test_an_fc_host_entry_whose_wwpns_name_none_of_the_hosts_ports_lets_no_port_log_in():
+    """The array knows a host by the WWPNs registered for it: a host entry listing only mistyped
+    WWPNs presents nothing to the host's HBAs (it did present everything, as an IQN list does)."""
+    bed = loads(FC_BED, "fc.yaml")
+    bed.servers[0].adapters[1].ports[0].wwpn = "10:00:00:00:c9:00:00:02"
+    bed.arrays[0].hosts[0].initiators = ["10000000C9000001", "10:00:00:00:C9:00:00:02"]  # as 3PAR/Brocade print
+    assert len(paths_of(bed, "h1", "ams:db")) == 2
+    bed.arrays[0].hosts[0].initiators = ["10000000C9000091", "10000000C9000092"]          # both mistyped
+    assert paths_of(bed, "h1", "ams:db") == []
+    lost = codes(validate(bed), "PATH-001")
+    assert lost and "over 0 paths" in lost[0].message
+    assert "h1:P0 is not an initiator of h1's host entry on ams" in lost[0].message
+    bed.arrays[0].hosts[0].initiators = ["iqn.1991-05.com.microsoft:h1"]                  # an IQN names no FC port
+    assert len(paths_of(bed, "h1", "ams:db")) == 2
+
+
 # ----------------------------------------------------------------------------- pins
 
 def test_a_pin_narrows_the_host_to_the_portals_it_names():
