@@ -324,6 +324,18 @@ def test_two_scenario_exclusive_vms_with_the_same_address_are_not_a_conflict():
     assert codes(validate(bed, scenario="both"), "NET-007")
 
 
+def test_a_workload_whose_driver_a_scenario_leaves_out_is_not_judged_in_that_scenario():
+    from topology.model import AccessSpec, Workload
+    bed = new_user_bed()
+    bed.workloads = [Workload(id="fio-2", tool="fio", driver="host-2", targets=["array-1:VMStore"],
+                              access=[AccessSpec(block_kb=8, read_pct=70)])]
+    bed.scenarios = [Scenario(id="host-1-only", excluded=["host-2"])]
+    assert not codes(validate(bed), "WL-001")      # was: "driven from 'host-2', which is not in the bed"
+    assert not codes(validate(bed, scenario="host-1-only"), "WL-001")
+    bed.workloads[0].driver = "gone"                 # not in the bed at all: still an error
+    assert {f.scenario for f in codes(validate(bed), "WL-001")} == {None}
+
+
 def test_a_scenario_view_shares_what_it_leaves_alone_and_changes_nothing_in_the_bed():
     bed = new_user_bed()
     bed.scenarios = [Scenario(id="s", failed=["host-2", "array-1:E0:1", "array-1:A0"])]

@@ -113,6 +113,8 @@ def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, kee
         targets = [t for t in w.targets if t in live_vms or t not in idx.vms and alive(t)]
         if w.targets and not targets:
             continue
+        if w.driver and (w.driver not in live_vms if w.driver in idx.vms else not alive(w.driver)):
+            continue    # the machine that runs the tool does not run in this scenario: nor does the load
         if keep is not None and not _in_scope(w, targets, keep, idx):
             continue
         workloads.append(w if len(targets) == len(w.targets) else dataclasses.replace(w, targets=targets))
