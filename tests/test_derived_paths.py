@@ -336,6 +336,20 @@ def test_a_workload_whose_driver_a_scenario_leaves_out_is_not_judged_in_that_sce
     assert {f.scenario for f in codes(validate(bed), "WL-001")} == {None}
 
 
+def test_a_load_run_in_a_vm_against_the_volume_holding_its_virtual_disk_reaches_it_through_its_host():
+    from topology.model import AccessSpec, Workload
+    bed = new_user_bed()
+    bed.vms.append(VM(id="vm-1", host="host-1", memory_gb=1, disks=[VirtualDisk(name="d", volume="array-1:VMStore")]))
+    bed.workloads = [Workload(id="fio-1", tool="fio", driver="vm-1", targets=["array-1:VMStore"],
+                              access=[AccessSpec(block_kb=8, read_pct=70)])]
+    assert not codes(validate(bed), "WL-001")      # was: "vm-1 cannot reach volume array-1:VMStore"
+    bed.arrays[0].mappings[0].to = "host-2"           # now its host cannot reach the datastore
+    bed.arrays[0].hosts[1].host_group = ""
+    bed.arrays[0].hosts[0].host_group = ""
+    lost = codes(validate(bed), "WL-001")
+    assert lost and "host-1 cannot reach volume array-1:VMStore" in lost[0].message
+
+
 def test_a_scenario_view_shares_what_it_leaves_alone_and_changes_nothing_in_the_bed():
     bed = new_user_bed()
     bed.scenarios = [Scenario(id="s", failed=["host-2", "array-1:E0:1", "array-1:A0"])]
