@@ -109,3 +109,14 @@ def test_in_a_scenario_the_failed_ports_are_named_with_the_reference_paths_they_
     ctrl = explain(bed, "host-1", VOL, "ctrl-a")
     assert len(ctrl.paths) == 2 and "array-1:A" in ctrl.taken_out
     assert explain(bed, "host-1", VOL).reference_paths == 0       # the reference: nothing taken out
+
+
+def test_a_host_a_scenario_takes_out_is_not_listed_as_a_user_and_explaining_it_says_why():
+    bed = new_user_bed()
+    bed.scenarios.append(Scenario(id="host-2-out", excluded=["host-2"]))
+    assert set(volumes_used(bed)) == {"host-1", "host-2"}
+    assert set(volumes_used(bed, "host-2-out")) == {"host-1"}     # was listed, "has no iSCSI or FC port"
+    shown = explain(bed, "host-2", VOL, "host-2-out")
+    assert shown.paths == [] and shown.missing == \
+        "host-2 does not run in scenario host-2-out (failed, excluded or not listed)"
+    assert shown.problem_refs[0] == "host-2" and shown.reference_paths == 4
