@@ -28,7 +28,7 @@ RAID-007 RAID-008 RAID-009 CAP-001 CAP-002 CAP-003 CAP-004 CAP-005 CAP-006 CAP-0
 CLU-003 WL-001 ACC-001 ACC-002""".split()
 # Issue 12: rules a lab engineer checks that the brief's catalogue did not name
 NEW_CODES = """MAP-001 MAP-002 MAP-003 CON-001 CON-002 CON-003 LIM-001 LIM-002 LIM-003 SRIOV-001 PATH-008
-WL-002 CAP-008""".split()
+WL-002 CAP-008 NET-013""".split()
 ALL_CODES = BRIEF_CODES + NEW_CODES
 
 
@@ -145,6 +145,7 @@ BREAKS = {
                            setattr(port(b, "arr:c0-a"), "speed_gbps", 1)],
     "WL-002": lambda b: setattr(b.workloads[0], "targets", []),
     "CAP-008": lambda b: setattr(vm(b, "sql"), "memory_gb", 0),
+    "NET-013": lambda b: [setattr(b.networks[1], "vlan", 101), setattr(b.switches[0], "vlans", [102])],
 }
 
 
@@ -424,3 +425,31 @@ def test_raid_005_on_an_exchange_bed_names_every_pair_a_walk_of_all_pairs_finds(
            if "holds both" not in h.message]
     assert len(expected) > 10
     assert got == expected
+
+
+def test_a_port_in_one_vlan_on_a_switch_port_or_switch_of_another_is_named():
+    bed = clean_bed()
+    bed.networks[1].vlan = 101
+    bed.switches[0].vlans = [101, 102]                        # carries it: nothing to say
+    bed.switches[0].ports = [Port(name="1", vlan=101), Port(name="2")]
+    bed.links = [Link(a=lk.a, b="sw-a:1") if lk.a == "h1:san1" else lk for lk in bed.links]
+    bed.links = [Link(a=lk.a, b="sw-a:2") if lk.a == "h2:san1" else lk for lk in bed.links]
+    assert not [f for f in validate(bed) if f.code == "NET-013"]
+    bed.switches[0].ports[0].vlan = 102                       # an access port of the other VLAN
+    bed.switches[0].vlans = [102]                             # and a switch that does not carry 101
+    found = sorted(f.message for f in validate(bed) if f.code == "NET-013")
+    assert "h1:san1 is in VLAN 101 and is cabled to sw-a:1, an access port of VLAN 102" in found
+    assert "arr:c0-a is in VLAN 101 and is cabled to switch sw-a, which carries VLAN 102 only" in found
+    assert "h2:san1 is in VLAN 101 and is cabled to switch sw-a, which carries VLAN 102 only" in found
+    bed.switches[0].ports[0].vlan = 101                       # the access port agrees, the switch does not
+    assert "h1:san1 is in VLAN 101 and is cabled to switch sw-a, which carries VLAN 102 only" in \
+        [f.message for f in validate(bed) if f.code == "NET-013"]
+    bed.switches[0].ports[0].vlan = 102
+    # an iSCSI interface bound to a NIC rides the NIC's cable
+    bed.switches[0].vlans = []
+    san1 = port(bed, "h1:san1")
+    san1.network, san1.address = "", ""
+    server(bed, "h1").adapters[0].ports.append(Port(name="iface0", roles=["iscsi"], address="10.1.0.61/24",
+                                                    network="san-a", bound_to="h1:san1"))
+    found = [f.message for f in validate(bed) if f.code == "NET-013"]
+    assert found == ["h1:iface0 is in VLAN 101 and is cabled to sw-a:1, an access port of VLAN 102"]

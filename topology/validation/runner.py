@@ -31,6 +31,7 @@ def _load_rule_modules() -> None:
         paths,
         sriov,
         storage,
+        vlans,
         workload,
     )
 
