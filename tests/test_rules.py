@@ -11,6 +11,7 @@ from topology.model import (
     ExceptionRecord,
     HostAccess,
     Link,
+    Mapping,
     PathSpec,
     Port,
     Replication,
@@ -28,7 +29,7 @@ RAID-007 RAID-008 RAID-009 CAP-001 CAP-002 CAP-003 CAP-004 CAP-005 CAP-006 CAP-0
 CLU-003 WL-001 ACC-001 ACC-002""".split()
 # Issue 12: rules a lab engineer checks that the brief's catalogue did not name
 NEW_CODES = """MAP-001 MAP-002 MAP-003 CON-001 CON-002 CON-003 LIM-001 LIM-002 LIM-003 SRIOV-001 PATH-008
-WL-002 CAP-008 NET-013""".split()
+WL-002 CAP-008 NET-013 MAP-004""".split()
 ALL_CODES = BRIEF_CODES + NEW_CODES
 
 
@@ -145,6 +146,7 @@ BREAKS = {
                            setattr(port(b, "arr:c0-a"), "speed_gbps", 1)],
     "WL-002": lambda b: setattr(b.workloads[0], "targets", []),
     "CAP-008": lambda b: setattr(vm(b, "sql"), "memory_gb", 0),
+    "MAP-004": lambda b: array(b).mappings.append(Mapping(volume="log", to="h2", lun=0)),
     "NET-013": lambda b: [setattr(b.networks[1], "vlan", 101), setattr(b.switches[0], "vlans", [102])],
 }
 
@@ -453,3 +455,16 @@ def test_a_port_in_one_vlan_on_a_switch_port_or_switch_of_another_is_named():
                                                     network="san-a", bound_to="h1:san1"))
     found = [f.message for f in validate(bed) if f.code == "NET-013"]
     assert found == ["h1:iface0 is in VLAN 101 and is cabled to sw-a:1, an access port of VLAN 102"]
+
+
+def test_one_lun_number_for_two_volumes_of_one_host_is_named_through_its_host_group_too():
+    bed = clean_bed()
+    array(bed).mappings.append(Mapping(volume="log", to="h2", lun=0))     # the group already has db at LUN 0
+    found = [f for f in validate(bed) if f.code == "MAP-004"]
+    assert [f.message for f in found] == ["arr presents arr:db and arr:log to host h2 both as LUN 0"]
+    assert set(found[0].subjects) == {"arr:db", "arr:log", "arr"}
+    array(bed).mappings[-1].lun = 7                                         # its own number: fine
+    assert not [f for f in validate(bed) if f.code == "MAP-004"]
+    array(bed).mappings[-1].lun = 0
+    array(bed).group = "eql-grp"     # an EqualLogic group: every volume its own target at LUN 0
+    assert not [f for f in validate(bed) if f.code == "MAP-004"]
