@@ -350,6 +350,29 @@ def test_a_load_run_in_a_vm_against_the_volume_holding_its_virtual_disk_reaches_
     assert lost and "host-1 cannot reach volume array-1:VMStore" in lost[0].message
 
 
+def test_a_failed_network_takes_out_every_port_on_it_and_a_failed_vnic_its_guest_sessions():
+    from resources import example_path
+    from topology.fileformat import load
+    from topology.model import Network
+    bed = new_user_bed()
+    bed.networks.append(Network(id="san-1", cidr="10.1.0.0/24", role="iscsi"))
+    for ref in ("host-1:p1", "host-2:p1", "array-1:A0", "array-1:B0"):
+        dev, name = ref.split(":")
+        comp = next(c for c in [*bed.servers, *bed.arrays] if c.id == dev)
+        ports = [p for a in getattr(comp, "adapters", []) for p in a.ports] + \
+            [p for c in getattr(comp, "controllers", []) for p in c.ports]
+        next(p for p in ports if p.name == name).network = "san-1"
+    bed.scenarios = [Scenario(id="san-1-down", failed=["san-1"])]
+    assert len(paths_of(scenario_view(bed, bed.scenarios[0]), "host-1")) == 2    # was 4: nothing failed
+    spof = codes(validate(bed, scenario="san-1-down"), "PATH-002")
+    assert spof and "host-1:p2" in spof[0].subjects
+    kvm = load(example_path("rhel-kvm-sriov-iscsi"))
+    kvm.scenarios.append(Scenario(id="vf-down", failed=["db-1:eth1"]))
+    assert len(paths_of(scenario_view(kvm, kvm.scenarios[-1]), "db-1", "md3820i:db-1-data")) == 2   # was 4
+    assert [f.subjects for f in codes(validate(kvm), "PATH-002") if f.scenario == "vf-down"] == [
+        ("db-1", "db-1:eth2", "kvm-1:ens2f1", "san-sw2", "md3820i:db-1-data")]
+
+
 def test_a_scenario_view_shares_what_it_leaves_alone_and_changes_nothing_in_the_bed():
     bed = new_user_bed()
     bed.scenarios = [Scenario(id="s", failed=["host-2", "array-1:E0:1", "array-1:A0"])]

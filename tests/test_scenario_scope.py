@@ -104,3 +104,11 @@ def test_a_failed_switch_port_puts_everyone_routed_through_that_switch_in_scope(
     whole = _added(bed, scoped=False)
     assert {s for s, *_ in whole} == {"isl-port", "array-facing-ports"}
     assert _added(bed, scoped=True) == whole
+
+
+def test_scoped_passes_match_when_a_network_or_a_guest_vnic_fails():
+    bed = load(example_path("rhel-kvm-sriov-iscsi"))
+    bed.scenarios += [Scenario(id="san-a-down", failed=["san-a"]), Scenario(id="vf-down", failed=["db-1:eth1"])]
+    whole = _added(bed, scoped=False)
+    assert {s for s, *_ in whole} == {"san-a-down", "vf-down"}
+    assert _added(bed, scoped=True) == whole
