@@ -120,3 +120,14 @@ def test_a_host_a_scenario_takes_out_is_not_listed_as_a_user_and_explaining_it_s
     assert shown.paths == [] and shown.missing == \
         "host-2 does not run in scenario host-2-out (failed, excluded or not listed)"
     assert shown.problem_refs[0] == "host-2" and shown.reference_paths == 4
+
+
+def test_a_failed_virtual_switch_or_vnic_is_named_as_what_the_scenario_took_out():
+    from resources import example_path
+    from topology.fileformat import load
+    bed = load(example_path("rhel-kvm-sriov-iscsi"))
+    bed.scenarios += [Scenario(id="vsw-down", failed=["kvm-1/sriov-a"]), Scenario(id="vf-down", failed=["db-1:eth1"])]
+    vsw = explain(bed, "db-1", "md3820i:db-1-data", "vsw-down")
+    assert len(vsw.working) == 2 and vsw.reference_paths == 4 and vsw.taken_out == ["kvm-1/sriov-a"]   # was []
+    vf = explain(bed, "db-1", "md3820i:db-1-data", "vf-down")
+    assert len(vf.working) == 2 and vf.taken_out == ["db-1:eth1"]

@@ -155,7 +155,8 @@ def _taken_out(reference: list[ShownPath], gone: Any) -> list[str]:
     hit: list[str] = []
     for path in reference:
         for step in path.steps:
-            if step.kind in ("port", "switch_port", "target", "switch") and gone.gone(step.ref):
+            if step.kind in ("vnic", "vswitch", "iface", "port", "switch_port", "target", "switch") \
+                    and gone.gone(step.ref):
                 hit.append(step.ref)
             elif step.kind == "controller":
                 ctrl = step.text.removeprefix("controller ")
