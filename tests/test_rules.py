@@ -29,7 +29,7 @@ RAID-007 RAID-008 RAID-009 CAP-001 CAP-002 CAP-003 CAP-004 CAP-005 CAP-006 CAP-0
 CLU-003 WL-001 ACC-001 ACC-002""".split()
 # Issue 12: rules a lab engineer checks that the brief's catalogue did not name
 NEW_CODES = """MAP-001 MAP-002 MAP-003 CON-001 CON-002 CON-003 LIM-001 LIM-002 LIM-003 SRIOV-001 PATH-008
-WL-002 CAP-008 NET-013 MAP-004""".split()
+WL-002 CAP-008 NET-013 MAP-004 NET-014""".split()
 ALL_CODES = BRIEF_CODES + NEW_CODES
 
 
@@ -147,6 +147,9 @@ BREAKS = {
     "WL-002": lambda b: setattr(b.workloads[0], "targets", []),
     "CAP-008": lambda b: setattr(vm(b, "sql"), "memory_gb", 0),
     "MAP-004": lambda b: array(b).mappings.append(Mapping(volume="log", to="h2", lun=0)),
+    "NET-014": lambda b: [server(b, h).adapters.append(Adapter(name="hba", kind="fc", ports=[
+        Port(name="fc0", kind="fc", wwpn=w)]))
+        for h, w in (("h1", "10:00:00:00:c9:aa:bb:01"), ("h2", "10000000C9AABB01"))],
     "NET-013": lambda b: [setattr(b.networks[1], "vlan", 101), setattr(b.switches[0], "vlans", [102])],
 }
 
@@ -468,3 +471,14 @@ def test_one_lun_number_for_two_volumes_of_one_host_is_named_through_its_host_gr
     array(bed).mappings[-1].lun = 0
     array(bed).group = "eql-grp"     # an EqualLogic group: every volume its own target at LUN 0
     assert not [f for f in validate(bed) if f.code == "MAP-004"]
+
+
+def test_a_wwpn_copied_with_a_blade_is_named_with_both_ports():
+    bed = clean_bed()
+    for h, w in (("h1", "10:00:00:00:c9:aa:bb:01"), ("h2", "10:00:00:00:c9:aa:bb:02")):
+        server(bed, h).adapters.append(Adapter(name="hba", kind="fc", ports=[Port(name="fc0", kind="fc", wwpn=w)]))
+    assert not [f for f in validate(bed) if f.code == "NET-014"]
+    port(bed, "h2:fc0").wwpn = "10000000C9AABB01"          # the same WWPN, as the array's CLI prints it
+    found = [f for f in validate(bed) if f.code == "NET-014"]
+    assert [(f.message, f.subjects) for f in found] == [
+        ("WWPN 10:00:00:00:c9:aa:bb:01 is used by h1:fc0, h2:fc0", ("h1:fc0", "h2:fc0"))]

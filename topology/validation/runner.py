@@ -33,6 +33,7 @@ def _load_rule_modules() -> None:
         storage,
         vlans,
         workload,
+        wwpn,
     )
 
 
