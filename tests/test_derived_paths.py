@@ -229,6 +229,22 @@ def test_zones_decide_which_fc_ports_see_each_other():
     assert loads(dumps(bed), "again.yaml").switches[0].zones[0].members[1] == "ams:0A"
 
 
+def test_an_fc_host_entry_whose_wwpns_name_none_of_the_hosts_ports_lets_no_port_log_in():
+    """The array knows a host by the WWPNs registered for it: a host entry listing only mistyped
+    WWPNs presents nothing to the host's HBAs (it did present everything, as an IQN list does)."""
+    bed = loads(FC_BED, "fc.yaml")
+    bed.servers[0].adapters[1].ports[0].wwpn = "10:00:00:00:c9:00:00:02"
+    bed.arrays[0].hosts[0].initiators = ["10000000C9000001", "10:00:00:00:C9:00:00:02"]  # as 3PAR/Brocade print
+    assert len(paths_of(bed, "h1", "ams:db")) == 2
+    bed.arrays[0].hosts[0].initiators = ["10000000C9000091", "10000000C9000092"]          # both mistyped
+    assert paths_of(bed, "h1", "ams:db") == []
+    lost = codes(validate(bed), "PATH-001")
+    assert lost and "over 0 paths" in lost[0].message
+    assert "h1:P0 is not an initiator of h1's host entry on ams" in lost[0].message
+    bed.arrays[0].hosts[0].initiators = ["iqn.1991-05.com.microsoft:h1"]                  # an IQN names no FC port
+    assert len(paths_of(bed, "h1", "ams:db")) == 2
+
+
 # ----------------------------------------------------------------------------- pins
 
 def test_a_pin_narrows_the_host_to_the_portals_it_names():
@@ -306,6 +322,55 @@ def test_two_scenario_exclusive_vms_with_the_same_address_are_not_a_conflict():
     assert not codes(found, "NET-007")
     bed.scenarios.append(Scenario(id="both", vms=["old", "new"]))
     assert codes(validate(bed, scenario="both"), "NET-007")
+
+
+def test_a_workload_whose_driver_a_scenario_leaves_out_is_not_judged_in_that_scenario():
+    from topology.model import AccessSpec, Workload
+    bed = new_user_bed()
+    bed.workloads = [Workload(id="fio-2", tool="fio", driver="host-2", targets=["array-1:VMStore"],
+                              access=[AccessSpec(block_kb=8, read_pct=70)])]
+    bed.scenarios = [Scenario(id="host-1-only", excluded=["host-2"])]
+    assert not codes(validate(bed), "WL-001")      # was: "driven from 'host-2', which is not in the bed"
+    assert not codes(validate(bed, scenario="host-1-only"), "WL-001")
+    bed.workloads[0].driver = "gone"                 # not in the bed at all: still an error
+    assert {f.scenario for f in codes(validate(bed), "WL-001")} == {None}
+
+
+def test_a_load_run_in_a_vm_against_the_volume_holding_its_virtual_disk_reaches_it_through_its_host():
+    from topology.model import AccessSpec, Workload
+    bed = new_user_bed()
+    bed.vms.append(VM(id="vm-1", host="host-1", memory_gb=1, disks=[VirtualDisk(name="d", volume="array-1:VMStore")]))
+    bed.workloads = [Workload(id="fio-1", tool="fio", driver="vm-1", targets=["array-1:VMStore"],
+                              access=[AccessSpec(block_kb=8, read_pct=70)])]
+    assert not codes(validate(bed), "WL-001")      # was: "vm-1 cannot reach volume array-1:VMStore"
+    bed.arrays[0].mappings[0].to = "host-2"           # now its host cannot reach the datastore
+    bed.arrays[0].hosts[1].host_group = ""
+    bed.arrays[0].hosts[0].host_group = ""
+    lost = codes(validate(bed), "WL-001")
+    assert lost and "host-1 cannot reach volume array-1:VMStore" in lost[0].message
+
+
+def test_a_failed_network_takes_out_every_port_on_it_and_a_failed_vnic_its_guest_sessions():
+    from resources import example_path
+    from topology.fileformat import load
+    from topology.model import Network
+    bed = new_user_bed()
+    bed.networks.append(Network(id="san-1", cidr="10.1.0.0/24", role="iscsi"))
+    for ref in ("host-1:p1", "host-2:p1", "array-1:A0", "array-1:B0"):
+        dev, name = ref.split(":")
+        comp = next(c for c in [*bed.servers, *bed.arrays] if c.id == dev)
+        ports = [p for a in getattr(comp, "adapters", []) for p in a.ports] + \
+            [p for c in getattr(comp, "controllers", []) for p in c.ports]
+        next(p for p in ports if p.name == name).network = "san-1"
+    bed.scenarios = [Scenario(id="san-1-down", failed=["san-1"])]
+    assert len(paths_of(scenario_view(bed, bed.scenarios[0]), "host-1")) == 2    # was 4: nothing failed
+    spof = codes(validate(bed, scenario="san-1-down"), "PATH-002")
+    assert spof and "host-1:p2" in spof[0].subjects
+    kvm = load(example_path("rhel-kvm-sriov-iscsi"))
+    kvm.scenarios.append(Scenario(id="vf-down", failed=["db-1:eth1"]))
+    assert len(paths_of(scenario_view(kvm, kvm.scenarios[-1]), "db-1", "md3820i:db-1-data")) == 2   # was 4
+    assert [f.subjects for f in codes(validate(kvm), "PATH-002") if f.scenario == "vf-down"] == [
+        ("db-1", "db-1:eth2", "kvm-1:ens2f1", "san-sw2", "md3820i:db-1-data")]
 
 
 def test_a_scenario_view_shares_what_it_leaves_alone_and_changes_nothing_in_the_bed():

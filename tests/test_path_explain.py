@@ -109,3 +109,25 @@ def test_in_a_scenario_the_failed_ports_are_named_with_the_reference_paths_they_
     ctrl = explain(bed, "host-1", VOL, "ctrl-a")
     assert len(ctrl.paths) == 2 and "array-1:A" in ctrl.taken_out
     assert explain(bed, "host-1", VOL).reference_paths == 0       # the reference: nothing taken out
+
+
+def test_a_host_a_scenario_takes_out_is_not_listed_as_a_user_and_explaining_it_says_why():
+    bed = new_user_bed()
+    bed.scenarios.append(Scenario(id="host-2-out", excluded=["host-2"]))
+    assert set(volumes_used(bed)) == {"host-1", "host-2"}
+    assert set(volumes_used(bed, "host-2-out")) == {"host-1"}     # was listed, "has no iSCSI or FC port"
+    shown = explain(bed, "host-2", VOL, "host-2-out")
+    assert shown.paths == [] and shown.missing == \
+        "host-2 does not run in scenario host-2-out (failed, excluded or not listed)"
+    assert shown.problem_refs[0] == "host-2" and shown.reference_paths == 4
+
+
+def test_a_failed_virtual_switch_or_vnic_is_named_as_what_the_scenario_took_out():
+    from resources import example_path
+    from topology.fileformat import load
+    bed = load(example_path("rhel-kvm-sriov-iscsi"))
+    bed.scenarios += [Scenario(id="vsw-down", failed=["kvm-1/sriov-a"]), Scenario(id="vf-down", failed=["db-1:eth1"])]
+    vsw = explain(bed, "db-1", "md3820i:db-1-data", "vsw-down")
+    assert len(vsw.working) == 2 and vsw.reference_paths == 4 and vsw.taken_out == ["kvm-1/sriov-a"]   # was []
+    vf = explain(bed, "db-1", "md3820i:db-1-data", "vf-down")
+    assert len(vf.working) == 2 and vf.taken_out == ["db-1:eth1"]

@@ -11,6 +11,7 @@ from topology.model import (
     ExceptionRecord,
     HostAccess,
     Link,
+    Mapping,
     PathSpec,
     Port,
     Replication,
@@ -28,7 +29,7 @@ RAID-007 RAID-008 RAID-009 CAP-001 CAP-002 CAP-003 CAP-004 CAP-005 CAP-006 CAP-0
 CLU-003 WL-001 ACC-001 ACC-002""".split()
 # Issue 12: rules a lab engineer checks that the brief's catalogue did not name
 NEW_CODES = """MAP-001 MAP-002 MAP-003 CON-001 CON-002 CON-003 LIM-001 LIM-002 LIM-003 SRIOV-001 PATH-008
-WL-002 CAP-008""".split()
+WL-002 CAP-008 NET-013 MAP-004 NET-014""".split()
 ALL_CODES = BRIEF_CODES + NEW_CODES
 
 
@@ -145,6 +146,11 @@ BREAKS = {
                            setattr(port(b, "arr:c0-a"), "speed_gbps", 1)],
     "WL-002": lambda b: setattr(b.workloads[0], "targets", []),
     "CAP-008": lambda b: setattr(vm(b, "sql"), "memory_gb", 0),
+    "MAP-004": lambda b: array(b).mappings.append(Mapping(volume="log", to="h2", lun=0)),
+    "NET-014": lambda b: [server(b, h).adapters.append(Adapter(name="hba", kind="fc", ports=[
+        Port(name="fc0", kind="fc", wwpn=w)]))
+        for h, w in (("h1", "10:00:00:00:c9:aa:bb:01"), ("h2", "10000000C9AABB01"))],
+    "NET-013": lambda b: [setattr(b.networks[1], "vlan", 101), setattr(b.switches[0], "vlans", [102])],
 }
 
 
@@ -424,3 +430,55 @@ def test_raid_005_on_an_exchange_bed_names_every_pair_a_walk_of_all_pairs_finds(
            if "holds both" not in h.message]
     assert len(expected) > 10
     assert got == expected
+
+
+def test_a_port_in_one_vlan_on_a_switch_port_or_switch_of_another_is_named():
+    bed = clean_bed()
+    bed.networks[1].vlan = 101
+    bed.switches[0].vlans = [101, 102]                        # carries it: nothing to say
+    bed.switches[0].ports = [Port(name="1", vlan=101), Port(name="2")]
+    bed.links = [Link(a=lk.a, b="sw-a:1") if lk.a == "h1:san1" else lk for lk in bed.links]
+    bed.links = [Link(a=lk.a, b="sw-a:2") if lk.a == "h2:san1" else lk for lk in bed.links]
+    assert not [f for f in validate(bed) if f.code == "NET-013"]
+    bed.switches[0].ports[0].vlan = 102                       # an access port of the other VLAN
+    bed.switches[0].vlans = [102]                             # and a switch that does not carry 101
+    found = sorted(f.message for f in validate(bed) if f.code == "NET-013")
+    assert "h1:san1 is in VLAN 101 and is cabled to sw-a:1, an access port of VLAN 102" in found
+    assert "arr:c0-a is in VLAN 101 and is cabled to switch sw-a, which carries VLAN 102 only" in found
+    assert "h2:san1 is in VLAN 101 and is cabled to switch sw-a, which carries VLAN 102 only" in found
+    bed.switches[0].ports[0].vlan = 101                       # the access port agrees, the switch does not
+    assert "h1:san1 is in VLAN 101 and is cabled to switch sw-a, which carries VLAN 102 only" in \
+        [f.message for f in validate(bed) if f.code == "NET-013"]
+    bed.switches[0].ports[0].vlan = 102
+    # an iSCSI interface bound to a NIC rides the NIC's cable
+    bed.switches[0].vlans = []
+    san1 = port(bed, "h1:san1")
+    san1.network, san1.address = "", ""
+    server(bed, "h1").adapters[0].ports.append(Port(name="iface0", roles=["iscsi"], address="10.1.0.61/24",
+                                                    network="san-a", bound_to="h1:san1"))
+    found = [f.message for f in validate(bed) if f.code == "NET-013"]
+    assert found == ["h1:iface0 is in VLAN 101 and is cabled to sw-a:1, an access port of VLAN 102"]
+
+
+def test_one_lun_number_for_two_volumes_of_one_host_is_named_through_its_host_group_too():
+    bed = clean_bed()
+    array(bed).mappings.append(Mapping(volume="log", to="h2", lun=0))     # the group already has db at LUN 0
+    found = [f for f in validate(bed) if f.code == "MAP-004"]
+    assert [f.message for f in found] == ["arr presents arr:db and arr:log to host h2 both as LUN 0"]
+    assert set(found[0].subjects) == {"arr:db", "arr:log", "arr"}
+    array(bed).mappings[-1].lun = 7                                         # its own number: fine
+    assert not [f for f in validate(bed) if f.code == "MAP-004"]
+    array(bed).mappings[-1].lun = 0
+    array(bed).group = "eql-grp"     # an EqualLogic group: every volume its own target at LUN 0
+    assert not [f for f in validate(bed) if f.code == "MAP-004"]
+
+
+def test_a_wwpn_copied_with_a_blade_is_named_with_both_ports():
+    bed = clean_bed()
+    for h, w in (("h1", "10:00:00:00:c9:aa:bb:01"), ("h2", "10:00:00:00:c9:aa:bb:02")):
+        server(bed, h).adapters.append(Adapter(name="hba", kind="fc", ports=[Port(name="fc0", kind="fc", wwpn=w)]))
+    assert not [f for f in validate(bed) if f.code == "NET-014"]
+    port(bed, "h2:fc0").wwpn = "10000000C9AABB01"          # the same WWPN, as the array's CLI prints it
+    found = [f for f in validate(bed) if f.code == "NET-014"]
+    assert [(f.message, f.subjects) for f in found] == [
+        ("WWPN 10:00:00:00:c9:aa:bb:01 is used by h1:fc0, h2:fc0", ("h1:fc0", "h2:fc0"))]

@@ -60,7 +60,9 @@ class Masking:
             if h.host_group:
                 reach.setdefault(h.host_group, []).append(h.server)
             allowed = self._registered_ports(h.initiators)
-            if allowed:
+            # a WWPN the array registers is a port identity: when none of them is a port of the host,
+            # the array lets none of its ports log in (an IQN names the host's whole initiator instead)
+            if allowed or any(_looks_like_wwpn(text) for text in h.initiators):
                 key = (a.id, h.server)
                 self.initiators[key] = self.initiators.get(key, frozenset()) | allowed
         for m in a.mappings:

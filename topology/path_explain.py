@@ -81,7 +81,14 @@ def _context(bed: Bed, scenario: str | None) -> tuple[Context, Any]:
 def volumes_used(bed: Bed, scenario: str | None = None) -> dict[str, dict[str, str]]:
     """Host or VM -> {ARRAY:VOLUME: why it uses it}, in the reference or a scenario."""
     ctx, _ = _context(bed, scenario)
-    return {h: dict(v) for h, v in ctx.volumes_used.items()}
+    return _uses(ctx)
+
+
+def _uses(ctx: Context) -> dict[str, dict[str, str]]:
+    """Who uses which volume, leaving out the hosts and VMs the configuration does not run (the
+    array's host entries still name a failed or excluded host: it uses nothing in that scenario)."""
+    there = ctx.idx.components
+    return {h: dict(v) for h, v in sorted(ctx.volumes_used.items()) if h in there}
 
 
 def explain(bed: Bed, host: str, volume: str, scenario: str | None = None) -> Explanation:
@@ -104,7 +111,7 @@ def survey(bed: Bed, host: str = "", volume: str = "", scenario: str | None = No
     host that uses a volume, and a host's first volume, when they are not given or no longer
     apply; a host that uses none is kept, with nothing to explain)."""
     ctx, scoped = _context(bed, scenario)
-    uses = {h: dict(v) for h, v in sorted(ctx.volumes_used.items())}
+    uses = _uses(ctx)
     if not host and volume:             # a volume picked first: the first host that uses it
         host = next((h for h, vols in uses.items() if volume in vols), "")
     if not host or host not in uses and host not in ctx.idx.components:
@@ -127,7 +134,10 @@ def _explain(bed: Bed, ctx: Context, scoped: Any, host: str, volume: str) -> Exp
         if sp.host == host and volume in sp.spec.volumes:
             out.paths.append(ShownPath(sp.spec.initiator, sp.spec.target, cables.steps(sp, volume), sp.pinned,
                                        id(sp.spec) in working))
-    if not out.working:
+    if not out.working and ctx.scenario is not None and host not in ctx.idx.components:
+        out.missing = f"{host} does not run in scenario {ctx.scenario.id} (failed, excluded or not listed)"
+        out.problem_refs = [host]
+    elif not out.working:
         out.missing = ctx.derived.why_no_path(host, volume)
         out.problem_refs = _named_refs(out.missing, ctx)
     if scoped is not None:
@@ -145,7 +155,8 @@ def _taken_out(reference: list[ShownPath], gone: Any) -> list[str]:
     hit: list[str] = []
     for path in reference:
         for step in path.steps:
-            if step.kind in ("port", "switch_port", "target", "switch") and gone.gone(step.ref):
+            if step.kind in ("vnic", "vswitch", "iface", "port", "switch_port", "target", "switch") \
+                    and gone.gone(step.ref):
                 hit.append(step.ref)
             elif step.kind == "controller":
                 ctrl = step.text.removeprefix("controller ")

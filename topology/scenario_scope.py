@@ -97,6 +97,9 @@ class ScopeFinder:
         moved = {v for v, h in place.items() if reference.get(v) != h}
         moved |= {v for v in reference if v not in place}
         elements = set(gone.devices) | gone.ports | {controller_node(a, c) for a, c in gone.controllers}
+        # a path's hops name the switches it crosses, not their ports: a switch that loses a port (an ISL's,
+        # a stack's, the one facing an array port) may cut the paths of anyone routed through it
+        elements |= {d for d in map(endpoint_device, gone.ports) if d in idx.switches}
         seeds: set[str] = set(moved)
         seeds |= {reference[v] for v in moved if v in reference}
         seeds |= {place[v] for v in moved if v in place}

@@ -46,6 +46,8 @@ def removed_by(bed: Bed, scenario: Scenario, idx: BedIndex) -> Removed:
     for ref in [*scenario.failed, *scenario.excluded]:
         if ref in idx.components:
             out.devices.add(ref)
+            if ref in idx.networks:     # a network down: every port on it (the network names no device)
+                out.ports |= _ports_on_network(bed, idx, ref)
             continue
         pr = idx.port(ref)
         if pr is not None:
@@ -68,6 +70,21 @@ def removed_by(bed: Bed, scenario: Scenario, idx: BedIndex) -> Removed:
     return out
 
 
+def _ports_on_network(bed: Bed, idx: BedIndex, network: str) -> set[str]:
+    """DEVICE:PORT of every server, array and switch port and VM vNIC the bed puts on `network`."""
+    out = {ref for s in bed.servers for ref, p in idx.server_ports(s) if p.network == network}
+    out |= {ref for a in bed.arrays for ref, p, _ in idx.array_ports(a) if p.network == network}
+    out |= {f"{sw.id}{SEP}{p.name}" for sw in bed.switches for p in sw.ports if p.network == network}
+    out |= {f"{v.id}{SEP}{n.name}" for v in bed.vms for n in v.nics if n.network == network}
+    return out
+
+
+def _without_nics(vm, gone: Removed):
+    """A VM without the vNICs a scenario fails (itself when it loses none)."""
+    nics = [n for n in vm.nics if f"{vm.id}{SEP}{n.name}" not in gone.ports]
+    return vm if len(nics) == len(vm.nics) else dataclasses.replace(vm, nics=nics)
+
+
 def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, keep: Scope | None = None,
                   placement: Placement | None = None) -> Bed:
     """The bed as it stands in `scenario` (see the module's docstring); with `keep`, only the part of
@@ -83,7 +100,8 @@ def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, kee
         if v.id not in running:
             continue
         host = running[v.id]
-        vms.append(v if host == v.host or not (host or v.host) else _moved(v, host, bed))
+        placed = v if host == v.host or not (host or v.host) else _moved(v, host, bed)
+        vms.append(_without_nics(placed, gone) if gone.ports else placed)
     live_vms = set(running)
 
     def alive(ref: str) -> bool:
@@ -113,6 +131,8 @@ def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, kee
         targets = [t for t in w.targets if t in live_vms or t not in idx.vms and alive(t)]
         if w.targets and not targets:
             continue
+        if w.driver and (w.driver not in live_vms if w.driver in idx.vms else not alive(w.driver)):
+            continue    # the machine that runs the tool does not run in this scenario: nor does the load
         if keep is not None and not _in_scope(w, targets, keep, idx):
             continue
         workloads.append(w if len(targets) == len(w.targets) else dataclasses.replace(w, targets=targets))

@@ -31,7 +31,9 @@ def _load_rule_modules() -> None:
         paths,
         sriov,
         storage,
+        vlans,
         workload,
+        wwpn,
     )
 
 

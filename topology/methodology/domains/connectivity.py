@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
+from topology.ids import split_endpoint
 from topology.index import servers_behind_mapping_targets
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
@@ -98,7 +99,8 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
 
 
 
-PATH_NAMES = field_names("path", "index", "kind", "initiator", "initiator_name", "initiator_label", "initiator_ip",
+PATH_NAMES = field_names("path", "index", "kind", "initiator", "initiator_name", "initiator_nic", "initiator_label",
+                         "initiator_ip",
                          "initiator_wwpn", "target", "target_name", "target_label", "target_ip", "target_wwpn",
                          "target_controller", "array", "fabric", "multipath", "persistent", "preferred", "iface",
                          "volumes")
@@ -210,6 +212,10 @@ def _path_values(ctx: BedContext, base: Values, src: str, p: Any, k: int) -> Val
     if ipr is not None:
         _path_end(vals, "initiator", ipr, p.initiator, src)
         put(vals, "path.iface", as_text(f"iface-{ipr.port.name}", f"{src}.initiator"))
+        # the network device the session leaves by: the NIC an iSCSI interface is bound to, else the port
+        bound = getattr(ipr.port, "bound_to", "")
+        put(vals, "path.initiator_nic", as_text(split_endpoint(bound)[1] if bound else ipr.port.name,
+                                                f"{p.initiator}.bound_to" if bound else f"{src}.initiator"))
         put(vals, "path.fabric", as_text(getattr(ipr.port, "fabric", ""), f"{p.initiator}.fabric"))
     if tpr is not None:
         _path_end(vals, "target", tpr, p.target, src)

@@ -85,7 +85,8 @@ def _host_values(ctx: BedContext, comp: Any, prefix: str) -> Values:
     put(out, f"{prefix}.dns", as_list(s.dns, f"{cid}.dns"))
     put(out, f"{prefix}.port_names", as_list([f"{p.name} ({p.label})" if p.label else p.name
                                               for ad in s.adapters for p in ad.ports
-                                              if p.kind in ("ethernet", "management", "infiniband")],
+                                              if p.kind in ("ethernet", "management", "infiniband")
+                                              and not p.bound_to],     # a bound iSCSI interface is no adapter
                                              f"{cid}.adapters"))
     put(out, f"{prefix}.dns_csv", as_text(",".join(str(d) for d in s.dns), f"{cid}.dns"))
     put(out, f"{prefix}.is_dc", as_bool(ctx.is_dc(s), f"{cid}.software"))

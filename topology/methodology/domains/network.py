@@ -140,6 +140,7 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
 def _ports(ctx: BedContext) -> list[Item]:
     def per(s: Server, base: Values):
         k = 0
+        carriers = {p.bound_to for ad in s.adapters for p in ad.ports if p.bound_to}
         for ad in s.adapters:
             for p in ad.ports:
                 k += 1
@@ -153,6 +154,9 @@ def _ports(ctx: BedContext) -> list[Item]:
                 # a virtual switch's uplink that the host OS does not share carries no host address
                 vs = ctx.vswitch_of_port.get(f"{s.id}:{p.name}")
                 uplink_only = vs is not None and not vs.management_os
+                # the NIC iSCSI interfaces are bound to (open-iscsi ifaces): the interfaces carry the addresses
+                uplink_only = uplink_only or f"{s.id}:{p.name}" in carriers and not p.address \
+                    and p.address is not NOT_STATED
                 put(vals, "port.needs_ip", as_bool(bool(p.address) or (bool(set(p.roles) & _IP_ROLES)
                                                                      and not uplink_only)))
                 if set(p.roles) & {"lan", "management"} and s.dns:

@@ -108,3 +108,40 @@ def map_003(ctx: Context) -> Iterator[Hit]:
             if v.name in mapped or v.copy == "replica" or ref in replicas:
                 continue
             yield hit([ref, a.id], f"volume {ref} is mapped to no host or host group")
+
+
+def _presentations(a: StorageArray) -> Iterator[tuple[str, list[tuple[int, str, frozenset[str]]]]]:
+    """(array host, [(LUN, volume, ports)]) for each host entry: its own mappings and its host group's."""
+    by_target: dict[str, list[tuple[int, str, frozenset[str]]]] = {}
+    for m in a.mappings:
+        if isinstance(m.lun, int):
+            by_target.setdefault(m.to, []).append((m.lun, m.volume, frozenset(m.ports)))
+    for h in a.hosts:
+        seen = by_target.get(h.name, []) + (by_target.get(h.host_group, []) if h.host_group else [])
+        if len(seen) > 1:
+            yield h.name, seen
+
+
+@rule("MAP-004", "error", "two volumes presented to one host under the same LUN number",
+      reason="A host addresses the volumes an array presents to it by LUN number: two volumes under one number "
+             "(through the host's own mappings and its host group's) are refused by the array or hide each other.",
+      source=_SRC,
+      hint="give each volume presented to the host its own LUN number")
+def map_004(ctx: Context) -> Iterator[Hit]:
+    for a in ctx.bed.arrays:
+        # an array group (EqualLogic) presents every volume as its own target, each at LUN 0
+        if a.simulated or a.group:
+            continue
+        for host, seen in _presentations(a):
+            said: set[tuple[int, str, str]] = set()
+            for i, (lun, vol, ports) in enumerate(seen):
+                for lun2, vol2, ports2 in seen[i + 1:]:
+                    first, second = sorted((vol, vol2))
+                    # presented on different ports, the two never meet under one target
+                    if lun2 != lun or vol2 == vol or ports and ports2 and not ports & ports2 or \
+                            (lun, first, second) in said:
+                        continue
+                    said.add((lun, first, second))
+                    refs = [volume_ref(a.id, first), volume_ref(a.id, second)]
+                    yield hit([*refs, a.id], f"{a.id} presents {refs[0]} and {refs[1]} to host {host} both "
+                                             f"as LUN {lun}")

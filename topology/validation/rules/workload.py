@@ -24,7 +24,8 @@ def wl_001(ctx: Context) -> Iterator[Hit]:
                 hit_ = ctx.volume(t)
                 if hit_ is not None and hit_[0].simulated:
                     continue
-                users = [w.driver] if w.driver else [c for c, vols in ctx.volumes_used.items() if t in vols]
+                users = [_reacher(ctx, w.driver, t)] if w.driver else \
+                    [c for c, vols in ctx.volumes_used.items() if t in vols]
                 if not users or any(ctx.reaches(u, t) for u in users):
                     continue
                 # what the sources leave unstated matters only where no user reaches the volume
@@ -41,6 +42,15 @@ def wl_001(ctx: Context) -> Iterator[Hit]:
                     yield hit([w.id, t], f"workload {w.id} targets VM {t}, which is placed on no host")
         if w.driver and w.driver not in idx.components:
             yield hit(w.id, f"workload {w.id} is driven from {w.driver!r}, which is not in the bed")
+
+
+def _reacher(ctx: Context, driver: str, volume: str) -> str:
+    """Who must reach `volume` for a load `driver` runs: a VM whose virtual disk sits on the volume
+    through its hypervisor (a datastore, a CSV) reaches it through its host; anyone else itself."""
+    vm = ctx.idx.vms.get(driver)
+    if vm is not None and any(d.volume == volume and not d.local for d in vm.disks):
+        return ctx.vm_disk_user(vm, volume) or driver
+    return driver
 
 
 @rule("WL-002", "error", "a workload with no target",
