@@ -32,7 +32,7 @@ _TRANSPORT = {"ssh": "ssh", "paramiko": "ssh", "smart": "ssh", "winrm": "winrm",
 _AUTH = {"ntlm": "ntlm", "kerberos": "kerberos", "basic": "basic", "credssp": "credssp", "plaintext": "basic"}
 _SECRETS = ("ansible_password", "ansible_ssh_pass", "ansible_ssh_password", "ansible_become_password",
             "ansible_become_pass", "ansible_winrm_password")
-_RANGE = re.compile(r"\[([0-9a-zA-Z]+):([0-9a-zA-Z]+)(?::([0-9]+))?\]")
+_RANGE = re.compile(r"\[([0-9a-zA-Z]*):([0-9a-zA-Z]+)(?::([0-9]+))?\]")
 MAX_HOSTS = 100_000
 
 
@@ -70,11 +70,13 @@ class _TooMany(Exception):
 
 
 def expand(pattern: str) -> list[str]:
-    """`web[01:03].lab` -> web01.lab, web02.lab, web03.lab (as Ansible expands host ranges)."""
+    """`web[01:03].lab` -> web01.lab, web02.lab, web03.lab; `mail[:2]` -> mail0 .. mail2 (as Ansible expands
+    host ranges)."""
     found = _RANGE.search(pattern)
     if found is None:
         return [pattern]
-    start, end, step = found.group(1), found.group(2), int(found.group(3) or 1)
+    # an empty start is 0, as Ansible reads `mail[:5]`
+    start, end, step = found.group(1) or "0", found.group(2), int(found.group(3) or 1)
     head, tail = pattern[:found.start()], pattern[found.end():]
     if start.isdigit() and end.isdigit():
         width = len(start) if start.startswith("0") else 0

@@ -1,0 +1,56 @@
+"""Imports tried on files the importer was not written around: Ansible inventories copied from
+public repositories (tests/data/inventories, sources in its README), each read both by the
+importer and by ansible-core's own `ansible-inventory`; hostile values in inventories; CSV
+sheets as spreadsheets really save them."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from resources import example_path
+from topology.fileformat import loads
+from topology.importing import plan_file
+from topology.importing.ansible_inventory import read_inventory
+
+ANSIBLE_INVENTORY = Path(sys.executable).with_name("ansible-inventory")
+INVENTORIES = Path(__file__).parent / "data" / "inventories"
+REAL_INVENTORIES = sorted(p.name for p in INVENTORIES.iterdir() if p.name != "README.md")
+EXAMPLE = "md3000i-hyperv-cluster"
+
+
+def ansible_reading(path: Path, home: Path) -> dict:
+    """ansible-core's reading of an inventory: {host: its variables}."""
+    proc = subprocess.run([str(ANSIBLE_INVENTORY), "-i", str(path), "--list"], capture_output=True, text=True,
+                          timeout=300, env={"ANSIBLE_HOME": str(home), "HOME": str(home), "PATH": "/usr/bin:/bin",
+                                            "ANSIBLE_INVENTORY_UNPARSED_WARNING": "0"})
+    assert proc.returncode == 0, proc.stderr
+    listed = json.loads(proc.stdout)
+    hosts = {h for group, body in listed.items() if group != "_meta" for h in body.get("hosts", [])}
+    return {h: listed["_meta"]["hostvars"].get(h, {}) for h in hosts}
+
+
+def same_as_ansible(path: Path, home: Path) -> dict:
+    records, problems = read_inventory(path.read_text(encoding="utf-8"))
+    assert problems == []
+    ours = {r.host: {k: c.text for k, c in r.access.items()} for r in records}
+    theirs = ansible_reading(path, home)
+    assert set(ours) == set(theirs)
+    for host, access in ours.items():
+        for var, key in (("ansible_host", "address"), ("ansible_port", "port"), ("ansible_user", "user")):
+            assert access.get(key, "") == str(theirs[host].get(var, "")), (host, var)
+    return ours
+
+
+@pytest.mark.parametrize("name", REAL_INVENTORIES)
+def test_a_real_inventory_gives_the_hosts_and_connections_ansible_gives(tmp_path, name):
+    same_as_ansible(INVENTORIES / name, tmp_path)
+
+
+def test_a_range_with_no_start_counts_from_zero_as_ansible_does(tmp_path):
+    ours = same_as_ansible(INVENTORIES / "ansible-examples-hosts", tmp_path)
+    assert {f"mail{i}.example.com" for i in range(6)} <= set(ours)
+    assert not any("[" in host for host in ours)
