@@ -54,3 +54,17 @@ def test_a_range_with_no_start_counts_from_zero_as_ansible_does(tmp_path):
     ours = same_as_ansible(INVENTORIES / "ansible-examples-hosts", tmp_path)
     assert {f"mail{i}.example.com" for i in range(6)} <= set(ours)
     assert not any("[" in host for host in ours)
+
+
+@pytest.mark.parametrize("suffix,text", [
+    (".ini", "[storage]\n2001:db8::10\nfe80::1%eth0\narray-a:2222\nweb[01:02]:2200\n"
+             "san1 ansible_host=2001:db8::30\n"),
+    (".yaml", "storage:\n  hosts:\n    '[2001:db8::20]:2222':\n    2001:db8::10:\n    'fe80::1%eth0':\n"
+              "    array-a:2222:\n    web[01:02]:2200:\n"),
+])
+def test_an_ipv6_host_is_one_host_not_a_name_and_a_port(tmp_path, suffix, text):
+    inventory = tmp_path / f"inventory{suffix}"
+    inventory.write_text(text, encoding="utf-8")
+    ours = same_as_ansible(inventory, tmp_path)
+    assert "2001:db8::10" in ours and "port" not in ours["2001:db8::10"]
+    assert ours["array-a"]["port"] == "2222" and ours["web02"]["port"] == "2200"

@@ -16,6 +16,7 @@ then the host's own.  Host ranges (`web[01:03]`, `db-[a:c]`) and `host:port` are
 """
 from __future__ import annotations
 
+import ipaddress
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -148,11 +149,25 @@ def _unquote(value: str) -> str:
     return words[0] if len(words) == 1 else value
 
 
+def host_and_port(pattern: str) -> tuple[str, str | None]:
+    """`web01:2222` -> (web01, 2222), `[2001:db8::1]:2222` -> (2001:db8::1, 2222); a bare IPv6
+    address (`2001:db8::10`, `fe80::1%eth0`) is a host with no port, as Ansible reads it."""
+    try:
+        ipaddress.IPv6Address(pattern.split("%", 1)[0])
+        return pattern, None
+    except ValueError:
+        pass
+    found = re.fullmatch(r"\[([0-9a-fA-F:.]+(?:%[^\]]+)?)\]:([0-9]+)", pattern)
+    if found and ":" in found.group(1):
+        return found.group(1), found.group(2)
+    found = re.fullmatch(r"((?:[^:\[]|\[[^\]]*\])+):([0-9]+)", pattern)     # a colon inside [01:09] is a range's
+    if found:
+        return found.group(1), found.group(2)
+    return pattern, None
+
+
 def _hosts(inv: _Inventory, group: str, pattern: str, line: int, variables: dict[str, Cell]) -> None:
-    host, port = pattern, None
-    found = re.fullmatch(r"(.+?):([0-9]+)", pattern)
-    if found and "[" not in found.group(2):
-        host, port = found.group(1), found.group(2)
+    host, port = host_and_port(pattern)
     if port is not None:
         variables = {"ansible_port": Cell(port, line, "host:port"), **variables}
     try:
