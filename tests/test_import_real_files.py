@@ -68,3 +68,12 @@ def test_an_ipv6_host_is_one_host_not_a_name_and_a_port(tmp_path, suffix, text):
     ours = same_as_ansible(inventory, tmp_path)
     assert "2001:db8::10" in ours and "port" not in ours["2001:db8::10"]
     assert ours["array-a"]["port"] == "2222" and ours["web02"]["port"] == "2200"
+
+
+def test_a_yaml_group_whose_hosts_is_one_name_reads_as_ansible_reads_it(tmp_path):
+    # Ansible's own YAML inventory example writes `hosts: test5` (no colon) for one host
+    ours = same_as_ansible(INVENTORIES / "ansible-yaml-plugin-example.yaml", tmp_path)
+    assert {"test1", "test5", "test6"} <= set(ours) and ours["test4"]["address"] == "127.0.0.1"
+    records, _problems = read_inventory((INVENTORIES / "ansible-yaml-plugin-example.yaml").read_text())
+    groups = {r.host: r.attributes.get("Ansible groups") for r in records}
+    assert groups["test1"] == "last_group" and groups["test5"] == "group_x"

@@ -221,6 +221,9 @@ def _yaml(text: str) -> _Inventory:
             inv.problems.append(Problem(f"group {name!r} is not a mapping", "write hosts:, vars: and children: "
                                         "under it", line_of(path)))
             return
+        for key in ("hosts", "vars", "children"):
+            if isinstance(body.get(key), str):    # `hosts: web1`: one name, as Ansible allows
+                body = {**body, key: {body[key]: None}}
         for key in body:
             if key not in ("hosts", "vars", "children"):
                 inv.problems.append(Problem(f"{key!r} in group {name!r}", "a group holds hosts:, vars: and children:",
