@@ -77,3 +77,15 @@ def test_a_yaml_group_whose_hosts_is_one_name_reads_as_ansible_reads_it(tmp_path
     records, _problems = read_inventory((INVENTORIES / "ansible-yaml-plugin-example.yaml").read_text())
     groups = {r.host: r.attributes.get("Ansible groups") for r in records}
     assert groups["test1"] == "last_group" and groups["test5"] == "group_x"
+
+
+@pytest.mark.parametrize("text,line,words", [
+    ("all:\n  vars: [ansible_user, admin]\n", 2, "vars of 'all' are not a mapping"),
+    ("all:\n  children: [web, db]\n", 2, "children of 'all' are not a mapping"),
+    ("all:\n  children:\n    web:\n      hosts: [w1, w2]\n", 4, "hosts of 'web' are not a mapping"),
+])
+def test_a_yaml_inventory_section_written_as_a_list_is_named_with_its_line(tmp_path, text, line, words):
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text(text, encoding="utf-8")
+    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    assert plan.edit is None and [(p.line, p.message) for p in plan.problems] == [(line, words)]

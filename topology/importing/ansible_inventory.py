@@ -228,19 +228,22 @@ def _yaml(text: str) -> _Inventory:
             if key not in ("hosts", "vars", "children"):
                 inv.problems.append(Problem(f"{key!r} in group {name!r}", "a group holds hosts:, vars: and children:",
                                             line_of((*path, key))))
-        for key, value in (body.get("vars") or {}).items():
+        sections = {}
+        for key, hint in (("vars", "write name: value under it"), ("hosts", "write each host as a key"),
+                          ("children", "write each child group as a key")):
+            sections[key] = body.get(key) or {}
+            if not isinstance(sections[key], dict):
+                inv.problems.append(Problem(f"{key} of {name!r} are not a mapping", hint, line_of((*path, key))))
+                sections[key] = {}
+        for key, value in sections["vars"].items():
             g.vars[str(key)] = Cell(_text(value), line_of((*path, "vars", key)), str(key))
-        hosts = body.get("hosts") or {}
-        if not isinstance(hosts, dict):
-            inv.problems.append(Problem(f"hosts of {name!r} are not a mapping", "write each host as a key",
-                                        line_of((*path, "hosts"))))
-            hosts = {}
+        hosts = sections["hosts"]
         for host, variables in hosts.items():
             where = (*path, "hosts", host)
             cells = {str(k): Cell(_text(v), line_of((*where, k)), str(k)) for k, v in (variables or {}).items()} \
                 if isinstance(variables, dict) else {}
             _hosts(inv, name, str(host), line_of(where), cells)
-        for child, child_body in (body.get("children") or {}).items():
+        for child, child_body in sections["children"].items():
             g.children.append(str(child))
             group(str(child), child_body, (*path, "children", child), depth + 1)
 
