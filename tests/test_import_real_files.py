@@ -4,6 +4,7 @@ importer and by ansible-core's own `ansible-inventory`; hostile values in invent
 sheets as spreadsheets really save them."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -89,3 +90,61 @@ def test_a_yaml_inventory_section_written_as_a_list_is_named_with_its_line(tmp_p
     inventory.write_text(text, encoding="utf-8")
     plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
     assert plan.edit is None and [(p.line, p.message) for p in plan.problems] == [(line, words)]
+
+
+VAULTED = """all:
+  vars:
+    ansible_user: admin
+    ansible_become_password: !vault |
+          $ANSIBLE_VAULT;1.1;AES256
+          62313365396662343061393464336163383764373764613633653634306231386433626436623361
+  children:
+    k8s:
+      children:
+        masters:
+          hosts:
+            m1: { ansible_host: 192.168.1.11 }
+        workers:
+          hosts:
+            w[1:2]:
+          vars:
+            ansible_port: 2200
+            ansible_user: !vault |
+              $ANSIBLE_VAULT;1.1;AES256
+              3861636662303632383530373966306165616464343463393636313032366662373638613330
+"""
+
+
+def test_a_vault_encrypted_value_does_not_stop_an_inventory_and_is_never_imported(tmp_path):
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text(VAULTED, encoding="utf-8")
+    bed = loads(example_path(EXAMPLE).read_text(encoding="utf-8"))
+    plan = plan_file(bed, inventory)
+    assert plan.problems == [] and plan.edit is not None
+    plan.edit.apply()
+    access = {a.host: a for a in bed.access}
+    assert (access["m1"].address, access["m1"].user) == ("192.168.1.11", "admin")
+    assert (access["w1"].port, access["w1"].user) == (2200, "")          # the encrypted user is left out
+    text = str([dataclasses.asdict(a) for a in bed.access])
+    assert "ANSIBLE_VAULT" not in text and "6231336539" not in text
+    notes = "\n".join(plan.notes)
+    assert "w1: ansible_user (line 18) is vault-encrypted" in notes
+    assert "ansible_become_password was not imported" in notes
+
+
+@pytest.mark.parametrize("suffix,text,line", [
+    (".ini", "[web]\nw1 ansible_host=\"{{ lookup('pipe','id') }}\" ansible_user='{{ lookup(\"env\",\"USER\") }}'\n",
+     2),
+    (".yaml", "web:\n  hosts:\n    w1:\n      ansible_host: \"{{ lookup('pipe','id') }}\"\n"
+              "      ansible_user: \"{% if x %}root{% endif %}\"\n", 4),
+])
+def test_a_jinja_connection_value_is_left_out_and_said_never_evaluated_or_kept(tmp_path, suffix, text, line):
+    inventory = tmp_path / f"inventory{suffix}"
+    inventory.write_text(text, encoding="utf-8")
+    bed = loads(example_path(EXAMPLE).read_text(encoding="utf-8"))
+    plan = plan_file(bed, inventory)
+    assert plan.problems == [] and plan.edit is not None
+    plan.edit.apply()
+    w1 = next(a for a in bed.access if a.host == "w1")
+    assert (w1.address, w1.user) == ("", "")
+    assert any(f"w1: ansible_host (line {line}) is a Jinja template" in n for n in plan.notes), plan.notes

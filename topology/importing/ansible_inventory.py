@@ -35,6 +35,8 @@ _SECRETS = ("ansible_password", "ansible_ssh_pass", "ansible_ssh_password", "ans
             "ansible_become_pass", "ansible_winrm_password")
 _RANGE = re.compile(r"\[([0-9a-zA-Z]*):([0-9a-zA-Z]+)(?::([0-9]+))?\]")
 MAX_HOSTS = 100_000
+_KEPT_TAGS = frozenset({"!vault", "!vault-encrypted", "!unsafe"})
+_JINJA = re.compile(r"\{\{|\{%")
 
 
 @dataclass
@@ -184,7 +186,7 @@ def _hosts(inv: _Inventory, group: str, pattern: str, line: int, variables: dict
 def _yaml(text: str) -> _Inventory:
     inv = _Inventory()
     try:
-        data = yaml_bounded.parse(text)
+        data = yaml_bounded.parse(text, _KEPT_TAGS)
     except yaml_bounded.YamlProblem as exc:
         inv.problems.append(Problem(exc.message, exc.hint, exc.line, exc.column))
         return inv
@@ -236,11 +238,11 @@ def _yaml(text: str) -> _Inventory:
                 inv.problems.append(Problem(f"{key} of {name!r} are not a mapping", hint, line_of((*path, key))))
                 sections[key] = {}
         for key, value in sections["vars"].items():
-            g.vars[str(key)] = Cell(_text(value), line_of((*path, "vars", key)), str(key))
+            g.vars[str(key)] = _cell(value, line_of((*path, "vars", key)), str(key))
         hosts = sections["hosts"]
         for host, variables in hosts.items():
             where = (*path, "hosts", host)
-            cells = {str(k): Cell(_text(v), line_of((*where, k)), str(k)) for k, v in (variables or {}).items()} \
+            cells = {str(k): _cell(v, line_of((*where, k)), str(k)) for k, v in (variables or {}).items()} \
                 if isinstance(variables, dict) else {}
             _hosts(inv, name, str(host), line_of(where), cells)
         for child, child_body in sections["children"].items():
@@ -250,6 +252,14 @@ def _yaml(text: str) -> _Inventory:
     for name, body in data.items():
         group(str(name), body, (name,), 0)
     return inv
+
+
+def _cell(value: Any, line: int, key: str) -> Cell:
+    if isinstance(value, yaml_bounded.Tagged):
+        if value.tag == "!unsafe":      # Ansible's mark for text it must not template: the text itself
+            return Cell(value.text, line, key)
+        return Cell("", line, key, unreadable="vault-encrypted")
+    return Cell(_text(value), line, key)
 
 
 def _text(value: Any) -> str:
@@ -325,6 +335,13 @@ def _records(inv: _Inventory) -> list[HostRecord]:
 
 def _host_record(host: str, line: int, merged: dict[str, tuple[Cell, str]], groups: list[str]) -> HostRecord:
     rec = HostRecord(host, line)
+    for key, (cell, _group) in list(merged.items()):
+        why = cell.unreadable or ("a Jinja template" if _JINJA.search(cell.text) else "")
+        if why and key.startswith("ansible_") and key not in _SECRETS:
+            # Ansible works such a value out when it runs; the importer never evaluates it
+            rec.notes.append(f"{host}: {key} (line {cell.line}) is {why}; it was not imported: set it in the "
+                             "bed's access entry")
+            del merged[key]
     value = {k: c for k, (c, _g) in merged.items()}
     conn = value.get("ansible_connection")
     transport = "ssh"

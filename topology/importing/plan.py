@@ -29,6 +29,7 @@ class Cell:
     text: str
     line: int
     column: str = ""      # the CSV column or inventory variable it came from
+    unreadable: str = ""  # why the text is not the value (vault-encrypted): such a cell is never imported
 
 
 @dataclass
