@@ -148,3 +148,27 @@ def test_a_jinja_connection_value_is_left_out_and_said_never_evaluated_or_kept(t
     w1 = next(a for a in bed.access if a.host == "w1")
     assert (w1.address, w1.user) == ("", "")
     assert any(f"w1: ansible_host (line {line}) is a Jinja template" in n for n in plan.notes), plan.notes
+
+
+@pytest.mark.parametrize("value,words", [
+    ("https://array.example.com:8443/api", "is a URL"),
+    ("$(id)", "is not a host name or IP address"),
+    ("'a b'", "is not a host name or IP address"),
+    ("`reboot`", "is not a host name or IP address"),
+    ("../../etc/passwd", "is not a host name or IP address"),
+])
+def test_an_address_that_is_no_host_name_is_refused_with_its_line(tmp_path, value, words):
+    inventory = tmp_path / "inventory.ini"
+    inventory.write_text(f"[web]\nw0 ansible_host=10.0.0.1\nw1 ansible_host={value}\n", encoding="utf-8")
+    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    assert plan.edit is None and len(plan.problems) == 1
+    assert plan.problems[0].line == 3 and words in plan.problems[0].message, plan.problems
+
+
+@pytest.mark.parametrize("value", ["10.0.0.1", "2001:db8::1", "fe80::1%eth0", "array-a.lab.example.com",
+                                   "san_01", "localhost"])
+def test_host_names_and_addresses_of_every_form_are_taken(tmp_path, value):
+    inventory = tmp_path / "inventory.ini"
+    inventory.write_text(f"[web]\nw1 ansible_host={value}\n", encoding="utf-8")
+    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    assert plan.problems == [] and any(value in c for c in plan.changes)

@@ -135,6 +135,31 @@ def _check_address(cells: dict[str, Cell], problems: _Problems) -> None:
                      f"write it as {iface.ip}/24 (the subnet's prefix length)")
 
 
+_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]*)")
+
+
+def _check_host_address(cell: Cell | None, problems: _Problems) -> None:
+    """What a connection goes to is a host name or an IP address, nothing else."""
+    if cell is None or not cell.text.strip():
+        return
+    text = cell.text.strip()
+    try:
+        ipaddress.ip_address(text.split("%", 1)[0] if ":" in text else text)
+        return
+    except ValueError:
+        pass
+    if _HOST_NAME.fullmatch(text):
+        return
+    url = _URL.match(text)
+    if url:
+        problems.add(cell.line, f"{cell.column or 'address'}: {text!r} is a URL, not a host to connect to",
+                     f"write only the host name ({url.group(1) or 'the host'}), and its port as the port")
+    else:
+        problems.add(cell.line, f"{cell.column or 'address'}: {text!r} is not a host name or IP address",
+                     "write a name such as array-a.lab or an address such as 192.168.1.20")
+
+
 def plan_records(bed: Bed, records: list[HostRecord], source: str) -> ImportPlan:
     """One edit that brings the records into the bed, or the problems that prevent it."""
     out = ImportPlan(source)
@@ -184,6 +209,7 @@ def plan_records(bed: Bed, records: list[HostRecord], source: str) -> ImportPlan
                                        prec.line, problems)))
         host_access = None
         if rec.access:
+            _check_host_address(rec.access.get("address"), problems)
             adata = _fields_data(HostAccess, rec.access, problems)
             adata["host"] = rec.host
             host_access = _build(HostAccess, adata, rec.access, rec.line, problems)
