@@ -172,3 +172,33 @@ def test_host_names_and_addresses_of_every_form_are_taken(tmp_path, value):
     inventory.write_text(f"[web]\nw1 ansible_host={value}\n", encoding="utf-8")
     plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
     assert plan.problems == [] and any(value in c for c in plan.changes)
+
+
+# ---------------------------------------------------------------- CSV as spreadsheets save it
+
+SHEET_ROWS = [["host", "role", "adapter", "port", "address", "network", "mtu", "label"],
+              ["R710-9", "hypervisor", "NIC1", "SAN1", "192.168.130.229/24", "iSCSI-A", "9000", "rack 4, shelf 2"],
+              ["R710-9", "", "NIC1", "SAN2", "192.168.131.229/24", "iSCSI-B", "9000", ""]]
+SHEET_CHANGES = ["+ server R710-9 (hypervisor)",
+                 "+ port R710-9:SAN1 on NIC1  192.168.130.229/24  network iSCSI-A  MTU 9000",
+                 "+ port R710-9:SAN2 on NIC1  192.168.131.229/24  network iSCSI-B  MTU 9000"]
+
+
+def sheet(rows: list[list[str]], sep: str) -> str:
+    quoted = [[f'"{c}"' if sep in c or "," in c else c for c in row] for row in rows]
+    return "\r\n".join(sep.join(row) for row in quoted) + "\r\n"
+
+
+def plan_sheet(tmp_path: Path, name: str, data: bytes):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), path)
+
+
+@pytest.mark.parametrize("name,sep", [("excel-de.csv", ";"), ("excel.csv", ","), ("export.tsv", "\t"),
+                                      ("tabs.csv", "\t")])
+def test_a_sheet_saved_with_semicolons_or_tabs_imports_like_one_with_commas(tmp_path, name, sep):
+    # Excel in most European locales saves "CSV" with ';', with a BOM and CRLF
+    plan = plan_sheet(tmp_path, name, b"\xef\xbb\xbf" + sheet(SHEET_ROWS, sep).encode("utf-8"))
+    assert plan.problems == [] and plan.changes == SHEET_CHANGES
+    plan.edit.apply()

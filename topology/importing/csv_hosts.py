@@ -1,8 +1,9 @@
 """Hosts, ports and addresses from a spreadsheet saved as CSV.
 
 The layout (also in the README): a header row, then one row per port (a row with no `port`
-only declares or changes the host).  Column names are case-insensitive; only `host` is
-required; an empty cell changes nothing.
+only declares or changes the host).  Cells are separated by commas, or by semicolons or tabs
+(told from the header row: Excel writes `;` in many locales).  Column names are
+case-insensitive; only `host` is required; an empty cell changes nothing.
 
 | column | what | e.g. |
 |---|---|---|
@@ -35,17 +36,34 @@ DEFAULT_ADAPTER = "nic"
 MAX_ROWS = 100_000
 
 
+def column_name(header_cell: str) -> str:
+    return header_cell.strip().lower()
+
+
+def separator(text: str) -> str:
+    """The cell separator of a sheet: `,`, or `;` (Excel's CSV in many locales) or a tab
+    when the header row splits into known columns on that and not on a comma."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    best, known = ",", 0
+    for sep in (",", ";", "\t"):
+        found = sum(column_name(cell.strip('"')) in COLUMNS for cell in first.split(sep))
+        if found > known:
+            best, known = sep, found
+    return best
+
+
 def read_csv(text: str) -> tuple[list[HostRecord], list[Problem]]:
     """The hosts a CSV text describes, or the problems with it (1-based line numbers)."""
     problems: list[Problem] = []
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    text = text.lstrip("\ufeff")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator(text))
     try:
         header = next(reader)
     except StopIteration:
         return [], [Problem("the file is empty", f"start with a header row: {','.join(COLUMNS)}", 1)]
     except csv.Error as exc:
         return [], [Problem(f"not a CSV file: {exc}", "save the sheet as CSV (comma-separated)", 1)]
-    names = [h.strip().lower() for h in header]
+    names = [column_name(h) for h in header]
     unknown = [h for h in names if h and h not in COLUMNS]
     if unknown:
         problems.append(Problem(f"unknown column(s): {', '.join(unknown)}", f"columns: {', '.join(COLUMNS)}", 1))
