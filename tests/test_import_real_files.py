@@ -202,3 +202,11 @@ def test_a_sheet_saved_with_semicolons_or_tabs_imports_like_one_with_commas(tmp_
     plan = plan_sheet(tmp_path, name, b"\xef\xbb\xbf" + sheet(SHEET_ROWS, sep).encode("utf-8"))
     assert plan.problems == [] and plan.changes == SHEET_CHANGES
     plan.edit.apply()
+
+
+def test_header_names_in_any_case_with_spaces_or_hyphens_are_the_documented_columns(tmp_path):
+    rows = [["Host", " Role ", "Memory GB", "Management-Address", "Speed Gbps", "Port"],
+            ["R710-9", "hypervisor", "96", "10.0.0.9", "10", "SAN1"]]
+    plan = plan_sheet(tmp_path, "hosts.csv", sheet(rows, ",").encode())
+    assert plan.problems == [], plan.problems
+    assert plan.changes[0] == "+ server R710-9 (hypervisor)"

@@ -3,7 +3,8 @@
 The layout (also in the README): a header row, then one row per port (a row with no `port`
 only declares or changes the host).  Cells are separated by commas, or by semicolons or tabs
 (told from the header row: Excel writes `;` in many locales).  Column names are
-case-insensitive; only `host` is required; an empty cell changes nothing.
+case-insensitive, and a space or hyphen in one reads as `_` (`Memory GB` is `memory_gb`);
+only `host` is required; an empty cell changes nothing.
 
 | column | what | e.g. |
 |---|---|---|
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 from topology.errors import Problem
 from topology.importing.plan import Cell, HostRecord, PortRecord
@@ -37,7 +39,8 @@ MAX_ROWS = 100_000
 
 
 def column_name(header_cell: str) -> str:
-    return header_cell.strip().lower()
+    """`Memory GB`, ` memory-gb ` -> memory_gb: header cells as people type them."""
+    return re.sub(r"[\s-]+", "_", header_cell.strip().lower())
 
 
 def separator(text: str) -> str:
