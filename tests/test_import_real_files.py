@@ -210,3 +210,13 @@ def test_header_names_in_any_case_with_spaces_or_hyphens_are_the_documented_colu
     plan = plan_sheet(tmp_path, "hosts.csv", sheet(rows, ",").encode())
     assert plan.problems == [], plan.problems
     assert plan.changes[0] == "+ server R710-9 (hypervisor)"
+
+
+def test_empty_cells_past_the_last_column_are_ignored_but_a_value_there_is_named(tmp_path):
+    rows = [row + ["", ""] for row in SHEET_ROWS]
+    rows[0] = SHEET_ROWS[0] + [""]          # Excel keeps a stray empty header cell too
+    plan = plan_sheet(tmp_path, "hosts.csv", sheet(rows, ",").encode())
+    assert plan.problems == [] and plan.changes == SHEET_CHANGES
+    rows[2][len(SHEET_ROWS[0])] = "stray"     # under the header's empty cell
+    plan = plan_sheet(tmp_path, "hosts.csv", sheet(rows, ",").encode())
+    assert [(p.line, p.message) for p in plan.problems] == [(3, "a value ('stray') in a column with no name")]

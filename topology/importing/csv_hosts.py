@@ -91,9 +91,14 @@ def read_csv(text: str) -> tuple[list[HostRecord], list[Problem]]:
         if len(hosts) > MAX_ROWS:
             problems.append(Problem(f"more than {MAX_ROWS:,} hosts", "import the file in parts", start))
             break
-        if len(row) > len(names):
+        if any(cell.strip() for cell in row[len(names):]):     # empty cells past the last column are harmless
             problems.append(Problem(f"{len(row)} cells, the header has {len(names)}",
                                     "remove the extra cells or add a column name", start))
+            continue
+        stray = next((value for name, value in zip(names, row) if not name and value.strip()), None)
+        if stray is not None:
+            problems.append(Problem(f"a value ({stray!r}) in a column with no name",
+                                    "name the column in the header row, or clear the cell", start))
             continue
         cells = {name: Cell(value, start, name) for name, value in zip(names, row) if name and value.strip()}
         host = cells.pop("host", None)
