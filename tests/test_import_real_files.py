@@ -220,3 +220,20 @@ def test_empty_cells_past_the_last_column_are_ignored_but_a_value_there_is_named
     rows[2][len(SHEET_ROWS[0])] = "stray"     # under the header's empty cell
     plan = plan_sheet(tmp_path, "hosts.csv", sheet(rows, ",").encode())
     assert [(p.line, p.message) for p in plan.problems] == [(3, "a value ('stray') in a column with no name")]
+
+
+@pytest.mark.parametrize("data,line,words", [
+    (b"", 1, "the file is empty"),
+    (b"\xef\xbb\xbf\r\n", 1, "the file is empty"),
+    (b"host,port\r\n", None, "the file names no host"),
+    (b"host;port;mtu\r\nh1;p1;90000\r\n", 2, "90000 is too large"),
+    (b'host,port,label\r\nh1,p1,"rack 4\r\nshelf 2"\r\n', 2, "control characters"),
+    (b'host,port\r\nh1,"p1\r\nh2,p2\r\n', 2, "cannot read this row"),     # not h2 swallowed into a name
+    (b'host,port\r\nh1,p1\r\n"h3,p3\r\n', 3, "cannot read this row"),
+    (b'host,port\r\nh1,"p1\r\nx"\r\n', 2, "control characters"),
+    (b'host,adapter,port\r\nh1,"nic\r\n1",p1\r\n', 2, "control characters"),
+])
+def test_a_sheet_with_nothing_or_a_bad_row_is_refused_with_its_line(tmp_path, data, line, words):
+    plan = plan_sheet(tmp_path, "hosts.csv", data)
+    assert plan.edit is None and plan.problems
+    assert plan.problems[0].line == line and words in plan.problems[0].message, plan.problems

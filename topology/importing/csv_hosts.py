@@ -59,7 +59,10 @@ def read_csv(text: str) -> tuple[list[HostRecord], list[Problem]]:
     """The hosts a CSV text describes, or the problems with it (1-based line numbers)."""
     problems: list[Problem] = []
     text = text.lstrip("\ufeff")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator(text))
+    if not text.strip():
+        return [], [Problem("the file is empty", f"start with a header row: {','.join(COLUMNS)}", 1)]
+    # strict: an unclosed quote is an error, not the rest of the file read into one cell
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator(text), strict=True)
     try:
         header = next(reader)
     except StopIteration:

@@ -197,6 +197,10 @@ def plan_records(bed: Bed, records: list[HostRecord], source: str) -> ImportPlan
                              "give each port one row")
                 continue
             names[(prec.adapter, prec.name)] = prec.line
+            if _CONTROL.search(prec.name + prec.adapter):
+                problems.add(prec.line, f"the port {prec.name!r} on {prec.adapter!r} holds control characters "
+                             "(a line break in the cell?)", "remove them")
+                continue
             _check_address(prec.fields, problems)
             net = prec.fields.get("network")
             if net is not None and net.text.strip() and net.text.strip() not in networks:
