@@ -53,7 +53,8 @@ class ProjectSource:
     def of(cls, text: str, bed: Any) -> ProjectSource | None:
         """The source of a bed just read from `text`; None when the file was migrated from an
         older format (its text no longer says what the bed is)."""
-        found = re.search(r"^format_version:[ \t]*(\d+)[ \t]*(#[^\n]*)?\r?$", text, re.M)
+        # a byte-order mark (Windows Notepad's UTF-8) may come before the first key
+        found = re.search(r"^\ufeff?format_version:[ \t]*(\d+)[ \t]*(#[^\n]*)?\r?$", text, re.M)
         if found is None or int(found.group(1)) != FORMAT_VERSION:
             return None
         return cls(text, plain(bed))
@@ -86,8 +87,10 @@ def _render(bed: Any, source: ProjectSource | None) -> Rendered:
         text = yaml_emit.dumps(new)
         return Rendered(text, ProjectSource(text, new, True), "written")
     patched: str | None
+    # libyaml's marks do not count a byte-order mark: patch the text after it, then put it back
+    bom = "\ufeff" if source.text.startswith("\ufeff") else ""
     try:
-        patched = patch(source.text, source.data, new, bed if dataclasses.is_dataclass(bed) else None)
+        patched = bom + patch(source.text[len(bom):], source.data, new, bed if dataclasses.is_dataclass(bed) else None)
     except Exception:  # Unpatchable, or anything unforeseen: a save must still write the bed
         patched = None
     if patched is not None and _reads_as(patched, new):

@@ -1,0 +1,74 @@
+"""Saving over project files as people really write them by hand (document start, CRLF, no
+final newline, a byte-order mark, flow collections with comments around, unicode): one field
+edited the way the designer edits it (an undoable SetField, then the document's save) changes
+that line only, and load → save → load gives the same bed and the same bytes."""
+from __future__ import annotations
+
+import difflib
+
+import pytest
+
+from topology import edits, roundtrip
+from topology.fileformat import loads
+
+HAND_WRITTEN = """format_version: 1
+bed:
+  name: lab  # lab note: keep in sync with rack 4
+networks:
+  - {id: iSCSI-A, cidr: 192.168.130.0/24}   # a flow item
+servers:
+  # the first host
+  - id: h1   # R710 in rack 4
+    model: Dell R710
+    adapters: [   # flow, over lines
+      {name: nic, ports: [{name: p1}]}  # one port
+    ]  # end of the adapters
+
+  # between items
+  - id: h2
+    model: "Dell R720 — café ü 💾"
+    memory_gb: 32
+    attributes: {room: B, "note": x}  # a flow map
+"""
+
+VARIANTS = {
+    "as written": HAND_WRITTEN,
+    "document start": "---\n" + HAND_WRITTEN,
+    "comment then document start": "# header\n--- # the bed\n" + HAND_WRITTEN,
+    "document end": HAND_WRITTEN + "...\n",
+    "Windows line ends": HAND_WRITTEN.replace("\n", "\r\n"),
+    "no final newline": HAND_WRITTEN.rstrip("\n"),
+    "no final newline, Windows": HAND_WRITTEN.replace("\n", "\r\n").rstrip("\r\n"),
+    "byte-order mark (Notepad)": "\ufeff" + HAND_WRITTEN,
+    "byte-order mark, Windows line ends": "\ufeff" + HAND_WRITTEN.replace("\n", "\r\n"),
+}
+
+
+def changed(before: str, after: str) -> list[str]:
+    return [line for line in difflib.unified_diff(before.splitlines(True), after.splitlines(True), n=0)
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_one_edit_of_a_hand_written_file_changes_only_its_line(tmp_path, name):
+    original = VARIANTS[name].encode("utf-8")
+    path = tmp_path / "bed.yaml"
+    path.write_bytes(original)
+    bed, source = roundtrip.load(path)
+    # load → save with no edit: the very bytes
+    roundtrip.save(bed, path, source)
+    assert path.read_bytes() == original
+    bed, source = roundtrip.load(path)
+    h2 = next(s for s in bed.servers if s.id == "h2")
+    edits.SetField(h2, "memory_gb", 48).apply()
+    saved = roundtrip.save(bed, path, source)
+    after = path.read_bytes().decode("utf-8")
+    assert saved.how == "patched"
+    eol = "\r\n" if "\r\n" in VARIANTS[name] else "\n"
+    assert changed(VARIANTS[name], after) == [f"-    memory_gb: 32{eol}", f"+    memory_gb: 48{eol}"]
+    # load → save → load: the same bed, the same bytes
+    again, again_source = roundtrip.load(path)
+    assert again == bed
+    roundtrip.save(again, path, again_source)
+    assert path.read_bytes().decode("utf-8") == after
+    assert loads(after) == bed
