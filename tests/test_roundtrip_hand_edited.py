@@ -72,3 +72,42 @@ def test_one_edit_of_a_hand_written_file_changes_only_its_line(tmp_path, name):
     roundtrip.save(again, path, again_source)
     assert path.read_bytes().decode("utf-8") == after
     assert loads(after) == bed
+
+
+def _edit_network(bed):
+    edits.SetField(bed.networks[0], "cidr", "192.168.140.0/24").apply()
+
+
+def _rename_port(bed):
+    edits.SetField(bed.servers[0].adapters[0].ports[0], "name", "p9").apply()
+
+
+def _change_attribute(bed):
+    edits.SetField(bed.servers[1], "attributes", {"room": "C", "note": "x"}).apply()
+
+
+def _add_attribute(bed):
+    edits.SetField(bed.servers[1], "attributes", {"room": "B", "note": "x", "rack": "4"}).apply()
+
+
+@pytest.mark.parametrize("edit,before,after", [
+    (_edit_network, "  - {id: iSCSI-A, cidr: 192.168.130.0/24}   # a flow item",
+     "  - {id: iSCSI-A, cidr: 192.168.140.0/24}   # a flow item"),
+    (_rename_port, "      {name: nic, ports: [{name: p1}]}  # one port",
+     "      {name: nic, ports: [{name: p9}]}  # one port"),
+    (_change_attribute, '    attributes: {room: B, "note": x}  # a flow map',
+     '    attributes: {room: C, "note": x}  # a flow map'),
+    (_add_attribute, '    attributes: {room: B, "note": x}  # a flow map',
+     "    attributes: {room: B, note: x, rack: '4'}  # a flow map"),
+])
+@pytest.mark.parametrize("name", ["as written", "Windows line ends", "byte-order mark (Notepad)"])
+def test_an_edit_inside_a_flow_collection_keeps_it_on_its_line_with_its_comment(tmp_path, name, edit, before, after):
+    path = tmp_path / "bed.yaml"
+    path.write_bytes(VARIANTS[name].encode("utf-8"))
+    bed, source = roundtrip.load(path)
+    edit(bed)
+    assert roundtrip.save(bed, path, source).how == "patched"
+    text = path.read_bytes().decode("utf-8")
+    eol = "\r\n" if "\r\n" in VARIANTS[name] else "\n"
+    assert changed(VARIANTS[name], text) == [f"-{before}{eol}", f"+{after}{eol}"]
+    assert loads(text) == bed
