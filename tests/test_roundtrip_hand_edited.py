@@ -111,3 +111,22 @@ def test_an_edit_inside_a_flow_collection_keeps_it_on_its_line_with_its_comment(
     eol = "\r\n" if "\r\n" in VARIANTS[name] else "\n"
     assert changed(VARIANTS[name], text) == [f"-{before}{eol}", f"+{after}{eol}"]
     assert loads(text) == bed
+
+
+@pytest.mark.parametrize("name", ["byte-order mark, Windows line ends", "no final newline", "document start"])
+def test_the_designer_saves_one_edit_of_a_hand_written_file_as_one_changed_line(qapp, tmp_path, name):
+    from app.document import Document
+    path = tmp_path / "bed.yaml"
+    original = VARIANTS[name].encode("utf-8")
+    path.write_bytes(original)
+    doc = Document()
+    doc.open(path)
+    doc.apply(edits.SetField(doc.bed.networks[0], "cidr", "192.168.140.0/24"))
+    doc.save()
+    text = path.read_bytes().decode("utf-8")
+    eol = "\r\n" if "\r\n" in VARIANTS[name] else "\n"
+    assert changed(VARIANTS[name], text) == [f"-  - {{id: iSCSI-A, cidr: 192.168.130.0/24}}   # a flow item{eol}",
+                                             f"+  - {{id: iSCSI-A, cidr: 192.168.140.0/24}}   # a flow item{eol}"]
+    doc.undo_stack.undo()
+    doc.save()
+    assert path.read_bytes() == original
