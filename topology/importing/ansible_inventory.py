@@ -276,8 +276,9 @@ def read_inventory(text: str) -> tuple[list[HostRecord], list[Problem]]:
     """The hosts an inventory describes (INI or YAML, told apart by its first significant line)."""
     first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(("#", ";"))),
                  "")
-    is_ini = first.startswith("[") or ("=" in first and ":" not in first.split("=")[0]) or \
-        (bool(first) and ":" not in first)
+    # a document start (`---`) or a directive (`%YAML`) only begins YAML
+    is_ini = not first.startswith(("---", "%")) and (first.startswith("[") or (bool(first) and ":" not in first)
+                                                     or ("=" in first and ":" not in first.split("=")[0]))
     try:
         inv = _ini(text) if is_ini else _yaml(text)
     except _TooMany:
