@@ -8,6 +8,7 @@ import dataclasses
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,21 @@ def test_a_sheet_with_nothing_or_a_bad_row_is_refused_with_its_line(tmp_path, da
     plan = plan_sheet(tmp_path, "hosts.csv", data)
     assert plan.edit is None and plan.problems
     assert plan.problems[0].line == line and words in plan.problems[0].message, plan.problems
+
+
+@pytest.mark.parametrize("line", ["h[1:50000]-[1:50000]", "h[1:99999999999]", "h[a:z][1:9999]",
+                                  "h[1:9]-[1:9]-[1:9]-[1:9]-[1:9]-[1:9]-[1:9]"])
+def test_host_ranges_that_stand_for_too_many_hosts_are_refused_at_once(tmp_path, line):
+    inventory = tmp_path / "inventory.ini"
+    inventory.write_text(f"[web]\nweb01\n{line}\n", encoding="utf-8")
+    started = time.monotonic()
+    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    assert time.monotonic() - started < 10          # not minutes and gigabytes of names first
+    assert plan.edit is None and [(p.line, "more than 100,000 hosts" in p.message) for p in plan.problems] == \
+        [(3, True)], plan.problems
+
+
+def test_ranges_within_the_bound_expand_in_full(tmp_path):
+    records, problems = read_inventory("[web]\nrack[1:2]-node[01:03]\n")
+    assert problems == [] and [r.host for r in records] == [
+        "rack1-node01", "rack1-node02", "rack1-node03", "rack2-node01", "rack2-node02", "rack2-node03"]

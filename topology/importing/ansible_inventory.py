@@ -72,6 +72,10 @@ class _TooMany(Exception):
     pass
 
 
+class _RangeTooLarge(ValueError):
+    pass
+
+
 def expand(pattern: str) -> list[str]:
     """`web[01:03].lab` -> web01.lab, web02.lab, web03.lab; `mail[:2]` -> mail0 .. mail2 (as Ansible expands
     host ranges)."""
@@ -83,14 +87,18 @@ def expand(pattern: str) -> list[str]:
     head, tail = pattern[:found.start()], pattern[found.end():]
     if start.isdigit() and end.isdigit():
         width = len(start) if start.startswith("0") else 0
-        values = [str(i).zfill(width) for i in range(int(start), int(end) + 1, max(step, 1))]
+        numbers = range(int(start), int(end) + 1, max(step, 1))
+        values = [str(i).zfill(width) for i in numbers] if len(numbers) <= MAX_HOSTS else []
     elif len(start) == len(end) == 1 and start.isalpha() and end.isalpha():
-        values = [chr(c) for c in range(ord(start), ord(end) + 1, max(step, 1))]
+        numbers = range(ord(start), ord(end) + 1, max(step, 1))
+        values = [chr(c) for c in numbers]
     else:
         raise ValueError(f"cannot expand the range [{start}:{end}]")
-    if len(values) > MAX_HOSTS:
-        raise ValueError(f"the range [{start}:{end}] stands for more than {MAX_HOSTS:,} hosts")
-    return [h for v in values for h in expand(head + v + tail)]
+    # the count is known before any name is made: ranges multiply (h[1:50000]-[1:50000])
+    rest = expand(tail) if len(numbers) <= MAX_HOSTS else []
+    if len(numbers) * max(len(rest), 1) > MAX_HOSTS:
+        raise _RangeTooLarge(f"{pattern!r} stands for more than {MAX_HOSTS:,} hosts")
+    return [head + v + r for v in values for r in rest]
 
 
 # ---------------------------------------------------------------------- INI
@@ -175,7 +183,9 @@ def _hosts(inv: _Inventory, group: str, pattern: str, line: int, variables: dict
     try:
         names = expand(host)
     except ValueError as exc:
-        inv.problems.append(Problem(str(exc), "write the range as [01:10] or [a:f]", line))
+        hint = "import the inventory in parts" if isinstance(exc, _RangeTooLarge) else \
+            "write the range as [01:10] or [a:f]"
+        inv.problems.append(Problem(str(exc), hint, line))
         return
     for name in names:
         inv.add_host(group, name, line, dict(variables))
