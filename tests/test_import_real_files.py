@@ -256,3 +256,18 @@ def test_ranges_within_the_bound_expand_in_full(tmp_path):
     records, problems = read_inventory("[web]\nrack[1:2]-node[01:03]\n")
     assert problems == [] and [r.host for r in records] == [
         "rack1-node01", "rack1-node02", "rack1-node03", "rack2-node01", "rack2-node02", "rack2-node03"]
+
+
+def test_groups_nested_thousands_deep_are_refused_with_a_line_not_a_recursion_error(tmp_path):
+    # children listed deepest group first: ansible-inventory itself dies of a RecursionError here
+    sections = ["[g3000]\nh1\n"] + [f"[g{i}:children]\ng{i + 1}\n" for i in reversed(range(3000))]
+    inventory = tmp_path / "inventory.ini"
+    inventory.write_text("".join(sections), encoding="utf-8")
+    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    assert plan.edit is None and len(plan.problems) == 1
+    assert "groups nested more than 50 deep" in plan.problems[0].message and plan.problems[0].line
+
+
+def test_groups_that_name_each_other_as_children_still_import(tmp_path):
+    records, problems = read_inventory("[a:children]\nb\n[b:children]\na\n[a]\nh1\n[b:vars]\nansible_user=bee\n")
+    assert problems == [] and [(r.host, r.access["user"].text) for r in records] == [("h1", "bee")]

@@ -35,6 +35,7 @@ _SECRETS = ("ansible_password", "ansible_ssh_pass", "ansible_ssh_password", "ans
             "ansible_become_pass", "ansible_winrm_password")
 _RANGE = re.compile(r"\[([0-9a-zA-Z]*):([0-9a-zA-Z]+)(?::([0-9]+))?\]")
 MAX_HOSTS = 100_000
+MAX_GROUP_DEPTH = 50
 _KEPT_TAGS = frozenset({"!vault", "!vault-encrypted", "!unsafe"})
 _JINJA = re.compile(r"\{\{|\{%")
 
@@ -74,6 +75,10 @@ class _TooMany(Exception):
 
 class _RangeTooLarge(ValueError):
     pass
+
+
+class _TooDeep(Exception):
+    """Groups nested deeper than MAX_GROUP_DEPTH (the group named is one of the chain)."""
 
 
 def expand(pattern: str) -> list[str]:
@@ -223,7 +228,7 @@ def _yaml(text: str) -> _Inventory:
         return best
 
     def group(name: str, body: Any, path: tuple, depth: int) -> None:
-        if depth > 50:
+        if depth > MAX_GROUP_DEPTH:
             inv.problems.append(Problem("groups nested too deeply", "flatten the inventory", line_of(path)))
             return
         g = inv.group(name, line_of(path))
@@ -295,7 +300,12 @@ def read_inventory(text: str) -> tuple[list[HostRecord], list[Problem]]:
         return [], [Problem(f"more than {MAX_HOSTS:,} hosts", "import the inventory in parts")]
     if inv.problems:
         return [], inv.problems
-    return _records(inv), inv.problems
+    try:
+        return _records(inv), inv.problems
+    except _TooDeep as exc:
+        group = inv.groups.get(str(exc.args[0]))
+        return [], [Problem(f"groups nested more than {MAX_GROUP_DEPTH} deep (through {exc.args[0]!r})",
+                            "flatten the inventory", group.line if group else None)]
 
 
 def _depths(inv: _Inventory) -> tuple[dict[str, int], dict[str, set[str]]]:
@@ -308,6 +318,8 @@ def _depths(inv: _Inventory) -> tuple[dict[str, int], dict[str, set[str]]]:
     depth: dict[str, int] = {}
 
     def level(name: str, seen: frozenset[str]) -> int:
+        if len(seen) > MAX_GROUP_DEPTH:
+            raise _TooDeep(name)
         if name not in depth:
             ups = [level(p, seen | {name}) for p in parents.get(name, ()) if p not in seen]
             depth[name] = 0 if name == "all" else 1 + max(ups, default=0)
