@@ -271,3 +271,20 @@ def test_groups_nested_thousands_deep_are_refused_with_a_line_not_a_recursion_er
 def test_groups_that_name_each_other_as_children_still_import(tmp_path):
     records, problems = read_inventory("[a:children]\nb\n[b:children]\na\n[a]\nh1\n[b:vars]\nansible_user=bee\n")
     assert problems == [] and [(r.host, r.access["user"].text) for r in records] == [("h1", "bee")]
+
+
+@pytest.mark.parametrize("value,words", [
+    ("$(reboot)", "is not a host name or IP address"),
+    ("https://h1.lab/", "is a URL"),
+    ("`id`.lab", "is not a host name or IP address"),
+    ("10.0.0.300/24", "is not a host name or IP address"),
+])
+def test_a_management_address_in_a_sheet_that_is_no_host_is_refused_with_its_line(tmp_path, value, words):
+    plan = plan_sheet(tmp_path, "hosts.csv", f"host,management_address\nh0,10.0.0.9/24\nh1,{value}\n".encode())
+    assert plan.edit is None and [(p.line, words in p.message) for p in plan.problems] == [(3, True)], plan.problems
+
+
+def test_management_addresses_of_every_form_are_taken_from_a_sheet(tmp_path):
+    sheet_text = "host,management_address\nh1,10.0.0.9/24\nh2,2001:db8::9/64\nh3,ilo-h3.lab\nh4,10.0.0.4\n"
+    plan = plan_sheet(tmp_path, "hosts.csv", sheet_text.encode())
+    assert plan.problems == [] and len(plan.changes) == 4

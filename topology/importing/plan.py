@@ -139,13 +139,17 @@ _HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]*)")
 
 
-def _check_host_address(cell: Cell | None, problems: _Problems) -> None:
-    """What a connection goes to is a host name or an IP address, nothing else."""
+def _check_host_address(cell: Cell | None, problems: _Problems, prefix: bool = False) -> None:
+    """What a connection goes to is a host name or an IP address (with a prefix length where
+    `prefix` allows one, as a management address has), nothing else."""
     if cell is None or not cell.text.strip():
         return
     text = cell.text.strip()
     try:
-        ipaddress.ip_address(text.split("%", 1)[0] if ":" in text else text)
+        if prefix and "/" in text:
+            ipaddress.ip_interface(text)
+        else:
+            ipaddress.ip_address(text.split("%", 1)[0] if ":" in text else text)
         return
     except ValueError:
         pass
@@ -181,6 +185,7 @@ def plan_records(bed: Bed, records: list[HostRecord], source: str) -> ImportPlan
             problems.add(rec.line, f"{rec.host!r} is already the id of a switch, array, chassis or VM in the bed",
                          "import it under another name")
             continue
+        _check_host_address(rec.fields.get("management_address"), problems, prefix=True)
         server_data = _fields_data(Server, rec.fields, problems)
         server_data["id"] = rec.host
         if _CONTROL.search(rec.host):
