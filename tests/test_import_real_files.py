@@ -288,3 +288,14 @@ def test_management_addresses_of_every_form_are_taken_from_a_sheet(tmp_path):
     sheet_text = "host,management_address\nh1,10.0.0.9/24\nh2,2001:db8::9/64\nh3,ilo-h3.lab\nh4,10.0.0.4\n"
     plan = plan_sheet(tmp_path, "hosts.csv", sheet_text.encode())
     assert plan.problems == [] and len(plan.changes) == 4
+
+
+def test_a_proxycommand_bastion_is_said_not_silently_dropped(tmp_path):
+    # as inventories for hosts behind a bastion commonly write it
+    inventory = tmp_path / "hosts.ini"
+    inventory.write_text("[internal]\nweb-1 ansible_host=10.10.0.5\n\n[internal:vars]\nansible_user=user\n"
+                         "ansible_ssh_common_args='-o ProxyCommand=\"ssh -W %h:%p -q user@178.154.222.252\"'\n",
+                         encoding="utf-8")
+    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    assert plan.problems == []
+    assert any("web-1: its SSH goes through a ProxyCommand" in n and "line 6" in n for n in plan.notes), plan.notes

@@ -395,6 +395,9 @@ def _host_record(host: str, line: int, merged: dict[str, tuple[Cell, str]], grou
         if jump:
             rec.access["jump"] = Cell((jump.group(1) or jump.group(2)).strip("'\""), common.line,
                                       "ansible_ssh_common_args")
+        elif "proxycommand" in common.text.lower():
+            rec.notes.append(f"{host}: its SSH goes through a ProxyCommand (ansible_ssh_common_args, line "
+                             f"{common.line}), which was not imported: set the bastion as the access entry's jump")
     user = merged.get("ansible_user") or merged.get("ansible_ssh_user")
     if user is not None and user[1] not in ("", "all", "ungrouped"):
         # the group's account: its hosts share one keyring entry
