@@ -299,3 +299,12 @@ def test_a_proxycommand_bastion_is_said_not_silently_dropped(tmp_path):
     plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
     assert plan.problems == []
     assert any("web-1: its SSH goes through a ProxyCommand" in n and "line 6" in n for n in plan.notes), plan.notes
+
+
+def test_excels_sep_line_names_the_separator_and_lines_still_count_from_the_top(tmp_path):
+    plan = plan_sheet(tmp_path, "hosts.csv", b"sep=;\r\n" + sheet(SHEET_ROWS, ";").encode())
+    assert plan.problems == [] and plan.changes == SHEET_CHANGES
+    plan = plan_sheet(tmp_path, "hosts.csv", b"sep=;\r\nhost;colour\r\nh1;red\r\n")
+    assert [(p.line, p.message) for p in plan.problems] == [(2, "unknown column(s): colour")]
+    plan = plan_sheet(tmp_path, "hosts.csv", b"sep=,\r\nhost,port,mtu\r\nh1,p1,9000\r\nh1,p2,90000\r\n")
+    assert [p.line for p in plan.problems] == [4]

@@ -2,7 +2,8 @@
 
 The layout (also in the README): a header row, then one row per port (a row with no `port`
 only declares or changes the host).  Cells are separated by commas, or by semicolons or tabs
-(told from the header row: Excel writes `;` in many locales).  Column names are
+(told from the header row, or from Excel's `sep=;` first line: Excel writes `;` in many
+locales).  Column names are
 case-insensitive, and a space or hyphen in one reads as `_` (`Memory GB` is `memory_gb`);
 only `host` is required; an empty cell changes nothing.
 
@@ -62,19 +63,24 @@ def read_csv(text: str) -> tuple[list[HostRecord], list[Problem]]:
     if not text.strip():
         return [], [Problem("the file is empty", f"start with a header row: {','.join(COLUMNS)}", 1)]
     # strict: an unclosed quote is an error, not the rest of the file read into one cell
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator(text), strict=True)
+    told = re.match(r"sep=(.)\r?\n", text)      # Excel's hint line naming the separator
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=told.group(1) if told else separator(text),
+                        strict=True)
     try:
+        if told:
+            next(reader)
         header = next(reader)
     except StopIteration:
         return [], [Problem("the file is empty", f"start with a header row: {','.join(COLUMNS)}", 1)]
     except csv.Error as exc:
         return [], [Problem(f"not a CSV file: {exc}", "save the sheet as CSV (comma-separated)", 1)]
+    at = reader.line_num
     names = [column_name(h) for h in header]
     unknown = [h for h in names if h and h not in COLUMNS]
     if unknown:
-        problems.append(Problem(f"unknown column(s): {', '.join(unknown)}", f"columns: {', '.join(COLUMNS)}", 1))
+        problems.append(Problem(f"unknown column(s): {', '.join(unknown)}", f"columns: {', '.join(COLUMNS)}", at))
     if "host" not in names:
-        problems.append(Problem("there is no `host` column", "name the column holding the server ids `host`", 1))
+        problems.append(Problem("there is no `host` column", "name the column holding the server ids `host`", at))
     if problems:
         return [], problems
     hosts: dict[str, HostRecord] = {}
