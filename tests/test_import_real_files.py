@@ -308,3 +308,10 @@ def test_excels_sep_line_names_the_separator_and_lines_still_count_from_the_top(
     assert [(p.line, p.message) for p in plan.problems] == [(2, "unknown column(s): colour")]
     plan = plan_sheet(tmp_path, "hosts.csv", b"sep=,\r\nhost,port,mtu\r\nh1,p1,9000\r\nh1,p2,90000\r\n")
     assert [p.line for p in plan.problems] == [4]
+
+
+def test_whole_numbers_a_sheet_writes_with_decimals_are_whole_numbers(tmp_path):
+    plan = plan_sheet(tmp_path, "hosts.csv", b"host,memory_gb,port,mtu,vlan\r\nh1,96.0,p1,9000.0,100.00\r\n")
+    assert plan.problems == [] and plan.changes[1].endswith("MTU 9000  VLAN 100")
+    plan = plan_sheet(tmp_path, "hosts.csv", b"host,port,mtu\r\nh1,p1,9000.5\r\nh2,p1,\"9,000\"\r\n")
+    assert [(p.line, p.message.split(":")[0]) for p in plan.problems] == [(2, "mtu"), (3, "mtu")]

@@ -78,6 +78,8 @@ class _Problems:
 def _typed(kind: str, inner: Any, cell: Cell) -> Any:
     """A cell's text as the value a project file would hold for a field of this kind."""
     text = cell.text.strip()
+    if kind == "int" and re.fullmatch(r"[-+]?[0-9]+\.0+", text):
+        text = text.split(".")[0]      # 9000.0: a sheet's number column formatted with decimals
     if kind in ("int", "float", "bool"):
         try:
             return yaml_bounded.plain_reading(text)
