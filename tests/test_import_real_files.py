@@ -315,3 +315,10 @@ def test_whole_numbers_a_sheet_writes_with_decimals_are_whole_numbers(tmp_path):
     assert plan.problems == [] and plan.changes[1].endswith("MTU 9000  VLAN 100")
     plan = plan_sheet(tmp_path, "hosts.csv", b"host,port,mtu\r\nh1,p1,9000.5\r\nh2,p1,\"9,000\"\r\n")
     assert [(p.line, p.message.split(":")[0]) for p in plan.problems] == [(2, "mtu"), (3, "mtu")]
+
+
+def test_a_sheet_excel_saved_in_the_windows_code_page_is_named_with_its_line(tmp_path):
+    plan = plan_sheet(tmp_path, "hosts.csv", "host,model\r\nh1,Dell\r\nh2,Café R710\r\n".encode("cp1252"))
+    assert plan.edit is None and [p.line for p in plan.problems] == [3]
+    assert "not UTF-8 text: byte 0xe9 in 'h2,Caf\ufffd R710'" in plan.problems[0].message
+    assert "CSV UTF-8" in plan.problems[0].hint

@@ -32,12 +32,18 @@ def plan_file(bed: Bed, path: str | os.PathLike, fmt: str | None = None) -> Impo
         if p.stat().st_size > MAX_BYTES:
             return ImportPlan(name, problems=[Problem(f"the file is larger than {MAX_BYTES // 2**20} MB",
                                                       "import it in parts")])
-        text = p.read_bytes().decode("utf-8-sig")
+        raw = p.read_bytes()
+        text = raw.decode("utf-8-sig")
     except OSError as exc:
         return ImportPlan(name, problems=[Problem(f"cannot read the file: {exc.strerror or exc}",
                                                   "check the path and its permissions")])
     except UnicodeDecodeError as exc:
-        return ImportPlan(name, problems=[Problem(f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8")])
+        # Excel's plain "CSV" is in the Windows code page: say where, and which save gives UTF-8
+        line = raw[:exc.start].count(b"\n") + 1
+        shown = raw[raw.rfind(b"\n", 0, exc.start) + 1:exc.end + 20].split(b"\n")[0].decode("utf-8", "replace")
+        return ImportPlan(name, problems=[Problem(
+            f"not UTF-8 text: byte 0x{raw[exc.start]:02x} in {shown.strip()!r}",
+            "save the file as UTF-8 (in Excel: Save As › CSV UTF-8)", line)])
     reader = read_csv if format_of(p, fmt) == "csv" else read_inventory
     records, problems = reader(text)
     if problems:
