@@ -322,3 +322,11 @@ def test_a_sheet_excel_saved_in_the_windows_code_page_is_named_with_its_line(tmp
     assert plan.edit is None and [p.line for p in plan.problems] == [3]
     assert "not UTF-8 text: byte 0xe9 in 'h2,Caf\ufffd R710'" in plan.problems[0].message
     assert "CSV UTF-8" in plan.problems[0].hint
+
+
+def test_excels_unicode_text_export_utf16_with_tabs_imports(tmp_path):
+    rows = [row[:] for row in SHEET_ROWS]
+    rows[1][-1] = "Café — rack 4"
+    plan = plan_sheet(tmp_path, "hosts.tsv", sheet(rows, "\t").encode("utf-16"))
+    assert plan.problems == [] and plan.changes == SHEET_CHANGES
+    plan.edit.apply()

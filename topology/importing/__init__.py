@@ -5,6 +5,7 @@ undo step in the GUI), a dry-run list of changes, or file:line problems, and not
 half-imported.  The GUI's File › Import and `testbed-studio import` both call `plan_file`."""
 from __future__ import annotations
 
+import codecs
 import os
 from pathlib import Path
 
@@ -33,7 +34,9 @@ def plan_file(bed: Bed, path: str | os.PathLike, fmt: str | None = None) -> Impo
             return ImportPlan(name, problems=[Problem(f"the file is larger than {MAX_BYTES // 2**20} MB",
                                                       "import it in parts")])
         raw = p.read_bytes()
-        text = raw.decode("utf-8-sig")
+        # Excel's "Unicode Text" is UTF-16 with its byte-order mark
+        text = raw.decode("utf-16") if raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else \
+            raw.decode("utf-8-sig")
     except OSError as exc:
         return ImportPlan(name, problems=[Problem(f"cannot read the file: {exc.strerror or exc}",
                                                   "check the path and its permissions")])
