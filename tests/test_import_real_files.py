@@ -330,3 +330,33 @@ def test_excels_unicode_text_export_utf16_with_tabs_imports(tmp_path):
     plan = plan_sheet(tmp_path, "hosts.tsv", sheet(rows, "\t").encode("utf-16"))
     assert plan.problems == [] and plan.changes == SHEET_CHANGES
     plan.edit.apply()
+
+
+WINDOWS_INVENTORY = """[windows]
+win1 ansible_host=10.0.0.21
+win2 ansible_host=10.0.0.22 ansible_connection=ssh ansible_shell_type=powershell
+win3 ansible_host=10.0.0.23 ansible_connection=psrp ansible_psrp_protocol=http ansible_port=5985
+win4 ansible_host=10.0.0.24 ansible_connection=psrp ansible_psrp_cert_validation=ignore ansible_psrp_auth=kerberos
+
+[windows:vars]
+ansible_connection=winrm
+ansible_winrm_transport=ntlm
+ansible_winrm_scheme=https
+"""
+
+
+def test_windows_over_openssh_and_psrp_hosts_come_in_as_windows_with_their_own_settings(tmp_path):
+    inventory = tmp_path / "windows.ini"
+    inventory.write_text(WINDOWS_INVENTORY, encoding="utf-8")
+    bed = loads(example_path(EXAMPLE).read_text(encoding="utf-8"))
+    plan = plan_file(bed, inventory)
+    assert plan.problems == []
+    plan.edit.apply()
+    servers = {s.id: s for s in bed.servers}
+    access = {a.host: a for a in bed.access}
+    assert {h: servers[h].platform for h in ("win1", "win2", "win3", "win4")} == dict.fromkeys(
+        ("win1", "win2", "win3", "win4"), "windows")
+    assert access["win2"].transport == "ssh"
+    assert (access["win3"].transport, access["win3"].winrm_scheme, access["win3"].port) == ("winrm", "http", 5985)
+    assert (access["win4"].winrm_auth, access["win4"].verify_tls) == ("kerberos", False)
+    assert (access["win1"].winrm_auth, access["win1"].verify_tls) == ("ntlm", True)

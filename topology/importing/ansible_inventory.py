@@ -376,19 +376,24 @@ def _host_record(host: str, line: int, merged: dict[str, tuple[Cell, str]], grou
             rec.access["transport"] = Cell(transport, conn.line, "ansible_connection")
     else:
         rec.access["transport"] = Cell("ssh", line, "ansible_connection")
+    # PSRP has variables of its own; a psrp host reads them and not the winrm ones
+    winrm = "psrp" if conn is not None and conn.text.strip() == "psrp" else "winrm"
+    scheme, auth_var, cert_var = (("ansible_psrp_protocol", "ansible_psrp_auth", "ansible_psrp_cert_validation")
+                                  if winrm == "psrp" else ("ansible_winrm_scheme", "ansible_winrm_transport",
+                                                           "ansible_winrm_server_cert_validation"))
     for var, key in (("ansible_host", "address"), ("ansible_ssh_host", "address"), ("ansible_port", "port"),
                      ("ansible_ssh_port", "port"), ("ansible_user", "user"), ("ansible_ssh_user", "user"),
                      ("ansible_ssh_private_key_file", "key_file"), ("ansible_private_key_file", "key_file"),
-                     ("ansible_winrm_scheme", "winrm_scheme")):
+                     (scheme, "winrm_scheme")):
         if var in value and key not in rec.access:
             rec.access[key] = Cell(value[var].text, value[var].line, var)
-    auth = value.get("ansible_winrm_transport")
+    auth = value.get(auth_var)
     if auth is not None:
         first = auth.text.split(",")[0].strip()
-        rec.access["winrm_auth"] = Cell(_AUTH.get(first, first), auth.line, "ansible_winrm_transport")
-    cert = value.get("ansible_winrm_server_cert_validation")
+        rec.access["winrm_auth"] = Cell(_AUTH.get(first, first), auth.line, auth_var)
+    cert = value.get(cert_var)
     if cert is not None and cert.text.strip() == "ignore":
-        rec.access["verify_tls"] = Cell("false", cert.line, "ansible_winrm_server_cert_validation")
+        rec.access["verify_tls"] = Cell("false", cert.line, cert_var)
     common = value.get("ansible_ssh_common_args")
     if common is not None:
         jump = re.search(r"ProxyJump[= ]+(\S+)|-J\s*(\S+)", common.text)
@@ -402,8 +407,11 @@ def _host_record(host: str, line: int, merged: dict[str, tuple[Cell, str]], grou
     if user is not None and user[1] not in ("", "all", "ungrouped"):
         # the group's account: its hosts share one keyring entry
         rec.access["credential"] = Cell(user[1], user[0].line, "group")
+    shell = value.get("ansible_shell_type")
     if transport == "winrm":
         rec.fields["platform"] = Cell("windows", conn.line if conn else line, "ansible_connection")
+    elif shell is not None and shell.text.strip() in ("powershell", "cmd"):   # Windows over OpenSSH
+        rec.fields["platform"] = Cell("windows", shell.line, "ansible_shell_type")
     roles = {_role_of(g) for g in groups} - {None}
     if len(roles) == 1:
         rec.fields["role"] = Cell(roles.pop() or "", line, "group")
