@@ -360,3 +360,12 @@ def test_windows_over_openssh_and_psrp_hosts_come_in_as_windows_with_their_own_s
     assert (access["win3"].transport, access["win3"].winrm_scheme, access["win3"].port) == ("winrm", "http", 5985)
     assert (access["win4"].winrm_auth, access["win4"].verify_tls) == ("kerberos", False)
     assert (access["win1"].winrm_auth, access["win1"].verify_tls) == ("ntlm", True)
+
+
+def test_a_template_in_a_variable_the_importer_does_not_read_is_no_note(tmp_path):
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text("all:\n  vars:\n    ansible_python_interpreter: '{{ ansible_playbook_python }}'\n"
+                         "    ansible_become_method: '{{ method }}'\n  hosts:\n    h1:\n      ansible_host: 10.0.0.1\n",
+                         encoding="utf-8")
+    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    assert plan.problems == [] and plan.notes == []

@@ -37,6 +37,12 @@ _RANGE = re.compile(r"\[([0-9a-zA-Z]*):([0-9a-zA-Z]+)(?::([0-9]+))?\]")
 MAX_HOSTS = 100_000
 MAX_GROUP_DEPTH = 50
 _KEPT_TAGS = frozenset({"!vault", "!vault-encrypted", "!unsafe"})
+# the variables this reader takes a value from (a template or vault in any other is no concern of it)
+_READ = frozenset({"ansible_connection", "ansible_host", "ansible_ssh_host", "ansible_port", "ansible_ssh_port",
+                   "ansible_user", "ansible_ssh_user", "ansible_ssh_private_key_file", "ansible_private_key_file",
+                   "ansible_winrm_scheme", "ansible_winrm_transport", "ansible_winrm_server_cert_validation",
+                   "ansible_psrp_protocol", "ansible_psrp_auth", "ansible_psrp_cert_validation",
+                   "ansible_ssh_common_args", "ansible_shell_type"})
 _JINJA = re.compile(r"\{\{|\{%")
 
 
@@ -360,7 +366,7 @@ def _host_record(host: str, line: int, merged: dict[str, tuple[Cell, str]], grou
     rec = HostRecord(host, line)
     for key, (cell, _group) in list(merged.items()):
         why = cell.unreadable or ("a Jinja template" if _JINJA.search(cell.text) else "")
-        if why and key.startswith("ansible_") and key not in _SECRETS:
+        if why and key in _READ:
             # Ansible works such a value out when it runs; the importer never evaluates it
             rec.notes.append(f"{host}: {key} (line {cell.line}) is {why}; it was not imported: set it in the "
                              "bed's access entry")
