@@ -369,3 +369,18 @@ def test_a_template_in_a_variable_the_importer_does_not_read_is_no_note(tmp_path
                          encoding="utf-8")
     plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
     assert plan.problems == [] and plan.notes == []
+
+
+@pytest.mark.parametrize("name", ["hosts.txt", "hosts", "export.dat"])
+def test_a_sheet_saved_under_another_extension_is_read_as_a_sheet(tmp_path, name):
+    # Excel's "Unicode Text" is .txt; a sheet copied to a share often loses its extension
+    plan = plan_sheet(tmp_path, name, sheet(SHEET_ROWS, "\t").encode("utf-16"))
+    assert plan.problems == [] and plan.changes == SHEET_CHANGES
+
+
+@pytest.mark.parametrize("text", ["web1\nweb2\n", "[web]\nhost,port\n", "host ansible_host=10.0.0.1\n"])
+def test_an_inventory_without_extension_stays_an_inventory(tmp_path, text):
+    path = tmp_path / "hosts"
+    path.write_text(text, encoding="utf-8")
+    from topology.importing import format_of
+    assert format_of(path, None, text) == "ansible"

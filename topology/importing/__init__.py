@@ -16,11 +16,21 @@ from topology.model import Bed
 MAX_BYTES = 50 * 1024 * 1024
 
 
-def format_of(path: str | os.PathLike, fmt: str | None = None) -> str:
-    """csv or ansible: as asked, else `.csv` files are CSV and anything else an inventory."""
+def format_of(path: str | os.PathLike, fmt: str | None = None, text: str = "") -> str:
+    """csv or ansible: as asked, else `.csv` and `.tsv` files are CSV; any other file is CSV when
+    its first line is a sheet's header (`host` and another documented column: Excel's Unicode
+    Text is `.txt`), else an inventory."""
     if fmt:
         return fmt
-    return "csv" if Path(path).suffix.lower() in (".csv", ".tsv") else "ansible"
+    if Path(path).suffix.lower() in (".csv", ".tsv"):
+        return "csv"
+    from topology.importing.csv_hosts import COLUMNS, column_name, separator
+    first = next((line for line in text.lstrip("\ufeff").splitlines() if line.strip()), "")
+    if "=" not in first and not first.lstrip().startswith(("[", "#", ";", "---")):
+        names = {column_name(cell.strip('"')) for cell in first.split(separator(first))}
+        if "host" in names and len(names & set(COLUMNS)) >= 2:
+            return "csv"
+    return "ansible"
 
 
 def plan_file(bed: Bed, path: str | os.PathLike, fmt: str | None = None) -> ImportPlan:
@@ -47,7 +57,7 @@ def plan_file(bed: Bed, path: str | os.PathLike, fmt: str | None = None) -> Impo
         return ImportPlan(name, problems=[Problem(
             f"not UTF-8 text: byte 0x{raw[exc.start]:02x} in {shown.strip()!r}",
             "save the file as UTF-8 (in Excel: Save As › CSV UTF-8)", line)])
-    reader = read_csv if format_of(p, fmt) == "csv" else read_inventory
+    reader = read_csv if format_of(p, fmt, text) == "csv" else read_inventory
     records, problems = reader(text)
     if problems:
         return ImportPlan(name, problems=problems)
