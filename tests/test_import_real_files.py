@@ -24,6 +24,17 @@ REAL_INVENTORIES = sorted(p.name for p in INVENTORIES.iterdir() if p.name != "RE
 EXAMPLE = "md3000i-hyperv-cluster"
 
 
+def lab_bed():
+    return loads(example_path(EXAMPLE).read_text(encoding="utf-8"))
+
+
+def plan_text(tmp_path: Path, name: str, text: str, bed=None):
+    """What importing `text`, saved as `name`, would change in `bed` (the example lab by default)."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return plan_file(lab_bed() if bed is None else bed, path)
+
+
 def ansible_reading(path: Path, home: Path) -> dict:
     """ansible-core's reading of an inventory: {host: its variables}."""
     proc = subprocess.run([str(ANSIBLE_INVENTORY), "-i", str(path), "--list"], capture_output=True, text=True,
@@ -87,9 +98,7 @@ def test_a_yaml_group_whose_hosts_is_one_name_reads_as_ansible_reads_it(tmp_path
     ("all:\n  children:\n    web:\n      hosts: [w1, w2]\n", 4, "hosts of 'web' are not a mapping"),
 ])
 def test_a_yaml_inventory_section_written_as_a_list_is_named_with_its_line(tmp_path, text, line, words):
-    inventory = tmp_path / "inventory.yaml"
-    inventory.write_text(text, encoding="utf-8")
-    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    plan = plan_text(tmp_path, "inventory.yaml", text)
     assert plan.edit is None and [(p.line, p.message) for p in plan.problems] == [(line, words)]
 
 
@@ -117,10 +126,8 @@ VAULTED = """all:
 
 
 def test_a_vault_encrypted_value_does_not_stop_an_inventory_and_is_never_imported(tmp_path):
-    inventory = tmp_path / "inventory.yaml"
-    inventory.write_text(VAULTED, encoding="utf-8")
-    bed = loads(example_path(EXAMPLE).read_text(encoding="utf-8"))
-    plan = plan_file(bed, inventory)
+    bed = lab_bed()
+    plan = plan_text(tmp_path, "inventory.yaml", VAULTED, bed)
     assert plan.problems == [] and plan.edit is not None
     plan.edit.apply()
     access = {a.host: a for a in bed.access}
@@ -140,10 +147,8 @@ def test_a_vault_encrypted_value_does_not_stop_an_inventory_and_is_never_importe
               "      ansible_user: \"{% if x %}root{% endif %}\"\n", 4),
 ])
 def test_a_jinja_connection_value_is_left_out_and_said_never_evaluated_or_kept(tmp_path, suffix, text, line):
-    inventory = tmp_path / f"inventory{suffix}"
-    inventory.write_text(text, encoding="utf-8")
-    bed = loads(example_path(EXAMPLE).read_text(encoding="utf-8"))
-    plan = plan_file(bed, inventory)
+    bed = lab_bed()
+    plan = plan_text(tmp_path, f"inventory{suffix}", text, bed)
     assert plan.problems == [] and plan.edit is not None
     plan.edit.apply()
     w1 = next(a for a in bed.access if a.host == "w1")
@@ -159,9 +164,7 @@ def test_a_jinja_connection_value_is_left_out_and_said_never_evaluated_or_kept(t
     ("../../etc/passwd", "is not a host name or IP address"),
 ])
 def test_an_address_that_is_no_host_name_is_refused_with_its_line(tmp_path, value, words):
-    inventory = tmp_path / "inventory.ini"
-    inventory.write_text(f"[web]\nw0 ansible_host=10.0.0.1\nw1 ansible_host={value}\n", encoding="utf-8")
-    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    plan = plan_text(tmp_path, "inventory.ini", f"[web]\nw0 ansible_host=10.0.0.1\nw1 ansible_host={value}\n")
     assert plan.edit is None and len(plan.problems) == 1
     assert plan.problems[0].line == 3 and words in plan.problems[0].message, plan.problems
 
@@ -169,9 +172,7 @@ def test_an_address_that_is_no_host_name_is_refused_with_its_line(tmp_path, valu
 @pytest.mark.parametrize("value", ["10.0.0.1", "2001:db8::1", "fe80::1%eth0", "array-a.lab.example.com",
                                    "san_01", "localhost"])
 def test_host_names_and_addresses_of_every_form_are_taken(tmp_path, value):
-    inventory = tmp_path / "inventory.ini"
-    inventory.write_text(f"[web]\nw1 ansible_host={value}\n", encoding="utf-8")
-    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    plan = plan_text(tmp_path, "inventory.ini", f"[web]\nw1 ansible_host={value}\n")
     assert plan.problems == [] and any(value in c for c in plan.changes)
 
 
@@ -193,7 +194,7 @@ def sheet(rows: list[list[str]], sep: str) -> str:
 def plan_sheet(tmp_path: Path, name: str, data: bytes):
     path = tmp_path / name
     path.write_bytes(data)
-    return plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), path)
+    return plan_file(lab_bed(), path)
 
 
 @pytest.mark.parametrize("name,sep", [("excel-de.csv", ";"), ("excel.csv", ","), ("export.tsv", "\t"),
@@ -243,10 +244,8 @@ def test_a_sheet_with_nothing_or_a_bad_row_is_refused_with_its_line(tmp_path, da
 @pytest.mark.parametrize("line", ["h[1:50000]-[1:50000]", "h[1:99999999999]", "h[a:z][1:9999]",
                                   "h[1:9]-[1:9]-[1:9]-[1:9]-[1:9]-[1:9]-[1:9]"])
 def test_host_ranges_that_stand_for_too_many_hosts_are_refused_at_once(tmp_path, line):
-    inventory = tmp_path / "inventory.ini"
-    inventory.write_text(f"[web]\nweb01\n{line}\n", encoding="utf-8")
     started = time.monotonic()
-    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    plan = plan_text(tmp_path, "inventory.ini", f"[web]\nweb01\n{line}\n")
     assert time.monotonic() - started < 10          # not minutes and gigabytes of names first
     assert plan.edit is None and [(p.line, "more than 100,000 hosts" in p.message) for p in plan.problems] == \
         [(3, True)], plan.problems
@@ -261,9 +260,7 @@ def test_ranges_within_the_bound_expand_in_full(tmp_path):
 def test_groups_nested_thousands_deep_are_refused_with_a_line_not_a_recursion_error(tmp_path):
     # children listed deepest group first: ansible-inventory itself dies of a RecursionError here
     sections = ["[g3000]\nh1\n"] + [f"[g{i}:children]\ng{i + 1}\n" for i in reversed(range(3000))]
-    inventory = tmp_path / "inventory.ini"
-    inventory.write_text("".join(sections), encoding="utf-8")
-    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    plan = plan_text(tmp_path, "inventory.ini", "".join(sections))
     assert plan.edit is None and len(plan.problems) == 1
     assert "groups nested more than 50 deep" in plan.problems[0].message and plan.problems[0].line
 
@@ -292,11 +289,9 @@ def test_management_addresses_of_every_form_are_taken_from_a_sheet(tmp_path):
 
 def test_a_proxycommand_bastion_is_said_not_silently_dropped(tmp_path):
     # as inventories for hosts behind a bastion commonly write it
-    inventory = tmp_path / "hosts.ini"
-    inventory.write_text("[internal]\nweb-1 ansible_host=10.10.0.5\n\n[internal:vars]\nansible_user=user\n"
-                         "ansible_ssh_common_args='-o ProxyCommand=\"ssh -W %h:%p -q user@178.154.222.252\"'\n",
-                         encoding="utf-8")
-    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    plan = plan_text(tmp_path, "hosts.ini",
+                     "[internal]\nweb-1 ansible_host=10.10.0.5\n\n[internal:vars]\nansible_user=user\n"
+                     "ansible_ssh_common_args='-o ProxyCommand=\"ssh -W %h:%p -q user@178.154.222.252\"'\n")
     assert plan.problems == []
     assert any("web-1: its SSH goes through a ProxyCommand" in n and "line 6" in n for n in plan.notes), plan.notes
 
@@ -346,10 +341,8 @@ ansible_winrm_scheme=https
 
 
 def test_windows_over_openssh_and_psrp_hosts_come_in_as_windows_with_their_own_settings(tmp_path):
-    inventory = tmp_path / "windows.ini"
-    inventory.write_text(WINDOWS_INVENTORY, encoding="utf-8")
-    bed = loads(example_path(EXAMPLE).read_text(encoding="utf-8"))
-    plan = plan_file(bed, inventory)
+    bed = lab_bed()
+    plan = plan_text(tmp_path, "windows.ini", WINDOWS_INVENTORY, bed)
     assert plan.problems == []
     plan.edit.apply()
     servers = {s.id: s for s in bed.servers}
@@ -363,11 +356,9 @@ def test_windows_over_openssh_and_psrp_hosts_come_in_as_windows_with_their_own_s
 
 
 def test_a_template_in_a_variable_the_importer_does_not_read_is_no_note(tmp_path):
-    inventory = tmp_path / "inventory.yaml"
-    inventory.write_text("all:\n  vars:\n    ansible_python_interpreter: '{{ ansible_playbook_python }}'\n"
-                         "    ansible_become_method: '{{ method }}'\n  hosts:\n    h1:\n      ansible_host: 10.0.0.1\n",
-                         encoding="utf-8")
-    plan = plan_file(loads(example_path(EXAMPLE).read_text(encoding="utf-8")), inventory)
+    plan = plan_text(tmp_path, "inventory.yaml",
+                     "all:\n  vars:\n    ansible_python_interpreter: '{{ ansible_playbook_python }}'\n"
+                     "    ansible_become_method: '{{ method }}'\n  hosts:\n    h1:\n      ansible_host: 10.0.0.1\n")
     assert plan.problems == [] and plan.notes == []
 
 
