@@ -375,3 +375,18 @@ def test_an_inventory_without_extension_stays_an_inventory(tmp_path, text):
     path.write_text(text, encoding="utf-8")
     from topology.importing import format_of
     assert format_of(path, None, text) == "ansible"
+
+
+def test_a_sheets_capitals_on_a_listed_word_are_that_word(tmp_path):
+    bed = lab_bed()
+    plan = plan_text(tmp_path, "hosts.csv", "host,role,port,kind,roles\nh1,Hypervisor,p1,Ethernet,iSCSI;LAN\n", bed)
+    assert plan.problems == []
+    plan.edit.apply()
+    port = next(s for s in bed.servers if s.id == "h1").adapters[0].ports[0]
+    assert (port.kind, port.roles) == ("ethernet", ["iscsi", "lan"])
+    assert plan_sheet(tmp_path, "bad.csv", b"host,role\nh1,Hyperviser\n").problems[0].line == 2   # still named
+    bed = lab_bed()
+    plan = plan_text(tmp_path, "win.ini", "[w]\nwin1 ansible_connection=winrm ansible_winrm_transport=NTLM\n", bed)
+    assert plan.problems == []
+    plan.edit.apply()
+    assert next(a for a in bed.access if a.host == "win1").winrm_auth == "ntlm"

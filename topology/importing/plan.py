@@ -106,8 +106,20 @@ def _fields_data(cls: type, cells: dict[str, Cell], problems: _Problems) -> dict
         if isinstance(value, yaml_bounded.YamlProblem):
             problems.add(cell.line, f"{cell.column or key}: {value.message}", value.hint)
             continue
-        data[key] = value
+        data[key] = _choice_case(value, fp.meta.get("choices"))
     return data
+
+
+def _choice_case(value: Any, choices: tuple[str, ...] | None) -> Any:
+    """`Hypervisor`, `iSCSI` -> hypervisor, iscsi: a sheet's capitals on a word the format spells in
+    lower case (anything else is left for the field check to name)."""
+    if not choices:
+        return value
+    if isinstance(value, list):
+        return [_choice_case(v, choices) for v in value]
+    if isinstance(value, str) and value not in choices and value.lower() in choices:
+        return value.lower()
+    return value
 
 
 def _build(cls: type, data: dict[str, Any], cells: dict[str, Cell], line: int, problems: _Problems) -> Any:
