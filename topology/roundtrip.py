@@ -53,7 +53,8 @@ class ProjectSource:
     def of(cls, text: str, bed: Any) -> ProjectSource | None:
         """The source of a bed just read from `text`; None when the file was migrated from an
         older format (its text no longer says what the bed is)."""
-        found = re.search(r"^format_version:[ \t]*(\d+)[ \t]*(#[^\n]*)?\r?$", text, re.M)
+        # a byte-order mark (Windows Notepad's UTF-8) may come before the first key
+        found = re.search(r"^\ufeff?format_version:[ \t]*(\d+)[ \t]*(#[^\n]*)?\r?$", text, re.M)
         if found is None or int(found.group(1)) != FORMAT_VERSION:
             return None
         return cls(text, plain(bed))
@@ -86,8 +87,10 @@ def _render(bed: Any, source: ProjectSource | None) -> Rendered:
         text = yaml_emit.dumps(new)
         return Rendered(text, ProjectSource(text, new, True), "written")
     patched: str | None
+    # libyaml's marks do not count a byte-order mark: patch the text after it, then put it back
+    bom = "\ufeff" if source.text.startswith("\ufeff") else ""
     try:
-        patched = patch(source.text, source.data, new, bed if dataclasses.is_dataclass(bed) else None)
+        patched = bom + patch(source.text[len(bom):], source.data, new, bed if dataclasses.is_dataclass(bed) else None)
     except Exception:  # Unpatchable, or anything unforeseen: a save must still write the bed
         patched = None
     if patched is not None and _reads_as(patched, new):
@@ -332,6 +335,8 @@ class _Patch:
 
     def descend(self, node: yaml.Node, old: Any, new: Any, obj: Any) -> bool:
         """Patch inside a block mapping or sequence the old and new values both are."""
+        if getattr(node, "flow_style", False):
+            return self.flow(node, old, new, obj)
         if isinstance(node, yaml.MappingNode) and not node.flow_style and node.value \
                 and type(old) in (dict, yaml_emit.FlowMap) and type(new) in (dict, yaml_emit.FlowMap) and new:
             self.mapping(node, old, new, obj)
@@ -341,6 +346,31 @@ class _Patch:
             self.sequence(node, old, new, obj if isinstance(obj, list) and len(obj) == len(new) else None)
             return True
         return False
+
+    def flow(self, node: yaml.Node, old: Any, new: Any, obj: Any) -> bool:
+        """Patch inside a flow collection (`{id: a, cidr: ...}`, `[x, y]`) that keeps its keys or
+        length: only the changed values are rewritten, so the line and its comment stay."""
+        mark = len(self.edits)
+        if isinstance(node, yaml.MappingNode) and isinstance(old, dict) and isinstance(new, dict):
+            if set(old) != set(new):
+                return False
+            where = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+            fields = _fields(obj)
+            changed = [(k, where.get(k)) for k in new if old[k] != new[k]]
+            parts = [(v, old[k], new[k], _child(obj, fields, k)) for k, v in changed]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(old, list) and isinstance(new, list):
+            if not len(node.value) == len(old) == len(new):
+                return False
+            objs = obj if isinstance(obj, list) and len(obj) == len(new) else None
+            parts = [(v, a, b, objs[i] if objs else None)
+                     for i, (v, a, b) in enumerate(zip(node.value, old, new)) if a != b]
+        else:
+            return False
+        for value, was, now, child in parts:
+            if value is None or not self.patched_within(value, was, now, child):
+                del self.edits[mark:]
+                return False
+        return True
 
     def in_place(self, node: yaml.Node, new: Any) -> bool:
         """Replace a scalar or a flow collection by the new value's one-line form."""
@@ -354,6 +384,8 @@ class _Patch:
             return False
         eol = self.text.find("\n", end)
         rest = (len(self.text) if eol < 0 else eol) - end
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and type(new) in (dict, list):
+            new = yaml_emit.FlowMap(new) if isinstance(new, dict) else yaml_emit.Flow(new)   # it stays flow
         form = self.value_form(new, node.start_mark.column, rest)
         if form is None:
             return False

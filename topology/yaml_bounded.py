@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -62,6 +63,14 @@ _CTOR = yaml.constructor.SafeConstructor()
 
 _NO_KEY = object()
 _MERGE_KEY = object()
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """A scalar under a local tag the caller named (an Ansible inventory's `!vault`): kept as
+    its tag and text, never interpreted."""
+    tag: str
+    text: str
 
 
 class YamlProblem(Exception):
@@ -174,14 +183,15 @@ class _Frame:
         self.merged: set[str] | None = None
 
 
-def parse(text: str) -> Any:
+def parse(text: str, kept_tags: frozenset[str] = frozenset()) -> Any:
     """Plain data (dicts, lists, scalars) from one YAML document; None for an empty one.
+    A scalar under one of `kept_tags` is a `Tagged` value (its text uninterpreted).
 
     Raises YamlProblem for anything that is not a bounded, plain, single YAML document.
     """
     budget = EXPANSION_PER_CHAR * len(text) + EXPANSION_FLOOR
     try:
-        return _build(_parser(text), budget)
+        return _build(_parser(text), budget, kept_tags)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         msg = (exc.problem or exc.context or "malformed YAML").strip()
@@ -208,7 +218,7 @@ def _line_col(text: str, position: int, encoding: Any) -> tuple[int, int]:
     return line, len(prefix) - (prefix.rfind("\n") + 1) + 1
 
 
-def _build(parser: Any, budget: int) -> Any:
+def _build(parser: Any, budget: int, kept_tags: frozenset[str] = frozenset()) -> Any:
     get = parser.get_event
     stack: list[_Frame] = []
     anchors: dict[str, tuple[Any, int | None]] = {}   # name -> (object, expanded size or None while open)
@@ -293,6 +303,8 @@ def _build(parser: Any, budget: int) -> Any:
                 value = NOT_STATED if text == MARKER else text
             elif ev.tag == _MERGE:
                 value = _MERGE_KEY
+            elif ev.tag in kept_tags:
+                value = Tagged(ev.tag, text)
             else:
                 value = scalar_value(ev.tag, text, not ev.style, ev.start_mark)
             expanded += len(text) + 1

@@ -14,8 +14,8 @@ from topology.errors import BedFileError
 from topology.importing import plan_file
 from widgets.problems_dialog import show_problems
 
-FILTER = "Hosts (*.csv *.ini *.yaml *.yml *.cfg);;CSV sheet (*.csv);;Ansible inventory (*.ini *.yaml *.yml *.cfg);;" \
-         "All files (*)"
+FILTER = "Hosts (*.csv *.tsv *.txt *.ini *.yaml *.yml *.cfg);;Sheet (*.csv *.tsv *.txt);;" \
+         "Ansible inventory (*.ini *.yaml *.yml *.cfg);;All files (*)"
 
 
 def import_dialog(window: Any) -> bool:

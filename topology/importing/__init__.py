@@ -5,6 +5,7 @@ undo step in the GUI), a dry-run list of changes, or file:line problems, and not
 half-imported.  The GUI's File › Import and `testbed-studio import` both call `plan_file`."""
 from __future__ import annotations
 
+import codecs
 import os
 from pathlib import Path
 
@@ -15,11 +16,21 @@ from topology.model import Bed
 MAX_BYTES = 50 * 1024 * 1024
 
 
-def format_of(path: str | os.PathLike, fmt: str | None = None) -> str:
-    """csv or ansible: as asked, else `.csv` files are CSV and anything else an inventory."""
+def format_of(path: str | os.PathLike, fmt: str | None = None, text: str = "") -> str:
+    """csv or ansible: as asked, else `.csv` and `.tsv` files are CSV; any other file is CSV when
+    its first line is a sheet's header (`host` and another documented column: Excel's Unicode
+    Text is `.txt`), else an inventory."""
     if fmt:
         return fmt
-    return "csv" if Path(path).suffix.lower() in (".csv", ".tsv") else "ansible"
+    if Path(path).suffix.lower() in (".csv", ".tsv"):
+        return "csv"
+    from topology.importing.csv_hosts import COLUMNS, column_name, separator
+    first = next((line for line in text.lstrip("\ufeff").splitlines() if line.strip()), "")
+    if "=" not in first and not first.lstrip().startswith(("[", "#", ";", "---")):
+        names = {column_name(cell.strip('"')) for cell in first.split(separator(first))}
+        if "host" in names and len(names & set(COLUMNS)) >= 2:
+            return "csv"
+    return "ansible"
 
 
 def plan_file(bed: Bed, path: str | os.PathLike, fmt: str | None = None) -> ImportPlan:
@@ -32,13 +43,21 @@ def plan_file(bed: Bed, path: str | os.PathLike, fmt: str | None = None) -> Impo
         if p.stat().st_size > MAX_BYTES:
             return ImportPlan(name, problems=[Problem(f"the file is larger than {MAX_BYTES // 2**20} MB",
                                                       "import it in parts")])
-        text = p.read_bytes().decode("utf-8-sig")
+        raw = p.read_bytes()
+        # Excel's "Unicode Text" is UTF-16 with its byte-order mark
+        text = raw.decode("utf-16") if raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else \
+            raw.decode("utf-8-sig")
     except OSError as exc:
         return ImportPlan(name, problems=[Problem(f"cannot read the file: {exc.strerror or exc}",
                                                   "check the path and its permissions")])
     except UnicodeDecodeError as exc:
-        return ImportPlan(name, problems=[Problem(f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8")])
-    reader = read_csv if format_of(p, fmt) == "csv" else read_inventory
+        # Excel's plain "CSV" is in the Windows code page: say where, and which save gives UTF-8
+        line = raw[:exc.start].count(b"\n") + 1
+        shown = raw[raw.rfind(b"\n", 0, exc.start) + 1:exc.end + 20].split(b"\n")[0].decode("utf-8", "replace")
+        return ImportPlan(name, problems=[Problem(
+            f"not UTF-8 text: byte 0x{raw[exc.start]:02x} in {shown.strip()!r}",
+            "save the file as UTF-8 (in Excel: Save As › CSV UTF-8)", line)])
+    reader = read_csv if format_of(p, fmt, text) == "csv" else read_inventory
     records, problems = reader(text)
     if problems:
         return ImportPlan(name, problems=problems)

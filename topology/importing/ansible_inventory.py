@@ -16,6 +16,7 @@ then the host's own.  Host ranges (`web[01:03]`, `db-[a:c]`) and `host:port` are
 """
 from __future__ import annotations
 
+import ipaddress
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -32,8 +33,17 @@ _TRANSPORT = {"ssh": "ssh", "paramiko": "ssh", "smart": "ssh", "winrm": "winrm",
 _AUTH = {"ntlm": "ntlm", "kerberos": "kerberos", "basic": "basic", "credssp": "credssp", "plaintext": "basic"}
 _SECRETS = ("ansible_password", "ansible_ssh_pass", "ansible_ssh_password", "ansible_become_password",
             "ansible_become_pass", "ansible_winrm_password")
-_RANGE = re.compile(r"\[([0-9a-zA-Z]+):([0-9a-zA-Z]+)(?::([0-9]+))?\]")
+_RANGE = re.compile(r"\[([0-9a-zA-Z]*):([0-9a-zA-Z]+)(?::([0-9]+))?\]")
 MAX_HOSTS = 100_000
+MAX_GROUP_DEPTH = 50
+_KEPT_TAGS = frozenset({"!vault", "!vault-encrypted", "!unsafe"})
+# the variables this reader takes a value from (a template or vault in any other is no concern of it)
+_READ = frozenset({"ansible_connection", "ansible_host", "ansible_ssh_host", "ansible_port", "ansible_ssh_port",
+                   "ansible_user", "ansible_ssh_user", "ansible_ssh_private_key_file", "ansible_private_key_file",
+                   "ansible_winrm_scheme", "ansible_winrm_transport", "ansible_winrm_server_cert_validation",
+                   "ansible_psrp_protocol", "ansible_psrp_auth", "ansible_psrp_cert_validation",
+                   "ansible_ssh_common_args", "ansible_shell_type"})
+_JINJA = re.compile(r"\{\{|\{%")
 
 
 @dataclass
@@ -69,23 +79,37 @@ class _TooMany(Exception):
     pass
 
 
+class _RangeTooLarge(ValueError):
+    pass
+
+
+class _TooDeep(Exception):
+    """Groups nested deeper than MAX_GROUP_DEPTH (the group named is one of the chain)."""
+
+
 def expand(pattern: str) -> list[str]:
-    """`web[01:03].lab` -> web01.lab, web02.lab, web03.lab (as Ansible expands host ranges)."""
+    """`web[01:03].lab` -> web01.lab, web02.lab, web03.lab; `mail[:2]` -> mail0 .. mail2 (as Ansible expands
+    host ranges)."""
     found = _RANGE.search(pattern)
     if found is None:
         return [pattern]
-    start, end, step = found.group(1), found.group(2), int(found.group(3) or 1)
+    # an empty start is 0, as Ansible reads `mail[:5]`
+    start, end, step = found.group(1) or "0", found.group(2), int(found.group(3) or 1)
     head, tail = pattern[:found.start()], pattern[found.end():]
     if start.isdigit() and end.isdigit():
         width = len(start) if start.startswith("0") else 0
-        values = [str(i).zfill(width) for i in range(int(start), int(end) + 1, max(step, 1))]
+        numbers = range(int(start), int(end) + 1, max(step, 1))
+        values = [str(i).zfill(width) for i in numbers] if len(numbers) <= MAX_HOSTS else []
     elif len(start) == len(end) == 1 and start.isalpha() and end.isalpha():
-        values = [chr(c) for c in range(ord(start), ord(end) + 1, max(step, 1))]
+        numbers = range(ord(start), ord(end) + 1, max(step, 1))
+        values = [chr(c) for c in numbers]
     else:
         raise ValueError(f"cannot expand the range [{start}:{end}]")
-    if len(values) > MAX_HOSTS:
-        raise ValueError(f"the range [{start}:{end}] stands for more than {MAX_HOSTS:,} hosts")
-    return [h for v in values for h in expand(head + v + tail)]
+    # the count is known before any name is made: ranges multiply (h[1:50000]-[1:50000])
+    rest = expand(tail) if len(numbers) <= MAX_HOSTS else []
+    if len(numbers) * max(len(rest), 1) > MAX_HOSTS:
+        raise _RangeTooLarge(f"{pattern!r} stands for more than {MAX_HOSTS:,} hosts")
+    return [head + v + r for v in values for r in rest]
 
 
 # ---------------------------------------------------------------------- INI
@@ -146,17 +170,33 @@ def _unquote(value: str) -> str:
     return words[0] if len(words) == 1 else value
 
 
+def host_and_port(pattern: str) -> tuple[str, str | None]:
+    """`web01:2222` -> (web01, 2222), `[2001:db8::1]:2222` -> (2001:db8::1, 2222); a bare IPv6
+    address (`2001:db8::10`, `fe80::1%eth0`) is a host with no port, as Ansible reads it."""
+    try:
+        ipaddress.IPv6Address(pattern.split("%", 1)[0])
+        return pattern, None
+    except ValueError:
+        pass
+    found = re.fullmatch(r"\[([0-9a-fA-F:.]+(?:%[^\]]+)?)\]:([0-9]+)", pattern)
+    if found and ":" in found.group(1):
+        return found.group(1), found.group(2)
+    found = re.fullmatch(r"((?:[^:\[]|\[[^\]]*\])+):([0-9]+)", pattern)     # a colon inside [01:09] is a range's
+    if found:
+        return found.group(1), found.group(2)
+    return pattern, None
+
+
 def _hosts(inv: _Inventory, group: str, pattern: str, line: int, variables: dict[str, Cell]) -> None:
-    host, port = pattern, None
-    found = re.fullmatch(r"(.+?):([0-9]+)", pattern)
-    if found and "[" not in found.group(2):
-        host, port = found.group(1), found.group(2)
+    host, port = host_and_port(pattern)
     if port is not None:
         variables = {"ansible_port": Cell(port, line, "host:port"), **variables}
     try:
         names = expand(host)
     except ValueError as exc:
-        inv.problems.append(Problem(str(exc), "write the range as [01:10] or [a:f]", line))
+        hint = "import the inventory in parts" if isinstance(exc, _RangeTooLarge) else \
+            "write the range as [01:10] or [a:f]"
+        inv.problems.append(Problem(str(exc), hint, line))
         return
     for name in names:
         inv.add_host(group, name, line, dict(variables))
@@ -167,7 +207,7 @@ def _hosts(inv: _Inventory, group: str, pattern: str, line: int, variables: dict
 def _yaml(text: str) -> _Inventory:
     inv = _Inventory()
     try:
-        data = yaml_bounded.parse(text)
+        data = yaml_bounded.parse(text, _KEPT_TAGS)
     except yaml_bounded.YamlProblem as exc:
         inv.problems.append(Problem(exc.message, exc.hint, exc.line, exc.column))
         return inv
@@ -194,7 +234,7 @@ def _yaml(text: str) -> _Inventory:
         return best
 
     def group(name: str, body: Any, path: tuple, depth: int) -> None:
-        if depth > 50:
+        if depth > MAX_GROUP_DEPTH:
             inv.problems.append(Problem("groups nested too deeply", "flatten the inventory", line_of(path)))
             return
         g = inv.group(name, line_of(path))
@@ -204,29 +244,43 @@ def _yaml(text: str) -> _Inventory:
             inv.problems.append(Problem(f"group {name!r} is not a mapping", "write hosts:, vars: and children: "
                                         "under it", line_of(path)))
             return
+        for key in ("hosts", "vars", "children"):
+            if isinstance(body.get(key), str):    # `hosts: web1`: one name, as Ansible allows
+                body = {**body, key: {body[key]: None}}
         for key in body:
             if key not in ("hosts", "vars", "children"):
                 inv.problems.append(Problem(f"{key!r} in group {name!r}", "a group holds hosts:, vars: and children:",
                                             line_of((*path, key))))
-        for key, value in (body.get("vars") or {}).items():
-            g.vars[str(key)] = Cell(_text(value), line_of((*path, "vars", key)), str(key))
-        hosts = body.get("hosts") or {}
-        if not isinstance(hosts, dict):
-            inv.problems.append(Problem(f"hosts of {name!r} are not a mapping", "write each host as a key",
-                                        line_of((*path, "hosts"))))
-            hosts = {}
+        sections = {}
+        for key, hint in (("vars", "write name: value under it"), ("hosts", "write each host as a key"),
+                          ("children", "write each child group as a key")):
+            sections[key] = body.get(key) or {}
+            if not isinstance(sections[key], dict):
+                inv.problems.append(Problem(f"{key} of {name!r} are not a mapping", hint, line_of((*path, key))))
+                sections[key] = {}
+        for key, value in sections["vars"].items():
+            g.vars[str(key)] = _cell(value, line_of((*path, "vars", key)), str(key))
+        hosts = sections["hosts"]
         for host, variables in hosts.items():
             where = (*path, "hosts", host)
-            cells = {str(k): Cell(_text(v), line_of((*where, k)), str(k)) for k, v in (variables or {}).items()} \
+            cells = {str(k): _cell(v, line_of((*where, k)), str(k)) for k, v in (variables or {}).items()} \
                 if isinstance(variables, dict) else {}
             _hosts(inv, name, str(host), line_of(where), cells)
-        for child, child_body in (body.get("children") or {}).items():
+        for child, child_body in sections["children"].items():
             g.children.append(str(child))
             group(str(child), child_body, (*path, "children", child), depth + 1)
 
     for name, body in data.items():
         group(str(name), body, (name,), 0)
     return inv
+
+
+def _cell(value: Any, line: int, key: str) -> Cell:
+    if isinstance(value, yaml_bounded.Tagged):
+        if value.tag == "!unsafe":      # Ansible's mark for text it must not template: the text itself
+            return Cell(value.text, line, key)
+        return Cell("", line, key, unreadable="vault-encrypted")
+    return Cell(_text(value), line, key)
 
 
 def _text(value: Any) -> str:
@@ -243,15 +297,21 @@ def read_inventory(text: str) -> tuple[list[HostRecord], list[Problem]]:
     """The hosts an inventory describes (INI or YAML, told apart by its first significant line)."""
     first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(("#", ";"))),
                  "")
-    is_ini = first.startswith("[") or ("=" in first and ":" not in first.split("=")[0]) or \
-        (bool(first) and ":" not in first)
+    # a document start (`---`) or a directive (`%YAML`) only begins YAML
+    is_ini = not first.startswith(("---", "%")) and (first.startswith("[") or (bool(first) and ":" not in first)
+                                                     or ("=" in first and ":" not in first.split("=")[0]))
     try:
         inv = _ini(text) if is_ini else _yaml(text)
     except _TooMany:
         return [], [Problem(f"more than {MAX_HOSTS:,} hosts", "import the inventory in parts")]
     if inv.problems:
         return [], inv.problems
-    return _records(inv), inv.problems
+    try:
+        return _records(inv), inv.problems
+    except _TooDeep as exc:
+        group = inv.groups.get(str(exc.args[0]))
+        return [], [Problem(f"groups nested more than {MAX_GROUP_DEPTH} deep (through {exc.args[0]!r})",
+                            "flatten the inventory", group.line if group else None)]
 
 
 def _depths(inv: _Inventory) -> tuple[dict[str, int], dict[str, set[str]]]:
@@ -264,6 +324,8 @@ def _depths(inv: _Inventory) -> tuple[dict[str, int], dict[str, set[str]]]:
     depth: dict[str, int] = {}
 
     def level(name: str, seen: frozenset[str]) -> int:
+        if len(seen) > MAX_GROUP_DEPTH:
+            raise _TooDeep(name)
         if name not in depth:
             ups = [level(p, seen | {name}) for p in parents.get(name, ()) if p not in seen]
             depth[name] = 0 if name == "all" else 1 + max(ups, default=0)
@@ -302,6 +364,13 @@ def _records(inv: _Inventory) -> list[HostRecord]:
 
 def _host_record(host: str, line: int, merged: dict[str, tuple[Cell, str]], groups: list[str]) -> HostRecord:
     rec = HostRecord(host, line)
+    for key, (cell, _group) in list(merged.items()):
+        why = cell.unreadable or ("a Jinja template" if _JINJA.search(cell.text) else "")
+        if why and key in _READ:
+            # Ansible works such a value out when it runs; the importer never evaluates it
+            rec.notes.append(f"{host}: {key} (line {cell.line}) is {why}; it was not imported: set it in the "
+                             "bed's access entry")
+            del merged[key]
     value = {k: c for k, (c, _g) in merged.items()}
     conn = value.get("ansible_connection")
     transport = "ssh"
@@ -313,31 +382,42 @@ def _host_record(host: str, line: int, merged: dict[str, tuple[Cell, str]], grou
             rec.access["transport"] = Cell(transport, conn.line, "ansible_connection")
     else:
         rec.access["transport"] = Cell("ssh", line, "ansible_connection")
+    # PSRP has variables of its own; a psrp host reads them and not the winrm ones
+    winrm = "psrp" if conn is not None and conn.text.strip() == "psrp" else "winrm"
+    scheme, auth_var, cert_var = (("ansible_psrp_protocol", "ansible_psrp_auth", "ansible_psrp_cert_validation")
+                                  if winrm == "psrp" else ("ansible_winrm_scheme", "ansible_winrm_transport",
+                                                           "ansible_winrm_server_cert_validation"))
     for var, key in (("ansible_host", "address"), ("ansible_ssh_host", "address"), ("ansible_port", "port"),
                      ("ansible_ssh_port", "port"), ("ansible_user", "user"), ("ansible_ssh_user", "user"),
                      ("ansible_ssh_private_key_file", "key_file"), ("ansible_private_key_file", "key_file"),
-                     ("ansible_winrm_scheme", "winrm_scheme")):
+                     (scheme, "winrm_scheme")):
         if var in value and key not in rec.access:
             rec.access[key] = Cell(value[var].text, value[var].line, var)
-    auth = value.get("ansible_winrm_transport")
+    auth = value.get(auth_var)
     if auth is not None:
         first = auth.text.split(",")[0].strip()
-        rec.access["winrm_auth"] = Cell(_AUTH.get(first, first), auth.line, "ansible_winrm_transport")
-    cert = value.get("ansible_winrm_server_cert_validation")
+        rec.access["winrm_auth"] = Cell(_AUTH.get(first, first), auth.line, auth_var)
+    cert = value.get(cert_var)
     if cert is not None and cert.text.strip() == "ignore":
-        rec.access["verify_tls"] = Cell("false", cert.line, "ansible_winrm_server_cert_validation")
+        rec.access["verify_tls"] = Cell("false", cert.line, cert_var)
     common = value.get("ansible_ssh_common_args")
     if common is not None:
         jump = re.search(r"ProxyJump[= ]+(\S+)|-J\s*(\S+)", common.text)
         if jump:
             rec.access["jump"] = Cell((jump.group(1) or jump.group(2)).strip("'\""), common.line,
                                       "ansible_ssh_common_args")
+        elif "proxycommand" in common.text.lower():
+            rec.notes.append(f"{host}: its SSH goes through a ProxyCommand (ansible_ssh_common_args, line "
+                             f"{common.line}), which was not imported: set the bastion as the access entry's jump")
     user = merged.get("ansible_user") or merged.get("ansible_ssh_user")
     if user is not None and user[1] not in ("", "all", "ungrouped"):
         # the group's account: its hosts share one keyring entry
         rec.access["credential"] = Cell(user[1], user[0].line, "group")
+    shell = value.get("ansible_shell_type")
     if transport == "winrm":
         rec.fields["platform"] = Cell("windows", conn.line if conn else line, "ansible_connection")
+    elif shell is not None and shell.text.strip() in ("powershell", "cmd"):   # Windows over OpenSSH
+        rec.fields["platform"] = Cell("windows", shell.line, "ansible_shell_type")
     roles = {_role_of(g) for g in groups} - {None}
     if len(roles) == 1:
         rec.fields["role"] = Cell(roles.pop() or "", line, "group")

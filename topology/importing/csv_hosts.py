@@ -1,8 +1,11 @@
 """Hosts, ports and addresses from a spreadsheet saved as CSV.
 
 The layout (also in the README): a header row, then one row per port (a row with no `port`
-only declares or changes the host).  Column names are case-insensitive; only `host` is
-required; an empty cell changes nothing.
+only declares or changes the host).  Cells are separated by commas, or by semicolons or tabs
+(told from the header row, or from Excel's `sep=;` first line: Excel writes `;` in many
+locales).  Column names are
+case-insensitive, and a space or hyphen in one reads as `_` (`Memory GB` is `memory_gb`);
+only `host` is required; an empty cell changes nothing.
 
 | column | what | e.g. |
 |---|---|---|
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 from topology.errors import Problem
 from topology.importing.plan import Cell, HostRecord, PortRecord
@@ -35,22 +39,48 @@ DEFAULT_ADAPTER = "nic"
 MAX_ROWS = 100_000
 
 
+def column_name(header_cell: str) -> str:
+    """`Memory GB`, ` memory-gb ` -> memory_gb: header cells as people type them."""
+    return re.sub(r"[\s-]+", "_", header_cell.strip().lower())
+
+
+def separator(text: str) -> str:
+    """The cell separator of a sheet: `,`, or `;` (Excel's CSV in many locales) or a tab
+    when the header row splits into known columns on that and not on a comma."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    best, known = ",", 0
+    for sep in (",", ";", "\t"):
+        found = sum(column_name(cell.strip('"')) in COLUMNS for cell in first.split(sep))
+        if found > known:
+            best, known = sep, found
+    return best
+
+
 def read_csv(text: str) -> tuple[list[HostRecord], list[Problem]]:
     """The hosts a CSV text describes, or the problems with it (1-based line numbers)."""
     problems: list[Problem] = []
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    text = text.lstrip("\ufeff")
+    if not text.strip():
+        return [], [Problem("the file is empty", f"start with a header row: {','.join(COLUMNS)}", 1)]
+    # strict: an unclosed quote is an error, not the rest of the file read into one cell
+    told = re.match(r"sep=(.)\r?\n", text)      # Excel's hint line naming the separator
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=told.group(1) if told else separator(text),
+                        strict=True)
     try:
+        if told:
+            next(reader)
         header = next(reader)
     except StopIteration:
         return [], [Problem("the file is empty", f"start with a header row: {','.join(COLUMNS)}", 1)]
     except csv.Error as exc:
         return [], [Problem(f"not a CSV file: {exc}", "save the sheet as CSV (comma-separated)", 1)]
-    names = [h.strip().lower() for h in header]
+    at = reader.line_num
+    names = [column_name(h) for h in header]
     unknown = [h for h in names if h and h not in COLUMNS]
     if unknown:
-        problems.append(Problem(f"unknown column(s): {', '.join(unknown)}", f"columns: {', '.join(COLUMNS)}", 1))
+        problems.append(Problem(f"unknown column(s): {', '.join(unknown)}", f"columns: {', '.join(COLUMNS)}", at))
     if "host" not in names:
-        problems.append(Problem("there is no `host` column", "name the column holding the server ids `host`", 1))
+        problems.append(Problem("there is no `host` column", "name the column holding the server ids `host`", at))
     if problems:
         return [], problems
     hosts: dict[str, HostRecord] = {}
@@ -70,9 +100,14 @@ def read_csv(text: str) -> tuple[list[HostRecord], list[Problem]]:
         if len(hosts) > MAX_ROWS:
             problems.append(Problem(f"more than {MAX_ROWS:,} hosts", "import the file in parts", start))
             break
-        if len(row) > len(names):
+        if any(cell.strip() for cell in row[len(names):]):     # empty cells past the last column are harmless
             problems.append(Problem(f"{len(row)} cells, the header has {len(names)}",
                                     "remove the extra cells or add a column name", start))
+            continue
+        stray = next((value for name, value in zip(names, row) if not name and value.strip()), None)
+        if stray is not None:
+            problems.append(Problem(f"a value ({stray!r}) in a column with no name",
+                                    "name the column in the header row, or clear the cell", start))
             continue
         cells = {name: Cell(value, start, name) for name, value in zip(names, row) if name and value.strip()}
         host = cells.pop("host", None)

@@ -29,6 +29,7 @@ class Cell:
     text: str
     line: int
     column: str = ""      # the CSV column or inventory variable it came from
+    unreadable: str = ""  # why the text is not the value (vault-encrypted): such a cell is never imported
 
 
 @dataclass
@@ -77,6 +78,8 @@ class _Problems:
 def _typed(kind: str, inner: Any, cell: Cell) -> Any:
     """A cell's text as the value a project file would hold for a field of this kind."""
     text = cell.text.strip()
+    if kind == "int" and re.fullmatch(r"[-+]?[0-9]+\.0+", text):
+        text = text.split(".")[0]      # 9000.0: a sheet's number column formatted with decimals
     if kind in ("int", "float", "bool"):
         try:
             return yaml_bounded.plain_reading(text)
@@ -103,8 +106,20 @@ def _fields_data(cls: type, cells: dict[str, Cell], problems: _Problems) -> dict
         if isinstance(value, yaml_bounded.YamlProblem):
             problems.add(cell.line, f"{cell.column or key}: {value.message}", value.hint)
             continue
-        data[key] = value
+        data[key] = _choice_case(value, fp.meta.get("choices"))
     return data
+
+
+def _choice_case(value: Any, choices: tuple[str, ...] | None) -> Any:
+    """`Hypervisor`, `iSCSI` -> hypervisor, iscsi: a sheet's capitals on a word the format spells in
+    lower case (anything else is left for the field check to name)."""
+    if not choices:
+        return value
+    if isinstance(value, list):
+        return [_choice_case(v, choices) for v in value]
+    if isinstance(value, str) and value not in choices and value.lower() in choices:
+        return value.lower()
+    return value
 
 
 def _build(cls: type, data: dict[str, Any], cells: dict[str, Cell], line: int, problems: _Problems) -> Any:
@@ -134,6 +149,35 @@ def _check_address(cells: dict[str, Cell], problems: _Problems) -> None:
                      f"write it as {iface.ip}/24 (the subnet's prefix length)")
 
 
+_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]*)")
+
+
+def _check_host_address(cell: Cell | None, problems: _Problems, prefix: bool = False) -> None:
+    """What a connection goes to is a host name or an IP address (with a prefix length where
+    `prefix` allows one, as a management address has), nothing else."""
+    if cell is None or not cell.text.strip():
+        return
+    text = cell.text.strip()
+    try:
+        if prefix and "/" in text:
+            ipaddress.ip_interface(text)
+        else:
+            ipaddress.ip_address(text.split("%", 1)[0] if ":" in text else text)
+        return
+    except ValueError:
+        pass
+    if _HOST_NAME.fullmatch(text):
+        return
+    url = _URL.match(text)
+    if url:
+        problems.add(cell.line, f"{cell.column or 'address'}: {text!r} is a URL, not a host to connect to",
+                     f"write only the host name ({url.group(1) or 'the host'}), and its port as the port")
+    else:
+        problems.add(cell.line, f"{cell.column or 'address'}: {text!r} is not a host name or IP address",
+                     "write a name such as array-a.lab or an address such as 192.168.1.20")
+
+
 def plan_records(bed: Bed, records: list[HostRecord], source: str) -> ImportPlan:
     """One edit that brings the records into the bed, or the problems that prevent it."""
     out = ImportPlan(source)
@@ -155,6 +199,7 @@ def plan_records(bed: Bed, records: list[HostRecord], source: str) -> ImportPlan
             problems.add(rec.line, f"{rec.host!r} is already the id of a switch, array, chassis or VM in the bed",
                          "import it under another name")
             continue
+        _check_host_address(rec.fields.get("management_address"), problems, prefix=True)
         server_data = _fields_data(Server, rec.fields, problems)
         server_data["id"] = rec.host
         if _CONTROL.search(rec.host):
@@ -171,6 +216,10 @@ def plan_records(bed: Bed, records: list[HostRecord], source: str) -> ImportPlan
                              "give each port one row")
                 continue
             names[(prec.adapter, prec.name)] = prec.line
+            if _CONTROL.search(prec.name + prec.adapter):
+                problems.add(prec.line, f"the port {prec.name!r} on {prec.adapter!r} holds control characters "
+                             "(a line break in the cell?)", "remove them")
+                continue
             _check_address(prec.fields, problems)
             net = prec.fields.get("network")
             if net is not None and net.text.strip() and net.text.strip() not in networks:
@@ -183,6 +232,7 @@ def plan_records(bed: Bed, records: list[HostRecord], source: str) -> ImportPlan
                                        prec.line, problems)))
         host_access = None
         if rec.access:
+            _check_host_address(rec.access.get("address"), problems)
             adata = _fields_data(HostAccess, rec.access, problems)
             adata["host"] = rec.host
             host_access = _build(HostAccess, adata, rec.access, rec.line, problems)
