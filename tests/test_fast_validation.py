@@ -17,10 +17,9 @@ from topology.graph import PathAnalyzer
 from topology.model import DiskSet, Link, PathSpec
 from topology.synthetic import generate
 from topology.unknown import NOT_STATED
-from topology.validation import validate
+from topology.validation import port_facts, validate
 from topology.validation.context import Context
 from topology.validation.registry import RULES
-from topology.validation.rules import network
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "resources" / "examples").glob("*.yaml"))
 
@@ -84,13 +83,17 @@ def _said(findings) -> list[tuple]:
 def test_fast_validation_says_what_the_straightforward_code_says(name, bed, monkeypatch):
     fast = _said(validate(bed))
     ctx = Context(bed)
-    routes = [(p, ctx.analyzer.route(p)) for p in ctx.paths]
+    routes = ctx.routes     # PathAnalyzer.routes: route's loop, inlined
     plain = PathAnalyzer(ctx.idx)
     assert [(p.initiator, p.target, r) for p, r in routes] == \
         [(p.initiator, p.target, reference.route(plain, p)) for p in ctx.paths]
-    assert [network._path_mtus(ctx, p) for p in ctx.paths] == [reference.path_mtus(ctx, p) for p in ctx.paths]
+    assert [port_facts.path_mtus(ctx, p) for p in ctx.paths] == [reference.path_mtus(ctx, p) for p in ctx.paths]
+    # NET-005 reads an initiator's MTUs straight from its port first: what the hops say, without where
+    assert [port_facts.initiator_mtu_values(ctx, p.initiator) for p in ctx.paths] == \
+        [tuple((m, e) for _, m, e in port_facts.initiator_mtus(ctx, p.initiator) or ()) for p in ctx.paths]
     derived = [(sp.spec, sp.hops, sp.pinned, sp.luns) for sp in ctx.derived.paths]
     monkeypatch.setattr(PathAnalyzer, "route", reference.route)
+    monkeypatch.setattr(PathAnalyzer, "routes", lambda self, paths: [(p, self.route(p)) for p in paths])
     monkeypatch.setitem(RULES, "NET-005", (RULES["NET-005"][0], reference.net_005))
     monkeypatch.setitem(RULES, "RAID-002", (RULES["RAID-002"][0], reference.raid_002))
     monkeypatch.setattr(PathDerivation, "_derive_host_array", reference.derive_host_array)

@@ -17,7 +17,7 @@ report the bed comes from states the sessions, not the cables.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -81,6 +81,28 @@ class PinFailure:
     spec: PathSpec
     hop: str                        # the hop that fails
     reason: str
+
+
+_new_spec = PathSpec.__new__
+_SPEC_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(PathSpec)}
+assert list(_SPEC_DEFAULTS) == ["host", "initiator", "target", "kind", "volumes", "multipath", "persistent",
+                                "preferred"], "a new PathSpec field: set it in _derived_spec"
+_MULTIPATH, _PERSISTENT, _PREFERRED = (_SPEC_DEFAULTS[name] for name in ("multipath", "persistent", "preferred"))
+
+
+def _derived_spec(host: str, initiator: str, target: str, kind: str, volumes: list[str]) -> PathSpec:
+    """PathSpec(host=..., initiator=..., target=..., kind=..., volumes=...), the other fields at their
+    defaults, without the keyword call: it costs more than the rest of a derived path's objects."""
+    spec = _new_spec(PathSpec)
+    spec.host = host
+    spec.initiator = initiator
+    spec.target = target
+    spec.kind = kind
+    spec.volumes = volumes
+    spec.multipath = _MULTIPATH
+    spec.persistent = _PERSISTENT
+    spec.preferred = _PREFERRED
+    return spec
 
 
 def _protocol_not_stated(pr: PortRef) -> bool:
@@ -378,11 +400,11 @@ class PathDerivation:
             if shared is None:
                 shared = self._plans[key] = self._plan(inis, array_id, presented, None)
             plan = shared
-        paths = self.paths
+        append = self.paths.append
         exit_hops: dict[tuple[int, int], tuple[Hop, ...]] = {}   # an initiator has paths to several targets
         for at, tgt, exit_at, switches, luns, after in plan:
             ini = inis[at]
-            spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto, volumes=list(luns))
+            spec = _derived_spec(comp, ini.ref, tgt.ref, ini.proto, list(luns))
             if ini.lead:
                 hops = self._hops(ini, tgt, exit_at, switches, after)
             else:       # _hops, for the common case: a physical initiator port
@@ -390,7 +412,7 @@ class PathDerivation:
                 if first is None:
                     first = exit_hops[(at, exit_at)] = (Hop("port", ini.exits[exit_at]),)
                 hops = first + after
-            paths.append(StoragePath(spec, hops, False, luns))
+            append(StoragePath(spec, hops, False, luns))
 
     def _plan(self, inis: list[Endpoint], array_id: str, presented: list[Presented],
               allowed: frozenset[str] | None) -> list[PlanEntry]:

@@ -222,6 +222,30 @@ class PathAnalyzer:
         status, extra, switches, reason = far
         return Route(status, ini_elements | extra, switches, reason)
 
+    def routes(self, paths: Iterable[PathSpec]) -> list[tuple[PathSpec, Route]]:
+        """(path, route) for each path: `route` in one loop, for a bed's tens of thousands of paths."""
+        ini_sides, tgt_sides, far_sides = self._ini_sides, self._tgt_sides, self._far_sides
+        out: list[tuple[PathSpec, Route]] = []
+        append = out.append
+        for path in paths:
+            ini = ini_sides.get(path.initiator, _MISSING)
+            tgt = tgt_sides.get(path.target, _MISSING)
+            if ini is _MISSING or tgt is _MISSING or ini is None or tgt is None or tgt.__class__ is str \
+                    or ini[2] is None:
+                append((path, self.route(path)))    # an end seen first, or a route that is not ok
+                continue
+            ini_pr, uplinks, ini_elements, ini_sw, ini_direct = ini
+            target = path.target
+            tgt_direct = tgt[3]
+            direct = bool(ini_direct) and target in ini_direct \
+                or bool(tgt_direct) and any(u in tgt_direct for u in uplinks)
+            key = (target, ini_sw, direct, getattr(ini_pr.port, "fabric", ""))
+            far = far_sides.get(key)
+            if far is None:
+                far = far_sides[key] = self._far_side(tgt, ini_sw, direct, key[3])
+            append((path, Route(far[0], ini_elements | far[1], far[2], far[3])))
+        return out
+
     def _far_side(self, tgt: tuple, ini_sw: frozenset[str], direct: bool, ini_fabric: str
                   ) -> tuple[str, frozenset, tuple, str]:
         """(status, elements beyond the initiator's own, switches crossed, reason) of a route to a target."""
