@@ -9,7 +9,7 @@ single points of failure of a host's paths to a volume follow (PATH-002).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, KeysView
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,6 +149,11 @@ class PathAnalyzer:
                 self._component[s] = n
         for a in idx.bed.arrays:
             self._standby[a.id] = any(c.mode == "standby" for c in a.controllers)
+
+    @property
+    def cable_ends(self) -> KeysView[str]:
+        """Every DEVICE:PORT (or bare device) a cable ends on."""
+        return self._neighbors.keys()
 
     # -------------------------------------------------------------- attachment
     def attached(self, endpoint: str) -> tuple[frozenset[str], frozenset[str]]:

@@ -136,3 +136,40 @@ def initiator_mtu_values(ctx: Context, ref: str) -> tuple[tuple[Any, bool], ...]
         hops = initiator_mtus(ctx, ref)
         return None if hops is None else tuple([(m, e) for _, m, e in hops])
     return tuple([(idx.effective_mtu(pr), True)] + [(m, e) for _, m, e in facing_switch_ports(ctx, ref)])
+
+
+@dataclass(slots=True)
+class CableFacts:
+    """What NET-009 and NET-012 count over the cable ends, in one walk (a 2,000-host bed has 20,000)."""
+    uses: dict[str, int]            # cable end that is a port -> the cables on it
+    links_on: dict[str, int]        # switch id -> the cable ends on it
+    # switch id -> the traffic (roles) of the non-switch ports cabled to it, switches in the order a
+    # cable first reaches them
+    roles_cabled: dict[str, set[str]]
+
+
+def cable_facts(ctx: Context) -> CableFacts:
+    facts = ctx.memo.get("cable_facts")
+    if facts is None:
+        facts = ctx.memo["cable_facts"] = _cable_facts_now(ctx)
+    return facts
+
+
+def _cable_facts_now(ctx: Context) -> CableFacts:
+    uses: dict[str, int] = {}
+    links_on: dict[str, int] = {}
+    roles_cabled: dict[str, set[str]] = {}
+    for a, b in ctx.analyzer.link_ends:
+        for (end, pr, dev), (_, other_pr, _) in ((a, b), (b, a)):
+            if pr is not None:
+                uses[end] = uses.get(end, 0) + 1
+            if isinstance(dev, Switch):
+                links_on[dev.id] = links_on.get(dev.id, 0) + 1
+                if other_pr is not None and not isinstance(other_pr.device, Switch):
+                    on_switch = roles_cabled.get(dev.id)
+                    if on_switch is None:
+                        on_switch = roles_cabled[dev.id] = set()
+                    for role in other_pr.port.roles:
+                        if role != "unused":
+                            on_switch.add(role)
+    return CableFacts(uses, links_on, roles_cabled)

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from topology.model import Switch
 from topology.path_checks import iface
 from topology.unknown import NOT_STATED, stated
 from topology.validation.context import Context
 from topology.validation.port_facts import (
     SAN,
+    cable_facts,
     facing_switch_ports,
     initiator_mtu_values,
     initiator_mtus,
@@ -428,15 +428,8 @@ def net_009(ctx: Context) -> Iterator[Hit]:
     carried: dict[str, set[str]] = defaultdict(set)
     for sw in ctx.bed.switches:
         carried[sw.id] |= set(sw.roles)
-    for a, b in ctx.analyzer.link_ends:
-        for (_, _, dev), (_, pr, _) in ((a, b), (b, a)):
-            if not isinstance(dev, Switch):
-                continue
-            if pr is not None and not isinstance(pr.device, Switch):
-                on_switch = carried[dev.id]
-                for role in pr.port.roles:      # _roles(pr.port), without a set per cable
-                    if role != "unused":
-                        on_switch.add(role)
+    for sw_id, roles in cable_facts(ctx).roles_cabled.items():
+        carried[sw_id] |= roles
     for sw_id, roles in carried.items():
         if SAN in roles and roles & CLIENT_ROLES:
             yield hit(sw_id, f"switch {sw_id} carries both iSCSI and LAN/VM traffic")
@@ -495,15 +488,9 @@ def net_011(ctx: Context) -> Iterator[Hit]:
       source="cabling basics",
       hint="move one of the links to a free port, or raise the switch's port count")
 def net_012(ctx: Context) -> Iterator[Hit]:
-    uses: dict[str, int] = {}       # (plain dicts: 40,000 cable ends)
-    links_on: dict[str, int] = {}
-    for ends in ctx.analyzer.link_ends:
-        for end, pr, dev in ends:
-            if pr is not None:
-                uses[end] = uses.get(end, 0) + 1
-            if isinstance(dev, Switch):
-                links_on[dev.id] = links_on.get(dev.id, 0) + 1
-    per_switch = Counter(links_on)
+    facts = cable_facts(ctx)
+    uses = facts.uses
+    per_switch = Counter(facts.links_on)
     for ref, n in uses.items():
         if n > 1:
             yield hit(ref, f"port {ref} is used by {n} links")
