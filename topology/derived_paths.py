@@ -162,12 +162,14 @@ class PathDerivation:
         server = idx.servers.get(comp)
         if server is not None:
             ports = idx.server_ports(server)
-            bound_nics = {p.bound_to for _, p in ports if p.bound_to}
+            bound_nics = None
             idx_ports = idx.ports
             for ref, port in ports:
                 roles = port.roles
                 if port.kind == "ethernet" and "iscsi" not in roles and "fc" not in roles:
                     continue    # a LAN, heartbeat or unused port (port_protocol gives '')
+                if bound_nics is None:      # (worked out at the first SAN port: most servers bind none)
+                    bound_nics = {p.bound_to for _, p in ports if p.bound_to}
                 if bound_nics and ref in bound_nics:
                     continue    # it carries the interfaces bound to it; it is no initiator itself
                 pr = idx_ports.get(ref)
@@ -218,7 +220,7 @@ class PathDerivation:
         # FC zoning and SAS cabling name the port itself; iSCSI looks only at where it is plugged and addressed
         looks: tuple
         if l3 is not None and l3.subnet:
-            shape = tuple([(a[1], a[2]) for a in attach])
+            shape = ((attach[0][1], attach[0][2]),) if len(attach) == 1 else tuple([(a[1], a[2]) for a in attach])
             looks = (proto, shape, (l3.subnet, l3.network, l3.vlan), bool(lead))
         else:
             looks = (proto, ref)

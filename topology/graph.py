@@ -127,17 +127,26 @@ class PathAnalyzer:
         neighbors, link_ends, indexed = self._neighbors, self.link_ends, idx.ports
         for link in idx.bed.links:
             end_a, end_b = link.a, link.b
-            for ref, other in ((end_a, end_b), (end_b, end_a)):
-                near = neighbors.get(ref)
-                if near is None:
-                    neighbors[ref] = {other}
-                else:
-                    near.add(other)
-                if ref not in ends:
-                    # idx.endpoint_device(ref), without resolving the port again
-                    pr = indexed.get(ref) or idx.port(ref)
-                    ends[ref] = (ref, pr, pr.device if pr is not None else idx.components.get(ref))
-            ea, eb = ends[end_a], ends[end_b]
+            # (each end in turn, written out: 20,000 cable ends)
+            near = neighbors.get(end_a)
+            if near is None:
+                neighbors[end_a] = {end_b}
+            else:
+                near.add(end_b)
+            near = neighbors.get(end_b)
+            if near is None:
+                neighbors[end_b] = {end_a}
+            else:
+                near.add(end_a)
+            ea = ends.get(end_a)
+            if ea is None:
+                # idx.endpoint_device(ref), without resolving the port again
+                pr = indexed.get(end_a) or idx.port(end_a)
+                ea = ends[end_a] = (end_a, pr, pr.device if pr is not None else idx.components.get(end_a))
+            eb = ends.get(end_b)
+            if eb is None:
+                pr = indexed.get(end_b) or idx.port(end_b)
+                eb = ends[end_b] = (end_b, pr, pr.device if pr is not None else idx.components.get(end_b))
             link_ends.append((ea, eb))
             da, db = ea[2], eb[2]
             if isinstance(da, Switch) and isinstance(db, Switch) and da is not db:

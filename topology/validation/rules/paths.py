@@ -20,17 +20,23 @@ def _owner(ctx: Context, comp: str):
     return ctx.idx.servers.get(comp) or ctx.idx.vms.get(comp)
 
 
-def _checked_uses(ctx: Context) -> Iterator[tuple[str, str, str]]:
-    """(host, volume, why) for volumes on real (not simulated) arrays used by real hosts."""
-    for comp, vols in sorted(ctx.volumes_used.items()):
-        owner = _owner(ctx, comp)
-        if owner is None or getattr(owner, "simulated", False):
-            continue
-        for vol, why in sorted(vols.items()):
-            hit_ = ctx.volume(vol)
-            if hit_ is None or hit_[0].simulated:
+def _checked_uses(ctx: Context) -> list[tuple[str, str, str]]:
+    """(host, volume, why) for volumes on real (not simulated) arrays used by real hosts (listed once:
+    PATH-001 and PATH-002 read it)."""
+    uses = ctx.memo.get("checked_uses")
+    if uses is None:
+        uses = ctx.memo["checked_uses"] = []
+        volumes = ctx.idx.volumes
+        for comp, vols in sorted(ctx.volumes_used.items()):
+            owner = _owner(ctx, comp)
+            if owner is None or getattr(owner, "simulated", False):
                 continue
-            yield comp, vol, why
+            for vol, why in sorted(vols.items()):
+                hit_ = volumes.get(vol)
+                if hit_ is None or hit_[0].simulated:
+                    continue
+                uses.append((comp, vol, why))
+    return uses
 
 
 @rule("PATH-001", "error", "fewer than two paths to a volume",
