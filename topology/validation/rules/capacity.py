@@ -10,6 +10,7 @@ from topology.placement import memory_and_unstated, memory_needed, memory_not_st
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
 from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
+from topology.validation.vm_facts import vm_facts
 
 _SEED001 = "Seed 001 (Dell EqualLogic / Hyper-V RA)"
 
@@ -291,9 +292,7 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
       source=f"{_SEED001} HV-07 / HV-09; seed 000 ('We recommend fixed size VHDs for best performance')",
       hint="use fixed-size virtual disks for production VMs")
 def cap_007(ctx: Context) -> Iterator[Hit]:
-    for vm in ctx.bed.vms:
-        if not vm.production:
-            continue
+    for vm in vm_facts(ctx).production:
         for d in vm.disks:
             if d.type is NOT_STATED and vm.production is True:
                 yield could_not_judge(vm.id, f"whether production VM {vm.id} uses dynamic disks",
@@ -320,7 +319,7 @@ def cap_007(ctx: Context) -> Iterator[Hit]:
       source=f"{_SEED001} Table 14 (memory per VM); seed 000 Appendix F (RAM per VM)",
       hint="give the VM its memory in GB as the report states it, or mark it not stated")
 def cap_008(ctx: Context) -> Iterator[Hit]:
-    for vm in ctx.bed.vms:
+    for vm in vm_facts(ctx).memory_unset:
         dm = vm.dynamic_memory
         if vm.memory_gb is NOT_STATED:
             yield could_not_judge(vm.id, f"the memory of {vm.id}", [f"{vm.id} memory"])

@@ -22,6 +22,7 @@ from topology.validation.port_facts import (
     target_mtus,
 )
 from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
+from topology.validation.vm_facts import vm_facts
 
 _SEED000 = "Seed 000 (Dell MD3000i / Hyper-V, PT), Appendix F best practices"
 _SEED001 = "Seed 001 (Dell EqualLogic PS6110 reference architecture), section 6 network best practices"
@@ -348,11 +349,7 @@ def _addresses_now(ctx: Context) -> Iterator[tuple[str, str, str]]:
         for ref, p, _ in ctx.idx.array_ports(a):
             if p.address:
                 yield ref, p.address, p.network
-    for vm in ctx.bed.vms:
-        if vm.nics:
-            for n in vm.nics:
-                if n.address:
-                    yield f"{vm.id}:{n.name}", n.address, n.network
+    yield from vm_facts(ctx).addressed_nics
     for c in ctx.bed.clusters:
         if c.address:
             yield c.id, c.address, ""
