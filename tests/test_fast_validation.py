@@ -186,6 +186,7 @@ def test_the_shared_walks_hand_the_rules_what_a_walk_of_their_own_finds(name, be
     assert cables.uses == dict(Counter(ref for ref, pr, _ in ends if pr is not None))
     assert cables.links_on == dict(Counter(dev.id for _, _, dev in ends if isinstance(dev, Switch)))
     assert sorted(ctx.analyzer.cable_ends) == sorted({end for lk in bed.links for end in (lk.a, lk.b)})
+    assert ctx.placement.loads_as_drawn() == ctx.placement.loads(ctx.placement.of(None))
     fast = _said(validate(bed))
     monkeypatch.setattr(vm_facts_module, "_facts_now", _all_vms_facts)
     assert fast == _said(validate(bed)), name

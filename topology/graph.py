@@ -243,10 +243,13 @@ class PathAnalyzer:
         append = out.append
         for path in paths:
             ini = ini_sides.get(path.initiator, _MISSING)
+            if ini is _MISSING:
+                ini = self._initiator_side(path.initiator)
             tgt = tgt_sides.get(path.target, _MISSING)
-            if ini is _MISSING or tgt is _MISSING or ini is None or tgt is None or tgt.__class__ is str \
-                    or ini[2] is None:
-                append((path, self.route(path)))    # an end seen first, or a route that is not ok
+            if tgt is _MISSING:
+                tgt = self._target_side(path.target)
+            if ini is None or tgt is None or tgt.__class__ is str or ini[2] is None:
+                append((path, self.route(path)))    # a route that is not ok: route() says why
                 continue
             ini_pr, uplinks, ini_elements, ini_sw, ini_direct = ini
             target = path.target

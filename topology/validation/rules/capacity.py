@@ -27,7 +27,7 @@ def _loads(ctx: Context) -> dict[str, list[VM]]:
     """Host -> the VMs the judged placement runs on it (once per validation: three rules read it)."""
     hit = ctx.memo.get("host_loads")
     if hit is None:
-        hit = ctx.memo["host_loads"] = ctx.placement.loads(ctx.placement.of(None))
+        hit = ctx.memo["host_loads"] = ctx.placement.loads_as_drawn()
     return hit
 
 
