@@ -9,8 +9,8 @@ from typing import Any
 from topology.graph import Route, controller_node, fabric_element
 from topology.model import VM, PathSpec, StorageArray
 from topology.unknown import NOT_STATED
+from topology.validation.port_facts import facing_switch_ports
 from topology.validation.registry import Hit, could_not_judge, hit
-from topology.validation.rules.network import facing_switch_ports
 
 
 def route(self: Any, path: PathSpec) -> Route:
@@ -69,7 +69,7 @@ def route(self: Any, path: PathSpec) -> Route:
 
 
 def path_mtus(ctx: Any, path: PathSpec) -> list[tuple[str, Any, bool]]:
-    """network._path_mtus: (where, MTU, is_endpoint) along an iSCSI path, looked up for each path."""
+    """port_facts.path_mtus: (where, MTU, is_endpoint) along an iSCSI path, looked up for each path."""
     idx = ctx.idx
     out: list[tuple[str, Any, bool]] = []
     ini = idx.port(path.initiator)

@@ -5,6 +5,7 @@ disk sets of other sizes and speeds inside the disk groups."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -14,13 +15,14 @@ from tests.beds import clean_bed
 from topology.derived_paths import PathDerivation
 from topology.fileformat import load
 from topology.graph import PathAnalyzer
-from topology.model import DiskSet, Link, PathSpec
+from topology.model import DiskSet, Link, PathSpec, Switch
 from topology.synthetic import generate
 from topology.unknown import NOT_STATED
-from topology.validation import validate
+from topology.validation import port_facts, validate
+from topology.validation import vm_facts as vm_facts_module
 from topology.validation.context import Context
 from topology.validation.registry import RULES
-from topology.validation.rules import network
+from topology.validation.vm_facts import VmFacts
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "resources" / "examples").glob("*.yaml"))
 
@@ -84,13 +86,17 @@ def _said(findings) -> list[tuple]:
 def test_fast_validation_says_what_the_straightforward_code_says(name, bed, monkeypatch):
     fast = _said(validate(bed))
     ctx = Context(bed)
-    routes = [(p, ctx.analyzer.route(p)) for p in ctx.paths]
+    routes = ctx.routes     # PathAnalyzer.routes: route's loop, inlined
     plain = PathAnalyzer(ctx.idx)
     assert [(p.initiator, p.target, r) for p, r in routes] == \
         [(p.initiator, p.target, reference.route(plain, p)) for p in ctx.paths]
-    assert [network._path_mtus(ctx, p) for p in ctx.paths] == [reference.path_mtus(ctx, p) for p in ctx.paths]
+    assert [port_facts.path_mtus(ctx, p) for p in ctx.paths] == [reference.path_mtus(ctx, p) for p in ctx.paths]
+    # NET-005 reads an initiator's MTUs straight from its port first: what the hops say, without where
+    assert [port_facts.initiator_mtu_values(ctx, p.initiator) for p in ctx.paths] == \
+        [tuple((m, e) for _, m, e in port_facts.initiator_mtus(ctx, p.initiator) or ()) for p in ctx.paths]
     derived = [(sp.spec, sp.hops, sp.pinned, sp.luns) for sp in ctx.derived.paths]
     monkeypatch.setattr(PathAnalyzer, "route", reference.route)
+    monkeypatch.setattr(PathAnalyzer, "routes", lambda self, paths: [(p, self.route(p)) for p in paths])
     monkeypatch.setitem(RULES, "NET-005", (RULES["NET-005"][0], reference.net_005))
     monkeypatch.setitem(RULES, "RAID-002", (RULES["RAID-002"][0], reference.raid_002))
     monkeypatch.setattr(PathDerivation, "_derive_host_array", reference.derive_host_array)
@@ -144,3 +150,43 @@ def test_routes_of_every_initiator_to_every_array_port_are_the_straightforward_o
             assert fast == reference.route(plain, spec), (ini, tgt)
             statuses.add(fast.status)
     assert {"ok", "invalid"} <= statuses
+
+
+def _all_vms_facts(ctx):
+    """vm_facts with nothing picked out: every VM and every vNIC handed to the rules, which judge each."""
+    nics = [(vm, n) for vm in ctx.bed.vms for n in vm.nics]
+    return VmFacts(list(ctx.bed.vms), list(ctx.bed.vms), nics,
+                   [(f"{vm.id}:{n.name}", n.address, n.network) for vm, n in nics if n.address])
+
+
+def _broken_beds():
+    """The rule table's bed broken once for each rule (ports cabled twice, VMs with no memory, ...)."""
+    from test_rules import BREAKS
+    for code, breaks in sorted(BREAKS.items()):
+        bed = clean_bed()
+        breaks(bed)
+        yield f"broken-{code}", bed
+
+
+@pytest.mark.parametrize("name,bed", [*_beds(), *_broken_beds()], ids=lambda v: v if isinstance(v, str) else "")
+def test_the_shared_walks_hand_the_rules_what_a_walk_of_their_own_finds(name, bed, monkeypatch):
+    """The server ports, cable ends and VMs the rules read from one walk each (validation.port_facts,
+    validation.vm_facts) are what each rule's own walk found: a VM left out by vm_facts would have
+    given no finding, and the per-port lists and cable counts are the straightforward ones."""
+    ctx = Context(bed)
+    rows = [(s, ref, p) for s in bed.servers for ref, p in ctx.idx.server_ports(s)]
+    facts = port_facts.server_port_facts(ctx)
+    assert facts.san == [r for r in rows if "iscsi" in r[2].roles]
+    assert facts.roles_unstated == [r for r in rows if r[2].roles is NOT_STATED]
+    assert [(s, san, unknown) for s, san, unknown in facts.by_server] == [
+        (s, [(ref, p) for ref, p in ctx.idx.server_ports(s) if "iscsi" in p.roles],
+         [ref for ref, p in ctx.idx.server_ports(s) if p.roles is NOT_STATED]) for s in bed.servers]
+    ends = [end for pair in ctx.analyzer.link_ends for end in pair]
+    cables = port_facts.cable_facts(ctx)
+    assert cables.uses == dict(Counter(ref for ref, pr, _ in ends if pr is not None))
+    assert cables.links_on == dict(Counter(dev.id for _, _, dev in ends if isinstance(dev, Switch)))
+    assert sorted(ctx.analyzer.cable_ends) == sorted({end for lk in bed.links for end in (lk.a, lk.b)})
+    assert ctx.placement.loads_as_drawn() == ctx.placement.loads(ctx.placement.of(None))
+    fast = _said(validate(bed))
+    monkeypatch.setattr(vm_facts_module, "_facts_now", _all_vms_facts)
+    assert fast == _said(validate(bed)), name

@@ -19,92 +19,21 @@ carries nothing in that scenario.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from topology.graph import PathAnalyzer, controller_node
 from topology.index import BedIndex, PortRef
 from topology.model import VM, Bed, PathSpec, StorageArray
-from topology.path_checks import Layer3, Masking, Presented, Zoning, layer3, network_gap
+from topology.path_checks import Masking, Presented, Zoning, layer3, network_gap
+from topology.path_parts import Endpoint, Hop, PinFailure, StoragePath, derived_spec, port_protocol, protocol_not_stated
 from topology.unknown import NOT_STATED
 
-SAN_KINDS = ("fc", "sas")
 # a pair's answer: (index of the exit port, switches crossed, ("", "")) when it carries a path,
 # else (None, (), (the initiator it was worked out for, why not))
 Verdict = tuple[int | None, tuple[str, ...], tuple[str, str]]
 # (initiator's position, target, exit, switches crossed, volume -> LUN, the hops after the exit port)
 PlanEntry = tuple[int, "Endpoint", int, tuple[str, ...], Mapping[str, "int | None"], tuple["Hop", ...]]
-
-
-@dataclass(frozen=True, slots=True)
-class Hop:
-    kind: str       # vnic | vswitch | iface | port | switch | portal | target | controller | lun
-    element: str    # the id the canvas and the findings use
-    text: str = ""  # how a sentence names it, when not the id
-
-    def __str__(self) -> str:
-        return self.text or self.element
-
-
-@dataclass(slots=True)
-class StoragePath:
-    """One path a host has to some of its volumes on one array, hop by hop."""
-    spec: PathSpec                  # host, initiator, target, kind, volumes: what the rules read
-    hops: tuple[Hop, ...]
-    pinned: bool = False
-    # volume -> LUN number (read only: the paths of hosts alike share one)
-    luns: Mapping[str, int | None] = field(default_factory=dict)
-
-    @property
-    def host(self) -> str:
-        return self.spec.host
-
-    def describe(self) -> str:
-        return " -> ".join(str(h) for h in self.hops)
-
-
-@dataclass(slots=True)
-class Endpoint:
-    ref: str                        # DEVICE:PORT (a VM's vNIC for a guest initiator)
-    port: Any                       # Port or VNic
-    proto: str                      # iscsi | fc | sas
-    exits: tuple[str, ...]          # physical ports the traffic leaves by
-    lead: tuple[Hop, ...] = ()      # hops before the physical port (vNIC, virtual switch)
-    l3: Layer3 | None = None        # subnet and VLAN (iSCSI)
-    # per exit: (exit port, switches it is cabled to, other ends cabled to it directly)
-    attach: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = ()
-    sig: Any = None                 # equal for ports any target treats alike (see _verdict)
-
-
-@dataclass(slots=True)
-class PinFailure:
-    index: int                      # position in bed.paths
-    spec: PathSpec
-    hop: str                        # the hop that fails
-    reason: str
-
-
-def _protocol_not_stated(pr: PortRef) -> bool:
-    """Whether the source leaves open what a port carries (its kind or roles; a vNIC's role)."""
-    p = pr.port
-    return any(getattr(p, name, None) is NOT_STATED for name in ("kind", "roles", "role"))
-
-
-def port_protocol(pr: PortRef) -> str:
-    """iscsi, fc or sas for a SAN port; '' for anything else (LAN, management, unused)."""
-    p = pr.port
-    roles = set(getattr(p, "roles", ()) or ())
-    if isinstance(pr.device, VM):
-        return "iscsi" if getattr(p, "role", "") == "iscsi" else ""
-    if "unused" in roles:
-        return ""
-    kind = getattr(p, "kind", "ethernet")
-    if kind in SAN_KINDS or "fc" in roles:
-        return "fc" if kind != "sas" else "sas"
-    if kind in ("ethernet", "infiniband") and "iscsi" in roles:
-        return "iscsi"
-    return ""
 
 
 class PathDerivation:
@@ -146,13 +75,15 @@ class PathDerivation:
         server = idx.servers.get(comp)
         if server is not None:
             ports = idx.server_ports(server)
-            bound_nics = {p.bound_to for _, p in ports if p.bound_to}
-            guest_only = self._guest_uplinks().get(server.id)
+            bound_nics = guest_only = None
             idx_ports = idx.ports
             for ref, port in ports:
                 roles = port.roles
                 if port.kind == "ethernet" and "iscsi" not in roles and "fc" not in roles:
                     continue    # a LAN, heartbeat or unused port (port_protocol gives '')
+                if bound_nics is None:      # (worked out at the first SAN port: most servers bind none)
+                    bound_nics = {p.bound_to for _, p in ports if p.bound_to}
+                    guest_only = self._guest_uplinks().get(server.id)
                 if bound_nics and ref in bound_nics:
                     continue    # it carries the interfaces bound to it; it is no initiator itself
                 if guest_only and ref in guest_only and port.address == "":
@@ -215,7 +146,7 @@ class PathDerivation:
         # FC zoning and SAS cabling name the port itself; iSCSI looks only at where it is plugged and addressed
         looks: tuple
         if l3 is not None and l3.subnet:
-            shape = tuple([(a[1], a[2]) for a in attach])
+            shape = ((attach[0][1], attach[0][2]),) if len(attach) == 1 else tuple([(a[1], a[2]) for a in attach])
             looks = (proto, shape, (l3.subnet, l3.network, l3.vlan), bool(lead))
             if self._drawn_ends is not None:    # an end unplugged by the scenario is not one never cabled
                 looks += (tuple(self._unplugged(e) for e in exits),)
@@ -405,11 +336,11 @@ class PathDerivation:
             if shared is None:
                 shared = self._plans[key] = self._plan(inis, array_id, presented, None)
             plan = shared
-        paths = self.paths
+        append = self.paths.append
         exit_hops: dict[tuple[int, int], tuple[Hop, ...]] = {}   # an initiator has paths to several targets
         for at, tgt, exit_at, switches, luns, after in plan:
             ini = inis[at]
-            spec = PathSpec(host=comp, initiator=ini.ref, target=tgt.ref, kind=ini.proto, volumes=list(luns))
+            spec = derived_spec(comp, ini.ref, tgt.ref, ini.proto, list(luns))
             if ini.lead:
                 hops = self._hops(ini, tgt, exit_at, switches, after)
             else:       # _hops, for the common case: a physical initiator port
@@ -417,7 +348,7 @@ class PathDerivation:
                 if first is None:
                     first = exit_hops[(at, exit_at)] = (Hop("port", ini.exits[exit_at]),)
                 hops = first + after
-            paths.append(StoragePath(spec, hops, False, luns))
+            append(StoragePath(spec, hops, False, luns))
 
     def _plan(self, inis: list[Endpoint], array_id: str, presented: list[Presented],
               allowed: frozenset[str] | None) -> list[PlanEntry]:
@@ -495,7 +426,7 @@ class PathDerivation:
             self.failed_pins.append(PinFailure(i, p, p.target, f"{p.target} is not an array port"))
             return
         ini = next((e for e in self.endpoints(p.host) if e.ref == p.initiator), None)
-        if ini is None and ini_pr.device.id == p.host and _protocol_not_stated(ini_pr):
+        if ini is None and ini_pr.device.id == p.host and protocol_not_stated(ini_pr):
             ini = self._pinned_endpoint(ini_pr, p.kind)
         if ini is None:
             owner = ini_pr.device.id
@@ -505,7 +436,7 @@ class PathDerivation:
             self.failed_pins.append(PinFailure(i, p, p.initiator, why))
             return
         tgt = next((e for e in self.targets(array_id) if e.ref == p.target), None)
-        if tgt is None and _protocol_not_stated(tgt_pr):
+        if tgt is None and protocol_not_stated(tgt_pr):
             tgt = self._endpoint(p.target, tgt_pr.port, p.kind, (p.target,))
         if tgt is None:
             self.failed_pins.append(PinFailure(i, p, p.target, f"{p.target} is not an iSCSI or FC port"))

@@ -146,6 +146,11 @@ def servers_behind_mapping_targets(array: StorageArray) -> dict[str, list[str]]:
     return members
 
 
+# the list of an array each kind of its named parts comes from, as a problem's path names it
+_ARRAY_LISTS = {"disk group": "disk_groups", "pool": "pools", "volume": "volumes", "host group": "host_groups",
+                "array host": "hosts"}
+
+
 class BedIndex:
     def __init__(self, bed: Bed):
         self.bed = bed
@@ -286,11 +291,12 @@ class BedIndex:
             ("host group", a.host_groups, scope.host_groups),
             ("array host", a.hosts, scope.hosts))
         for what, items, table in named:
-            key = {"disk group": "disk_groups", "pool": "pools", "volume": "volumes",
-                   "host group": "host_groups", "array host": "hosts"}[what]
+            key = _ARRAY_LISTS[what]
             for j, item in enumerate(items):
-                if not self._dup(set(table), item.name, what, base + (key, j)):
+                if item.name not in table:      # _dup, without a set of the names so far for each item
                     table[item.name] = item
+                else:
+                    self._dup(set(table), item.name, what, base + (key, j))
         for name, v in scope.volumes.items():
             self.volumes[volume_ref(a.id, name)] = (a, v)
         for j, g in enumerate(a.disk_groups):

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from topology.derived_paths import Hop, StoragePath
 from topology.ids import SEP, endpoint_device
 from topology.index import BedIndex
 from topology.model import Bed, Link
+from topology.path_parts import Hop, StoragePath
 from topology.scenario_view import removed_by, scenario_view
 from topology.validation.context import Context
 

@@ -170,6 +170,17 @@ class Placement:
         out += [s for s in self.bed.scenarios if s.failed or s.placement or s.vms or s.excluded]
         return out
 
+    def loads_as_drawn(self) -> dict[str, list[VM]]:
+        """loads(of(None)): where every VM has a name of its own (all of them indexed), read straight
+        off the bed's VMs in their order, without the placement's dict of 20,000 names."""
+        if len(self.idx.vms) != len(self.bed.vms):
+            return self.loads(self.of(None))
+        out: dict[str, list[VM]] = defaultdict(list)
+        for vm in self.bed.vms:
+            if vm.host:
+                out[vm.host].append(vm)
+        return out
+
     def loads(self, place: dict[str, str]) -> dict[str, list[VM]]:
         """Host -> the VMs a placement runs on it."""
         out: dict[str, list[VM]] = defaultdict(list)

@@ -147,7 +147,7 @@ class BedContext:
 
     def _port_transports(self, comp: Any) -> set[str]:
         """The SAN protocols of a machine's own ports, for one with no path (nothing mapped yet)."""
-        from topology.derived_paths import port_protocol
+        from topology.path_parts import port_protocol
         refs = [ref for ref, _ in self.idx.server_ports(comp)] if isinstance(comp, Server) else \
             [f"{comp.id}:{n.name}" for n in comp.nics]
         out = set()

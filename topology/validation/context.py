@@ -53,7 +53,7 @@ class Context:
 
     @cached_property
     def routes(self) -> list[tuple[PathSpec, Route]]:
-        return [(p, self.analyzer.route(p)) for p in self.paths]
+        return self.analyzer.routes(self.paths)
 
     # --------------------------------------------------------------- storage
     @cached_property

@@ -1,7 +1,6 @@
 """CAP-001 .. CAP-008: host memory and CPU, failover capacity, NUMA, VM storage placement, VM memory."""
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +10,7 @@ from topology.placement import memory_and_unstated, memory_needed, memory_not_st
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
 from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
+from topology.validation.vm_facts import vm_facts
 
 _SEED001 = "Seed 001 (Dell EqualLogic / Hyper-V RA)"
 
@@ -27,7 +27,7 @@ def _loads(ctx: Context) -> dict[str, list[VM]]:
     """Host -> the VMs the judged placement runs on it (once per validation: three rules read it)."""
     hit = ctx.memo.get("host_loads")
     if hit is None:
-        hit = ctx.memo["host_loads"] = ctx.placement.loads(ctx.placement.of(None))
+        hit = ctx.memo["host_loads"] = ctx.placement.loads_as_drawn()
     return hit
 
 
@@ -239,27 +239,37 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
       hint="grow the volume or move virtual disks elsewhere")
 def cap_006(ctx: Context) -> Iterator[Hit]:
     sizes = volume_sizes(ctx.idx)
-    need: dict[str, float] = defaultdict(float)
-    who: dict[str, list[str]] = defaultdict(list)
-    unknown: dict[str, list[str]] = defaultdict(list)
+    # (plain dicts, looked up once per disk: 20,000 VMs)
+    need: dict[str, float] = {}
+    who: dict[str, list[str]] = {}
+    unknown: dict[str, list[str]] = {}
     for vm in ctx.bed.vms:
-        for i, d in enumerate(vm.disks):
+        first = True    # the VM's configuration, memory image and saved state live with its first disk
+        for d in vm.disks:
             volume = d.volume
             if not volume or d.local:
+                first = False
                 continue
-            if d.type == "fixed" and d.size_gb:
-                need[volume] += d.size_gb
-                who[volume].append(vm.id)
-            if d.type is NOT_STATED or d.size_gb is NOT_STATED:
-                unknown[d.volume] += [f"{vm.id} disk {d.name} {what}" for what, v in
-                                      (("type", d.type), ("size", d.size_gb))
-                                      if v is NOT_STATED and (what == "type" or d.type in ("fixed", NOT_STATED))]
-            if i == 0:  # the VM's configuration, memory image and saved state live with its first disk
+            kind, size = d.type, d.size_gb
+            if kind == "fixed" and size:
+                need[volume] = need.get(volume, 0.0) + size
+                names = who.get(volume)
+                if names is None:
+                    who[volume] = [vm.id]
+                else:
+                    names.append(vm.id)
+            if kind is NOT_STATED or size is NOT_STATED:
+                unknown.setdefault(volume, []).extend(
+                    f"{vm.id} disk {d.name} {what}" for what, v in (("type", kind), ("size", size))
+                    if v is NOT_STATED and (what == "type" or kind in ("fixed", NOT_STATED)))
+            if first:
+                first = False
                 memory = vm.memory_gb
-                need[volume] += memory if vm.dynamic_memory is None and memory is not NOT_STATED \
-                    else vm_memory(vm)
-                if memory is NOT_STATED or vm.dynamic_memory is not None:
-                    unknown[d.volume] += [f"{v} memory" for v in memory_not_stated([vm])]
+                if vm.dynamic_memory is None and memory is not NOT_STATED:
+                    need[volume] = need.get(volume, 0.0) + memory
+                    continue
+                need[volume] = need.get(volume, 0.0) + vm_memory(vm)
+                unknown.setdefault(volume, []).extend(f"{v} memory" for v in memory_not_stated([vm]))
     for vol in sorted(need.keys() | {v for v, names in unknown.items() if names}):
         n = need.get(vol, 0.0)
         size = sizes.get(vol)
@@ -268,10 +278,11 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
             if hit_ is not None and hit_[1].size_gb is NOT_STATED:
                 yield could_not_judge(vol, f"whether the virtual disks on {vol} fit", [f"{vol} size"])
             continue
-        if n <= size + 1e-6 and unknown[vol]:
-            yield could_not_judge(vol, f"whether the virtual disks on {vol} fit", unknown[vol])
+        said_unknown = unknown.get(vol)
+        if n <= size + 1e-6 and said_unknown:
+            yield could_not_judge(vol, f"whether the virtual disks on {vol} fit", said_unknown)
         elif n > size + 1e-6:
-            yield hit([vol, *dict.fromkeys(who[vol])],
+            yield hit([vol, *dict.fromkeys(who.get(vol, ()))],
                       f"{vol} holds {n:g} GB of fixed virtual disks and VM memory files but is {size:g} GB")
 
 
@@ -281,9 +292,7 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
       source=f"{_SEED001} HV-07 / HV-09; seed 000 ('We recommend fixed size VHDs for best performance')",
       hint="use fixed-size virtual disks for production VMs")
 def cap_007(ctx: Context) -> Iterator[Hit]:
-    for vm in ctx.bed.vms:
-        if not vm.production:
-            continue
+    for vm in vm_facts(ctx).production:
         for d in vm.disks:
             if d.type is NOT_STATED and vm.production is True:
                 yield could_not_judge(vm.id, f"whether production VM {vm.id} uses dynamic disks",
@@ -310,7 +319,7 @@ def cap_007(ctx: Context) -> Iterator[Hit]:
       source=f"{_SEED001} Table 14 (memory per VM); seed 000 Appendix F (RAM per VM)",
       hint="give the VM its memory in GB as the report states it, or mark it not stated")
 def cap_008(ctx: Context) -> Iterator[Hit]:
-    for vm in ctx.bed.vms:
+    for vm in vm_facts(ctx).memory_unset:
         dm = vm.dynamic_memory
         if vm.memory_gb is NOT_STATED:
             yield could_not_judge(vm.id, f"the memory of {vm.id}", [f"{vm.id} memory"])

@@ -5,7 +5,7 @@ pass every rule: nothing was connected, so nothing was wrong.  These rules say w
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
@@ -14,12 +14,9 @@ from topology.validation.registry import Hit, could_not_judge, hit, rule
 _SEED000 = "Seed 000 Appendix F (each host's iSCSI NICs cabled to the iSCSI switches, then to both controllers)"
 
 
-def _cabled(ctx: Context) -> set[str]:
+def _cabled(ctx: Context) -> Container[str]:
     """Every DEVICE:PORT a link ends on."""
-    memo = ctx.memo.get("cabled_ports")
-    if memo is None:
-        memo = ctx.memo["cabled_ports"] = {end for lk in ctx.bed.links for end in (lk.a, lk.b)}
-    return memo
+    return ctx.analyzer.cable_ends
 
 
 def _pinned(ctx: Context) -> set[str]:

@@ -9,26 +9,25 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from topology.model import VM, Switch
 from topology.path_checks import iface
 from topology.unknown import NOT_STATED, stated
 from topology.validation.context import Context
+from topology.validation.port_facts import (
+    SAN,
+    cable_facts,
+    facing_switch_ports,
+    initiator_mtu_values,
+    initiator_mtus,
+    server_port_facts,
+    target_mtus,
+)
 from topology.validation.registry import Hit, could_not_judge, hit, rule, unstated
+from topology.validation.vm_facts import vm_facts
 
 _SEED000 = "Seed 000 (Dell MD3000i / Hyper-V, PT), Appendix F best practices"
 _SEED001 = "Seed 001 (Dell EqualLogic PS6110 reference architecture), section 6 network best practices"
 
-SAN = "iscsi"
 CLIENT_ROLES = {"lan", "vm"}
-
-
-def iter_server_ports(ctx: Context) -> list[tuple[Any, str, Any]]:
-    """(server, DEVICE:PORT, port) of every server port, listed once per validation (four rules read it)."""
-    rows = ctx.memo.get("server_port_rows")
-    if rows is None:
-        server_ports = ctx.idx.server_ports
-        rows = ctx.memo["server_port_rows"] = [(s, ref, p) for s in ctx.bed.servers for ref, p in server_ports(s)]
-    return rows
 
 
 def _roles(p) -> set[str]:
@@ -44,15 +43,17 @@ def _roles(p) -> set[str]:
              f"{_SEED001} NW-01",
       hint="give the port the iSCSI role only and move the other traffic to a port of its own")
 def net_001(ctx: Context) -> Iterator[Hit]:
-    unknown: dict[str, list[str]] = defaultdict(list)
-    for s, ref, p in iter_server_ports(ctx):
-        if p.roles is NOT_STATED:
-            unknown[s.id].append(ref)
-            continue
+    facts = server_port_facts(ctx)
+    for s, ref, p in facts.san:
+        if p.roles == _SAN_ONLY:
+            continue        # iSCSI alone (the common case, judged without a set)
         roles = _roles(p)
-        if SAN in roles and len(roles) > 1:
+        if len(roles) > 1:
             others = ", ".join(sorted(roles - {SAN}))
             yield hit([s.id, ref], f"{ref} carries iSCSI together with {others}")
+    unknown: dict[str, list[str]] = defaultdict(list)
+    for s, ref, _p in facts.roles_unstated:
+        unknown[s.id].append(ref)
     for sid, refs in unknown.items():
         yield could_not_judge([sid, *refs], f"whether {sid}'s ports mix iSCSI with other traffic",
                               (f"{r} roles" for r in refs))
@@ -65,14 +66,13 @@ def net_001(ctx: Context) -> Iterator[Hit]:
       hint="add a second port with the iSCSI role and a session from it")
 def net_002(ctx: Context) -> Iterator[Hit]:
     hosts = {p.host for p in ctx.paths if p.kind == "iscsi"}
-    for s in ctx.bed.servers:
+    for s, san_ports, unknown in server_port_facts(ctx).by_server:
         if s.simulated:
             continue
-        unknown = [ref for ref, p in ctx.idx.server_ports(s) if p.roles is NOT_STATED]
         if s.id not in hosts and not (unknown and ctx.volumes_used.get(s.id)):
             continue
         # iSCSI interfaces bound to one NIC (port binding) are that NIC: one cable, one port
-        iscsi_only = [(ref, p) for ref, p in ctx.idx.server_ports(s) if _iscsi_only(p.roles)]
+        iscsi_only = [(ref, p) for ref, p in san_ports if _iscsi_only(p.roles)]
         dedicated = list(dict.fromkeys(p.bound_to or ref for ref, p in iscsi_only))
         bound = [ref for ref, p in iscsi_only if p.bound_to]
         if len(dedicated) < ctx.policy.min_iscsi_ports and unknown:
@@ -144,82 +144,6 @@ def net_004(ctx: Context) -> Iterator[Hit]:
                 yield hit([node, c.id], f"{node} (cluster {c.id}) has no dedicated heartbeat/cluster network port")
 
 
-def _path_mtus(ctx: Context, path) -> list[tuple[str, int | None, bool]]:
-    """(where, MTU, is_endpoint) along an iSCSI path, from initiator to target."""
-    ini = _initiator_mtus(ctx, path.initiator)
-    tgt = _target_mtus(ctx, path.target)
-    if ini is None or tgt is None:
-        return []
-    return ini + tgt
-
-
-def _initiator_mtus(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]] | None:
-    """The initiator's end of `_path_mtus` (once per port: it has paths to many targets); None: no such port."""
-    cache = ctx.memo.setdefault("initiator_mtus", {})
-    if ref in cache:
-        return cache[ref]
-    idx = ctx.idx
-    ini = idx.port(ref)
-    out: list[tuple[str, int | None, bool]] | None = None
-    if ini is not None:
-        out = []
-        starts = [ref]
-        if isinstance(ini.device, VM):
-            out.append((ref, ini.port.mtu, True))
-            starts = ctx.analyzer.uplinks_of(ini)
-        for start in starts:
-            pr = ini if start == ref else idx.port(start)
-            if pr is None:
-                continue
-            out.append((start, idx.effective_mtu(pr), True))
-            out += facing_switch_ports(ctx, start)
-    cache[ref] = out
-    return out
-
-
-def _target_mtus(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]] | None:
-    """The target's end of `_path_mtus` (once per port: every host's paths share the array's ports)."""
-    cache = ctx.memo.setdefault("target_mtus", {})
-    if ref in cache:
-        return cache[ref]
-    tgt = ctx.idx.port(ref)
-    out = None if tgt is None else facing_switch_ports(ctx, ref) + [(ref, ctx.idx.effective_mtu(tgt), True)]
-    cache[ref] = out
-    return out
-
-
-def facing_switch_ports(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
-    cache = ctx.memo.setdefault("facing_switch_ports", {})
-    if ref not in cache:
-        cache[ref] = _facing_now(ctx, ref)
-    return cache[ref]
-
-
-def _facing_now(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
-    # a switch end is cabled to many ports (a switch that names no ports is one end for all): looked up once
-    ends = ctx.memo.setdefault("switch_ends", {})
-    out = []
-    for other in ctx.analyzer._neighbors.get(ref, ()):
-        end = ends.get(other, _MISSING)
-        if end is _MISSING:
-            end = ends[other] = _switch_end(ctx, other)
-        if end is not None:
-            out.append(end)
-    return out
-
-
-_MISSING = object()
-
-
-def _switch_end(ctx: Context, other: str) -> tuple[str, int | None, bool] | None:
-    """(the cable end, its MTU, False) when the end is on a switch, else None."""
-    dev = ctx.idx.endpoint_device(other)
-    if not isinstance(dev, Switch):
-        return None
-    pr = ctx.idx.port(other)
-    return other, ctx.idx.effective_mtu(pr) if pr is not None else dev.mtu, False
-
-
 @rule("NET-005", "error", "MTU differs along an iSCSI path",
       reason="A frame larger than any hop's MTU is dropped or fragmented: jumbo frames must be set "
              "end to end (host port, every switch port, array port) or not at all.",
@@ -227,28 +151,35 @@ def _switch_end(ctx: Context, other: str) -> tuple[str, int | None, bool] | None
       hint="set the same MTU on the host and array ports and at least that frame size on every switch port between")
 def net_005(ctx: Context) -> Iterator[Hit]:
     seen: set = set()
-    ini_sides: dict[str, _MtuSide | None] = {}     # each end summed up once
-    tgt_sides: dict[str, _MtuSide | None] = {}
+    # each end's shape (its look, end MTUs, least and most switch-port MTU), worked out once from its
+    # MTUs alone: the hops with their names are listed only for a pair of looks that says something
+    ini_shapes: dict[str, Any] = {}
+    tgt_shapes: dict[str, Any] = {}
     looks: dict[tuple, int] = {}
     shapes: dict[tuple, tuple] = {}
     quiet: set[tuple[int, int]] = set()     # pairs of looks that say nothing (the verdict reads only the looks)
     for path, _route in ctx.routes:
-        key = (path.initiator, path.target)
-        if path.kind != "iscsi" or key in seen:   # one verdict per session, whatever volumes it carries
+        if path.kind != "iscsi":
             continue
-        seen.add(key)
-        if path.initiator not in ini_sides:
-            ini_sides[path.initiator] = _mtu_summary(_initiator_mtus(ctx, path.initiator), looks, shapes)
-        if path.target not in tgt_sides:
-            tgt_sides[path.target] = _mtu_summary(_target_mtus(ctx, path.target), looks, shapes)
-        ini, tgt = ini_sides[path.initiator], tgt_sides[path.target]
+        ini_ref, tgt_ref = path.initiator, path.target
+        ini = ini_shapes.get(ini_ref, _MISSING)
+        if ini is _MISSING:
+            ini = ini_shapes[ini_ref] = _mtu_shape(initiator_mtu_values(ctx, ini_ref), looks, shapes)
+        tgt = tgt_shapes.get(tgt_ref, _MISSING)
+        if tgt is _MISSING:
+            tgt = tgt_shapes[tgt_ref] = _mtu_shape(_values(target_mtus(ctx, tgt_ref)), looks, shapes)
         if ini is None or tgt is None:
             continue
-        pair = (ini.look, tgt.look)
+        pair = (ini[0], tgt[0])
         if pair in quiet:
             continue
+        key = (ini_ref, tgt_ref)
+        if key in seen:     # one verdict per session, whatever volumes it carries
+            continue
+        seen.add(key)
         said = False
-        for found in _mtu_verdict(path, ini, tgt):
+        for found in _mtu_verdict(path, _MtuSide(initiator_mtus(ctx, ini_ref) or [], *ini),
+                                  _MtuSide(target_mtus(ctx, tgt_ref) or [], *tgt)):
             said = True
             yield found
         if not said:
@@ -280,13 +211,13 @@ def _mtu_verdict(path, ini: _MtuSide, tgt: _MtuSide) -> Iterator[Hit]:
 
 @dataclass(frozen=True, slots=True)
 class _MtuSide:
-    """One end of an iSCSI path's MTU hops (`_path_mtus`), summed up once for all its paths."""
+    """One end of an iSCSI path's MTU hops (`path_mtus`) and its shape (`_mtu_shape`)."""
     path_hops: list[tuple[str, Any, bool]]  # (where, MTU, is_endpoint)
-    ends: set[Any]                          # the MTUs of the end ports
+    look: int       # equal for ends whose MTUs are alike, whatever the ports are called
+    ends: frozenset[Any]                    # the MTUs of the end ports
     least: Any                              # the smallest and largest switch-port MTU given (None: none)
     most: Any
     hops: int
-    look: int       # equal for ends whose MTUs are alike, whatever the ports are called
 
     @property
     def known(self) -> list[tuple[str, Any, bool]]:
@@ -299,23 +230,29 @@ class _MtuSide:
         return [w for w, m, _ in self.path_hops if m is NOT_STATED]
 
 
-def _mtu_summary(hops: list[tuple[str, Any, bool]] | None, looks: dict[tuple, int],
-                 shapes: dict[tuple, tuple]) -> _MtuSide | None:
-    """`looks`: the look of each kind of end; `shapes`: what ends with the same MTUs share (their look,
-    end MTUs, least and most switch-port MTU)."""
-    if hops is None:
+_MISSING = object()
+
+
+def _values(hops: list[tuple[str, Any, bool]] | None) -> tuple[tuple[Any, bool], ...] | None:
+    """(MTU, is_endpoint) of each hop, without where."""
+    return None if hops is None else tuple([(m, e) for _, m, e in hops])
+
+
+def _mtu_shape(mtus: tuple[tuple[Any, bool], ...] | None, looks: dict[tuple, int],
+               shapes: dict[tuple, tuple]) -> tuple | None:
+    """(look, end MTUs, least and most switch-port MTU, hop count) of an end whose hops have `mtus`;
+    `looks`: the look of each kind of end; `shapes`: what ends with the same MTUs share."""
+    if mtus is None:
         return None
-    mtus = tuple([(m, e) for _, m, e in hops])
     shape = shapes.get(mtus)
     if shape is None:
         known = [(m, e) for m, e in mtus if m is not None and m is not NOT_STATED]
         unknown = any(m is NOT_STATED for m, _ in mtus)
         switch_ports = [m for m, e in known if not e]
         look = looks.setdefault((tuple(known), unknown, len(mtus)), len(looks))
-        shape = shapes[mtus] = (look, {m for m, e in known if e}, min(switch_ports, default=None),
-                               max(switch_ports, default=None))
-    look, ends, least, most = shape
-    return _MtuSide(hops, ends, least, most, len(hops), look)
+        shape = shapes[mtus] = (look, frozenset(m for m, e in known if e), min(switch_ports, default=None),
+                                max(switch_ports, default=None), len(mtus))
+    return shape
 
 
 @rule("NET-006", "warning", "flow control off on an iSCSI port or the switch port facing one",
@@ -324,18 +261,19 @@ def _mtu_summary(hops: list[tuple[str, Any, bool]] | None, looks: dict[tuple, in
       source=f"{_SEED000}: 'Flow control set to Generate & Respond on all NICs'; {_SEED001} NW-04/NW-05",
       hint="enable flow control (Rx and Tx / Generate & Respond) on the port")
 def net_006(ctx: Context) -> Iterator[Hit]:
-    for s, ref, p in iter_server_ports(ctx):
-        if SAN in p.roles and p.flow_control is False:
+    san = server_port_facts(ctx).san
+    for s, ref, p in san:
+        if p.flow_control is False:
             yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}")
-        elif SAN in p.roles and p.flow_control is NOT_STATED:
+        elif p.flow_control is NOT_STATED:
             yield could_not_judge([s.id, ref], f"flow control on iSCSI host port {ref}", [f"{ref} flow control"])
     if not any(sw.flow_control is False or sw.flow_control is NOT_STATED or
                any(p.flow_control is False or p.flow_control is NOT_STATED for p in sw.ports)
                for sw in ctx.bed.switches):
         return      # every switch port has flow control on, or the bed does not say: nothing to judge
     facing: list[tuple[str, str]] = []      # (SAN port, what it is) whose switch side is judged
-    for _server, ref, p in iter_server_ports(ctx):
-        if SAN in p.roles and not p.bound_to:   # a bound interface's switch port is its NIC's
+    for _server, ref, p in san:
+        if not p.bound_to:      # a bound interface's switch port is its NIC's
             facing.append((ref, "iSCSI host port"))
     for a in ctx.bed.arrays:
         facing += [(ref, "array port") for ref, p, _ in ctx.idx.array_ports(a) if SAN in p.roles]
@@ -411,11 +349,7 @@ def _addresses_now(ctx: Context) -> Iterator[tuple[str, str, str]]:
         for ref, p, _ in ctx.idx.array_ports(a):
             if p.address:
                 yield ref, p.address, p.network
-    for vm in ctx.bed.vms:
-        if vm.nics:
-            for n in vm.nics:
-                if n.address:
-                    yield f"{vm.id}:{n.name}", n.address, n.network
+    yield from vm_facts(ctx).addressed_nics
     for c in ctx.bed.clusters:
         if c.address:
             yield c.id, c.address, ""
@@ -491,15 +425,8 @@ def net_009(ctx: Context) -> Iterator[Hit]:
     carried: dict[str, set[str]] = defaultdict(set)
     for sw in ctx.bed.switches:
         carried[sw.id] |= set(sw.roles)
-    for a, b in ctx.analyzer.link_ends:
-        for (_, _, dev), (_, pr, _) in ((a, b), (b, a)):
-            if not isinstance(dev, Switch):
-                continue
-            if pr is not None and not isinstance(pr.device, Switch):
-                on_switch = carried[dev.id]
-                for role in pr.port.roles:      # _roles(pr.port), without a set per cable
-                    if role != "unused":
-                        on_switch.add(role)
+    for sw_id, roles in cable_facts(ctx).roles_cabled.items():
+        carried[sw_id] |= roles
     for sw_id, roles in carried.items():
         if SAN in roles and roles & CLIENT_ROLES:
             yield hit(sw_id, f"switch {sw_id} carries both iSCSI and LAN/VM traffic")
@@ -542,10 +469,10 @@ def net_010(ctx: Context) -> Iterator[Hit]:
       source=f"{_SEED001} 4.1: 'The use of LBFO is not recommended for NICs dedicated to SAN connectivity'",
       hint="remove the team and give each port its own session under multipath")
 def net_011(ctx: Context) -> Iterator[Hit]:
-    for s, ref, p in iter_server_ports(ctx):
-        if SAN in p.roles and p.team:
+    for s, ref, p in server_port_facts(ctx).san:
+        if p.team:
             yield hit([s.id, ref], f"iSCSI port {ref} is in team {p.team}")
-        elif SAN in p.roles and p.team is NOT_STATED:
+        elif p.team is NOT_STATED:
             yield could_not_judge([s.id, ref], f"whether iSCSI port {ref} is teamed", [f"{ref} team"])
     for vs in ctx.bed.virtual_switches:
         ups = [u for u in vs.uplinks if (pr := ctx.idx.port(u)) is not None and SAN in pr.port.roles]
@@ -558,15 +485,9 @@ def net_011(ctx: Context) -> Iterator[Hit]:
       source="cabling basics",
       hint="move one of the links to a free port, or raise the switch's port count")
 def net_012(ctx: Context) -> Iterator[Hit]:
-    uses: dict[str, int] = {}       # (plain dicts: 40,000 cable ends)
-    links_on: dict[str, int] = {}
-    for ends in ctx.analyzer.link_ends:
-        for end, pr, dev in ends:
-            if pr is not None:
-                uses[end] = uses.get(end, 0) + 1
-            if isinstance(dev, Switch):
-                links_on[dev.id] = links_on.get(dev.id, 0) + 1
-    per_switch = Counter(links_on)
+    facts = cable_facts(ctx)
+    uses = facts.uses
+    per_switch = Counter(facts.links_on)
     for ref, n in uses.items():
         if n > 1:
             yield hit(ref, f"port {ref} is used by {n} links")

@@ -20,17 +20,23 @@ def _owner(ctx: Context, comp: str):
     return ctx.idx.servers.get(comp) or ctx.idx.vms.get(comp)
 
 
-def _checked_uses(ctx: Context) -> Iterator[tuple[str, str, str]]:
-    """(host, volume, why) for volumes on real (not simulated) arrays used by real hosts."""
-    for comp, vols in sorted(ctx.volumes_used.items()):
-        owner = _owner(ctx, comp)
-        if owner is None or getattr(owner, "simulated", False):
-            continue
-        for vol, why in sorted(vols.items()):
-            hit_ = ctx.volume(vol)
-            if hit_ is None or hit_[0].simulated:
+def _checked_uses(ctx: Context) -> list[tuple[str, str, str]]:
+    """(host, volume, why) for volumes on real (not simulated) arrays used by real hosts (listed once:
+    PATH-001 and PATH-002 read it)."""
+    uses = ctx.memo.get("checked_uses")
+    if uses is None:
+        uses = ctx.memo["checked_uses"] = []
+        volumes = ctx.idx.volumes
+        for comp, vols in sorted(ctx.volumes_used.items()):
+            owner = _owner(ctx, comp)
+            if owner is None or getattr(owner, "simulated", False):
                 continue
-            yield comp, vol, why
+            for vol, why in sorted(vols.items()):
+                hit_ = volumes.get(vol)
+                if hit_ is None or hit_[0].simulated:
+                    continue
+                uses.append((comp, vol, why))
+    return uses
 
 
 @rule("PATH-001", "error", "fewer than two paths to a volume",
@@ -154,19 +160,26 @@ def path_004(ctx: Context) -> Iterator[Hit]:
       hint="balance the active array ports' bandwidth and the host's SAN bandwidth (or record an exception with "
            "the reason)")
 def path_005(ctx: Context) -> Iterator[Hit]:
-    targets: dict[tuple[str, str], set[str]] = defaultdict(set)
+    targets: dict[tuple[str, str], set[str]] = {}
     active: dict[str, str | None] = {}      # target port -> its array, None: no active array port
+    last: tuple[str, str] | None = None     # a host's paths come one after another: its set, looked up once
+    last_ports: set[str] = set()
     for p in ctx.paths:
-        array_id = active.get(p.target, "")
+        target = p.target
+        array_id = active.get(target, "")
         if array_id == "":
-            tgt = ctx.idx.port(p.target)
-            array_id = active[p.target] = None if tgt is None or not isinstance(tgt.device, StorageArray) or \
+            tgt = ctx.idx.port(target)
+            array_id = active[target] = None if tgt is None or not isinstance(tgt.device, StorageArray) or \
                 tgt.controller is not None and tgt.controller.mode == "standby" else tgt.device.id
         if array_id is not None:
-            targets[(p.host, array_id)].add(p.target)
+            if last is None or last[0] != p.host or last[1] != array_id:
+                last = (p.host, array_id)
+                last_ports = targets.setdefault(last, set())
+            last_ports.add(target)
     t = ctx.policy.port_ratio_tolerance
     quiet: set[tuple] = set()       # pairs of sides' speeds that said nothing
     known = ctx.memo.setdefault("port_speed", {})     # _speed's memo, read without a call per port
+    array_sides: dict[frozenset[str], tuple[list[str], tuple]] = {}   # hosts reach the same target ports
     for (host, array_id), ports in sorted(targets.items()):
         s = ctx.idx.servers.get(host)
         if s is None or s.simulated:
@@ -177,12 +190,19 @@ def path_005(ctx: Context) -> Iterator[Hit]:
             if ("iscsi" in p.roles or "fc" in p.roles or p.kind == "fc") and "unused" not in p.roles))
         if not host_ports:
             continue
-        side = {"array": sorted(ports), "host": host_ports}
-        speeds = {k: [known[r] if r in known else _speed(ctx, r) for r in refs] for k, refs in side.items()}
-        look = (tuple(speeds["array"]), tuple(speeds["host"]))
+        array_side = array_sides.get(frozen := frozenset(ports))
+        if array_side is None:
+            refs = sorted(ports)
+            array_side = array_sides[frozen] = (refs, tuple([known[r] if r in known else _speed(ctx, r)
+                                                             for r in refs]))
+        array_ports, array_speeds = array_side
+        host_speeds = tuple([known[r] if r in known else _speed(ctx, r) for r in host_ports])
+        look = (array_speeds, host_speeds)
         if look in quiet:
             continue    # the verdict reads only the two sides' speeds (and their counts)
         quiet.add(look)
+        side = {"array": array_ports, "host": host_ports}
+        speeds = {"array": list(array_speeds), "host": list(host_speeds)}
         unknown = [f"{r} speed" for k, refs in side.items() for r, v in zip(refs, speeds[k], strict=True)
                    if v is NOT_STATED]
         given = all(v is not None and v is not NOT_STATED for v in speeds["array"] + speeds["host"])

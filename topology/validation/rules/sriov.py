@@ -15,6 +15,7 @@ from typing import Any
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
 from topology.validation.registry import Hit, could_not_judge, hit, rule
+from topology.validation.vm_facts import vm_facts
 
 _ON = {"true", "enabled", "enable", "on", "yes", "1"}
 _OFF = {"false", "disabled", "disable", "off", "no", "0"}
@@ -45,12 +46,11 @@ def _setting(mapping: dict, key: re.Pattern) -> tuple[str, Any]:
 
 
 def _sriov_nics(ctx: Context) -> Iterator[tuple[Any, Any]]:
-    for vm in ctx.bed.vms:
-        for n in vm.nics:
-            offloads = n.offloads
-            wanted = _state(offloads.get("sriov")) if offloads and isinstance(offloads, dict) else None
-            if wanted is True or vm.storage_access == "sriov" and n.role == "iscsi" and wanted is not False:
-                yield vm, n
+    for vm, n in vm_facts(ctx).sriov_candidates:
+        offloads = n.offloads
+        wanted = _state(offloads.get("sriov")) if offloads and isinstance(offloads, dict) else None
+        if wanted is True or vm.storage_access == "sriov" and n.role == "iscsi" and wanted is not False:
+            yield vm, n
 
 
 def _problems(ctx: Context, vm: Any, nic: Any) -> tuple[list[str], list[str]]:

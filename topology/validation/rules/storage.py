@@ -133,14 +133,21 @@ def raid_003(ctx: Context) -> Iterator[Hit]:
       hint="correct the member ranges so each disk is used once and every slot exists")
 def raid_004(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
-        used: dict[tuple[str, int], list[str]] = defaultdict(list)
-        for g in a.disk_groups:
-            for key in scope.members(g.members):
-                used[key].append(f"group {g.name}")
-        for key in scope.members(a.spares):
-            used[key].append("hot spares")
+        used: dict[tuple[str, int], list[str]] = {}
+        for owner, specs in [*((f"group {g.name}", g.members) for g in a.disk_groups), ("hot spares", a.spares)]:
+            for key in scope.members(specs):
+                owners = used.get(key)
+                if owners is None:
+                    used[key] = [owner]
+                else:
+                    owners.append(owner)
         # (most slots are fine: only the others are named and sorted)
-        for (enc, slot), owners in sorted(item for item in used.items() if _slot_in_doubt(scope, *item)):
+        disks, enclosures = scope.disks, scope.enclosures
+        slots = {name: e.slots for name, e in enclosures.items() if e.slots is not NOT_STATED}
+        # the slots there is something to say of: used twice, or in an enclosure where they are empty or not there
+        doubt = [(key, owners) for key, owners in used.items() if len(owners) > 1 or key[0] in enclosures and (
+                 key not in disks or key[0] in slots and key[1] >= slots[key[0]])]
+        for (enc, slot), owners in sorted(doubt):
             ref = slot_ref(a.id, enc, slot)
             e = scope.enclosures.get(enc)
             if e is not None and e.slots is not NOT_STATED and slot >= e.slots:
@@ -149,14 +156,6 @@ def raid_004(ctx: Context) -> Iterator[Hit]:
                 yield hit([a.id, ref], f"{ref} is empty but used by {', '.join(owners)}")
             if len(owners) > 1:
                 yield hit([a.id, ref], f"disk {ref} is used twice: {', '.join(owners)}")
-
-
-def _slot_in_doubt(scope: ArrayScope, key: tuple[str, int], owners: list[str]) -> bool:
-    """Whether RAID-004 has something to say of a used slot: used twice, empty, or not there."""
-    if len(owners) > 1:
-        return True
-    e = scope.enclosures.get(key[0])
-    return e is not None and (e.slots is not NOT_STATED and key[1] >= e.slots or key not in scope.disks)
 
 
 _volume_home = prediction.volume_home
