@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from topology.graph import Route, controller_node, fabric_element
-from topology.model import VM, PathSpec, StorageArray
+from topology.model import VM, PathSpec, StorageArray, Switch
 from topology.unknown import NOT_STATED
 from topology.validation.port_facts import facing_switch_ports
 from topology.validation.registry import Hit, could_not_judge, hit
@@ -68,7 +68,29 @@ def route(self: Any, path: PathSpec) -> Route:
     return Route("ok", frozenset(elements), best)
 
 
-def path_mtus(ctx: Any, path: PathSpec) -> list[tuple[str, Any, bool]]:
+def inter_switch_mtus(ctx: Any, switches: tuple[str, ...]) -> list[tuple[str, Any, bool]]:
+    """port_facts.inter_switch_mtus: each link between each two switches crossed found by a walk of
+    every link, for each pair."""
+    idx = ctx.idx
+    out: list[tuple[str, Any, bool]] = []
+    for a, b in zip(switches, switches[1:]):
+        for link in idx.bed.links:
+            da, db = idx.endpoint_device(link.a), idx.endpoint_device(link.b)
+            if link.kind == "stack" or not isinstance(da, Switch) or not isinstance(db, Switch):
+                continue
+            if (da.id, db.id) == (a, b):
+                ends = (link.a, link.b)
+            elif (db.id, da.id) == (a, b):
+                ends = (link.b, link.a)
+            else:
+                continue
+            for ref in ends:
+                pr = idx.port(ref)
+                out.append((ref, idx.effective_mtu(pr) if pr is not None else idx.endpoint_device(ref).mtu, False))
+    return out
+
+
+def path_mtus(ctx: Any, path: PathSpec, route: Any) -> list[tuple[str, Any, bool]]:
     """port_facts.path_mtus: (where, MTU, is_endpoint) along an iSCSI path, looked up for each path."""
     idx = ctx.idx
     out: list[tuple[str, Any, bool]] = []
@@ -86,6 +108,7 @@ def path_mtus(ctx: Any, path: PathSpec) -> list[tuple[str, Any, bool]]:
             continue
         out.append((ref, idx.effective_mtu(pr), True))
         out += facing_switch_ports(ctx, ref)
+    out += inter_switch_mtus(ctx, route.switches)
     out += facing_switch_ports(ctx, path.target)
     out.append((path.target, idx.effective_mtu(tgt), True))
     return out
@@ -94,12 +117,12 @@ def path_mtus(ctx: Any, path: PathSpec) -> list[tuple[str, Any, bool]]:
 def net_005(ctx: Any) -> Iterator[Hit]:
     """NET-005 judging each path's MTU hops one by one."""
     seen: set = set()
-    for path, _route in ctx.routes:
+    for path, route in ctx.routes:
         key = (path.initiator, path.target)
         if path.kind != "iscsi" or key in seen:
             continue
         seen.add(key)
-        hops = path_mtus(ctx, path)
+        hops = path_mtus(ctx, path, route)
         known = [(w, m, e) for w, m, e in hops if m is not None and m is not NOT_STATED]
         unknown = [w for w, m, _ in hops if m is NOT_STATED]
         if not known and not unknown:

@@ -90,7 +90,8 @@ def test_fast_validation_says_what_the_straightforward_code_says(name, bed, monk
     plain = PathAnalyzer(ctx.idx)
     assert [(p.initiator, p.target, r) for p, r in routes] == \
         [(p.initiator, p.target, reference.route(plain, p)) for p in ctx.paths]
-    assert [port_facts.path_mtus(ctx, p) for p in ctx.paths] == [reference.path_mtus(ctx, p) for p in ctx.paths]
+    assert [port_facts.path_mtus(ctx, p, r) for p, r in routes] == \
+        [reference.path_mtus(ctx, p, r) for p, r in routes]
     # NET-005 reads an initiator's MTUs straight from its port first: what the hops say, without where
     assert [port_facts.initiator_mtu_values(ctx, p.initiator) for p in ctx.paths] == \
         [tuple((m, e) for _, m, e in port_facts.initiator_mtus(ctx, p.initiator) or ()) for p in ctx.paths]

@@ -482,3 +482,40 @@ def test_a_wwpn_copied_with_a_blade_is_named_with_both_ports():
     found = [f for f in validate(bed) if f.code == "NET-014"]
     assert [(f.message, f.subjects) for f in found] == [
         ("WWPN 10:00:00:00:c9:aa:bb:01 is used by h1:fc0, h2:fc0", ("h1:fc0", "h2:fc0"))]
+
+
+def test_net_005_names_jumbo_frames_broken_on_the_link_between_two_switches():
+    # (u12's bed: every port at 9000/9216 but one end of the LAG between the two switches at 1500)
+    from topology.fileformat import loads
+    text = """\
+format_version: 1
+bed: {name: jumbo broken on the inter-switch link}
+servers:
+  - {id: h1, multipath: dm-multipath, adapters: [{name: nic, ports: [{name: p1, roles: [iscsi], address: 10.1.0.11/24, mtu: 9000}]}]}
+switches:
+  - {id: sw-a, mtu: 9216, ports: [{name: '1'}, {name: '2'}, {name: '48', mtu: 1500}]}
+  - {id: sw-b, mtu: 9216, ports: [{name: '1'}, {name: '2'}, {name: '48'}]}
+arrays:
+  - id: arr
+    controllers:
+      - {name: A, ports: [{name: A0, roles: [iscsi], address: 10.1.0.101/24, mtu: 9000}]}
+      - {name: B, ports: [{name: B0, roles: [iscsi], address: 10.1.0.102/24, mtu: 9000}]}
+    enclosures: [{name: E0, slots: 2, disks: [{slots: 0-1, size_gb: 600}]}]
+    disk_groups: [{name: dg, raid: raid1, members: ['E0:0-1']}]
+    volumes: [{name: v, group: dg, remainder: true}]
+    hosts: [{name: h1, server: h1}]
+    mappings: [{volume: v, to: h1, lun: 0}]
+links:
+  - {a: 'h1:p1', b: 'sw-a:1'}
+  - {a: 'arr:A0', b: 'sw-a:2'}
+  - {a: 'arr:B0', b: 'sw-b:2'}
+  - {a: 'sw-a:48', b: 'sw-b:48', kind: lag}
+"""
+    found = [f for f in validate(loads(text)) if f.code == "NET-005"]
+    assert [f.message for f in found] == [
+        "MTU differs along h1:p1 -> arr:B0: h1:p1=9000, sw-a:1=9216, sw-a:48=1500, sw-b:48=9216, sw-b:2=9216, "
+        "arr:B0=9000"]
+    assert found[0].severity == "error" and "sw-a:48" in found[0].subjects
+    # a stack joins the two into one switch: its ports set no frame size, and nothing is said
+    assert not [f for f in validate(loads(text.replace("kind: lag", "kind: stack"))) if f.code == "NET-005"]
+    assert not [f for f in validate(loads(text.replace("mtu: 1500", "mtu: 9216"))) if f.code == "NET-005"]

@@ -1,7 +1,8 @@
 """What the network and path rules read about ports, worked out once per validation: the server
 ports sorted out in one walk (a 2,000-host bed has 10,000, and most rules judge only its few
 thousand iSCSI ports, or the ports whose roles the source does not state), and the MTU hops at
-each end of an iSCSI path (the switch ports facing a port, with their MTUs)."""
+each end of an iSCSI path (the switch ports facing a port, with their MTUs) and between the
+switches it crosses."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -51,13 +52,13 @@ def _facts_now(ctx: Context) -> ServerPortFacts:
     return ServerPortFacts(san, roles_unstated, by_server)
 
 
-def path_mtus(ctx: Context, path) -> list[tuple[str, int | None, bool]]:
-    """(where, MTU, is_endpoint) along an iSCSI path, from initiator to target."""
+def path_mtus(ctx: Context, path, route) -> list[tuple[str, int | None, bool]]:
+    """(where, MTU, is_endpoint) along an iSCSI path and its route, from initiator to target."""
     ini = initiator_mtus(ctx, path.initiator)
     tgt = target_mtus(ctx, path.target)
     if ini is None or tgt is None:
         return []
-    return ini + tgt
+    return ini + inter_switch_mtus(ctx, route.switches) + tgt
 
 
 def initiator_mtus(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]] | None:
@@ -125,6 +126,38 @@ def _switch_end(ctx: Context, other: str) -> tuple[str, int | None, bool] | None
         return None
     pr = ctx.idx.port(other)
     return other, ctx.idx.effective_mtu(pr) if pr is not None else dev.mtu, False
+
+
+def inter_switch_mtus(ctx: Context, switches: tuple[str, ...]) -> list[tuple[str, int | None, bool]]:
+    """(cable end, MTU, False) of both ends of every cable, ISL or LAG member between each two
+    switches of `switches`, in the order a frame crosses them.  A stack makes its switches one: its
+    ports set no frame size of their own."""
+    between = ctx.memo.get("inter_switch_ends")
+    if between is None:
+        between = ctx.memo["inter_switch_ends"] = _inter_switch_ends(ctx)
+    ends = ctx.memo.setdefault("switch_ends", {})
+    out: list[tuple[str, int | None, bool]] = []
+    for a, b in zip(switches, switches[1:]):
+        for near, far in between.get((a, b), ()):
+            for ref in (near, far):
+                end = ends.get(ref, _MISSING)
+                if end is _MISSING:
+                    end = ends[ref] = _switch_end(ctx, ref)
+                if end is not None:
+                    out.append(end)
+    return out
+
+
+def _inter_switch_ends(ctx: Context) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(switch, switch) -> (end on the first, end on the second) of each link joining them (not stacks)."""
+    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for link, (ea, eb) in zip(ctx.idx.bed.links, ctx.analyzer.link_ends):
+        da, db = ea[2], eb[2]
+        if link.kind == "stack" or da is db or not isinstance(da, Switch) or not isinstance(db, Switch):
+            continue
+        out.setdefault((da.id, db.id), []).append((ea[0], eb[0]))
+        out.setdefault((db.id, da.id), []).append((eb[0], ea[0]))
+    return out
 
 
 def initiator_mtu_values(ctx: Context, ref: str) -> tuple[tuple[Any, bool], ...] | None:

@@ -18,6 +18,7 @@ from topology.validation.port_facts import (
     facing_switch_ports,
     initiator_mtu_values,
     initiator_mtus,
+    inter_switch_mtus,
     server_port_facts,
     target_mtus,
 )
@@ -157,10 +158,16 @@ def net_005(ctx: Context) -> Iterator[Hit]:
     tgt_shapes: dict[str, Any] = {}
     looks: dict[tuple, int] = {}
     shapes: dict[tuple, tuple] = {}
-    quiet: set[tuple[int, int]] = set()     # pairs of looks that say nothing (the verdict reads only the looks)
-    for path, _route in ctx.routes:
+    quiet: set[tuple[int, int, int]] = set()    # looks that say nothing together (the verdict reads only them)
+    no_middle: Any = _mtu_shape((), looks, shapes)
+    middles: dict[tuple[str, ...], Any] = {}
+    for path, route in ctx.routes:
         if path.kind != "iscsi":
             continue
+        crossed = route.switches
+        mid: Any = no_middle if len(crossed) < 2 else middles.get(crossed)
+        if mid is None:
+            mid = middles[crossed] = _mtu_shape(_values(inter_switch_mtus(ctx, crossed)), looks, shapes)
         ini_ref, tgt_ref = path.initiator, path.target
         ini = ini_shapes.get(ini_ref, _MISSING)
         if ini is _MISSING:
@@ -170,7 +177,7 @@ def net_005(ctx: Context) -> Iterator[Hit]:
             tgt = tgt_shapes[tgt_ref] = _mtu_shape(_values(target_mtus(ctx, tgt_ref)), looks, shapes)
         if ini is None or tgt is None:
             continue
-        pair = (ini[0], tgt[0])
+        pair = (ini[0], mid[0], tgt[0])
         if pair in quiet:
             continue
         key = (ini_ref, tgt_ref)
@@ -178,32 +185,35 @@ def net_005(ctx: Context) -> Iterator[Hit]:
             continue
         seen.add(key)
         said = False
+        middle = inter_switch_mtus(ctx, crossed) if len(crossed) > 1 else []
         for found in _mtu_verdict(path, _MtuSide(initiator_mtus(ctx, ini_ref) or [], *ini),
-                                  _MtuSide(target_mtus(ctx, tgt_ref) or [], *tgt)):
+                                  _MtuSide(middle, *mid), _MtuSide(target_mtus(ctx, tgt_ref) or [], *tgt)):
             said = True
             yield found
         if not said:
             quiet.add(pair)
 
 
-def _mtu_verdict(path, ini: _MtuSide, tgt: _MtuSide) -> Iterator[Hit]:
-    """NET-005's verdict on one session from its two ends' MTU hops."""
-    known = ini.known + tgt.known
-    unknown = ini.unknown + tgt.unknown
+def _mtu_verdict(path, ini: _MtuSide, middle: _MtuSide, tgt: _MtuSide) -> Iterator[Hit]:
+    """NET-005's verdict on one session from its MTU hops: the initiator's end, the ports of the links
+    between the switches it crosses, the target's end."""
+    sides = (ini, middle, tgt)
+    known = ini.known + middle.known + tgt.known
+    unknown = ini.unknown + middle.unknown + tgt.unknown
     if not known and not unknown:
         return
     ends = ini.ends | tgt.ends
     # switch frame sizes quote the Ethernet header too (9014 for a 9000-byte MTU)
     need = max(ends) if ends else 0
-    small = any(side.least is not None and side.least < need for side in (ini, tgt))
+    small = any(side.least is not None and side.least < need for side in sides)
     if len(ends) > 1 or small:
         detail = ", ".join(f"{w}={m}" for w, m, _ in known)
         yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
     elif unknown:
         yield could_not_judge([path.initiator, path.target, *unknown],
                               f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
-    elif ends == {1500} and all(side.most is None or side.most <= 1500 for side in (ini, tgt)) \
-            and len(known) == ini.hops + tgt.hops:
+    elif ends == {1500} and all(side.most is None or side.most <= 1500 for side in sides) \
+            and len(known) == ini.hops + middle.hops + tgt.hops:
         yield hit([path.initiator, path.target],
                   f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
                   severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
