@@ -519,3 +519,52 @@ links:
     # a stack joins the two into one switch: its ports set no frame size, and nothing is said
     assert not [f for f in validate(loads(text.replace("kind: lag", "kind: stack"))) if f.code == "NET-005"]
     assert not [f for f in validate(loads(text.replace("mtu: 1500", "mtu: 9216"))) if f.code == "NET-005"]
+
+
+def test_net_001_names_an_uplink_that_carries_in_guest_iscsi_together_with_the_hosts_lan():
+    # (u12's bed: a guest's two iSCSI vNICs on the virtual switch whose only uplink is the host's LAN
+    # and management port; the host's own iSCSI rides eth1)
+    from topology.fileformat import loads
+    text = """\
+format_version: 1
+bed: {name: guest iscsi over the lan uplink}
+servers:
+  - id: h1
+    multipath: dm-multipath
+    adapters:
+      - name: nic
+        ports:
+          - {name: eth0, roles: [lan, management, vm], address: 10.0.0.11/24}
+          - {name: eth1, roles: [iscsi], address: 10.1.0.11/24}
+switches: [{id: sw-a}]
+arrays:
+  - id: arr
+    controllers:
+      - {name: A, ports: [{name: A0, roles: [iscsi], address: 10.1.0.101/24}]}
+    enclosures: [{name: E0, slots: 2, disks: [{slots: 0-1, size_gb: 600}]}]
+    disk_groups: [{name: dg, raid: raid1, members: ['E0:0-1']}]
+    volumes: [{name: g, group: dg, size_gb: 100}]
+    hosts: [{name: vm1, server: vm1}]
+    mappings: [{volume: g, to: vm1, lun: 1}]
+links:
+  - {a: 'h1:eth1', b: sw-a}
+  - {a: 'h1:eth0', b: sw-a}
+  - {a: 'arr:A0', b: sw-a}
+virtual_switches:
+  - {id: h1/lan, host: h1, uplinks: ['h1:eth0'], role: vm, management_os: true}
+vms:
+  - id: vm1
+    host: h1
+    memory_gb: 4
+    storage_access: guest_iscsi
+    nics:
+      - {name: e0, vswitch: h1/lan, role: iscsi, address: 10.1.0.51/24}
+      - {name: e1, vswitch: h1/lan, role: iscsi, address: 10.1.0.52/24}
+"""
+    found = [f for f in validate(loads(text)) if f.code == "NET-001"]
+    assert [f.message for f in found] == ["h1:eth0 carries the in-guest iSCSI of vm1:e0, vm1:e1 together with lan, "
+                                          "management"]
+    assert set(found[0].subjects) == {"h1", "h1:eth0", "vm1:e0", "vm1:e1"}
+    # an uplink of the guests' own (VM traffic only) shares nothing with the host
+    dedicated = text.replace("roles: [lan, management, vm], address: 10.0.0.11/24", "roles: [vm]")
+    assert not [f for f in validate(loads(dedicated)) if f.code == "NET-001"]

@@ -52,12 +52,39 @@ def net_001(ctx: Context) -> Iterator[Hit]:
         if len(roles) > 1:
             others = ", ".join(sorted(roles - {SAN}))
             yield hit([s.id, ref], f"{ref} carries iSCSI together with {others}")
+    yield from _guest_iscsi_on_shared_uplinks(ctx)
     unknown: dict[str, list[str]] = defaultdict(list)
     for s, ref, _p in facts.roles_unstated:
         unknown[s.id].append(ref)
     for sid, refs in unknown.items():
         yield could_not_judge([sid, *refs], f"whether {sid}'s ports mix iSCSI with other traffic",
                               (f"{r} roles" for r in refs))
+
+
+# what an uplink may carry besides its guests' iSCSI without sharing a port with the host's own traffic
+_GUEST_UPLINK_ROLES = frozenset((SAN, "vm", "unused"))
+
+
+def _guest_iscsi_on_shared_uplinks(ctx: Context) -> Iterator[Hit]:
+    """In-guest iSCSI leaves the host by its virtual switch's uplinks: an uplink that carries the
+    host's LAN, management or cluster traffic too is as shared as a host iSCSI port would be.  (An
+    uplink with the iSCSI role of its own is judged as a host iSCSI port above.)"""
+    guests: dict[str, list[str]] = {}
+    for vm, nic in vm_facts(ctx).sriov_candidates:
+        vs = ctx.idx.vswitches.get(nic.vswitch) if nic.role == SAN else None
+        if vs is not None and type(vs.uplinks) is list:
+            for uplink in vs.uplinks:
+                guests.setdefault(uplink, []).append(f"{vm.id}:{nic.name}")
+    for uplink, nics in guests.items():
+        pr = ctx.idx.port(uplink)
+        if pr is None or type(pr.port.roles) is not list or SAN in pr.port.roles:
+            continue
+        roles = pr.port.roles
+        others = set(roles) - _GUEST_UPLINK_ROLES
+        if others:
+            named = ", ".join(nics[:3]) + (f" and {len(nics) - 3} more" if len(nics) > 3 else "")
+            yield hit([pr.device.id, uplink, *nics], f"{uplink} carries the in-guest iSCSI of {named} "
+                      f"together with {', '.join(sorted(others))}")
 
 
 @rule("NET-002", "error", "fewer than two dedicated iSCSI ports",
