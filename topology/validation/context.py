@@ -2,14 +2,17 @@
 and which host reaches which volume over them (each worked out once, on first use)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from topology.derived_paths import PathDerivation
 from topology.graph import PathAnalyzer, Route
 from topology.index import BedIndex
 from topology.model import VM, Bed, PathSpec, Scenario, StorageArray, Volume
 from topology.placement import Placement
+
+_T = TypeVar("_T")
 
 
 class Context:
@@ -25,6 +28,14 @@ class Context:
         self.memo: dict[str, Any] = {}   # per-validation caches the rules share
         if drawn_placement is not None:
             self.__dict__["drawn_placement"] = drawn_placement
+
+    def once(self, key: str, build: Callable[[Context], _T]) -> _T:
+        """What `build(self)` gives, worked out at the first call with `key` in this validation and
+        shared by every rule that asks after it."""
+        if key in self.memo:
+            return self.memo[key]
+        made = self.memo[key] = build(self)
+        return made
 
     @cached_property
     def placement(self) -> Placement:

@@ -26,10 +26,7 @@ class ServerPortFacts:
 
 
 def server_port_facts(ctx: Context) -> ServerPortFacts:
-    facts = ctx.memo.get("server_port_facts")
-    if facts is None:
-        facts = ctx.memo["server_port_facts"] = _facts_now(ctx)
-    return facts
+    return ctx.once("server_port_facts", _facts_now)
 
 
 def _facts_now(ctx: Context) -> ServerPortFacts:
@@ -132,9 +129,7 @@ def inter_switch_mtus(ctx: Context, switches: tuple[str, ...]) -> list[tuple[str
     """(cable end, MTU, False) of both ends of every cable, ISL or LAG member between each two
     switches of `switches`, in the order a frame crosses them.  A stack makes its switches one: its
     ports set no frame size of their own."""
-    between = ctx.memo.get("inter_switch_ends")
-    if between is None:
-        between = ctx.memo["inter_switch_ends"] = _inter_switch_ends(ctx)
+    between = ctx.once("inter_switch_ends", _inter_switch_ends)
     ends = ctx.memo.setdefault("switch_ends", {})
     out: list[tuple[str, int | None, bool]] = []
     for a, b in zip(switches, switches[1:]):
@@ -182,10 +177,7 @@ class CableFacts:
 
 
 def cable_facts(ctx: Context) -> CableFacts:
-    facts = ctx.memo.get("cable_facts")
-    if facts is None:
-        facts = ctx.memo["cable_facts"] = _cable_facts_now(ctx)
-    return facts
+    return ctx.once("cable_facts", _cable_facts_now)
 
 
 def _cable_facts_now(ctx: Context) -> CableFacts:

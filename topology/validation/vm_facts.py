@@ -20,10 +20,7 @@ class VmFacts:
 
 
 def vm_facts(ctx: Context) -> VmFacts:
-    facts = ctx.memo.get("vm_facts")
-    if facts is None:
-        facts = ctx.memo["vm_facts"] = _facts_now(ctx)
-    return facts
+    return ctx.once("vm_facts", _facts_now)
 
 
 def _facts_now(ctx: Context) -> VmFacts:
