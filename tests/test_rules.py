@@ -491,7 +491,9 @@ def test_net_005_names_jumbo_frames_broken_on_the_link_between_two_switches():
 format_version: 1
 bed: {name: jumbo broken on the inter-switch link}
 servers:
-  - {id: h1, multipath: dm-multipath, adapters: [{name: nic, ports: [{name: p1, roles: [iscsi], address: 10.1.0.11/24, mtu: 9000}]}]}
+  - id: h1
+    multipath: dm-multipath
+    adapters: [{name: nic, ports: [{name: p1, roles: [iscsi], address: 10.1.0.11/24, mtu: 9000}]}]
 switches:
   - {id: sw-a, mtu: 9216, ports: [{name: '1'}, {name: '2'}, {name: '48', mtu: 1500}]}
   - {id: sw-b, mtu: 9216, ports: [{name: '1'}, {name: '2'}, {name: '48'}]}
