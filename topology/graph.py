@@ -213,37 +213,13 @@ class PathAnalyzer:
 
     # -------------------------------------------------------------- routing
     def route(self, path: PathSpec) -> Route:
-        """How a path crosses the cabling and what it depends on.  What an end contributes is worked
-        out once per port (a bed's thousands of paths share a few hundred target ports, and each
-        initiator port has a path to several of them)."""
-        ini = self._ini_sides.get(path.initiator, _MISSING)
-        if ini is _MISSING:
-            ini = self._initiator_side(path.initiator)
-        tgt = self._tgt_sides.get(path.target, _MISSING)
-        if tgt is _MISSING:
-            tgt = self._target_side(path.target)
-        if ini is None or tgt is None:
-            return Route("invalid", reason="an end of the path does not exist")
-        if isinstance(tgt, str):
-            return Route("invalid", reason=tgt)
-        ini_pr, uplinks, ini_elements, ini_sw, ini_direct = ini
-        if ini_elements is None:
-            return Route("disconnected", frozenset((path.initiator,)),
-                         reason=f"{path.initiator} is on no virtual switch with an uplink")
-        tgt_direct = tgt[3]
-        # what the target, the cabling between the two and the fabric add to the initiator's own
-        # elements is the same for every initiator cabled alike (a rack of hosts to the same ports)
-        direct = bool(ini_direct) and path.target in ini_direct \
-            or bool(tgt_direct) and any(u in tgt_direct for u in uplinks)
-        key = (path.target, ini_sw, direct, getattr(ini_pr.port, "fabric", ""))
-        far = self._far_sides.get(key)
-        if far is None:
-            far = self._far_sides[key] = self._far_side(tgt, ini_sw, direct, key[3])
-        status, extra, switches, reason = far
-        return Route(status, ini_elements | extra, switches, reason)
+        """How a path crosses the cabling and what it depends on (`routes` of one path)."""
+        return self.routes((path,))[0][1]
 
     def routes(self, paths: Iterable[PathSpec]) -> list[tuple[PathSpec, Route]]:
-        """(path, route) for each path: `route` in one loop, for a bed's tens of thousands of paths."""
+        """(path, route) for each path, in one loop for a bed's tens of thousands of paths.  What an
+        end contributes is worked out once per port (the paths share a few hundred target ports, and
+        each initiator port has a path to several of them)."""
         ini_sides, tgt_sides, far_sides = self._ini_sides, self._tgt_sides, self._far_sides
         out: list[tuple[PathSpec, Route]] = []
         append = out.append
@@ -255,11 +231,13 @@ class PathAnalyzer:
             if tgt is _MISSING:
                 tgt = self._target_side(path.target)
             if ini is None or tgt is None or tgt.__class__ is str or ini[2] is None:
-                append((path, self.route(path)))    # a route that is not ok: route() says why
+                append((path, _not_carried(path, ini, tgt)))
                 continue
             ini_pr, uplinks, ini_elements, ini_sw, ini_direct = ini
             target = path.target
             tgt_direct = tgt[3]
+            # what the target, the cabling between the two and the fabric add to the initiator's own
+            # elements is the same for every initiator cabled alike (a rack of hosts to the same ports)
             direct = bool(ini_direct) and target in ini_direct \
                 or bool(tgt_direct) and any(u in tgt_direct for u in uplinks)
             key = (target, ini_sw, direct, getattr(ini_pr.port, "fabric", ""))
@@ -355,6 +333,16 @@ class PathAnalyzer:
                     best = r
         self._best_cache[key] = best
         return best
+
+
+def _not_carried(path: PathSpec, ini: tuple | None, tgt: tuple | str | None) -> Route:
+    """The route of a path an end of which is missing, is no array port, or is a vNIC with no way out."""
+    if ini is None or tgt is None:
+        return Route("invalid", reason="an end of the path does not exist")
+    if isinstance(tgt, str):
+        return Route("invalid", reason=tgt)
+    return Route("disconnected", frozenset((path.initiator,)),
+                 reason=f"{path.initiator} is on no virtual switch with an uplink")
 
 
 def shared_elements(routes: Iterable[Route]) -> frozenset:
