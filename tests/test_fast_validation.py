@@ -157,7 +157,7 @@ def _all_vms_facts(ctx):
     """vm_facts with nothing picked out: every VM and every vNIC handed to the rules, which judge each."""
     nics = [(vm, n) for vm in ctx.bed.vms for n in vm.nics]
     return VmFacts(list(ctx.bed.vms), list(ctx.bed.vms), nics,
-                   [(f"{vm.id}:{n.name}", n.address, n.network) for vm, n in nics if n.address])
+                   [(f"{vm.id}:{n.name}", n.address, n.network) for vm, n in nics if n.address], nics)
 
 
 def _broken_beds():

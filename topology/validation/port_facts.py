@@ -5,6 +5,7 @@ each end of an iSCSI path (the switch ports facing a port, with their MTUs) and 
 switches it crosses."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,13 +102,18 @@ def facing_switch_ports(ctx: Context, ref: str) -> list[tuple[str, int | None, b
 
 
 def _facing_now(ctx: Context, ref: str) -> list[tuple[str, int | None, bool]]:
-    # a switch end is cabled to many ports (a switch that names no ports is one end for all): looked up once
+    return _switch_ends(ctx, ctx.analyzer._neighbors.get(ref, ()))
+
+
+def _switch_ends(ctx: Context, refs: Iterable[str]) -> list[tuple[str, int | None, bool]]:
+    """(the cable end, its MTU, False) of each of `refs` that is on a switch.  A switch end is cabled to
+    many ports (a switch that names no ports is one end for all): each is looked up once."""
     ends = ctx.memo.setdefault("switch_ends", {})
     out = []
-    for other in ctx.analyzer._neighbors.get(ref, ()):
-        end = ends.get(other, _MISSING)
+    for ref in refs:
+        end = ends.get(ref, _MISSING)
         if end is _MISSING:
-            end = ends[other] = _switch_end(ctx, other)
+            end = ends[ref] = _switch_end(ctx, ref)
         if end is not None:
             out.append(end)
     return out
@@ -117,7 +123,6 @@ _MISSING = object()
 
 
 def _switch_end(ctx: Context, other: str) -> tuple[str, int | None, bool] | None:
-    """(the cable end, its MTU, False) when the end is on a switch, else None."""
     dev = ctx.idx.endpoint_device(other)
     if not isinstance(dev, Switch):
         return None
@@ -130,17 +135,8 @@ def inter_switch_mtus(ctx: Context, switches: tuple[str, ...]) -> list[tuple[str
     switches of `switches`, in the order a frame crosses them.  A stack makes its switches one: its
     ports set no frame size of their own."""
     between = ctx.once("inter_switch_ends", _inter_switch_ends)
-    ends = ctx.memo.setdefault("switch_ends", {})
-    out: list[tuple[str, int | None, bool]] = []
-    for a, b in zip(switches, switches[1:]):
-        for near, far in between.get((a, b), ()):
-            for ref in (near, far):
-                end = ends.get(ref, _MISSING)
-                if end is _MISSING:
-                    end = ends[ref] = _switch_end(ctx, ref)
-                if end is not None:
-                    out.append(end)
-    return out
+    return _switch_ends(ctx, [ref for a, b in zip(switches, switches[1:])
+                              for link_ends in between.get((a, b), ()) for ref in link_ends])
 
 
 def _inter_switch_ends(ctx: Context) -> dict[tuple[str, str], list[tuple[str, str]]]:

@@ -17,6 +17,7 @@ class VmFacts:
     # vNICs that may be in SR-IOV mode (offloads set, or an iSCSI role: SRIOV-001 decides), in bed order
     sriov_candidates: list[tuple[Any, Any]]
     addressed_nics: list[tuple[str, str, str]]  # (VM:NIC, address, network) of every addressed vNIC, in bed order
+    iscsi_nics: list[tuple[Any, Any]]           # (VM, vNIC) of every in-guest iSCSI vNIC (NET-001), in bed order
 
 
 def vm_facts(ctx: Context) -> VmFacts:
@@ -28,6 +29,7 @@ def _facts_now(ctx: Context) -> VmFacts:
     memory_unset: list[Any] = []
     sriov: list[tuple[Any, Any]] = []
     addressed: list[tuple[str, str, str]] = []
+    iscsi: list[tuple[Any, Any]] = []
     for vm in ctx.bed.vms:
         if vm.production:
             production.append(vm)
@@ -35,8 +37,11 @@ def _facts_now(ctx: Context) -> VmFacts:
         if memory is NOT_STATED or not memory:
             memory_unset.append(vm)
         for n in vm.nics:
-            if n.offloads or n.role == "iscsi":
+            if n.role == "iscsi":
+                sriov.append((vm, n))
+                iscsi.append((vm, n))
+            elif n.offloads:
                 sriov.append((vm, n))
             if n.address:
                 addressed.append((f"{vm.id}:{n.name}", n.address, n.network))
-    return VmFacts(production, memory_unset, sriov, addressed)
+    return VmFacts(production, memory_unset, sriov, addressed, iscsi)

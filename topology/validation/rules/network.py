@@ -70,7 +70,7 @@ def _guest_iscsi_on_shared_uplinks(ctx: Context) -> Iterator[Hit]:
     host's LAN, management or cluster traffic too is as shared as a host iSCSI port would be.  (An
     uplink with the iSCSI role of its own is judged as a host iSCSI port above.)"""
     guests: dict[str, list[str]] = {}
-    for vm, nic in vm_facts(ctx).sriov_candidates:
+    for vm, nic in vm_facts(ctx).iscsi_nics:
         vs = ctx.idx.vswitches.get(nic.vswitch) if nic.role == SAN else None
         if vs is not None and type(vs.uplinks) is list:
             for uplink in vs.uplinks:
