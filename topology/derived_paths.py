@@ -19,6 +19,7 @@ carries nothing in that scenario.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -59,7 +60,6 @@ class PathDerivation:
         self._frozen_attach: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {}
         self._sig_ids: dict[Any, int] = {}
         self._plans: dict[tuple, list[PlanEntry]] = {}
-        self._guest_uplinks_by_host: dict[str, set[str]] | None = None
         self._derive()
 
     # ------------------------------------------------------------------ endpoints
@@ -83,7 +83,7 @@ class PathDerivation:
                     continue    # a LAN, heartbeat or unused port (port_protocol gives '')
                 if bound_nics is None:      # (worked out at the first SAN port: most servers bind none)
                     bound_nics = {p.bound_to for _, p in ports if p.bound_to}
-                    guest_only = self._guest_uplinks().get(server.id)
+                    guest_only = self._guest_uplinks.get(server.id)
                 if bound_nics and ref in bound_nics:
                     continue    # it carries the interfaces bound to it; it is no initiator itself
                 if guest_only and ref in guest_only and port.address == "":
@@ -113,15 +113,14 @@ class PathDerivation:
                 out.append(self._vnic_endpoint(ref, n, "iscsi"))
         return out
 
+    @cached_property
     def _guest_uplinks(self) -> dict[str, set[str]]:
         """Server id -> uplinks of its virtual switches not shared with the management OS (guest traffic)."""
-        if self._guest_uplinks_by_host is None:
-            found: dict[str, set[str]] = {}
-            for vs in self.idx.bed.virtual_switches:
-                if not vs.management_os and type(vs.uplinks) is list and type(vs.host) is str:
-                    found.setdefault(vs.host, set()).update(vs.uplinks)
-            self._guest_uplinks_by_host = found
-        return self._guest_uplinks_by_host
+        found: dict[str, set[str]] = {}
+        for vs in self.idx.bed.virtual_switches:
+            if not vs.management_os and type(vs.uplinks) is list and type(vs.host) is str:
+                found.setdefault(vs.host, set()).update(vs.uplinks)
+        return found
 
     def _vnic_endpoint(self, ref: str, nic: Any, proto: str) -> Endpoint:
         """A VM's initiator: the vNIC, its virtual switch, and the uplinks its traffic leaves by."""
