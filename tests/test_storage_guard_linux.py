@@ -201,3 +201,46 @@ def test_no_disk_with_the_identity_is_refused_with_the_disks_it_saw(lab, tmp_pat
     proc = _run(lab, _format_script(lab, _bed(tmp_path / "x", ghost)))
     assert proc.returncode != 0 and "no disk on" in proc.stderr
     assert data.wwn in proc.stderr      # names what it found instead
+
+
+def _cli_bed(lab, tmp_path: Path, lun: Lun) -> Path:
+    bed = tmp_path / "bed.yaml"
+    bed.write_text(_bed(tmp_path / "cli-data", lun) + "access:\n  - {host: db-1, transport: local}\n")
+    return bed
+
+
+def _cli(lab, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    """`testbed-studio run` as a user starts it, in a mount namespace with the test's fstab and udevadm."""
+    import os
+    import sys
+    folder = lab["folder"]
+    (folder / "fstab").write_text("# test fstab\n")
+    env = {**os.environ, "TESTBED_STUDIO_STATE_DIR": str(tmp_path / "state"), "PATH": f"{lab['bin']}:{os.environ['PATH']}"}
+    cmd = " ".join(f"'{a}'" for a in (sys.executable, "-m", "app.cli", "run", *args))
+    return subprocess.run(["unshare", "-m", "--propagation", "private", "bash", "-c",
+                           f"mount --bind {folder}/fstab /etc/fstab && exec {cmd} < /dev/null"],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=Path(__file__).parent.parent)
+
+
+def test_run_lists_the_disks_asks_before_writing_and_formats_with_yes_destructive(lab, tmp_path):
+    data = lab["luns"]["data"]
+    _wipe(data)
+    bed = _cli_bed(lab, tmp_path, data)
+    templates = lab["folder"] / "templates"
+    templates.mkdir(exist_ok=True)
+    (templates / "families.yaml").write_text(FAMILIES)
+    meth = M.generate(loads(bed.read_text(), "bed.yaml"), extra_dirs=[templates])
+    number = next(s.number for s in meth.steps() if s.destructive)
+    common = ["--templates", str(templates), "--steps", number]
+    dry = _cli(lab, tmp_path, str(bed), "--dry-run", *common)
+    assert dry.returncode == 0 and f"WRITES TO tgt1:data (WWN naa.{data.wwn}" in dry.stdout, dry.stdout + dry.stderr
+    before = _images(lab)
+    asked = _cli(lab, tmp_path, str(bed), *common)
+    assert asked.returncode == 4, asked.stdout + asked.stderr
+    assert f"naa.{data.wwn}" in asked.stdout and "--yes-destructive" in asked.stderr
+    assert _images(lab) == before                      # nothing was written without the yes
+    done = _cli(lab, tmp_path, str(bed), "--yes-destructive", *common)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _fs_type(data.image) == "ext4"
+    after = _images(lab)
+    assert {k for k in before if before[k] != after[k]} == {"data"}

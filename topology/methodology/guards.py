@@ -21,6 +21,10 @@ from topology.methodology.template_syntax import Template, parse_template, templ
 from topology.methodology.values import Val
 
 GUARDS_DIR = Path(__file__).resolve().parent.parent.parent / "resources" / "templates" / "guards"
+# the programs a bash guard calls (the run's pre-flight checks them; `app.run.tool_needs`)
+GUARD_TOOLS: dict[str, tuple[str, ...]] = {
+    "linux-block": ("udevadm", "blkid", "findmnt", "find", "readlink", "grep", "tr", "head", "cat", "hostname"),
+}
 # guard name -> (the shell it is written for, its file)
 GUARDS: dict[str, tuple[str, str]] = {
     "linux-block": ("bash", "linux-block.sh"),
