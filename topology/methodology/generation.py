@@ -335,6 +335,8 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
         if ct.when and not matches(ct.when, vals):
             unfit += [f"{v.text} ({name})" for name, pat in ct.when
                       if (v := vals.get(name)) is not None and not pat.search(v.match_text())]
+            if st.destructive and (absent := [name for name, _ in ct.when if vals.get(name) is None]):
+                why_destructive = why_destructive or f"the bed gives no {', '.join(absent)}: done by hand"
             if st.destructive and (v := vals.get("volume.select_by")) is not None and \
                     any(name == "volume.select_by" and not pat.search(v.match_text()) for name, pat in ct.when):
                 why_destructive = why_destructive or selection_reason(v.text, machine.about(item.platform)[0])
