@@ -106,46 +106,94 @@ def _ps(area: str, pipeline: str) -> Probe:
 
 
 # per area, the probes in order of preference: the first whose every command the release has is used
+# Select-Object takes its properties as quoted strings (tree-sitter-powershell, which the tests parse
+# every script with, reads a bare A,B list as an error)
+# Select-Object takes its properties quoted: tree-sitter-powershell, which the tests parse every script
+# with, reads a bare A,B list as an error
 WINDOWS: dict[str, tuple[Probe, ...]] = {
     "adapters": (
-        _ps("win-adapters", "Get-NetAdapter | Select-Object Name,InterfaceDescription,MacAddress,Status,"
-                            "LinkSpeed,MtuSize,ifIndex | ConvertTo-Json"),
-        _ps("win-adapters-wmi", "Get-WmiObject Win32_NetworkAdapter -Filter 'PhysicalAdapter=True' | "
-                                "Select-Object NetConnectionID,Name,MACAddress,NetConnectionStatus,Speed,Index | "
-                                "ConvertTo-Csv -NoTypeInformation")),
+        _ps('win-adapters',
+            'Get-NetAdapter | '
+            "Select-Object 'Name','InterfaceDescription','MacAddress','Status','LinkSpeed','MtuSize','ifIndex' | "
+            'ConvertTo-Json'),
+        _ps('win-adapters-wmi',
+            "Get-WmiObject Win32_NetworkAdapter -Filter 'PhysicalAdapter=True' | "
+            "Select-Object 'NetConnectionID','Name','MACAddress','NetConnectionStatus','Speed','Index' | "
+            'ConvertTo-Csv -NoTypeInformation'),
+    ),
     "addresses": (
-        _ps("win-addresses", "Get-NetIPAddress -AddressFamily IPv4 | Select-Object InterfaceAlias,IPAddress,"
-                             "PrefixLength | ConvertTo-Json"),
-        _ps("win-addresses-wmi", "Get-WmiObject Win32_NetworkAdapterConfiguration -Filter 'IPEnabled=True' | "
-                                 "Select-Object Index,@{n='IPAddress';e={$_.IPAddress -join ' '}},"
-                                 "@{n='IPSubnet';e={$_.IPSubnet -join ' '}} | ConvertTo-Csv -NoTypeInformation")),
+        _ps('win-addresses',
+            'Get-NetIPAddress -AddressFamily IPv4 | '
+            "Select-Object 'InterfaceAlias','IPAddress','PrefixLength' | "
+            'ConvertTo-Json'),
+        _ps('win-addresses-wmi',
+            "Get-WmiObject Win32_NetworkAdapterConfiguration -Filter 'IPEnabled=True' | "
+            "Select-Object 'Index',@{n='IPAddress';e={$_.IPAddress -join ' '}},"
+            "@{n='IPSubnet';e={$_.IPSubnet -join ' '}} | "
+            'ConvertTo-Csv -NoTypeInformation'),
+    ),
     "mtu": (
-        _ps("win-mtu", "Get-NetIPInterface -AddressFamily IPv4 | Select-Object InterfaceAlias,NlMtu | ConvertTo-Json"),
-        _ps("win-mtu-netsh", "netsh interface ipv4 show subinterfaces")),
+        _ps('win-mtu',
+            'Get-NetIPInterface -AddressFamily IPv4 | '
+            "Select-Object 'InterfaceAlias','NlMtu' | "
+            'ConvertTo-Json'),
+        _ps('win-mtu-netsh',
+            'netsh interface ipv4 show subinterfaces'),
+    ),
     "flow": (
-        _ps("win-flow", "Get-NetAdapterAdvancedProperty -RegistryKeyword '*FlowControl' | Select-Object Name,"
-                        "RegistryValue | ConvertTo-Json"),),
+        _ps('win-flow',
+            "Get-NetAdapterAdvancedProperty -RegistryKeyword '*FlowControl' | "
+            "Select-Object 'Name','RegistryValue' | "
+            'ConvertTo-Json'),
+    ),
     "disks": (
-        _ps("win-disks", "Get-Disk | Select-Object Number,FriendlyName,SerialNumber,UniqueId,Size,BusType,"
-                         "Manufacturer,Model | ConvertTo-Json"),
-        _ps("win-disks-wmi", "Get-WmiObject Win32_DiskDrive | Select-Object Index,Model,SerialNumber,Size,"
-                             "SCSILogicalUnit | ConvertTo-Csv -NoTypeInformation")),
+        _ps('win-disks',
+            'Get-Disk | '
+            "Select-Object 'Number','FriendlyName','SerialNumber','UniqueId','Size','BusType','Manufacturer','Model' | "
+            'ConvertTo-Json'),
+        _ps('win-disks-wmi',
+            'Get-WmiObject Win32_DiskDrive | '
+            "Select-Object 'Index','Model','SerialNumber','Size','SCSILogicalUnit' | "
+            'ConvertTo-Csv -NoTypeInformation'),
+    ),
     "sessions": (
-        _ps("win-iscsi", "Get-IscsiConnection | Select-Object InitiatorAddress,TargetAddress,ConnectionIdentifier "
-                         "| ConvertTo-Json"),
-        _ps("win-iscsicli", "iscsicli.exe SessionList")),
-    "multipath": (_ps("win-mpclaim", "mpclaim.exe -s -d"),),
+        _ps('win-iscsi',
+            'Get-IscsiConnection | '
+            "Select-Object 'InitiatorAddress','TargetAddress','ConnectionIdentifier' | "
+            'ConvertTo-Json'),
+        _ps('win-iscsicli',
+            'iscsicli.exe SessionList'),
+    ),
+    "multipath": (
+        _ps('win-mpclaim',
+            'mpclaim.exe -s -d'),
+    ),
     "os": (
-        _ps("win-os", "Get-CimInstance Win32_OperatingSystem | Select-Object Caption,Version,"
-                      "TotalVisibleMemorySize | ConvertTo-Json"),
-        _ps("win-os-wmi", "Get-WmiObject Win32_OperatingSystem | Select-Object Caption,Version,"
-                          "TotalVisibleMemorySize | ConvertTo-Csv -NoTypeInformation")),
+        _ps('win-os',
+            'Get-CimInstance Win32_OperatingSystem | '
+            "Select-Object 'Caption','Version','TotalVisibleMemorySize' | "
+            'ConvertTo-Json'),
+        _ps('win-os-wmi',
+            'Get-WmiObject Win32_OperatingSystem | '
+            "Select-Object 'Caption','Version','TotalVisibleMemorySize' | "
+            'ConvertTo-Csv -NoTypeInformation'),
+    ),
     "cpu": (
-        _ps("win-cpu", "Get-CimInstance Win32_Processor | Select-Object Name,NumberOfLogicalProcessors | "
-                       "ConvertTo-Json"),
-        _ps("win-cpu-wmi", "Get-WmiObject Win32_Processor | Select-Object Name,NumberOfLogicalProcessors | "
-                           "ConvertTo-Csv -NoTypeInformation")),
-    "vms": (_ps("win-vms", "Get-VM | Select-Object Name,State | ConvertTo-Json"),),
+        _ps('win-cpu',
+            'Get-CimInstance Win32_Processor | '
+            "Select-Object 'Name','NumberOfLogicalProcessors' | "
+            'ConvertTo-Json'),
+        _ps('win-cpu-wmi',
+            'Get-WmiObject Win32_Processor | '
+            "Select-Object 'Name','NumberOfLogicalProcessors' | "
+            'ConvertTo-Csv -NoTypeInformation'),
+    ),
+    "vms": (
+        _ps('win-vms',
+            'Get-VM | '
+            "Select-Object 'Name','State' | "
+            'ConvertTo-Json'),
+    ),
 }
 
 # PowerShell probes run through one function that prints the marker, runs the pipeline, and says
