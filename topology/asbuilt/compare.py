@@ -15,7 +15,9 @@ multipath) in `storage.py`.  Qt-free and transport-free: testable without hosts,
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from topology.asbuilt import codes as C
 from topology.asbuilt.facts import CPU, INTERFACES, IOMMU, MEMORY, OS, VMS, HostFacts, Interface
@@ -30,6 +32,7 @@ def check(bed: Bed, facts: dict[str, HostFacts], hosts: Iterable[str] | None = N
     wanted = set(hosts) if hosts is not None else None
     out = AsBuilt()
     servers = {s.id: s for s in bed.servers}
+    cabled = {end for lk in bed.links for end in (lk.a, lk.b)}
     for host, f in facts.items():
         if wanted is not None and host not in wanted:
             continue
@@ -44,7 +47,7 @@ def check(bed: Bed, facts: dict[str, HostFacts], hosts: Iterable[str] | None = N
         if server is None:
             continue
         if f.has(INTERFACES):
-            _ports(out, bed, server, f)
+            _ports(out, cabled, server, f)
         _system(out, server, f)
     if any(f.has(VMS) for f in facts.values()):
         _placement(out, bed, facts, wanted)
@@ -55,8 +58,15 @@ def check(bed: Bed, facts: dict[str, HostFacts], hosts: Iterable[str] | None = N
 
 # ------------------------------------------------------------------ ports
 
+_V4 = re.compile(r"\s*(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:/(\d{1,2}))?\s*")
+
+
+@lru_cache(maxsize=65536)
 def _ip(text: str) -> tuple[str, int | None]:
     """'a.b.c.d/24' -> ('a.b.c.d', 24); a bare address -> (address, None); '' when not an address."""
+    m = _V4.fullmatch(text)
+    if m and all(int(x) < 256 for x in m.groups()[:4]) and (m.group(5) is None or int(m.group(5)) <= 32):
+        return ".".join(str(int(x)) for x in m.groups()[:4]), int(m.group(5)) if m.group(5) else None
     try:
         if "/" in text:
             iface = ipaddress.ip_interface(text.strip())
@@ -80,32 +90,35 @@ def _checked(p: Port, cabled: bool) -> bool:
 
 
 def match_interface(p: Port, by_name: dict[str, Interface], by_mac: dict[str, Interface],
-                    by_ip: dict[str, Interface]) -> tuple[Interface | None, str]:
-    """The host's interface for a bed port, and how it was told: by MAC, label, name, then address."""
+                    by_ip: dict[str, Interface] | None) -> tuple[Interface | None, str]:
+    """The host's interface for a bed port, and how it was told: by MAC, label, name, then address
+    (`by_ip` None: worked out here, only when the names do not tell)."""
     mac = stated(p.mac)
     if isinstance(mac, str) and mac and mac.lower().replace("-", ":") in by_mac:
         return by_mac[mac.lower().replace("-", ":")], "MAC"
     for key, how in ((p.label, "label"), (p.name, "name")):
         if isinstance(key, str) and key and key.lower() in by_name:
             return by_name[key.lower()], how
-    ip, _ = _ip(stated(p.address) or "") if isinstance(stated(p.address), str) else ("", None)
-    if ip and ip in by_ip:
-        return by_ip[ip], "address"
+    address = stated(p.address)
+    ip = _ip(address)[0] if isinstance(address, str) and address else ""
+    if ip:
+        if by_ip is None:
+            by_ip = {_ip(a)[0]: i for i in by_name.values() for a in i.addresses}
+        if ip in by_ip:
+            return by_ip[ip], "address"
     return None, ""
 
 
-def _ports(out: AsBuilt, bed: Bed, server: Server, f: HostFacts) -> None:
+def _ports(out: AsBuilt, cabled: set[str], server: Server, f: HostFacts) -> None:
     host = server.id
     by_name = {i.name.lower(): i for i in f.interfaces}
     by_name.update({i.description.lower(): i for i in f.interfaces if i.description and i.description.lower()
                     not in by_name})
     by_mac = {i.mac.lower(): i for i in f.interfaces if i.mac}
-    by_ip = {_ip(a)[0]: i for i in f.interfaces for a in i.addresses}
-    cabled = {end for lk in bed.links for end in (lk.a, lk.b) if end.startswith(host + ":")}
     for ref, p in server_ports(server):
         if not _checked(p, ref in cabled):
             continue
-        iface, how = match_interface(p, by_name, by_mac, by_ip)
+        iface, how = match_interface(p, by_name, by_mac, None)
         name = p.label or p.name
         if iface is None:
             addr = stated(p.address)
