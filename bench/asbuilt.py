@@ -15,12 +15,12 @@ def facts_from_bed(bed):
     """Facts that say what the bed says (every port present, up, at its address and MTU; every
     mapped volume seen by its WWN), so the comparison does all its work and finds nothing."""
     from topology.asbuilt import facts as F
-    from topology.path_checks import Masking
     from topology.index import BedIndex
+    from topology.path_checks import Masking
     masking = Masking(BedIndex(bed))
     volumes = {f"{a.id}:{v.name}": v for a in bed.arrays for v in a.volumes}
     out = {}
-    for i, s in enumerate(bed.servers):
+    for s in bed.servers:
         f = F.HostFacts(s.id, "linux")
         for ad in s.adapters:
             for p in ad.ports:

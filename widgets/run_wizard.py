@@ -52,6 +52,7 @@ class RunWizard(QWidget):
     def __init__(self, document, selection=None, parent=None):
         super().__init__(parent)
         self.document = document
+        self.selection = selection
         self.extra_templates: list[str] = []      # step template directories beyond the built-in ones
         self.controller = RunController(self)
         self.steps: list = []
@@ -134,6 +135,9 @@ class RunWizard(QWidget):
         self.metrics_page = QWidget(self.pages)      # the dashboard is built on first use
         QVBoxLayout(self.metrics_page).setContentsMargins(0, 4, 0, 0)
         self.pages.addTab(self.metrics_page, "Live metrics")
+        from widgets.asbuilt_panel import AsBuiltPanel
+        self.asbuilt = AsBuiltPanel(self, self.pages)
+        self.pages.addTab(self.asbuilt, "As built")
         self.dashboard = None
         self.tree = QTreeWidget(split)
         self.tree.setHeaderLabels(["Step", "Where"])
@@ -280,6 +284,8 @@ class RunWizard(QWidget):
             return
         self._opened(session)
         self._say(f"Run {session.run_id} started. Check the hosts first (Pre-flight check), then run the steps.")
+        if self.asbuilt.before_run.isChecked():
+            self.asbuilt.check()
 
     def resume(self, run_id: str | None) -> None:
         if not run_id or self.controller.busy:
@@ -316,6 +322,7 @@ class RunWizard(QWidget):
 
     def shutdown(self) -> None:
         self._ticker.stop()
+        self.asbuilt.shutdown()
         self.controller.shutdown()
         if self.dashboard is not None:
             self.dashboard.shutdown()
