@@ -5,13 +5,13 @@ yields one item per bed object; the most specific template (platform, then `matc
 """
 from __future__ import annotations
 
-import gc
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from topology.gc_pause import collector_paused
 from topology.methodology.ansible_block import render_ansible_block
 from topology.methodology.context import BedContext
 from topology.methodology.domains import DOMAINS, Item
@@ -81,16 +81,11 @@ def generate(bed: Bed, templates_dir: str | os.PathLike | None = None,
     # tens of thousands of small, long-lived objects: the collector's rescans only cost time.  Paused before
     # the first allocation: one then would start a collection of everything made since the last one (the
     # previous procedure, a validation), which is not this generation's work
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         files = load_templates(templates_dir, extra_dirs)
         plans = _plans(files)
         families = load_families(templates_dir, extra_dirs)
         return _generate(BedContext(bed, families), plans, findings)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -> Methodology:
