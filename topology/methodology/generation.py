@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from topology.methodology.ansible_block import render_ansible_block
-from topology.methodology.guards import assumed_reason, guard_library, selection_reason, stated_only
 from topology.methodology.context import BedContext
 from topology.methodology.domains import DOMAINS, Item
 from topology.methodology.domains.bed_wide import bed_values, run_values
+from topology.methodology.guards import assumed_reason, guard_library, selection_reason, stated_only
 from topology.methodology.render import MISSING, apply_derives, matches, render, tidy
 from topology.methodology.selection import HostProfile
 from topology.methodology.step_notes import attach_notes
