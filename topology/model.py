@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import topology.model_storage as _model_storage
 from topology.array_groups import ArrayGroup
 from topology.configuration_spec import Configuration
 from topology.fields import fld, lst, mapping
@@ -212,6 +213,9 @@ class Link:
 
 
 # ------------------------------------------------------------------------------ storage: topology/model_storage.py
+# its Controller.ports names Port, which it imports for type checking only: give `typing.get_type_hints`
+# (the fuzz tests, any reader of the hints) the class in that module's namespace too
+_model_storage.__dict__["Port"] = Port
 
 
 # ------------------------------------------------------------------------------ virtual

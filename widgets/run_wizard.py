@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from app.run import events as E
 from app.run.qt_runner import RunController
 from app.run.session import ANSIBLE, BUILTIN, RunSession, runs_of_bed
+from widgets.disk_write_confirm import confirm_disk_writes
 from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_status_look import STATUS_LOOK, status_icon
 
@@ -542,6 +543,8 @@ class RunWizard(QWidget):
 
     def _run(self, steps, rerun: bool = False) -> None:
         steps = [s for s in steps if s is not None]
+        if steps and not confirm_disk_writes(self, steps, self.session):
+            return
         if steps and self.controller.run_steps(steps, rerun=rerun):
             self._say(f"Running {', '.join(s.number for s in steps)} …")
             self._update_buttons()

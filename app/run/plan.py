@@ -51,6 +51,12 @@ class RunStep:
     tasks: list[Task]
     template: str = ""
     why_manual: str = ""       # shown when an automatable step must be done by hand
+    devices: list[str] = field(default_factory=list)   # a step that writes to disks: each, by identity
+
+    @property
+    def destructive(self) -> bool:
+        """It writes to a block device: a run asks before it (`--yes-destructive`)."""
+        return bool(self.devices)
 
     @property
     def manual(self) -> bool:
@@ -123,7 +129,7 @@ def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) 
     if not tasks:
         tasks = [Task(step.number, step.target or MANUAL_HOST)]
     return RunStep(step.number, step.text, section, title, step.target or MANUAL_HOST, tasks,
-                   step.template, why)
+                   step.template, why, list(step.devices) if step.destructive else [])
 
 
 def vendor_cli_script(statements: str, invoke: str) -> str:

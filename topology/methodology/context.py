@@ -34,6 +34,7 @@ class BedContext:
         # (host, initiator, target) -> the switches a path crosses, in order (derived paths only)
         self.path_switches: dict[tuple[str, str, str], tuple[str, ...]] = {}
         self._shared_values: dict[tuple, Values] = {}
+        self._owners: dict | None = None
         self._shared_ids: set[int] = set()     # id() of each of them (they live as long as this context)
         self.bed_domain = bed.bed.domain if bed.bed is not None else ""
         self.server_rank = {s.id: i for i, s in enumerate(bed.servers)}
@@ -80,6 +81,13 @@ class BedContext:
     def management_station(self) -> str:
         """The server a lab manages its arrays and switches from (role `management`), or ''."""
         return next((s.id for s in self.bed.servers if s.role == "management" and not s.simulated), "")
+
+    def volume_owners(self) -> dict:
+        """ARRAY:VOLUME -> `topology.volume_owner.VolumeOwner`: who formats each volume."""
+        if self._owners is None:
+            from topology.volume_owner import volume_owners
+            self._owners = volume_owners(self.bed)
+        return self._owners
 
     def server_or_vm(self, cid: str) -> Any:
         return self.idx.servers.get(cid) or self.idx.vms.get(cid)

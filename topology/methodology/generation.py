@@ -16,6 +16,7 @@ from topology.methodology.ansible_block import render_ansible_block
 from topology.methodology.context import BedContext
 from topology.methodology.domains import DOMAINS, Item
 from topology.methodology.domains.bed_wide import bed_values, run_values
+from topology.methodology.guards import assumed_reason, guard_library, selection_reason, stated_only
 from topology.methodology.render import MISSING, apply_derives, matches, render, tidy
 from topology.methodology.selection import HostProfile
 from topology.methodology.step_notes import attach_notes
@@ -322,10 +323,18 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
         tf.platform == "common" or not st.commands) else ""
     command_misses: list[tuple[StepTemplate, str, bool]] = []
     unfit: list[str] = []
+    why_destructive = ""      # why a step that writes to a disk has no command here
     for ct in st.commands:
+        assumed: list[str] = []
+        cget = stated_only(get, assumed) if st.destructive else get
         if ct.when and not matches(ct.when, vals):
             unfit += [f"{v.text} ({name})" for name, pat in ct.when
                       if (v := vals.get(name)) is not None and not pat.search(v.match_text())]
+            if st.destructive and (absent := [name for name, _ in ct.when if vals.get(name) is None]):
+                why_destructive = why_destructive or f"the bed gives no {', '.join(absent)}: done by hand"
+            if st.destructive and (v := vals.get("volume.select_by")) is not None and \
+                    any(name == "volume.select_by" and not pat.search(v.match_text()) for name, pat in ct.when):
+                why_destructive = why_destructive or selection_reason(v.text, machine.about(item.platform)[0])
             continue
         sel = ct.selector
         if sel.platform is not None or sel.transports:
@@ -334,13 +343,18 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                 command_misses.append((st, why, by_transport))
                 continue
         unstated: list[str] = []
-        script = tidy(render(ct.script, get, ct.shell, used, missing, unstated))
+        script = tidy(render(ct.script, cget, ct.shell, used, missing, unstated))
         if not script:
             continue  # every line was optional and the bed gives none of them
-        verify = tidy(render(ct.verify, get, ct.shell, used, missing, unstated)) if ct.verify is not None else None
+        verify = tidy(render(ct.verify, cget, ct.shell, used, missing, unstated)) if ct.verify is not None else None
+        if assumed:
+            why_destructive = why_destructive or assumed_reason(assumed)
+            continue
         if unstated:  # no command is built on a value the source does not give: the step is done by hand
             not_stated += [n for n in unstated if n not in not_stated]
             continue
+        if ct.guard:
+            script = guard_library(ct.guard) + "\n" + script
         invoke = None
         if ct.invoke is not None:
             # without its values (the array's addresses) the CLI cannot be run; the statements still print
@@ -354,6 +368,8 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                 return None if v is not None and v.kind == "not_stated" else v
             ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get_stated, None, used, miss))
         commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, "", invoke, ansible))
+    if st.commands and not commands and not reason and why_destructive:
+        reason = why_destructive
     if st.commands and not commands and not reason and not_stated:
         reason = f"the source does not state {', '.join(not_stated)}: done by hand"
     if st.commands and not commands and not reason:
@@ -369,9 +385,16 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
         if v.source and v.text and v.kind != "not_stated":
             sources.setdefault(v.text, v.source)
     platform, about = machine.about(item.platform)
+    devices: list[str] = []
+    if st.destructive and st.device is not None:
+        device_missing: list[str] = []
+        device = " ".join(render(st.device, get, None, {}, device_missing).split())
+        devices = [] if device_missing else [device]
+        if commands and not devices:   # a command that cannot say which disk it writes to is never run
+            commands, reason = [], selection_reason("none", platform)
     # positional: a step is made some 20,000 times for a large bed, and keywords cost a third of it
     return Step("", _sentences(text), item.target, commands, not commands, sources, missing, f"{tf.rel}#{st.id}",
-                not_stated, [], reason, platform, table, about, used)
+                not_stated, [], reason, platform, table, about, used, st.destructive, devices)
 
 
 _DOUBLED_STOP = re.compile(r"(?<![.…])\.\.(?!\.)|[;:,]\.(?!\.)")

@@ -21,6 +21,8 @@ def _step(step: Step) -> dict[str, Any]:
         "manual": step.manual,
         "manual_reason": step.manual_reason,
         "runnable": step.runnable,
+        "destructive": step.destructive,
+        "devices": list(step.devices),
         "unresolved": list(step.unresolved),
         "not_stated": list(step.not_stated),
         "notes": list(step.notes),

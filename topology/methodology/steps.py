@@ -36,6 +36,8 @@ class Step:
     table: tuple[list[str], list[list[str]]] | None = None   # (header, rows): a step with one row per item
     machine: dict | None = None     # the machine it runs on: family, distro, version, hypervisor, transports
     values: dict = field(default_factory=dict)   # value name -> the Val it showed (text, source field)
+    destructive: bool = False       # writes to a block device: guarded, and a run asks before it
+    devices: list[str] = field(default_factory=list)   # destructive: the disks it writes to, by identity
 
     @property
     def runnable(self) -> bool:
