@@ -36,6 +36,9 @@ class Step:
     table: tuple[list[str], list[list[str]]] | None = None   # (header, rows): a step with one row per item
     machine: dict | None = None     # the machine it runs on: family, distro, version, hypervisor, transports
     values: dict = field(default_factory=dict)   # value name -> the Val it showed (text, source field)
+    # the run section: where in the test the step is (configuration, phase, scenario, level, repetition)
+    position: dict | None = None
+    heading: str = ""               # printed above the step where a part of the test begins
 
     @property
     def runnable(self) -> bool:

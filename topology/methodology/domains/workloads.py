@@ -41,7 +41,7 @@ WORKLOAD_NAMES = field_names("workload", *_WORKLOAD_FIELDS, "duration_minutes", 
                              "fio_bssplit", "fio_rw", "rwmixread", "criteria_text", "report_file")
 
 
-def _workload_values(ctx: BedContext, w: Any) -> Values:
+def workload_values(ctx: BedContext, w: Any) -> Values:
     out: Values = {}
     r = w.id
     put_fields(out, "workload", w, r, _WORKLOAD_FIELDS)
@@ -101,7 +101,7 @@ def _lists_tool(comp: Any, tool: str) -> bool:
     return any(pattern.search(str(s)) for s in getattr(comp, "software", None) or [])
 
 
-def _runner_values(ctx: BedContext, rid: str, k: int, tool: str = "") -> Values:
+def runner_values(ctx: BedContext, rid: str, k: int, tool: str = "") -> Values:
     vals: Values = {}
     comp = ctx.server_or_vm(rid)
     put(vals, "runner.has_tool", as_bool(_lists_tool(comp, tool)))
@@ -118,7 +118,7 @@ def _workload_items(ctx: BedContext, sub: int, per_workload: Callable[[Any, Valu
     workload's first runner, or (`on_runner` False) on no machine: a pass criterion is a judgement."""
     out = []
     for i, w in enumerate(ctx.bed.workloads):
-        base = _workload_values(ctx, w)
+        base = workload_values(ctx, w)
         target = ctx.runners(w)[0] if on_runner else ""
         platform = platform_of(ctx.server_or_vm(target)) if on_runner else ""
         for k, vals in enumerate(per_workload(w, base)):
@@ -131,10 +131,10 @@ def _workload_items(ctx: BedContext, sub: int, per_workload: Callable[[Any, Valu
 def _workloads(ctx: BedContext) -> list[Item]:
     out = []
     for i, w in enumerate(ctx.bed.workloads):
-        vals = _workload_values(ctx, w)
+        vals = workload_values(ctx, w)
         runners = ctx.runners(w)
         put(vals, "workload.runners", as_list(runners, f"{w.id}.driver" if w.driver else f"{w.id}.targets"))
-        vals.update(_runner_values(ctx, runners[0], 0, w.tool))
+        vals.update(runner_values(ctx, runners[0], 0, w.tool))
         out.append(Item(vals, runners[0], platform_of(ctx.server_or_vm(runners[0])), (i,), 0))
     return out
 
@@ -143,10 +143,10 @@ def _workloads(ctx: BedContext) -> list[Item]:
 def _workload_runners(ctx: BedContext) -> list[Item]:
     out = []
     for i, w in enumerate(ctx.bed.workloads):
-        base = _workload_values(ctx, w)
+        base = workload_values(ctx, w)
         for k, rid in enumerate(ctx.runners(w)):
             vals = dict(base)
-            vals.update(_runner_values(ctx, rid, k, w.tool))
+            vals.update(runner_values(ctx, rid, k, w.tool))
             out.append(Item(vals, rid, platform_of(ctx.server_or_vm(rid)), (i,), 10 + k))
     return out
 
