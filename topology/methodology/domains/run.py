@@ -24,12 +24,14 @@ from topology.methodology.values import (
     as_text,
     as_token,
     field_names,
+    format_number,
     plain,
     put,
     put_fields,
     scaled,
 )
-from topology.unknown import stated
+from topology.unknown import NOT_STATED, stated
+from topology.workload_time import duration_minutes
 
 
 @domain("run", set(), "the run plan (one item when the bed has one, else one item with run.present = false)")
@@ -250,8 +252,8 @@ def _counter_hosts(ctx: BedContext) -> list[Item]:
     out = []
     for p, n, r in blocks(ctx):
         for k, h in enumerate(rp.counter_hosts):
-            if h in p.failed:
-                continue        # out of service in this phase: nothing to collect
+            if h in p.failed or h is NOT_STATED:
+                continue        # out of service in this phase (or not named): nothing to collect
             comp = ctx.server_or_vm(h)
             platform = platform_of(comp)
             is_array = any(a.id == h for a in ctx.bed.arrays)
@@ -302,8 +304,8 @@ def _load_groups(ctx: BedContext) -> list[Item]:
     return out
 
 
-LOAD_NAMES = WORKLOAD_NAMES | RUNNER_NAMES | BLOCK_NAMES | GROUP_NAMES | field_names("load", "when", "ramp_minutes",
-                                                                                     "ramp_s", "targets")
+LOAD_NAMES = WORKLOAD_NAMES | RUNNER_NAMES | BLOCK_NAMES | GROUP_NAMES | field_names(
+    "load", "when", "ramp_minutes", "ramp_s", "targets", "length")
 
 
 @domain("load", LOAD_NAMES,
@@ -323,6 +325,10 @@ def _loads(ctx: BedContext) -> list[Item]:
                     put(base, "load.ramp_minutes", as_number(ramp, f"{w.id}.ramp_minutes"))
                     put(base, "load.ramp_s", scaled(ramp, 60, f"{w.id}.ramp_minutes"))
                 put(base, "load.targets", as_list([t for t in p.runners.get(w.id, []) if t], f"{w.id}.levels"))
+                found = duration_minutes(ctx.bed, w)
+                if found is not None:
+                    put(base, "load.length", as_text(f"for {format_number(found[0])} minutes" if found[0] is not NOT_STATED
+                                                     else "for a time the bed does not state", found[1]))
                 wi = ctx.bed.workloads.index(w)
                 for k, rid in enumerate(p.runners.get(w.id, []) or [""]):
                     comp = ctx.server_or_vm(rid) if rid else None

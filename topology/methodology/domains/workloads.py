@@ -89,7 +89,7 @@ def _number_text(x: Any) -> str:
     return MARKER if x is NOT_STATED else format_number(x)
 
 
-RUNNER_NAMES = field_names("runner", "id", "platform", "kind", "index", "has_tool")
+RUNNER_NAMES = field_names("runner", "id", "platform", "kind", "index", "has_tool", "where", "from")
 
 
 def _lists_tool(comp: Any, tool: str) -> bool:
@@ -106,6 +106,12 @@ def runner_values(ctx: BedContext, rid: str, k: int, tool: str = "") -> Values:
     comp = ctx.server_or_vm(rid)
     put(vals, "runner.has_tool", as_bool(_lists_tool(comp, tool)))
     put(vals, "runner.id", as_text(rid, "workload.driver"))
+    # prose that reads well when the bed does not name the machine
+    named = bool(rid) and rid is not NOT_STATED
+    put(vals, "runner.where", as_text(f"on {rid}" if named else "on the machine that runs it (the bed does not name it)",
+                                      "workload.driver"))
+    put(vals, "runner.from", as_text(f"from {rid}" if named else "from the machine that ran it (the bed does not name it)",
+                                     "workload.driver"))
     put(vals, "runner.platform", as_token(platform_of(comp)))
     put(vals, "runner.kind", as_token("vm" if isinstance(comp, VM) else "server" if comp is not None else ""))
     put(vals, "runner.index", as_number(k + 1))
