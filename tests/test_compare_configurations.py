@@ -114,3 +114,30 @@ def test_the_bar_charts_value_labels_never_overlap_or_leave_the_image(size, tmp_
     png = tmp_path / "chart.png"
     png.write_bytes(chart_png(table, width, height))
     assert png.stat().st_size > 1000
+
+
+# ---------------------------------------------------------------------------------- results on real output
+
+DS2 = ROOT / "tests" / "data" / "captures" / "dvdstore" / "ds2webdriver_doc_typical_run.txt"
+
+
+def test_a_dvd_store_header_naming_its_target_by_address_is_read_not_a_traceback():
+    """The real driver output (captures/dvdstore) with the target an IP address, as `--target=IP` prints
+    it in the header line: the address is not a figure, the Final line's are."""
+    from app.metrics.dvdstore import parse_dvdstore
+    text = DS2.read_text().replace("rhel32", "192.168.30.201")
+    assert "target= 192.168.30.201  n_threads= 1" in text
+    parsed = parse_dvdstore(text)
+    assert parsed.extra["orders per minute"] == 147 and parsed.extra["threads"] == 1
+    assert parsed.duration_s == 61.0
+
+
+def test_results_weight_each_sample_by_the_time_it_covers():
+    """A 6 s fio run whose collector paused: five samples, the last after 2 s.  The average is the
+    time-weighted one (I/Os over seconds), not the mean of the samples."""
+    from app.metrics.results import summarize
+    from app.metrics.sample import Sample
+    times = [1.0, 2.0, 3.0, 4.0, 6.0]
+    values = [1000.0, 1000.0, 1000.0, 1000.0, 1500.0]    # the last stands for 2 s at 1,500 IO/s
+    (s,) = summarize([Sample(t, "h1", "iops", v, "IO/s") for t, v in zip(times, values, strict=True)])
+    assert s.average == pytest.approx((4 * 1000 + 2 * 1500) / 6)       # 1,166.7, not 1,100
