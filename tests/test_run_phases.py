@@ -84,7 +84,8 @@ def test_sqlio_oltp_runs_before_dss_each_tool_for_its_own_duration(cells_run):
 
 
 def test_the_degraded_phase_names_the_four_ports_it_disables_and_checks_the_paths(cells_run):
-    setup = [s for s in cells_run if _phase_of(s) == ("degraded", "4 active cells") and not s.position.get("repetition")]
+    setup = [s for s in cells_run
+             if _phase_of(s) == ("degraded", "4 active cells") and not s.position.get("repetition")]
     disable = [s for s in setup if s.template.endswith("#part-disable")]
     assert len(disable) == 4
     for ref, step in zip(sorted(DEGRADED_PORTS), sorted(disable, key=lambda s: s.text), strict=True):
@@ -172,7 +173,7 @@ def test_no_placeholder_reaches_the_prose_of_the_test():
     values not stated, or no run plan): no «missing», no "not stated of", no "on not stated"."""
     found = []
     for name, bed in _beds():
-        for key, step in _run_and_workload_texts(bed):
+        for _, step in _run_and_workload_texts(bed):
             if PLACEHOLDERS.search(step.text):
                 found.append(f"{name} {step.number} ({step.template}): {step.text[:120]}")
     assert not found, "\n".join(found[:20])
@@ -230,7 +231,8 @@ def test_the_new_fields_load_save_and_appear_in_the_schema(tmp_path):
     assert again.workloads[0].levels[1].targets == ["v1", "v2"] and again.workloads[0].together_with == ["web"]
     assert again.workloads[0].ramp_minutes == 5 and again.run_plan.collector == "lab-set"
     defs = project_schema()["$defs"]
-    assert {"duration_minutes", "ramp_minutes", "order", "together_with", "levels"} <= set(defs["Workload"]["properties"])
+    fields = set(defs["Workload"]["properties"])
+    assert {"duration_minutes", "ramp_minutes", "order", "together_with", "levels"} <= fields
     assert "checks" in defs["Scenario"]["properties"] and "collector" in defs["RunPlan"]["properties"]
     assert {"published_percent", "published_against"} <= set(defs["Result"]["properties"])
 

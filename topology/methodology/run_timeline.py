@@ -157,7 +157,8 @@ def _phase_specs(bed: Bed, configuration: str) -> list[tuple[MatrixEntry | None,
             if configuration and configuration not in (str(lv) for lv in entry.levels):
                 continue
             levels = [None]
-        for scenario in in_scope or [None]:
+        states: list[Scenario | None] = list(in_scope) or [None]
+        for scenario in states:
             specs.extend((entry, scenario, lv) for lv in levels)
     if not specs:
         specs = [(None, s, None) for s in bed.scenarios] or [(None, None, None)]

@@ -327,8 +327,9 @@ def _loads(ctx: BedContext) -> list[Item]:
                 put(base, "load.targets", as_list([t for t in p.runners.get(w.id, []) if t], f"{w.id}.levels"))
                 found = duration_minutes(ctx.bed, w)
                 if found is not None:
-                    put(base, "load.length", as_text(f"for {format_number(found[0])} minutes" if found[0] is not NOT_STATED
-                                                     else "for a time the bed does not state", found[1]))
+                    length = (f"for {format_number(found[0])} minutes" if found[0] is not NOT_STATED
+                              else "for a time the bed does not state")
+                    put(base, "load.length", as_text(length, found[1]))
                 wi = ctx.bed.workloads.index(w)
                 for k, rid in enumerate(p.runners.get(w.id, []) or [""]):
                     comp = ctx.server_or_vm(rid) if rid else None

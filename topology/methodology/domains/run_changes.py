@@ -100,9 +100,9 @@ def _what(ctx: BedContext, ref: str, kind: str) -> str:
         return f"host port {rest} of {device} controller {ctl.name}" + (f" ({detail})" if detail else "")
     if kind == "port":
         pr = ctx.idx.port(ref)
-        port = pr.port if pr is not None else None
-        extra = [getattr(port, "label", ""), f"WWPN {port.wwpn}" if port is not None and port.wwpn else "",
-                 f"address {port.address}" if port is not None and port.address else ""]
+        found: Any = pr.port if pr is not None else None
+        extra = [getattr(found, "label", ""), f"WWPN {found.wwpn}" if found is not None and found.wwpn else "",
+                 f"address {found.address}" if found is not None and found.address else ""]
         detail = ", ".join(x for x in extra if x)
         return f"port {rest} of {device}" + (f" ({detail})" if detail else "")
     if kind == "switch_port":

@@ -108,10 +108,10 @@ def runner_values(ctx: BedContext, rid: str, k: int, tool: str = "") -> Values:
     put(vals, "runner.id", as_text(rid, "workload.driver"))
     # prose that reads well when the bed does not name the machine
     named = bool(rid) and rid is not NOT_STATED
-    put(vals, "runner.where", as_text(f"on {rid}" if named else "on the machine that runs it (the bed does not name it)",
-                                      "workload.driver"))
-    put(vals, "runner.from", as_text(f"from {rid}" if named else "from the machine that ran it (the bed does not name it)",
-                                     "workload.driver"))
+    put(vals, "runner.where", as_text(f"on {rid}" if named else
+                                      "on the machine that runs it (the bed does not name it)", "workload.driver"))
+    put(vals, "runner.from", as_text(f"from {rid}" if named else
+                                     "from the machine that ran it (the bed does not name it)", "workload.driver"))
     put(vals, "runner.platform", as_token(platform_of(comp)))
     put(vals, "runner.kind", as_token("vm" if isinstance(comp, VM) else "server" if comp is not None else ""))
     put(vals, "runner.index", as_number(k + 1))
