@@ -179,7 +179,8 @@ def test_a_mounted_disk_is_refused(lab, tmp_path):
     mnt = tmp_path / "in-use"
     mnt.mkdir()
     before = _images(lab)
-    proc = _run(lab, _format_script(lab, _bed(tmp_path / "x", full)), before=f"mount -o ro,noload {loop} {mnt}")   # read-only: the mount writes nothing
+    # mounted read-only: the mount itself writes nothing
+    proc = _run(lab, _format_script(lab, _bed(tmp_path / "x", full)), before=f"mount -o ro,noload {loop} {mnt}")
     assert proc.returncode != 0 and "is mounted" in proc.stderr, proc.stderr
     assert _images(lab) == before
 
@@ -215,7 +216,8 @@ def _cli(lab, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     import sys
     folder = lab["folder"]
     (folder / "fstab").write_text("# test fstab\n")
-    env = {**os.environ, "TESTBED_STUDIO_STATE_DIR": str(tmp_path / "state"), "PATH": f"{lab['bin']}:{os.environ['PATH']}"}
+    env = {**os.environ, "TESTBED_STUDIO_STATE_DIR": str(tmp_path / "state"),
+           "PATH": f"{lab['bin']}:{os.environ['PATH']}"}
     cmd = " ".join(f"'{a}'" for a in (sys.executable, "-m", "app.cli", "run", *args))
     return subprocess.run(["unshare", "-m", "--propagation", "private", "bash", "-c",
                            f"mount --bind {folder}/fstab /etc/fstab && exec {cmd} < /dev/null"],

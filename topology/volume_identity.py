@@ -18,6 +18,7 @@ volume for which the bed states none of these is formatted by hand.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from topology.unknown import NOT_STATED, stated
 
@@ -68,7 +69,7 @@ def size_bounds(size_gb: object) -> tuple[int, int] | None:
     return int(gb * 1e9 * SIZE_LOW), int(gb * 2**30 * SIZE_HIGH)
 
 
-def select_by(volume: object, lun: int | None) -> str:
+def select_by(volume: Any, lun: int | None) -> str:
     """Which stated identity a step selects the volume's device by: wwn, serial, target, or ''."""
     if normal_wwn(getattr(volume, "wwn", "")):
         return "wwn"
@@ -80,13 +81,13 @@ def select_by(volume: object, lun: int | None) -> str:
     return ""
 
 
-def identity_text(volume: object, lun: int | None) -> str:
+def identity_text(volume: Any, lun: int | None) -> str:
     """The stated identity in words: 'WWN naa.600a...', 'serial SV1234', 'LUN 3 of target iqn...'."""
     how = select_by(volume, lun)
     if how == "wwn":
-        return f"WWN {wwn_name(getattr(volume, 'wwn'))}"
+        return f"WWN {wwn_name(volume.wwn)}"
     if how == "serial":
-        return f"serial {str(getattr(volume, 'serial')).strip()}"
+        return f"serial {str(volume.serial).strip()}"
     if how == "target":
-        return f"LUN {lun} of target {str(getattr(volume, 'target')).strip()}"
+        return f"LUN {lun} of target {str(volume.target).strip()}"
     return ""

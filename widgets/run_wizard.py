@@ -66,6 +66,7 @@ class RunWizard(QWidget):
         c = self.controller
         c.event.connect(self._on_event)
         c.output_lines.connect(self._show_output)
+        c.samples.connect(self._plot_samples)
         c.busy_changed.connect(self._busy_changed)
         c.failed.connect(lambda text: self._say(f"The run engine stopped: {text}", error=True))
         c.question.connect(self._answer)
@@ -245,7 +246,7 @@ class RunWizard(QWidget):
         self._show_warnings()
         session = RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
                              ask=self.controller.ask, on_event=self.controller.on_event,
-                             on_samples=dashboard.ingest, configuration=self._configuration(), engine=engine)
+                             configuration=self._configuration(), engine=engine)
         from app.metrics.storage_series import StorageMap
         dashboard.set_storage_map(StorageMap(session.bed))     # volumes, groups, VMs of the configuration run
         self.controller.attach(session)
@@ -302,6 +303,12 @@ class RunWizard(QWidget):
         self._say(f"Run {run_id} opened{where}")
         if first is not None:
             self._select(first.number)
+
+    def _plot_samples(self, run_id: str, samples: list) -> None:
+        session = self.controller.session
+        if self.dashboard is None or session is None or (run_id and session.run_id and run_id != session.run_id):
+            return          # a run this window no longer shows
+        self.dashboard.ingest(samples)
 
     def ensure_dashboard(self):
         if self.dashboard is None:

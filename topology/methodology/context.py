@@ -25,8 +25,11 @@ def platform_of(component: Any) -> str:
 class BedContext:
     """What the domains share: the index, ranks for ordering, derived relations."""
 
-    def __init__(self, bed: Bed, families: Families | None = None):
+    def __init__(self, bed: Bed, families: Families | None = None, configuration: Any = None):
         self.bed = bed
+        # the configuration this procedure is for (topology.configurations.procedures), else None
+        self.configuration = configuration
+        self._phases: list | None = None
         self.idx = BedIndex(bed)
         self.families = families if families is not None else Families()
         self._profiles: dict[str, HostProfile] = {}
@@ -88,6 +91,14 @@ class BedContext:
             from topology.volume_owner import volume_owners
             self._owners = volume_owners(self.bed)
         return self._owners
+
+    @property
+    def phases(self) -> list:
+        """The test's phases in run order (`topology.methodology.run_timeline`)."""
+        if self._phases is None:
+            from topology.methodology.run_timeline import phases
+            self._phases = phases(self.bed, self.idx, self.configuration.name if self.configuration else "")
+        return self._phases
 
     def server_or_vm(self, cid: str) -> Any:
         return self.idx.servers.get(cid) or self.idx.vms.get(cid)

@@ -5,18 +5,18 @@ yields one item per bed object; the most specific template (platform, then `matc
 """
 from __future__ import annotations
 
-import gc
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from topology.gc_pause import collector_paused
 from topology.methodology.ansible_block import render_ansible_block
-from topology.methodology.guards import assumed_reason, guard_library, selection_reason, stated_only
 from topology.methodology.context import BedContext
 from topology.methodology.domains import DOMAINS, Item
 from topology.methodology.domains.bed_wide import bed_values, run_values
+from topology.methodology.guards import assumed_reason, guard_library, selection_reason, stated_only
 from topology.methodology.render import MISSING, apply_derives, matches, render, tidy
 from topology.methodology.selection import HostProfile
 from topology.methodology.step_notes import attach_notes
@@ -76,22 +76,19 @@ _SEQUENCE_SECTIONS = {"run"}   # steps in template order across all items (a tim
 
 
 def generate(bed: Bed, templates_dir: str | os.PathLike | None = None,
-             extra_dirs: Sequence[str | os.PathLike] = (), findings: list | None = None) -> Methodology:
+             extra_dirs: Sequence[str | os.PathLike] = (), findings: list | None = None,
+             configuration: Any = None) -> Methodology:
     """The methodology of `bed`.  `findings`: validation findings already at hand (else validated
-    here).  Raises TemplateError when a template is broken; never fails on a bed's missing values."""
+    here).  `configuration`: the `ConfigurationRun` this procedure is for, when the bed has several.
+    Raises TemplateError when a template is broken; never fails on a bed's missing values."""
     # tens of thousands of small, long-lived objects: the collector's rescans only cost time.  Paused before
     # the first allocation: one then would start a collection of everything made since the last one (the
     # previous procedure, a validation), which is not this generation's work
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         files = load_templates(templates_dir, extra_dirs)
         plans = _plans(files)
         families = load_families(templates_dir, extra_dirs)
-        return _generate(BedContext(bed, families), plans, findings)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+        return _generate(BedContext(bed, families, configuration), plans, findings)
 
 
 def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -> Methodology:
@@ -157,6 +154,8 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
                 if st.when and not matches(st.when, vals):
                     continue
                 step = _make_step(st, vals, item, machine, misses)
+                if item.position is not None:
+                    step.position, step.heading = item.position, item.heading
                 if st.table is not None:
                     table_key = (sid, item.group, item.target)
                     held = tables.get(table_key)
@@ -164,7 +163,12 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
                         held.add(step)
                         continue
                     tables[table_key] = _TableStep(step)
-                sort = (order, item.group, item.sub) if sequence else (item.group, order, item.sub)
+                if not sequence:
+                    sort: tuple = (item.group, order, item.sub)
+                elif item.position is not None:     # a step of the test's timeline: its place in the test first
+                    sort = (1, item.group, order, item.sub)
+                else:
+                    sort = (0, (order,), item.group, item.sub)
                 produced.append((sort, step, sid))
         for held in tables.values():
             held.finish()
@@ -181,24 +185,43 @@ def _numbered_section(number: int, key: str, title: str, produced: list[tuple[tu
     """The section's steps in order, numbered, with the numbers put into the texts that refer to them."""
     produced.sort(key=lambda t: t[0])
     section = Section(str(number), title, key=key)
-    first: dict[str, str] = {}
-    last: dict[str, str] = {}
-    for k, (_, step, sid) in enumerate(produced, 1):
+    # a reference to a step ({@load}) means the one nearest it: in the same part of the test (a run's
+    # group of loads, then the run), else anywhere in the section
+    first: dict[tuple, str] = {}
+    last: dict[tuple, str] = {}
+    heading = ""
+    for k, (sort, step, sid) in enumerate(produced, 1):
         step.number = f"{number}.{k}"
-        first.setdefault(sid, step.number)
-        last[sid] = step.number
+        for scope in _scopes(sort):
+            first.setdefault((scope, sid), step.number)
+            last[(scope, sid)] = step.number
+        if step.heading == heading:
+            step.heading = ""               # printed once, where that part of the test begins
+        elif step.heading:
+            heading = step.heading
         section.steps.append(step)
 
-    def number_of(m: re.Match) -> str:
-        table = last if m.group(2) else first
-        for sid in m.group(1).split("|"):
-            if sid in table:
-                return table[sid]
-        return MISSING.format("step " + m.group(1))
-    for step in section.steps:
-        if "\x00" in step.text:
-            step.text = STEP_NUMBER_MARK.sub(number_of, step.text)
+    for (sort, step, _) in produced:
+        if "\x00" not in step.text:
+            continue
+        scopes = _scopes(sort)
+
+        def number_of(m: re.Match, scopes: tuple = scopes) -> str:
+            table = last if m.group(2) else first
+            for scope in scopes:
+                for sid in m.group(1).split("|"):
+                    if (scope, sid) in table:
+                        return table[(scope, sid)]
+            return MISSING.format("step " + m.group(1))
+        step.text = STEP_NUMBER_MARK.sub(number_of, step.text)
     return section
+
+
+def _scopes(sort: tuple) -> tuple:
+    """The parts of the test a step belongs to, nearest first: its group of loads, its run, the section."""
+    if len(sort) == 4 and sort[0] == 1 and len(sort[1]) >= 2:
+        return (sort[1], sort[1][:2], ())
+    return ((),)
 
 
 _MACHINE_PLATFORMS = ("windows", "linux", "esxi", "")

@@ -13,7 +13,7 @@ which value it lacks.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ GUARDS: dict[str, tuple[str, str]] = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def guard_library(name: str) -> str:
     """The guard's script text, as it is put in front of a destructive command."""
     return (GUARDS_DIR / GUARDS[name][1]).read_text(encoding="utf-8").rstrip("\n")

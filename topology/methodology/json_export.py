@@ -27,6 +27,7 @@ def _step(step: Step) -> dict[str, Any]:
         "not_stated": list(step.not_stated),
         "notes": list(step.notes),
         "table": {"header": step.table[0], "rows": step.table[1]} if step.table is not None else None,
+        "position": step.position, "heading": step.heading,
         "commands": [{"shell": c.shell, "script": c.script, "verify": c.verify, "platform": c.platform,
                       "target": c.target or step.target, "note": c.note, "invoke": c.invoke} for c in step.automation],
         "values": [{"name": name, "value": v.text, "source": v.source} for name, v in sorted(step.values.items())],

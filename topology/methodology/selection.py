@@ -181,7 +181,8 @@ class Families:
                     try:
                         re.compile(text)
                     except re.error as exc:
-                        raise template_error(path, eline, f"{kind} {e['family']!r}: {key} is not valid ({exc})") from None
+                        raise template_error(path, eline,
+                                             f"{kind} {e['family']!r}: {key} is not valid ({exc})") from None
                 new.append(Family(kind, str(e["family"]), pat, str(e.get("name") or e["family"]), *scsi))
             ids = {f.id for f in new}
             self.entries[kind] = new + [f for f in self.entries[kind] if f.id not in ids]
