@@ -7,7 +7,7 @@ session when a run is open (it is then kept with the run), else a session of its
 password questions come back through the run controller, as a run's do."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -26,9 +26,18 @@ COLOURS = {"error": "#f8d0d0", "warning": "#fff0c0", "info": "#e4eefc"}
 
 
 class AsBuiltPanel(QWidget):
-    def __init__(self, wizard, parent: QWidget | None = None):
+    @classmethod
+    def add_to(cls, wizard, selection=None) -> AsBuiltPanel:
+        """The page, on the Run tab's pages, checking when a run starts if asked to."""
+        panel = cls(wizard, wizard.pages, selection)
+        wizard.pages.addTab(panel, "As built")
+        wizard.controller.event.connect(panel._run_event)
+        return panel
+
+    def __init__(self, wizard, parent: QWidget | None = None, selection=None):
         super().__init__(parent)
         self.wizard = wizard
+        self.selection = selection
         self.result = None
         self._revision = 0
         self.job = BackgroundJob(self, name="as-built", current_revision=lambda: self._revision)
@@ -80,6 +89,12 @@ class AsBuiltPanel(QWidget):
         from app.run.session import RunSession
         return RunSession(w.document.bed, w._bed_path(), templates=w.extra_templates, ask=w.controller.ask,
                           on_event=w.controller.on_event, configuration=w._configuration())
+
+    def _run_event(self, event) -> None:
+        from app.run import events as E
+        # a new run says so as it opens; the check follows once the Run tab has taken the run
+        if isinstance(event, E.Notice) and event.text.startswith("run ") and self.before_run.isChecked():
+            QTimer.singleShot(0, self.check)
 
     def check(self) -> bool:
         if self.job.busy:
@@ -137,11 +152,11 @@ class AsBuiltPanel(QWidget):
 
     def show_on_diagram(self) -> None:
         item = self.tree.currentItem()
-        selection = getattr(self.wizard, "selection", None)
+        # the main window's selection: the canvas and the tree follow it
+        selection = self.selection or getattr(self.window(), "selection", None)
         if item is None or selection is None:
             return
-        ids = {s.split(":")[0] for s in item.data(0, Qt.ItemDataRole.UserRole) or []}
-        selection.focus(ids)
+        selection.focus({s.split(":")[0] for s in item.data(0, Qt.ItemDataRole.UserRole) or []})
 
     def learn(self) -> None:
         if self.result is None:

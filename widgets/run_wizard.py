@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from app.run import events as E
 from app.run.qt_runner import RunController
 from app.run.session import ANSIBLE, BUILTIN, RunSession, runs_of_bed
+from widgets.asbuilt_panel import AsBuiltPanel
 from widgets.disk_write_confirm import confirm_disk_writes
 from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_status_look import STATUS_LOOK, status_icon
@@ -52,7 +53,6 @@ class RunWizard(QWidget):
     def __init__(self, document, selection=None, parent=None):
         super().__init__(parent)
         self.document = document
-        self.selection = selection
         self.extra_templates: list[str] = []      # step template directories beyond the built-in ones
         self.controller = RunController(self)
         self.steps: list = []
@@ -136,9 +136,7 @@ class RunWizard(QWidget):
         self.metrics_page = QWidget(self.pages)      # the dashboard is built on first use
         QVBoxLayout(self.metrics_page).setContentsMargins(0, 4, 0, 0)
         self.pages.addTab(self.metrics_page, "Live metrics")
-        from widgets.asbuilt_panel import AsBuiltPanel
-        self.asbuilt = AsBuiltPanel(self, self.pages)
-        self.pages.addTab(self.asbuilt, "As built")
+        self.asbuilt = AsBuiltPanel.add_to(self)     # the as-built check's page
         self.dashboard = None
         self.tree = QTreeWidget(split)
         self.tree.setHeaderLabels(["Step", "Where"])
@@ -285,8 +283,6 @@ class RunWizard(QWidget):
             return
         self._opened(session)
         self._say(f"Run {session.run_id} started. Check the hosts first (Pre-flight check), then run the steps.")
-        if self.asbuilt.before_run.isChecked():
-            self.asbuilt.check()
 
     def resume(self, run_id: str | None) -> None:
         if not run_id or self.controller.busy:
