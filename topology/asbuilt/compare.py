@@ -29,7 +29,12 @@ from topology.unknown import stated
 def check(bed: Bed, facts: dict[str, HostFacts], hosts: Iterable[str] | None = None) -> AsBuilt:
     """`bed`: the view the run uses (a configuration's, a scenario's); `facts`: per host id;
     `hosts`: only these (default: every host with facts)."""
-    wanted = set(hosts) if hosts is not None else None
+    from topology.gc_pause import collector_paused
+    with collector_paused():     # tens of thousands of rows and findings, none in a cycle
+        return _check(bed, facts, set(hosts) if hosts is not None else None)
+
+
+def _check(bed: Bed, facts: dict[str, HostFacts], wanted: set[str] | None) -> AsBuilt:
     out = AsBuilt()
     servers = {s.id: s for s in bed.servers}
     cabled = {end for lk in bed.links for end in (lk.a, lk.b)}
@@ -183,9 +188,11 @@ def _port_values(out: AsBuilt, host: str, ref: str, p: Port, iface: Interface, h
 
 def _sriov(out: AsBuilt, host: str, ref: str, p: Port, iface: Interface, seen_as: str) -> None:
     """`offloads: {sriov_vfs: N}` is compared exactly, `sriov: true` wants at least one function."""
-    offloads = p.offloads if isinstance(p.offloads, dict) else {}
+    offloads = p.offloads
+    if iface.sriov_vfs is None or not offloads or not isinstance(offloads, dict):
+        return
     count, wanted = stated(offloads.get("sriov_vfs")), stated(offloads.get("sriov"))
-    if iface.sriov_vfs is None or not (isinstance(count, int) and not isinstance(count, bool) or wanted is True):
+    if not (isinstance(count, int) and not isinstance(count, bool) or wanted is True):
         return
     if isinstance(count, int) and not isinstance(count, bool):
         ok, expected = iface.sriov_vfs == count, str(count)
