@@ -133,7 +133,8 @@ def volume_edits(bed: Bed, facts: dict[str, HostFacts], out: ImportPlan) -> list
             out.notes.append(f"LUN naa.{lun.wwn} is already in the bed: left as it is")
             continue
         groups.setdefault(tuple(sorted(lun.portals)), []).append(lun)
-    taken = {c.id for c in (*bed.servers, *bed.switches, *bed.arrays, *bed.chassis, *bed.vms)}
+    taken: set[str] = {*(c.id for c in bed.servers), *(c.id for c in bed.switches), *(c.id for c in bed.arrays),
+                       *(c.id for c in bed.chassis), *(c.id for c in bed.vms)}
     edits: list[Edit] = []
     for portals, luns in sorted(groups.items()):
         array = StorageArray(id=_array_id(set(portals), taken), connectivity="iscsi" if portals else "",
