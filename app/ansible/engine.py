@@ -181,6 +181,8 @@ class AnsibleEngine(RunEngine):
                 if step.manual:
                     break       # the host's lane waits for a person, as in the built-in engine
                 for task in step.tasks:
+                    if task.key in self._kept:
+                        continue        # adopted just before: its outcome is the one taken
                     if not task.manual and (rerun or self.task_state(task).status not in J.SUCCEEDED):
                         lanes.setdefault(task.host, []).append((step, task))
         if lanes:

@@ -51,6 +51,8 @@ class RunStep:
     tasks: list[Task]
     template: str = ""
     why_manual: str = ""       # shown when an automatable step must be done by hand
+    stated_seconds: float | None = None     # how long the step says it runs (a load's stated duration)
+    table: tuple[list[str], list[list[str]]] | None = None   # the values a manual step refers to ("below")
 
     @property
     def manual(self) -> bool:
@@ -123,7 +125,16 @@ def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) 
     if not tasks:
         tasks = [Task(step.number, step.target or MANUAL_HOST)]
     return RunStep(step.number, step.text, section, title, step.target or MANUAL_HOST, tasks,
-                   step.template, why)
+                   step.template, why, _stated_seconds(step), step.table)
+
+
+def _stated_seconds(step: Step) -> float | None:
+    shown = step.values.get("workload.duration_s")
+    try:
+        seconds = float(getattr(shown, "text", shown))
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds > 0 else None
 
 
 def vendor_cli_script(statements: str, invoke: str) -> str:

@@ -31,7 +31,7 @@ OnEvent = Callable[[E.Event], None]
 class RunSession:
     def __init__(self, bed, bed_path: str | Path | None, *, templates: Sequence[str] = (),
                  runs_dir: Path | None = None, credentials=None, ask: Ask | None = None,
-                 on_event: OnEvent | None = None, on_samples: Callable[[list], None] | None = None,
+                 on_event: OnEvent | None = None,
                  workers: int = DEFAULT_WORKERS, timeout: float | None = None, known_hosts: Path | None = None,
                  bed_bytes: bytes | None = None, configuration: str | None = None, engine: str = "",
                  extra_vars: Sequence[str] = ()):
@@ -55,7 +55,6 @@ class RunSession:
         self.engine_kind, self.extra_vars = engine, list(extra_vars)
         self._ask = ask
         self._on_event = on_event or (lambda event: None)
-        self._on_samples = on_samples
         self.factory = TransportFactory(bed, credentials or CredentialStore(), decider=self._trust_host_key,
                                         known_hosts=known_hosts, ask_password=self._password)
         self.all_steps: list[RunStep] = run_steps(generate(bed, extra_dirs=list(templates)),
@@ -67,6 +66,7 @@ class RunSession:
         self._tap = None
         self._completed = False
         self._settled = False
+        self._adopted: set[tuple[str, str]] = set()
         self._bed_changed = False
         self._waiting_recorded: str | None = None
         self._close_lock = threading.Lock()
@@ -162,7 +162,8 @@ class RunSession:
         if kind != BUILTIN and not self._engine_available(kind, run_id=info.id):
             return False
         try:
-            options = dict(workers=self.workers, timeout=self.timeout, host_timeouts=self.factory.timeouts())
+            options = dict(workers=self.workers, timeout=self.timeout, host_timeouts=self.factory.timeouts(),
+                           bed_sha256=self.digest)
             if kind == BUILTIN:
                 engine = RunEngine(info, steps, self.factory, **options)
             else:
@@ -184,7 +185,8 @@ class RunSession:
         self._completed = any(r.get("kind") == "run" and r.get("event") == "complete"
                               for r in J.read_journal(info.dir).records)
         self._settled = False
-        self._tap = MetricsTap(info.dir, _Forward(self), on_samples=self._on_samples,
+        self._tap = MetricsTap(info.dir, _Forward(self),
+                               on_samples=lambda samples: self._emit(E.Samples(info.id, tuple(samples))),
                                on_problem=lambda text: self._emit(E.MetricsProblem(info.id, text)),
                                counter_transports=self.factory)
         engine.listener = self._tap
@@ -265,6 +267,7 @@ class RunSession:
         from app.remote import jobs
         from app.remote.base import RemoteError
         engine, run_id = self.engine, self.run_id
+        self._adopted = set()
         for task in engine.leftovers():
             try:
                 status, number = engine.leftover_status(task)
@@ -273,6 +276,7 @@ class RunSession:
                 return "unreachable"
             if status == jobs.ENDED:
                 self._emit(E.Leftover(run_id, task.step, task.host, "ended", number))
+                self._adopted.add(task.key)
                 engine.adopt(task)
             elif status == jobs.RUNNING:
                 choice = self._question(E.StillRunning(task.host, task.step, number))
@@ -281,6 +285,7 @@ class RunSession:
                     return "undecided"
                 if choice == "adopt":
                     self._emit(E.Leftover(run_id, task.step, task.host, "adopting", number))
+                    self._adopted.add(task.key)
                     engine.adopt(task)
                 else:
                     self._emit(E.Leftover(run_id, task.step, task.host, "stopping", number))
@@ -288,17 +293,27 @@ class RunSession:
         self._settled = True
         return None
 
-    def run(self, steps: Sequence[RunStep], rerun: bool = False) -> RunStanding:
+    def run(self, steps: Sequence[RunStep], rerun: bool = False, writer: J.Writer | None = None) -> RunStanding:
         """Run these steps' automated tasks (stages in order, lanes in parallel) after settling
-        what a dead driver left behind; a lane stops at a manual step or a failure."""
+        what a dead driver left behind; a lane stops at a manual step or a failure.  Every way
+        into a step a dead driver left (Run all, Run step, Retry, resume) adopts it here, once:
+        a task adopted in this call is never started again by it, even when `rerun`.
+        `writer`: the run and bed the asking view shows (JournalRefused when not this one's)."""
+        self.engine.journal.check(writer)
         if not self._settled and self.settle_leftovers() is not None:
             return self._ended()
-        self.engine.run_steps(steps, rerun=rerun)
+        adopted, self._adopted = frozenset(self._adopted), set()
+        self.engine.run_steps(steps, rerun=rerun, keep=adopted, writer=writer)
         return self._ended()
 
-    def mark(self, step: RunStep, status: str, note: str = "") -> RunStanding:
-        """The user ticks a step off (DONE) or skips it (SKIPPED), on all its hosts."""
-        self.engine.mark(step, status, note)
+    def writer(self, bed_sha256: str | None = None) -> J.Writer:
+        """This run as a view that shows the bed with this sha256 (default: the session's) writes to it."""
+        return J.Writer(self.run_id, self.digest if bed_sha256 is None else bed_sha256)
+
+    def mark(self, step: RunStep, status: str, note: str = "", writer: J.Writer | None = None) -> RunStanding:
+        """The user ticks a step off (DONE) or skips it (SKIPPED), on all its hosts; JournalRefused
+        (nothing written) when `writer` is another run or bed than this driver's."""
+        self.engine.mark(step, status, note, writer=writer)
         return self._ended()
 
     def record_stop(self, number: str) -> None:
