@@ -31,27 +31,48 @@ METRICS_FILE = "metrics.jsonl"
 
 
 class MetricsRecorder:
-    """Thread-safe append of samples to a run's metrics file."""
+    """Thread-safe append of samples to a run's metrics file.  A sample no newer than the
+    newest one its series holds is not written again: a driver that adopts a step after a
+    crash and reads its output on never counts a second twice."""
 
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / METRICS_FILE
         self._lock = threading.Lock()
         self._fh = open(self.path, "a", encoding="utf-8")
+        self._newest: dict[tuple[str, str], float] | None = None     # read on the first append
 
     def append(self, samples: Iterable[Sample]) -> None:
-        lines = "".join(json.dumps([s.timestamp, s.source, s.metric, None if math.isnan(s.value) else s.value,
-                                    s.unit]) + "\n" for s in samples)
-        if not lines:
-            return
         with self._lock:
             if self._fh.closed:       # a collector's last words after the run closed: nothing to keep them in
                 return
-            self._fh.write(lines)
+            if self._newest is None:
+                self._newest = newest_per_series(self.path)
+            newest = self._newest
+            kept = []
+            for s in samples:
+                key = (s.source, s.metric)
+                if s.timestamp > newest.get(key, -math.inf):
+                    newest[key] = s.timestamp
+                    kept.append(s)
+            if not kept:
+                return
+            self._fh.write("".join(json.dumps([s.timestamp, s.source, s.metric,
+                                               None if math.isnan(s.value) else s.value, s.unit]) + "\n"
+                                   for s in kept))
             self._fh.flush()
 
     def close(self) -> None:
         with self._lock:
             self._fh.close()
+
+
+def newest_per_series(path: Path) -> dict[tuple[str, str], float]:
+    newest: dict[tuple[str, str], float] = {}
+    for s in load_samples(Path(path).parent) if Path(path).is_file() else ():
+        key = (s.source, s.metric)
+        if s.timestamp > newest.get(key, -math.inf):
+            newest[key] = s.timestamp
+    return newest
 
 
 def load_samples(run_dir: Path) -> list[Sample]:
@@ -105,6 +126,8 @@ class Verdict:
     measured: float
     passed: bool
     reason: str
+    host: str = ""
+    incomplete: str = ""       # why it is not judged: its samples cover too little of the step (app.metrics.coverage)
 
 
 _OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
@@ -157,7 +180,7 @@ def judge_criteria(summaries: Sequence[Summary], bed, samples: Sequence[Sample] 
                                      c.threshold, c.comparison) if series else 0.0
                 reason = (f"average {s.average:.3g} {s.unit} on {host}"
                           + (f"; {beyond:.0f} s of {s.seconds} s beyond the line" if beyond else ""))
-                verdicts.append(Verdict(w.id, text, s.average, passed, reason))
+                verdicts.append(Verdict(w.id, text, s.average, passed, reason, host))
     return verdicts
 
 
@@ -221,7 +244,8 @@ def results_table(summaries: Sequence[Summary], verdicts: Sequence[Verdict] = ()
     if verdicts:
         lines += ["", "pass criteria:"]
         for v in verdicts:
-            lines.append(f"  {'PASS' if v.passed else 'FAIL'}  {v.workload}: {v.criterion} - {v.reason}")
+            word = "NOT JUDGED" if v.incomplete else "PASS" if v.passed else "FAIL"
+            lines.append(f"  {word}  {v.workload}: {v.criterion} - {v.incomplete or v.reason}")
     return "\n".join(lines) + "\n"
 
 

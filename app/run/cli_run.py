@@ -372,7 +372,19 @@ def cmd_results(ns: argparse.Namespace) -> int:
         verdicts = judge_criteria(summaries, load(info.bed_file), samples)
     except Exception:
         pass
+    from app.metrics.coverage import MIN_COVERAGE, run_coverage
+    covers = run_coverage(info.dir, samples)
+    short = {c.host: c for c in covers if not c.enough}
+    for v in verdicts:
+        if v.host in short:
+            # a figure of part of the load is not the load's figure: never a PASS
+            v.passed, v.incomplete = False, (f"not judged: its samples cover {short[v.host].fraction:.0%} of "
+                                             f"step {short[v.host].step} on {v.host}, under {MIN_COVERAGE:.0%}")
     print(f"run {info.id}: {len(samples)} samples")
+    print("rests on: " + "; ".join(c.text() for c in covers))
+    for c in short.values():
+        print(f"INCOMPLETE: {c.host}'s figures rest on {c.covered_s} s of the step's {c.span_s:.0f} s; resume the "
+              "run (the step is adopted and its samples collected from the host) or run the step again")
     sys.stdout.write(results_table(summaries, verdicts, hosts_only=not ns.all_series))
     if ns.csv:
         try:
@@ -381,5 +393,5 @@ def cmd_results(ns: argparse.Namespace) -> int:
             _err(f"cannot write {ns.csv}: {exc.strerror or exc}")
             return EXIT_UNUSABLE
         print(f"wrote {ns.csv}")
-    return EXIT_FAILED if any(not v.passed for v in verdicts) else EXIT_OK
+    return EXIT_FAILED if short or any(not v.passed for v in verdicts) else EXIT_OK
 
