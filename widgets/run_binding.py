@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from app.run import events as E
+from app.run.plan import table_text as step_table_text  # noqa: F401 - the wizard's name for it
 
 
 class OpenBed:
@@ -56,15 +57,3 @@ def leftover_text(e: E.Leftover) -> str:
                          "driver that died; nothing was started. Run again to adopt or stop it.",
             "unreachable": f"Step {e.step} on {e.host} may still be running there, and the host cannot be "
                            f"asked: {e.detail}. Nothing was started; run again when the host answers."}[e.what]
-
-
-def step_table_text(step) -> str:
-    """The values a manual step refers to ("with the parameters below"), as aligned columns."""
-    table = getattr(step, "table", None)
-    if not table or not table[1]:
-        return ""
-    header, rows = table
-    widths = [max(len(str(r[i])) for r in [header, *rows] if i < len(r)) for i in range(len(header))]
-    lines = ["  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)

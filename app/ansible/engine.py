@@ -178,7 +178,7 @@ class AnsibleEngine(RunEngine):
             for step in lane_steps:
                 if self.succeeded(step) and not rerun:
                     continue
-                if step.manual:
+                if step.manual and not self.take_fetched(step):
                     break       # the host's lane waits for a person, as in the built-in engine
                 for task in step.tasks:
                     if task.key in self._kept:

@@ -290,7 +290,10 @@ def _drive(session, ns, terminal: _Terminal) -> int:
                 if answer == "s":
                     session.mark(first, J.SKIPPED, "skipped on the terminal")
                     continue
+            from app.run.plan import table_text
+            table = table_text(first)
             print(f"\nstep {first.number} is done by hand: {first.text}"
+                  + ("\n" + "\n".join("  " + ln for ln in table.splitlines()) if table else "")
                   + (f"\n  (not automated: {first.why_manual})" if first.why_manual else "")
                   + f"\nwhen it is done: {resume_hint} --done {first.number}   (or --skip {first.number})")
             return EXIT_MANUAL
@@ -318,7 +321,8 @@ def _ask_leftover(q) -> str | None:
 
 
 def _ask_manual(step) -> str:
-    print(f"\n{step.number}  {step.text}")
+    from app.run.plan import table_text
+    print(f"\n{step.number}  {step.text}" + (f"\n{table_text(step)}" if step.table else ""))
     while True:
         answer = input("[d]one, [s]kip or [q]uit and resume later? ").strip().lower()[:1]
         if answer in ("d", "s", "q"):
