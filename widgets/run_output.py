@@ -71,6 +71,8 @@ class OutputPane(QWidget):
             line = f"[{o.step} {o.host}] ! {o.line}" if o.stream == "stderr" else f"[{o.step} {o.host}] {o.line}"
             raw.append(line)
             parser = self._parsers.get((o.step, o.host)) if o.stream == "stdout" else None
+            if parser is not None and not parser.in_report and o.line.strip() != "{":
+                parser = None       # a line of its own between fio's reports: shown as printed
             if parser is None:
                 read.append(line)
                 continue

@@ -15,64 +15,17 @@ import io
 import json
 import math
 import statistics
-import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from app.metrics.record import METRICS_FILE, MetricsRecorder  # noqa: F401 - written there, read here
 from app.metrics.sample import Sample
 from app.metrics.series import is_host_series, time_beyond
 from topology.unknown import NOT_STATED
 from topology.vocabulary import criterion_words
-
-METRICS_FILE = "metrics.jsonl"
-
-
-class MetricsRecorder:
-    """Thread-safe append of samples to a run's metrics file.  A sample no newer than the
-    newest one its series holds is not written again: a driver that adopts a step after a
-    crash and reads its output on never counts a second twice."""
-
-    def __init__(self, run_dir: Path):
-        self.path = Path(run_dir) / METRICS_FILE
-        self._lock = threading.Lock()
-        self._fh = open(self.path, "a", encoding="utf-8")
-        self._newest: dict[tuple[str, str], float] | None = None     # read on the first append
-
-    def append(self, samples: Iterable[Sample]) -> None:
-        with self._lock:
-            if self._fh.closed:       # a collector's last words after the run closed: nothing to keep them in
-                return
-            if self._newest is None:
-                self._newest = newest_per_series(self.path)
-            newest = self._newest
-            kept = []
-            for s in samples:
-                key = (s.source, s.metric)
-                if s.timestamp > newest.get(key, -math.inf):
-                    newest[key] = s.timestamp
-                    kept.append(s)
-            if not kept:
-                return
-            self._fh.write("".join(json.dumps([s.timestamp, s.source, s.metric,
-                                               None if math.isnan(s.value) else s.value, s.unit]) + "\n"
-                                   for s in kept))
-            self._fh.flush()
-
-    def close(self) -> None:
-        with self._lock:
-            self._fh.close()
-
-
-def newest_per_series(path: Path) -> dict[tuple[str, str], float]:
-    newest: dict[tuple[str, str], float] = {}
-    for s in load_samples(Path(path).parent) if Path(path).is_file() else ():
-        key = (s.source, s.metric)
-        if s.timestamp > newest.get(key, -math.inf):
-            newest[key] = s.timestamp
-    return newest
 
 
 def load_samples(run_dir: Path) -> list[Sample]:

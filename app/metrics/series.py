@@ -260,7 +260,7 @@ class SeriesStore:
 def gap_text(gaps: Sequence[tuple[float, float]]) -> str:
     def clock(t: float) -> str:
         return datetime.fromtimestamp(t).strftime("%H:%M:%S")
-    shown = ", ".join(f"{clock(a)}–{clock(b)} ({b - a:.0f} s)" for a, b in gaps[:3])
+    shown = ", ".join(f"between {clock(a)} and {clock(b)} ({b - a:.0f} s)" for a, b in gaps[:3])
     more = f" and {len(gaps) - 3} more" if len(gaps) > 3 else ""
     return f"no samples {shown}{more}"
 
