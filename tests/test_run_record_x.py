@@ -110,8 +110,7 @@ def executions(run_dir: Path, step: str) -> list[dict]:
 
 
 def coverage_percent(results_stdout: str) -> int:
-    found = re.search(r"rests on: \S+: \d+ s of samples over the [\d.]+ s step \S+ [^(]*"
-                      r"(?:\(it did not end\) )?\((\d+)%\)", results_stdout)
+    found = re.search(r"rests on: \S+: \d+ s of samples over the [\d.]+ s step \S+ [^(]*\((\d+)%\)", results_stdout)
     assert found, results_stdout
     return int(found.group(1))
 

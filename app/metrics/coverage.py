@@ -4,8 +4,9 @@ A figure taken from 9 s of a 30 s load is not the load's figure: `results` and `
 how many seconds each run rests on, and treat a run whose samples cover less than
 MIN_COVERAGE of its step as incomplete (not judged, not compared).  A host's step is the
 load step that ran on it (its journal's start and end records, `stated_s` for the duration
-it states); its span is how long it really ran (the end record's seconds, which for an
-adopted step are the job's own time on its host), or, when it never ended, what it states.
+it states); its span is the load's stated duration (fio runs exactly that long; starting the
+job, the check and fetching the results are not load), else how long the step really ran
+(the end record's seconds, which for an adopted step are the job's own time on its host).
 
 A gap is a stretch where a series has no sample for more than GAP_FACTOR intervals (the
 driver was down, a collector stopped): drawn as a gap, named with its times.
@@ -31,9 +32,11 @@ class Coverage:
     host: str
     step: str                   # "" when no step of the journal matches the samples
     covered_s: int              # whole seconds with a sample
-    span_s: float | None        # how long the step ran (or states, when it never ended)
+    span_s: float | None        # how long the step states it runs (else how long it ran)
     ended: bool                 # the step has its end record
     gaps: tuple[tuple[float, float], ...] = ()
+    ran_s: float | None = None  # how long it ran (its end record's seconds)
+    stated: bool = False        # span_s is what the step states
 
     @property
     def fraction(self) -> float | None:
@@ -48,8 +51,11 @@ class Coverage:
     def text(self) -> str:
         if self.fraction is None:
             return f"{self.host}: {self.covered_s} s of samples (no step of the journal to measure them against)"
-        ran = (f"the {self.span_s:.1f} s step {self.step} ran" if self.ended
-               else f"the {self.span_s:.0f} s step {self.step} states (it did not end)")
+        if self.stated:
+            ran = (f"the {self.span_s:g} s step {self.step} states, "
+                   + (f"ran {self.ran_s:.1f} s" if self.ran_s is not None else "did not end"))
+        else:
+            ran = f"the {self.span_s:.1f} s step {self.step} ran"
         line = f"{self.host}: {self.covered_s} s of samples over {ran} ({self.fraction:.0%})"
         if self.gaps:
             line += "; " + gap_text(self.gaps)
@@ -120,8 +126,9 @@ def coverage(records: Sequence[dict], samples: Sequence[Sample]) -> list[Coverag
         if best is None:
             out.append(Coverage(host, "", covered, None, False, tuple(find_gaps(inside))))
             continue
-        span = best.seconds if best.seconds is not None else best.stated
-        out.append(Coverage(host, best.step, covered, span, best.seconds is not None, tuple(find_gaps(inside))))
+        span = best.stated or best.seconds
+        out.append(Coverage(host, best.step, covered, span, best.seconds is not None, tuple(find_gaps(inside)),
+                            best.seconds, bool(best.stated)))
     return out
 
 
