@@ -109,6 +109,11 @@ def executions(run_dir: Path, step: str) -> list[dict]:
             and not r.get("adopted")]
 
 
+def load_number(bed: Path) -> str:
+    from app.run.session import RunSession
+    return next(s.number for s in RunSession.from_file(bed).all_steps if s.template.endswith("run.yaml#load"))
+
+
 def coverage_percent(results_stdout: str) -> int:
     found = re.search(r"rests on: \S+: \d+ s of samples over the [\d.]+ s step \S+ [^(]*\((\d+)%\)", results_stdout)
     assert found, results_stdout
@@ -208,7 +213,7 @@ def test_opening_another_bed_lets_go_of_the_run_shown_and_writes_nothing_to_it(l
 @pytest.mark.timeout(240)
 def test_a_finished_run_opened_again_draws_every_sample_it_recorded(lab):
     bed = fio_bed(lab.tmp / "bed.yaml", "load-client-1", lab.tmp / "fio.dat", 12)
-    ran = lab.cli("run", str(bed), "--steps", "3.2", "--no-preflight")
+    ran = lab.cli("run", str(bed), "--steps", load_number(bed), "--no-preflight")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     run_id = next(lab.runs.iterdir()).name
     from app.metrics.results import load_samples
@@ -227,7 +232,7 @@ def test_the_procedure_has_no_empty_or_self_done_steps_and_counts_hosts(tmp_path
                          text=True, timeout=60, env={**os.environ, "TESTBED_STUDIO_STATE_DIR": str(tmp_path)})
     assert "more time(s)" not in dry.stdout and "host(s) in parallel" not in dry.stdout
     assert "(on 1 host)" in dry.stdout and "(by hand)" in dry.stdout
-    assert "the engine takes these files from load-client-1 when step 3.2 ends" in dry.stdout
+    assert f"the engine takes these files from load-client-1 when step {load_number(bed)} ends" in dry.stdout
     from app.run.plan import table_text
     from app.run.session import RunSession
     steps = RunSession.from_file(bed).all_steps

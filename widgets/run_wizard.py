@@ -25,6 +25,7 @@ from app.run import events as E
 from app.run.journal import JournalRefused
 from app.run.qt_runner import RunController
 from app.run.session import RunSession, runs_of_bed
+from widgets.disk_write_confirm import confirm_disk_writes
 from widgets.run_binding import OpenBed, leftover_text, step_table_text
 from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_status_look import STATUS_LOOK, status_icon
@@ -220,6 +221,12 @@ class RunWizard(QWidget):
         if first is not None:
             self._select(first.number)
 
+    def _plot_samples(self, run_id: str, samples: list) -> None:
+        session = self.controller.session
+        if self.dashboard is None or session is None or (run_id and session.run_id and run_id != session.run_id):
+            return          # a run this window no longer shows
+        self.dashboard.ingest(samples)
+
     def ensure_dashboard(self):
         if self.dashboard is None:
             from widgets.dashboard import MetricsDashboard
@@ -242,12 +249,6 @@ class RunWizard(QWidget):
         if index >= 0:
             self.history.setCurrentIndex(index)
         self.runs_changed.emit()
-
-    def _plot_samples(self, run_id: str, samples: list) -> None:
-        session = self.controller.session
-        if self.dashboard is None or session is None or (run_id and session.run_id and run_id != session.run_id):
-            return          # a run this window no longer shows
-        self.dashboard.ingest(samples)
 
     def shutdown(self) -> None:
         self._ticker.stop()
@@ -483,6 +484,8 @@ class RunWizard(QWidget):
             writer = self._writer()
         except JournalRefused as exc:
             self._say(str(exc), error=True)
+            return
+        if not confirm_disk_writes(self, steps, self.session):
             return
         if self.controller.run_steps(steps, rerun=rerun, writer=writer):
             self._say(f"Running {', '.join(s.number for s in steps)} …")
