@@ -81,6 +81,8 @@ def build_run_tab(w) -> None:
     w.metrics_page = QWidget(w.pages)      # the dashboard is built on first use
     QVBoxLayout(w.metrics_page).setContentsMargins(0, 4, 0, 0)
     w.pages.addTab(w.metrics_page, "Live metrics")
+    from widgets.asbuilt_panel import AsBuiltPanel
+    w.asbuilt = AsBuiltPanel.add_to(w)     # the as-built check's page
     w.dashboard = None
     w.tree = QTreeWidget(split)
     w.tree.setHeaderLabels(["Step", "Where"])

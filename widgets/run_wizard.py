@@ -252,6 +252,7 @@ class RunWizard(QWidget):
 
     def shutdown(self) -> None:
         self._ticker.stop()
+        self.asbuilt.shutdown()
         self.controller.close_all()
         if self.dashboard is not None:
             self.dashboard.shutdown()
