@@ -31,6 +31,7 @@ Found = list[tuple[tuple, str, str]]
 
 # collections whose members a configuration may change (a scenario is not part of the bed's hardware)
 _SETTABLE = tuple(attr for attr, _ in COMPONENT_COLLECTIONS if attr != "scenarios")
+_REBUILT = (*_SETTABLE, "array_groups")     # and the parts of an array group (its volumes, access records)
 # fields that say which thing a component is: they stay as drawn in every configuration
 _IDENTITY = frozenset({"id", "name"})
 # a matrix entry whose variable is this has configurations for levels
@@ -79,7 +80,7 @@ def configured(bed: Bed, name: str, idx: BedIndex | None = None) -> Bed:
         changes[id(target.obj)] = typed_values(target.obj, fields, f"configuration {name!r}, {ref}")
         owners.add(id(target.owner))
     lists: dict[str, Any] = {attr: [_rebuilt(c, changes) if id(c) in owners else c for c in getattr(bed, attr)]
-             for attr in _SETTABLE}
+             for attr in _REBUILT}
     access = bed.access
     if cfg.access:
         own = {a.host for a in cfg.access}
@@ -175,6 +176,9 @@ def resolve(bed: Bed, idx: BedIndex, ref: str) -> Target | None:
     if comp is not None:
         if ref in idx.scenarios:
             return None
+        if ref in idx.group_views:      # an array group that holds storage: the group's own fields
+            group = idx.array_groups[ref]
+            return Target(group, group, comp, "array group")
         return Target(comp, comp, comp if isinstance(comp, StorageArray) else None, idx.kind_of[ref])
     pr = idx.port(ref)
     if pr is not None:
@@ -195,9 +199,10 @@ def resolve(bed: Bed, idx: BedIndex, ref: str) -> Target | None:
     else:
         tables = [(scope.volumes, "volume", rest), (scope.controllers, "controller", rest),
                   (scope.enclosures, "enclosure", rest)]
+    owner = scope.group if scope.group is not None else scope.array    # a group's parts are the group's
     for table, what, key in tables:
         if key in table:
-            return Target(table[key], scope.array, scope.array, what)
+            return Target(table[key], owner, scope.array, what)
     return None
 
 

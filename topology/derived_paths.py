@@ -160,6 +160,8 @@ class PathDerivation:
 
     def targets(self, array_id: str) -> list[Endpoint]:
         hit = self._targets.get(array_id)
+        if hit is None and array_id in self.idx.group_views:    # a group's volumes: its members' ports
+            hit = self._targets[array_id] = [t for a in self.idx.group_members(array_id) for t in self.targets(a.id)]
         if hit is None:
             array = self.idx.arrays[array_id]
             hit = []
@@ -310,7 +312,8 @@ class PathDerivation:
         pins: dict[tuple[str, str], list[tuple[int, PathSpec]]] = {}
         for i, p in enumerate(self.idx.bed.paths):
             tgt = self.idx.port(p.target)
-            array = tgt.device.id if tgt is not None and isinstance(tgt.device, StorageArray) else ""
+            array = self.idx.storage_owner(tgt.device) if tgt is not None and isinstance(tgt.device, StorageArray) \
+                else ""
             pins.setdefault((p.host, array), []).append((i, p))
         for comp in sorted(self.masking.presented):
             by_array: dict[str, list[Presented]] = {}
@@ -507,8 +510,11 @@ class PathDerivation:
                 out += [f"virtual switch {vs.id} uplinks"] if vs is not None and vs.uplinks is NOT_STATED else []
         array = idx.arrays.get(array_id)
         if array is not None:
-            out += [f"{ref} {w}" for ref, p, _ in idx.array_ports(array) for w, v in
+            serving = idx.group_members(array_id) if array_id in idx.group_views else [array]
+            out += [f"{ref} {w}" for a in serving for ref, p, _ in idx.array_ports(a) for w, v in
                     (("kind", p.kind), ("roles", p.roles)) if v is NOT_STATED]
+            if array_id in idx.group_views:
+                out += [f"group {array_id} pool {p.name} members" for p in array.pools if p.members is NOT_STATED]
             group = idx.array_groups.get(array.group) if array.group else None
             out += [f"group {group.name} address"] if group is not None and group.address is NOT_STATED else []
             for h in array.hosts:

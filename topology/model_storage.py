@@ -67,6 +67,8 @@ class Pool:
     purpose: list[str] = lst(choices=VOLUME_PURPOSES, flow=True)
     raid: str = fld("", choices=RAID_LEVELS + ("",), doc="RAID policy of a pool without explicit groups")
     formatted_gb: float | None = fld(None, minimum=0, doc="capacity the report states")
+    members: list[str] = lst("a pool of an array group: the member arrays it spans (empty = every member)",
+                             ref="array", flow=True)
     note: str = fld("")
 
 

@@ -298,7 +298,8 @@ def raid_006(ctx: Context) -> Iterator[Hit]:
       source=f"{_SEED002} R24 (sum of DP-VOL sizes against pool capacity); seed 001 ST-06 (thin provisioning)",
       hint="shrink the volumes, add disks, or use thin provisioning with monitoring")
 def raid_007(ctx: Context) -> Iterator[Hit]:
-    for a, scope in _scopes(ctx):
+    groups = [(a, ctx.idx.scopes[a.id]) for a in ctx.idx.group_views.values()]    # pools spanning members
+    for a, scope in [*_scopes(ctx), *groups]:
         for kind, name, vols in cap.containers(a):
             total = cap.container_usable(scope, kind, name)
             sized = stated_sum(v.size_gb for v in vols)
