@@ -164,7 +164,7 @@ def unstated_inputs(scope: ArrayScope, kind: str, name: str) -> list[str]:
     if g is None:
         return []
     out = [f"group {name} {what}" for what, v in (("RAID level", g.raid), ("members", g.members))
-           if v is NOT_STATED]
+           if v is NOT_STATED and not (what == "members" and scope.counted_disks(g))]
     sizes = {d.spec.slots: d.ref for d in scope.group_disks(g) if d.spec.size_gb is NOT_STATED}
     out += [f"size of the disks in {ref.rpartition(':')[0]}:{slots}" for slots, ref in sizes.items()]
     return out

@@ -498,6 +498,7 @@ class PathDerivation:
         idx = self.idx
         out: list[str] = []
         server, vm = idx.servers.get(comp), idx.vms.get(comp)
+        out += self.unstated_cabling(comp, array_id)
         if server is not None:
             out += [f"{ref} {w}" for ref, p in idx.server_ports(server) for w, v in
                     (("kind", p.kind), ("roles", p.roles), ("iSCSI binding", p.bound_to)) if v is NOT_STATED]
@@ -522,6 +523,20 @@ class PathDerivation:
                     out += [f"{array_id} host {h.name} {w}" for w, v in
                             (("server", h.server), ("host group", h.host_group), ("initiators", h.initiators))
                             if v is NOT_STATED]
+        return out
+
+    def unstated_cabling(self, comp: str, array_id: str) -> list[str]:
+        """The host's and the array's (or its group members') ports whose cable's far end the source
+        does not state: which target ports the host reaches then depends on them."""
+        idx, far = self.idx, self.analyzer.unstated_far_ends
+        if not far:
+            return []
+        server = idx.servers.get(comp)
+        out = [f"where {ref}'s cable goes" for ref, _ in idx.server_ports(server) if ref in far] if server else []
+        array = idx.arrays.get(array_id)
+        if array is not None:
+            serving = idx.group_members(array_id) if array_id in idx.group_views else [array]
+            out += [f"where {ref}'s cable goes" for a in serving for ref, _, _ in idx.array_ports(a) if ref in far]
         return out
 
     # ------------------------------------------------------------------ questions

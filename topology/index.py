@@ -131,7 +131,20 @@ class ArrayScope:
                 yield enc, s
 
     def group_disks(self, group: DiskGroup) -> list[Disk]:
+        if group.members is NOT_STATED:
+            return self.counted_disks(group)
         return [d for key in self.members(group.members) if (d := self.disks.get(key))]
+
+    def counted_disks(self, group: DiskGroup) -> list[Disk]:
+        """A group whose slots the source does not state but whose disk count it does: that many disks
+        of the array's one kind (no slot: `Disk.slot` counts them from -1 down); none when the count is
+        not stated or the array holds disks of more than one kind (which ones is then unknown)."""
+        count = group.disk_count
+        kinds = {(ds.size_gb, ds.rpm, ds.media, ds.interface): ds for e in self.enclosures.values() for ds in e.disks}
+        if not isinstance(count, int) or len(kinds) != 1:
+            return []
+        spec = next(iter(kinds.values()))
+        return [Disk(self.array.id, "", -1 - i, spec) for i in range(count)]
 
     def pool_groups(self, pool: str) -> list[DiskGroup]:
         return [g for g in self.array.disk_groups if g.pool == pool]

@@ -206,7 +206,8 @@ class Network:
 @dataclass(slots=True, kw_only=True)
 class Link:
     a: str = fld(doc="DEVICE:PORT, or DEVICE when the report names no port", stated=True)
-    b: str = fld(stated=True)
+    b: str = fld(doc="the other end; `not stated` when the source says the port is cabled but not where to",
+                 may_be_unstated=True)
     kind: str = fld("cable", choices=("cable", "isl", "lag", "stack"))
     note: str = fld("")
 
@@ -335,7 +336,8 @@ class Scenario:
     description: str = fld("")
     failed: list[str] = lst("components down in this scenario (a host unplugged, a drive pulled)",
                             ref="component", flow=True)
-    vms: list[str] = lst("VMs that run in this scenario; empty = every VM", ref="vm", flow=True)
+    vms: list[str] = lst("VMs that run in this scenario; empty = every VM; `not stated` when the source does "
+                         "not say which", ref="vm", flow=True, may_be_unstated=True)
     excluded: list[str] = lst("components not part of this scenario", ref="component", flow=True)
     reference: bool = fld(False, doc="the bed's reference configuration")
     configuration: str = fld("", doc="the configuration it runs in (configurations:); empty = each of them")

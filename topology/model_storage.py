@@ -52,7 +52,10 @@ class Enclosure:
 class DiskGroup:
     name: str = fld()
     raid: str = fld(choices=RAID_LEVELS)
-    members: list[str] = lst("ENCLOSURE:SLOTS ranges", flow=True)
+    members: list[str] = lst("ENCLOSURE:SLOTS ranges; `not stated` when the source gives only how many "
+                             "(disk_count)", flow=True)
+    disk_count: int | None = fld(None, minimum=1, maximum=1_000_000,
+                                 doc="how many disks, where the source does not say which slots (members: not stated)")
     geometry: str = fld("", doc="as the report writes it, e.g. 8D+1P")
     owner: str = fld("", ref="controller")
     pool: str = fld("", ref="pool")

@@ -86,4 +86,10 @@ def con_003(ctx: Context) -> Iterator[Hit]:
             continue
         if getattr(p, "bound_to", "") or getattr(pr.device, "simulated", False) or not hasattr(p, "kind"):
             continue    # a bound interface rides its NIC's cable; a VM's vNIC has none
+        far = ctx.analyzer.unstated_far_ends     # cables whose far end is not stated may end here
+        if far:
+            shown = sorted(far)
+            yield could_not_judge([pr.device.id, ref], f"whether {ref} (address {p.address}) is cabled",
+                                  [f"where {end}'s cable goes" for end in shown])
+            continue
         yield hit([pr.device.id, ref], f"{ref} has address {p.address} but no cable")

@@ -205,7 +205,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
         side = {"array": array_ports, "host": host_ports}
         speeds = {"array": list(array_speeds), "host": list(host_speeds)}
         unknown = [f"{r} speed" for k, refs in side.items() for r, v in zip(refs, speeds[k], strict=True)
-                   if v is NOT_STATED]
+                   if v is NOT_STATED] + ctx.derived.unstated_cabling(host, array_id)
         given = all(v is not None and v is not NOT_STATED for v in speeds["array"] + speeds["host"])
         a_bw, h_bw = (stated_sum(speeds["array"]), stated_sum(speeds["host"])) if given else \
             (len(ports), len(host_ports))

@@ -30,12 +30,13 @@ def _scopes(ctx: Context) -> Iterator[tuple[StorageArray, ArrayScope]]:
 def raid_001(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
-            unknown = unstated(g, f"group {g.name}", "raid", "members")
+            counted = g.members is NOT_STATED and isinstance(g.disk_count, int)    # how many, not which slots
+            unknown = unstated(g, f"group {g.name}", "raid", *(() if counted else ("members",)))
             if unknown:
                 yield could_not_judge([a.id, group_ref(a.id, g.name)], f"whether disk group {g.name} on {a.id} has "
                                       "enough members for its RAID level", unknown)
                 continue
-            n = sum(1 for _ in scope.members(g.members))
+            n = g.disk_count if counted else sum(1 for _ in scope.members(g.members))
             why = cap.member_problem(g.raid, n)
             if why:
                 yield hit([a.id, group_ref(a.id, g.name)], f"disk group {g.name} on {a.id} has {n} members: {why}")
