@@ -388,7 +388,10 @@ class Result:
     unit: str = fld("")
     scenario: str = fld("", ref="scenario")
     level: str = fld("", doc="matrix level, e.g. 200 users")
-    subject: str = fld("", doc="server/VM the figure is for")
+    subject: str = fld("", doc="what the figure is for: a server or VM, or an array, volume or group for an "
+                               "array-level figure")
+    bound: str = fld("", choices=("", "<", "<=", ">", ">="),
+                     doc="the source gives a bound, not a figure: '<' with value 10 for '< 10 %'")
     configuration: str = fld("", doc="the configuration measured (configurations:)")
     note: str = fld("")
 

@@ -90,6 +90,9 @@ class Volume:
     dataset: str = fld("", doc="application data it holds, e.g. exchange-db1")
     copy: str = fld("", choices=("", "active", "replica"))
     drive: str = fld("", doc="host drive letter, mount point or disk device (E:, /data, sdb)")
+    settings: dict[str, Any] = mapping("the array's settings of the volume as the source names them: "
+                                       "segment_size_kb, read_cache, write_cache, write_cache_mirroring, "
+                                       "read_ahead ...")
     label: str = fld("")
     note: str = fld("")
 
