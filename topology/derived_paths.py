@@ -531,8 +531,13 @@ class PathDerivation:
         idx, far = self.idx, self.analyzer.unstated_far_ends
         if not far:
             return []
-        server = idx.servers.get(comp)
-        out = [f"where {ref}'s cable goes" for ref, _ in idx.server_ports(server) if ref in far] if server else []
+        server, vm = idx.servers.get(comp), idx.vms.get(comp)
+        out = [f"where {ref}'s cable goes" for ref, p in idx.server_ports(server)
+               if ref in far and not _lan_only(p)] if server else []
+        if vm is not None:      # a guest's sessions leave by its virtual switches' uplinks
+            ups = [u for n in vm.nics if (vs := idx.vswitches.get(n.vswitch)) is not None
+                   and isinstance(vs.uplinks, list) for u in vs.uplinks]
+            out += [f"where {ref}'s cable goes" for ref in dict.fromkeys(ups) if ref in far]
         array = idx.arrays.get(array_id)
         if array is not None:
             serving = idx.group_members(array_id) if array_id in idx.group_views else [array]
@@ -549,3 +554,12 @@ class PathDerivation:
         if pinned:
             return f"its pinned path {pinned[0].spec.initiator} -> {pinned[0].spec.target} fails: {pinned[0].reason}"
         return self._first_gap(host, array_id)
+
+
+_NOT_STORAGE = frozenset({"lan", "management", "heartbeat", "live_migration", "unused", "replication"})
+
+
+def _lan_only(port: Any) -> bool:
+    """A port whose stated roles carry no storage traffic (no iSCSI, FC or guest traffic)."""
+    roles = port.roles
+    return isinstance(roles, list) and bool(roles) and port.kind != "fc" and set(roles) <= _NOT_STORAGE

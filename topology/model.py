@@ -266,6 +266,8 @@ class VNic:
     mtu: int | None = fld(None, minimum=576, maximum=65535)
     synthetic: bool = fld(True)
     offloads: dict[str, Any] = mapping(flow=True)
+    iscsi_ifaces: list[str] = lst("in-guest iSCSI interfaces bound to this NIC (open-iscsi `iscsiadm -m iface`), "
+                                  "e.g. eth2_0 eth2_1 eth2_2; their sessions leave by this NIC", flow=True)
 
 
 @dataclass(slots=True, kw_only=True)
