@@ -333,3 +333,16 @@ def test_the_hint_for_a_list_never_suggests_a_name_the_loader_refuses():
     assert "names no component" in problem.message
     assert "SQL2:NAME" not in problem.hint and ":NAME)" not in problem.hint
     assert problem.hint == "'data' is one of the disks of SQL2: give the disks in full under it (SQL2: {disks: [...]})"
+
+
+def test_the_readme_documents_configurations_with_an_example_bed_that_uses_them():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = readme[readme.index("## Command line"):readme.index("A run has one driver")]
+    assert "validate FILE" in commands and "[--configuration NAME]" in commands
+    assert "testbed-studio compare RUN|CONFIG" in commands
+    section = readme[readme.index("### Configurations:"):]
+    example = section[section.index("resources/examples/"):].split("`")[0]
+    bed = load(ROOT / example)
+    assert [c.id for c in bed.configurations] == ["rhev-vhost", "rhev-sriov", "hyperv"]
+    for name in ("guest1:eth2", "eql-group"):
+        assert name in section and any(name in c.overrides for c in bed.configurations)
