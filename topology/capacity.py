@@ -154,8 +154,8 @@ def unstated_inputs(scope: ArrayScope, kind: str, name: str) -> list[str]:
             out += [f"pool {name} members"] if pool is not None and pool.members is NOT_STATED else []
             for m in scope.pool_members(name):
                 out += [f"{m.array.id} RAID set"] if not m.array.disk_groups else []
-                for g in m.array.disk_groups:
-                    out += unstated_inputs(m, "group", g.name)
+                for raid_set in m.array.disk_groups:
+                    out += unstated_inputs(m, "group", raid_set.name)
             return out
         for member in scope.pool_groups(name):
             out += unstated_inputs(scope, "group", member.name)

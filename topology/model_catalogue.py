@@ -67,7 +67,7 @@ def entries(path: Path = CATALOGUE_FILE) -> tuple[ModelEntry, ...]:
 @cache
 def _read(path: str) -> tuple[ModelEntry, ...]:
     with open(path, encoding="utf-8") as fh:
-        data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 (safe loader)
+        data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     if not isinstance(data, dict) or set(data) - set(LIMITS):
         raise CatalogueError(f"{path}: the catalogue is a mapping of {', '.join(LIMITS)}")
     out: list[ModelEntry] = []

@@ -15,8 +15,8 @@ from topology.model import Bed, Scenario
 from topology.placement import Placement
 from topology.scenario_scope import Scope, ScopeFinder
 from topology.scenario_view import scenario_view
-from topology.validation.context import Context
 from topology.unknown import NOT_STATED
+from topology.validation.context import Context
 from topology.validation.registry import RULES, SEVERITY_ORDER, Finding, RuleInfo, could_not_judge
 
 

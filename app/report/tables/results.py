@@ -59,10 +59,9 @@ def results_tables(bed: Bed) -> list[Table]:
                     row.append("")
                 elif NOT_STATED in (value, c.threshold) or c.comparison == "between" and c.upper is NOT_STATED or \
                         bound and _bound_verdict(bound, value, c) is None:
-                    row.append(Cell("not judged: " + criterion_text(c) + (" (value not stated)"
-                                                                           if value is NOT_STATED else
-                                                                           f" (the source gives {bound} {number(value)})"
-                                                                           if bound else "")))
+                    why = " (value not stated)" if value is NOT_STATED else \
+                        f" (the source gives {bound} {number(value)})" if bound else ""
+                    row.append(Cell("not judged: " + criterion_text(c) + why))
                 else:
                     ok = _bound_verdict(bound, value, c) if bound else criterion_met(c, value)
                     row.append(Cell(("pass: " if ok else "FAIL: ") + criterion_text(c), bold=not ok,

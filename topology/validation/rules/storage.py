@@ -36,7 +36,7 @@ def raid_001(ctx: Context) -> Iterator[Hit]:
                 yield could_not_judge([a.id, group_ref(a.id, g.name)], f"whether disk group {g.name} on {a.id} has "
                                       "enough members for its RAID level", unknown)
                 continue
-            n = g.disk_count if counted else sum(1 for _ in scope.members(g.members))
+            n = g.disk_count if counted and isinstance(g.disk_count, int) else sum(1 for _ in scope.members(g.members))
             why = cap.member_problem(g.raid, n)
             if why:
                 yield hit([a.id, group_ref(a.id, g.name)], f"disk group {g.name} on {a.id} has {n} members: {why}")
