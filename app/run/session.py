@@ -31,7 +31,7 @@ OnEvent = Callable[[E.Event], None]
 class RunSession:
     def __init__(self, bed, bed_path: str | Path | None, *, templates: Sequence[str] = (),
                  runs_dir: Path | None = None, credentials=None, ask: Ask | None = None,
-                 on_event: OnEvent | None = None, on_samples: Callable[[list], None] | None = None,
+                 on_event: OnEvent | None = None,
                  workers: int = DEFAULT_WORKERS, timeout: float | None = None, known_hosts: Path | None = None,
                  bed_bytes: bytes | None = None, configuration: str | None = None, engine: str = "",
                  extra_vars: Sequence[str] = ()):
@@ -55,7 +55,6 @@ class RunSession:
         self.engine_kind, self.extra_vars = engine, list(extra_vars)
         self._ask = ask
         self._on_event = on_event or (lambda event: None)
-        self._on_samples = on_samples
         self.factory = TransportFactory(bed, credentials or CredentialStore(), decider=self._trust_host_key,
                                         known_hosts=known_hosts, ask_password=self._password)
         self.all_steps: list[RunStep] = run_steps(generate(bed, extra_dirs=list(templates)),
@@ -184,7 +183,8 @@ class RunSession:
         self._completed = any(r.get("kind") == "run" and r.get("event") == "complete"
                               for r in J.read_journal(info.dir).records)
         self._settled = False
-        self._tap = MetricsTap(info.dir, _Forward(self), on_samples=self._on_samples,
+        self._tap = MetricsTap(info.dir, _Forward(self),
+                               on_samples=lambda samples: self._emit(E.Samples(info.id, tuple(samples))),
                                on_problem=lambda text: self._emit(E.MetricsProblem(info.id, text)),
                                counter_transports=self.factory)
         engine.listener = self._tap

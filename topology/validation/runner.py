@@ -7,9 +7,9 @@ never this module.
 """
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable
 
+from topology.gc_pause import collector_paused
 from topology.index import BedIndex
 from topology.model import Bed, Scenario
 from topology.placement import Placement
@@ -58,9 +58,7 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
         return _configured(bed, codes, scenario, reference_only, configuration)
     _load_rule_modules()
     codes = list(codes) if codes is not None else None    # read once per scenario, not once in all
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # rules build many short-lived objects next to a large model: skip the rescans
-    try:
+    with collector_paused():  # rules build many short-lived objects next to a large model: skip the rescans
         idx = idx or BedIndex(bed)
         if scenario is not None:
             sc = idx.scenarios.get(scenario)
@@ -81,9 +79,6 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
         _apply_exceptions(bed, findings)
         findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))
         return findings
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _configured(bed: Bed, codes: Iterable[str] | None, scenario: str | None, reference_only: bool,

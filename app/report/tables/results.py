@@ -17,18 +17,21 @@ _SCORERS = {"median": statistics.median, "mean": statistics.fmean, "max": max, "
 
 
 def results_tables(bed: Bed) -> list[Table]:
-    """One table per workload.  Repeated runs of one measurement are reduced to the run
-    plan's score (the median of N by default), with the run count shown."""
+    """One table per workload, and per configuration when the bed compares several (figures of
+    different configurations are never reduced together).  Repeated runs of one measurement (same
+    configuration, scenario, level, subject and metric) are reduced to the run plan's score (the
+    median of N by default), with the run count shown."""
     if not bed.results:
         return []
     score = (bed.run_plan.score if bed.run_plan and bed.run_plan.score else "median")
     scorer = _SCORERS.get(score, statistics.median)
     criteria = {(w.id, c.metric): c for w in bed.workloads for c in w.criteria}
-    grouped: dict[str, dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
+    grouped: dict[tuple[str, str], dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
     for r in bed.results:
-        grouped[r.workload][(r.scenario, r.level, r.subject, r.metric, r.unit, r.bound)].append(r)
+        grouped[(r.configuration, r.workload)][(r.scenario, r.level, r.subject, r.metric, r.unit, r.bound)].append(r)
     tables = []
-    for workload, measurements in grouped.items():
+    for (configuration, workload), measurements in sorted(
+            grouped.items(), key=lambda kv: (_configuration_rank(bed, kv[0][0]), list(grouped).index(kv[0]))):
         has_criteria = any((workload, key[3]) in criteria for key in measurements)
         has_runs = any(len(v) > 1 for v in measurements.values())
         cols = ["Scenario", "Level", "Subject", "Metric", "Value"]
@@ -36,7 +39,11 @@ def results_tables(bed: Bed) -> list[Table]:
             cols.append("Runs")
         if has_criteria:
             cols.append("Criterion")
-        t = Table(f"results-{slug(workload)}", f"Results: {workload}", cols, compact=True)
+        if configuration:
+            t = Table(f"results-{slug(configuration)}-{slug(workload)}",
+                      f"Results: {workload}, configuration {configuration}", cols, compact=True)
+        else:
+            t = Table(f"results-{slug(workload)}", f"Results: {workload}", cols, compact=True)
         previous = ("", "", "")
         for (scenario, level, subject, metric, unit, bound), rs in measurements.items():
             values = [r.value for r in rs if r.value is not NOT_STATED]
@@ -86,6 +93,11 @@ def _bound_verdict(bound: str, value: float, c: Any) -> bool | None:
     if c.comparison in (">", ">=") and upper and value <= c.threshold:
         return False
     return None
+
+
+def _configuration_rank(bed: Bed, name: str) -> int:
+    order = [c.id for c in bed.configurations]
+    return order.index(name) + 1 if name in order else (0 if not name else len(order) + 1)
 
 
 def run_summary_table(run: Any) -> Table:
