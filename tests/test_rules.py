@@ -30,7 +30,9 @@ CLU-003 WL-001 ACC-001 ACC-002""".split()
 # Issue 12: rules a lab engineer checks that the brief's catalogue did not name
 NEW_CODES = """MAP-001 MAP-002 MAP-003 CON-001 CON-002 CON-003 LIM-001 LIM-002 LIM-003 SRIOV-001 PATH-008
 WL-002 CAP-008 NET-013 MAP-004 NET-014""".split()
-ALL_CODES = BRIEF_CODES + NEW_CODES
+# Issue 30: the model catalogue's switch ports
+MODEL_CODES = ["LIM-004"]
+ALL_CODES = BRIEF_CODES + NEW_CODES + MODEL_CODES
 # Issue 28: the as-built check's codes (raised from the hosts' facts, tests/test_asbuilt_*.py), in the catalogue
 ASBUILT_CODES = [f"ASB-{n:03d}" for n in range(1, 18)]
 
@@ -143,6 +145,9 @@ BREAKS = {
     "LIM-002": lambda b: [b.chassis.append(Chassis(id="ch", bays=2)), setattr(server(b, "h1"), "chassis", "ch"),
                           setattr(server(b, "h1"), "bay", 3)],
     "LIM-003": lambda b: b.links.extend(Link(a="arr", b="sw-lan") for _ in range(2)),
+    "LIM-004": lambda b: [setattr(b.switches[0], "model", "Dell PowerConnect 8024F"),
+                          setattr(b.switches[0], "port_count", None),
+                          b.links.extend(Link(a="h1", b=b.switches[0].id) for _ in range(24))],
     "SRIOV-001": lambda b: vm(b, "sql").nics[0].offloads.update(sriov=True),
     "PATH-008": lambda b: [setattr(port(b, "h1:san1"), "speed_gbps", 10),
                            setattr(port(b, "arr:c0-a"), "speed_gbps", 1)],

@@ -239,8 +239,8 @@ def bed_figures(bed, name: str, metric: str) -> list[RunFigures]:
     for r in bed.results:
         if name not in (r.configuration, r.scenario) or metric_key(r.metric) not in wanted and r.metric not in wanted:
             continue
-        if r.value is NOT_STATED:
-            continue            # a figure the source does not give is no run
+        if r.value is NOT_STATED or r.bound:
+            continue            # a figure the source does not give, or gives only as a bound, is no run
         subject = f"{r.level}{LEVEL_SEP}{r.subject or r.workload}" if r.level else (r.subject or r.workload)
         n = seen.get(subject, 0)
         seen[subject] = n + 1
