@@ -134,7 +134,8 @@ def test_reuse_keeps_a_file_system_with_the_volume_label_and_refuses_any_other()
     kind, msg = _decide("windows-disk.ps1", want, _get_disk(used, labels={3: ["", "logs"]}))
     assert kind == "refused" and "it holds no file system labelled data to reuse (labels: , logs)" in msg
     # without reuse the same disk is refused for what it holds
-    kind, msg = _decide("windows-disk.ps1", _want(Wwn=AZURE_WWN, **_gb(500, 600)), _get_disk(used, labels={3: ["data"]}))
+    kind, msg = _decide("windows-disk.ps1", _want(Wwn=AZURE_WWN, **_gb(500, 600)),
+                        _get_disk(used, labels={3: ["data"]}))
     assert kind == "refused" and "it has 2 partition(s)" in msg
 
 
@@ -150,8 +151,9 @@ def _wmi(*drives: dict, sessions: list | None = None, labels: dict[str, list[str
     def get_wmiobject(*positional, Class=None, Namespace=None, Query=None):
         if Query is not None:
             if "Win32_DiskDriveToDiskPartition" in Query:
-                return [PsHash({"DeviceID": f"part-{i}-{d['DeviceID']}"}) for d in drives if d["DeviceID"] in
-                        Query.replace("\\\\", "\\") for i, _ in enumerate(labels.get(d["DeviceID"], []) if labels else [])]
+                found = [d for d in drives if d["DeviceID"] in Query.replace("\\\\", "\\")]
+                return [PsHash({"DeviceID": f"part-{i}-{d['DeviceID']}"}) for d in found
+                        for i, _ in enumerate((labels or {}).get(d["DeviceID"], []))]
             for d in drives:
                 for i, lab in enumerate((labels or {}).get(d["DeviceID"], [])):
                     if f"part-{i}-{d['DeviceID']}" in Query:
@@ -195,8 +197,10 @@ WMI_EXPECT = {
     "other-lun": ("refused", ["no disk has its identity"]),
     "target-wrong-size": ("refused", ["it has 1719058844160 bytes, the volume between 95000000000 and 107400000000"]),
     "target-too-small": ("refused", ["it has 1719058844160 bytes, the volume between 1900000000000"]),
-    "serial-other-vendor": ("refused", ["its vendor is VBOX, not ^IBM$", "its product is HARDDISK, not ^1[78][0-9][0-9]"]),
-    "unknown-serial": ("refused", ["no disk has its identity; the disks here: disk 0", "; disk 1 (1719058844160 bytes"]),
+    "serial-other-vendor": ("refused", ["its vendor is VBOX, not ^IBM$",
+                                        "its product is HARDDISK, not ^1[78][0-9][0-9]"]),
+    "unknown-serial": ("refused", ["no disk has its identity; the disks here: disk 0",
+                                   "; disk 1 (1719058844160 bytes"]),
     "no-identity": ("refused", ["the step names no serial, or target and LUN"]),
 }
 
@@ -300,3 +304,33 @@ def test_a_wrong_guard_fails_these_tests(guard, old, new):
         except AssertionError:
             failed.append(name)
     assert failed, f"no scenario notices {old!r} -> {new!r}"
+
+
+# ------------------------------------------------------------------ the generated 2008 R2 step
+
+def test_a_generated_2008_r2_iscsi_step_selects_by_target_and_lun_and_refuses_another_vendors_disk():
+    """No serial stated: the 2008 R2 format step selects the LUN by the initiator's target and LUN; its
+    $TbWant, as generated, reaches the guard, which refuses the captured disk at that target and LUN
+    because it is not a Dell MD3 LUN and it holds a partition."""
+    from topology import methodology as M
+    from topology.synthetic_platforms import cases, platform_bed
+    case = next(c for c, t in cases() if c.id == "ws2008r2" and t == "iscsi")
+    bed = platform_bed(case, "iscsi")
+    array = bed.arrays[0]
+    for v in array.volumes:
+        v.target = TARGET
+    witness = next(v for v in array.volumes if v.name == "witness")
+    witness.size_gb = 1719.06
+    steps = [s for s in M.generate(bed).steps() if s.destructive and "array:witness" in " ".join(s.devices)]
+    assert len(steps) == 1 and len(steps[0].automation) == 1, steps
+    script = steps[0].automation[0].script
+    own = script.split("--- end of guard", 1)[1]
+    assert "SerialNumber" not in own and "SCSILogicalUnit" not in own
+    want_lines = "\n".join(line for line in own.splitlines() if line.startswith("$TbWant"))
+    assert f"Target = '{TARGET}'; Lun = 1;" in want_lines
+    it = Interpreter(_wmi(VBOX, AZURE_DRIVE), version=2)
+    it.run(script.split("--- end of guard", 1)[0] + "--- end of guard\n" + want_lines)
+    with pytest.raises(PsThrow) as refused:
+        it.call("Select-TbDisk", it.get("TbWant"))
+    assert "array:witness's disk: disk 1 (1719058844160 bytes" in str(refused.value)
+    assert "its vendor is , not ^DELL$" in str(refused.value) and "it has 1 partition(s)" in str(refused.value)
