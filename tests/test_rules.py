@@ -30,7 +30,9 @@ CLU-003 WL-001 ACC-001 ACC-002""".split()
 # Issue 12: rules a lab engineer checks that the brief's catalogue did not name
 NEW_CODES = """MAP-001 MAP-002 MAP-003 CON-001 CON-002 CON-003 LIM-001 LIM-002 LIM-003 SRIOV-001 PATH-008
 WL-002 CAP-008 NET-013 MAP-004 NET-014""".split()
-ALL_CODES = BRIEF_CODES + NEW_CODES
+# Issue 31: a documented exception that matches nothing, and the rules the probes found missing
+FACT_CODES = """EXC-001""".split()
+ALL_CODES = BRIEF_CODES + NEW_CODES + FACT_CODES
 
 
 def port(bed, ref):
@@ -151,6 +153,8 @@ BREAKS = {
         Port(name="fc0", kind="fc", wwpn=w)]))
         for h, w in (("h1", "10:00:00:00:c9:aa:bb:01"), ("h2", "10000000C9AABB01"))],
     "NET-013": lambda b: [setattr(b.networks[1], "vlan", 101), setattr(b.switches[0], "vlans", [102])],
+    "EXC-001": lambda b: b.exceptions.append(ExceptionRecord(code="NET-007", subject="h1:lan",
+                                                             reason="duplicate address while the lab was moved")),
 }
 
 
@@ -223,9 +227,11 @@ def test_degraded_scenario_restarts_highly_available_vms_only_where_the_survivor
     found = [f for f in validate(bed) if f.code in ("CAP-001", "CAP-003")]
     # web does not restart beside sql (27 + 20 > 46): a VM the survivor cannot start is not run
     # there over its RAM, it finds no room, as the placement view shows it
-    assert [(f.code, f.scenario) for f in found] == [("CAP-003", None), ("CAP-003", None)]
-    assert "if h2 fails, 1 of its 1 highly available VMs (27 GB) find no room" in found[1].message
-    assert set(found[1].subjects) == {"cl", "h2", "web"}
+    # one fact (cl cannot absorb the loss of a node), two cases: h1 lost, h2 lost
+    assert [(f.code, f.scenario, f.count) for f in found] == [("CAP-003", None, 2)]
+    case = found[0].members[1]
+    assert "if h2 fails, 1 of its 1 highly available VMs (27 GB) find no room" in case.message
+    assert set(case.subjects) == {"cl", "h2", "web"}
     from topology.placement_ops import outcome
     assert outcome(bed, "degraded").no_room == {"web": "h2"}
 
@@ -313,7 +319,9 @@ def test_a_workload_pairs_its_database_and_log_too():
 def test_switch_ports_facing_iscsi_host_ports_with_flow_control_off_are_named():
     bed = clean_bed()
     bed.switches[0].flow_control = False    # sw-a: faces h1:san1, h2:san1 and two array ports
-    messages = sorted(f.message for f in found(bed, "NET-006"))
+    facts = found(bed, "NET-006")
+    assert len(facts) == 1 and facts[0].message.startswith("flow control is off on switch sw-a facing 4 iSCSI ports")
+    messages = sorted(c.message for c in facts[0].cases())
     assert messages == [f"flow control is off on switch port sw-a facing {what}" for what in (
         "array port arr:c0-a", "array port arr:c1-a", "iSCSI host port h1:san1", "iSCSI host port h2:san1")]
 
@@ -339,8 +347,10 @@ def test_port_ratio_is_weighed_by_bandwidth():
 def test_masking_findings_say_what_the_array_does_instead():
     bed = clean_bed()
     array(bed).hosts[0].host_group = ""
-    msg = found(bed, "MAP-002")[0].message
+    fact = found(bed, "MAP-002")[0]
+    msg = fact.cases()[0].message
     assert "is mapped to host group cluster, which h1" in msg and "its host entry h1 is in no host group" in msg
+    assert fact.message.startswith("h1 is not in host group cluster on arr (its host entry h1 is in no host group)")
     assert not found(bed, "MAP-001")
     bed = clean_bed()
     array(bed).mappings = [m for m in array(bed).mappings if m.volume != "vms"]

@@ -104,7 +104,10 @@ def cap_003(ctx: Context) -> Iterator[Hit]:
                 yield hit([c.id, lost, *(v.id for v in stranded)],
                           f"with every VM on its home host, if {lost} fails, {len(stranded)} of its "
                           f"{len(moving)} highly available VMs ({need:g} GB) find no room on the "
-                          f"surviving node(s) of {c.id}")
+                          f"surviving node(s) of {c.id}",
+                          cause=f"with every VM on its home host, {c.id} cannot absorb the loss of {{n}} of its nodes",
+                          item=f"{lost} ({len(stranded)} of its {len(moving)} highly available VMs, {need:g} GB, "
+                               "find no room)")
     if ctx.scenario is not None and ctx.scenario.failed:
         yield from _no_room_in_scenario(ctx)
 
@@ -151,7 +154,9 @@ def cap_004(ctx: Context) -> Iterator[Hit]:
         if per_node is not _JUDGE_EACH and memory.__class__ in (int, float):
             if memory > per_node:
                 s = ctx.idx.servers[vm.host]
-                yield hit([vm.id, s.id], f"{vm.id} has {memory:g} GB; a NUMA node of {s.id} has {per_node:g} GB")
+                yield hit([vm.id, s.id], f"{vm.id} has {memory:g} GB; a NUMA node of {s.id} has {per_node:g} GB",
+                          cause=f"{{n}} VMs on {s.id} have more memory than its NUMA node's {per_node:g} GB",
+                          item=f"{vm.id} ({memory:g} GB)")
             continue
         s = ctx.idx.servers[vm.host]
         if s.memory_gb is None:
@@ -220,7 +225,9 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
                                       f"of {vm.id})", unknown)
             elif user and not reached:
                 yield hit([vm.id, user, d.volume],
-                          f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach")
+                          f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach",
+                          cause=f"{user} cannot reach the volumes of {{n}} of its VMs' disks",
+                          item=f"{vm.id}:{d.name} on {d.volume}")
             if shared is None or cluster is None or user != vm.host:
                 continue
             if shared is NOT_STATED:
@@ -229,7 +236,9 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
             elif d.volume not in shared:
                 yield hit([vm.id, d.volume, cluster.id],
                           f"disk {d.name} of clustered VM {vm.id} is on {d.volume}, "
-                          f"not a shared volume of {cluster.id}")
+                          f"not a shared volume of {cluster.id}",
+                          cause=f"{{n}} disks of clustered VMs are on {d.volume}, not a shared volume of {cluster.id}",
+                          item=f"{vm.id}:{d.name}")
 
 
 @rule("CAP-006", "error", "volume smaller than the virtual disks on it",
@@ -308,9 +317,11 @@ def cap_007(ctx: Context) -> Iterator[Hit]:
                 thin = v.provisioning == "thin" or (pool is not None and pool.provisioning == "thin")
             if thin:
                 yield hit([vm.id, d.volume], f"{d.type} disk {d.name} of {vm.id} sits on thin volume {d.volume}",
-                          severity="error")
+                          severity="error", cause="{n} dynamically expanding disks sit on thin volumes",
+                          item=f"{vm.id}:{d.name} on {d.volume}")
             else:
-                yield hit(vm.id, f"production VM {vm.id} uses a {d.type} disk ({d.name})")
+                yield hit(vm.id, f"production VM {vm.id} uses a {d.type} disk ({d.name})",
+                          cause="{n} disks of production VMs are dynamically expanding", item=f"{vm.id}:{d.name}")
 
 
 @rule("CAP-008", "error", "a VM with no memory",

@@ -43,7 +43,8 @@ def clu_002(ctx: Context) -> Iterator[Hit]:
                     yield could_not_judge([c.id, node, v], f"whether {node} reaches {what} {v} of cluster {c.id}",
                                           unknown)
                 elif not ctx.reaches(node, v):
-                    yield hit([c.id, node, v], f"{node} cannot reach {what} {v} of cluster {c.id}")
+                    yield hit([c.id, node, v], f"{node} cannot reach {what} {v} of cluster {c.id}",
+                              cause=f"{node} cannot reach {{n}} shared volumes of cluster {c.id}", item=v)
 
 
 @rule("CLU-003", "warning", "no dedicated live-migration network",

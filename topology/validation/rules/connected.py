@@ -80,4 +80,5 @@ def con_003(ctx: Context) -> Iterator[Hit]:
             continue
         if getattr(p, "bound_to", "") or getattr(pr.device, "simulated", False) or not hasattr(p, "kind"):
             continue    # a bound interface rides its NIC's cable; a VM's vNIC has none
-        yield hit([pr.device.id, ref], f"{ref} has address {p.address} but no cable")
+        yield hit([pr.device.id, ref], f"{ref} has address {p.address} but no cable",
+                  cause="{n} ports have an address but no cable", item=f"{ref} ({p.address})")

@@ -169,7 +169,9 @@ def net_004(ctx: Context) -> Iterator[Hit]:
             if not ok and unknown:
                 yield could_not_judge([node, c.id], f"whether {node} has a heartbeat port", unknown)
             elif not ok:
-                yield hit([node, c.id], f"{node} (cluster {c.id}) has no dedicated heartbeat/cluster network port")
+                yield hit([node, c.id], f"{node} (cluster {c.id}) has no dedicated heartbeat/cluster network port",
+                          cause=f"{{n}} nodes of cluster {c.id} have no dedicated heartbeat/cluster network port",
+                          item=node)
 
 
 @rule("NET-005", "error", "MTU differs along an iSCSI path",
@@ -235,7 +237,11 @@ def _mtu_verdict(path, ini: _MtuSide, middle: _MtuSide, tgt: _MtuSide) -> Iterat
     small = any(side.least is not None and side.least < need for side in sides)
     if len(ends) > 1 or small:
         detail = ", ".join(f"{w}={m}" for w, m, _ in known)
-        yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
+        # the fact is the hops below the ends' MTU, whatever sessions cross them
+        low = ", ".join(dict.fromkeys(f"{w}={m}" for w, m, _ in known if m < need))
+        yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}",
+                  cause=f"{low} below the {need}-byte MTU of the ends on {{n}} iSCSI paths",
+                  item=f"{path.initiator} -> {path.target}")
     elif unknown:
         yield could_not_judge([path.initiator, path.target, *unknown],
                               f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
@@ -243,7 +249,9 @@ def _mtu_verdict(path, ini: _MtuSide, middle: _MtuSide, tgt: _MtuSide) -> Iterat
             and len(known) == ini.hops + middle.hops + tgt.hops:
         yield hit([path.initiator, path.target],
                   f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
-                  severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
+                  severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI",
+                  cause="{n} iSCSI paths run standard 1500-byte frames end to end",
+                  item=f"{path.initiator} -> {path.target}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +309,8 @@ def net_006(ctx: Context) -> Iterator[Hit]:
     san = server_port_facts(ctx).san
     for s, ref, p in san:
         if p.flow_control is False:
-            yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}")
+            yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}",
+                      cause="flow control is off on {n} iSCSI host ports", item=ref)
         elif p.flow_control is NOT_STATED:
             yield could_not_judge([s.id, ref], f"flow control on iSCSI host port {ref}", [f"{ref} flow control"])
     if not any(sw.flow_control is False or sw.flow_control is NOT_STATED or
@@ -320,7 +329,9 @@ def net_006(ctx: Context) -> Iterator[Hit]:
             fc = ctx.idx.effective_flow_control(pr) if pr is not None else \
                 getattr(ctx.idx.endpoint_device(sw_ref), "flow_control", None)
             if fc is False:
-                yield hit([sw_ref, ref], f"flow control is off on switch port {sw_ref} facing {what} {ref}")
+                yield hit([sw_ref, ref], f"flow control is off on switch port {sw_ref} facing {what} {ref}",
+                          cause=f"flow control is off on switch {sw_ref.partition(':')[0]} facing {{n}} iSCSI ports",
+                          item=f"{sw_ref} facing {ref}")
             elif fc is NOT_STATED:
                 yield could_not_judge([sw_ref, ref], f"flow control on switch port {sw_ref} facing {what} {ref}",
                                       [f"{sw_ref} flow control"])

@@ -9,7 +9,7 @@ from topology.graph import controller_node, element_text, is_fabric, shared_elem
 from topology.model import StorageArray
 from topology.unknown import NOT_STATED, stated_sum
 from topology.validation.context import Context
-from topology.validation.registry import Hit, could_not_judge, hit, rule
+from topology.validation.registry import Hit, could_not_judge, hit, rule, shown_names
 from topology.validation.rules.network import facing_switch_ports
 
 _SRC = ("Seed 000 Appendix F (4 sessions per host, 'Enable multi-path'); seed 002 best practice 4 "
@@ -48,11 +48,75 @@ def path_001(ctx: Context) -> Iterator[Hit]:
     for host, vol, why in _checked_uses(ctx):
         n = len(ctx.working_paths(host, vol))
         unknown = _unstated(ctx, host, vol) if n < 2 else []
-        if unknown:
+        most = _most_paths(ctx, host, vol) if unknown else 2
+        if unknown and most < 2:
+            # one initiator and one array port: a single path at best, whatever the values not stated
+            yield hit([host, vol], f"{host} reaches {vol} over at most {most} path{'s' if most != 1 else ''} ({why}): "
+                      f"{_ends_text(ctx, host, vol)}" + (f"; whether it logs in at all could not be judged: "
+                                                          f"{shown_names(unknown)} not stated" if n == 0 else ""),
+                      cause="{n} volumes are reached over one path at most", item=f"{host} to {vol}")
+        elif unknown:
             yield could_not_judge([host, vol], f"how many paths {host} has to {vol} ({n} found)", unknown)
         elif n < 2:
             gap = f": {ctx.derived.why_no_path(host, vol)}{_taken_out(ctx)}" if n == 0 else ""
-            yield hit([host, vol], f"{host} reaches {vol} over {n} path{'s' if n != 1 else ''} ({why}){gap}")
+            yield hit([host, vol], f"{host} reaches {vol} over {n} path{'s' if n != 1 else ''} ({why}){gap}",
+                      cause=f"{host} has no path to {{n}} volumes it uses" if n == 0 else
+                      "{n} volumes are reached over one path at most", item=vol if n == 0 else f"{host} to {vol}")
+
+
+def _initiators(ctx: Context, host: str) -> tuple[list[str], int]:
+    """(the host's or VM's SAN initiators, its ports whose kind or role is not stated: they may be some)."""
+    ends = [e.ref for e in ctx.derived.endpoints(host)]
+    s, vm = ctx.idx.servers.get(host), ctx.idx.vms.get(host)
+    if s is not None:
+        maybe = sum(1 for ref, p in ctx.idx.server_ports(s) if ref not in ends and NOT_STATED in (p.kind, p.roles))
+    else:
+        maybe = sum(1 for n in vm.nics if n.role is NOT_STATED) if vm is not None else 0
+    return ends, maybe
+
+
+def _array_ports(ctx: Context, array_id: str) -> int:
+    """The array ports a session could end on: SAN ports, and those whose kind or role is not stated."""
+    array = ctx.idx.arrays.get(array_id)
+    if array is None:
+        return 0
+    return sum(1 for _, p, _ in ctx.idx.array_ports(array) if NOT_STATED in (p.kind, p.roles) or p.kind == "fc"
+               or "iscsi" in p.roles or "fc" in p.roles)
+
+
+def _most_paths(ctx: Context, host: str, vol: str) -> int:
+    """The most paths the drawing allows between a host and a volume, whatever is not stated: each of its
+    initiators to each of the array's SAN ports."""
+    ends, maybe = _initiators(ctx, host)
+    return (len(ends) + maybe) * _array_ports(ctx, vol.partition(":")[0])
+
+
+def _ends_text(ctx: Context, host: str, vol: str) -> str:
+    ends, maybe = _initiators(ctx, host)
+    array_id = vol.partition(":")[0]
+    ports = _array_ports(ctx, array_id)
+    mine = ", ".join(ends) if ends else "no initiator"
+    return f"{mine} on {host}{f' (and {maybe} port(s) of unstated role)' if maybe else ''}, " \
+           f"{ports} SAN port{'s' if ports != 1 else ''} on {array_id}"
+
+
+def _forced(ctx: Context, host: str) -> frozenset[str]:
+    """What every path of `host` crosses whatever its target: its one initiator, the one physical port
+    that initiator leaves by, the one switch that port is cabled to (shared by all its initiators)."""
+    memo = ctx.memo.setdefault("forced_elements", {})
+    found = memo.get(host)
+    if found is None:
+        _ends, maybe = _initiators(ctx, host)
+        sets = []
+        for e in ctx.derived.endpoints(host):
+            own = {e.ref}
+            if len(e.exits) == 1:
+                own.add(e.exits[0])
+            if len(e.attach) == 1 and len(e.attach[0][1]) == 1 and not e.attach[0][2]:
+                own |= e.attach[0][1]
+            sets.append(frozenset(own))
+        found = memo[host] = frozenset.intersection(*sets) if sets and not maybe else frozenset()
+    return found
 
 
 def _unstated(ctx: Context, host: str, vol_or_array: str) -> list[str]:
@@ -85,16 +149,22 @@ def path_002(ctx: Context) -> Iterator[Hit]:
         array = ctx.idx.arrays.get(vol.partition(":")[0])
         unknown = _unstated(ctx, host, vol) + [f"{array.id} controller {c.name} mode" for c in array.controllers
                                                if c.mode is NOT_STATED] if common and array is not None else []
-        if unknown:
+        certain = common & _forced(ctx, host) if unknown else common
+        if certain:     # the host's own single port (and the switch it is cabled to) whatever is not stated
+            groups[(host, certain)].append(vol)
+        elif unknown:
             yield could_not_judge([host, vol], f"whether {host}'s paths to {vol} share a single point of failure",
                                   unknown)
-        elif common:
-            groups[(host, common)].append(vol)
     for (host, common), vols in groups.items():
         where = ", ".join(sorted(element_text(e) for e in common))
         shown = ", ".join(vols[:5]) + (f" and {len(vols) - 5} more" if len(vols) > 5 else "")
+        # what the hosts share is the fact: guests behind one uplink all cross it, each with its own vNIC
+        own = f"{host}:"
+        shared = sorted(element_text(e) for e in common if not e.startswith(own))
+        cause = (f"every path of {{n}} hosts to their volumes goes through {', '.join(shared)}"
+                 + (" (and each host's own port)" if len(shared) < len(common) else "")) if shared else None
         yield hit([host, *sorted(e for e in common if not is_fabric(e)), *vols],
-                  f"every path from {host} to {shown} goes through {where}")
+                  f"every path from {host} to {shown} goes through {where}", cause=cause, item=f"{host} to {shown}")
 
 
 @rule("PATH-003", "warning", "paths reach only one controller",
@@ -149,7 +219,8 @@ def path_004(ctx: Context) -> Iterator[Hit]:
             yield could_not_judge(host, f"whether {host}'s {n} paths run under multipath software",
                                   [f"{host} multipath software"])
         elif not owner.multipath:
-            yield hit(host, f"{host} has {n} paths but declares no multipath software")
+            yield hit(host, f"{host} has {n} paths but declares no multipath software",
+                      cause="{n} hosts have several paths but declare no multipath software", item=f"{host} ({n} paths)")
 
 
 @rule("PATH-005", "warning", "array bandwidth to host SAN bandwidth far from 1:1",
@@ -218,7 +289,8 @@ def path_005(ctx: Context) -> Iterator[Hit]:
                     f"{len(host_ports)} host SAN port(s)" if given else
                     f"{len(ports)} active port(s) for {len(host_ports)} host SAN port(s) (speeds not given: ports "
                     "counted)")
-            yield hit([host, array_id], f"{array_id} offers {host} {what}: ratio {_ratio(a_bw, h_bw)}")
+            yield hit([host, array_id], f"{array_id} offers {host} {what}: ratio {_ratio(a_bw, h_bw)}",
+                      cause=f"{array_id} offers each of {{n}} hosts {what}: ratio {_ratio(a_bw, h_bw)}", item=host)
 
 
 def _speed(ctx: Context, ref: str) -> Any:
@@ -260,7 +332,11 @@ def path_008(ctx: Context) -> Iterator[Hit]:
         if len(set(speeds.values())) > 1 and key not in seen:
             seen.add(key)
             detail = ", ".join(f"{r} {_gbps(v)} Gb/s" for r, v in speeds.items())
-            yield hit([sp.host, *speeds], f"{sp.spec.initiator} -> {sp.spec.target} mixes link speeds: {detail}")
+            slow = min(speeds.values())
+            fast = ", ".join(f"{r} {_gbps(v)} Gb/s" for r, v in speeds.items() if v != slow)
+            yield hit([sp.host, *speeds], f"{sp.spec.initiator} -> {sp.spec.target} mixes link speeds: {detail}",
+                      cause=f"{fast} run{'s' if fast.count(',') == 0 else ''} into {_gbps(slow)} Gb/s ports on {{n}} paths",
+                      item=f"{sp.spec.initiator} -> {sp.spec.target}")
 
 
 def _san_speeds(ctx: Context) -> set[Any]:
@@ -312,4 +388,5 @@ def path_006(ctx: Context) -> Iterator[Hit]:
 def path_007(ctx: Context) -> Iterator[Hit]:
     for switches in ctx.derived.open_fabrics.values():
         shown = ", ".join(sorted(switches))
-        yield hit(sorted(switches), f"FC fabric of {shown} declares no zones: it is an open fabric")
+        yield hit(sorted(switches), f"FC fabric of {shown} declares no zones: it is an open fabric",
+                  cause="{n} FC fabrics declare no zones: they are open fabrics", item=f"fabric of {shown}")

@@ -106,6 +106,9 @@ def raid_003(ctx: Context) -> Iterator[Hit]:
             disks = _group_disks(ctx, scope, g)
             if not disks:
                 continue
+            if not spares and not unknown:
+                uncovered.append(g)     # no spare covers nothing, whatever the disks' sizes and media
+                continue
             sizes = [d.spec.size_gb for d in disks + spares if d.spec.size_gb is NOT_STATED or
                      d.spec.media is NOT_STATED]
             if sizes or unknown:
@@ -123,7 +126,8 @@ def raid_003(ctx: Context) -> Iterator[Hit]:
             what = "no hot spares" if not spares else f"{len(spares)} hot spare(s), none suitable for"
             yield hit([a.id, *(group_ref(a.id, g.name) for g in uncovered)],
                       f"{a.id} has {what} {len(uncovered)} disk group(s): {names}" if spares else
-                      f"{a.id} has no hot spares: {len(uncovered)} disk group(s) uncovered ({names})")
+                      f"{a.id} has no hot spares: {len(uncovered)} disk group(s) uncovered ({names})",
+                      cause=None if spares else "{n} arrays have no hot spares", item=f"{a.id} ({names})")
 
 
 @rule("RAID-004", "warning", "disk, slot or port used twice, or a slot that does not exist",
@@ -339,21 +343,49 @@ def raid_008(ctx: Context) -> Iterator[Hit]:
         active = [c.name for c in a.controllers if c.mode != "standby"]
         if len(active) < 2:
             continue
-        unknown = [f"{what} {x.name} owner" for what, items in (("group", a.disk_groups), ("volume", a.volumes))
-                   for x in items if x.owner is NOT_STATED] + \
-            [f"controller {c.name} mode" for c in a.controllers if c.mode is NOT_STATED]
-        if unknown:
+        modes = [f"controller {c.name} mode" for c in a.controllers if c.mode is NOT_STATED]
+        # groups' owners decide when any group has one (stated or not); else the volumes'
+        what, items = ("group", a.disk_groups) if any(g.owner for g in a.disk_groups) or \
+            any(g.owner is NOT_STATED for g in a.disk_groups) else ("volume", a.volumes)
+        owned = Counter(x.owner for x in items if x.owner)
+        unknown = [f"{what} {x.name} owner" for x in items if x.owner is NOT_STATED]
+        if modes:
+            yield could_not_judge(a.id, f"whether ownership on {a.id} is balanced across controllers",
+                                  modes + unknown)
+            continue
+        verdicts = _ownership_verdicts(owned, active, len(unknown))
+        if verdicts == {False} or not verdicts:
+            continue
+        if verdicts == {True, False}:
             yield could_not_judge(a.id, f"whether ownership on {a.id} is balanced across controllers", unknown)
             continue
-        owned = Counter(g.owner for g in a.disk_groups if g.owner) or \
-            Counter(v.owner for v in a.volumes if v.owner)
-        total = sum(owned.values())
-        if total < 2:
-            continue
-        counts = [owned.get(c, 0) for c in active]
-        if max(counts) - min(counts) > 1 and max(counts) >= 2 * max(min(counts), 1):
-            detail = ", ".join(f"{c}: {owned.get(c, 0)}" for c in active)
-            yield hit(a.id, f"ownership on {a.id} is unbalanced ({detail})")
+        detail = ", ".join(f"{c}: {owned.get(c, 0)}" for c in active)
+        whatever = f"; whatever the owner{'s' if len(unknown) > 1 else ''} not stated ({', '.join(unknown)})" \
+            if unknown else ""
+        yield hit(a.id, f"ownership on {a.id} is unbalanced ({detail}){whatever}")
+
+
+def _unbalanced(owned: Counter, active: list[str]) -> bool | None:
+    """Whether owners are unbalanced across the active controllers (None: too few to say)."""
+    if sum(owned.values()) < 2:
+        return None
+    counts = [owned.get(c, 0) for c in active]
+    return max(counts) - min(counts) > 1 and max(counts) >= 2 * max(min(counts), 1)
+
+
+def _ownership_verdicts(owned: Counter, active: list[str], unknown: int) -> set[bool]:
+    """RAID-008's verdict for every way the owners not stated could fall on the active controllers: the
+    stated owners decide alone when every way gives the same answer.  (Beyond a few hundred ways the
+    unknowns are too many to settle it: both answers.)"""
+    from itertools import combinations_with_replacement
+    if unknown and len(active) ** min(unknown, 8) > 4096:
+        return {True, False}
+    out: set[bool] = set()
+    for placed in combinations_with_replacement(active, unknown):
+        verdict = _unbalanced(owned + Counter(placed), active)
+        if verdict is not None:
+            out.add(verdict)
+    return out
 
 
 @rule("RAID-009", "warning", "predicted IOPS below the workload's demand",
