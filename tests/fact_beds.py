@@ -53,8 +53,9 @@ def equallogic_guest_iscsi_bed(guests: int = 9, members: int = 6, member_ports: 
                   "      - name: CM0",
                   "        mode: active",
                   "        ports:",
-                  *(f"          - {{name: eth{k}, speed_gbps: 1, roles: [iscsi], address: 192.168.10.{20 + 10 * k + m}/24, "
-                    "network: san, mtu: 9000}" for k in range(member_ports)),
+                  *(f"          - {{name: eth{k}, speed_gbps: 1, roles: [iscsi], "
+                    f"address: 192.168.10.{20 + 10 * k + m}/24, network: san, mtu: 9000}}"
+                    for k in range(member_ports)),
                   "      - name: CM1",
                   "        mode: standby",
                   "    enclosures:",
@@ -135,9 +136,11 @@ def fc_blade_bed(blades: int = 6, vms_per_blade: int = 3, arrays: int = 24, left
                   "      - name: CIOv",
                   "        kind: fc",
                   "        ports:",
-                  f"          - {{name: FC0, kind: fc, speed_gbps: 8, roles: [fc], wwpn: '21:00:00:1b:32:0a:{b:02x}:00', "
+                  f"          - {{name: FC0, kind: fc, speed_gbps: 8, roles: [fc], "
+                  f"wwpn: '21:00:00:1b:32:0a:{b:02x}:00', "
                   "fabric: A}",
-                  f"          - {{name: FC1, kind: fc, speed_gbps: 8, roles: [fc], wwpn: '21:00:00:1b:32:0a:{b:02x}:01', "
+                  f"          - {{name: FC1, kind: fc, speed_gbps: 8, roles: [fc], "
+                  f"wwpn: '21:00:00:1b:32:0a:{b:02x}:01', "
                   "fabric: B}"]
     lines += ["switches:",
               "  - {id: esm-1, model: Ethernet switch module, chassis: bch}",
@@ -152,13 +155,17 @@ def fc_blade_bed(blades: int = 6, vms_per_blade: int = 3, arrays: int = 24, left
               "      - name: A",
               "        cache_gb: 2",
               "        ports:",
-              "          - {name: A1, kind: fc, speed_gbps: 8, roles: [fc], wwpn: '20:14:00:a0:b8:2a:10:a1', fabric: A}",
-              "          - {name: A2, kind: fc, speed_gbps: 8, roles: [fc], wwpn: '20:24:00:a0:b8:2a:10:a2', fabric: B}",
+              "          - {name: A1, kind: fc, speed_gbps: 8, roles: [fc], "
+              "wwpn: '20:14:00:a0:b8:2a:10:a1', fabric: A}",
+              "          - {name: A2, kind: fc, speed_gbps: 8, roles: [fc], "
+              "wwpn: '20:24:00:a0:b8:2a:10:a2', fabric: B}",
               "      - name: B",
               "        cache_gb: 2",
               "        ports:",
-              "          - {name: B1, kind: fc, speed_gbps: 8, roles: [fc], wwpn: '20:15:00:a0:b8:2a:10:b1', fabric: A}",
-              "          - {name: B2, kind: fc, speed_gbps: 8, roles: [fc], wwpn: '20:25:00:a0:b8:2a:10:b2', fabric: B}",
+              "          - {name: B1, kind: fc, speed_gbps: 8, roles: [fc], "
+              "wwpn: '20:15:00:a0:b8:2a:10:b1', fabric: A}",
+              "          - {name: B2, kind: fc, speed_gbps: 8, roles: [fc], "
+              "wwpn: '20:25:00:a0:b8:2a:10:b2', fabric: B}",
               "    enclosures:",
               "      - name: E0",
               f"        slots: {arrays * 2}",

@@ -7,6 +7,7 @@ from beds import clean_bed
 from topology.model import (
     VM,
     Adapter,
+    ArrayHost,
     Chassis,
     ExceptionRecord,
     HostAccess,
@@ -19,6 +20,8 @@ from topology.model import (
     StorageArray,
     Switch,
     VirtualDisk,
+    VirtualSwitch,
+    VNic,
     Volume,
 )
 from topology.validation import rule_catalogue, validate
@@ -31,7 +34,7 @@ CLU-003 WL-001 ACC-001 ACC-002""".split()
 NEW_CODES = """MAP-001 MAP-002 MAP-003 CON-001 CON-002 CON-003 LIM-001 LIM-002 LIM-003 SRIOV-001 PATH-008
 WL-002 CAP-008 NET-013 MAP-004 NET-014""".split()
 # Issue 31: a documented exception that matches nothing, and the rules the probes found missing
-FACT_CODES = """EXC-001""".split()
+FACT_CODES = """EXC-001 NET-015 MAP-005 MAP-006 MAP-007 CAP-009 CAP-010""".split()
 ALL_CODES = BRIEF_CODES + NEW_CODES + FACT_CODES
 
 
@@ -155,7 +158,54 @@ BREAKS = {
     "NET-013": lambda b: [setattr(b.networks[1], "vlan", 101), setattr(b.switches[0], "vlans", [102])],
     "EXC-001": lambda b: b.exceptions.append(ExceptionRecord(code="NET-007", subject="h1:lan",
                                                              reason="duplicate address while the lab was moved")),
+    "NET-015": lambda b: fc_port(b, mtu=9000, address="10.1.0.60/24", roles=["iscsi"]),
+    "MAP-005": lambda b: setattr(array(b).hosts[0], "initiators", ["10:00:00:00:c9:aa:bb:01"]),
+    "MAP-006": lambda b: [setattr(server(b, "h1"), "os", "Windows Server 2008 R2 Enterprise SP1"),
+                          setattr(array(b).hosts[0], "host_type", "Linux")],
+    "MAP-007": lambda b: gold_lun(b, read_only=False),
+    "CAP-009": lambda b: guest_iscsi_web(b, with_lun=False),
+    "CAP-010": lambda b: b.scenarios.append(Scenario(id="no-h2", excluded=["h2"], placement={"web": "h2"})),
 }
+
+# The near miss of each rule issue 31 adds: the same change made right, which the rule must pass.
+PASSES = {
+    "NET-015": lambda b: fc_port(b),
+    "MAP-005": lambda b: setattr(array(b).hosts[0], "initiators", ["iqn.1991-05.com.microsoft:h1"]),
+    "MAP-006": lambda b: [setattr(server(b, "h1"), "os", "Windows Server 2008 R2 Enterprise SP1"),
+                          setattr(array(b).hosts[0], "host_type", "Windows 2000/Server 2003/Server 2008 Clustered")],
+    "MAP-007": lambda b: gold_lun(b, read_only=True),
+    "CAP-009": lambda b: guest_iscsi_web(b, with_lun=True),
+    "CAP-010": lambda b: b.scenarios.append(Scenario(id="no-h2", excluded=["h2"], placement={"web": "h1"})),
+    "EXC-001": lambda b: [BREAKS["NET-007"](b), b.exceptions.append(ExceptionRecord(
+        code="NET-007", subject="h1:lan", reason="duplicate address while the lab was moved"))],
+}
+
+
+def fc_port(bed, **wrong):
+    """An FC HBA port on h1 (with `wrong` Ethernet settings on it)."""
+    server(bed, "h1").adapters.append(Adapter(name="hba", kind="fc", ports=[
+        Port(name="fc0", kind="fc", wwpn="10:00:00:00:c9:aa:bb:01", **wrong)]))
+
+
+def gold_lun(bed, read_only):
+    """A gold image LUN attached as a pass-through disk to both VMs."""
+    array(bed).volumes.append(Volume(name="gold", group="os", size_gb=20, read_only=read_only, purpose=["os"]))
+    array(bed).mappings.append(Mapping(volume="gold", to="cluster", lun=4))
+    for name in ("sql", "web"):
+        vm(bed, name).disks.append(VirtualDisk(name="gold", type="passthrough", volume="arr:gold"))
+
+
+def guest_iscsi_web(bed, with_lun):
+    """web reaches its data itself: in-guest iSCSI over a vNIC on h2's SAN side (with its LUN, or none)."""
+    web = vm(bed, "web")
+    web.storage_access = "guest_iscsi"
+    bed.virtual_switches.append(VirtualSwitch(id="h2/san", host="h2", uplinks=["h2:vm"]))
+    web.nics.append(VNic(name="iscsi", vswitch="h2/san", role="iscsi", address="10.1.0.80/24", network="san-a",
+                         mtu=9000))
+    if with_lun:
+        array(bed).volumes.append(Volume(name="webdata", group="os", size_gb=20, purpose=["data"]))
+        array(bed).hosts.append(ArrayHost(name="web", server="web", initiators=["iqn.1991-05.com.microsoft:web"]))
+        array(bed).mappings.append(Mapping(volume="webdata", to="web", lun=0))
 
 
 def test_catalogue_is_the_briefs_and_the_issues():
@@ -180,6 +230,16 @@ def test_rule_catches_its_mistake(code):
     assert f.subjects and all(isinstance(s, str) and s for s in f.subjects)
     assert f.message and f.hint and f.reason and f.source
     assert f.severity in ("error", "warning", "info")
+
+
+@pytest.mark.parametrize("code", sorted(PASSES))
+def test_rule_passes_the_near_miss(code):
+    bed = clean_bed()
+    PASSES[code](bed)
+    assert not [f for f in validate(bed) if f.code == code], [f.message for f in validate(bed) if f.code == code]
+    broken = clean_bed()
+    BREAKS[code](broken)
+    assert [f for f in validate(broken) if f.code == code]
 
 
 def test_severity_follows_the_catalogue():

@@ -9,8 +9,8 @@ The same case found in several scenarios or configurations is one case that hold
 A root cause explains other findings: a host left out of its host group (MAP-002) is why it
 has no path to the volumes (PATH-001) and why its VMs' disks are out of reach (CAP-005).  The
 rule marks its hit with the ids it is about (`hit(root=...)`) and names the codes it explains
-(`@rule(explains=...)`): those findings, in the same configuration and scenario, move under it
-as its `consequences`.
+(`@rule(explains=...)`): those findings, in the same configuration and scenario (or any scenario,
+for a root of the reference configuration), move under it as its `consequences`.
 """
 from __future__ import annotations
 
@@ -40,7 +40,10 @@ def _explain(raw: list[Finding]) -> list[Finding]:
     keep: list[Finding] = []
     for f in raw:
         owner = None
-        for r in by_place.get((f.configuration, f.scenario), ()):
+        # a root cause of the reference holds in every scenario too (the runner does not repeat it there)
+        candidates = [*by_place.get((f.configuration, f.scenario), ()),
+                      *(by_place.get((f.configuration, None), ()) if f.scenario is not None else ())]
+        for r in candidates:
             assert r.root is not None
             if f is not r and f.code in RULES[r.code][0].explains and \
                     not r.root[0].isdisjoint(f.subjects) and not r.root[1].isdisjoint(f.subjects):

@@ -27,10 +27,13 @@ def _load_rule_modules() -> None:
         cluster,
         connected,
         exceptions,
+        guests,
+        host_entries,
         limits,
         masking,
         network,
         paths,
+        port_kinds,
         sriov,
         storage,
         vlans,
@@ -143,8 +146,9 @@ def scenarios_judged(bed: Bed) -> list[Scenario]:
 
 # Rules that read only what a scenario never changes (access entries, what is drawn and cabled, hardware
 # limits, volumes without a mapping): the reference says it all.  A failed host takes its cables out
-# of the scenario's view; the port is still cabled, and CON-003 must not say otherwise.
-_SCENARIO_BLIND = ("ACC-", "CON-", "LIM-", "MAP-003")
+# of the scenario's view; the port is still cabled, and CON-003 must not say otherwise.  CAP-010 reads every
+# scenario's placement from the bed as drawn.
+_SCENARIO_BLIND = ("ACC-", "CON-", "LIM-", "MAP-003", "CAP-010")
 
 
 def _reference_scenario(bed: Bed) -> Scenario | None:

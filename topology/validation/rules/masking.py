@@ -56,7 +56,8 @@ def _unmasked_uses(ctx: Context) -> Iterator[tuple[str, str, str, StorageArray]]
       reason="The array shows a volume only to the hosts its mappings name: a host that runs VMs or cluster "
              "disks from a volume not mapped to it sees no disk, whatever the cabling.",
       source=_SRC,
-      hint="map the volume to the host (or to a host group the host belongs to) on the array")
+      hint="map the volume to the host (or to a host group the host belongs to) on the array",
+      unknown="whether the arrays present {n} volumes to the hosts that use them")
 def map_001(ctx: Context) -> Iterator[Hit]:
     for comp, vol, why, array in _unmasked_uses(ctx):
         name = vol.partition(":")[2]

@@ -43,7 +43,8 @@ def _checked_uses(ctx: Context) -> list[tuple[str, str, str]]:
       reason="One path is one cable, port or controller away from losing the volume.",
       source=_SRC,
       hint="cable a second host port and array port on a shared subnet (iSCSI) or zone (FC), and map "
-           "the volume to the host on the array")
+           "the volume to the host on the array",
+      unknown="how many paths reach {n} volumes from the hosts that use them")
 def path_001(ctx: Context) -> Iterator[Hit]:
     for host, vol, why in _checked_uses(ctx):
         n = len(ctx.working_paths(host, vol))
@@ -138,7 +139,8 @@ def _taken_out(ctx: Context) -> str:
       reason="Redundant paths protect nothing when every one of them crosses the same host port, "
              "switch, fabric or controller.",
       source="Seed 001 ST-02 / NW-02 (redundant switches and controller ports); seed 002 R8",
-      hint="route the paths through different host ports, switches (fabrics) and controllers")
+      hint="route the paths through different host ports, switches (fabrics) and controllers",
+      unknown="whether the paths to {n} volumes share a single point of failure")
 def path_002(ctx: Context) -> Iterator[Hit]:
     groups: dict[tuple[str, frozenset], list[str]] = defaultdict(list)
     for host, vol, _ in _checked_uses(ctx):
@@ -171,7 +173,8 @@ def path_002(ctx: Context) -> Iterator[Hit]:
       reason="If the one controller a host reaches fails or is taken down for an update, the "
              "host loses its volumes although the array is still up.",
       source="Seed 000 (each host NIC logs in to both controllers' portals); seed 002 R6",
-      hint="add a path to a port of the other controller")
+      hint="add a path to a port of the other controller",
+      unknown="whether {n} hosts reach both controllers of their arrays")
 def path_003(ctx: Context) -> Iterator[Hit]:
     reached: dict[tuple[str, str], set[str]] = defaultdict(set)
     owners: dict[str, tuple[str, str] | None] = {}      # target port -> (array, controller), once per port
@@ -206,7 +209,8 @@ def path_003(ctx: Context) -> Iterator[Hit]:
              "corruption risk and no failover.",
       source="Seed 000: 'Install the ... MD3000i Management software on every system ... so that the MPIO "
              "driver is active'; seed 001 ST-01; seed 002 BP 4 (HDLM)",
-      hint="set the host's multipath software (MPIO/DSM, HDLM, RDAC, dm-multipath)")
+      hint="set the host's multipath software (MPIO/DSM, HDLM, RDAC, dm-multipath)",
+      unknown="whether the paths of {n} hosts run under multipath software")
 def path_004(ctx: Context) -> Iterator[Hit]:
     count: dict[str, int] = defaultdict(int)
     for p in ctx.paths:
@@ -220,7 +224,8 @@ def path_004(ctx: Context) -> Iterator[Hit]:
                                   [f"{host} multipath software"])
         elif not owner.multipath:
             yield hit(host, f"{host} has {n} paths but declares no multipath software",
-                      cause="{n} hosts have several paths but declare no multipath software", item=f"{host} ({n} paths)")
+                      cause="{n} hosts have several paths but declare no multipath software",
+                      item=f"{host} ({n} paths)")
 
 
 @rule("PATH-005", "warning", "array bandwidth to host SAN bandwidth far from 1:1",
@@ -229,7 +234,8 @@ def path_004(ctx: Context) -> Iterator[Hit]:
       source="Seed 001 ST-03: 'Maintain a close as possible to a 1:1 ratio between the number of network ports "
              "on the active controller of the array and the number of host network adapters'",
       hint="balance the active array ports' bandwidth and the host's SAN bandwidth (or record an exception with "
-           "the reason)")
+           "the reason)",
+      unknown="the bandwidth ratio of {n} host and array pairs")
 def path_005(ctx: Context) -> Iterator[Hit]:
     targets: dict[tuple[str, str], set[str]] = {}
     active: dict[str, str | None] = {}      # target port -> its array, None: no active array port
@@ -335,7 +341,7 @@ def path_008(ctx: Context) -> Iterator[Hit]:
             slow = min(speeds.values())
             fast = ", ".join(f"{r} {_gbps(v)} Gb/s" for r, v in speeds.items() if v != slow)
             yield hit([sp.host, *speeds], f"{sp.spec.initiator} -> {sp.spec.target} mixes link speeds: {detail}",
-                      cause=f"{fast} run{'s' if fast.count(',') == 0 else ''} into {_gbps(slow)} Gb/s ports on {{n}} paths",
+                      cause=f"{fast} run{'s' if ',' not in fast else ''} into {_gbps(slow)} Gb/s ports on {{n}} paths",
                       item=f"{sp.spec.initiator} -> {sp.spec.target}")
 
 
@@ -366,7 +372,8 @@ def _stated_speeds(ctx: Context, port: str) -> tuple[tuple[str, Any], ...]:
       source="Seed 000 Appendix F (sessions per host NIC to each controller's portal on its subnet); "
              "seed 002 Table 2 (primary and secondary path per LU through the mapped ports)",
       hint="fix the hop the message names (cable, address, zone, mapping) or remove the pin and let the "
-           "paths follow the drawing")
+           "paths follow the drawing",
+      unknown="whether {n} pinned paths can log in")
 def path_006(ctx: Context) -> Iterator[Hit]:
     for f in ctx.derived.failed_pins:
         subjects = [f.spec.host, f.spec.initiator, f.spec.target]

@@ -26,7 +26,8 @@ def _scopes(ctx: Context) -> Iterator[tuple[StorageArray, ArrayScope]]:
 @rule("RAID-001", "error", "RAID level impossible with the member count",
       reason="Each RAID level needs a minimum (and for mirrors an even) number of disks.",
       source="RAID definitions: RAID 1 = 2, RAID 10 even >= 4, RAID 5 >= 3, RAID 6 >= 4, RAID 50 >= 6, RAID 60 >= 8",
-      hint="add or remove members, or choose a level that fits the disk count")
+      hint="add or remove members, or choose a level that fits the disk count",
+      unknown="whether {n} disk groups have enough members for their RAID level")
 def raid_001(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
@@ -57,7 +58,8 @@ def _describe(d: Disk) -> tuple:
 @rule("RAID-002", "warning", "disk group mixes media, speeds or sizes",
       reason="A group runs at the pace of its slowest disk and uses only the smallest disk's capacity.",
       source="Seed 000 (groups of one drive type only: 'Select SATA' for OS); RAID practice",
-      hint="build the group from identical disks")
+      hint="build the group from identical disks",
+      unknown="whether {n} disk groups mix disks")
 def raid_002(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
@@ -94,7 +96,8 @@ def raid_002(ctx: Context) -> Iterator[Hit]:
       reason="Without a spare of the same media and at least the same size, a failed disk leaves the "
              "group degraded until someone replaces it by hand.",
       source=f"Seed 001 B-03 ('RAID without spare drives ... not recommended'); {_SEED002} App. A (global hot spares)",
-      hint="mark a free disk of the same media and at least the same size as a hot spare")
+      hint="mark a free disk of the same media and at least the same size as a hot spare",
+      unknown="whether hot spares cover the disk groups of {n} arrays")
 def raid_003(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         if not a.disk_groups or a.simulated:
@@ -176,6 +179,7 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
         for v in a.volumes:
             if "database" in v.purpose and "log" in v.purpose:
                 yield hit(volume_ref(a.id, v.name), f"volume {a.id}:{v.name} holds both a database and its logs")
+    yield from _disks_sharing_a_volume(ctx)
     dbset = {ref for ref, (_, v) in ctx.idx.volumes.items() if "database" in v.purpose}
     logset = {ref for ref, (_, v) in ctx.idx.volumes.items() if "log" in v.purpose} - dbset
     if not dbset or not logset:
@@ -198,6 +202,26 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
                 if where:
                     seen.add((dv, lv))
                     yield hit([owner, dv, lv], f"database {dv} and log {lv} of {owner} share {where}")
+
+
+def _disks_sharing_a_volume(ctx: Context) -> Iterator[Hit]:
+    """A VM's database disk and its log disk (virtual disks whose purpose says so) on one volume: whatever
+    the volume's own purpose, the two files share its spindles."""
+    for vm in ctx.bed.vms:
+        on: dict[str, tuple[list[str], list[str]]] = {}
+        for d in vm.disks:
+            if not d.volume or d.local or type(d.purpose) is not list:
+                continue
+            dbs, logs = on.setdefault(d.volume, ([], []))
+            if "database" in d.purpose:
+                dbs.append(d.name)
+            if "log" in d.purpose:
+                logs.append(d.name)
+        for vol, (dbs, logs) in on.items():
+            if dbs and logs and ctx.volume(vol) is not None:
+                yield hit([vm.id, vol], f"database disk {', '.join(dbs)} and log disk {', '.join(logs)} of {vm.id} "
+                          f"are on one volume, {vol}", cause="{n} VMs keep their database and log disks on one volume",
+                          item=f"{vm.id} on {vol}")
 
 
 def _data_owners(ctx: Context) -> Iterator[tuple[str, list[str]]]:
@@ -300,7 +324,8 @@ def raid_006(ctx: Context) -> Iterator[Hit]:
       reason="Thick volumes larger than the group or pool cannot be created; thin volumes beyond it "
              "fail writes when the pool fills up.",
       source=f"{_SEED002} R24 (sum of DP-VOL sizes against pool capacity); seed 001 ST-06 (thin provisioning)",
-      hint="shrink the volumes, add disks, or use thin provisioning with monitoring")
+      hint="shrink the volumes, add disks, or use thin provisioning with monitoring",
+      unknown="whether the volumes on {n} disk groups or pools fit")
 def raid_007(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for kind, name, vols in cap.containers(a):
@@ -337,7 +362,8 @@ def raid_007(ctx: Context) -> Iterator[Hit]:
       reason="With all groups or volumes on one controller, that controller does all the work and "
              "the other idles.",
       source="Seed 000 Figure 14 (groups owned alternately by controller 0 and 1); seed 002 (8/8 primary paths)",
-      hint="assign owners so each active controller carries a similar share")
+      hint="assign owners so each active controller carries a similar share",
+      unknown="whether ownership is balanced across controllers on {n} arrays")
 def raid_008(ctx: Context) -> Iterator[Hit]:
     for a, _ in _scopes(ctx):
         active = [c.name for c in a.controllers if c.mode != "standby"]
@@ -393,7 +419,8 @@ def _ownership_verdicts(owned: Counter, active: list[str], unknown: int) -> set[
              "deliver the demand shows as latency above the thresholds.",
       source=f"{_SEED002} App. A / R10-R11 (write penalty RAID-5 = 4, RAID-1+0 = 2, RAID-6 = 6; "
              "size for performance first)",
-      hint="add spindles, use a RAID level with a smaller write penalty, or faster media")
+      hint="add spindles, use a RAID level with a smaller write penalty, or faster media",
+      unknown="whether storage delivers the IOPS asked of it in {n} cases")
 def raid_009(ctx: Context) -> Iterator[Hit]:
     for w in ctx.bed.workloads:
         if w.demand_iops is NOT_STATED or w.demand_iops and prediction.workload_mix(w)[0] is None:
