@@ -640,3 +640,59 @@ vms:
     # an uplink of the guests' own (VM traffic only) shares nothing with the host
     dedicated = text.replace("roles: [lan, management, vm], address: 10.0.0.11/24", "roles: [vm]")
     assert not [f for f in validate(loads(dedicated)) if f.code == "NET-001"]
+
+
+# ----------------------------------------------------------------- issue 31: what the rules did not see
+
+def db_and_log_disks(bed, log_volume):
+    """sql keeps its database disk on arr:db and a log disk on `log_volume`."""
+    vm(bed, "sql").disks[1].purpose = ["database"]
+    vm(bed, "sql").disks.append(VirtualDisk(name="log", size_gb=20, type="fixed", volume=log_volume, purpose=["log"]))
+
+
+def described_switch_port(bed, flow_control):
+    """sw-a describes the port facing c0-a (its label), with no cable drawn to it."""
+    bed.switches[0].ports.append(Port(name="g11", flow_control=flow_control, label="arr c0-a"))
+
+
+def unstated_threads(bed, vcpu):
+    for s in bed.servers:
+        s.cpu.threads_per_core = None
+    vm(bed, "sql").vcpu = vcpu
+
+
+# (code, what, the mistake, the same made right): the mistake is found (or, for an unknown, said), the near
+# miss is not
+MORE = [
+    ("RAID-005", "a VM's database and log disks on one volume", lambda b: db_and_log_disks(b, "arr:db"),
+     lambda b: db_and_log_disks(b, "arr:log")),
+    ("NET-006", "flow control off on a described, uncabled SAN switch port",
+     lambda b: described_switch_port(b, False), lambda b: described_switch_port(b, True)),
+    ("CAP-002", "a ratio over the policy per core with threads not stated", lambda b: unstated_threads(b, 40),
+     lambda b: unstated_threads(b, 10)),
+]
+
+
+@pytest.mark.parametrize("code,what,breaks,passes", MORE, ids=[m[1] for m in MORE])
+def test_what_the_rules_did_not_see(code, what, breaks, passes):
+    bed = clean_bed()
+    breaks(bed)
+    assert [f for f in validate(bed) if f.code == code], what
+    bed = clean_bed()
+    passes(bed)
+    assert not [f for f in validate(bed) if f.code == code], what
+
+
+def test_a_scenario_naming_a_port_an_array_lacks_is_told_which_port():
+    from beds import CLEAN_BED
+
+    from topology.errors import BedFileError
+    from topology.fileformat import loads
+    degraded = "  - {id: degraded, failed: [h2]}"
+    text = CLEAN_BED.replace(degraded, "  - {id: degraded, failed: [h2], excluded: ['arr:ZZ9']}")
+    with pytest.raises(BedFileError) as err:
+        loads(text, "bed.yaml")
+    message = err.value.format()
+    assert "'arr:ZZ9': 'arr' has no port, controller or drive 'ZZ9'" in message
+    assert "its ports: c0-a, c0-b, c1-a, c1-b" in message and "did you mean 'arr'" not in message
+    loads(CLEAN_BED.replace(degraded, "  - {id: degraded, failed: [h2], excluded: ['arr:c1-a']}"), "bed.yaml")
