@@ -48,7 +48,9 @@ def cap_001(ctx: Context) -> Iterator[Hit]:
             stated_part = f"the {len(vms) - len(unknown)} VMs whose memory is stated" if unknown else f"{len(vms)} VMs"
             yield hit([host, *(v.id for v in vms)],
                       f"{host}{scenario_label(sc)}: {stated_part} need {need:g} GB, host has {s.memory_gb:g} GB "
-                      f"less {reserve:g} GB reserve")
+                      f"less {reserve:g} GB reserve",
+                      cause=f"{host}'s {s.memory_gb:g} GB less the {reserve:g} GB reserve is too little for its VMs "
+                            "({n} cases)", item=f"{need:g} GB for {stated_part}{scenario_label(sc)}")
         elif unknown or s.memory_gb is NOT_STATED:
             yield could_not_judge([host, *unknown], f"whether {host}{scenario_label(sc)} holds its VMs' memory",
                                   unstated(s, host, "memory_gb") + [f"{v} memory" for v in unknown])
