@@ -234,5 +234,6 @@ def _cache_row(a: StorageArray, ref: str) -> dict[str, Cell]:
         total = sum(given)
         each = f"{len(given)} x {gb(given[0])}" if len(set(given)) == 1 else ", ".join(gb(c) for c in given)
         return {"Storage cache": Cell(f"{gb(total)} ({each})", ref=ref)}
-    per = "; ".join(f"{c.name}: {gb(v) if v is not None else MARKER}" for c, v in zip(a.controllers, caches, strict=True))
+    per = "; ".join(f"{c.name}: {gb(v) if v is not None else MARKER}"
+                    for c, v in zip(a.controllers, caches, strict=True))
     return {"Storage cache": Cell(f"per controller: {per} (array total not known)", ref=ref)}
