@@ -179,7 +179,7 @@ def raid_002(ctx: Any) -> Iterator[Hit]:
             unknown = [f"{what} of the disks in {d.enclosure}:{d.spec.slots}" for d, k in described
                        if NOT_STATED in k for what, v in zip(("media", "speed", "size"), k, strict=True)
                        if v is NOT_STATED]
-            if len(kinds) <= 1 and unknown:
+            if len(kinds) <= 1 and unknown and len({id(d.spec) for d, _ in described}) > 1:
                 yield could_not_judge([a.id, group_ref(a.id, g.name)],
                                       f"whether disk group {g.name} on {a.id} mixes disks", unknown)
             elif len(kinds) > 1:

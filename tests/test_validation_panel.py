@@ -334,7 +334,7 @@ def test_a_fact_lists_its_cases_and_what_its_cause_explains(qtbot, tmp_path):
     widget.show()
     document.validation.wait()
     qtbot.waitUntil(lambda: bool(widget.findings), timeout=10000)
-    assert widget.summary() == "1 error, 3 warnings, 2 notes"
+    assert widget.summary() == "1 error, 3 warnings, 1 note"
     root = finding(widget, "MAP-002", "hs22-6")
     click(qtbot, widget, widget.index_for(root))
     detail = widget.detail.toPlainText()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable
 
+from topology.gc_pause import collector_paused
 from topology.index import BedIndex
 from topology.model import Bed, Scenario
 from topology.placement import Placement
@@ -50,13 +51,15 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
     of one fact together, each saying where it holds.  Judged in full (every rule, scenario and
     configuration), a documented exception that matches no case is a finding too (EXC-001)."""
     codes = list(codes) if codes is not None else None
-    cases = validate_cases(bed, codes, idx, scenario=scenario, reference_only=reference_only,
-                           configuration=configuration)
-    findings = group(cases, configured=bool(bed.configurations))
-    if scenario is None and configuration is None and not reference_only and (codes is None or "EXC-001" in codes):
-        findings += _unmatched_exceptions(bed, cases)
-    findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or "",
-                                 f.configuration or ""))
+    with collector_paused():    # as the rules run: the grouping makes small objects next to a large model
+        cases = validate_cases(bed, codes, idx, scenario=scenario, reference_only=reference_only,
+                               configuration=configuration)
+        findings = group(cases, configured=bool(bed.configurations))
+        if scenario is None and configuration is None and not reference_only and \
+                (codes is None or "EXC-001" in codes):
+            findings += _unmatched_exceptions(bed, cases)
+        findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or "",
+                                     f.configuration or ""))
     return findings
 
 

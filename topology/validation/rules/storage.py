@@ -84,7 +84,8 @@ def raid_002(ctx: Context) -> Iterator[Hit]:
                        if id(d.spec) in in_doubt
                        for what, v in zip(("media", "speed", "size"), _describe(d), strict=True)
                        if v is NOT_STATED] if in_doubt else []
-            if len(kinds) <= 1 and unknown:
+            # disks of one `disks:` line are alike by definition, whatever it leaves unstated
+            if len(kinds) <= 1 and unknown and len(per_set) > 1:
                 yield could_not_judge([a.id, group_ref(a.id, g.name)],
                                       f"whether disk group {g.name} on {a.id} mixes disks", unknown)
             elif len(kinds) > 1:
