@@ -126,8 +126,8 @@ def holds_in(where: Iterable[Where], configured: bool) -> str:
             (f"scenario {named[0]}" if len(named) == 1 else f"scenarios {', '.join(named)}")
     if not configured:
         return in_scenarios
-    configs = list(dict.fromkeys(c for c, _ in where))
-    if None in configs:
+    configs = [c for c in dict.fromkeys(c for c, _ in where) if c is not None]
+    if any(c is None for c, _ in where):
         in_configs = "every configuration"
     else:
         in_configs = f"configuration {configs[0]}" if len(configs) == 1 else f"configurations {', '.join(configs)}"

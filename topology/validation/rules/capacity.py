@@ -72,7 +72,7 @@ def cap_002(ctx: Context) -> Iterator[Hit]:
         vcpu = sum(vcpus)
         cpu = s.cpu
         cores = cpu.cores if cpu is not None and type(cpu.cores_per_socket) is int else None
-        if not cores:
+        if cpu is None or not cores:
             yield could_not_judge([host, *(v.id for v in vms)], f"the vCPU ratio of {host}{scenario_label(sc)}",
                                   [f"{host} CPU cores"], hint="state the host's sockets and cores per socket")
             continue
