@@ -8,6 +8,7 @@ from typing import Any
 from topology.validation import SEVERITY_ORDER
 
 _INDENT = " " * 19
+_CASES_SHOWN = 12      # the components line names every subject; the JSON keeps every case
 
 
 def at_least(findings: Iterable[Any], severity: str) -> list[Any]:
@@ -43,7 +44,9 @@ def finding_lines(f: Any, indent: str = "") -> list[str]:
              f"{pad}components: {', '.join(f.subjects)}"]
     if f.members:
         lines.append(f"{pad}cases ({len(f.members)}):")
-        lines += [f"{pad}  - {c.message}" + _where(c.where, f.where) for c in f.members]
+        lines += [f"{pad}  - {c.message}" + _where(c.where, f.where) for c in f.members[:_CASES_SHOWN]]
+        if len(f.members) > _CASES_SHOWN:
+            lines.append(f"{pad}  - and {len(f.members) - _CASES_SHOWN} more (every case: --format json)")
     lines += [f"{pad}why: {f.reason}", f"{pad}source: {f.source}", f"{pad}fix: {f.hint}"]
     if f.accepted:
         lines.append(f"{pad}accepted because: {f.exception_reason}")
