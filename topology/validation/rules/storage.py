@@ -211,8 +211,8 @@ def _disks_sharing_a_volume(ctx: Context) -> Iterator[Hit]:
     for vm in ctx.bed.vms:
         on: dict[str, tuple[list[str], list[str]]] = {}
         for d in vm.disks:
-            if not d.volume or d.local or type(d.purpose) is not list:
-                continue
+            if not d.purpose or not d.volume or d.local or type(d.purpose) is not list:
+                continue    # (most disks say nothing of what they hold: looked at once, nothing built)
             dbs, logs = on.setdefault(d.volume, ([], []))
             if "database" in d.purpose:
                 dbs.append(d.name)
