@@ -287,8 +287,9 @@ class PlacementView(QWidget):
                                   f"{policy.memory_reserve_gb:g} GB reserve = {usable:g} GB (CAP-001)")
         vcpu, threads, cores = load["vcpu"], load["threads"], load.get("cores")
         if not threads:
-            on = f" on {cores} cores, threads per core not stated" if cores else ", threads not stated"
-            card.cpu_bar.set_load(None, f"vCPU {vcpu}{on}")
+            on = f", {cores} cores, threads not stated" if cores else ", threads not stated"
+            card.cpu_bar.set_load(None, f"vCPU {vcpu}{on}", f"{vcpu} vCPU; the host's threads per core are not "
+                                  "stated, so its hardware threads are not known (CAP-002 could not judge)")
         else:
             limit = threads * policy.vcpu_per_thread
             card.cpu_bar.set_load(vcpu / limit if limit else None,
