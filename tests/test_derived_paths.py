@@ -446,7 +446,7 @@ def test_canvas_badges_show_the_reference_unless_a_scenario_is_chosen():
     assert badges(found, devices)["host-1"].severity == "warning"     # NET-003: no LAN port drawn
     chosen = badges(found, devices, scenario="array-ports-down")
     assert chosen["host-1"].severity == "error"
-    assert any(t.startswith("[array-ports-down] PATH-001") for t in chosen["host-1"].messages)
+    assert any(t.startswith("[scenario array-ports-down] PATH-001") for t in chosen["host-1"].messages)
 
 
 def test_chosen_codes_are_judged_in_every_scenario_even_when_given_as_a_generator():
