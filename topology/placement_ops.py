@@ -184,6 +184,10 @@ def lost_storage(bed: Bed, scenario_id: str | None, result: Outcome | None = Non
             down[a.id] = f"array {a.id} is {'failed' if a.id in sc.failed else 'left out'}"
         elif a.controllers and all(f"{a.id}:{c.name}" in gone for c in a.controllers):
             down[a.id] = f"every controller of {a.id} is down"
+    for g in bed.array_groups:      # a group's volumes live on its members: gone with every one of them
+        members = [a.id for a in bed.arrays if a.group == g.name]
+        if g.name in gone or members and all(m in down for m in members):
+            down[g.name] = f"array group {g.name} is {'failed' if g.name in sc.failed else 'down'}"
     if not down:
         return {}
     out: dict[str, str] = {}

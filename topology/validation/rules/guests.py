@@ -1,4 +1,4 @@
-"""CAP-009 .. CAP-010: VMs the bed gives a way to storage but no storage, or a host the scenario took away."""
+"""CAP-010 .. CAP-011: VMs the bed gives a way to storage but no storage, or a host the scenario took away."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -7,7 +7,7 @@ from topology.validation.context import Context
 from topology.validation.registry import Hit, hit, rule
 
 
-@rule("CAP-009", "warning", "a VM with an in-guest initiator and no LUN",
+@rule("CAP-010", "warning", "a VM with an in-guest initiator and no LUN",
       reason="A VM set up for in-guest iSCSI (or SR-IOV) logs in to reach its own LUN: with no volume presented "
              "to it and no disk on one, it has nothing to log in to, and its workload runs on the wrong disk.",
       source="Seed 001 (in-guest iSCSI data volumes for the SQL and Exchange VMs, each mapped to its VM)",
@@ -28,7 +28,7 @@ def cap_009(ctx: Context) -> Iterator[Hit]:
                   cause="{n} VMs with an in-guest initiator have no LUN presented to them", item=vm.id)
 
 
-@rule("CAP-010", "error", "a scenario moves a VM to a host it takes out",
+@rule("CAP-011", "error", "a scenario moves a VM to a host it takes out",
       reason="A scenario's placement that puts a VM on a host the same scenario fails or leaves out runs the VM "
              "nowhere: the VM silently drops out of the scenario, and its load with it.",
       source="Seed 000 degraded state (the VMs of the unplugged host run on the survivor)",

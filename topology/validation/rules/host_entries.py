@@ -35,6 +35,11 @@ def _protocols(ctx: Context, comp: str) -> set[str] | None:
     return {"iscsi"} if vm is not None and vm.nics else set()
 
 
+def _arrays(ctx: Context) -> list:
+    """The arrays that hold host entries: each array, and each group that holds storage (its access records)."""
+    return [*ctx.bed.arrays, *ctx.idx.group_views.values()]
+
+
 @rule("MAP-005", "error", "an initiator of the wrong kind for its server's ports",
       reason="An array admits the initiators its host entry lists: an iSCSI name (IQN) for a server with only "
              "Fibre Channel ports, or a WWPN for one with only Ethernet ports, never logs in, and the host sees "
@@ -44,7 +49,7 @@ def _protocols(ctx: Context, comp: str) -> set[str] | None:
       unknown="whether {n} host entries list initiators their servers can use",
       explains=("PATH-001", "PATH-002", "PATH-003", "CAP-005", "CLU-002", "WL-001"))
 def map_005(ctx: Context) -> Iterator[Hit]:
-    for a in ctx.bed.arrays:
+    for a in _arrays(ctx):
         if a.simulated:
             continue
         for h in a.hosts:
@@ -96,7 +101,7 @@ def _host_type_family(text: str) -> str:
       hint="choose the array's host type for the host's operating system (and its multipath driver)",
       unknown="whether the host types of {n} host entries fit their hosts")
 def map_006(ctx: Context) -> Iterator[Hit]:
-    for a in ctx.bed.arrays:
+    for a in _arrays(ctx):
         if a.simulated:
             continue
         for h in a.hosts:

@@ -76,26 +76,31 @@ def _initiators(ctx: Context, host: str) -> tuple[list[str], int]:
     return ends, maybe
 
 
-def _array_ports(ctx: Context, array_id: str) -> int:
-    """The array ports a session could end on: SAN ports, and those whose kind or role is not stated."""
-    array = ctx.idx.arrays.get(array_id)
-    if array is None:
-        return 0
-    return sum(1 for _, p, _ in ctx.idx.array_ports(array) if NOT_STATED in (p.kind, p.roles) or p.kind == "fc"
-               or "iscsi" in p.roles or "fc" in p.roles)
+def _array_ports(ctx: Context, vol: str) -> int:
+    """The array ports a session to a volume could end on: SAN ports, and those whose kind or role is not
+    stated; a group's volume, on the ports of the members its pool spans."""
+    array_id = vol.partition(":")[0]
+    if array_id in ctx.idx.group_views:
+        found = ctx.volume(vol)
+        arrays = ctx.idx.group_members(array_id, found[1].pool if found is not None else None)
+    else:
+        array = ctx.idx.arrays.get(array_id)
+        arrays = [array] if array is not None else []
+    return sum(1 for a in arrays for _, p, _ in ctx.idx.array_ports(a) if NOT_STATED in (p.kind, p.roles)
+               or p.kind == "fc" or "iscsi" in p.roles or "fc" in p.roles)
 
 
 def _most_paths(ctx: Context, host: str, vol: str) -> int:
     """The most paths the drawing allows between a host and a volume, whatever is not stated: each of its
     initiators to each of the array's SAN ports."""
     ends, maybe = _initiators(ctx, host)
-    return (len(ends) + maybe) * _array_ports(ctx, vol.partition(":")[0])
+    return (len(ends) + maybe) * _array_ports(ctx, vol)
 
 
 def _ends_text(ctx: Context, host: str, vol: str) -> str:
     ends, maybe = _initiators(ctx, host)
     array_id = vol.partition(":")[0]
-    ports = _array_ports(ctx, array_id)
+    ports = _array_ports(ctx, vol)
     mine = ", ".join(ends) if ends else "no initiator"
     return f"{mine} on {host}{f' (and {maybe} port(s) of unstated role)' if maybe else ''}, " \
            f"{ports} SAN port{'s' if ports != 1 else ''} on {array_id}"
@@ -230,7 +235,8 @@ def path_004(ctx: Context) -> Iterator[Hit]:
 
 @rule("PATH-005", "warning", "array bandwidth to host SAN bandwidth far from 1:1",
       reason="More host SAN bandwidth than the active array ports carry oversubscribes the array side; the "
-             "reverse leaves array bandwidth unused.  Ports of different speeds are weighed by their speed.",
+             "reverse leaves array bandwidth unused.  Ports of different speeds are weighed by their speed; the "
+             "ports of an array group's members that serve the host count together.",
       source="Seed 001 ST-03: 'Maintain a close as possible to a 1:1 ratio between the number of network ports "
              "on the active controller of the array and the number of host network adapters'",
       hint="balance the active array ports' bandwidth and the host's SAN bandwidth (or record an exception with "
@@ -247,7 +253,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
         if array_id == "":
             tgt = ctx.idx.port(target)
             array_id = active[target] = None if tgt is None or not isinstance(tgt.device, StorageArray) or \
-                tgt.controller is not None and tgt.controller.mode == "standby" else tgt.device.id
+                tgt.controller is not None and tgt.controller.mode == "standby" else ctx.idx.storage_owner(tgt.device)
         if array_id is not None:
             if last is None or last[0] != p.host or last[1] != array_id:
                 last = (p.host, array_id)
@@ -281,7 +287,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
         side = {"array": array_ports, "host": host_ports}
         speeds = {"array": list(array_speeds), "host": list(host_speeds)}
         unknown = [f"{r} speed" for k, refs in side.items() for r, v in zip(refs, speeds[k], strict=True)
-                   if v is NOT_STATED]
+                   if v is NOT_STATED] + ctx.derived.unstated_cabling(host, array_id)
         given = all(v is not None and v is not NOT_STATED for v in speeds["array"] + speeds["host"])
         a_bw, h_bw = (stated_sum(speeds["array"]), stated_sum(speeds["host"])) if given else \
             (len(ports), len(host_ports))
