@@ -41,7 +41,7 @@ NEW_CODES += ["CAP-009"]
 FACT_CODES = """EXC-001 NET-015 MAP-005 MAP-006 MAP-007 CAP-010 CAP-011""".split()
 ALL_CODES = BRIEF_CODES + NEW_CODES + MODEL_CODES + FACT_CODES
 # Issue 28: the as-built check's codes (raised from the hosts' facts, tests/test_asbuilt_*.py), in the catalogue
-ASBUILT_CODES = [f"ASB-{n:03d}" for n in range(1, 18)]
+ASBUILT_CODES = [f"ASB-{n:03d}" for n in range(1, 20)]
 
 
 def port(bed, ref):
