@@ -105,9 +105,16 @@ class Transport(ABC):
             raise RemoteError(f"{self.host}: cannot ask whether step {job.step} still runs: {result.message}")
         return jobs.parse_status(lines[-1] if lines else "")
 
-    def stop_job(self, job) -> CommandResult:
+    def stop_job(self, job) -> tuple[str, int | None]:
+        """Stops the job unless it has ended, deciding on the host in one command: (stopped, None),
+        (ended, its exit status) or (gone, None); raises RemoteError when the host cannot be asked."""
         from app.remote import jobs
-        return self.run(jobs.stop_script(job, self.job_base), shell="sh", timeout=60)
+        lines: list[str] = []
+        result = self.run(jobs.stop_script(job, self.job_base), shell="sh", timeout=60,
+                          on_output=lambda stream, line: lines.append(line) if stream == "stdout" else None)
+        if result.status != OK:
+            raise RemoteError(f"{self.host}: cannot stop step {job.step}: {result.message}")
+        return jobs.parse_status(lines[-1] if lines else "")
 
     @abstractmethod
     def open(self) -> None: ...

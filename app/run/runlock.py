@@ -61,12 +61,15 @@ def bed_claim(runs_root: Path, bed_path: Path | str | None) -> Iterator[None]:
     """Held while a new run of a bed is checked against the runs driving it, created and locked:
     a second start of the same bed waits here and then finds the first run driven, whatever the
     timing (checking, then creating, then locking would let two starts both see no driver).
-    The claim is an flock on `runs/.claim-<hash of the bed's path>.lock`: the kernel drops it
-    when its holder dies."""
-    root = Path(runs_root)
-    root.mkdir(parents=True, exist_ok=True)
-    key = hashlib.sha256(str(Path(bed_path).resolve() if bed_path else "").encode()).hexdigest()[:32]
-    fd = os.open(root / f".claim-{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    The claim is an flock on `<state>/run-claims/<hash of runs folder and bed>.lock` (beside the
+    runs, not among them: a runs folder holds run folders only); the kernel drops it when its
+    holder dies."""
+    from app.autosave import state_dir
+    folder = state_dir() / "run-claims"
+    folder.mkdir(parents=True, exist_ok=True)
+    bed = str(Path(bed_path).resolve()) if bed_path else ""
+    key = hashlib.sha256(f"{Path(runs_root).resolve()}\0{bed}".encode()).hexdigest()[:32]
+    fd = os.open(folder / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + BED_CLAIM_WAIT_S
         while True:

@@ -310,7 +310,15 @@ class RunSession:
                     engine.adopt(task)
                 else:
                     self._emit(E.Leftover(run_id, task.step, task.host, "stopping", number))
-                    engine.stop_leftover(task)
+                    try:
+                        stopped, code = engine.stop_leftover(task)
+                    except RemoteError as exc:
+                        self._emit(E.Leftover(run_id, task.step, task.host, "unreachable", None, str(exc)))
+                        return "unreachable"
+                    if stopped == jobs.ENDED:
+                        # it ended between the question and the stop: taken as it ended, never run again
+                        self._emit(E.Leftover(run_id, task.step, task.host, "ended", code))
+                        engine.adopt(task)
         self._settled = True
         return None
 
