@@ -357,7 +357,7 @@ class RunEngine:
             fetch_results(transport, task, self.info.dir, lambda text: sink("info", text), problem=problem)
         except OSError:
             raise
-        except Exception as exc:        # noqa: BLE001 - a result file must never stop the run driver
+        except Exception as exc:
             sink("info", f"[results] not kept: {type(exc).__name__}: {exc}")
             problem(f"the step's result files could not be kept: {type(exc).__name__}: {exc}")
 

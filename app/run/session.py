@@ -74,9 +74,14 @@ class RunSession:
     @classmethod
     def from_file(cls, path: str | Path, **options) -> RunSession:
         """Raises BedFileError (the file's problems) or OSError (it cannot be read)."""
-        from topology.fileformat import load
-        raw = Path(path).read_bytes()
-        return cls(load(path), path, bed_bytes=raw, **options)
+        from topology.fileformat import loads, read_regular_file
+        raw = read_regular_file(Path(path))     # a FIFO or a device is refused, never waited on
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            from topology.fileformat import read_text
+            text = read_text(path)              # raises the loader's own message
+        return cls(loads(text, str(path)), path, bed_bytes=raw, **options)
 
     # ------------------------------------------------------------------ planning
 
