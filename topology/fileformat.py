@@ -123,7 +123,7 @@ class _Builder:
             v = v if isinstance(v, str) else _text(v)
             if meta.get("path_part") and not _PATH_PART.fullmatch(v):
                 self.fail(path, f"{v!r} cannot be an id: ids become folder and file names",
-                          "use no '/', '\\' or control characters, and not '.' or '..' alone")
+                          "use no '/', '\\' or control characters, and not '.', '..' or only spaces")
             elif meta.get("pattern") and not re.fullmatch(meta["pattern"], v):
                 self.fail(path, f"{v!r} is not written as {meta.get('doc') or meta['pattern']}",
                           meta.get("doc") or f"match {meta['pattern']}")

@@ -159,6 +159,7 @@ def read_journal(run_dir: Path) -> JournalRead:
 
 
 _TEXT_FIELDS = ("kind", "step", "host", "status", "message", "time")
+_STATUSES = SUCCEEDED | PROBLEMS
 
 
 def _record_problem(entry: Any) -> str | None:
@@ -174,6 +175,9 @@ def _record_problem(entry: Any) -> str | None:
             return f"'{name}' is not a whole number"
     if entry.get("seconds") is not None and not isinstance(entry["seconds"], (int, float)):
         return "'seconds' is not a number"
+    if entry["kind"] in ("end", "mark") and entry.get("status") not in _STATUSES:
+        # an end nobody wrote: taking it as a failure would run the step again
+        return f"'status' {str(entry.get('status'))[:40]!r} is not a task status"
     return None
 
 
