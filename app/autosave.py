@@ -15,7 +15,6 @@ QtCore only.
 from __future__ import annotations
 
 import datetime
-import gc
 import json
 import os
 import shutil
@@ -30,6 +29,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from app.preferences import STATE_DIR_ENV, state_dir  # noqa: F401 - where the state lives, for its users
 from topology import roundtrip
 from topology.fileformat import to_data, write_atomic
+from topology.gc_pause import collector_paused
 from topology.roundtrip import ProjectSource
 
 INTERVAL_ENV = "TESTBED_STUDIO_AUTOSAVE_SECONDS"    # overrides DEFAULT_INTERVAL_S
@@ -231,13 +231,8 @@ class _WriteJob(QRunnable):
 def snapshot_data(bed: Any) -> Any:
     """The bed as plain data that shares nothing mutable with the model (safe to hand to a thread)."""
     # the snapshot is acyclic: pausing the collector makes it ~40 % cheaper on big beds
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _detach(to_data(bed))
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _detach(data: Any) -> Any:

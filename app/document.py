@@ -108,6 +108,8 @@ class Document(QObject):
         self.path_changed.emit(self.path)
         self.dirty_changed.emit(self.dirty)
         self.reset.emit()
+        from app.gc_owner import settle_after_load
+        settle_after_load(bed)          # the views are built: what lives on from here is frozen
 
     def save(self, path: str | Path | None = None) -> Path:
         target = Path(path) if path else self.path

@@ -11,6 +11,16 @@ import sys
 SMOKE_MS = 1000
 
 
+def application():
+    """The QApplication, built once, with the GUI thread owning garbage collection (app/gc_owner.py)."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.gc_owner import GuiCollector
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    GuiCollector.install(app)       # Qt objects in cycles end on this thread, never on a worker
+    return app
+
+
 def main(path: str | None = None, *, smoke: bool = False) -> int:
     """Open the main window on `path` (default: the built-in example) and run the event loop.
 
@@ -19,12 +29,11 @@ def main(path: str | None = None, *, smoke: bool = False) -> int:
     """
     from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
-    from PySide6.QtWidgets import QApplication
 
     import resources
     from widgets.main_window import APP_NAME, MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = application()
     app.setApplicationName(APP_NAME)
     app.setOrganizationName("Testbed Studio")
     app.setDesktopFileName("testbed-studio")

@@ -16,33 +16,12 @@ diagram's badges are sorted out on the worker too (a stress bed has tens of thou
 """
 from __future__ import annotations
 
-import gc
-import threading
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from app.background import BackgroundJob, Outcome
-
-_gc_hold = threading.Lock()
-_gc_holders = 0
-
-
-class _NoCollection:
-    """gc off for the duration (the switch is process-wide: counted, so two workers nest)."""
-
-    def __enter__(self) -> None:
-        global _gc_holders
-        with _gc_hold:
-            _gc_holders += 1
-            gc.disable()
-
-    def __exit__(self, *_exc: object) -> None:
-        global _gc_holders
-        with _gc_hold:
-            _gc_holders -= 1
-            if _gc_holders == 0:
-                gc.enable()
+from topology.gc_pause import collector_paused
 
 
 class _EditedMeanwhile(Exception):
@@ -55,7 +34,7 @@ def validate_unless_edited(document: Any, bed: Any, scenario: str | None = None)
     went wrong then is the edit's doing)."""
     from app.diagram.findings import badges, drawn
     from topology.validation import validate
-    with _NoCollection():
+    with collector_paused():
         before = document.edit_seq
         if before % 2:
             raise _EditedMeanwhile

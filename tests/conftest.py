@@ -55,7 +55,38 @@ def one_qapplication_for_the_session(qapp):
     from PySide6.QtCore import QSettings
     for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
         QSettings.setPath(fmt, QSettings.Scope.UserScope, os.path.join(_PRIVATE, "settings"))
+    # as in the application: the GUI thread (this one) owns garbage collection
+    from app.gc_owner import GuiCollector
+    GuiCollector.install(qapp)
     return qapp
+
+
+def pytest_configure(config):
+    from tests import hang_watch
+    hang_watch.start(Path(_PRIVATE))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A test that outlives its timeout by a minute is dumped (every thread, Python and native) and
+    its process ended, even when a deadlock keeps pytest-timeout from speaking (tests/hang_watch.py)."""
+    from tests import hang_watch
+    marker = item.get_closest_marker("timeout")
+    limit = float(marker.args[0]) if marker is not None and marker.args else float(item.config.getini("timeout") or 120)
+    hang_watch.arm(item.nodeid, limit)
+    try:
+        yield
+    finally:
+        hang_watch.disarm()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item):
+    """Between tests the event loop may not have run: collect what is due here, on the GUI thread."""
+    from app.gc_owner import GuiCollector
+    collector = GuiCollector.installed()
+    if collector is not None:
+        collector.collect_due()
 
 
 @pytest.fixture

@@ -86,16 +86,19 @@ def powershell_problem(script: str) -> str:
 
 
 def powershell_commands(script: str) -> list[str]:
-    """The names of the commands the script calls (cmdlets and programs)."""
+    """The names of the commands the script calls (cmdlets and programs), less the functions it
+    defines itself (a guard library's)."""
     src = script.encode("utf-8")
     tree = _parser().parse(src)
-    names, stack = [], [tree.root_node]
+    names, defined, stack = [], set(), [tree.root_node]
     while stack:
         node = stack.pop()
         if node.type == "command_name":
             names.append(src[node.start_byte:node.end_byte].decode("utf-8"))
+        elif node.type == "function_name":
+            defined.add(src[node.start_byte:node.end_byte].decode("utf-8").lower())
         stack.extend(node.children)
-    return names
+    return [n for n in names if n.lower() not in defined]
 
 
 def version_problems(ctx: BedContext, scripts: list[Script]) -> list[str]:

@@ -82,6 +82,11 @@ def test_a_run_started_in_the_run_tab_with_ansible_feeds_the_live_metrics_tab_an
         assert len(w.dashboard._curves[("c1", M.IOPS)].getData()[1]) >= 3
         recorded = load_samples(info.dir)
         assert sum(1 for s in recorded if s.source == "c1" and s.metric == M.IOPS) >= 3
+        # the same result file the built-in engine keeps: fio's own report, attached to the step and its run
+        from app.metrics.run_results import attached
+        (kept,) = attached(info.dir)
+        assert (kept.tool, kept.host, kept.step, kept.how) == ("fio", "c1", load.number, "fetched")
+        assert kept.position.get("repetition") == "1" and kept.figures["iops"] > 0
         # opened again while the built-in engine is chosen for new runs: the run keeps its engine
         w.engine_choice.setCurrentIndex(w.engine_choice.findData("builtin"))
         w.resume(info.id)

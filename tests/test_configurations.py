@@ -158,8 +158,13 @@ def test_a_procedure_per_configuration_each_with_its_own_values(bed):
     assert "Windows Server 2012 R2 Datacenter" in hyperv_text and "ESXi 5.5 Update 2" not in hyperv_text
     assert "VMware ESXi 5.5 Update 2" in esxi_text
     assert made["esxi"].bed_name.endswith("configuration esxi")
-    esxi_mtus = {s.text for s in made["esxi"].steps() if "SAN1" in s.text and "MTU" in s.text.upper()}
+    esxi_mtus = {s.text for s in made["esxi"].steps() if "SAN1" in s.text and "MTU" in s.text.upper()
+                 and not s.template.endswith("#configuration")}
     assert esxi_mtus and all("9000" not in t for t in esxi_mtus)
+    # the run section opens with the configuration and what changed from the one before (the old MTU too)
+    opening = next(s for s in made["esxi"].steps() if s.template.endswith("#configuration"))
+    assert opening.text.startswith("The runs below are of configuration esxi (2 of 2)")
+    assert "R720:SAN1 mtu: 9000 -> 1500" in opening.text
 
 
 def test_the_methodology_command_prints_one_procedure_per_configuration_or_the_one_asked(tmp_path):

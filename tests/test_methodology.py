@@ -202,22 +202,29 @@ def test_seed000_cluster_vm_and_array_automation(seed000):
 
 
 def test_seed000_run_procedure_from_the_run_plan(seed000):
+    """Seed 000 runs its procedure three times at each user level in each state (optimized, degraded),
+    the reset before each run, and reports the median of each level's three runs."""
     bed, meth = seed000
     run = steps_of(meth, "run")
-    texts = [s.text for s in run]
-    reset = [s for s in run if s.template.endswith("#reset")]
-    assert [s.text.rstrip(".") for s in reset] == [r.rstrip(".") for r in bed.run_plan.reset_steps]
-    proc = [s.text.rstrip(".") for s in run if s.template.endswith("#procedure")]
+    positions = list(dict.fromkeys((s.position["scenario"], s.position["level"]) for s in run if s.position))
+    assert positions == [("optimized", "200 simulated users"), ("optimized", "500 simulated users"),
+                         ("degraded", "200 simulated users"), ("degraded", "500 simulated users")]
+    resets = [s for s in run if s.template.endswith("#reset")]
+    assert len(resets) == 4 * 3 * len(bed.run_plan.reset_steps)
+    first_run = [s for s in run if s.position and s.position.get("repetition") == "1"
+                 and s.position["level"] == "200 simulated users" and s.position["scenario"] == "optimized"]
+    assert [s.text.rstrip(".") for s in first_run if s.template.endswith("#reset")] == \
+        [r.rstrip(".") for r in bed.run_plan.reset_steps]
+    proc = [s.text.rstrip(".") for s in first_run if s.template.endswith("#procedure")]
     assert proc == [p.rstrip(".") for p in bed.run_plan.procedure]
     # the procedure already waits 10 minutes, and a reset step restarts the servers: no duplicates
     assert not any(s.template.endswith(("#idle", "#reboot")) for s in run)
-    repeat = next(s for s in run if s.template.endswith("#repeat"))
-    m = re.search(r"Repeat steps (\S+) to (\S+) 2 more time\(s\), for 3 runs", repeat.text)
-    assert m, repeat.text
-    numbers = [s.number for s in run]
-    assert m.group(1) == reset[0].number and m.group(2) in numbers
-    assert numbers.index(m.group(2)) == numbers.index(repeat.number) - 1
-    assert "median run of the 3 runs" in texts[-1]
+    # the degraded state unplugs R710-2 once, before its first run
+    unplug = [s for s in run if s.template.endswith("#part-disable")]
+    assert len(unplug) == 1 and "host R710-2" in unplug[0].text and unplug[0].position["scenario"] == "degraded"
+    scores = [s for s in run if s.template.endswith("#score")]
+    assert len(scores) == 4 and all("median run of the 3 runs of users" in s.text for s in scores)
+    assert run[-1] is scores[-1] and "500 simulated users, scenario degraded" in scores[-1].text
 
 
 def test_seed000_summary_lists_the_findings_and_the_incomplete_steps(seed000):
@@ -281,11 +288,12 @@ def test_bed_missing_addresses_still_generates_with_marked_values(seed000):
     assert md.index("ERROR NET-007") < md.index("## 1.")
 
 
-def test_bed_without_run_plan_gets_a_marked_run_section():
+def test_bed_without_run_plan_says_so_without_placeholders():
     bed = clean_bed()
     meth = M.generate(bed)
     run = steps_of(meth, "run")
-    assert any("«missing: run.repetitions»" in s.text for s in run)
+    assert "The bed has no run plan" in run[0].text
+    assert not any("«missing" in s.text or "not stated" in s.text for s in run)
 
 
 def _empty_value(tp, rng):
@@ -556,12 +564,17 @@ title: Running the combined test
 steps:
   - id: lab-check
     foreach: counter_host
+    when: {collector.when: '^stop$'}
     text: Check that {host.id} shows no errors in its event log.
 """)
     meth = M.generate(seed000[0], extra_dirs=[tmp_path])
     run = next(s for s in meth.sections if s.key == "run")
     assert run.title == "Running the combined test"
-    assert [s.target for s in run.steps if "event log" in s.text] == ["R710-1", "R710-2"]
+    checks = [s for s in run.steps if "event log" in s.text]
+    # after each of the 12 runs (2 states x 2 user levels x 3 runs), on each counter host still in service
+    assert [s.target for s in checks[:2]] == ["R710-1", "R710-2"]
+    assert len(checks) == 6 * 2 + 6 * 1 and not any(s.target == "R710-2" and s.position["scenario"] == "degraded"
+                                                     for s in checks)
 
 
 BROKEN = {

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from resources import example_path
+from tests.storage_identity import with_identities
 from topology import methodology as M
 from topology import quoting
 from topology.fileformat import load, loads
@@ -82,9 +83,11 @@ EXAMPLES = ("md3000i-hyperv-cluster", "equallogic-ps6110-hyperv", "ams2500-excha
 
 @functools.cache
 def _bed(name: str):
+    """The bed, with the WWN and serial a lab learns from its hosts on every volume: the storage
+    steps that write to a disk have commands only then (tests/test_storage_safety.py)."""
     if name in VARIANTS:
-        return loads(VARIANTS[name], f"{name}.yaml")
-    return load(example_path(name))
+        return with_identities(loads(VARIANTS[name], f"{name}.yaml"))
+    return with_identities(load(example_path(name)))
 
 
 @functools.cache
@@ -278,7 +281,7 @@ def test_kvm_guests_format_their_own_lun_and_the_hosts_never_see_it():
     meth = _meth(KVM)
     for guest, host, lun in (("db-1", "kvm-1", "1"), ("db-2", "kvm-2", "2")):
         fmt = [st for st in meth.steps() if st.target == guest and st.template.endswith("#guest-format")]
-        assert len(fmt) == 1 and f"lun={lun}" in fmt[0].automation[0].script
+        assert len(fmt) == 1 and f"TB_LUN={lun}" in fmt[0].automation[0].script
         assert "mnt=/data" in fmt[0].automation[0].script and "_netdev" in fmt[0].automation[0].script
         assert not any(st.target == host and f"lun={lun}\n" in c.script for st in meth.steps()
                        for c in st.automation)

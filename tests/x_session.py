@@ -281,6 +281,8 @@ def run(tag: str, width: int, height: int) -> dict:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
+    from app.gc_owner import GuiCollector
+    GuiCollector.install(app)
     from widgets.main_window import MainWindow
     window = MainWindow()
     window.setGeometry(0, 0, width, height)

@@ -377,9 +377,26 @@ def procedures(bed: Bed, configuration: str | None = None, **generate_options: A
     wanted = [configuration] if configuration is not None else None
     if configuration is not None:
         find(bed, configuration)
+    from topology.methodology.run_timeline import ConfigurationRun
     out: list[tuple[str | None, Any]] = []
+    order = names(bed)
+    changed = differences(bed) if len(order) > 1 else []
     for name, view in views(bed, wanted):
-        meth = generate(view, **generate_options)
+        k = order.index(name)
+        cfg = bed.configurations[k]
+        previous = order[k - 1] if k else ""
+        changes = [f"{d.subject} {d.setting}: {_said(d.values[k - 1])} -> {_said(d.values[k])}"
+                   for d in changed if k and d.values[k] != d.values[k - 1]]
+        run = ConfigurationRun(name, k + 1, len(order), cfg.description, previous, changes)
+        meth = generate(view, configuration=run, **generate_options)
         meth.bed_name = f"{meth.bed_name} - configuration {name}"
         out.append((name, meth))
     return out
+
+
+def _said(value: Any) -> str:
+    if value is None or value == "":
+        return "(none)"
+    if value is True or value is False:
+        return "in use" if value else "not in use"
+    return str(value)

@@ -22,7 +22,7 @@ Found = list[tuple[tuple, str, str]]
 
 def check(bed: Bed, locate: Locate) -> Found:
     """(path, message, hint) for every problem; locate(path) gives (line, column) of a path."""
-    found = _slot_ranges(bed) + _access_hosts(bed, locate) + _exception_codes(bed)
+    found = _slot_ranges(bed) + _access_hosts(bed, locate) + _exception_codes(bed) + _workload_timing(bed)
     if not found and (bed.configurations or bed.scenarios or bed.results or bed.test_matrix):
         from topology.configurations import check as configuration_problems  # it builds the index
         found = configuration_problems(bed)
@@ -103,4 +103,39 @@ def _exception_codes(bed: Bed) -> Found:
             found.append((("exceptions", i, "code"), f"{ex.code!r} is not a rule code",
                           f"codes of that kind: {', '.join(same)}" if same else
                           "`testbed-studio rules` lists the codes"))
+    return found
+
+
+def _workload_timing(bed: Bed) -> Found:
+    """A workload's per-level machines name levels of a matrix entry that runs it, and the loads it
+    starts together with share its order: either slip would put a load on the wrong VMs or at the
+    wrong time in the generated run."""
+    if not any(w.levels or w.together_with for w in bed.workloads):
+        return []
+    from topology.run_levels import level_key  # (Qt-free, no model import cycle)
+    found: Found = []
+    orders = {w.id: w.order or 0 for w in bed.workloads}
+    for i, w in enumerate(bed.workloads):
+        entries = [m for m in bed.test_matrix if not m.workloads or w.id in m.workloads]
+        known = list(dict.fromkeys(str(lv) for m in entries for lv in m.levels))
+        keys = {level_key(k) for k in known}
+        seen: set[str] = set()
+        for j, entry in enumerate(w.levels):
+            key = level_key(entry.level)
+            if key in seen:
+                found.append((("workloads", i, "levels", j, "level"),
+                              f"level {entry.level!r} of workload {w.id!r} is listed twice",
+                              "keep one entry per level"))
+            seen.add(key)
+            if key not in keys:
+                found.append((("workloads", i, "levels", j, "level"),
+                              f"{entry.level!r} is not a level of a test_matrix entry that runs workload {w.id!r}",
+                              f"levels there: {', '.join(known)}" if known else
+                              f"add a test_matrix entry with levels that lists {w.id!r} under workloads"))
+        for j, other in enumerate(w.together_with):
+            if other in orders and orders[other] != orders[w.id]:
+                found.append((("workloads", i, "together_with", j),
+                              f"workload {w.id!r} (order {orders[w.id]}) starts together with {other!r}, "
+                              f"whose order is {orders[other]}",
+                              "give loads that start together the same order"))
     return found

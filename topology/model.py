@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import topology.model_storage as _model_storage
 from topology.array_groups import ArrayGroup
 from topology.configuration_spec import Configuration
 from topology.fields import fld, lst, mapping
@@ -96,6 +97,7 @@ class Port:
     vlan: int | None = fld(None, minimum=0, maximum=4095)
     team: str = fld("", doc="team / LAG name the port belongs to")
     wwpn: str = fld("")
+    mac: str = fld("", doc="hardware address as the host reports it (the as-built check can learn it)")
     label: str = fld("", doc="the report's own name, e.g. 'Local Area Connection 4'")
     fabric: str = fld("", doc="FC fabric (A/B)")
     edge: bool | None = fld(None, doc="switch port set as spanning-tree edge port")
@@ -212,6 +214,9 @@ class Link:
 
 
 # ------------------------------------------------------------------------------ storage: topology/model_storage.py
+# its Controller.ports names Port, which it imports for type checking only: give `typing.get_type_hints`
+# (the fuzz tests, any reader of the hints) the class in that module's namespace too
+_model_storage.__dict__["Port"] = Port
 
 
 # ------------------------------------------------------------------------------ virtual
@@ -316,6 +321,14 @@ class Criterion:
 
 
 @dataclass(slots=True, kw_only=True)
+class WorkloadLevel:
+    """The machines a load runs on at one level of the test matrix (1 cell: the first cell's VMs)."""
+    level: str = fld(stated=True, doc="a level of a test_matrix entry that lists the workload, as written there")
+    targets: list[str] = lst("VMs or servers the load runs on at that level", ref="target", flow=True)
+    note: str = fld("")
+
+
+@dataclass(slots=True, kw_only=True)
 class Workload:
     id: str = fld(path_part=True)
     tool: str = fld(doc="fio, DiskSpd, Iometer, Jetstress, LoadGen, DVD Store ...")
@@ -326,6 +339,17 @@ class Workload:
     demand_iops: float | None = fld(None, minimum=0, doc="IOPS the load needs from storage")
     read_pct: float | None = fld(None, minimum=0, maximum=100)
     criteria: list[Criterion] = lst()
+    duration_minutes: float | None = fld(None, minimum=0, maximum=100_000,
+                                         doc="how long this load runs; empty = run_plan.duration_minutes")
+    ramp_minutes: float | None = fld(None, minimum=0, maximum=100_000,
+                                     doc="warm-up before its figures count (not measured)")
+    order: int | None = fld(None, minimum=0, maximum=10_000,
+                            doc="when it starts in a run: loads of one order start together, a higher order "
+                                "once the lower ones have finished (sqlio OLTP 1, then DSS 2); empty = 0")
+    together_with: list[str] = lst("loads started at the same moment as this one (they share its order)",
+                                   ref="workload", flow=True)
+    levels: list[WorkloadLevel] = lst("the machines it runs on at each level of the test matrix; a level not "
+                                      "listed: targets")
     note: str = fld("")
 
 
@@ -341,6 +365,8 @@ class Scenario:
     configuration: str = fld("", doc="the configuration it runs in (configurations:); empty = each of them")
     note: str = fld("")
     placement: dict[str, str] = mapping("VM -> host overrides", flow=False)
+    checks: list[str] = lst("how the lab checks that the bed reached this scenario before its runs "
+                            "(the ports down, the paths left)")
     settings: dict[str, Any] = mapping()
 
 
@@ -368,6 +394,9 @@ class RunPlan:
     counters: list[str] = lst(flow=False)
     counter_hosts: list[str] = lst(ref="component", flow=True)
     sample_interval_s: float | None = fld(None, minimum=0, maximum=86_400)
+    collector: str = fld("testbed-run", pattern=r"^[A-Za-z0-9_.-]{1,40}$",
+                         doc="the name of the counter collection a run starts and stops (a perfmon "
+                             "data collector set, the iostat/esxtop log file)")
     note: str = fld("")
 
 
@@ -388,6 +417,10 @@ class Result:
     level: str = fld("", doc="matrix level, e.g. 200 users")
     subject: str = fld("", doc="server/VM the figure is for")
     configuration: str = fld("", doc="the configuration measured (configurations:)")
+    published_percent: float | None = fld(None, minimum=-1e6, maximum=1e6,
+                                          doc="a difference the report prints for this figure, in %")
+    published_against: str = fld("", doc="the configuration or scenario the report's percentage is taken "
+                                         "against, as it reads (e.g. rhev)")
     note: str = fld("")
 
 

@@ -15,7 +15,10 @@ MEDIA = ("hdd", "ssd", "nvme")
 DISK_INTERFACES = ("sas", "sata", "nl-sas", "fc", "nvme", "scsi")
 RAID_LEVELS = ("raid0", "raid1", "raid5", "raid6", "raid10", "raid50", "raid60")
 VOLUME_PURPOSES = ("database", "log", "os", "witness", "vm", "data", "backup",
-                   "tempdb", "file_share", "other")
+                   "tempdb", "file_share", "other", "access")
+# a LUN's unique id as hosts read it from SCSI VPD page 0x83: NAA (16 or 32 hex digits, as `naa.…`,
+# `0x…` or bare hex) or EUI-64 (`eui.…`); `topology.volume_identity.normal_wwn` reads them alike
+WWN_PATTERN = r"(|(naa\.|0x)?[0-9A-Fa-f]{16}([0-9A-Fa-f]{16})?|eui\.[0-9A-Fa-f]{16}([0-9A-Fa-f]{8}|[0-9A-Fa-f]{16})?)"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -86,6 +89,12 @@ class Volume:
     copy: str = fld("", choices=("", "active", "replica"))
     drive: str = fld("", doc="host drive letter, mount point or disk device (E:, /data, sdb)")
     label: str = fld("")
+    # how a host tells this LUN from every other disk it sees: the storage steps that write select
+    # their device by these at run time (README "Storage steps that write to a disk")
+    wwn: str = fld("", pattern=WWN_PATTERN,
+                   doc="unique id from SCSI VPD page 0x83 (NAA or EUI-64), e.g. naa.600a0b800026b2820000b4f04c4ddb10")
+    serial: str = fld("", doc="unit serial number (SCSI VPD page 0x80) as the host shows it")
+    target: str = fld("", doc="iSCSI target name (IQN) or FC target WWPN that presents it")
     note: str = fld("")
 
 

@@ -62,6 +62,17 @@ class Explanation:
     reference_paths: int = 0             # in a scenario: how many paths the reference configuration has
     taken_out: list[str] = field(default_factory=list)   # parts the scenario takes out that those crossed
     problem_refs: list[str] = field(default_factory=list)  # what the diagram marks as the trouble
+    owner: str = ""                      # who formats the volume, and why (`topology.volume_owner`)
+
+    def summary_lines(self) -> list[str]:
+        """The explanation's facts in words (a terminal, a test)."""
+        lines = [f"{self.host} -> {self.volume}: {len(self.working)} working path(s)"
+                 + (f" ({self.why_used})" if self.why_used else "")]
+        if self.missing:
+            lines.append(f"First hop that fails: {self.missing}")
+        if self.owner:
+            lines.append(self.owner)
+        return lines
 
     @property
     def working(self) -> list[ShownPath]:
@@ -128,6 +139,9 @@ def survey(bed: Bed, host: str = "", volume: str = "", scenario: str | None = No
 def _explain(bed: Bed, ctx: Context, scoped: Any, host: str, volume: str) -> Explanation:
     out = Explanation(host, volume, ctx.scenario.id if ctx.scenario is not None else None,
                       ctx.volumes_used.get(host, {}).get(volume, ""))
+    from topology.volume_owner import volume_owners
+    who = volume_owners(ctx.bed).get(volume)
+    out.owner = who.describe() if who is not None else ""
     working = {id(p) for p, _ in ctx.working_paths(host, volume)}
     cables = _Cables(ctx.bed)
     for sp in ctx.derived.paths:

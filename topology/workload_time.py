@@ -12,6 +12,9 @@ DURATION_KEYS = ("run_time_minutes", "duration_minutes", "runtime_minutes")
 
 def duration_minutes(bed: Any, workload: Any) -> tuple[float, str] | None:
     """(minutes, where the bed says so) for one workload; None when the bed does not say."""
+    own = getattr(workload, "duration_minutes", None)
+    if own is not None:
+        return own, f"{workload.id}.duration_minutes"          # NOT_STATED: the step says so
     for key in DURATION_KEYS:
         value = workload.parameters.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 from topology import clipboard, operations
 from topology.ids import owner_of
 from topology.operations import Refused
+from widgets.lifetimes import exec_once
 
 DUPLICATE_STEP = 40.0
 
@@ -104,7 +105,7 @@ class ComponentActions:
 
     def connect_dialog(self, device: str) -> None:
         from widgets.connect_dialog import ConnectDialog
-        ConnectDialog(self.document, device, self.window).exec()
+        exec_once(ConnectDialog(self.document, device, self.window))
 
     def show_paths(self, host: str, volume: str = "") -> None:
         """The path view of a host (or of the first host that uses a volume)."""
@@ -198,7 +199,9 @@ def tree_menu(tree: Any, ids: list[str], storage_kind: bool) -> QMenu:
 
 def exec_at(menu: QMenu, widget: QWidget, pos: QPoint) -> None:
     if not menu.isEmpty():
-        menu.exec(widget.mapToGlobal(pos))
+        exec_once(menu, widget.mapToGlobal(pos))
+    else:
+        menu.deleteLater()
 
 
 # ----------------------------------------------------------------------------- storage editor

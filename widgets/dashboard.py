@@ -246,6 +246,10 @@ class MetricsDashboard(QWidget):
         for layer in self.layers.values():
             layer.remove_all()
         self.legend.clear()
+        for line in self._curves.values():
+            sample = getattr(line, "sample", None)
+            if sample is not None:
+                sample.deleteLater()
         self._curves.clear()
         self._drawn.clear()
         self._peaks.clear()
@@ -264,8 +268,13 @@ class MetricsDashboard(QWidget):
         self._view_moved = True
 
     def set_thresholds(self, thresholds: list[Threshold]) -> None:
+        if list(thresholds) == self.thresholds and all(th in self._lines for th in thresholds):
+            self._y_tops.clear()
+            self._last_store_revision = -1
+            return          # the same criteria (a run of the same bed): the lines stay as they are
         for th, line in self._lines.items():
             self.plots[th.plot].removeItem(line)
+            line.deleteLater()      # ended here, on the GUI thread, not by a collection on some worker
         self._lines.clear()
         self._line_texts.clear()
         self._elided.clear()

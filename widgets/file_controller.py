@@ -19,6 +19,7 @@ from topology.errors import BedFileError
 from topology.fileformat import loads, loads_keeping_broken_references, read_text
 from topology.repair import broken_references, drop_broken_references
 from topology.roundtrip import ProjectSource
+from widgets.lifetimes import exec_once
 from widgets.problems_dialog import show_problems, split_problems
 
 FILE_FILTER = "Test beds (*.yaml *.yml);;All files (*)"
@@ -63,7 +64,7 @@ class FileController:
         """The example gallery; the chosen example opens as a new, unsaved bed."""
         from widgets.example_gallery import ExampleGallery
         gallery = ExampleGallery(self.window)
-        if not gallery.exec() or not gallery.chosen():
+        if not exec_once(gallery) or not gallery.chosen():
             return False
         return self.open_example(gallery.chosen())
 
@@ -188,7 +189,7 @@ class FileController:
         later = box.addButton("Later", QMessageBox.ButtonRole.RejectRole)
         box.setDefaultButton(recover)
         box.setEscapeButton(later)
-        box.exec()
+        exec_once(box)
         clicked = box.clickedButton()
         return "recover" if clicked is recover else "discard" if clicked is discard else "later"
 

@@ -21,6 +21,7 @@ from widgets import window_state
 from widgets.central_tabs import CentralTabs
 from widgets.context_menus import install_storage_menus
 from widgets.find_bar import FindBar
+from widgets.lifetimes import exec_once
 from widgets.page_docks import PageDocks
 from widgets.tree_filter import FilteredTree
 
@@ -212,7 +213,7 @@ class MainWindow(QMainWindow):
 
     def edit_preferences(self) -> bool:
         from widgets.preferences_dialog import PreferencesDialog
-        return bool(PreferencesDialog(self).exec())
+        return bool(exec_once(PreferencesDialog(self)))
 
     def open_paths(self, host: str, volume: str = "") -> None:
         """The path view of a host (and volume), in front."""

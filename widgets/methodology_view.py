@@ -456,6 +456,7 @@ class MethodologyView(QWidget):
         dialog.setWindowTitle(f"Print preview: appendices of {self.document.title}")
         dialog.paintRequested.connect(lambda p: self._paint(appendix, p))
         dialog.resize(1000, 900)
+        dialog.finished.connect(dialog.deleteLater)     # ends when closed, not with the window
         self._preview = dialog
         dialog.open()
 
@@ -467,6 +468,7 @@ class MethodologyView(QWidget):
         set_up_printer(printer)
         dialog = QPrintDialog(printer, self)
         dialog.accepted.connect(lambda: self._paint(self._appendix(), printer))
+        dialog.finished.connect(dialog.deleteLater)
         self._print_dialog = dialog
         dialog.open()
 

@@ -244,6 +244,8 @@ class PathView(QWidget):
             gone = ", ".join(escape(t) for t in e.taken_out) or "parts on its paths"
             parts.append(f"In the reference configuration it has {e.reference_paths} paths; "
                          f"this scenario fails or leaves out {gone}.")
+        if e.owner:
+            parts.append(escape(e.owner))
         return head + " ".join(parts)
 
     def _emit_highlight(self) -> None:

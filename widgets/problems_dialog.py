@@ -11,6 +11,8 @@ from typing import Any
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout
 
+from widgets.lifetimes import exec_once
+
 SCREEN_SHARE = 0.8                 # of the available height, at most
 
 
@@ -57,7 +59,7 @@ def show_problems(parent: Any, title: str, intro: str, items: Sequence[str],
                   choices: Sequence[tuple[str, str]]) -> str:
     """Show the dialog; the key of the choice made (the last choice when it is closed)."""
     dialog = ProblemsDialog(parent, title, intro, items, choices)
-    dialog.exec()
+    exec_once(dialog)
     return dialog.choice
 
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.run import events as E
+from widgets.lifetimes import exec_once
 
 ERRORS_LISTED = 6
 
@@ -83,7 +84,7 @@ def _go_ahead(box: QMessageBox, go: str, *, default_is_go: bool) -> bool:
     cancel = box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(go_button if default_is_go else cancel)
     box.setEscapeButton(cancel)
-    box.exec()
+    exec_once(box)
     return box.clickedButton() is go_button
 
 
@@ -109,7 +110,7 @@ def _ask_host_key(parent: QWidget, question: E.TrustHostKey) -> bool:
     refuse = box.addButton("Refuse", QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(refuse)
     box.setEscapeButton(refuse)
-    box.exec()
+    exec_once(box)
     return box.clickedButton() is trust
 
 def _ask_still_running(parent: QWidget, question: E.StillRunning) -> str | None:
@@ -122,7 +123,7 @@ def _ask_still_running(parent: QWidget, question: E.StillRunning) -> str | None:
     cancel = box.addButton("Cancel", QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(cancel)
     box.setEscapeButton(cancel)
-    box.exec()
+    exec_once(box)
     return {adopt: "adopt", stop: "stop"}.get(box.clickedButton())
 
 def _ask_password(parent: QWidget, question: E.PasswordNeeded) -> E.PasswordAnswer | None:
@@ -142,6 +143,6 @@ def _ask_password(parent: QWidget, question: E.PasswordNeeded) -> E.PasswordAnsw
     box.accepted.connect(dialog.accept)
     box.rejected.connect(dialog.reject)
     layout.addWidget(box)
-    if dialog.exec() == QDialog.DialogCode.Accepted and field.text():
+    if exec_once(dialog) == QDialog.DialogCode.Accepted and field.text():
         return E.PasswordAnswer(field.text(), remember=remember.isChecked())
     return None

@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
 from app.run import events as E
 from app.run.qt_runner import RunController
 from app.run.session import ANSIBLE, BUILTIN, RunSession, runs_of_bed
+from widgets.asbuilt_panel import AsBuiltPanel
+from widgets.disk_write_confirm import confirm_disk_writes
 from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_status_look import STATUS_LOOK, status_icon
 
@@ -64,6 +66,7 @@ class RunWizard(QWidget):
         c = self.controller
         c.event.connect(self._on_event)
         c.output_lines.connect(self._show_output)
+        c.samples.connect(self._plot_samples)
         c.busy_changed.connect(self._busy_changed)
         c.failed.connect(lambda text: self._say(f"The run engine stopped: {text}", error=True))
         c.question.connect(self._answer)
@@ -133,6 +136,7 @@ class RunWizard(QWidget):
         self.metrics_page = QWidget(self.pages)      # the dashboard is built on first use
         QVBoxLayout(self.metrics_page).setContentsMargins(0, 4, 0, 0)
         self.pages.addTab(self.metrics_page, "Live metrics")
+        self.asbuilt = AsBuiltPanel.add_to(self)     # the as-built check's page
         self.dashboard = None
         self.tree = QTreeWidget(split)
         self.tree.setHeaderLabels(["Step", "Where"])
@@ -240,7 +244,7 @@ class RunWizard(QWidget):
         self._show_warnings()
         session = RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
                              ask=self.controller.ask, on_event=self.controller.on_event,
-                             on_samples=dashboard.ingest, configuration=self._configuration(), engine=engine)
+                             configuration=self._configuration(), engine=engine)
         from app.metrics.storage_series import StorageMap
         dashboard.set_storage_map(StorageMap(session.bed))     # volumes, groups, VMs of the configuration run
         self.controller.attach(session)
@@ -296,6 +300,12 @@ class RunWizard(QWidget):
         if first is not None:
             self._select(first.number)
 
+    def _plot_samples(self, run_id: str, samples: list) -> None:
+        session = self.controller.session
+        if self.dashboard is None or session is None or (run_id and session.run_id and run_id != session.run_id):
+            return          # a run this window no longer shows
+        self.dashboard.ingest(samples)
+
     def ensure_dashboard(self):
         if self.dashboard is None:
             from widgets.dashboard import MetricsDashboard
@@ -315,6 +325,7 @@ class RunWizard(QWidget):
 
     def shutdown(self) -> None:
         self._ticker.stop()
+        self.asbuilt.shutdown()
         self.controller.shutdown()
         if self.dashboard is not None:
             self.dashboard.shutdown()
@@ -535,6 +546,8 @@ class RunWizard(QWidget):
 
     def _run(self, steps, rerun: bool = False) -> None:
         steps = [s for s in steps if s is not None]
+        if steps and not confirm_disk_writes(self, steps, self.session):
+            return
         if steps and self.controller.run_steps(steps, rerun=rerun):
             self._say(f"Running {', '.join(s.number for s in steps)} …")
             self._update_buttons()

@@ -55,6 +55,7 @@ from widgets.findings_model import (
     scenario_words,
     severity_icon,
 )
+from widgets.lifetimes import exec_once
 
 
 class ValidationPanel(QWidget):
@@ -439,7 +440,7 @@ class ValidationPanel(QWidget):
         menu.addAction("Copy", lambda: QGuiApplication.clipboard().setText(
             f"{f.code} ({f.severity}): {f.message} [{', '.join(f.subjects)}]"))
         add_finding_entries(self, menu, f)
-        menu.exec(self.tree.viewport().mapToGlobal(pos))
+        exec_once(menu, self.tree.viewport().mapToGlobal(pos))
 
     # ------------------------------------------------------------------ documented exceptions
     def accept_current(self) -> bool:
@@ -451,7 +452,7 @@ class ValidationPanel(QWidget):
         subject = exception_subject(f.subjects)
         dialog = ExceptionReasonDialog(f"Why is {f.code} on {subject} expected in this bed?",
                                        lambda reason: accept_finding(self.document.bed, f, reason), self)
-        if not dialog.exec() or dialog.edit is None:
+        if not exec_once(dialog) or dialog.edit is None:
             return False
         self.document.apply(dialog.edit)
         self._tell(f"{f.code} on {subject} accepted (Undo takes it back).")

@@ -236,6 +236,7 @@ class AnsibleEngine(RunEngine):
         folder = self._write_pass(book)
         outcome = self._run_playbook(folder, lambda event: self._on_event(event, progress, adopt))
         self._settle_pass(progress, outcome)
+        self._keep_results(folder, progress)
 
     def _unreachable_why(self, host: str) -> str | None:
         if host in self.reached.transports:
@@ -417,6 +418,28 @@ class AnsibleEngine(RunEngine):
                             message=message, seconds=seconds, tail=tail)
         self._set(state)
         self._notify("task_finished", task, state)
+
+    def _keep_results(self, folder: Path, progress: dict[tuple[str, str], _Progress]) -> None:
+        """The result files the pass fetched to results/HOST/, attached to the run as the built-in
+        engine attaches them (app.metrics.run_results): `results`, `compare` and the appendix read the
+        tool's own figures of either engine."""
+        from app.metrics.run_results import FETCHED, ResultFileError, attach
+        from app.run.result_fetch import result_paths
+        for p in progress.values():
+            task = p.task
+            if self.task_state(task).status not in (J.OK, J.FAILED):
+                continue
+            fetched = folder / "results" / inventory_name(task.host)
+            for path in result_paths(task):
+                found = sorted(fetched.rglob(Path(path).name)) if fetched.is_dir() else []
+                if not found:
+                    self._notify("output", task, "info", f"[results] {path}: the step left no such file on {task.host}")
+                    continue
+                try:
+                    attach(self.info.dir, found[0].read_bytes(), f"{task.host}:{path}", step=task.step,
+                           host=task.host, how=FETCHED, position=task.position)
+                except (ResultFileError, OSError) as exc:
+                    self._notify("output", task, "info", f"[results] {exc}")
 
     def _settle_pass(self, progress: dict[tuple[str, str], _Progress], outcome: tuple[str, int | None, str]) -> None:
         status, rc, tail = outcome

@@ -91,7 +91,18 @@ class Row:
 
     @property
     def is_total(self) -> bool:
-        return self.subject == TOTAL or self.subject.endswith(LEVEL_SEP + TOTAL)
+        return self.subject == TOTAL or self.subject.endswith(LEVEL_SEP + TOTAL) or self.subject.startswith("Per ")
+
+
+@dataclass
+class Published:
+    """A percentage the report prints for one figure, beside the same figure worked out from the
+    table, each with its denominator."""
+    side: str
+    subject: str
+    against: str
+    percent: float
+    computed: Comparison | None
 
 
 @dataclass
@@ -105,21 +116,66 @@ class ComparisonTable:
     scores: list[Scored]
     rows: list[Row] = field(default_factory=list)
     total_how: str = ""
+    published: list[Published] = field(default_factory=list)
+    aligned: str = ""               # how figures of different levels were set side by side
 
     @property
     def names(self) -> list[str]:
         return [s.name for s in self.sides]
 
-    def text(self) -> str:
+    @property
+    def heading(self) -> str:
+        better = "higher is better" if self.higher_is_better else "lower is better"
+        return f"{self.title} ({', '.join(x for x in (self.unit, better) if x)})"
+
+    def against_every_baseline(self) -> list[str]:
+        """Each row's figure of every side against every other side as the denominator."""
+        names = self.names
+        width = max([len(n) for n in names] + [10]) + 5
+        lines = ["Every side against every baseline (row: the side, column: the denominator):"]
+        for r in self.rows:
+            lines.append(f"  {r.subject}")
+            lines.append("    " + f"{'':<{width}}" + "".join(f"{'vs ' + n:>{width}}" for n in names))
+            for i, n in enumerate(names):
+                cells = []
+                for j in range(len(names)):
+                    a, b = r.values[i], r.values[j]
+                    ok = i != j and not math.isnan(a) and not math.isnan(b) and b != 0
+                    cells.append(f"{((a - b) / b * 100):+.1f} %" if ok else "-")
+                lines.append("    " + f"{n:<{width}}" + "".join(f"{c:>{width}}" for c in cells))
+        return lines
+
+    def published_lines(self) -> list[str]:
+        lines = []
+        for p in self.published:
+            said = (f"{p.subject}: the report prints {p.percent:+.1f} % for {p.side} against {p.against} "
+                    f"(the denominator is {p.against})")
+            if p.computed is None:
+                lines.append(said + "; the table has no figure to work it out from")
+                continue
+            lines.append(said + f"; worked out from the table: {p.computed.formula}")
+            row = next((r for r in self.rows if r.subject == p.subject), None)
+            if p.against != self.baseline and row is not None:
+                # the same two sides in the table's own column, over the table's denominator
+                other = p.against if p.side == self.baseline else p.side
+                d = row.differences[self.names.index(other)]
+                if d is not None:
+                    lines.append(f"  the table's column takes {self.baseline} as the denominator: {d.formula}")
+        return lines
+
+    def text(self, every_baseline: bool = False) -> str:
         """The table as `testbed-studio compare` prints it, formulas under it."""
         better = "higher is better" if self.higher_is_better else "lower is better"
         width = max([len(r.subject) for r in self.rows] + [8]) + 2
-        head = f"{'':<{width}}" + "".join(f"{n:>16}" for n in self.names) + \
-            "".join(f"{'vs ' + self.baseline:>16}" for n in self.names if n != self.baseline)
-        lines = [f"{self.title} ({self.unit}, {better}); baseline: {self.baseline}", head, "-" * len(head)]
+        col = max([len(n) for n in self.names] + [14]) + 2
+        vs = max([len(f"{n} vs {self.baseline}") for n in self.names] + [14]) + 2
+        head = f"{'':<{width}}" + "".join(f"{n:>{col}}" for n in self.names) + \
+            "".join(f"{n + ' vs ' + self.baseline:>{vs}}" for n in self.names if n != self.baseline)
+        del better
+        lines = [f"{self.heading}; baseline: {self.baseline}", head, "-" * len(head)]
         for r in self.rows:
-            cells = "".join(f"{_fmt(v):>16}" for v in r.values)
-            diffs = "".join(f"{(f'{d.percent:+.1f} %' if d else '-'):>16}"
+            cells = "".join(f"{_fmt(v):>{col}}" for v in r.values)
+            diffs = "".join(f"{(f'{d.percent:+.1f} %' if d else '-'):>{vs}}"
                             for n, d in zip(self.names, r.differences, strict=True) if n != self.baseline)
             lines.append(f"{r.subject:<{width}}{cells}{diffs}")
         lines.append("")
@@ -132,6 +188,12 @@ class ComparisonTable:
             for name, d in zip(self.names, r.differences, strict=True):
                 if d is not None:
                     lines.append(f"{r.subject}: {d.formula}{self.verdict(name, d)}")
+        if self.aligned:
+            lines += ["", self.aligned]
+        if self.published:
+            lines += ["", "Published percentages beside the computed ones:"] + self.published_lines()
+        if every_baseline:
+            lines += [""] + self.against_every_baseline()
         return "\n".join(lines) + "\n"
 
 
@@ -223,11 +285,60 @@ def compare_sides(sides: Sequence[Side], metric: str, baseline: str | None = Non
     if base not in names:
         raise ValueError(f"the baseline {base!r} is not one of the compared: {', '.join(names)}")
     title, unit, higher, rule = describe(metric)
+    sides, aligned, per_level = _aligned(list(sides))
     subjects = list(dict.fromkeys(k for s in sides for r in s.runs for k in r.values))
     scores = [score(s, metric, subjects) for s in sides]
     table = ComparisonTable(metric, title, unit, higher, list(sides), base, scores,
                             total_how="sum of the hosts and VMs" if rule == "sum" else "mean of the hosts and VMs")
     b = names.index(base)
+    _add_rows(table, subjects, scores, names, b, metric, unit)
+    if aligned:
+        table.aligned = aligned
+        if rule == "sum":       # a total over different numbers of VMs and cells: also per VM and per level step
+            _add_per_rows(table, scores, per_level, names, b, unit)
+    return table
+
+
+def _aligned(sides: list[Side]) -> tuple[list[Side], str, list[float | None]]:
+    """Sides measured at different levels (1 cell against 4 cells), each at one level: their
+    subjects set side by side without the level, and each side's level as a number (for the
+    figures per level step); unchanged when the sides share their levels."""
+    from topology.run_levels import level_key
+    levels = [{_level(k) for r in s.runs for k in r.values} for s in sides]
+    if len(sides) < 2 or any(len(x) != 1 for x in levels) or len({next(iter(x)) for x in levels}) < 2 \
+            or any(not next(iter(x)) for x in levels):
+        return sides, "", []
+    out = []
+    numbers: list[float | None] = []
+    for s, lv in zip(sides, levels, strict=True):
+        level = next(iter(lv))
+        runs = [RunFigures(r.label, {k.partition(LEVEL_SEP)[2]: v for k, v in r.values.items()}) for r in s.runs]
+        out.append(Side(s.name, runs, s.origin))
+        try:
+            numbers.append(float(level_key(level)))
+        except ValueError:
+            numbers.append(None)
+    said = "; ".join(f"{s.name} at {next(iter(lv))}" for s, lv in zip(sides, levels, strict=True))
+    return out, (f"Measured at different levels ({said}): the hosts and VMs are set side by side, and each total "
+                 "is also given per VM and per level step."), numbers
+
+
+def _add_per_rows(table: ComparisonTable, scores: list[Scored], levels: list[float | None], names: list[str],
+                  b: int, unit: str) -> None:
+    per_vm = [total_of(sc.values, table.metric) / max(1, sum(1 for v in sc.values.values() if not math.isnan(v)))
+              for sc in scores]
+    per_level = [total_of(sc.values, table.metric) / n if n else math.nan for sc, n in zip(scores, levels,
+                                                                                            strict=True)]
+    for subject, values in (("Per VM (total / VMs)", per_vm), ("Per level step (total / level)", per_level)):
+        diffs: list[Comparison | None] = []
+        for i, v in enumerate(values):
+            ok = i != b and not math.isnan(v) and not math.isnan(values[b]) and values[b] != 0
+            diffs.append(compare(values[b], v, names[b], names[i], unit) if ok else None)
+        table.rows.append(Row(subject, values, diffs))
+
+
+def _add_rows(table: ComparisonTable, subjects: list[str], scores: list[Scored], names: list[str], b: int,
+              metric: str, unit: str) -> None:
     for subject in _with_totals(subjects):
         level, _, total = subject.rpartition(LEVEL_SEP) if subject.endswith(TOTAL) else ("", "", "")
         if total == TOTAL:
@@ -239,7 +350,6 @@ def compare_sides(sides: Sequence[Side], metric: str, baseline: str | None = Non
             ok = i != b and not math.isnan(v) and not math.isnan(values[b]) and values[b] != 0
             diffs.append(compare(values[b], v, names[b], names[i], unit) if ok else None)
         table.rows.append(Row(subject, values, diffs))
-    return table
 
 
 def _level(subject: str) -> str:
@@ -290,3 +400,30 @@ def resolve_sides(refs: Iterable[str], metric: str, *, runs_root: Path | None = 
                                        "the bed's recorded results" if recorded else "") if x)
         sides.append(Side(ref, runs + recorded, origin))
     return sides
+
+
+def attach_published(table: ComparisonTable, bed) -> None:
+    """The percentages the bed's results record (`published_percent` against `published_against`)
+    for the sides and metric of the table, each worked out again from the table's figures."""
+    if bed is None:
+        return
+    names = table.names
+    wanted = {table.metric, *(k for k, v in ALIASES.items() if v == table.metric)}
+    for r in bed.results:
+        pct = r.published_percent
+        if pct is None or pct is NOT_STATED or metric_key(r.metric) not in wanted and r.metric not in wanted:
+            continue
+        side = next((n for n in (r.configuration, r.scenario) if n in names), None)
+        against = r.published_against
+        if side is None or against not in names:
+            continue
+        subject = f"{r.level}{LEVEL_SEP}{r.subject or r.workload}" if r.level else (r.subject or r.workload)
+        if subject not in {row.subject for row in table.rows}:
+            subject = r.subject or r.workload
+        row = next((x for x in table.rows if x.subject == subject), None)
+        computed = None
+        if row is not None:
+            a, b = row.values[names.index(side)], row.values[names.index(against)]
+            if not math.isnan(a) and not math.isnan(b) and b != 0:
+                computed = compare(b, a, against, side, table.unit)
+        table.published.append(Published(side, subject, against, float(pct), computed))

@@ -11,7 +11,8 @@ import re
 
 from app.metrics.parsed import NAN, JobRow, ParsedResult
 
-_PAIR = re.compile(r"\b([a-z_]+)=\s*(-?[\d.]+)")
+# a number, whole: `target= 192.168.30.201` (the driver's header) is an address, not a figure
+_PAIR = re.compile(r"\b([a-z_]+)=\s*(-?\d+(?:\.\d+)?)(?![\d.])")
 _FINAL = re.compile(r"^\s*Final\b")
 
 

@@ -85,18 +85,37 @@ class Summary:
     gaps: int                  # seconds without one
 
 
+def covered_seconds(times: np.ndarray) -> np.ndarray:
+    """The time each sample covers: since the sample before it (the first one: the series' usual
+    interval).  A sample after a pause stands for the whole pause, as fio's and iostat's do."""
+    if times.size < 2:
+        return np.ones(times.size)
+    order = np.argsort(times, kind="stable")
+    dt = np.empty(times.size)
+    steps = np.diff(times[order])
+    positive = steps[steps > 0]
+    dt[order[1:]] = np.maximum(steps, 0.0)
+    dt[order[0]] = float(np.median(positive)) if positive.size else 1.0
+    return dt
+
+
 def summarize(samples: Sequence[Sample]) -> list[Summary]:
+    """Per series: the average weighted by the time each sample covers (a sample after a 3 s pause
+    counts three times one a second after the last), the 95th percentile, range and seconds."""
     by_key: dict[tuple[str, str], list[Sample]] = {}
     for s in samples:
         by_key.setdefault((s.source, s.metric), []).append(s)
     out = []
     for (source, metric), items in sorted(by_key.items()):
         v = np.array([s.value for s in items], dtype=float)
-        finite = v[np.isfinite(v)]
+        ok = np.isfinite(v)
+        finite = v[ok]
         if finite.size == 0:
             out.append(Summary(source, metric, items[0].unit, math.nan, math.nan, math.nan, math.nan, 0, v.size))
             continue
-        out.append(Summary(source, metric, items[0].unit, float(finite.mean()), float(np.percentile(finite, 95)),
+        weights = covered_seconds(np.array([s.timestamp for s in items], dtype=float))[ok]
+        average = float(np.average(finite, weights=weights)) if weights.sum() > 0 else float(finite.mean())
+        out.append(Summary(source, metric, items[0].unit, average, float(np.percentile(finite, 95)),
                            float(finite.min()), float(finite.max()), int(finite.size), int(v.size - finite.size)))
     return out
 

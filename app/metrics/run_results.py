@@ -49,6 +49,9 @@ class AttachedResult:
     sha256: str
     time: str
     figures: dict[str, Any] = field(default_factory=dict)    # ParsedResult.as_dict()
+    # where in the test the file was measured: configuration, phase, scenario, level, repetition (the
+    # step's place in the run section, or what `results import` was told)
+    position: dict[str, str] = field(default_factory=dict)
 
     def figure(self, name: str) -> float:
         """A figure of the file by metric name (iops, read_latency_ms, orders_per_minute ...);
@@ -66,7 +69,7 @@ def nothing_read(result: ParsedResult) -> bool:
 
 
 def attach(run_dir: Path, raw: bytes, source: str, *, step: str = "", host: str = "", tool: str | None = None,
-           how: str = IMPORTED) -> AttachedResult:
+           how: str = IMPORTED, position: dict | None = None) -> AttachedResult:
     """Parse, copy into the run and record one result file.  ResultFileError when no parser can
     read it (nothing is written then)."""
     if len(raw) > MAX_BYTES:
@@ -92,7 +95,8 @@ def attach(run_dir: Path, raw: bytes, source: str, *, step: str = "", host: str 
         write_atomic(target, raw)
         record = AttachedResult(source, f"{FOLDER}/{target.name}", step, host, parsed.tool, how,
                                 hashlib.sha256(raw).hexdigest(), datetime.now(UTC).astimezone().isoformat(
-                                    timespec="seconds"), parsed.as_dict())
+                                    timespec="seconds"), parsed.as_dict(),
+                                {k: str(v) for k, v in (position or {}).items() if v})
         line = (json.dumps(record.__dict__, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         fd = os.open(run_dir / INDEX, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
@@ -122,12 +126,14 @@ def attached(run_dir: Path) -> list[AttachedResult]:
         return []
     out = []
     names = set(AttachedResult.__dataclass_fields__)
+    required = names - {"position"}         # (records written before positions were kept have none)
     for line in text.splitlines():
         try:
             data = json.loads(line)
         except (ValueError, RecursionError):
             continue        # a torn record, or a line no run wrote
-        if isinstance(data, dict) and names <= set(data) and isinstance(data["figures"], dict) \
-                and all(isinstance(data[k], str) for k in names - {"figures"}):
-            out.append(AttachedResult(**{k: data[k] for k in names}))
+        if isinstance(data, dict) and required <= set(data) and isinstance(data["figures"], dict) \
+                and all(isinstance(data[k], str) for k in required - {"figures"}) \
+                and isinstance(data.get("position", {}), dict):
+            out.append(AttachedResult(**{k: data[k] for k in names if k in data}))
     return out

@@ -43,6 +43,9 @@ def add_arguments(sub) -> None:
     r.add_argument("--concurrent", action="store_true",
                    help="start a new run even though another run of the same project file is being driven")
     r.add_argument("--quiet", action="store_true", help="do not echo the commands' output")
+    r.add_argument("--yes-destructive", action="store_true",
+                   help="go ahead with the steps that write to disks (partition, format, mkfs) without asking; "
+                        "--dry-run lists the disks each would write to")
     r.add_argument("--templates", action="append", default=[], metavar="DIR",
                    help="extra step templates, as for `testbed-studio methodology`")
     r.add_argument("--configuration", metavar="NAME",
@@ -185,6 +188,25 @@ class _Terminal:
         return PasswordAnswer(typed, remember=False) if typed else None
 
 
+def _destructive_confirmed(session, first, ns, resume_hint: str) -> bool:
+    """Before the first step that writes to a disk: the user's yes (a terminal, or --yes-destructive),
+    having seen every disk the run will write to."""
+    from app.run.destructive import pending_writes, writes_text
+    pending = pending_writes(session.steps[session.steps.index(first):], session.task_state)
+    if not pending or ns.yes_destructive:
+        return True
+    print(writes_text(pending))
+    if sys.stdin.isatty():
+        try:
+            answer = input("type yes to write to these disks, anything else to stop: ").strip().lower()
+        except EOFError:
+            answer = ""
+        if answer == "yes":
+            return True
+    print(f"stopped before writing to any disk; to go ahead: {resume_hint} --yes-destructive", file=sys.stderr)
+    return False
+
+
 def cmd_run(ns: argparse.Namespace) -> int:
     from app.run import journal as J
     from app.run.session import RunSession
@@ -270,6 +292,8 @@ def _drive(session, ns, terminal: _Terminal) -> int:
     unsettled = session.settle_leftovers()
     if unsettled is not None:
         return EXIT_PREFLIGHT if unsettled == "unreachable" else EXIT_UNUSABLE
+    if not _destructive_confirmed(session, first, ns, resume_hint):
+        return EXIT_MANUAL
     started = time.monotonic()
     attempted: set[str] = set()
     while True:

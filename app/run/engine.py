@@ -411,6 +411,8 @@ def dry_run_text(steps: Sequence[RunStep], describe_host: Callable[[str], str]) 
     for stage in stages(steps):
         lines.append(f"== {stage.title}  ({len(stage.lanes)} host(s) in parallel)")
         for step in stage.steps:
+            for device in step.devices:
+                lines.append(f"  {step.number}  WRITES TO {device}")
             if step.manual:
                 lines.append(f"  {step.number}  MANUAL  {step.text}")
                 if step.why_manual:

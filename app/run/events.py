@@ -107,6 +107,12 @@ class MetricsProblem(Event):
 
 
 @dataclass(frozen=True)
+class Samples(Event):
+    """Live metric samples of the run (already recorded in its metrics.jsonl): a view plots them."""
+    samples: tuple          # app.metrics.samples.Sample
+
+
+@dataclass(frozen=True)
 class RunEnded(Event):
     """A batch of work is over (the steps asked for ran, or a step was ticked off)."""
     standing: RunStanding

@@ -31,6 +31,8 @@ class Task:
     verify: str | None = None
     platform: str = ""
     ansible: dict | None = field(default=None, compare=False)   # the module the Ansible export uses
+    # where in the test the step is (configuration, phase, scenario, level, repetition): kept with its results
+    position: dict | None = field(default=None, compare=False)
 
     @property
     def manual(self) -> bool:
@@ -51,6 +53,12 @@ class RunStep:
     tasks: list[Task]
     template: str = ""
     why_manual: str = ""       # shown when an automatable step must be done by hand
+    devices: list[str] = field(default_factory=list)   # a step that writes to disks: each, by identity
+
+    @property
+    def destructive(self) -> bool:
+        """It writes to a block device: a run asks before it (`--yes-destructive`)."""
+        return bool(self.devices)
 
     @property
     def manual(self) -> bool:
@@ -112,18 +120,20 @@ def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) 
                     no_invoke = True
                     continue
                 tasks.append(Task(step.number, host, "bash", vendor_cli_script(cmd.script, cmd.invoke),
-                                  vendor_cli_script(cmd.verify, cmd.invoke) if cmd.verify else None, cmd.platform))
+                                  vendor_cli_script(cmd.verify, cmd.invoke) if cmd.verify else None, cmd.platform,
+                                  position=step.position))
                 continue
-            tasks.append(Task(step.number, host, cmd.shell, cmd.script, cmd.verify, cmd.platform, cmd.ansible))
+            tasks.append(Task(step.number, host, cmd.shell, cmd.script, cmd.verify, cmd.platform, cmd.ansible,
+                              step.position))
         if not tasks:
             why = ("no remote access is set for " + ", ".join(dict.fromkeys(unreachable)) if unreachable
                    else "the vendor CLI cannot be started: its template has no `invoke:` line or the bed "
                         "lacks a value it needs (the array's management addresses)" if no_invoke
                    else "no automation for how the host is reached")
     if not tasks:
-        tasks = [Task(step.number, step.target or MANUAL_HOST)]
+        tasks = [Task(step.number, step.target or MANUAL_HOST, position=step.position)]
     return RunStep(step.number, step.text, section, title, step.target or MANUAL_HOST, tasks,
-                   step.template, why)
+                   step.template, why, list(step.devices) if step.destructive else [])
 
 
 def vendor_cli_script(statements: str, invoke: str) -> str:

@@ -35,6 +35,7 @@ class Reply:
 class RunController(QObject):
     event = Signal(object)                       # an app.run.events.Event other than output
     output_lines = Signal(list)                  # [events.OutputLine], oldest first
+    samples = Signal(str, list)                  # run id, [Sample] of events.Samples since the last flush
     busy_changed = Signal(bool)
     failed = Signal(str)                         # session work ended with an error (not a step failure)
     question = Signal(object, object)            # events.Question, Reply
@@ -56,7 +57,7 @@ class RunController(QObject):
 
     def on_event(self, event: E.Event) -> None:
         """The session's event sink: called on any thread."""
-        if isinstance(event, E.OutputLine):
+        if isinstance(event, (E.OutputLine, E.Samples)):
             self._pending.append(event)
         else:
             try:
@@ -109,12 +110,21 @@ class RunController(QObject):
     # -------------------------------------------------------------- output
 
     def _flush_output(self) -> None:
+        """On the GUI thread: output lines and samples gathered since the last flush, in batches."""
         if not self._pending:
             return
         batch = []
+        samples: dict[str, list] = {}
         while self._pending:
-            batch.append(self._pending.popleft())
-        self.output_lines.emit(batch)
+            event = self._pending.popleft()
+            if isinstance(event, E.Samples):
+                samples.setdefault(event.run_id, []).extend(event.samples)
+            else:
+                batch.append(event)
+        if batch:
+            self.output_lines.emit(batch)
+        for run_id, run_samples in samples.items():
+            self.samples.emit(run_id, run_samples)
 
     # ---------------------------------------------------- questions for the user
 

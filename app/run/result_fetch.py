@@ -79,7 +79,8 @@ def fetch_results(transport: Transport, task: Task, run_dir: Path, say: Callable
             say(f"[results] {path}: what {task.host} sent is not the file (not base64)")
             continue
         try:
-            rec = attach(run_dir, raw, f"{task.host}:{path}", step=task.step, host=task.host, how=FETCHED)
+            rec = attach(run_dir, raw, f"{task.host}:{path}", step=task.step, host=task.host, how=FETCHED,
+                         position=task.position)
         except ResultFileError as exc:
             say(f"[results] {exc}")
             if problem is not None:

@@ -31,7 +31,7 @@ OnEvent = Callable[[E.Event], None]
 class RunSession:
     def __init__(self, bed, bed_path: str | Path | None, *, templates: Sequence[str] = (),
                  runs_dir: Path | None = None, credentials=None, ask: Ask | None = None,
-                 on_event: OnEvent | None = None, on_samples: Callable[[list], None] | None = None,
+                 on_event: OnEvent | None = None,
                  workers: int = DEFAULT_WORKERS, timeout: float | None = None, known_hosts: Path | None = None,
                  bed_bytes: bytes | None = None, configuration: str | None = None, engine: str = "",
                  extra_vars: Sequence[str] = ()):
@@ -55,7 +55,6 @@ class RunSession:
         self.engine_kind, self.extra_vars = engine, list(extra_vars)
         self._ask = ask
         self._on_event = on_event or (lambda event: None)
-        self._on_samples = on_samples
         self.factory = TransportFactory(bed, credentials or CredentialStore(), decider=self._trust_host_key,
                                         known_hosts=known_hosts, ask_password=self._password)
         self.all_steps: list[RunStep] = run_steps(generate(bed, extra_dirs=list(templates)),
@@ -215,7 +214,8 @@ class RunSession:
         self._completed = any(r.get("kind") == "run" and r.get("event") == "complete"
                               for r in J.read_journal(info.dir).records)
         self._settled = False
-        self._tap = MetricsTap(info.dir, _Forward(self), on_samples=self._on_samples,
+        self._tap = MetricsTap(info.dir, _Forward(self),
+                               on_samples=lambda samples: self._emit(E.Samples(info.id, tuple(samples))),
                                on_problem=lambda text: self._emit(E.MetricsProblem(info.id, text)),
                                counter_transports=self.factory)
         engine.listener = self._tap
@@ -288,6 +288,16 @@ class RunSession:
                     "hosts with remote access: " + ", ".join(a.host for a in self.bed.access))
         self._emit(E.PreflightChecked(self.run_id, tuple(checks), note))
         return checks
+
+    def check_bed(self, hosts: Sequence[str] | None = None, scenario: str | None = None, on_host=None):
+        """The as-built check (app/asbuilt/check.py) over this run's transports and lanes; kept with
+        the run when one is open.  Blocking: the Run tab calls it on a worker thread."""
+        from app.asbuilt.check import check_bed, record
+        result = check_bed(self.bed, self.factory, hosts=hosts, scenario=scenario, workers=self.workers,
+                           on_host=on_host)
+        if self.info is not None:
+            record(self.info.dir, result)
+        return result
 
     def settle_leftovers(self) -> str | None:
         """A step a dead driver left on its host is adopted or stopped (the presenter is asked,

@@ -35,12 +35,26 @@ _PIPELINE_SEPARATORS = re.compile(r"&&|\|(?!\|)")
 _PROBE = re.compile(r"(?:\bcommand\s+-v|\bwhich|\btype(?:\s+-[a-zA-Z]+)?|\bhash)\s+([A-Za-z0-9_][A-Za-z0-9_.+-]*)")
 _PROGRAM = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# a guard library in front of a step that writes to a disk (`topology.methodology.guards`): its
+# functions and case labels are no programs; the programs it calls are declared with it
+_GUARD = re.compile(r"^# --- Testbed Studio guard \(([a-z-]+)[^\n]*\n.*?^# --- end of guard$", re.S | re.M)
+
+
+def _guard_needs(m: re.Match) -> str:
+    from topology.methodology.guards import GUARD_TOOLS
+    return "\n".join(GUARD_TOOLS.get(m.group(1), ()))
 
 
 def tool_needs(script: str, shell: str) -> list[Need]:
     """What the script needs on its host, each need a choice of alternatives."""
     if shell not in ("bash", "sh"):
         return []
+    defined: set[str] = set()
+
+    def guard(m: re.Match) -> str:
+        defined.update(re.findall(r"(?m)^([A-Za-z_][A-Za-z0-9_]*)\(\)\s*\{", m.group(0)))
+        return _guard_needs(m)
+    script = _GUARD.sub(guard, script)
     script = _SINGLE_QUOTED.sub("''", script).replace("\\\n", " ")
     script = _ARITHMETIC.sub("true", script)
     probed = list(dict.fromkeys(_PROBE.findall(script)))
@@ -57,6 +71,7 @@ def tool_needs(script: str, shell: str) -> list[Need]:
         # the script chooses among the programs it probes: any one of them will do
         needs = [need for need in needs if not any(t in probed for alt in need for t in alt)]
         needs.append(tuple((p,) for p in probed))
+    needs = [need for need in needs if not all(t in defined for alt in need for t in alt)]
     unique: dict[Need, None] = dict.fromkeys(needs)
     return list(unique)
 

@@ -25,8 +25,11 @@ def platform_of(component: Any) -> str:
 class BedContext:
     """What the domains share: the index, ranks for ordering, derived relations."""
 
-    def __init__(self, bed: Bed, families: Families | None = None):
+    def __init__(self, bed: Bed, families: Families | None = None, configuration: Any = None):
         self.bed = bed
+        # the configuration this procedure is for (topology.configurations.procedures), else None
+        self.configuration = configuration
+        self._phases: list | None = None
         self.idx = BedIndex(bed)
         self.families = families if families is not None else Families()
         self._profiles: dict[str, HostProfile] = {}
@@ -34,6 +37,7 @@ class BedContext:
         # (host, initiator, target) -> the switches a path crosses, in order (derived paths only)
         self.path_switches: dict[tuple[str, str, str], tuple[str, ...]] = {}
         self._shared_values: dict[tuple, Values] = {}
+        self._owners: dict | None = None
         self._shared_ids: set[int] = set()     # id() of each of them (they live as long as this context)
         self.bed_domain = bed.bed.domain if bed.bed is not None else ""
         self.server_rank = {s.id: i for i, s in enumerate(bed.servers)}
@@ -80,6 +84,21 @@ class BedContext:
     def management_station(self) -> str:
         """The server a lab manages its arrays and switches from (role `management`), or ''."""
         return next((s.id for s in self.bed.servers if s.role == "management" and not s.simulated), "")
+
+    def volume_owners(self) -> dict:
+        """ARRAY:VOLUME -> `topology.volume_owner.VolumeOwner`: who formats each volume."""
+        if self._owners is None:
+            from topology.volume_owner import volume_owners
+            self._owners = volume_owners(self.bed)
+        return self._owners
+
+    @property
+    def phases(self) -> list:
+        """The test's phases in run order (`topology.methodology.run_timeline`)."""
+        if self._phases is None:
+            from topology.methodology.run_timeline import phases
+            self._phases = phases(self.bed, self.idx, self.configuration.name if self.configuration else "")
+        return self._phases
 
     def server_or_vm(self, cid: str) -> Any:
         return self.idx.servers.get(cid) or self.idx.vms.get(cid)

@@ -5,17 +5,18 @@ yields one item per bed object; the most specific template (platform, then `matc
 """
 from __future__ import annotations
 
-import gc
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from topology.gc_pause import collector_paused
 from topology.methodology.ansible_block import render_ansible_block
 from topology.methodology.context import BedContext
 from topology.methodology.domains import DOMAINS, Item
 from topology.methodology.domains.bed_wide import bed_values, run_values
+from topology.methodology.guards import assumed_reason, guard_library, selection_reason, stated_only
 from topology.methodology.render import MISSING, apply_derives, matches, render, tidy
 from topology.methodology.selection import HostProfile
 from topology.methodology.step_notes import attach_notes
@@ -75,22 +76,19 @@ _SEQUENCE_SECTIONS = {"run"}   # steps in template order across all items (a tim
 
 
 def generate(bed: Bed, templates_dir: str | os.PathLike | None = None,
-             extra_dirs: Sequence[str | os.PathLike] = (), findings: list | None = None) -> Methodology:
+             extra_dirs: Sequence[str | os.PathLike] = (), findings: list | None = None,
+             configuration: Any = None) -> Methodology:
     """The methodology of `bed`.  `findings`: validation findings already at hand (else validated
-    here).  Raises TemplateError when a template is broken; never fails on a bed's missing values."""
+    here).  `configuration`: the `ConfigurationRun` this procedure is for, when the bed has several.
+    Raises TemplateError when a template is broken; never fails on a bed's missing values."""
     # tens of thousands of small, long-lived objects: the collector's rescans only cost time.  Paused before
     # the first allocation: one then would start a collection of everything made since the last one (the
     # previous procedure, a validation), which is not this generation's work
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         files = load_templates(templates_dir, extra_dirs)
         plans = _plans(files)
         families = load_families(templates_dir, extra_dirs)
-        return _generate(BedContext(bed, families), plans, findings)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+        return _generate(BedContext(bed, families, configuration), plans, findings)
 
 
 def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -> Methodology:
@@ -156,6 +154,8 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
                 if st.when and not matches(st.when, vals):
                     continue
                 step = _make_step(st, vals, item, machine, misses)
+                if item.position is not None:
+                    step.position, step.heading = item.position, item.heading
                 if st.table is not None:
                     table_key = (sid, item.group, item.target)
                     held = tables.get(table_key)
@@ -163,7 +163,12 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
                         held.add(step)
                         continue
                     tables[table_key] = _TableStep(step)
-                sort = (order, item.group, item.sub) if sequence else (item.group, order, item.sub)
+                if not sequence:
+                    sort: tuple = (item.group, order, item.sub)
+                elif item.position is not None:     # a step of the test's timeline: its place in the test first
+                    sort = (1, item.group, order, item.sub)
+                else:
+                    sort = (0, (order,), item.group, item.sub)
                 produced.append((sort, step, sid))
         for held in tables.values():
             held.finish()
@@ -180,24 +185,43 @@ def _numbered_section(number: int, key: str, title: str, produced: list[tuple[tu
     """The section's steps in order, numbered, with the numbers put into the texts that refer to them."""
     produced.sort(key=lambda t: t[0])
     section = Section(str(number), title, key=key)
-    first: dict[str, str] = {}
-    last: dict[str, str] = {}
-    for k, (_, step, sid) in enumerate(produced, 1):
+    # a reference to a step ({@load}) means the one nearest it: in the same part of the test (a run's
+    # group of loads, then the run), else anywhere in the section
+    first: dict[tuple, str] = {}
+    last: dict[tuple, str] = {}
+    heading = ""
+    for k, (sort, step, sid) in enumerate(produced, 1):
         step.number = f"{number}.{k}"
-        first.setdefault(sid, step.number)
-        last[sid] = step.number
+        for scope in _scopes(sort):
+            first.setdefault((scope, sid), step.number)
+            last[(scope, sid)] = step.number
+        if step.heading == heading:
+            step.heading = ""               # printed once, where that part of the test begins
+        elif step.heading:
+            heading = step.heading
         section.steps.append(step)
 
-    def number_of(m: re.Match) -> str:
-        table = last if m.group(2) else first
-        for sid in m.group(1).split("|"):
-            if sid in table:
-                return table[sid]
-        return MISSING.format("step " + m.group(1))
-    for step in section.steps:
-        if "\x00" in step.text:
-            step.text = STEP_NUMBER_MARK.sub(number_of, step.text)
+    for (sort, step, _) in produced:
+        if "\x00" not in step.text:
+            continue
+        scopes = _scopes(sort)
+
+        def number_of(m: re.Match, scopes: tuple = scopes) -> str:
+            table = last if m.group(2) else first
+            for scope in scopes:
+                for sid in m.group(1).split("|"):
+                    if (scope, sid) in table:
+                        return table[(scope, sid)]
+            return MISSING.format("step " + m.group(1))
+        step.text = STEP_NUMBER_MARK.sub(number_of, step.text)
     return section
+
+
+def _scopes(sort: tuple) -> tuple:
+    """The parts of the test a step belongs to, nearest first: its group of loads, its run, the section."""
+    if len(sort) == 4 and sort[0] == 1 and len(sort[1]) >= 2:
+        return (sort[1], sort[1][:2], ())
+    return ((),)
 
 
 _MACHINE_PLATFORMS = ("windows", "linux", "esxi", "")
@@ -327,10 +351,18 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
         tf.platform == "common" or not st.commands) else ""
     command_misses: list[tuple[StepTemplate, str, bool]] = []
     unfit: list[str] = []
+    why_destructive = ""      # why a step that writes to a disk has no command here
     for ct in st.commands:
+        assumed: list[str] = []
+        cget = stated_only(get, assumed) if st.destructive else get
         if ct.when and not matches(ct.when, vals):
             unfit += [f"{v.text} ({name})" for name, pat in ct.when
                       if (v := vals.get(name)) is not None and not pat.search(v.match_text())]
+            if st.destructive and (absent := [name for name, _ in ct.when if vals.get(name) is None]):
+                why_destructive = why_destructive or f"the bed gives no {', '.join(absent)}: done by hand"
+            if st.destructive and (v := vals.get("volume.select_by")) is not None and \
+                    any(name == "volume.select_by" and not pat.search(v.match_text()) for name, pat in ct.when):
+                why_destructive = why_destructive or selection_reason(v.text, machine.about(item.platform)[0])
             continue
         sel = ct.selector
         if sel.platform is not None or sel.transports:
@@ -339,13 +371,18 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                 command_misses.append((st, why, by_transport))
                 continue
         unstated: list[str] = []
-        script = tidy(render(ct.script, get, ct.shell, used, missing, unstated))
+        script = tidy(render(ct.script, cget, ct.shell, used, missing, unstated))
         if not script:
             continue  # every line was optional and the bed gives none of them
-        verify = tidy(render(ct.verify, get, ct.shell, used, missing, unstated)) if ct.verify is not None else None
+        verify = tidy(render(ct.verify, cget, ct.shell, used, missing, unstated)) if ct.verify is not None else None
+        if assumed:
+            why_destructive = why_destructive or assumed_reason(assumed)
+            continue
         if unstated:  # no command is built on a value the source does not give: the step is done by hand
             not_stated += [n for n in unstated if n not in not_stated]
             continue
+        if ct.guard:
+            script = guard_library(ct.guard) + "\n" + script
         invoke = None
         if ct.invoke is not None:
             # without its values (the array's addresses) the CLI cannot be run; the statements still print
@@ -359,6 +396,8 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                 return None if v is not None and v.kind == "not_stated" else v
             ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get_stated, None, used, miss))
         commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, "", invoke, ansible))
+    if st.commands and not commands and not reason and why_destructive:
+        reason = why_destructive
     if st.commands and not commands and not reason and not_stated:
         reason = f"the source does not state {', '.join(not_stated)}: done by hand"
     if st.commands and not commands and not reason:
@@ -374,9 +413,16 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
         if v.source and v.text and v.kind != "not_stated":
             sources.setdefault(v.text, v.source)
     platform, about = machine.about(item.platform)
+    devices: list[str] = []
+    if st.destructive and st.device is not None:
+        device_missing: list[str] = []
+        device = " ".join(render(st.device, get, None, {}, device_missing).split())
+        devices = [] if device_missing else [device]
+        if commands and not devices:   # a command that cannot say which disk it writes to is never run
+            commands, reason = [], selection_reason("none", platform)
     # positional: a step is made some 20,000 times for a large bed, and keywords cost a third of it
     return Step("", _sentences(text), item.target, commands, not commands, sources, missing, f"{tf.rel}#{st.id}",
-                not_stated, [], reason, platform, table, about, used)
+                not_stated, [], reason, platform, table, about, used, st.destructive, devices)
 
 
 _DOUBLED_STOP = re.compile(r"(?<![.…])\.\.(?!\.)|[;:,]\.(?!\.)")

@@ -58,6 +58,8 @@ def to_markdown(m: Methodology) -> str:
     for sec in m.sections:
         lines += [f"## {sec.number}. {_md_escape(sec.title)}", ""]
         for st in sec.steps:
+            if st.heading:
+                lines += [f"### {_md_escape(st.heading)}", ""]
             where = f" *(on {_md_escape(st.target)})*" if st.target else ""
             lines.append(f"**{st.number}** {_md_escape(st.text)}{where}")
             lines.append("")

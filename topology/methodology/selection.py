@@ -131,6 +131,10 @@ class Family:
     id: str
     pattern: re.Pattern
     name: str
+    # an array family's LUNs as hosts read their SCSI INQUIRY: vendor and product (regular
+    # expressions), checked before a step writes to a disk; "" = not known
+    scsi_vendor: str = ""
+    scsi_product: str = ""
 
 
 @dataclass
@@ -172,7 +176,14 @@ class Families:
                     pat = re.compile(str(e["pattern"]), re.I)
                 except re.error as exc:
                     raise template_error(path, eline, f"{kind} {e['family']!r}: pattern is not valid ({exc})") from None
-                new.append(Family(kind, str(e["family"]), pat, str(e.get("name") or e["family"])))
+                scsi = [str(e.get(k) or "") for k in ("scsi_vendor", "scsi_product")]
+                for key, text in zip(("scsi_vendor", "scsi_product"), scsi):
+                    try:
+                        re.compile(text)
+                    except re.error as exc:
+                        raise template_error(path, eline,
+                                             f"{kind} {e['family']!r}: {key} is not valid ({exc})") from None
+                new.append(Family(kind, str(e["family"]), pat, str(e.get("name") or e["family"]), *scsi))
             ids = {f.id for f in new}
             self.entries[kind] = new + [f for f in self.entries[kind] if f.id not in ids]
         self._found.clear()

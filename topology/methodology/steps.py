@@ -36,6 +36,11 @@ class Step:
     table: tuple[list[str], list[list[str]]] | None = None   # (header, rows): a step with one row per item
     machine: dict | None = None     # the machine it runs on: family, distro, version, hypervisor, transports
     values: dict = field(default_factory=dict)   # value name -> the Val it showed (text, source field)
+    destructive: bool = False       # writes to a block device: guarded, and a run asks before it
+    devices: list[str] = field(default_factory=list)   # destructive: the disks it writes to, by identity
+    # the run section: where in the test the step is (configuration, phase, scenario, level, repetition)
+    position: dict | None = None
+    heading: str = ""               # printed above the step where a part of the test begins
 
     @property
     def runnable(self) -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 from topology import quoting
 from topology.methodology.ansible_block import AnsibleTemplate, parse_ansible_block
 from topology.methodology.domains import DOMAINS, WILDCARDS, Domain
+from topology.methodology.guards import check_guard, destructive_keys
 from topology.methodology.located_yaml import LocatedDict, LocatedList, read_located_yaml
 from topology.methodology.selection import Families, PlatformCondition, families_file, parse_platform, parse_transport
 from topology.methodology.steps import SECTION_KEYS
@@ -72,6 +73,7 @@ class CommandTemplate:
     invoke: Template | None = None
     ansible: AnsibleTemplate | None = None    # the Ansible module that does the same (the export)
     selector: Selector = Selector()
+    guard: str = ""              # the guard library run before the script (`topology.methodology.guards`)
 
 
 @dataclass
@@ -86,6 +88,8 @@ class StepTemplate:
     selector: Selector = Selector()
     table: TableTemplate | None = None
     once: bool = False           # a repeat of the same step on the same machine is left out
+    destructive: bool = False    # writes to a block device: guarded, confirmed, never from an assumed value
+    device: Template | None = None   # destructive steps: the words that name the disk (run --dry-run lists them)
 
 
 @dataclass
@@ -102,8 +106,9 @@ class TemplateFile:
     selector: Selector = Selector()
 
 
-_STEP_KEYS = {"id", "foreach", "when", "text", "automation", "note", "platform", "transport", "table", "once"}
-_COMMAND_KEYS = {"shell", "script", "verify", "platform", "note", "when", "invoke", "ansible", "transport"}
+_STEP_KEYS = {"id", "foreach", "when", "text", "automation", "note", "platform", "transport", "table", "once",
+              "destructive", "device"}
+_COMMAND_KEYS = {"shell", "script", "verify", "platform", "note", "when", "invoke", "ansible", "transport", "guard"}
 _FILE_KEYS = {"section", "title", "match", "derive", "steps", "description", "platform", "transport"}
 
 
@@ -242,6 +247,9 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
                        domain: Domain = domain) -> None:
             _check_names(path, tpl, known, where, domain, derives)
         table = _table(path, raw, where, check_cell)
+        destructive, device = destructive_keys(path, raw, where)
+        if device is not None:
+            check_cell(device)
         commands = []
         autos = raw.get("automation") or []
         if not isinstance(autos, list):
@@ -282,12 +290,13 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
                 for tpl in ansible.templates():
                     _check_names(path, tpl, known, where, domain, derives)
             label = c.get("platform") if isinstance(c.get("platform"), str) else ""
+            guard = check_guard(path, c.key_line.get("guard", cl), where, shell, c.get("guard"), destructive)
             commands.append(CommandTemplate(shell, script, verify, str(label or
                                                                    ("array" if shell == "vendor-cli" else platform)),
                                             str(c.get("note") or "").strip(), cwhen, invoke, ansible,
-                                            _selector(path, c, where, platform, label_ok=True)))
+                                            _selector(path, c, where, platform, label_ok=True), guard))
         tf.steps.append(StepTemplate(sid, domain.name, text, when, commands, tf, k, step_selector, table,
-                                     str(raw.get("once")).lower() == "true"))
+                                     str(raw.get("once")).lower() == "true", destructive, device))
     # `match:` is checked against the names of the file's first domain (all steps of a vendor file share one)
     if "match" in data:
         if not tf.steps:

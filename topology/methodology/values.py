@@ -32,6 +32,9 @@ class Val:
     kind: str = "text"
     items: tuple[str, ...] = ()
     quoted: dict | None = None     # shell -> quoted form, filled on first use
+    # filled in by the tool, not stated by the bed (an auto-numbered LUN): never reaches a
+    # command that writes to a disk (`destructive:` steps)
+    assumed: bool = False
 
     def match_text(self) -> str:
         if self.kind == "not_stated":
@@ -104,6 +107,13 @@ def as_text(v: Any, source: str = "") -> Val | None:
         return not_stated(source)
     s = str(v).strip() if not isinstance(v, str) else v.strip()
     return Val(s, source) if s else None
+
+
+def assumed(v: Val | None) -> Val | None:
+    """The value, marked as one the tool filled in (`Val.assumed`)."""
+    if v is not None:
+        v.assumed = True
+    return v
 
 
 def format_number(x: float) -> str:

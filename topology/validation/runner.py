@@ -7,9 +7,9 @@ never this module.
 """
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable
 
+from topology.gc_pause import collector_paused
 from topology.index import BedIndex
 from topology.model import Bed, Scenario
 from topology.placement import Placement
@@ -57,9 +57,7 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
         return _configured(bed, codes, scenario, reference_only, configuration)
     _load_rule_modules()
     codes = list(codes) if codes is not None else None    # read once per scenario, not once in all
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # rules build many short-lived objects next to a large model: skip the rescans
-    try:
+    with collector_paused():  # rules build many short-lived objects next to a large model: skip the rescans
         idx = idx or BedIndex(bed)
         if scenario is not None:
             sc = idx.scenarios.get(scenario)
@@ -80,9 +78,6 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
         _apply_exceptions(bed, findings)
         findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))
         return findings
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _configured(bed: Bed, codes: Iterable[str] | None, scenario: str | None, reference_only: bool,
@@ -213,8 +208,12 @@ def _apply_exceptions(bed: Bed, findings: list[Finding]) -> None:
 
 
 def rule_catalogue() -> list[RuleInfo]:
+    """Every code: the drawing's rules and the as-built check's (topology/asbuilt/codes.py)."""
     _load_rule_modules()
-    return [RULES[c][0] for c in sorted(RULES)]
+    import topology.asbuilt.codes  # noqa: F401
+    from topology.validation.registry import FACT_RULES
+    every = {c: RULES[c][0] for c in RULES} | FACT_RULES
+    return [every[c] for c in sorted(every)]
 
 
 def has_errors(findings: Iterable[Finding]) -> bool:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from app import diagram
 from app.diagram.export import FILTERS, SUFFIXES, Exported, export_diagram, image_size
+from widgets.lifetimes import exec_once
 
 
 class DiagramExport:
@@ -79,7 +80,7 @@ class DiagramExport:
         set_up_printer(printer, orientation=QPageLayout.Orientation.Landscape)    # the paper every print uses
         printer.setDocName(self.bed.bed.name or "test bed")
         dialog = QPrintDialog(printer, self)
-        if dialog.exec() != QPrintDialog.DialogCode.Accepted:
+        if exec_once(dialog) != QPrintDialog.DialogCode.Accepted:
             return
         self.print_to(printer)
         self.say("Sent the diagram to the printer")

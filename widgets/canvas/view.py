@@ -32,6 +32,7 @@ from widgets.canvas.placing import Placing
 from widgets.canvas.port_strips import PortStrips
 from widgets.canvas.selection_sync import SelectionSync
 from widgets.canvas.tooltips import Tooltips
+from widgets.lifetimes import exec_once
 
 GRID = 20.0
 ZOOM_STEP = 1.25
@@ -392,7 +393,9 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
         from widgets.context_menus import canvas_menu
         menu = canvas_menu(self, event.pos())
         if menu is not None and not menu.isEmpty():
-            menu.exec(event.globalPos())
+            exec_once(menu, event.globalPos())
+        elif menu is not None:
+            menu.deleteLater()
         event.accept()
 
     def wheelEvent(self, event) -> None:

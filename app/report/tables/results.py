@@ -17,18 +17,21 @@ _SCORERS = {"median": statistics.median, "mean": statistics.fmean, "max": max, "
 
 
 def results_tables(bed: Bed) -> list[Table]:
-    """One table per workload.  Repeated runs of one measurement are reduced to the run
-    plan's score (the median of N by default), with the run count shown."""
+    """One table per workload, and per configuration when the bed compares several (figures of
+    different configurations are never reduced together).  Repeated runs of one measurement (same
+    configuration, scenario, level, subject and metric) are reduced to the run plan's score (the
+    median of N by default), with the run count shown."""
     if not bed.results:
         return []
     score = (bed.run_plan.score if bed.run_plan and bed.run_plan.score else "median")
     scorer = _SCORERS.get(score, statistics.median)
     criteria = {(w.id, c.metric): c for w in bed.workloads for c in w.criteria}
-    grouped: dict[str, dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
+    grouped: dict[tuple[str, str], dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
     for r in bed.results:
-        grouped[r.workload][(r.scenario, r.level, r.subject, r.metric, r.unit)].append(r)
+        grouped[(r.configuration, r.workload)][(r.scenario, r.level, r.subject, r.metric, r.unit)].append(r)
     tables = []
-    for workload, measurements in grouped.items():
+    for (configuration, workload), measurements in sorted(
+            grouped.items(), key=lambda kv: (_configuration_rank(bed, kv[0][0]), list(grouped).index(kv[0]))):
         has_criteria = any((workload, key[3]) in criteria for key in measurements)
         has_runs = any(len(v) > 1 for v in measurements.values())
         cols = ["Scenario", "Level", "Subject", "Metric", "Value"]
@@ -36,7 +39,11 @@ def results_tables(bed: Bed) -> list[Table]:
             cols.append("Runs")
         if has_criteria:
             cols.append("Criterion")
-        t = Table(f"results-{slug(workload)}", f"Results: {workload}", cols, compact=True)
+        if configuration:
+            t = Table(f"results-{slug(configuration)}-{slug(workload)}",
+                      f"Results: {workload}, configuration {configuration}", cols, compact=True)
+        else:
+            t = Table(f"results-{slug(workload)}", f"Results: {workload}", cols, compact=True)
         previous = ("", "", "")
         for (scenario, level, subject, metric, unit), rs in measurements.items():
             values = [r.value for r in rs if r.value is not NOT_STATED]
@@ -66,6 +73,11 @@ def results_tables(bed: Bed) -> list[Table]:
             t.add(*row)
         tables.append(without_empty_columns(t, keep=4))
     return tables
+
+
+def _configuration_rank(bed: Bed, name: str) -> int:
+    order = [c.id for c in bed.configurations]
+    return order.index(name) + 1 if name in order else (0 if not name else len(order) + 1)
 
 
 def run_summary_table(run: Any) -> Table:
@@ -137,7 +149,7 @@ def run_record_tables(run: Any) -> list[Table]:
     """The run as it happened: each step on each host, then every deviation from the plan."""
     record = getattr(run, "record", None)
     if record is None or not record.rows:
-        return []
+        return as_built_tables(run)
     title = f"As run: run {run.run_id}" + (f", configuration {record.configuration}" if record.configuration else "")
     t = Table(f"run-{slug(run.run_id)}-as-run", title,
               ["Step", "Host", "Status", "Started", "Ended", "Attempts", "Note"], compact=True)
@@ -154,4 +166,23 @@ def run_record_tables(run: Any) -> list[Table]:
     for line in record.deviations or ["none: every planned step ran, and the bed is as it was when the run began"]:
         d.add(line)
     tables.append(d)
-    return tables
+    return tables + as_built_tables(run)
+
+
+def as_built_tables(run: Any) -> list[Table]:
+    """The as-built check kept with the run: each fact compared, the bed's value and the host's."""
+    record = getattr(run, "record", None)
+    rows = getattr(record, "as_built", None) or []
+    if not rows:
+        return []
+    t = Table(f"run-{slug(run.run_id)}-as-built", f"As built: run {run.run_id}", ["Host", "Fact", "Bed", "Seen",
+                                                                                 "Verdict"], compact=True)
+    previous = ""
+    for r in rows:
+        host = str(r.get("host", ""))
+        code = str(r.get("code") or "")
+        t.add(Cell(host if host != previous else "", ref=host), str(r.get("fact", "")), str(r.get("expected", "")),
+              Cell(str(r.get("seen", "")), bold=bool(code), fill="#f8d7da" if code else ""), code or "as drawn")
+        previous = host
+    t.note = "The hosts as the check read them before the run (read-only commands), against the bed."
+    return [t]

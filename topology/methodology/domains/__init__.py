@@ -14,6 +14,7 @@ from topology.methodology.domains import cluster  # noqa: F401
 from topology.methodology.domains import vms  # noqa: F401
 from topology.methodology.domains import workloads  # noqa: F401
 from topology.methodology.domains import run  # noqa: F401
+from topology.methodology.domains import run_changes  # noqa: F401
 # isort: on
 from topology.methodology.domains.registry import DOMAINS, GLOBAL_NAMES, WILDCARDS, Domain, Item, domain_reference
 

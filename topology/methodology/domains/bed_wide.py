@@ -46,7 +46,7 @@ def bed_values(ctx: BedContext) -> Values:
 
 RUN_FIELDS = ("present", "repetitions", "repeat_more", "score", "score_text", "reboot", "needs_reboot", "needs_idle",
               "idle_minutes", "idle_s", "duration_minutes", "duration_s", "counters", "counter_hosts",
-              "sample_interval_s", "has_procedure", "loads", "note")
+              "sample_interval_s", "sampling", "has_procedure", "loads", "note")
 # a reset procedure that already restarts the hosts needs no extra reboot step
 _RESTART = re.compile(r"\b(restart|reboot)", re.I)
 
@@ -79,6 +79,10 @@ def run_values(ctx: BedContext) -> Values:
     put(out, "run.counters", as_list(rp.counters, "run_plan.counters"))
     put(out, "run.counter_hosts", as_list(rp.counter_hosts, "run_plan.counter_hosts"))
     put(out, "run.sample_interval_s", as_number(rp.sample_interval_s, "run_plan.sample_interval_s"))
+    if rp.sample_interval_s is not None:     # prose that reads well when the bed does not state it
+        every = stated(rp.sample_interval_s)
+        put(out, "run.sampling", as_text(f"one sample every {format_number(every)} s" if every is not None else
+                                         "at a sample interval the bed does not state", "run_plan.sample_interval_s"))
     put(out, "run.has_procedure", as_bool(bool(rp.procedure), "run_plan.procedure"))
     loads = []
     for w in ctx.bed.workloads:

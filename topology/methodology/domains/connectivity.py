@@ -17,6 +17,7 @@ from topology.methodology.domains.storage import (
     VOLUME_FIELDS,
     array_values,
     group_values,
+    identity_values,
     volume_values,
 )
 from topology.methodology.values import (
@@ -34,26 +35,25 @@ from topology.model import StorageArray
 
 
 def _format_hosts(ctx: BedContext, a: StorageArray) -> dict[str, list[Any]]:
-    """Server or VM id -> volumes of `a` it brings online and formats (a cluster's first node only).
-    A VM that logs in to its own LUN (in-guest iSCSI, SR-IOV) formats it inside the guest: its host
-    never sees that LUN."""
-    members = servers_behind_mapping_targets(a)
-    by_vol: dict[str, list[str]] = {}
-    for m in a.mappings:
-        for srv in members.get(m.to, []):
-            if ctx.server_or_vm(srv) is not None and srv not in by_vol.setdefault(m.volume, []):
-                by_vol[m.volume].append(srv)
+    """Machine id -> the volumes of `a` it formats (`topology.volume_owner`: the VM that reaches a
+    LUN itself, the hypervisor host of the virtual disks on it or of a cluster shared volume (a
+    cluster's first node), else the machine it is mapped to; nobody for an access LUN)."""
+    owners = ctx.volume_owners()
     out: dict[str, list[Any]] = {}
-    vols = {v.name: v for v in a.volumes}
-    for name, servers in by_vol.items():
-        if name not in vols:
-            continue
-        chosen = sorted(servers, key=ctx.host_rank)[0]
-        c = ctx.cluster_of.get(chosen)
-        if c is not None and c.nodes and c.nodes[0] in servers:
-            chosen = c.nodes[0]
-        out.setdefault(chosen, []).append(vols[name])
+    for v in a.volumes:
+        who = owners.get(f"{a.id}:{v.name}")
+        if who is not None and who.owner and ctx.server_or_vm(who.owner) is not None:
+            out.setdefault(who.owner, []).append(v)
     return out
+
+
+def _owner_lun(a: StorageArray, volume: str, owner: str) -> int | None:
+    """The LUN the bed states for `volume` on a mapping that reaches `owner` (None when it states none)."""
+    members = servers_behind_mapping_targets(a)
+    for m in a.mappings:
+        if m.volume == volume and owner in members.get(m.to, []) and isinstance(m.lun, int):
+            return m.lun
+    return None
 
 
 @domain("host_disks", HOST_NAMES | ARRAY_NAMES | field_names("disks", "count", "volumes"),
@@ -75,8 +75,9 @@ def _host_disks(ctx: BedContext) -> list[Item]:
 
 
 @domain("host_volume",
-        HOST_NAMES | ARRAY_NAMES | field_names("volume", *VOLUME_FIELDS) | field_names("group", *GROUP_FIELDS),
-        "each volume a server or VM formats (a cluster's first node), after its logons")
+        HOST_NAMES | ARRAY_NAMES | field_names("volume", *VOLUME_FIELDS, "owner_reason") |
+        field_names("group", *GROUP_FIELDS),
+        "each volume a server or VM formats (topology/volume_owner.py: the machine that uses it), after its logons")
 def _host_volumes(ctx: BedContext) -> list[Item]:
     out = []
     for i, a in enumerate(ctx.bed.arrays):
@@ -94,6 +95,12 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
                 if gi is not None:
                     vals.update(group_values(ctx, a, gi[1], gi[0]))
                 vals.update(volume_values(ctx, a, v, False, gi[0] if gi else None))
+                lun = _owner_lun(a, v.name, sid)
+                if lun is not None:
+                    put(vals, "volume.lun", as_number(lun, f"{a.id}.mappings"))
+                identity_values(ctx, vals, a, v, lun)
+                who = ctx.volume_owners()[f"{a.id}:{v.name}"]
+                put(vals, "volume.owner_reason", as_text(who.reason, f"{a.id}:{v.name}"))
                 out.append(Item(vals, sid, platform_of(s), (ctx.host_rank(sid),), 6000 + i * 1000 + j))
     return out
 

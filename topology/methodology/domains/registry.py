@@ -29,6 +29,10 @@ class Item:
     sub: int
     # the storage transports this item is about (a path's own kind); empty: those of its target machine
     transports: tuple[str, ...] = ()
+    # the run section: where in the test the item is (phase, scenario, level, repetition), recorded with
+    # each result, and the heading printed where a new part of the test begins
+    position: dict | None = None
+    heading: str = ""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from topology.methodology.values import (
     as_number,
     as_text,
     as_token,
+    assumed,
     field_names,
     interface_of,
     not_stated,
@@ -31,6 +32,7 @@ from topology.methodology.values import (
 from topology.model import StorageArray
 from topology.unknown import NOT_STATED, stated
 from topology.vocabulary import RAID_NAMES
+from topology.volume_identity import identity_text, normal_target, normal_wwn, select_by, size_bounds, wwn_name
 
 ARRAY_FIELDS = ("id", "model", "firmware", "connectivity", "mgmt_addresses", "mgmt_address", "controllers",
                 "controller_count", "family", "family_name")
@@ -129,6 +131,9 @@ _VOLUME_FIELDS: dict[str, ValueKind] = {
     "read_only": as_bool}
 VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter", "mount_path", "first_in_group",
                  "group_index", "lun", "lun_auto", "lun_pattern",
+                 # how a host finds this LUN's disk at run time (topology/volume_identity.py)
+                 "wwn", "wwn_name", "wwn_upper", "serial", "target", "select_by", "min_bytes", "max_bytes",
+                 "scsi_vendor", "scsi_product", "device", "identify",
                  # 0-based positions in the array's lists: the numbers an array CLI that numbers its LUs and
                  # pools (Hitachi SNM2) gives them when they are made in the bed's order
                  "number", "pool_number")
@@ -174,9 +179,52 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
             put(out, "volume.lun", as_number(lun, f"{a.id}.mappings"))
         elif ref in ctx.lun_not_stated:
             put(out, "volume.lun", not_stated(f"{a.id}.mappings"))
-        put(out, "volume.lun_auto", as_number(lun, f"{a.id}.mappings"))
-        put(out, "volume.lun_pattern", as_text(f"LUN {lun}$", f"{a.id}.mappings"))
+        # a number the tool gives where the bed states none: prose and array statements only
+        put(out, "volume.lun_auto", assumed(as_number(lun, f"{a.id}.mappings")))
+        put(out, "volume.lun_pattern", assumed(as_text(f"LUN {lun}$", f"{a.id}.mappings")))
+    identity_values(ctx, out, a, v, lun if ref in ctx.lun_stated else None)
     return out
+
+
+def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: int | None) -> None:
+    """What a step that writes to the volume's disk selects and checks it by (`volume_identity`):
+    the stated WWN, serial or target with `lun` (the LUN the bed states for the machine the step runs
+    on), the size band, the array family's SCSI vendor and product, and the words that name the disk."""
+    ref = f"{a.id}:{v.name}"
+    hexid = normal_wwn(v.wwn)
+    if hexid:
+        put(out, "volume.wwn", as_token(hexid, f"{ref}.wwn"))
+        put(out, "volume.wwn_name", as_token(wwn_name(v.wwn), f"{ref}.wwn"))
+        put(out, "volume.wwn_upper", as_token(hexid.upper(), f"{ref}.wwn"))
+    elif v.wwn is NOT_STATED:
+        put(out, "volume.wwn", not_stated(f"{ref}.wwn"))
+    put(out, "volume.serial", as_text(v.serial, f"{ref}.serial"))
+    target = normal_target(v.target)
+    put(out, "volume.target", as_text(target, f"{ref}.target") if target else
+        (not_stated(f"{ref}.target") if v.target is NOT_STATED else None))
+    how = select_by(v, lun)
+    put(out, "volume.select_by", as_token(how or "none", f"{ref}.wwn"))
+    bounds = size_bounds(v.size_gb)
+    if bounds is not None:
+        put(out, "volume.min_bytes", as_number(bounds[0], f"{ref}.size_gb"))
+        put(out, "volume.max_bytes", as_number(bounds[1], f"{ref}.size_gb"))
+    elif v.size_gb is NOT_STATED:
+        put(out, "volume.min_bytes", not_stated(f"{ref}.size_gb"))
+        put(out, "volume.max_bytes", not_stated(f"{ref}.size_gb"))
+    family = ctx.families.of("array", a.model)
+    if family is not None and family.scsi_vendor:
+        put(out, "volume.scsi_vendor", as_text(family.scsi_vendor, f"{a.id}.model"))
+        put(out, "volume.scsi_product", as_text(family.scsi_product, f"{a.id}.model"))
+    size = size_text(v.size_gb) if v.size_gb is not None and v.size_gb is not NOT_STATED else ""
+    said = identity_text(v, lun)
+    if said:
+        put(out, "volume.device", as_text(f"{ref} ({said}{', ' + size if size else ''})", f"{ref}.wwn"))
+        put(out, "volume.identify", as_text(f"the disk with {said}{' (' + size + ')' if size else ''}", f"{ref}.wwn"))
+    else:
+        put(out, "volume.identify", as_text(
+            f"the disk of {ref}{' (' + size + ')' if size else ''}, which the bed names by no WWN, serial or "
+            "target and LUN: before writing to it, compare the WWN or serial the host shows for the disk with "
+            f"the array's list of volumes, and state them in the bed (wwn:, serial: of {ref})", f"{ref}.wwn"))
 
 
 def _array_items(ctx: BedContext, sub: int, per_array: Callable[[StorageArray, Values], Iterable[tuple[Values, str]]]

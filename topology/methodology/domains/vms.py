@@ -152,6 +152,19 @@ def _vm_software(ctx: BedContext) -> list[Item]:
 
 
 
+def _default_disk_format(ctx: BedContext, host_id: str) -> str:
+    """The virtual disk file a host makes when the bed does not say: VHD on Hyper-V below Windows Server
+    2012 (VHDX arrived with 2012), VHDX from 2012, VMDK on ESXi, qcow2 on KVM."""
+    release = ctx.profile(host_id).release
+    if release.family == "esxi":
+        return "vmdk"
+    if release.family == "linux":
+        return "qcow2"
+    if release.family == "windows" and release.version and release.version < (2012, 0):
+        return "vhd"
+    return "vhdx"
+
+
 VDISK_FIELDS = ("name", "size_gb", "size_text", "format", "format_text", "type", "type_text", "fixed", "dynamic",
                 "volume",
                 "volume_name", "folder", "file", "controller", "local", "index", "first")
@@ -185,7 +198,7 @@ def _vm_disks(ctx: BedContext) -> list[Item]:
                 put(vals, "disk.file", not_stated(f"{src}.path"))
             if folder:
                 put(vals, "disk.folder", as_text(folder[0], folder[1]))
-                ext = fmt or "vhdx"
+                ext = fmt or _default_disk_format(ctx, vm.host)
                 sep = "/" if "/" in folder[0] and "\\" not in folder[0] else "\\"
                 put(vals, "disk.file", as_text(f"{folder[0].rstrip(sep)}{sep}{vm.id}-{d.name}.{ext}", folder[1]))
             put(vals, "disk.controller", as_text(d.controller, f"{src}.controller"))

@@ -41,7 +41,7 @@ WORKLOAD_NAMES = field_names("workload", *_WORKLOAD_FIELDS, "duration_minutes", 
                              "fio_bssplit", "fio_rw", "rwmixread", "criteria_text", "report_file")
 
 
-def _workload_values(ctx: BedContext, w: Any) -> Values:
+def workload_values(ctx: BedContext, w: Any) -> Values:
     out: Values = {}
     r = w.id
     put_fields(out, "workload", w, r, _WORKLOAD_FIELDS)
@@ -89,7 +89,7 @@ def _number_text(x: Any) -> str:
     return MARKER if x is NOT_STATED else format_number(x)
 
 
-RUNNER_NAMES = field_names("runner", "id", "platform", "kind", "index", "has_tool")
+RUNNER_NAMES = field_names("runner", "id", "platform", "kind", "index", "has_tool", "where", "from")
 
 
 def _lists_tool(comp: Any, tool: str) -> bool:
@@ -101,11 +101,17 @@ def _lists_tool(comp: Any, tool: str) -> bool:
     return any(pattern.search(str(s)) for s in getattr(comp, "software", None) or [])
 
 
-def _runner_values(ctx: BedContext, rid: str, k: int, tool: str = "") -> Values:
+def runner_values(ctx: BedContext, rid: str, k: int, tool: str = "") -> Values:
     vals: Values = {}
     comp = ctx.server_or_vm(rid)
     put(vals, "runner.has_tool", as_bool(_lists_tool(comp, tool)))
     put(vals, "runner.id", as_text(rid, "workload.driver"))
+    # prose that reads well when the bed does not name the machine
+    named = bool(rid) and rid is not NOT_STATED
+    put(vals, "runner.where", as_text(f"on {rid}" if named else
+                                      "on the machine that runs it (the bed does not name it)", "workload.driver"))
+    put(vals, "runner.from", as_text(f"from {rid}" if named else
+                                     "from the machine that ran it (the bed does not name it)", "workload.driver"))
     put(vals, "runner.platform", as_token(platform_of(comp)))
     put(vals, "runner.kind", as_token("vm" if isinstance(comp, VM) else "server" if comp is not None else ""))
     put(vals, "runner.index", as_number(k + 1))
@@ -118,7 +124,7 @@ def _workload_items(ctx: BedContext, sub: int, per_workload: Callable[[Any, Valu
     workload's first runner, or (`on_runner` False) on no machine: a pass criterion is a judgement."""
     out = []
     for i, w in enumerate(ctx.bed.workloads):
-        base = _workload_values(ctx, w)
+        base = workload_values(ctx, w)
         target = ctx.runners(w)[0] if on_runner else ""
         platform = platform_of(ctx.server_or_vm(target)) if on_runner else ""
         for k, vals in enumerate(per_workload(w, base)):
@@ -131,10 +137,10 @@ def _workload_items(ctx: BedContext, sub: int, per_workload: Callable[[Any, Valu
 def _workloads(ctx: BedContext) -> list[Item]:
     out = []
     for i, w in enumerate(ctx.bed.workloads):
-        vals = _workload_values(ctx, w)
+        vals = workload_values(ctx, w)
         runners = ctx.runners(w)
         put(vals, "workload.runners", as_list(runners, f"{w.id}.driver" if w.driver else f"{w.id}.targets"))
-        vals.update(_runner_values(ctx, runners[0], 0, w.tool))
+        vals.update(runner_values(ctx, runners[0], 0, w.tool))
         out.append(Item(vals, runners[0], platform_of(ctx.server_or_vm(runners[0])), (i,), 0))
     return out
 
@@ -143,10 +149,10 @@ def _workloads(ctx: BedContext) -> list[Item]:
 def _workload_runners(ctx: BedContext) -> list[Item]:
     out = []
     for i, w in enumerate(ctx.bed.workloads):
-        base = _workload_values(ctx, w)
+        base = workload_values(ctx, w)
         for k, rid in enumerate(ctx.runners(w)):
             vals = dict(base)
-            vals.update(_runner_values(ctx, rid, k, w.tool))
+            vals.update(runner_values(ctx, rid, k, w.tool))
             out.append(Item(vals, rid, platform_of(ctx.server_or_vm(rid)), (i,), 10 + k))
     return out
 

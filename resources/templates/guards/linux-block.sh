@@ -1,0 +1,154 @@
+# --- Testbed Studio guard (linux-block): the one block device that is the bed's volume, or nothing.
+# The disk is selected by the identity the bed states, read the way udev reads it from the device
+# (`udevadm info`: ID_WWN_WITH_EXTENSION / ID_SERIAL from SCSI VPD page 0x83, ID_SCSI_SERIAL from
+# page 0x80, ID_VENDOR, ID_MODEL, ID_PATH); the paths of one LUN must sit under one multipath map
+# (a dm device with DM_UUID mpath-*).  Any doubt stops the step before it writes anything.
+# The step sets TB_VOLUME, TB_WWN or TB_SERIAL or TB_TARGET with TB_LUN, TB_MIN_BYTES, TB_MAX_BYTES
+# and, when the array family is known, TB_VENDOR and TB_PRODUCT (extended regular expressions).
+tb_refuse() {
+    echo "refused, nothing was written to ${TB_VOLUME:-the volume}'s disk: $*" >&2
+    exit 1
+}
+
+tb_norm() {   # a WWN as bare lower-case hex
+    local w=${1,,}
+    w=${w#0x}; w=${w#naa.}; w=${w#eui.}
+    printf '%s' "$w"
+}
+
+tb_udev() {   # the identity udev reads for /dev/$1, into U_*
+    U_WWN=''; U_WWN16=''; U_IDSERIAL=''; U_SERIAL=''; U_VENDOR=''; U_MODEL=''; U_PATH=''; U_DMUUID=''
+    local line key value
+    while IFS= read -r line; do
+        key=${line%%=*}
+        value=${line#*=}
+        case $key in
+            ID_WWN_WITH_EXTENSION) U_WWN=$value ;;
+            ID_WWN) U_WWN16=$value ;;
+            ID_SERIAL) U_IDSERIAL=$value ;;
+            ID_SCSI_SERIAL) U_SERIAL=$value ;;
+            ID_VENDOR) U_VENDOR=$value ;;
+            ID_MODEL) U_MODEL=$value ;;
+            ID_PATH) U_PATH=$value ;;
+            DM_UUID) U_DMUUID=$value ;;
+        esac
+    done < <(udevadm info --query=property --name="/dev/$1" 2>/dev/null || true)
+}
+
+tb_is_volume() {   # whether the device udev just read (U_*) has the volume's identity
+    if [ -n "${TB_WWN:-}" ]; then
+        local want have
+        want=$(tb_norm "$TB_WWN")
+        have=$(tb_norm "${U_WWN:-$U_WWN16}")
+        [ "$have" = "$want" ] || [ "${U_IDSERIAL,,}" = "3$want" ] || [ "${U_IDSERIAL,,}" = "2$want" ]
+    elif [ -n "${TB_SERIAL:-}" ]; then
+        [ -n "$U_SERIAL" ] && [ "$U_SERIAL" = "$TB_SERIAL" ]
+    elif [ -n "${TB_TARGET:-}" ] && [ -n "${TB_LUN:-}" ]; then
+        local target=${TB_TARGET,,}
+        target=${target//:/}
+        case ${U_PATH,,} in
+            *"-iscsi-${TB_TARGET,,}-lun-${TB_LUN}" | *"-fc-0x${target}-lun-${TB_LUN}") return 0 ;;
+            *) return 1 ;;
+        esac
+    else
+        tb_refuse "the step names no WWN, serial, or target and LUN"
+    fi
+}
+
+tb_describe() {   # one device in words, for messages
+    local n=$1 bytes=0
+    bytes=$(( $(cat "/sys/class/block/$n/size" 2>/dev/null || echo 0) * 512 ))
+    tb_udev "$n"
+    printf '/dev/%s (%s bytes, %s %s, WWN %s, serial %s)' "$n" "$bytes" "${U_VENDOR:-?}" "${U_MODEL:-?}" \
+        "${U_WWN:-${U_WWN16:-none}}" "${U_SERIAL:-none}"
+}
+
+tb_select() {   # sets TB_DEVICE to /dev/NAME of the volume, or refuses
+    local n paths=() holders=() seen='' vendor='' model='' dev bytes h
+    for n in /sys/class/block/*; do
+        n=${n##*/}
+        [ -e "/sys/class/block/$n/partition" ] && continue
+        case $n in dm-*|md*|sr*|ram*|zram*) continue ;; esac
+        tb_udev "$n"
+        tb_is_volume || continue
+        paths+=("$n")
+        vendor=$U_VENDOR
+        model=$U_MODEL
+        if [ -n "${TB_VENDOR:-}" ] && ! [[ $U_VENDOR =~ $TB_VENDOR ]]; then
+            tb_refuse "$(tb_describe "$n") has the volume's identity but its vendor is not $TB_VENDOR"
+        fi
+        if [ -n "${TB_PRODUCT:-}" ] && ! [[ $U_MODEL =~ $TB_PRODUCT ]]; then
+            tb_refuse "$(tb_describe "$n") has the volume's identity but its product is not $TB_PRODUCT"
+        fi
+        h=$(find "/sys/class/block/$n/holders" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | head -n 2)
+        case $h in
+            '') ;;
+            *$'\n'*) tb_refuse "/dev/$n is held by several devices: $(echo "$h" | tr '\n' ' ')" ;;
+            *) case " $seen " in *" $h "*) ;; *) holders+=("$h"); seen="$seen $h" ;; esac ;;
+        esac
+    done
+    if [ "${#paths[@]}" -eq 0 ]; then
+        local found=''
+        for n in /sys/class/block/*; do
+            n=${n##*/}
+            [ -e "/sys/class/block/$n/partition" ] && continue
+            case $n in loop*|ram*|zram*|sr*) [ -e "/sys/class/block/$n/loop/backing_file" ] || continue ;; esac
+            found="$found; $(tb_describe "$n")"
+        done
+        tb_refuse "no disk on $(hostname) has its identity (${TB_WWN:+WWN $TB_WWN}${TB_SERIAL:+serial $TB_SERIAL}${TB_TARGET:+LUN ${TB_LUN:-?} of $TB_TARGET}); the disks here: ${found#; }"
+    fi
+    if [ "${#holders[@]}" -eq 0 ]; then
+        if [ "${#paths[@]}" -gt 1 ]; then
+            tb_refuse "its identity appears on ${#paths[@]} disks (${paths[*]}) and no multipath device holds them: set up multipath first, or find the duplicate"
+        fi
+        dev=${paths[0]}
+    else
+        if [ "${#holders[@]}" -gt 1 ]; then
+            tb_refuse "its paths (${paths[*]}) are held by several devices (${holders[*]})"
+        fi
+        dev=${holders[0]}
+        tb_udev "$dev"
+        case $U_DMUUID in
+            mpath-*) ;;
+            *) tb_refuse "its paths (${paths[*]}) are in use by /dev/$dev, which is not a multipath device" ;;
+        esac
+        for n in "${paths[@]}"; do
+            [ -e "/sys/class/block/$n/holders/$dev" ] || tb_refuse "path /dev/$n is not under the multipath device /dev/$dev"
+        done
+        for n in /sys/class/block/"$dev"/slaves/*; do
+            n=${n##*/}
+            case " ${paths[*]} " in *" $n "*) ;; *) tb_refuse "/dev/$dev also holds /dev/$n, which is not the volume" ;; esac
+        done
+    fi
+    bytes=$(( $(cat "/sys/class/block/$dev/size") * 512 ))
+    if [ "$bytes" -lt "$TB_MIN_BYTES" ] || [ "$bytes" -gt "$TB_MAX_BYTES" ]; then
+        tb_refuse "/dev/$dev has $bytes bytes; the volume has between $TB_MIN_BYTES and $TB_MAX_BYTES ($vendor $model)"
+    fi
+    TB_DEVICE=/dev/$dev
+}
+
+tb_require_blank() {   # refuses $TB_DEVICE when it is in use or holds anything
+    local name=${TB_DEVICE##*/} part src real probe
+    while read -r src _; do
+        case $src in /dev/*) ;; *) continue ;; esac
+        real=$(readlink -f "$src" 2>/dev/null || echo "$src")
+        for part in "$name" /sys/class/block/"$name"/"$name"*; do
+            part=${part##*/}
+            [ "$real" = "/dev/$part" ] && tb_refuse "$src on it is mounted"
+        done
+    done < /proc/mounts
+    for part in /sys/class/block/"$name"/"$name"*; do
+        [ -e "$part/partition" ] && tb_refuse "$TB_DEVICE has partitions (${part##*/})"
+    done
+    for part in /sys/class/block/"$name"/holders/*; do
+        [ -e "$part" ] && tb_refuse "$TB_DEVICE is in use by /dev/${part##*/} (LVM, RAID or a partition map)"
+    done
+    if [ "$(readlink -f "$(findmnt -n -o SOURCE / 2>/dev/null || echo /)")" = "$TB_DEVICE" ]; then
+        tb_refuse "$TB_DEVICE is the system disk"
+    fi
+    probe=$(blkid -p -o export "$TB_DEVICE" 2>/dev/null || true)
+    case $probe in
+        *TYPE=*) tb_refuse "$TB_DEVICE already holds $(echo "$probe" | grep -E '^(PT)?TYPE=' | tr '\n' ' ')(a partition table, file system or LVM signature)" ;;
+    esac
+}
+# --- end of guard

@@ -1,0 +1,210 @@
+"""The run section's transitions: the configuration a procedure's runs are for, and what changes
+from one phase of the test to the next (`topology.methodology.run_timeline`): the VMs under load
+that stop and start, the parts the scenario takes out of service or gives back, and the checks
+that the bed reached the phase.
+
+A part's step is made for the machine that can act on it: a switch port (or the switch port an
+array port is cabled to) on its switch, where a switch family's template has a command; the rest
+is done by hand with every value named (which port, which controller, its WWPN, its cable)."""
+from __future__ import annotations
+
+from typing import Any
+
+from topology.ids import SEP
+from topology.methodology.context import BedContext, platform_of
+from topology.methodology.domains.hosts import HOST_NAMES, host_values
+from topology.methodology.domains.registry import Item, domain
+from topology.methodology.domains.run import BLOCK_NAMES, phase_values, timeline_item
+from topology.methodology.domains.switches import SWITCH_NAMES, _switch_values
+from topology.methodology.run_timeline import Phase, component_kind
+from topology.methodology.values import Values, as_number, as_text, as_token, field_names, put
+from topology.placement import Placement
+
+CONFIGURATION_NAMES = field_names("configuration", "name", "number", "count", "description", "previous", "changes")
+
+
+@domain("run_configuration", CONFIGURATION_NAMES,
+        "the configuration the runs are for, when the bed compares several (once, before the first phase)")
+def _configuration(ctx: BedContext) -> list[Item]:
+    cfg = ctx.configuration
+    if cfg is None or not ctx.phases:
+        return []
+    vals: Values = {}
+    put(vals, "configuration.name", as_text(cfg.name, f"configurations.{cfg.name}"))
+    put(vals, "configuration.number", as_number(cfg.number))
+    put(vals, "configuration.count", as_number(cfg.count))
+    put(vals, "configuration.description", as_text(cfg.description, f"configurations.{cfg.name}.description"))
+    put(vals, "configuration.previous", as_text(cfg.previous, "configurations"))
+    put(vals, "configuration.changes", as_text("; ".join(cfg.changes), f"configurations.{cfg.name}.set"))
+    first = ctx.phases[0]
+    item = timeline_item(ctx, vals, "", "", first, len(ctx.phases), None, -1, 0)
+    item.group = (-1, 0, 0)
+    item.heading = f"Configuration {cfg.name} ({cfg.number} of {cfg.count})"
+    return [item]
+
+
+CHANGE_NAMES = HOST_NAMES | BLOCK_NAMES | field_names("vm", "id", "action", "host") | field_names(
+    "part", "ref", "action", "kind", "what", "device", "name", "switch", "switch_port", "how")
+
+
+def _placement(ctx: BedContext) -> Placement:
+    hit = getattr(ctx, "_run_placement", None)
+    if hit is None:
+        hit = Placement(ctx.bed, ctx.idx)
+        ctx._run_placement = hit      # type: ignore[attr-defined]
+    return hit
+
+
+@domain("vm_change", CHANGE_NAMES,
+        "each VM under load that stops (vm.action stop) or starts (start) where a phase begins, on its host")
+def _vm_changes(ctx: BedContext) -> list[Item]:
+    out = []
+    count = len(ctx.phases)
+    for p in ctx.phases:
+        place = _placement(ctx).of(p.scenario)
+        for action, vms in (("stop", p.transition.stop_vms), ("start", p.transition.start_vms)):
+            for k, vm in enumerate(vms):
+                host = place.get(vm) or (ctx.idx.vms[vm].host if vm in ctx.idx.vms else "")
+                comp = ctx.idx.servers.get(host)
+                vals = host_values(ctx, comp) if comp is not None else {}
+                vals.update(phase_values(ctx, p, count))
+                put(vals, "vm.id", as_text(vm, f"{vm}.id"))
+                put(vals, "vm.action", as_token(action))
+                put(vals, "vm.host", as_text(host, f"{vm}.host"))
+                out.append(timeline_item(ctx, vals, host, platform_of(comp), p, count, None, 0,
+                                         (0 if action == "stop" else 500) + k))
+    return out
+
+
+def _facing_switch_port(ctx: BedContext, ref: str) -> tuple[Any, str] | None:
+    """The switch and its port an array or server port is cabled to, when the drawing says."""
+    for lk in ctx.bed.links:
+        for mine, other in ((lk.a, lk.b), (lk.b, lk.a)):
+            if mine == ref:
+                device, _, port = other.partition(SEP)
+                switch = next((s for s in ctx.bed.switches if s.id == device), None)
+                if switch is not None and port:
+                    return switch, port
+    return None
+
+
+def _what(ctx: BedContext, ref: str, kind: str) -> str:
+    """A part as a person finds it: 'host port A3 of ds5020 controller A, WWPN 20:..."""
+    device, _, rest = ref.partition(SEP)
+    if kind == "array_port":
+        array = next(a for a in ctx.bed.arrays if a.id == device)
+        ctl, port = next((c, p) for c in array.controllers for p in c.ports if p.name == rest)
+        extra = [f"WWPN {port.wwpn}" if port.wwpn else "", f"address {port.address}" if port.address else "",
+                 port.label]
+        detail = ", ".join(x for x in extra if x)
+        return f"host port {rest} of {device} controller {ctl.name}" + (f" ({detail})" if detail else "")
+    if kind == "port":
+        pr = ctx.idx.port(ref)
+        found: Any = pr.port if pr is not None else None
+        extra = [getattr(found, "label", ""), f"WWPN {found.wwpn}" if found is not None and found.wwpn else "",
+                 f"address {found.address}" if found is not None and found.address else ""]
+        detail = ", ".join(x for x in extra if x)
+        return f"port {rest} of {device}" + (f" ({detail})" if detail else "")
+    if kind == "switch_port":
+        return f"port {rest} of switch {device}"
+    if kind == "controller":
+        return f"controller {rest} of {device}"
+    if kind == "drive":
+        enclosure, _, slot = rest.partition(SEP)
+        return f"the drive in slot {slot} of enclosure {enclosure} of {device}"
+    return {"host": "host", "switch": "switch", "array": "array", "chassis": "chassis",
+            "vm": "VM"}.get(kind, "component") + f" {ref}"
+
+
+@domain("part_change", CHANGE_NAMES | SWITCH_NAMES,
+        "each part a phase takes out of service (part.action disable) or gives back (enable): on the switch "
+        "for a switch port or a cabled array port, else by hand")
+def _part_changes(ctx: BedContext) -> list[Item]:
+    out = []
+    count = len(ctx.phases)
+    for p in ctx.phases:
+        how = str(p.scenario.settings.get("how", "")) if p.scenario is not None else ""
+        for action, parts, base in (("disable", p.transition.fail, 100), ("enable", p.transition.restore, 300)):
+            for k, ref in enumerate(parts):
+                out.append(_part_item(ctx, p, count, action, str(ref), how, base + k))
+    return out
+
+
+def _part_item(ctx: BedContext, p: Phase, count: int, action: str, ref: str, how: str, sub: int) -> Item:
+    kind = component_kind(ctx.idx, ref)
+    device, _, name = ref.partition(SEP)
+    vals: Values = phase_values(ctx, p, count)
+    put(vals, "part.ref", as_text(ref, f"scenarios.{p.scenario.id}.failed" if p.scenario else ""))
+    put(vals, "part.action", as_token(action))
+    put(vals, "part.kind", as_token(kind or "component"))
+    put(vals, "part.what", as_text(_what(ctx, ref, kind)))
+    put(vals, "part.device", as_text(device))
+    put(vals, "part.name", as_text(name or device))
+    put(vals, "part.how", as_text(how))
+    target, platform = "", ""
+    facing = (_facing_switch_port(ctx, ref) if kind in ("array_port", "port") else
+              (next(s for s in ctx.bed.switches if s.id == device), name) if kind == "switch_port" else None)
+    if facing is not None:
+        switch, port = facing
+        vals.update(_switch_values(ctx, switch))
+        put(vals, "part.switch", as_text(switch.id, f"{switch.id}.id"))
+        put(vals, "part.switch_port", as_token(port, "links"))
+        target, platform = switch.id, "switch"
+    elif kind == "host":
+        vals.update(host_values(ctx, ctx.idx.servers[ref]))
+    return timeline_item(ctx, vals, target, platform, p, count, None, 0, sub)
+
+
+CHECK_NAMES = BLOCK_NAMES | field_names("check", "text", "host", "paths", "paths_before", "array")
+
+
+@domain("transition_check", CHECK_NAMES,
+        "each check that a phase's set-up took effect: the scenario's own checks, then the storage paths "
+        "each host keeps to each array where the phase takes parts out of service")
+def _checks(ctx: BedContext) -> list[Item]:
+    out = []
+    count = len(ctx.phases)
+    for p in ctx.phases:
+        t = p.transition
+        k = 0
+        for k, text in enumerate(t.checks):
+            vals = phase_values(ctx, p, count)
+            put(vals, "check.text", as_text(text.strip().rstrip("."), f"scenarios.{p.scenario.id}.checks[{k}]"
+                                            if p.scenario else ""))
+            out.append(timeline_item(ctx, vals, "", "", p, count, None, 0, 700 + k))
+        if t.fail or t.restore:
+            for j, (host, array, now, before) in enumerate(_path_counts(ctx, p)):
+                vals = phase_values(ctx, p, count)
+                put(vals, "check.host", as_text(host))
+                put(vals, "check.array", as_text(array))
+                put(vals, "check.paths", as_number(now))
+                put(vals, "check.paths_before", as_number(before))
+                comp = ctx.idx.servers.get(host)
+                vals.update(host_values(ctx, comp) if comp is not None else {})
+                out.append(timeline_item(ctx, vals, host, platform_of(comp), p, count, None, 0, 800 + j))
+    return out
+
+
+def _path_counts(ctx: BedContext, p: Phase) -> list[tuple[str, str, int, int]]:
+    """(host, array, paths in this phase, paths with every part in service) where they differ."""
+    from topology.derived_paths import PathDerivation
+    from topology.index import BedIndex
+    from topology.scenario_view import scenario_view
+    if p.scenario is None:
+        return []
+    try:
+        before = PathDerivation(ctx.idx).paths
+        view = scenario_view(ctx.bed, p.scenario, ctx.idx)
+        now = PathDerivation(BedIndex(view), drawn=ctx.bed).paths
+    except Exception:       # a bed the derivation cannot read: the validator says why; no check is made up
+        return []
+
+    def counts(paths) -> dict[tuple[str, str], int]:
+        out: dict[tuple[str, str], int] = {}
+        for sp in paths:
+            key = (sp.host, sp.spec.target.partition(SEP)[0])
+            out[key] = out.get(key, 0) + 1
+        return out
+    a, b = counts(before), counts(now)
+    return [(host, array, b.get((host, array), 0), n) for (host, array), n in a.items()
+            if b.get((host, array), 0) != n and host not in p.failed]

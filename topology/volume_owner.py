@@ -1,0 +1,134 @@
+"""Who makes the file system (or datastore, or storage domain) on each volume, and why.
+
+The machine that uses a volume formats it, and only that one:
+
+* nobody formats an access (UTM) LUN (`purpose: access`) or a read-only volume (it holds data
+  to keep, such as a "gold" image), nor a volume no machine is mapped to;
+* a VM that reaches the LUN itself (in-guest iSCSI over a virtual NIC, an SR-IOV function) or
+  gets it as a pass-through disk formats it inside the guest; its host never writes to it, even
+  when the array also maps the LUN to the host;
+* a volume that holds virtual disks (VHD, VMDK, qcow2) or is a cluster shared volume is
+  formatted by its hypervisor host (NTFS, a VMFS datastore, a RHEV storage domain) -- the first
+  cluster node when the host is clustered;
+* any other volume by the machine it is mapped to.
+
+When several machines own a volume (a guest cluster, a volume shared outside a cluster), the
+first one formats it and the others only use it.  The methodology (`host_volume` /
+`host_disks`) and the path view read these answers; nothing else decides ownership.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from topology.index import servers_behind_mapping_targets
+from topology.model import VM, Bed
+
+# storage access modes in which the guest itself sees the LUN
+GUEST_ACCESS = ("guest_iscsi", "sriov", "passthrough")
+_HOW_GUEST = {"guest_iscsi": "in-guest iSCSI", "sriov": "iSCSI over an SR-IOV function",
+              "passthrough": "a pass-through disk"}
+
+
+@dataclass(frozen=True)
+class VolumeOwner:
+    volume: str                      # ARRAY:VOLUME
+    owner: str                       # the machine that formats it, or "" (nobody does)
+    kind: str                        # guest | host | server | none
+    reason: str                      # why, in words a lab engineer reads
+    others: tuple[str, ...] = ()     # other machines that use it and never format it
+
+    @property
+    def formatted(self) -> bool:
+        return bool(self.owner)
+
+    def describe(self) -> str:
+        """'Formatted by SQL1 (in-guest iSCSI): ...' or 'Never formatted: ...' for the path view."""
+        if not self.owner:
+            return f"Never formatted: {self.reason}."
+        more = (f"; {', '.join(self.others)} {'use' if len(self.others) > 1 else 'uses'} it without formatting it"
+                if self.others else "")
+        return f"Formatted by {self.owner}: {self.reason}{more}."
+
+
+def _rank(bed: Bed) -> dict[str, int]:
+    rank = {s.id: i for i, s in enumerate(bed.servers)}
+    for i, vm in enumerate(bed.vms):
+        rank.setdefault(vm.id, len(bed.servers) + i)
+    return rank
+
+
+def volume_owners(bed: Bed) -> dict[str, VolumeOwner]:
+    """ARRAY:VOLUME -> who formats it, for every volume of every array that is not simulated."""
+    rank = _rank(bed)
+    by_rank = lambda ids: sorted(dict.fromkeys(ids), key=lambda c: rank.get(c, len(rank)))  # noqa: E731
+    first_node = {n: c.nodes[0] for c in bed.clusters if c.nodes for n in c.nodes}
+    shared = {v for c in bed.clusters for v in c.shared_volumes}
+    vms = {vm.id: vm for vm in bed.vms}
+    disks_on: dict[str, list[tuple[VM, str]]] = {}
+    for vm in bed.vms:
+        for d in vm.disks:
+            if d.volume and not d.local and isinstance(d.volume, str):
+                disks_on.setdefault(d.volume, []).append((vm, d.type))
+    out: dict[str, VolumeOwner] = {}
+    for a in bed.arrays:
+        if a.simulated:
+            continue
+        members = servers_behind_mapping_targets(a)
+        mapped: dict[str, list[str]] = {}
+        for m in a.mappings:
+            for machine in members.get(m.to, []):
+                if machine in rank:
+                    mapped.setdefault(m.volume, []).append(machine)
+        for v in a.volumes:
+            ref = f"{a.id}:{v.name}"
+            users = by_rank(mapped.get(v.name, []))
+            out[ref] = _owner_of(ref, v, users, disks_on.get(ref, []), vms, first_node, ref in shared, by_rank)
+    return out
+
+
+def _owner_of(ref: str, v, users: list[str], disks: list[tuple[VM, str]], vms: dict[str, VM],
+              first_node: dict[str, str], shared: bool, by_rank) -> VolumeOwner:
+    purposes = v.purpose if isinstance(v.purpose, list) else []
+    if "access" in purposes:
+        return VolumeOwner(ref, "", "none", "the array's access (UTM) LUN carries no data and is never formatted",
+                           tuple(users))
+    if v.read_only is True:
+        return VolumeOwner(ref, "", "none", "it is read-only: it holds data to keep", tuple(users))
+    guests: dict[str, str] = {}
+    for machine in users:
+        vm = vms.get(machine)
+        # a VM mapped on the array logs in itself when its storage access says so (in one configuration
+        # of a bed the same VM may get its disks from its host instead)
+        if vm is not None and vm.storage_access in ("guest_iscsi", "sriov"):
+            guests.setdefault(vm.id, _HOW_GUEST[vm.storage_access])
+    for vm, disk_type in disks:
+        # a guest's other disks (its system disk on the host's datastore) are its host's to format
+        if disk_type == "passthrough" or vm.storage_access == "passthrough":
+            guests.setdefault(vm.id, _HOW_GUEST["passthrough"])
+    if guests:
+        order = by_rank(guests)
+        owner = order[0]
+        others = order[1:] + [u for u in users if u not in guests]
+        return VolumeOwner(ref, owner, "guest", f"VM {owner} reaches it itself ({guests[owner]}); "
+                                                "its host never writes to it", tuple(others))
+    hosted = by_rank(vm.host for vm, _ in disks if isinstance(vm.host, str) and vm.host)
+    disks = [(vm, t) for vm, t in disks if vm.id not in guests]
+    if hosted or shared:
+        hosts = hosted or users
+        candidates = [h for h in hosts if h in users] or hosts
+        if not candidates:
+            return VolumeOwner(ref, "", "none", "no host is mapped to it")
+        owner = first_node.get(candidates[0], candidates[0])
+        if owner not in users and candidates[0] in users:
+            owner = candidates[0]
+        held = sorted({vm.id for vm, _ in disks})
+        why = (f"it holds the virtual disks of {', '.join(held)}" if held else "it is a cluster shared volume")
+        if owner in first_node and len(users) > 1:
+            why += " (the cluster's first node formats it)"
+        return VolumeOwner(ref, owner, "host", why, tuple(u for u in users if u != owner))
+    if not users:
+        return VolumeOwner(ref, "", "none", "no machine is mapped to it")
+    owner = first_node.get(users[0], users[0]) if first_node.get(users[0]) in users else users[0]
+    why = f"it is mapped to {', '.join(users)}" + (" (the cluster's first node formats it)" if len(users) > 1 and
+                                                   first_node.get(owner) == owner else "")
+    return VolumeOwner(ref, owner, "server", why, tuple(u for u in users if u != owner))
