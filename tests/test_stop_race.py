@@ -189,3 +189,4 @@ def test_stop_at_random_points_never_runs_a_finished_step_again(lab, tmp_path, e
     assert J.replay(J.read_records(run_dir)[0])[("1.1", "h1")].status == J.OK, said + r.stdout
     if "taking its result" in r.stdout:
         assert lines == ["begin", "end"], said + r.stdout
+

@@ -20,12 +20,13 @@ Found = list[tuple[tuple, str, str]]
 
 
 def describe(ch: str) -> str:
-    return f"U+{ord(ch):04X}"
+    return f"U+{ord(ch):04X}" if len(ch) == 1 else repr(ch)
 
 
 def problem_text(value: str) -> tuple[str, str]:
     """(message, hint) for a text that holds a character XML cannot carry."""
-    ch = NOT_XML.search(value).group()
+    found = NOT_XML.search(value)
+    ch = found.group() if found else "?"
     shown = value if len(value) <= 60 else value[:57] + "..."
     return (f"{shown!r} holds the control character {describe(ch)}, which no XML file (draw.io, GraphML, SVG, "
             "HTML) can carry", "remove it (a tab or a line break is fine)")

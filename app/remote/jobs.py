@@ -64,9 +64,12 @@ tail -s 0.1 --pid="$child" -c +1 -f out
 wait
 n=0
 while [ ! -s exit ] && kill -0 "$pid" 2>/dev/null && [ $n -lt 500 ]; do sleep 0.02; n=$((n+1)); done
-rm -f script out err
 if [ ! -s exit ] && [ -e ended ] && [ -s exit.new ]; then mv exit.new exit; fi
-if [ -s exit ]; then exit "$(cat exit)"; fi
+if [ -s exit ]; then rm -f script out err; exit "$(cat exit)"; fi
+# still running: this follower was cut off (its driver died and took its pipes); the job and its
+# output stay as they are for the resume that adopts it
+if kill -0 "$pid" 2>/dev/null; then exit 124; fi
+rm -f script out err
 echo "the step's process $pid ended without an exit status (it was killed)" >&2
 if mv live ended 2>/dev/null || [ ! -e stopping ]; then { echo 137 > exit; } 2>/dev/null; fi
 exit 137
