@@ -526,8 +526,7 @@ class AnsibleEngine(RunEngine):
         return self.task_state(task).status == J.OK
 
     def stop_leftover(self, task: Task) -> tuple[str, int | None]:
-        """Stop the job unless it ended meanwhile, decided on the host in the same command
-        (app.remote.jobs.stop_script): (stopped | ended | gone, exit status when it ended)."""
+        """Stop the job unless it ended meanwhile, decided on the host (jobs.stop_script)."""
         found = self._stop_jobs([task]).get(task.key)
         if found is None:
             raise RemoteError(f"{task.host} could not be asked to stop step {task.step} "
@@ -547,8 +546,7 @@ class AnsibleEngine(RunEngine):
                         "executable": "/bin/sh"}, "changed_when": True})
         if not lanes:
             return answers
-        book = Book()
-        _plain_play(book, "Stop the steps of a stopped run", lanes)
+        _plain_play(book := Book(), "Stop the steps of a stopped run", lanes)
 
         def on_event(event: dict) -> None:
             data = event.get("event_data") or {}
