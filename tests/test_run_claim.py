@@ -14,7 +14,7 @@ import pytest
 
 from app.run.cli_run import EXIT_OK, EXIT_UNUSABLE
 from bench.sandbox_hosts import SandboxLab
-from tests.safety_beds import long_step_bed
+from tests.safety_beds import HOLD_S, long_step_bed, release
 
 # each process imports the application first, then waits for the same go file: the two starts
 # are then microseconds apart, not a Python start-up apart
@@ -45,6 +45,12 @@ def _race(bed: Path, templates: str, runs: Path, go: Path, delay: float,
     while not all(r.exists() for r in ready) and time.monotonic() < deadline:
         time.sleep(0.01)
     go.touch()
+    # the step works until released: released once one driver has ended (refused), or after 15 s
+    # (both run): a busy machine that starts the second late cannot let the first finish first
+    deadline = time.monotonic() + 15
+    while all(p.poll() is None for p in procs) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    release(go.parent)
     out = []
     for p in procs:
         stdout, stderr = p.communicate(timeout=120)
@@ -53,12 +59,13 @@ def _race(bed: Path, templates: str, runs: Path, go: Path, delay: float,
 
 
 def _races(tmp_path: Path, access: dict, rounds: int, env: dict | None = None) -> None:
-    bed, templates = long_step_bed(tmp_path, access, work_s=1)
+    bed, templates = long_step_bed(tmp_path, access, work_s=HOLD_S)
     marks = tmp_path / "marks" / "h1.log"
     for n in range(rounds):
         runs = tmp_path / f"runs-{n}"
-        if marks.exists():
-            marks.unlink()
+        for stale in (marks, tmp_path / "marks" / "h1.release"):
+            if stale.exists():
+                stale.unlink()
         results = _race(bed, templates, runs, tmp_path / f"go-{n}", delay=(0.0, 0.002, 0.006)[n % 3], env=env)
         codes = sorted(r.returncode for r in results)
         said = "\n".join(r.stdout + r.stderr for r in results)
