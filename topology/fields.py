@@ -24,7 +24,7 @@ REF_KINDS = (
 # and no value can overflow a float conversion, a timer or a range further on.
 DEFAULT_MAXIMUM = {"int": 1_000_000_000, "float": 1e15}
 # Ids that become folder or file names: no separators, no control characters, not . or ..
-PATH_PART_PATTERN = r"^(?!\.\.?$)[^/\\\x00-\x1f\x7f]+$"
+PATH_PART_PATTERN = r"^(?!\.\.?$)(?!\s+$)[^/\\\x00-\x1f\x7f]+$"      # and not blank
 
 
 def fld(default: Any = dataclasses.MISSING, *, doc: str = "", ref: str | None = None,

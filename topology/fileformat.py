@@ -13,9 +13,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import difflib
+import errno
 import math
 import os
 import re
+import stat
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -33,6 +35,7 @@ from topology.migrations import MIGRATIONS, migrate
 from topology.model import FORMAT_VERSION, Bed
 from topology.references import resolves, unresolved, walk_refs  # noqa: F401 (resolves, walk_refs: importable here)
 from topology.unknown import MARKER, NOT_STATED, accepts_not_stated, refusal
+from topology.xml_chars import xml_problems
 
 MAX_PROBLEMS = 200
 
@@ -120,7 +123,7 @@ class _Builder:
             v = v if isinstance(v, str) else _text(v)
             if meta.get("path_part") and not _PATH_PART.fullmatch(v):
                 self.fail(path, f"{v!r} cannot be an id: ids become folder and file names",
-                          "use no '/', '\\' or control characters, and not '.' or '..' alone")
+                          "use no '/', '\\' or control characters, and not '.', '..' or only spaces")
             elif meta.get("pattern") and not re.fullmatch(meta["pattern"], v):
                 self.fail(path, f"{v!r} is not written as {meta.get('doc') or meta['pattern']}",
                           meta.get("doc") or f"match {meta['pattern']}")
@@ -512,6 +515,9 @@ def _loads(text: str, filename: str, marks: _Marks, broken: list[Problem] | None
                            filename) from None
     if builder.problems:
         raise BedFileError(marks.problems(builder.problems), filename)
+    not_xml = xml_problems(text, data)      # names, notes, labels: the exports write them as XML
+    if not_xml:
+        raise BedFileError(marks.problems(not_xml), filename)
     # before the index is built: it walks every slot range and names every component
     checked = load_checks.check(bed, marks)
     if checked:
@@ -542,7 +548,7 @@ def read_text(path: str | os.PathLike) -> str:
     """A project file's text; BedFileError when it cannot be read or is not UTF-8."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        raw = read_regular_file(p)
     except OSError as exc:
         raise BedFileError([Problem(f"cannot read the file: {exc.strerror or exc}",
                                     "check the path and its permissions")], str(p)) from None
@@ -552,6 +558,20 @@ def read_text(path: str | os.PathLike) -> str:
         raise BedFileError([Problem(f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8 text")],
                            str(p)) from None
     return text
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of a regular file; OSError for anything else (a FIFO would block the reader for
+    ever, a device would never end), said in words."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a folder, a FIFO or a device); give the project file")
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
 
 
 # saving lives in its own module; these names stay importable from here

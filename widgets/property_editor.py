@@ -38,6 +38,7 @@ from topology.index import BedIndex
 from topology.model import Bed, Switch
 from topology.rename_ops import Located, RenameError, locate, ref_candidates, rename
 from topology.unknown import MARKER, NOT_STATED, accepts_not_stated
+from topology.xml_chars import NOT_XML, problem_text
 from widgets.forms.binding import FieldBinding, NestedRecord
 from widgets.forms.fields import BoolField, ChoiceCombo, NoteField, NumberBox, RefCombo, TextField
 from widgets.forms.keys import watch_keys
@@ -532,6 +533,8 @@ class PropertyEditor(QWidget):
                 text = text.strip()
             if fp.required and not text:
                 raise FieldError("a value is required")
+            if NOT_XML.search(text):            # the file would not load again, nor any export open
+                raise FieldError(problem_text(text)[0])
             choices = meta.get("choices")
             if choices and text not in choices:
                 raise FieldError(f"{text!r} is not one of: {', '.join(c or NOT_SET for c in choices)}")
@@ -558,6 +561,8 @@ class PropertyEditor(QWidget):
             for item in items:
                 if allowed is not None and item not in allowed:
                     raise FieldError(f"{item!r} is not one of the allowed values")
+                if isinstance(item, str) and NOT_XML.search(item):
+                    raise FieldError(problem_text(item)[0])
             if len(set(map(str, items))) != len(items):
                 raise FieldError("an item is listed twice")
             return items

@@ -12,11 +12,11 @@ The latency quoted is fio's completion latency (clat) mean, as the live stream p
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 
 from app.metrics.parsed import NAN, JobRow, ParsedResult, add, weighted_mean
+from app.metrics.reading import ResultFileError, json_objects, loads
 
 DIRECTIONS = ("read", "write")
 
@@ -83,6 +83,11 @@ def parse_fio_report(report: dict) -> ParsedResult:
     if not isinstance(jobs, list) or not jobs:
         result.problems.append("no 'jobs' list: is this fio's --output-format=json report?")
         return result
+    odd = [n for n, job in enumerate(jobs, 1) if not isinstance(job, dict)]
+    if odd:
+        result.problems.append(f"{len(odd)} item(s) of the 'jobs' list are not jobs (the first is item {odd[0]}): "
+                               "left out")
+        jobs = [job for job in jobs if isinstance(job, dict)]
     global_opts = report.get("global options") or {}
     groups = set()
     read_lat, write_lat = [], []
@@ -155,20 +160,33 @@ def _mixed_row(name: str, part: dict, result: ParsedResult) -> JobRow:
     return row
 
 
-def split_reports(text: str) -> list[dict]:
+def split_reports(text: str, problems: list[str] | None = None) -> list[dict]:
     """Every JSON report in `text`: one for a plain run, one per interval for a
     --status-interval stream; lines fio prints around them ("note: ...") are skipped."""
-    decoder = json.JSONDecoder()
-    out, i = [], 0
-    while True:
-        start = text.find("{", i)
-        if start < 0:
-            return out
+    return [doc for _, doc in reports_with_lines(text, problems)]
+
+
+def reports_with_lines(text: str, problems: list[str] | None = None) -> list[tuple[int, dict]]:
+    """(the line it starts on, the report) for every JSON report in `text`.  Linear in the
+    text's length whatever it holds; an object nested too deep is skipped and, with
+    `problems`, named with its line."""
+    out = []
+    seen, line = 0, 1
+    for start, end in json_objects(text):
+        chunk = text[start:end]
+        if '"jobs"' not in chunk and '"fio version"' not in chunk:
+            continue
+        line += text.count("\n", seen, start)
+        seen = start
         try:
-            doc, end = decoder.raw_decode(text, start)
-        except ValueError:
-            i = start + 1
+            doc = loads(chunk)
+        except ResultFileError as exc:
+            # a torn last report (fio stopped) is skipped as before; one nested past any report's
+            # depth is said, with its line
+            if problems is not None and "nests deeper" in str(exc) and len(problems) < 20:
+                problems.append(f"line {line + (exc.line or 1) - 1}: a JSON object nests deeper than any fio "
+                                "report: skipped")
             continue
         if isinstance(doc, dict) and ("jobs" in doc or "fio version" in doc):
-            out.append(doc)
-        i = end
+            out.append((line, doc))
+    return out

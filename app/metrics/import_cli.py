@@ -42,6 +42,9 @@ def cmd_import(ns: argparse.Namespace) -> int:
         except OSError as exc:
             _err(f"{f}: cannot be read ({exc.strerror or exc}); nothing was attached")
             return EXIT_UNUSABLE
+        except ValueError as exc:       # a ResultFileError (with its line) or an unknown --tool
+            _err(f"{f}: {exc}; nothing was attached")
+            return EXIT_UNUSABLE
         if parsed.tool == "unknown" or nothing_read(parsed):
             _err(f"{f}: nothing could be read - {'; '.join(parsed.problems)}; nothing was attached")
             return EXIT_UNUSABLE

@@ -296,15 +296,26 @@ class RunEngine:
         step's, instead of starting the step again."""
         return self._execute(task, adopt=True)
 
-    def stop_leftover(self, task: Task) -> None:
-        """Stop the job's whole process group; the step then runs again like any interrupted one."""
-        result = self.connections.get(task.host).stop_job(self._job(task))
-        self.journal.record("note", step=task.step, host=task.host,
-                            message=f"stopped the copy a dead driver left running ({result.status})")
-        with self._states_lock:
-            st = self.states.get(task.key)
-            if st is not None:
-                st.pid = None
+    def stop_leftover(self, task: Task) -> tuple[str, int | None]:
+        """Stop the job's whole process group unless it has ended meanwhile (decided on the host,
+        app.remote.jobs.stop_script): jobs.STOPPED (the step then runs again like any interrupted
+        one), jobs.ENDED (take it as it ended: adopt it) or jobs.GONE.  RemoteError when the host
+        cannot be asked.  With the exit status when it ended."""
+        status, number = self.connections.get(task.host).stop_job(self._job(task))
+        self._stopped(task, status, number)
+        return status, number
+
+    def _stopped(self, task: Task, status: str, number: int | None) -> None:
+        message = ("stopped the copy a dead driver left running" if status == jobs.STOPPED else
+                   f"the copy a dead driver left ended (exit status {number}) before it could be stopped: "
+                   "taken as it ended" if status == jobs.ENDED else
+                   "the copy a dead driver left was gone when it was to be stopped")
+        self.journal.record("note", step=task.step, host=task.host, message=message)
+        if status != jobs.ENDED:
+            with self._states_lock:
+                st = self.states.get(task.key)
+                if st is not None:
+                    st.pid = None
 
     def _execute(self, task: Task, adopt: bool = False) -> bool:
         previous = self.task_state(task)
@@ -406,7 +417,15 @@ class RunEngine:
         except RemoteError as exc:
             sink("info", f"[results] not fetched: {exc}")
             return
-        fetch_results(transport, task, self.info.dir, lambda text: sink("info", text))
+        def problem(text: str) -> None:
+            self.journal.record("note", step=task.step, host=task.host, message=text)
+        try:
+            fetch_results(transport, task, self.info.dir, lambda text: sink("info", text), problem=problem)
+        except OSError:
+            raise
+        except Exception as exc:
+            sink("info", f"[results] not kept: {type(exc).__name__}: {exc}")
+            problem(f"the step's result files could not be kept: {type(exc).__name__}: {exc}")
 
     def _notify(self, event: str, *args) -> None:
         # a display that fails must not stop a run that is changing real hosts
