@@ -74,8 +74,7 @@ class ComponentActions:
         ids = list(ids)
         panel = self._raise("findings")
         if panel is not None:
-            panel.search.setText(ids[0] if len(ids) == 1 else "")
-            panel._refilter()
+            panel.show_about(ids[0] if len(ids) == 1 else "")
 
     def delete(self, ids: Iterable[str]) -> None:
         try:

@@ -93,6 +93,7 @@ PANELS: tuple[tuple[str, str, str, Qt.DockWidgetArea | None], ...] = (
     ("tree", "widgets.component_tree.ComponentTree", "Components", Qt.DockWidgetArea.LeftDockWidgetArea),
     ("properties", "widgets.property_editor.PropertyEditor", "Properties", Qt.DockWidgetArea.RightDockWidgetArea),
     ("findings", "widgets.validation_panel.ValidationPanel", "Validation", Qt.DockWidgetArea.BottomDockWidgetArea),
+    ("readiness", "widgets.readiness_panel.ReadinessPanel", "Readiness", Qt.DockWidgetArea.BottomDockWidgetArea),
     ("paths", "widgets.path_view.PathView", "Paths", Qt.DockWidgetArea.BottomDockWidgetArea),
 )
 
@@ -133,24 +134,28 @@ class MainWindow(QMainWindow):
         self.findings.paths_requested.connect(self.open_paths)
         # a panel's widest row must not set the window's least width (it once passed 1366 px)
         self.findings.setMinimumWidth(FINDINGS_MIN_WIDTH)
-        # after the least width above: tabifying lays the docks out, and the panel's own wish
-        # (1,000+ px) would become the window's least width
-        self.tabifyDockWidget(self.docks["findings"], self.docks["paths"])
-        self.docks["findings"].raise_()
+        self._tabify_bottom()
         self.docks["palette"].raise_()
         self.findings.summary_changed.connect(
             lambda text: self.docks["findings"].setWindowTitle(f"Validation — {text}"))
+        # readiness: worked out with the procedure the Methodology page generates, counted in Validation too
+        self.methodology.readiness_changed.connect(self.readiness.show_gaps)
+        self.readiness.summary_changed.connect(self.findings.show_readiness)
+        self.readiness.summary_changed.connect(
+            lambda text: self.docks["readiness"].setWindowTitle(f"Readiness — {text}" if text else "Readiness"))
+        self.findings.readiness_requested.connect(lambda: (self.docks["readiness"].show(),
+                                                           self.docks["readiness"].raise_()))
         self.tree.storage_view_requested.connect(lambda _ids: self.tabs.setCurrentWidget(self.storage))
         self.document.reset.connect(self.selection.clear)  # old ids mean nothing in another bed
         self.document.reset.connect(self._clear_messages)
         # another scenario: "Done: moved X" about the last one would mislead
         self.document.scenario.changed.connect(lambda _s: self._clear_messages())
         install_storage_menus(self.storage)
-        self.find_bar = FindBar(self)
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.find_bar)
+        self.find_bar = FindBar(self)              # floats over the pages: opening it moves nothing
         from widgets.configuration_chooser import ConfigurationBar
         self.configuration_bar = ConfigurationBar(self.document, self)
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.configuration_bar)
+        # in the menu bar's corner: shown or hidden, it takes no row of its own that pushes the window down
+        self.menuBar().setCornerWidget(self.configuration_bar, Qt.Corner.TopRightCorner)
         from widgets.file_controller import FileController
         self.files = FileController(self)
         self.run.save_bed = self.files.save      # a new run saves the bed the way File › Save does
@@ -159,11 +164,35 @@ class MainWindow(QMainWindow):
         self.document.dirty_changed.connect(lambda _: self.update_title())
         self.document.path_changed.connect(lambda _: self.update_title())
         self.document.reset.connect(self.update_title)
-        self.resize(1400, 900)
+        window_state.resize_within_screen(self, 1400, 900)
         # the diagram gets the room: findings a strip at the bottom, side panels narrow
-        self.resizeDocks([self.docks["findings"]], [230], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["findings"]], [self.findings.rows_height(8) + 60], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["palette"], self.docks["properties"]], [220, 330], Qt.Orientation.Horizontal)
         self.update_title()
+
+    def _tabify_bottom(self) -> None:
+        """Validation, Readiness and Paths share the bottom dock as tabs.  After the least width
+        above: tabifying lays the docks out, and the panel's own wish would become the window's."""
+        for dock in ("paths", "readiness"):
+            self.tabifyDockWidget(self.docks["findings"], self.docks[dock])
+        self.docks["findings"].raise_()
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not getattr(self, "_shown_once", False):
+            self._shown_once = True
+            self._hide_stray_tab_bars()
+
+    def _hide_stray_tab_bars(self) -> None:
+        """Docks tabified before the window has a size leave a stray copy of an earlier tab bar drawn
+        over the left docks (Qt keeps it): a bar naming a group of docks no longer shown is hidden."""
+        from PySide6.QtWidgets import QTabBar
+        titles = {d.windowTitle() for d in self.docks.values()}
+        bars = {bar: {bar.tabText(i) for i in range(bar.count())} for bar in self.findChildren(QTabBar)
+                if bar.parent() is self and bar.isVisible()}
+        for bar, texts in bars.items():
+            if not texts <= titles or any(texts < other for other in bars.values()):
+                bar.hide()
 
     def _build_actions(self) -> None:
         menus: dict[str, Any] = {}

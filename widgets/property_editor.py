@@ -36,6 +36,7 @@ from topology.edits import SetField
 from topology.fileformat import plan
 from topology.index import BedIndex
 from topology.model import Bed, Switch
+from topology.names import field_problem
 from topology.rename_ops import Located, RenameError, locate, ref_candidates, rename
 from topology.unknown import MARKER, NOT_STATED, accepts_not_stated
 from widgets.forms.binding import FieldBinding, NestedRecord
@@ -398,8 +399,9 @@ class PropertyEditor(QWidget):
             if subject:
                 text = f'<a href="{escape(subject)}">{text}</a>'
             ports = getattr(item, "ports", None)
-            if ports:
-                links = [f'<a href="{escape(loc.device.id + ":" + p.name)}">{escape(p.name)}</a>' for p in ports]
+            if ports:               # an adapter's ports, or the port names a mapping presents its LUN on
+                names = [p if isinstance(p, str) else p.name for p in ports]
+                links = [f'<a href="{escape(loc.device.id + ":" + n)}">{escape(n)}</a>' for n in names]
                 text += ": " + ", ".join(links)
             out.append(text)
         sep = "<br>" if any(getattr(i, "ports", None) for i in items) else ", "
@@ -483,6 +485,11 @@ class PropertyEditor(QWidget):
             value = self._parse(binding, raw)
         except FieldError as exc:
             binding.show_error(self._refusal(exc, getattr(obj, binding.attr)))
+            return
+        # what the loader would refuse on open is refused here (a name: the rename checks it)
+        problem = None if value is NOT_STATED or binding.is_name else field_problem(type(obj), binding.attr, value)
+        if problem is not None:
+            binding.show_error(self._refusal(FieldError(f"{problem[0]} — {problem[1]}"), getattr(obj, binding.attr)))
             return
         if binding.is_name:
             loc = self._loc
