@@ -17,7 +17,7 @@ from typing import Any
 
 from topology.edits import Compound, Edit, InsertItem, Labelled, SetField
 from topology.model import VM, Bed, Scenario
-from topology.placement import Placement, memory_needed, vm_memory
+from topology.placement import Placement, memory_needed, memory_not_stated, vm_memory  # noqa: F401 (the cards ask)
 from topology.unknown import stated
 
 DEGRADED = "degraded"
@@ -193,7 +193,8 @@ def host_loads(bed: Bed, scenario_id: str | None = None, result: Outcome | None 
             "memory_gb": (ram := stated(s.memory_gb)),
             "usable_memory_gb": None if ram is None else max(ram - reserve, 0.0),
             "vcpu": sum(stated(vms_by_id[v].vcpu) or 0 for v in on),
-            "threads": s.cpu.threads if s.cpu else None,
+            # hardware threads as stated: a thread count the source leaves open is not one per core here
+            "threads": s.cpu.threads if s.cpu and stated(s.cpu.threads_per_core) is not None else None,
             "vms": on,
             "failed": host in result.failed,
         }

@@ -102,7 +102,8 @@ class VmChip(QWidget):
         self.view = view
         self.vm_id = vm.id
         self.note = note
-        self.load_text = f"{ops.vm_memory_gb(vm):g} GB · {vm.vcpu} vCPU"
+        memory = "memory not stated" if ops.memory_not_stated([vm]) else f"{ops.vm_memory_gb(vm):g} GB"
+        self.load_text = f"{memory} · {vm.vcpu} vCPU"
         self.kind = "stopped" if stopped else "moved" if note else "load" if vm.under_load else "background"
         self.draggable = not stopped
         self.selected = False

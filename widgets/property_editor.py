@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QScrollArea,
@@ -42,8 +41,9 @@ from topology.unknown import MARKER, NOT_STATED, accepts_not_stated
 from widgets.forms.binding import FieldBinding, NestedRecord
 from widgets.forms.fields import BoolField, ChoiceCombo, NoteField, NumberBox, RefCombo, TextField
 from widgets.forms.keys import watch_keys
-from widgets.forms.labels import edit_words, field_label
+from widgets.forms.labels import configuration_words, edit_words, field_label
 from widgets.forms.list_fields import ChoiceListField, MappingField, TextListField
+from widgets.forms.not_stated import install_marker
 from widgets.forms.switch_ports_box import SwitchPortsBox
 from widgets.forms.values import NOT_SET, FieldError, format_number, parse_number, parse_scalar
 
@@ -96,6 +96,10 @@ class PropertyEditor(QWidget):
         selection.changed.connect(self._selection_changed)
         document.changed.connect(self._document_changed)
         document.reset.connect(lambda: self.rebuild(after_reset=True))
+        from app.configuration_choice import ConfigurationChoice
+        self.configuration = ConfigurationChoice.of(document) if hasattr(document, "revision") else None
+        if self.configuration is not None:     # what the chosen configuration sets on the component shown
+            self.configuration.changed.connect(lambda _n: self._mode == "component" and self._show_header())
         self.rebuild()
 
     # ------------------------------------------------------------------ public (views, tests)
@@ -218,6 +222,7 @@ class PropertyEditor(QWidget):
             ref = loc.current_subject()
             ends = [lk.b if lk.a == ref else lk.a for lk in self.document.bed.links if ref in (lk.a, lk.b)]
             parts.append(f'cabled to <a href="{escape(ends[0])}">{escape(ends[0])}</a>' if ends else "not cabled")
+        parts += configuration_words(self.configuration, loc.current_subject())
         self.subtitle.setText("; ".join(parts))
         self.subtitle.setVisible(bool(parts))
 
@@ -285,10 +290,7 @@ class PropertyEditor(QWidget):
             column.setContentsMargins(0, 0, 0, 0)
             column.setSpacing(1)
             binding = FieldBinding(holder, fp, editor, message, label, unit, prefix + fp.attr)
-            if accepts_not_stated(cls, fp):
-                column.addLayout(self._with_marker(binding))
-            else:
-                column.addWidget(editor)
+            column.addWidget(self._with_marker(binding) if accepts_not_stated(cls, fp) else editor)
             column.addWidget(message)
             binding.is_name = root and self._loc is not None and fp.attr == self._loc.name_attr
             tip = fp.meta.get("doc") or ""
@@ -302,18 +304,11 @@ class PropertyEditor(QWidget):
             form.addRow(name_label, cell)
             self._bindings.append(binding)
 
-    def _with_marker(self, binding: FieldBinding) -> QHBoxLayout:
-        """The editor beside a 'not stated' toggle: the source does not give this value."""
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(binding.editor, 1)
-        marker = QToolButton(text="not stated", checkable=True, autoRaise=True,
-                             toolTip="The source does not state this value: mark it so, rather than guess "
-                                     "(rules then say they could not judge it). Typing a value states it.")
-        marker.clicked.connect(lambda checked, b=binding: self._mark_not_stated(b, checked))
-        binding.marker = marker
-        row.addWidget(marker)
-        return row
+    def _with_marker(self, binding: FieldBinding) -> QWidget:
+        """The editor with 'not stated' as one of its states (widgets/forms/not_stated.py)."""
+        binding.marker = install_marker(binding.editor, binding.text_part(),
+                                        lambda checked, b=binding: self._mark_not_stated(b, checked))
+        return binding.editor
 
     def _mark_not_stated(self, binding: FieldBinding, checked: bool) -> None:
         obj = binding.holder()
