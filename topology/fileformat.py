@@ -214,6 +214,8 @@ def value_problems(cls: type, attr: str, value: Any) -> list[tuple[str, str]]:
     """(message, hint) for each reason the loader refuses `value` in field `attr` of `cls`
     (`topology.names.field_problem` is how editors ask)."""
     fp = next(f for f in plan(cls) if f.attr == attr)
+    if value is None:                   # left out, as a key written with no value reads
+        return [] if not fp.required else [(f"{_cls_word(cls)} needs its {fp.key}", f"add {fp.key}: ...")]
     builder = _Builder()
     meta = {**fp.meta, "not_stated": accepts_not_stated(cls, fp)}
     builder.value(fp.kind, fp.inner, value, meta, (fp.key,))

@@ -72,6 +72,11 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&Edit", "-", "", "", "", ""),
     ("&Edit", "find", "&Find…", "Find", "Find a component by id, name, address or note", "find_bar.open_bar"),
     ("&Edit", "-", "", "", "", ""),
+    ("&Edit", "add_workload", "Add &Workload", "", "Add a load (fio, DiskSpd ...) on the selected machine; its form "
+     "opens (tool, parameters, targets, criteria, duration, order)", "add_workload"),
+    ("&Edit", "configurations", "C&onfigurations…", "", "The bed's software configurations side by side: what each "
+     "changes", "edit_configurations"),
+    ("&Edit", "-", "", "", "", ""),
     ("&Edit", "preferences", "Pre&ferences…", "Ctrl+,", "Settings for every bed: the paper size of prints and PDFs",
      "edit_preferences"),
     ("&View", "zoom_in", "Zoom &In", "ZoomIn", "Zoom in", "canvas.zoom_in"),
@@ -239,6 +244,26 @@ class MainWindow(QMainWindow):
             widget = getattr(view, label, None)
             if widget is not None:
                 widget.clear()
+
+    def add_workload(self) -> str:
+        """A new workload (fio until its form says otherwise) on the selected machine, as one edit."""
+        from topology.edits import InsertItem
+        from topology.model import Workload
+        bed = self.document.bed
+        taken = {w.id for w in bed.workloads} | {c for c in self.selection.ids}
+        ident = next(f"load-{n}" for n in range(1, len(taken) + 2) if f"load-{n}" not in taken)
+        machines = {m.id for m in (*bed.servers, *bed.vms)}
+        on = sorted(i for i in self.selection.ids if i in machines)
+        workload = Workload(id=ident, tool="fio", driver=on[0] if len(on) == 1 else "", targets=on)
+        self.document.apply(InsertItem(bed.workloads, workload, owner=ident, text=f"Add workload {ident}"))
+        self.selection.set([ident])
+        self.docks["properties"].show()
+        self.docks["properties"].raise_()
+        return ident
+
+    def edit_configurations(self) -> bool:
+        from widgets.configurations_dialog import ConfigurationsDialog
+        return bool(exec_once(ConfigurationsDialog(self.document, self)))
 
     def edit_preferences(self) -> bool:
         from widgets.preferences_dialog import PreferencesDialog

@@ -34,16 +34,22 @@ from topology.address_entry import address_problem, needs_prefix
 from topology.edits import SetField
 from topology.fileformat import plan
 from topology.index import BedIndex
-from topology.model import Bed, Switch
+from topology.model import AccessSpec as IoMix
+from topology.model import Bed, Criterion, HostAccess, LocalDisk, Switch, Workload, WorkloadLevel
 from topology.names import field_problem
 from topology.rename_ops import Located, RenameError, locate, ref_candidates, rename
 from topology.unknown import MARKER, NOT_STATED, accepts_not_stated
+from topology.workload_tools import TOOLS
+from widgets.forms.access_box import ACCESS_HIDDEN, AccessBox
 from widgets.forms.binding import FieldBinding, NestedRecord
 from widgets.forms.fields import BoolField, ChoiceCombo, NoteField, NumberBox, RefCombo, TextField
 from widgets.forms.keys import watch_keys
 from widgets.forms.labels import configuration_words, edit_words, field_label
 from widgets.forms.list_fields import ChoiceListField, MappingField, TextListField
 from widgets.forms.not_stated import install_marker
+from widgets.forms.parameters_field import ParametersField
+from widgets.forms.record_table import RecordTable
+from widgets.forms.summaries import summary_html
 from widgets.forms.switch_ports_box import SwitchPortsBox
 from widgets.forms.values import NOT_SET, FieldError, format_number, parse_number, parse_scalar
 
@@ -51,6 +57,9 @@ HIDDEN_FIELDS = {"x", "y", "format_version"}     # canvas positions are set by d
 # what a switch port does not have (a host port's address, binding and offloads)
 SWITCH_PORT_HIDDEN = {"address", "wwpn", "bound_to", "offloads", "modes"}
 MULTILINE_FIELDS = {"note", "description", "source"}
+REACHABLE_KINDS = ("server", "VM", "storage array", "switch")     # the components an access entry names
+TABLE_RECORDS = (IoMix, Criterion, WorkloadLevel, LocalDisk)        # small records edited as a table
+TABLE_LABELS = {IoMix: "I/O mix", Criterion: "Pass criteria", WorkloadLevel: "Machines per level"}
 _KIND_TITLES = {"VM": "VM", "virtual NIC": "Virtual NIC"}
 
 
@@ -185,6 +194,8 @@ class PropertyEditor(QWidget):
             self._show_header()
             form = self._new_form()
             self._add_fields(form, lambda loc=loc: loc.obj, type(loc.obj), "", root=True)
+            if loc.obj is loc.device and loc.kind in REACHABLE_KINDS:
+                self._add_access(form)
             self._finish_form(form)
         elif not ids:
             self._mode, self._loc, self._subject = "bed", None, ""
@@ -262,7 +273,7 @@ class PropertyEditor(QWidget):
     def _add_fields(self, form: QFormLayout, holder: Callable[[], Any], cls: type, prefix: str, *,
                     root: bool) -> None:
         for fp in plan(cls):
-            if fp.attr in HIDDEN_FIELDS:
+            if fp.attr in HIDDEN_FIELDS or (cls is HostAccess and fp.attr in ACCESS_HIDDEN):
                 continue
             label, unit = field_label(fp.attr)
             if fp.kind == "dc":
@@ -271,6 +282,10 @@ class PropertyEditor(QWidget):
             if fp.kind == "list" and fp.inner[0] == "dc":
                 if root and fp.attr == "ports" and isinstance(self._loc.obj, Switch):
                     self._add_switch_ports(form, holder)
+                elif root and fp.inner[1] in TABLE_RECORDS:
+                    table = RecordTable(self.document, holder, fp, self._owner)
+                    form.addRow(QLabel(TABLE_LABELS.get(fp.inner[1], label)), table)
+                    self._summaries.append((holder, fp, table))
                 elif root:
                     self._add_summary(form, holder, fp, label)
                 continue
@@ -357,6 +372,12 @@ class PropertyEditor(QWidget):
         self._apply(SetField(holder(), fp.attr, value, text=f"{verb} {label} of {self._edit_subject()}",
                              owner=self._owner()))
 
+    def _add_access(self, form: QFormLayout) -> None:
+        box = AccessBox(self.document, lambda: self._loc.current_subject() if self._loc is not None else "")
+        self._add_fields(box.fields, box.entry, HostAccess, "access.", root=False)
+        form.insertRow(min(2, form.rowCount()), box)     # under its name and role, not below a long form
+        self._summaries.append((None, None, box))
+
     def _add_summary(self, form: QFormLayout, holder: Callable[[], Any], fp: Any, label: str) -> None:
         text = QLabel()
         text.setWordWrap(True)
@@ -379,46 +400,11 @@ class PropertyEditor(QWidget):
 
     def _refresh_summaries(self) -> None:
         for holder, fp, label in self._summaries:
-            if isinstance(label, SwitchPortsBox):
+            if hasattr(label, "load"):       # the switch's ports, a table of records
                 label.load()
                 continue
             items = getattr(holder(), fp.attr)
-            label.setText(self._summary_html(items) or "<i>none</i>")
-
-    def _summary_html(self, items: list[Any]) -> str:
-        loc = self._loc
-        out = []
-        for item in items:
-            text = escape(_item_name(item))
-            subject = self._subject_of_child(item)
-            if subject:
-                text = f'<a href="{escape(subject)}">{text}</a>'
-            ports = getattr(item, "ports", None)
-            if ports:               # an adapter's ports, or the port names a mapping presents its LUN on
-                names = [p if isinstance(p, str) else p.name for p in ports]
-                links = [f'<a href="{escape(loc.device.id + ":" + n)}">{escape(n)}</a>' for n in names]
-                text += ": " + ", ".join(links)
-            out.append(text)
-        sep = "<br>" if any(getattr(i, "ports", None) for i in items) else ", "
-        return sep.join(out)
-
-    def _subject_of_child(self, item: Any) -> str:
-        loc = self._loc
-        dev = loc.device.id
-        name = getattr(item, "name", None)
-        candidates = []
-        if isinstance(name, str):
-            candidates += [f"{dev}:{name}", f"{dev}:group:{name}", f"{dev}:pool:{name}"]
-        slots = getattr(item, "slots", None)
-        if isinstance(slots, str) and getattr(loc.obj, "name", None) and loc.kind == "enclosure":
-            first = slots.split("-")[0].strip()
-            candidates.append(f"{dev}:{loc.obj.name}:{first}")
-        bed = self.document.bed
-        for c in candidates:
-            hit = locate(bed, c)
-            if hit is not None and hit.obj is item:
-                return c
-        return ""
+            label.setText(summary_html(self.document.bed, self._loc, items) or "<i>none</i>")
 
     # ------------------------------------------------------------------ editors by field kind
     def _make_editor(self, fp: Any, unit: str, holder: Callable[[], Any]) -> QWidget | None:
@@ -426,6 +412,9 @@ class PropertyEditor(QWidget):
         optional = _is_optional(fp)
         choices = meta.get("choices")
         ref = meta.get("ref")
+        if isinstance(holder(), Workload) and fp.attr in ("tool", "parameters"):   # the tool's known words
+            return (RefCombo(lambda: list(TOOLS), optional=False) if fp.attr == "tool" else
+                    ParametersField(lambda h=holder: getattr(h(), "tool", "")))
         if fp.kind == "str":
             if choices:
                 return ChoiceCombo(tuple(choices))
@@ -564,21 +553,3 @@ class PropertyEditor(QWidget):
                 raise FieldError("an item is listed twice")
             return items
         return raw
-
-
-def _item_name(item: Any) -> str:
-    for attr in ("id", "name"):
-        v = getattr(item, attr, None)
-        if isinstance(v, str) and v:
-            return v
-    if hasattr(item, "slots"):
-        size = format_number(getattr(item, "size_gb", None))
-        return f"slots {item.slots}" + (f" ({size} GB {getattr(item, 'media', '')})" if size else "")
-    if hasattr(item, "volume") and hasattr(item, "to"):
-        lun = f" as LUN {item.lun}" if getattr(item, "lun", None) is not None else ""
-        return f"{item.volume} → {item.to}{lun}"
-    if hasattr(item, "count") and hasattr(item, "model"):
-        return f"{item.count} × {item.model or 'disk'}"
-    if hasattr(item, "metric"):
-        return f"{item.metric} {getattr(item, 'comparison', '')} {format_number(getattr(item, 'threshold', ''))}"
-    return type(item).__name__
