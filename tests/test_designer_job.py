@@ -121,18 +121,22 @@ def test_a_workload_is_added_and_filled_in_from_its_form_one_edit_each(qtbot, wi
     keys = [params.table.item(r, 0).text() for r in range(params.table.rowCount())]
     assert keys[:3] == ["filename", "size", "iodepth"]                    # fio's known parameters, listed
     params.table.item(keys.index("filename"), 1).setText(str(tmp_path / "fio.dat"))
-    assert load_.parameters == {"filename": str(tmp_path / "fio.dat")}
+    qtbot.waitUntil(lambda: load_.parameters == {"filename": str(tmp_path / "fio.dat")}, timeout=3000)
     tables = {t.fp.attr: t for t in w.properties.findChildren(RecordTable)}
     mix = tables["access"]
     for column, text in enumerate(["", "4", "70"]):                       # share, block, read: the new row
         if text:
             mix.table.item(mix.table.rowCount() - 1, column).setText(text)
+            qtbot.wait(20)
+    qtbot.waitUntil(lambda: len(load_.access) == 1, timeout=3000)
     assert len(load_.access) == 1 and load_.access[0].block_kb == 4 and load_.access[0].read_pct == 70
     criteria = tables["criteria"]
     criteria.table.item(0, 0).setText("read_latency_avg_ms")
     criteria.table.item(0, 1).setText("<")
-    assert "fill in Threshold" in criteria.message.text() and not load_.criteria
+    qtbot.waitUntil(lambda: "fill in Threshold" in criteria.message.text(), timeout=3000)
+    assert not load_.criteria
     criteria.table.item(0, 2).setText("20")
+    qtbot.waitUntil(lambda: bool(load_.criteria), timeout=3000)
     assert [(c.metric, c.comparison, c.threshold) for c in load_.criteria] == [("read_latency_avg_ms", "<", 20)]
     _type(qtbot, w.properties.editor("duration_minutes"), "0.1")
     steps = w.document.undo_stack.count()

@@ -68,14 +68,18 @@ class AccessBox(QGroupBox):
         self.result = QLabel(self)
         self.result.setObjectName("connectionResult")
         self.result.setWordWrap(True)
-        buttons = QHBoxLayout()
-        for b in (self.test_button, self.password_button, self.remove):
+        buttons = QHBoxLayout()                 # two short rows: the side panel is narrow at 1366x768
+        for b in (self.test_button, self.password_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
+        second = QHBoxLayout()
+        second.addStretch(1)
+        second.addWidget(self.remove)
         column = QVBoxLayout(self)
         column.addWidget(self.add)
         column.addWidget(self.body)
         column.addLayout(buttons)
+        column.addLayout(second)
         column.addWidget(self.trust_button)
         column.addWidget(self.result)
         self._job = BackgroundJob(self, name="test-connection")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import yaml
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTableWidgetItem, QWidget
 
@@ -53,8 +53,9 @@ class ParametersField(MappingField):
         if self._loading:
             return
         rows = self._rows()
-        if all(k for k, _ in rows):
-            self.committed.emit({k: parse_structured(v) for k, v in rows if v.strip()})
+        if all(k for k, _ in rows):       # after the cell's editor has closed: the edit redraws the table
+            value = {k: parse_structured(v) for k, v in rows if v.strip()}
+            QTimer.singleShot(0, self, lambda: self.committed.emit(value))
 
     def remove_selected(self) -> None:
         row = self.table.currentRow()

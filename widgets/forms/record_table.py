@@ -6,9 +6,11 @@ checked as the loader checks them (`topology.names.field_problem`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -29,6 +31,24 @@ from widgets.forms.labels import field_label
 from widgets.forms.values import FieldError, format_number, parse_number
 
 NEW_ROW_HINT = "type here to add"
+ALWAYS_SHOWN = {"unit", "random_pct", "targets", "count", "size_gb", "media"}
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """A cell's place and text as they were when it was edited (read as a table item is)."""
+    at_row: int
+    at_column: int
+    typed: str
+
+    def row(self) -> int:
+        return self.at_row
+
+    def column(self) -> int:
+        return self.at_column
+
+    def text(self) -> str:
+        return self.typed
 
 
 def _text(value: Any) -> str:
@@ -81,8 +101,13 @@ class RecordTable(QWidget):
             self.table.horizontalHeaderItem(i).setToolTip(f.meta.get("doc") or "")
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        # the columns share the panel's width (narrow at 1366x768); optional ones nobody filled in are hidden
+        # until asked for (the header's right-click menu, or "All columns")
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.all_columns = QAction("Show all columns", self.table, checkable=True)
+        self.all_columns.toggled.connect(lambda _on: self.load())
+        self.table.horizontalHeader().addAction(self.all_columns)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)   # its height is reserved
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -106,6 +131,15 @@ class RecordTable(QWidget):
         obj = self.holder()
         return list(getattr(obj, self.fp.attr)) if obj is not None else []
 
+    def _show(self, row: int, column: int, text: str, tip: str = "") -> None:
+        cell = self.table.item(row, column)
+        if cell is None:
+            self.table.setItem(row, column, QTableWidgetItem(text))
+            cell = self.table.item(row, column)
+        elif cell.text() != text:
+            cell.setText(text)
+        cell.setToolTip(tip)
+
     def load(self) -> None:
         self._loading = True
         try:
@@ -113,14 +147,17 @@ class RecordTable(QWidget):
             self.table.setRowCount(len(items) + 1)
             for r, item in enumerate(items):
                 for c, f in enumerate(self.fields):
-                    self.table.setItem(r, c, QTableWidgetItem(_text(getattr(item, f.attr))))
+                    self._show(r, c, _text(getattr(item, f.attr)))
             for c, f in enumerate(self.fields):       # the new row: what was typed so far
-                cell = QTableWidgetItem(_text(self._pending[f.attr]) if f.attr in self._pending else "")
-                if c == 0 and f.attr not in self._pending:
-                    cell.setToolTip(NEW_ROW_HINT)
-                self.table.setItem(len(items), c, cell)
+                typed = f.attr in self._pending
+                self._show(len(items), c, _text(self._pending[f.attr]) if typed else "",
+                           NEW_ROW_HINT if c == 0 and not typed else "")
         finally:
             self._loading = False
+        for c, f in enumerate(self.fields):
+            used = any(_text(getattr(item, f.attr)) for item in items) or f.attr in self._pending
+            self.table.setColumnHidden(c, not (self.all_columns.isChecked() or f.required or used
+                                               or f.attr in ALWAYS_SHOWN))
         rows = min(len(items) + 1, 8)
         header = self.table.horizontalHeader().sizeHint().height()
         row_height = self.table.verticalHeader().defaultSectionSize()
@@ -133,8 +170,12 @@ class RecordTable(QWidget):
         self.message.setVisible(bool(text))
 
     def _edited(self, cell: QTableWidgetItem) -> None:
-        if self._loading:
-            return
+        if not self._loading:     # after the cell's editor has closed: the edit may redraw the table
+            row, column, text = cell.row(), cell.column(), cell.text()
+            QTimer.singleShot(0, self, lambda: self._commit(row, column, text))
+
+    def _commit(self, row: int, column: int, text: str) -> None:
+        cell = _Cell(row, column, text)
         items = self.items()
         fp = self.fields[cell.column()]
         try:
