@@ -408,3 +408,14 @@ def test_not_stated_is_a_field_state_not_a_column_of_buttons(qtbot, window):
     flow = w.properties.editor("flow_control")
     flow_text = flow.text()
     assert flow_text.count("not stated") <= 1
+
+
+def test_every_parameter_a_template_reads_is_a_known_parameter_of_some_tool():
+    import re
+
+    from topology.workload_tools import COMMON, SPECIFIC
+    read = set()
+    for path in (ROOT / "resources" / "templates").rglob("*.yaml"):
+        read |= set(re.findall(r"workload\.parameters\.([a-z_]+)", path.read_text(encoding="utf-8")))
+    known = {k for k, _ in COMMON} | {k for params in SPECIFIC.values() for k, _ in params}
+    assert read and read <= known, read - known
