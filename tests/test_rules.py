@@ -30,7 +30,11 @@ CLU-003 WL-001 ACC-001 ACC-002""".split()
 # Issue 12: rules a lab engineer checks that the brief's catalogue did not name
 NEW_CODES = """MAP-001 MAP-002 MAP-003 CON-001 CON-002 CON-003 LIM-001 LIM-002 LIM-003 SRIOV-001 PATH-008
 WL-002 CAP-008 NET-013 MAP-004 NET-014""".split()
-ALL_CODES = BRIEF_CODES + NEW_CODES
+# Issue 30: the model catalogue's switch ports
+MODEL_CODES = ["LIM-004"]
+# Issue 27: a virtual disk format the host cannot make
+NEW_CODES += ["CAP-009"]
+ALL_CODES = BRIEF_CODES + NEW_CODES + MODEL_CODES
 # Issue 28: the as-built check's codes (raised from the hosts' facts, tests/test_asbuilt_*.py), in the catalogue
 ASBUILT_CODES = [f"ASB-{n:03d}" for n in range(1, 18)]
 
@@ -143,11 +147,16 @@ BREAKS = {
     "LIM-002": lambda b: [b.chassis.append(Chassis(id="ch", bays=2)), setattr(server(b, "h1"), "chassis", "ch"),
                           setattr(server(b, "h1"), "bay", 3)],
     "LIM-003": lambda b: b.links.extend(Link(a="arr", b="sw-lan") for _ in range(2)),
+    "LIM-004": lambda b: [setattr(b.switches[0], "model", "Dell PowerConnect 8024F"),
+                          setattr(b.switches[0], "port_count", None),
+                          b.links.extend(Link(a="h1", b=b.switches[0].id) for _ in range(24))],
     "SRIOV-001": lambda b: vm(b, "sql").nics[0].offloads.update(sriov=True),
     "PATH-008": lambda b: [setattr(port(b, "h1:san1"), "speed_gbps", 10),
                            setattr(port(b, "arr:c0-a"), "speed_gbps", 1)],
     "WL-002": lambda b: setattr(b.workloads[0], "targets", []),
     "CAP-008": lambda b: setattr(vm(b, "sql"), "memory_gb", 0),
+    "CAP-009": lambda b: [setattr(server(b, vm(b, "sql").host), "os", "Windows Server 2008 R2 Enterprise SP1"),
+                          setattr(vm(b, "sql").disks[0], "format", "vhdx")],
     "MAP-004": lambda b: array(b).mappings.append(Mapping(volume="log", to="h2", lun=0)),
     "NET-014": lambda b: [server(b, h).adapters.append(Adapter(name="hba", kind="fc", ports=[
         Port(name="fc0", kind="fc", wwpn=w)]))
@@ -572,3 +581,16 @@ vms:
     # an uplink of the guests' own (VM traffic only) shares nothing with the host
     dedicated = text.replace("roles: [lan, management, vm], address: 10.0.0.11/24", "roles: [vm]")
     assert not [f for f in validate(loads(dedicated)) if f.code == "NET-001"]
+
+
+def test_vhdx_on_a_hyperv_host_below_2012_is_an_error_that_names_the_release():
+    bed = clean_bed()
+    host = server(bed, vm(bed, "sql").host)
+    vm(bed, "sql").disks[0].format = "vhdx"
+    assert not [f for f in validate(bed) if f.code == "CAP-009"]          # the clean bed's hosts run 2012 or later
+    host.os = "Microsoft Hyper-V Server 2008 R2"
+    found = [f for f in validate(bed) if f.code == "CAP-009"]
+    assert found and found[0].severity == "error"
+    assert "VHDX exists from Windows Server 2012" in found[0].message and "2008 R2" in found[0].message
+    vm(bed, "sql").disks[0].format = "vhd"
+    assert not [f for f in validate(bed) if f.code == "CAP-009"]

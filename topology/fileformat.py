@@ -369,6 +369,11 @@ def check_references(bed: Bed, idx: BedIndex | None = None) -> list[tuple[tuple,
     for i, link in enumerate(bed.links):
         for end in ("a", "b"):
             ref = getattr(link, end)
+            if ref is NOT_STATED:
+                if link.a is NOT_STATED:
+                    problems.append((("links", i, "a"), "a cable with neither end stated says nothing",
+                                     "write the end the source names in a:, or leave the cable out"))
+                continue    # cabled, the far end not stated in the source
             if idx.endpoint_device(ref) is None:
                 dev = ref.rpartition(":")[0] or ref
                 if dev in idx.components:

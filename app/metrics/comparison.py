@@ -239,8 +239,8 @@ def bed_figures(bed, name: str, metric: str) -> list[RunFigures]:
     for r in bed.results:
         if name not in (r.configuration, r.scenario) or metric_key(r.metric) not in wanted and r.metric not in wanted:
             continue
-        if r.value is NOT_STATED:
-            continue            # a figure the source does not give is no run
+        if r.value is NOT_STATED or r.bound:
+            continue            # a figure the source does not give, or gives only as a bound, is no run
         subject = f"{r.level}{LEVEL_SEP}{r.subject or r.workload}" if r.level else (r.subject or r.workload)
         n = seen.get(subject, 0)
         seen[subject] = n + 1
@@ -369,6 +369,16 @@ def _with_totals(subjects: list[str]) -> list[str]:
     return out
 
 
+def _rests(info) -> str:
+    """"; rests on HOST 30 s of 30 s (100 %)" for a side's origin; ValueError for a run whose
+    samples cover too little of its step to be compared (app.metrics.coverage)."""
+    from app.metrics.coverage import rests_on
+    text, problem = rests_on(info.dir, info.id)
+    if problem:
+        raise ValueError(problem)
+    return f"; {text}" if text else ""
+
+
 def resolve_sides(refs: Iterable[str], metric: str, *, runs_root: Path | None = None, bed=None,
                   bed_file: str | None = None) -> list[Side]:
     """Each name as a side: a run (id or folder), else a configuration (every run of it, plus
@@ -387,18 +397,19 @@ def resolve_sides(refs: Iterable[str], metric: str, *, runs_root: Path | None = 
                 raise ValueError(f"run {info.id} has no {describe(metric)[0].lower()} figure: attach its result "
                                  f"files with `testbed-studio results import {info.id} FILE...`")
             within = f" in configuration {info.configuration}" if info.configuration else ""
-            sides.append(Side(info.id, [figures], f"run {info.id}{within}"))
+            sides.append(Side(info.id, [figures], f"run {info.id}{within}" + _rests(info)))
             continue
-        runs = [f for i in J.list_runs(runs_root) if i.configuration == ref
-                and (bed_file is None or Path(i.bed_file).resolve() == Path(bed_file).resolve())
-                if (f := run_figures(i.dir, metric, i.id)) is not None]
+        infos = [i for i in J.list_runs(runs_root) if i.configuration == ref
+                 and (bed_file is None or Path(i.bed_file).resolve() == Path(bed_file).resolve())]
+        runs = [f for i in infos if (f := run_figures(i.dir, metric, i.id)) is not None]
+        rests = "".join(f"; {i.id}{said}" for i in infos if runs for said in (_rests(i),) if said)
         recorded = bed_figures(bed, ref, metric) if bed is not None else []
         if not runs and not recorded:
             raise ValueError(f"{ref!r} is neither a run nor a configuration or scenario with "
                              f"{describe(metric)[0].lower()} figures (runs: `testbed-studio runs`)")
         origin = ", ".join(x for x in (f"{len(runs)} run(s) of configuration {ref}" if runs else "",
                                        "the bed's recorded results" if recorded else "") if x)
-        sides.append(Side(ref, runs + recorded, origin))
+        sides.append(Side(ref, runs + recorded, origin + rests.replace("; rests on", " rests on")))
     return sides
 
 

@@ -15,8 +15,9 @@ from topology.model import Bed, Scenario
 from topology.placement import Placement
 from topology.scenario_scope import Scope, ScopeFinder
 from topology.scenario_view import scenario_view
+from topology.unknown import NOT_STATED
 from topology.validation.context import Context
-from topology.validation.registry import RULES, SEVERITY_ORDER, Finding, RuleInfo
+from topology.validation.registry import RULES, SEVERITY_ORDER, Finding, RuleInfo, could_not_judge
 
 
 def _load_rule_modules() -> None:
@@ -112,7 +113,7 @@ def _configured(bed: Bed, codes: Iterable[str] | None, scenario: str | None, ref
 
 def scenarios_judged(bed: Bed) -> list[Scenario]:
     """The scenarios that change something; the others are the reference configuration as drawn."""
-    return [s for s in bed.scenarios if s.failed or s.excluded or s.vms or s.placement]
+    return [s for s in bed.scenarios if s.failed or s.excluded or s.vms or s.placement or s.vms is NOT_STATED]
 
 
 # Rules that read only what a scenario never changes (access entries, what is drawn and cabled, hardware
@@ -181,15 +182,25 @@ def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, ref
     return out
 
 
+# Rules whose verdict depends on which VMs run: in a scenario whose VMs the source does not state
+# (`vms: not stated`) they could not judge, whatever the placement of every VM would say.
+_VM_SET_RULES = frozenset({"CAP-001", "CAP-002", "CAP-003", "CAP-006", "RAID-009"})
+
+
 def _run(ctx: Context, codes: Iterable[str] | None, scenario: str | None) -> list[Finding]:
     wanted = set(codes) if codes is not None else None
     findings: list[Finding] = []
+    vms_unstated = ctx.scenario is not None and ctx.scenario.vms is NOT_STATED
     for code in sorted(RULES):
         if wanted is not None and code not in wanted:
             continue
         info, fn = RULES[code]
         seen: set = set()
         for h in fn(ctx):
+            if vms_unstated and code in _VM_SET_RULES and (h.severity or info.severity) != "info":
+                assert ctx.scenario is not None
+                h = could_not_judge(h.subjects, f"this with the VMs of every host running ({h.message})",
+                                    [f"the VMs scenario {ctx.scenario.id} runs"])
             key = (h.subjects, h.message)
             if key in seen:
                 continue

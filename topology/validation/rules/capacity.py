@@ -1,4 +1,5 @@
-"""CAP-001 .. CAP-008: host memory and CPU, failover capacity, NUMA, VM storage placement, VM memory."""
+"""CAP-001 .. CAP-009: host memory and CPU, failover capacity, NUMA, VM storage placement, VM memory, virtual
+disk formats a host can make."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -6,6 +7,7 @@ from typing import Any
 
 from topology.capacity import volume_sizes
 from topology.model import VM
+from topology.os_release import parse_os
 from topology.placement import memory_and_unstated, memory_needed, memory_not_stated, scenario_label, vm_memory
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
@@ -325,3 +327,27 @@ def cap_008(ctx: Context) -> Iterator[Hit]:
             yield could_not_judge(vm.id, f"the memory of {vm.id}", [f"{vm.id} memory"])
         elif not vm.memory_gb and not (dm is not None and (dm.startup_gb or dm.min_gb)):
             yield hit(vm.id, f"VM {vm.id} has 0 GB of memory")
+
+
+@rule("CAP-009", "error", "a virtual disk format its host cannot make",
+      reason="VHDX arrived with Windows Server 2012 (Hyper-V 3.0): Hyper-V on Windows Server 2008 and 2008 R2 "
+             "makes and opens only VHD files, so a step that creates a VHDX there fails, and a bed that says so "
+             "describes another release.",
+      source="Issue 27 (the RHEV 3.0 / Hyper-V Server 2008 R2 comparison bed: every virtual disk written as "
+             ".vhdx); Microsoft, Hyper-V in Windows Server 2012: the VHDX format",
+      hint="state format: vhd for the VMs of a Hyper-V host below Windows Server 2012, or the host's newer "
+           "Windows version if it runs one")
+def cap_009(ctx: Context) -> Iterator[Hit]:
+    hosts = {s.id: s for s in ctx.bed.servers}
+    for vm in ctx.bed.vms:
+        host = hosts.get(vm.host) if isinstance(vm.host, str) else None
+        if host is None:
+            continue
+        release = parse_os(host.os or "", host.hypervisor or "", host.platform or "")
+        if release.family != "windows" or not release.version or release.version >= (2012, 0):
+            continue
+        for d in vm.disks:
+            if d.format == "vhdx":
+                yield hit([vm.id, host.id], f"virtual disk {d.name} of {vm.id} is VHDX, which {host.id} "
+                                            f"({release.describe()}) cannot make: VHDX exists from Windows Server "
+                                            "2012", hint=f"state format: vhd for {vm.id}'s disk {d.name}")

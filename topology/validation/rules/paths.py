@@ -154,7 +154,8 @@ def path_004(ctx: Context) -> Iterator[Hit]:
 
 @rule("PATH-005", "warning", "array bandwidth to host SAN bandwidth far from 1:1",
       reason="More host SAN bandwidth than the active array ports carry oversubscribes the array side; the "
-             "reverse leaves array bandwidth unused.  Ports of different speeds are weighed by their speed.",
+             "reverse leaves array bandwidth unused.  Ports of different speeds are weighed by their speed; the "
+             "ports of an array group's members that serve the host count together.",
       source="Seed 001 ST-03: 'Maintain a close as possible to a 1:1 ratio between the number of network ports "
              "on the active controller of the array and the number of host network adapters'",
       hint="balance the active array ports' bandwidth and the host's SAN bandwidth (or record an exception with "
@@ -170,7 +171,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
         if array_id == "":
             tgt = ctx.idx.port(target)
             array_id = active[target] = None if tgt is None or not isinstance(tgt.device, StorageArray) or \
-                tgt.controller is not None and tgt.controller.mode == "standby" else tgt.device.id
+                tgt.controller is not None and tgt.controller.mode == "standby" else ctx.idx.storage_owner(tgt.device)
         if array_id is not None:
             if last is None or last[0] != p.host or last[1] != array_id:
                 last = (p.host, array_id)
@@ -204,7 +205,7 @@ def path_005(ctx: Context) -> Iterator[Hit]:
         side = {"array": array_ports, "host": host_ports}
         speeds = {"array": list(array_speeds), "host": list(host_speeds)}
         unknown = [f"{r} speed" for k, refs in side.items() for r, v in zip(refs, speeds[k], strict=True)
-                   if v is NOT_STATED]
+                   if v is NOT_STATED] + ctx.derived.unstated_cabling(host, array_id)
         given = all(v is not None and v is not NOT_STATED for v in speeds["array"] + speeds["host"])
         a_bw, h_bw = (stated_sum(speeds["array"]), stated_sum(speeds["host"])) if given else \
             (len(ports), len(host_ports))

@@ -30,12 +30,13 @@ def _scopes(ctx: Context) -> Iterator[tuple[StorageArray, ArrayScope]]:
 def raid_001(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
-            unknown = unstated(g, f"group {g.name}", "raid", "members")
+            counted = g.members is NOT_STATED and isinstance(g.disk_count, int)    # how many, not which slots
+            unknown = unstated(g, f"group {g.name}", "raid", *(() if counted else ("members",)))
             if unknown:
                 yield could_not_judge([a.id, group_ref(a.id, g.name)], f"whether disk group {g.name} on {a.id} has "
                                       "enough members for its RAID level", unknown)
                 continue
-            n = sum(1 for _ in scope.members(g.members))
+            n = g.disk_count if counted and isinstance(g.disk_count, int) else sum(1 for _ in scope.members(g.members))
             why = cap.member_problem(g.raid, n)
             if why:
                 yield hit([a.id, group_ref(a.id, g.name)], f"disk group {g.name} on {a.id} has {n} members: {why}")
@@ -298,7 +299,8 @@ def raid_006(ctx: Context) -> Iterator[Hit]:
       source=f"{_SEED002} R24 (sum of DP-VOL sizes against pool capacity); seed 001 ST-06 (thin provisioning)",
       hint="shrink the volumes, add disks, or use thin provisioning with monitoring")
 def raid_007(ctx: Context) -> Iterator[Hit]:
-    for a, scope in _scopes(ctx):
+    groups = [(a, ctx.idx.scopes[a.id]) for a in ctx.idx.group_views.values()]    # pools spanning members
+    for a, scope in [*_scopes(ctx), *groups]:
         for kind, name, vols in cap.containers(a):
             total = cap.container_usable(scope, kind, name)
             sized = stated_sum(v.size_gb for v in vols)
