@@ -33,6 +33,7 @@ from topology.gc_pause import collector_paused
 from topology.index import BedIndex, parse_member
 from topology.migrations import MIGRATIONS, migrate
 from topology.model import FORMAT_VERSION, Bed
+from topology.names import id_problem
 from topology.references import resolves, unresolved, walk_refs  # noqa: F401 (resolves, walk_refs: importable here)
 from topology.unknown import MARKER, NOT_STATED, accepts_not_stated, refusal
 from topology.xml_chars import xml_problems
@@ -121,9 +122,9 @@ class _Builder:
                 self.fail(path, f"expected text, found {_describe(v)}", "quote the value")
                 return ""
             v = v if isinstance(v, str) else _text(v)
-            if meta.get("path_part") and not _PATH_PART.fullmatch(v):
-                self.fail(path, f"{v!r} cannot be an id: ids become folder and file names",
-                          "use no '/', '\\' or control characters, and not '.', '..' or only spaces")
+            bad_id = id_problem(v) if meta.get("path_part") else None
+            if bad_id is not None:
+                self.fail(path, *bad_id)
             elif meta.get("pattern") and not re.fullmatch(meta["pattern"], v):
                 self.fail(path, f"{v!r} is not written as {meta.get('doc') or meta['pattern']}",
                           meta.get("doc") or f"match {meta['pattern']}")
@@ -210,6 +211,18 @@ class _Builder:
                 self.fail(path + (key,), f"unknown {what} {key!r} in {_cls_word(cls)}",
                           f"did you mean {close[0]!r}?" if close else
                           f"known {what}s: {', '.join(sorted(known))}")
+
+
+def value_problems(cls: type, attr: str, value: Any) -> list[tuple[str, str]]:
+    """(message, hint) for each reason the loader refuses `value` in field `attr` of `cls`
+    (`topology.names.field_problem` is how editors ask)."""
+    fp = next(f for f in plan(cls) if f.attr == attr)
+    if value is None:                   # left out, as a key written with no value reads
+        return [] if not fp.required else [(f"{_cls_word(cls)} needs its {fp.key}", f"add {fp.key}: ...")]
+    builder = _Builder()
+    meta = {**fp.meta, "not_stated": accepts_not_stated(cls, fp)}
+    builder.value(fp.kind, fp.inner, value, meta, (fp.key,))
+    return [(message, hint) for _path, message, hint in builder.problems]
 
 
 @cache

@@ -43,6 +43,7 @@ from topology.model import (
     StorageArray,
     Switch,
 )
+from topology.names import field_problem
 
 
 class RenameError(ValueError):
@@ -371,6 +372,9 @@ def check_name(bed: Bed, loc: Located, name: str) -> str | None:
         return "a name cannot start or end with a space"
     if ":" in name:
         return "a name cannot contain ':' (it separates a device from its ports and volumes)"
+    problem = field_problem(type(loc.obj), loc.name_attr or "name", name)   # what the loader would refuse
+    if problem is not None:
+        return f"{problem[0]} — {problem[1]}"
     if name == loc.name:
         return None
     if loc.obj is loc.device:

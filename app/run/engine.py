@@ -97,6 +97,41 @@ class Connections:
             self.drop(host)
 
 
+def step_needs(steps: Iterable[RunStep]) -> dict[str, list[Need]]:
+    """host -> the programs its automated tasks call (each need a choice of alternatives)."""
+    needs: dict[str, dict[Need, None]] = {}
+    for s in steps:
+        for t in s.tasks:
+            if not t.manual:
+                bucket = needs.setdefault(t.host, {})
+                for need in tool_needs(t.script, t.shell):
+                    bucket[need] = None
+    return {host: list(bucket) for host, bucket in needs.items()}
+
+
+def check_host(connections: Connections, host: str, host_needs: list[Need]) -> HostCheck:
+    """Pre-flight of one host: connect, log in, look for the programs; changes nothing."""
+    try:
+        transport = connections.get(host)
+    except RemoteError as exc:
+        return HostCheck(host, False, str(exc))
+    wanted = list(dict.fromkeys(t for need in host_needs for alt in need for t in alt))
+    if not wanted:
+        return HostCheck(host, True, "reachable, logged in")
+    probe = (f"for t in {quoting.quote_list('bash', wanted)}; do "
+             'command -v "$t" >/dev/null 2>&1 || echo "$t"; done')
+    lines: list[str] = []
+    result = transport.run(probe, shell="sh", on_output=lambda stream, line: lines.append(line)
+                           if stream == "stdout" else None, timeout=60)
+    if result.status != remote.OK:
+        return HostCheck(host, False, f"the tool check did not run: {result.message}")
+    missing = {ln.strip() for ln in lines if ln.strip()}
+    lacking = unmet(host_needs, missing)
+    if lacking:
+        return HostCheck(host, False, describe_unmet(lacking), [t for need in lacking for alt in need for t in alt])
+    return HostCheck(host, True, f"reachable, logged in, {len(wanted) - len(missing)} tool(s) present")
+
+
 class RunEngine:
     def __init__(self, info: RunInfo, steps: Sequence[RunStep], connect: Callable[[str], Transport], *,
                  workers: int = DEFAULT_WORKERS, timeout: float | None = None,
@@ -152,37 +187,10 @@ class RunEngine:
     def preflight(self, steps: Iterable[RunStep] | None = None) -> list[HostCheck]:
         """Connect to every host the steps use, log in and look for the programs the steps
         call.  Changes nothing on any host."""
-        steps = list(self.steps if steps is None else steps)
-        needs: dict[str, dict[Need, None]] = {}
-        for s in steps:
-            for t in s.tasks:
-                if not t.manual:
-                    bucket = needs.setdefault(t.host, {})
-                    for need in tool_needs(t.script, t.shell):
-                        bucket[need] = None
+        needs = step_needs(self.steps if steps is None else steps)
 
         def check(host: str) -> HostCheck:
-            try:
-                transport = self.connections.get(host)
-            except RemoteError as exc:
-                return HostCheck(host, False, str(exc))
-            host_needs = list(needs.get(host, {}))
-            wanted = list(dict.fromkeys(t for need in host_needs for alt in need for t in alt))
-            if not wanted:
-                return HostCheck(host, True, "reachable, logged in")
-            probe = (f"for t in {quoting.quote_list('bash', wanted)}; do "
-                     'command -v "$t" >/dev/null 2>&1 || echo "$t"; done')
-            lines: list[str] = []
-            result = transport.run(probe, shell="sh", on_output=lambda stream, line: lines.append(line)
-                                   if stream == "stdout" else None, timeout=60)
-            if result.status != remote.OK:
-                return HostCheck(host, False, f"the tool check did not run: {result.message}")
-            missing = {ln.strip() for ln in lines if ln.strip()}
-            lacking = unmet(host_needs, missing)
-            if lacking:
-                return HostCheck(host, False, describe_unmet(lacking),
-                                 [t for need in lacking for alt in need for t in alt])
-            return HostCheck(host, True, f"reachable, logged in, {len(wanted) - len(missing)} tool(s) present")
+            return check_host(self.connections, host, needs.get(host, []))
 
         hosts = list(needs)
         with ThreadPoolExecutor(max_workers=min(self.workers, max(1, len(hosts)))) as pool:
