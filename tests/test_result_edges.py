@@ -156,12 +156,15 @@ def test_cifsiostat_human_pretty_capture_is_read_per_share():
 
 def test_cifsiostat_plain_layout_from_sysstats_header():
     # the plain layout as sysstat's write_cifs_stat_header prints it (share first, bytes per second)
-    text = ("Linux 5.15.0 (client) \t09/22/23 \t_x86_64_\t(2 CPU)\n\n"
-            "Filesystem:                   rB/s         wB/s    rops/s    wops/s         fo/s         fc/s         fd/s\n"
-            "\\\\10.0.0.100\\tmp          1000000.00   3000000.00     10.00     30.00         0.00         0.00         0.00\n\n"
-            "Filesystem:                   rB/s         wB/s    rops/s    wops/s         fo/s         fc/s         fd/s\n"
-            "\\\\10.0.0.100\\tmp          2000000.00   2000000.00     20.00     20.00         0.00         0.00         0.00\n"
-            "\\\\10.0.0.101\\data         1000000.00         0.00      5.00      0.00         0.00         0.00         0.00\n")
+    head = "Filesystem:        " + "".join(f"{c:>13}" for c in ("rB/s", "wB/s", "rops/s", "wops/s", "fo/s", "fc/s",
+                                                                  "fd/s"))
+
+    def row(share, *figures):
+        return f"{share:<19}" + "".join(f"{x:>13.2f}" for x in figures)
+    text = "\n".join(["Linux 5.15.0 (client) \t09/22/23 \t_x86_64_\t(2 CPU)", "",
+                      head, row("\\\\10.0.0.100\\tmp", 1e6, 3e6, 10, 30, 0, 0, 0), "",
+                      head, row("\\\\10.0.0.100\\tmp", 2e6, 2e6, 20, 20, 0, 0, 0),
+                      row("\\\\10.0.0.101\\data", 1e6, 0, 5, 0, 0, 0, 0)]) + "\n"
     r = parse_text(text)
     assert {j.name: j.iops for j in r.jobs} == {"\\\\10.0.0.100\\tmp": 40.0, "\\\\10.0.0.101\\data": 5.0}
     assert r.iops == 45.0 and r.mb_per_s == pytest.approx(5.0)
