@@ -21,7 +21,7 @@ APP_DEBS=(libgl1 libegl1 libfontconfig1 libglib2.0-0 libxkbcommon0 libdbus-1-3 f
           libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
           libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0)
 TEST_DEBS=(xvfb xauth xdotool openssh-server openssh-client iproute2 fio sysstat poppler-utils shellcheck
-           tgt libiscsi-bin e2fsprogs   # the storage guards: a userspace iSCSI target and initiator
+           tgt libiscsi-bin e2fsprogs ethtool   # storage guards: tgt target and initiator; ethtool: the as-built check
            gdb)   # gdb: a hung test prints the native stacks of every thread (tests/hang_watch.py)
 BUNDLE_DEBS=(binutils)   # PyInstaller reads ELF dependencies with objdump
 

@@ -99,6 +99,8 @@ def _parser() -> argparse.ArgumentParser:
 
     from app.cli_exchange import add_arguments as add_exchange_arguments
     add_exchange_arguments(sub)
+    from app.asbuilt.cli import add_arguments as add_check_arguments
+    add_check_arguments(sub)
 
     sub.add_parser("rules", help="list the validation rules (codes, severities, reasons)")
     sub.add_parser("schema", help="print the JSON Schema of the project file")
@@ -409,6 +411,11 @@ def cmd_import(ns: argparse.Namespace) -> int:
     return import_(ns)
 
 
+def _cmd_check(ns: argparse.Namespace) -> int:
+    from app.asbuilt.cli import cmd_check
+    return cmd_check(ns)
+
+
 def _cmd_compare(ns: argparse.Namespace) -> int:
     from app.metrics.compare_cli import cmd_compare
     return cmd_compare(ns)
@@ -423,7 +430,7 @@ _COMMANDS = {"gui": cmd_gui, None: cmd_gui, "validate": cmd_validate, "examples"
              "new": cmd_new, "appendix": cmd_appendix, "methodology": cmd_methodology, "rules": cmd_rules,
              "schema": cmd_schema, "credentials": cmd_credentials, "run": cmd_run, "runs": cmd_runs,
              "export-ansible": cmd_export_ansible, "results": cmd_results, "parse": _cmd_parse,
-             "export": cmd_export, "import": cmd_import, "compare": _cmd_compare}
+             "export": cmd_export, "import": cmd_import, "compare": _cmd_compare, "check": _cmd_check}
 
 
 

@@ -97,6 +97,7 @@ class Port:
     vlan: int | None = fld(None, minimum=0, maximum=4095)
     team: str = fld("", doc="team / LAG name the port belongs to")
     wwpn: str = fld("")
+    mac: str = fld("", doc="hardware address as the host reports it (the as-built check can learn it)")
     label: str = fld("", doc="the report's own name, e.g. 'Local Area Connection 4'")
     fabric: str = fld("", doc="FC fabric (A/B)")
     edge: bool | None = fld(None, doc="switch port set as spanning-tree edge port")

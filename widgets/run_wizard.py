@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from app.run import events as E
 from app.run.qt_runner import RunController
 from app.run.session import ANSIBLE, BUILTIN, RunSession, runs_of_bed
+from widgets.asbuilt_panel import AsBuiltPanel
 from widgets.disk_write_confirm import confirm_disk_writes
 from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_status_look import STATUS_LOOK, status_icon
@@ -135,6 +136,7 @@ class RunWizard(QWidget):
         self.metrics_page = QWidget(self.pages)      # the dashboard is built on first use
         QVBoxLayout(self.metrics_page).setContentsMargins(0, 4, 0, 0)
         self.pages.addTab(self.metrics_page, "Live metrics")
+        self.asbuilt = AsBuiltPanel.add_to(self)     # the as-built check's page
         self.dashboard = None
         self.tree = QTreeWidget(split)
         self.tree.setHeaderLabels(["Step", "Where"])
@@ -323,6 +325,7 @@ class RunWizard(QWidget):
 
     def shutdown(self) -> None:
         self._ticker.stop()
+        self.asbuilt.shutdown()
         self.controller.shutdown()
         if self.dashboard is not None:
             self.dashboard.shutdown()

@@ -87,7 +87,7 @@ def load_run_results(ref: str, bed=None, runs_root: Path | None = None) -> RunRe
     samples = load_samples(info.dir)
     from app.run.as_run import as_run
     record = as_run(info.dir, *_plan_and_text(info, bed))
-    if not samples and not record.rows:
+    if not samples and not record.rows and not record.as_built:
         raise ValueError(f"run {info.id} recorded no metrics and no step (nothing ran)")
     verdicts: list[Verdict] = []
     storage: list = []

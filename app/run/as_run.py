@@ -34,6 +34,7 @@ class AsRun:
     configuration: str
     rows: list[RecordRow] = field(default_factory=list)
     deviations: list[str] = field(default_factory=list)
+    as_built: list[dict] = field(default_factory=list)     # the check kept with the run: its table's rows
 
 
 def _words(kind: str, state: J.TaskState, failures: int) -> str:
@@ -88,6 +89,10 @@ def as_run(run_dir: Path, planned: Sequence[tuple[str, str]] = (), bed_now: str 
             out.deviations.append(f"step {number} ran but the procedure generated now has no such step "
                                   "(the bed or the templates changed since)")
     out.deviations += bed_changes(info.dir / J.BED_AT_START, bed_now)
+    from app.asbuilt.check import recorded
+    check = recorded(info.dir)
+    if check is not None:
+        out.as_built = [r for r in check.get("rows") or [] if isinstance(r, dict)]
     return out
 
 

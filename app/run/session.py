@@ -260,6 +260,16 @@ class RunSession:
         self._emit(E.PreflightChecked(self.run_id, tuple(checks), note))
         return checks
 
+    def check_bed(self, hosts: Sequence[str] | None = None, scenario: str | None = None, on_host=None):
+        """The as-built check (app/asbuilt/check.py) over this run's transports and lanes; kept with
+        the run when one is open.  Blocking: the Run tab calls it on a worker thread."""
+        from app.asbuilt.check import check_bed, record
+        result = check_bed(self.bed, self.factory, hosts=hosts, scenario=scenario, workers=self.workers,
+                           on_host=on_host)
+        if self.info is not None:
+            record(self.info.dir, result)
+        return result
+
     def settle_leftovers(self) -> str | None:
         """A step a dead driver left on its host is adopted or stopped (the presenter is asked,
         StillRunning) before anything else runs: never started a second time beside it.  None

@@ -71,6 +71,9 @@ def hit(subjects: str | Iterable[str], message: str, *, severity: str | None = N
 
 RuleFunc = Callable[["Context"], Iterable[Hit]]
 RULES: dict[str, tuple[RuleInfo, RuleFunc]] = {}
+# codes judged on something other than the drawing alone (the as-built check holds the hosts' facts
+# against it: topology/asbuilt/): listed in the catalogue, never run by the validator
+FACT_RULES: dict[str, RuleInfo] = {}
 
 
 def rule(code: str, severity: str, title: str, *, reason: str, source: str, hint: str):
@@ -80,6 +83,14 @@ def rule(code: str, severity: str, title: str, *, reason: str, source: str, hint
         RULES[code] = (RuleInfo(code, severity, title, reason, source, hint), fn)
         return fn
     return register
+
+
+def fact_rule(code: str, severity: str, title: str, *, reason: str, source: str, hint: str) -> RuleInfo:
+    """Registers a code of the catalogue that facts read from the hosts raise (not the drawing)."""
+    if code in RULES or code in FACT_RULES:
+        raise ValueError(f"rule {code} registered twice")
+    FACT_RULES[code] = info = RuleInfo(code, severity, title, reason, source, hint)
+    return info
 
 
 def could_not_judge(subjects: str | Iterable[str], what: str, unstated: Iterable[str], *,

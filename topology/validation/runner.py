@@ -208,8 +208,12 @@ def _apply_exceptions(bed: Bed, findings: list[Finding]) -> None:
 
 
 def rule_catalogue() -> list[RuleInfo]:
+    """Every code: the drawing's rules and the as-built check's (topology/asbuilt/codes.py)."""
     _load_rule_modules()
-    return [RULES[c][0] for c in sorted(RULES)]
+    import topology.asbuilt.codes  # noqa: F401
+    from topology.validation.registry import FACT_RULES
+    every = {c: RULES[c][0] for c in RULES} | FACT_RULES
+    return [every[c] for c in sorted(every)]
 
 
 def has_errors(findings: Iterable[Finding]) -> bool:

@@ -149,7 +149,7 @@ def run_record_tables(run: Any) -> list[Table]:
     """The run as it happened: each step on each host, then every deviation from the plan."""
     record = getattr(run, "record", None)
     if record is None or not record.rows:
-        return []
+        return as_built_tables(run)
     title = f"As run: run {run.run_id}" + (f", configuration {record.configuration}" if record.configuration else "")
     t = Table(f"run-{slug(run.run_id)}-as-run", title,
               ["Step", "Host", "Status", "Started", "Ended", "Attempts", "Note"], compact=True)
@@ -166,4 +166,23 @@ def run_record_tables(run: Any) -> list[Table]:
     for line in record.deviations or ["none: every planned step ran, and the bed is as it was when the run began"]:
         d.add(line)
     tables.append(d)
-    return tables
+    return tables + as_built_tables(run)
+
+
+def as_built_tables(run: Any) -> list[Table]:
+    """The as-built check kept with the run: each fact compared, the bed's value and the host's."""
+    record = getattr(run, "record", None)
+    rows = getattr(record, "as_built", None) or []
+    if not rows:
+        return []
+    t = Table(f"run-{slug(run.run_id)}-as-built", f"As built: run {run.run_id}", ["Host", "Fact", "Bed", "Seen",
+                                                                                 "Verdict"], compact=True)
+    previous = ""
+    for r in rows:
+        host = str(r.get("host", ""))
+        code = str(r.get("code") or "")
+        t.add(Cell(host if host != previous else "", ref=host), str(r.get("fact", "")), str(r.get("expected", "")),
+              Cell(str(r.get("seen", "")), bold=bool(code), fill="#f8d7da" if code else ""), code or "as drawn")
+        previous = host
+    t.note = "The hosts as the check read them before the run (read-only commands), against the bed."
+    return [t]
