@@ -166,7 +166,7 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
         for section in meth.sections:
             sub(f"{prefix}{section.number}. {section.title}",
                 f"appendix-f-{slug(name) + '-' if name else ''}{slug(str(section.number))}")
-            blocks.extend(steps_blocks(list(section.steps)))
+            blocks.extend(section_blocks(section))
 
     results = results_tables(bed)
     runs = list(runs)
@@ -211,5 +211,14 @@ def methodology_blocks(methodology: Any) -> list[Block]:
     for section in methodology.sections:
         blocks.append(Heading(text=f"{section.number}. {section.title}", level=2,
                               anchor=f"section-{slug(str(section.number))}"))
-        blocks.extend(steps_blocks(list(section.steps)))
+        blocks.extend(section_blocks(section))
     return blocks
+
+
+def section_blocks(section: Any) -> list[Block]:
+    """A section's steps; the run section with each phase's repeated runs printed once
+    (app.report.run_print)."""
+    if section.key == "run":
+        from app.report.run_print import run_section_blocks
+        return run_section_blocks(list(section.steps))
+    return list(steps_blocks(list(section.steps)))
