@@ -35,3 +35,39 @@ def read_positions(run_dir: Path) -> dict[str, dict[str, str]]:
         return {}
     return {str(n): {k: str(v) for k, v in p.items() if k in KEYS and isinstance(v, (str, int))}
             for n, p in data.items() if isinstance(p, dict)}
+
+
+def step_place(step) -> dict[str, str]:
+    """A run step's place in the test (its first task's), {} outside the run section."""
+    return next((dict(t.position) for t in getattr(step, "tasks", []) if t.position), {})
+
+
+def place_text(step, steps) -> str:
+    """Where in the test a step is, for a person following the run: 'In the test: configuration
+    esxi; phase 3 of 6: cells, 2 active cells; scenario degraded; run 2 of 3'.  '' for a step
+    outside the run section."""
+    place = step_place(step)
+    if not place:
+        return ""
+    stages: dict[tuple, int] = {}           # (phase, scenario, level) -> the runs it has
+    for other in steps:
+        p = step_place(other)
+        if p and p.get("configuration", "") == place.get("configuration", ""):
+            key = (p.get("phase", ""), p.get("scenario", ""), p.get("level", ""))
+            rep = p.get("repetition", "")
+            stages[key] = max(stages.get(key, 0), int(rep) if str(rep).isdigit() else 0)
+    key = (place.get("phase", ""), place.get("scenario", ""), place.get("level", ""))
+    parts = [f"configuration {place['configuration']}"] if place.get("configuration") else []
+    named = ", ".join(x for x in (key[0], key[2]) if x)
+    if key in stages:
+        number = list(stages).index(key) + 1
+        parts.append(f"phase {number} of {len(stages)}" + (f": {named}" if named else ""))
+    if key[1] and key[1] != key[0]:
+        parts.append(f"scenario {key[1]}")
+    rep = place.get("repetition", "")
+    if rep:
+        runs = stages.get(key, 0)
+        parts.append(f"run {rep} of {runs}" if runs > 1 else f"run {rep}")
+    else:
+        parts.append("setting the bed up for it" if key in stages else "")
+    return "In the test: " + "; ".join(p for p in parts if p)
