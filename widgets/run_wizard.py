@@ -38,8 +38,8 @@ from app.run.qt_runner import RunController
 from app.run.session import ANSIBLE, BUILTIN, RunSession, runs_of_bed
 from widgets.asbuilt_panel import AsBuiltPanel
 from widgets.disk_write_confirm import confirm_disk_writes
-from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_place import where_text
+from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_status_look import STATUS_LOOK, status_icon
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
