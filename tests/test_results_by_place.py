@@ -137,3 +137,16 @@ def test_a_recorded_import_that_cannot_be_placed_changes_nothing(tmp_path, args,
     assert words in r.stdout + r.stderr and "Traceback" not in r.stderr
     assert r.returncode == (0 if "--dry-run" in args else 2)
     assert bed.read_bytes() == before
+
+
+def test_appendix_g_prints_a_runs_repetitions_in_tables_of_their_own(two_runs, tmp_path):
+    run_dir, runs, env = two_runs
+    bed = next(Path(run_dir).glob("bed-at-start.yaml"))
+    out = tmp_path / "appendix.md"
+    r = _cli("appendix", str(bed), "--run", str(run_dir), "-o", str(out), "--format", "md", env=env)
+    assert r.returncode == 0, r.stderr
+    g = out.read_text().split("# Appendix G", 1)[1]
+    for rep in ("1", "2"):
+        assert f"Measured per host: run {run_dir.name}, run {rep}**" in g
+        assert f"Result files: run {run_dir.name}, run {rep}**" in g
+    assert f"Measured per host: run {run_dir.name}**" not in g        # never one table over both runs

@@ -195,7 +195,9 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
                                     f"{run.started}): one sample per host and metric per second. Averages and 95th "
                                     "percentiles are over the seconds measured; seconds without a value are gaps "
                                     "(a collector stopped or a counter disappeared) and are left out.", css="intro"))
-            tables("G", [run_summary_table(run) if run.summaries else None, run_verdict_table(run),
+            from app.report.tables.run_places import run_place_tables
+            by_place = run_place_tables(run)        # a run of several phases or runs: a table for each
+            tables("G", [*(by_place or [run_summary_table(run) if run.summaries else None, run_verdict_table(run)]),
                          *run_storage_tables(run), *run_record_tables(run)])
             for chart in run.charts(bed):
                 figures += 1
