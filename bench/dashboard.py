@@ -7,7 +7,9 @@
   this machine), its status stream through the run engine, the metrics tap and the
   dashboard's timer, until the point is painted [< 1.5 s];
 * memory: an 8-hour run at 1 sample/s simulated on 64 series, resident memory each hour
-  [no growth beyond the ring buffers].
+  [no growth beyond the ring buffers];
+* reopen: a recorded one-hour run at 64 series (and at the 192 series a real fio run of 16
+  hosts records: per host and per job) read back from its metrics.jsonl and drawn whole [< 1 s].
 
     python -m bench.dashboard [--quick]
 Run with QT_QPA_PLATFORM=offscreen on a machine without a screen (make bench does).
@@ -139,6 +141,45 @@ def bench_memory(app, hours: int = 8, redraw_every_s: int = 60) -> list[float]:
     return rss
 
 
+def bench_reopen(app, seconds: int = HOUR, per_job: bool = False) -> tuple[int, float, float]:
+    """(samples, seconds to read metrics.jsonl and draw it whole, of which reading) for a run
+    of `seconds` at 64 series (per_job: each host's fio job series too, as the recorder writes)."""
+    from app.metrics import sample as M
+    from app.metrics.history import load_series
+    from app.metrics.results import MetricsRecorder
+    from widgets.dashboard import MetricsDashboard
+    rng = np.random.default_rng(7)
+    metrics = list(_metrics()) + ([(M.READ_IOPS, "IO/s", 3500.0), (M.WRITE_IOPS, "IO/s", 1500.0)] if per_job else [])
+    with tempfile.TemporaryDirectory(prefix="tbs-bench-reopen-") as tmp:
+        recorder = MetricsRecorder(Path(tmp))
+        t0 = 1.8e9
+        n = 0
+        for i in range(seconds):
+            batch = [M.Sample(t0 + i, source, metric, float(_values(h, base, rng, None, 0.05)), unit)
+                     for h in range(HOSTS) for source in ([f"host{h:02d}", f"host{h:02d}/oltp"] if per_job
+                                                          else [f"host{h:02d}"])
+                     for metric, unit, base in metrics]
+            recorder.append(batch)
+            n += len(batch)
+        recorder.close()
+        dash = MetricsDashboard()
+        dash.resize(1280, 800)
+        dash.show()
+        app.processEvents()
+        gc.collect()
+        start = time.perf_counter()
+        load_series(Path(tmp))
+        read_s = time.perf_counter() - start
+        start = time.perf_counter()
+        dash.show_history(Path(tmp))
+        dash.repaint()
+        app.processEvents()
+        total = time.perf_counter() - start
+        dash.shutdown()
+        dash.deleteLater()
+    return n, total, read_s
+
+
 def _fio_lab():
     """An sshd host to run fio on, or None (then fio runs on this machine)."""
     try:
@@ -254,6 +295,12 @@ def main(argv=None) -> int:
             print("to screen    no point reached the dashboard: see the run's output")
     else:
         print("to screen    skipped: fio is not installed")
+
+    for per_job in (False, True):
+        n, total, read_s = bench_reopen(app, 600 if ns.quick else HOUR, per_job)
+        print(f"reopen       a recorded {'10-minute' if ns.quick else 'one-hour'} run, {n:,} samples "
+              f"({'192 series: hosts and their fio jobs' if per_job else '64 series'}) read from metrics.jsonl and "
+              f"drawn whole: {total:.2f} s, of which reading {read_s:.2f} s (target < 1 s) {_ok(total < 1)}")
 
     hours = 2 if ns.quick else 8
     rss = bench_memory(app, hours)

@@ -77,7 +77,7 @@ def test_an_override_naming_a_missing_component_or_field_is_refused_on_its_line(
       R720: {hypervisr: KVM, memory_gb: lots, id: R721}
       R720:SAN9: {mtu: 1500}
       PS6110:group:DATA: {raid: raid7}
-      SQL2: {host: R999, disks: []}
+      SQL2: {host: R999, disks: [{name: data, size_gb: lots}]}
 """)
     lines = text.splitlines()
     problems = _problems(text)
@@ -93,7 +93,7 @@ def test_an_override_naming_a_missing_component_or_field_is_refused_on_its_line(
     assert "names no component" in by_where["configurations[2].set.R720:SAN9"].message
     assert "'raid7' is not one of" in by_where["configurations[2].set.PS6110:group:DATA.raid"].message
     assert "'R999' does not name a server" in by_where["configurations[2].set.SQL2.host"].message
-    assert "not the list of disks" in by_where["configurations[2].set.SQL2.disks"].message
+    assert "expected a number" in by_where["configurations[2].set.SQL2.disks[0].size_gb"].message
     for p in problems:
         assert p.line and p.column, p
 
@@ -143,7 +143,7 @@ def test_a_scenario_runs_in_the_configuration_it_names(bed):
 def test_the_cli_validates_per_configuration_and_names_it():
     out = cli("validate", str(BED))
     assert out.returncode == 1, out.stderr            # NET-005 is an error in esxi
-    assert "configuration: esxi" in out.stdout
+    assert "holds in: configuration esxi" in out.stdout
     data = json.loads(cli("validate", str(BED), "--format", "json", "--configuration", "hyperv").stdout)
     assert data and {f["configuration"] for f in data} == {"hyperv"}
     bad = cli("validate", str(BED), "--configuration", "kvm")
@@ -255,3 +255,99 @@ def test_a_configuration_may_leave_a_value_not_stated_where_the_field_takes_it()
       R720: {id: not stated, settings: not stated}
 """))
     assert {p.where for p in refused} == {"configurations[2].set.R720.id", "configurations[2].set.R720.settings"}
+
+
+def test_a_configuration_gives_a_list_of_parts_in_full_and_the_view_has_exactly_that_list(bed):
+    """Hyper-V data VHDs exist in one configuration only; the array maps the guests' LUNs to the guests in the
+    other: a configuration replaces a VM's disks, an array's hosts and mappings, and leaves out a workload."""
+    study = loads(_with("""  - id: guests
+    set:
+      SQL1:
+        disks:
+          - {name: os, size_gb: 60, type: fixed, volume: "PS6110:VMS"}
+        storage_access: guest_iscsi
+      PS6110:
+        hosts:
+          - {name: R720, server: R720}
+          - {name: SQL1, server: SQL1}
+        mappings:
+          - {volume: VMS, to: R720, lun: 4}
+          - {volume: SQL1-DB, to: SQL1, lun: 0}
+    excluded: [DS2-SQL2]
+"""))
+    view = configured(study, "guests")
+    assert [d.name for d in view.vms[0].disks] == ["os"] and view.vms[0].storage_access == "guest_iscsi"
+    assert [(m.volume, m.to) for m in view.arrays[0].mappings] == [("VMS", "R720"), ("SQL1-DB", "SQL1")]
+    assert [w.id for w in view.workloads] == ["DS2-SQL1"]
+    # the bed as drawn keeps its lists, and the other configurations see them
+    assert [d.name for d in study.vms[0].disks] == ["os", "data", "log"]
+    assert len(configured(study, "esxi").arrays[0].mappings) == 4
+    from topology.configurations import differences
+    rows = {(d.subject, d.setting): d.values for d in differences(study)}
+    assert rows[("SQL1", "disks")][-1] == "os" and rows[("SQL1", "disks")][0] == "os, data, log"
+    assert rows[("PS6110", "mappings")][-1] == "VMS to R720 (LUN 4), SQL1-DB to SQL1 (LUN 0)"
+    assert rows[("DS2-SQL2", "in use")] == [True, True, False]
+
+
+def test_a_replaced_list_is_checked_on_its_lines_in_the_configuration_it_belongs_to():
+    text = _with("""  - id: broken
+    set:
+      SQL1:
+        disks:
+          - {name: os, size_gb: 60, volume: "PS6110:VMZ"}
+          - {name: os, size_gb: 10}
+      PS6110:
+        mappings:
+          - {volume: SQL9-DB, to: R720}
+""")
+    lines = text.splitlines()
+    by_where = {p.where: p for p in _problems(text)}
+    dup = by_where["configurations[2].set.SQL1.disks[1].name"]
+    assert "a second part called 'os'" in dup.message
+    # references are checked once the entries build: a fixed bed shows the reference problems
+    text = text.replace("          - {name: os, size_gb: 10}\n", "")
+    by_where = {p.where: p for p in _problems(text)}
+    vol = by_where["configurations[2].set.SQL1.disks[0].volume"]
+    assert "'PS6110:VMZ' does not name a volume" in vol.message and "configuration 'broken'" in vol.message
+    assert "PS6110:VMZ" in text.splitlines()[vol.line - 1]
+    mapping = by_where["configurations[2].set.PS6110.mappings[0].volume"]
+    assert "'SQL9-DB' does not name a volume in this array" in mapping.message
+    assert lines and mapping.line and mapping.column
+
+
+def test_a_part_changed_inside_a_list_the_same_configuration_replaces_is_refused():
+    text = _with("""  - id: both
+    set:
+      SQL1:
+        nics:
+          - {name: net0, vswitch: R720/VMs, network: LAN}
+      SQL1:net0: {mtu: 9000}
+""")
+    (problem,) = _problems(text)
+    assert problem.where == "configurations[2].set.SQL1:net0"
+    assert "replaces the nics of 'SQL1'" in problem.message and "nics list" in problem.hint
+
+
+def test_the_hint_for_a_list_never_suggests_a_name_the_loader_refuses():
+    """The old hint said to write a VM disk as 'SQL2:NAME' and then refused that name."""
+    by_where = {p.where: p for p in _problems(_with("""  - id: named
+    set:
+      SQL2:data: {size_gb: 300}
+"""))}
+    problem = by_where["configurations[2].set.SQL2:data"]
+    assert "names no component" in problem.message
+    assert "SQL2:NAME" not in problem.hint and ":NAME)" not in problem.hint
+    assert problem.hint == "'data' is one of the disks of SQL2: give the disks in full under it (SQL2: {disks: [...]})"
+
+
+def test_the_readme_documents_configurations_with_an_example_bed_that_uses_them():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = readme[readme.index("## Command line"):readme.index("A run has one driver")]
+    assert "validate FILE" in commands and "[--configuration NAME]" in commands
+    assert "testbed-studio compare RUN|CONFIG" in commands
+    section = readme[readme.index("### Configurations:"):]
+    example = section[section.index("resources/examples/"):].split("`")[0]
+    bed = load(ROOT / example)
+    assert [c.id for c in bed.configurations] == ["rhev-vhost", "rhev-sriov", "hyperv"]
+    for name in ("guest1:eth2", "eql-group"):
+        assert name in section and any(name in c.overrides for c in bed.configurations)

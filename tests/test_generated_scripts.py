@@ -20,10 +20,16 @@ CASES = cases()
 
 @pytest.mark.parametrize("name", example_names())
 def test_every_script_of_an_example_parses_and_fits_its_hosts_version(name):
+    from topology.configurations import configured, procedures
     bed = load(example_path(name))
-    meth = generate(bed)
-    assert script_checks.scripts_of(meth)
-    assert script_checks.problems(bed, meth) == []
+    made = procedures(bed)      # the bed's own procedure, or one per configuration
+    scripts = [x for _, meth in made for x in script_checks.scripts_of(meth)]
+    # issue 30's RHEV/Hyper-V bed states no address, package source or guest OS yet: every step is done
+    # by hand until the procedure half of the issue brings its RHEL/RHEV templates
+    assert scripts or name == "r710-rhev-hyperv-equallogic"
+    for config, meth in made:
+        view = configured(bed, config) if config is not None else bed
+        assert script_checks.problems(view, meth) == [], config
 
 
 @pytest.mark.parametrize("case, transport", CASES, ids=[f"{c.id}-{t}" for c, t in CASES])

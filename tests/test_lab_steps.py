@@ -93,8 +93,10 @@ def test_scenario_steps_are_whole_sentences(fc_bed):
     bed = copy.deepcopy(fc_bed)
     bed.scenarios = [Scenario(id="cells-1", description="Two cells of the matrix."),
                      Scenario(id="node-down", failed=["node1"], description="node1 is off.")]
-    texts = [s.text for s in _steps(M.generate(bed), "#scenario") + _steps(M.generate(bed), "#scenario-state")]
-    assert "Before the runs of scenario node-down, take node1 out of service. The scenario: node1 is off." in texts
+    meth = M.generate(bed)
+    texts = [s.text for s in _steps(meth, "#scenario-setup") + _steps(meth, "#part-disable")]
+    assert "Before the runs of scenario node-down, set the bed up as the scenario describes: node1 is off." in texts
+    assert "Take host node1 out of service." in texts
     assert ("Before the runs of scenario cells-1, set the bed up as the scenario describes: Two cells of the "
             "matrix.") in texts
     assert not any(".." in t or t.endswith(": before starting its runs.") for t in texts)

@@ -83,7 +83,7 @@ def test_saving_writes_the_marker_back_as_a_plain_scalar_and_round_trips():
 
 @pytest.mark.parametrize(("snippet", "where", "says"), [
     ("servers:\n  - id: not stated\n", "servers[0].id", "id cannot be 'not stated'"),
-    ("servers:\n  - {id: h1}\n  - {id: h2}\nlinks:\n  - {a: h1, b: not stated}\n", "links[0].b", "b cannot be"),
+    ("servers:\n  - {id: h1}\n  - {id: h2}\nlinks:\n  - {a: not stated, b: h1}\n", "links[0].a", "a cannot be"),
     ("servers:\n  - id: h1\n    bios: not stated\n", "servers[0].bios", "bios cannot be 'not stated' as a whole"),
     ("servers:\n  - id: h1\n    cpu: not stated\n", "servers[0].cpu", "cpu cannot be 'not stated' as a whole"),
     ("servers:\n  - id: h1\n    dns: [10.0.0.1, not stated]\n", "servers[0].dns", "an item of dns cannot be"),

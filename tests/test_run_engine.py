@@ -116,7 +116,7 @@ def test_dry_run_prints_every_command_and_where_it_runs_without_running_it(bed, 
     assert r.returncode == EXIT_OK, r.stderr
     assert "lin3 via this machine (bash)" in r.stdout
     assert f"$ mkdir -p {tmp_path / 'marks'} && echo visit >>" in r.stdout
-    assert "(3 host(s) in parallel)" in r.stdout
+    assert "(3 hosts in parallel)" in r.stdout
     assert not (tmp_path / "marks").exists() and not (tmp_path / "runs").exists()
 
 

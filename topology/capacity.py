@@ -133,6 +133,8 @@ def pool_usable(scope: ArrayScope, name: str) -> float:
     formatted = stated(pool.formatted_gb) if pool is not None else None
     if formatted is not None:
         return float(formatted)
+    if scope.group is not None:     # an array group's pool: the RAID sets of the members it spans
+        return sum(group_usable(m, g) for m in scope.pool_members(name) for g in m.array.disk_groups)
     return sum(group_usable(scope, g) for g in scope.pool_groups(name))
 
 
@@ -148,6 +150,13 @@ def unstated_inputs(scope: ArrayScope, kind: str, name: str) -> list[str]:
         if pool is not None and stated(pool.formatted_gb) is not None:
             return []
         out = [f"pool {name} formatted capacity"] if pool is not None and pool.formatted_gb is NOT_STATED else []
+        if scope.group is not None:
+            out += [f"pool {name} members"] if pool is not None and pool.members is NOT_STATED else []
+            for m in scope.pool_members(name):
+                out += [f"{m.array.id} RAID set"] if not m.array.disk_groups else []
+                for raid_set in m.array.disk_groups:
+                    out += unstated_inputs(m, "group", raid_set.name)
+            return out
         for member in scope.pool_groups(name):
             out += unstated_inputs(scope, "group", member.name)
         return out
@@ -155,7 +164,7 @@ def unstated_inputs(scope: ArrayScope, kind: str, name: str) -> list[str]:
     if g is None:
         return []
     out = [f"group {name} {what}" for what, v in (("RAID level", g.raid), ("members", g.members))
-           if v is NOT_STATED]
+           if v is NOT_STATED and not (what == "members" and scope.counted_disks(g))]
     sizes = {d.spec.slots: d.ref for d in scope.group_disks(g) if d.spec.size_gb is NOT_STATED}
     out += [f"size of the disks in {ref.rpartition(':')[0]}:{slots}" for slots, ref in sizes.items()]
     return out
@@ -181,7 +190,7 @@ def volume_sizes(idx: BedIndex) -> dict[str, float]:
     Volumes whose size the bed does not give (or marks not stated), and volumes of simulated arrays,
     are left out; so are remainder volumes where the rest is unknown (a size or capacity not stated)."""
     out: dict[str, float] = {}
-    for a in idx.bed.arrays:
+    for a in [*idx.bed.arrays, *idx.group_views.values()]:
         if a.simulated:
             continue
         scope = idx.scopes[a.id]

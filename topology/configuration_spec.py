@@ -27,9 +27,11 @@ class Configuration:
     overrides: dict[str, dict[str, Any]] = mapping(
         "component (SERVER, VM, DEVICE:PORT, ARRAY:VOLUME, ARRAY:group:NAME, ARRAY:pool:NAME ...) -> the "
         "fields it has in this configuration; a mapping field (settings, bios, offloads) is merged key by "
-        "key, a key set to null is taken out; null resets any other field to empty", key="set")
+        "key, a key set to null is taken out; a list of parts (a VM's disks or nics, an array's volumes, "
+        "hosts or mappings) given in full replaces the drawn one; null resets any other field to empty",
+        key="set")
     excluded: list[str] = lst("components and ports not in use in this configuration (inactive ports, "
-                              "switched-off hosts)", ref="component", flow=True)
+                              "switched-off hosts, workloads it does not run)", ref="component", flow=True)
     access: list[HostAccess] = lst("how a run reaches a host in this configuration (replaces the "
                                    "bed's entry for that host: another OS, another transport)")
     note: str = fld("")

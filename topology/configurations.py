@@ -31,6 +31,7 @@ Found = list[tuple[tuple, str, str]]
 
 # collections whose members a configuration may change (a scenario is not part of the bed's hardware)
 _SETTABLE = tuple(attr for attr, _ in COMPONENT_COLLECTIONS if attr != "scenarios")
+_REBUILT = (*_SETTABLE, "array_groups")     # and the parts of an array group (its volumes, access records)
 # fields that say which thing a component is: they stay as drawn in every configuration
 _IDENTITY = frozenset({"id", "name"})
 # a matrix entry whose variable is this has configurations for levels
@@ -79,7 +80,7 @@ def configured(bed: Bed, name: str, idx: BedIndex | None = None) -> Bed:
         changes[id(target.obj)] = typed_values(target.obj, fields, f"configuration {name!r}, {ref}")
         owners.add(id(target.owner))
     lists: dict[str, Any] = {attr: [_rebuilt(c, changes) if id(c) in owners else c for c in getattr(bed, attr)]
-             for attr in _SETTABLE}
+             for attr in _REBUILT}
     access = bed.access
     if cfg.access:
         own = {a.host for a in cfg.access}
@@ -126,7 +127,7 @@ def typed_values(obj: Any, fields: dict[str, Any], where: str) -> dict[str, Any]
     out: dict[str, Any] = {}
     for key, raw in fields.items():
         fp = by_key.get(key)
-        if fp is None or key in _IDENTITY or _is_part_list(fp):
+        if fp is None or key in _IDENTITY:
             raise ConfigurationError(f"{where}: {key!r} cannot be set")
         if raw is None:
             out[fp.attr] = _default(fp)
@@ -175,6 +176,9 @@ def resolve(bed: Bed, idx: BedIndex, ref: str) -> Target | None:
     if comp is not None:
         if ref in idx.scenarios:
             return None
+        if ref in idx.group_views:      # an array group that holds storage: the group's own fields
+            group = idx.array_groups[ref]
+            return Target(group, group, comp, "array group")
         return Target(comp, comp, comp if isinstance(comp, StorageArray) else None, idx.kind_of[ref])
     pr = idx.port(ref)
     if pr is not None:
@@ -195,9 +199,10 @@ def resolve(bed: Bed, idx: BedIndex, ref: str) -> Target | None:
     else:
         tables = [(scope.volumes, "volume", rest), (scope.controllers, "controller", rest),
                   (scope.enclosures, "enclosure", rest)]
+    owner = scope.group if scope.group is not None else scope.array    # a group's parts are the group's
     for table, what, key in tables:
         if key in table:
-            return Target(table[key], scope.array, scope.array, what)
+            return Target(table[key], owner, scope.array, what)
     return None
 
 
@@ -226,8 +231,10 @@ def check(bed: Bed) -> Found:
             found.append((base + ("id",), f"a second configuration called {cfg.id!r}",
                           "give each configuration a name of its own"))
         seen.setdefault(cfg.id, i)
+        entry_problems: Found = []
         for ref, fields in cfg.overrides.items():
-            found += _check_entry(bed, idx, cfg, ref, fields, base + ("set", ref))
+            entry_problems += _check_entry(bed, idx, cfg, ref, fields, base + ("set", ref))
+        found += entry_problems or _check_lists(bed, idx, cfg, base)
     known = list(seen)
     referring: tuple[tuple[str, list[Any]], ...] = (("scenarios", bed.scenarios), ("results", bed.results))
     for attr, items in referring:
@@ -257,13 +264,28 @@ def _hint(name: str, known: list[str]) -> str:
     return f"configurations: {', '.join(known)}" if known else "add it under configurations:"
 
 
+def _listed_part(idx: BedIndex, ref: str) -> str:
+    """For COMPONENT:NAME where NAME is a part in one of the component's lists (a VM's disk): how to
+    change it, which is to give that list in full; else ''."""
+    owner_id, _, name = ref.partition(":")
+    owner = idx.components.get(owner_id)
+    if owner is None or not name:
+        return ""
+    for fp in plan(type(owner)):
+        if _is_part_list(fp) and any(getattr(x, "name", None) == name for x in getattr(owner, fp.attr)):
+            return (f"{name!r} is one of the {fp.key} of {owner_id}: give the {fp.key} in full under it "
+                    f"({owner_id}: {{{fp.key}: [...]}})")
+    return ""
+
+
 def _check_entry(bed: Bed, idx: BedIndex, cfg: Configuration, ref: str, fields: Any, path: tuple) -> Found:
     target = resolve(bed, idx, ref)
     if target is None:
         close = difflib.get_close_matches(ref, _candidates(bed, idx), 1)
+        in_list = _listed_part(idx, ref)
         return [(path, f"configuration {cfg.id!r} sets {ref!r}, which names no component, port, volume, "
                        "disk group or pool of the bed",
-                 f"did you mean {close[0]!r}?" if close else
+                 in_list or f"did you mean {close[0]!r}?" if in_list or close else
                  "name a component (SERVER, VM ...), DEVICE:PORT, ARRAY:VOLUME, ARRAY:group:NAME or ARRAY:pool:NAME")]
     if not isinstance(fields, dict):
         return [(path, f"the fields {ref!r} has in configuration {cfg.id!r} are not written as a mapping",
@@ -284,13 +306,14 @@ def _check_entry(bed: Bed, idx: BedIndex, cfg: Configuration, ref: str, fields: 
             found.append((at, f"a configuration cannot change the {key} of {ref!r}: it names the same "
                               "hardware in every configuration", "leave the name as drawn"))
             continue
-        if _is_part_list(fp):
-            found.append((at, f"a configuration changes fields, not the list of {key}: name each part",
-                          f"write its parts as their own entries ({ref}:NAME)"))
-            continue
         if raw is None:
             continue
         builder = _Builder()
+        if _is_part_list(fp):   # the list given in full replaces the drawn one (its references: _check_lists)
+            items = builder.value(fp.kind, fp.inner, raw, field_meta(type(target.obj), fp), at)
+            found += builder.problems
+            found += _duplicates(items, at, str(key))
+            continue
         if fp.kind == "dc":
             builder.build(fp.inner, raw, at)
             found += builder.problems
@@ -311,6 +334,86 @@ def _check_entry(bed: Bed, idx: BedIndex, cfg: Configuration, ref: str, fields: 
     return found
 
 
+def _duplicates(items: list[Any], at: tuple, key: str) -> Found:
+    """A replaced list whose parts share a name (the index refuses the same in the drawn bed)."""
+    found: Found = []
+    seen: set[str] = set()
+    for j, item in enumerate(items):
+        name = getattr(item, "name", None)
+        if isinstance(name, str) and name:
+            if name in seen:
+                found.append((at + (j, "name"), f"a second part called {name!r} in the {key} of this configuration",
+                              "give each part a name of its own"))
+            seen.add(name)
+    return found
+
+
+def _part_lists(bed: Bed, idx: BedIndex, cfg: Configuration) -> list[tuple[str, str]]:
+    """(component, list key) of every list of parts a configuration gives in full."""
+    out = []
+    for ref, fields in cfg.overrides.items():
+        target = resolve(bed, idx, ref) if isinstance(fields, dict) else None
+        if target is None:
+            continue
+        lists = {fp.key for fp in plan(type(target.obj)) if _is_part_list(fp)}
+        out += [(ref, str(key)) for key, raw in fields.items() if key in lists and raw is not None]
+    return out
+
+
+def _check_lists(bed: Bed, idx: BedIndex, cfg: Configuration, base: tuple) -> Found:
+    """What the lists a configuration gives in full name, checked in the bed as it stands in that
+    configuration (a mapping may name a volume the same configuration adds); and an entry that
+    changes a part of a list another entry replaces (the replaced part would silently lose it)."""
+    replaced = _part_lists(bed, idx, cfg)
+    if not replaced:
+        return []
+    found: Found = []
+    for ref, key in replaced:
+        drawn = resolve(bed, idx, ref)
+        assert drawn is not None
+        inside = _parts_under(getattr(drawn.obj, next(fp.attr for fp in plan(type(drawn.obj)) if fp.key == key)))
+        for other in cfg.overrides:
+            hit = resolve(bed, idx, other) if other != ref else None
+            if hit is not None and id(hit.obj) in inside:
+                found.append((base + ("set", other), f"configuration {cfg.id!r} replaces the {key} of {ref!r} and "
+                                                     f"also changes {other!r}, a part of the list it replaces",
+                              f"write the part's fields in the {key} list under {ref}"))
+    if found:
+        return found
+    from topology.fileformat import _REF_WORD
+    from topology.references import _checker
+    try:
+        view = configured(bed, cfg.id, idx)
+    except ConfigurationError:
+        return []       # the entries' own checks have said what is wrong
+    view_idx = BedIndex(view)
+    for ref, key in replaced:
+        target = resolve(view, view_idx, ref)
+        if target is None:
+            continue
+        out: list = []
+        attr = next(fp.attr for fp in plan(type(target.obj)) if fp.key == key)
+        for j, item in enumerate(getattr(target.obj, attr)):
+            _checker(type(item))(view_idx, item, base + ("set", ref, key, j), target.array, out)
+        for path, value, kind, _array in out:
+            found.append((path, f"{value!r} does not name a {_REF_WORD.get(kind, kind)} in configuration {cfg.id!r}",
+                          "name one the bed has in this configuration"))
+    return found
+
+
+def _parts_under(items: list[Any]) -> set[int]:
+    """The ids of the parts in a list and of every part inside them (a server's adapters and ports)."""
+    out: set[int] = set()
+    stack = list(items)
+    while stack:
+        obj = stack.pop()
+        out.add(id(obj))
+        for fp in plan(type(obj)):
+            if _is_part_list(fp):
+                stack.extend(getattr(obj, fp.attr))
+    return out
+
+
 # ====================================================================== differences
 
 @dataclass
@@ -323,6 +426,23 @@ class Difference:
 
 
 NOT_IN_USE = "not in use"
+
+
+def _shown(value: Any) -> Any:
+    """A list of parts as its parts' names ('data1, data2'; 'none' for an empty one); else the value."""
+    if not isinstance(value, list) or not value or not dataclasses.is_dataclass(value[0]):
+        return "none" if value == [] else value
+    return ", ".join(_part_name(x) for x in value)
+
+
+def _part_name(part: Any) -> str:
+    name = getattr(part, "name", "")
+    if name:
+        return str(name)
+    if hasattr(part, "volume") and hasattr(part, "to"):      # a mapping: the volume and whom it goes to
+        lun = getattr(part, "lun", None)
+        return f"{part.volume} to {part.to}" + (f" (LUN {lun})" if isinstance(lun, int) else "")
+    return type(part).__name__.lower()
 
 
 def differences(bed: Bed) -> list[Difference]:
@@ -349,7 +469,7 @@ def differences(bed: Bed) -> list[Difference]:
             value = getattr(target.obj, fp.attr) if target is not None and fp is not None else NOT_IN_USE
             values.append(value.get(sub) if sub and isinstance(value, dict) else value)
         if any(v != values[0] for v in values):
-            out.append(Difference(ref, f"{key}: {sub}" if sub else key, values))
+            out.append(Difference(ref, f"{key}: {sub}" if sub else key, [_shown(v) for v in values]))
     excluded = dict.fromkeys(ref for cfg in bed.configurations for ref in cfg.excluded)
     for ref in excluded:
         out.append(Difference(ref, "in use", [ref not in cfg.excluded for cfg in bed.configurations]))

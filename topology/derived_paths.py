@@ -160,6 +160,8 @@ class PathDerivation:
 
     def targets(self, array_id: str) -> list[Endpoint]:
         hit = self._targets.get(array_id)
+        if hit is None and array_id in self.idx.group_views:    # a group's volumes: its members' ports
+            hit = self._targets[array_id] = [t for a in self.idx.group_members(array_id) for t in self.targets(a.id)]
         if hit is None:
             array = self.idx.arrays[array_id]
             hit = []
@@ -310,7 +312,8 @@ class PathDerivation:
         pins: dict[tuple[str, str], list[tuple[int, PathSpec]]] = {}
         for i, p in enumerate(self.idx.bed.paths):
             tgt = self.idx.port(p.target)
-            array = tgt.device.id if tgt is not None and isinstance(tgt.device, StorageArray) else ""
+            array = self.idx.storage_owner(tgt.device) if tgt is not None and isinstance(tgt.device, StorageArray) \
+                else ""
             pins.setdefault((p.host, array), []).append((i, p))
         for comp in sorted(self.masking.presented):
             by_array: dict[str, list[Presented]] = {}
@@ -495,6 +498,7 @@ class PathDerivation:
         idx = self.idx
         out: list[str] = []
         server, vm = idx.servers.get(comp), idx.vms.get(comp)
+        out += self.unstated_cabling(comp, array_id)
         if server is not None:
             out += [f"{ref} {w}" for ref, p in idx.server_ports(server) for w, v in
                     (("kind", p.kind), ("roles", p.roles), ("iSCSI binding", p.bound_to)) if v is NOT_STATED]
@@ -507,8 +511,11 @@ class PathDerivation:
                 out += [f"virtual switch {vs.id} uplinks"] if vs is not None and vs.uplinks is NOT_STATED else []
         array = idx.arrays.get(array_id)
         if array is not None:
-            out += [f"{ref} {w}" for ref, p, _ in idx.array_ports(array) for w, v in
+            serving = idx.group_members(array_id) if array_id in idx.group_views else [array]
+            out += [f"{ref} {w}" for a in serving for ref, p, _ in idx.array_ports(a) for w, v in
                     (("kind", p.kind), ("roles", p.roles)) if v is NOT_STATED]
+            if array_id in idx.group_views:
+                out += [f"group {array_id} pool {p.name} members" for p in array.pools if p.members is NOT_STATED]
             group = idx.array_groups.get(array.group) if array.group else None
             out += [f"group {group.name} address"] if group is not None and group.address is NOT_STATED else []
             for h in array.hosts:
@@ -516,6 +523,25 @@ class PathDerivation:
                     out += [f"{array_id} host {h.name} {w}" for w, v in
                             (("server", h.server), ("host group", h.host_group), ("initiators", h.initiators))
                             if v is NOT_STATED]
+        return out
+
+    def unstated_cabling(self, comp: str, array_id: str) -> list[str]:
+        """The host's and the array's (or its group members') ports whose cable's far end the source
+        does not state: which target ports the host reaches then depends on them."""
+        idx, far = self.idx, self.analyzer.unstated_far_ends
+        if not far:
+            return []
+        server, vm = idx.servers.get(comp), idx.vms.get(comp)
+        out = [f"where {ref}'s cable goes" for ref, p in idx.server_ports(server)
+               if ref in far and not _lan_only(p)] if server else []
+        if vm is not None:      # a guest's sessions leave by its virtual switches' uplinks
+            ups = [u for n in vm.nics if (vs := idx.vswitches.get(n.vswitch)) is not None
+                   and isinstance(vs.uplinks, list) for u in vs.uplinks]
+            out += [f"where {ref}'s cable goes" for ref in dict.fromkeys(ups) if ref in far]
+        array = idx.arrays.get(array_id)
+        if array is not None:
+            serving = idx.group_members(array_id) if array_id in idx.group_views else [array]
+            out += [f"where {ref}'s cable goes" for a in serving for ref, _, _ in idx.array_ports(a) if ref in far]
         return out
 
     # ------------------------------------------------------------------ questions
@@ -528,3 +554,12 @@ class PathDerivation:
         if pinned:
             return f"its pinned path {pinned[0].spec.initiator} -> {pinned[0].spec.target} fails: {pinned[0].reason}"
         return self._first_gap(host, array_id)
+
+
+_NOT_STORAGE = frozenset({"lan", "management", "heartbeat", "live_migration", "unused", "replication"})
+
+
+def _lan_only(port: Any) -> bool:
+    """A port whose stated roles carry no storage traffic (no iSCSI, FC or guest traffic)."""
+    roles = port.roles
+    return isinstance(roles, list) and bool(roles) and port.kind != "fc" and set(roles) <= _NOT_STORAGE

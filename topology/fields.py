@@ -30,7 +30,8 @@ PATH_PART_PATTERN = r"^(?!\.\.?$)[^/\\\x00-\x1f\x7f]+$"
 def fld(default: Any = dataclasses.MISSING, *, doc: str = "", ref: str | None = None,
         choices: tuple[str, ...] | None = None, minimum: float | None = None,
         maximum: float | None = None, key: str | None = None, factory: Any = dataclasses.MISSING,
-        flow: bool = False, pattern: str | None = None, path_part: bool = False, stated: bool = False) -> Any:
+        flow: bool = False, pattern: str | None = None, path_part: bool = False, stated: bool = False,
+        may_be_unstated: bool = False) -> Any:
     """A model field.
 
     doc      -- one line for the JSON Schema and the format reference
@@ -42,6 +43,7 @@ def fld(default: Any = dataclasses.MISSING, *, doc: str = "", ref: str | None = 
     pattern  -- regular expression a text value must match as a whole
     path_part -- the id becomes a folder or file name (run output, local host folders)
     stated   -- names what a link, path or mapping joins: never "not stated" (`topology.unknown`)
+    may_be_unstated -- takes "not stated" although its class is always stated (a scenario's VMs)
     key      -- YAML key when it differs from the attribute name
     flow     -- write this list/mapping on one line in the project file
     """
@@ -49,7 +51,7 @@ def fld(default: Any = dataclasses.MISSING, *, doc: str = "", ref: str | None = 
         raise ValueError(f"unknown reference kind {ref!r}")
     meta = {"doc": doc, "ref": ref, "choices": choices, "minimum": minimum, "maximum": maximum,
             "key": key, "flow": flow, "pattern": pattern, "path_part": path_part,
-            "stated": stated}
+            "stated": stated, "may_be_unstated": may_be_unstated}
     if factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=factory, metadata=meta)
     if default is dataclasses.MISSING:

@@ -17,6 +17,7 @@ import networkx as nx
 
 from topology.index import BedIndex, PortRef
 from topology.model import VM, PathSpec, StorageArray, Switch
+from topology.unknown import NOT_STATED
 
 
 def bed_graph(idx: BedIndex) -> nx.Graph[str]:
@@ -52,6 +53,8 @@ def bed_graph(idx: BedIndex) -> nx.Graph[str]:
         if v.host:
             g.add_edge(v.host, v.id, kind="runs")
     for link in bed.links:
+        if link.b is NOT_STATED:
+            continue    # the far end is not stated: nothing to join
         for end in (link.a, link.b):
             if end not in g:
                 end_port = idx.port(end)
@@ -118,6 +121,8 @@ class PathAnalyzer:
     # every cable read them here instead of resolving 20,000 ends again each
     link_ends: list[tuple[tuple[str, PortRef | None, Any], tuple[str, PortRef | None, Any]]] = \
         field(default_factory=list)
+    # ports whose cable's far end the source does not state: cabled, to nothing the paths can follow
+    unstated_far_ends: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         idx = self.idx
@@ -127,6 +132,13 @@ class PathAnalyzer:
         neighbors, link_ends, indexed = self._neighbors, self.link_ends, idx.ports
         for link in idx.bed.links:
             end_a, end_b = link.a, link.b
+            if end_b is NOT_STATED:     # a cable the source states on one end only
+                neighbors.setdefault(end_a, set())
+                self.unstated_far_ends.add(end_a)
+                pr = indexed.get(end_a) or idx.port(end_a)
+                link_ends.append(((end_a, pr, pr.device if pr is not None else idx.components.get(end_a)),
+                                  (end_b, None, None)))
+                continue
             # (each end in turn, written out: 20,000 cable ends)
             near = neighbors.get(end_a)
             if near is None:

@@ -117,6 +117,8 @@ class ArrayScope:
     host_groups: dict[str, Any] = field(default_factory=dict)
     hosts: dict[str, Any] = field(default_factory=dict)
     disks: dict[tuple[str, int], Disk] = field(default_factory=dict)
+    group: Any = None       # an array group's scope: the ArrayGroup
+    member_scopes: dict[str, ArrayScope] = field(default_factory=dict)   # an array group's: its members
 
     def members(self, specs: list[str]) -> Iterator[tuple[str, int]]:
         """(enclosure, slot) for each member spec; specs that do not parse are skipped."""
@@ -129,10 +131,29 @@ class ArrayScope:
                 yield enc, s
 
     def group_disks(self, group: DiskGroup) -> list[Disk]:
+        if group.members is NOT_STATED:
+            return self.counted_disks(group)
         return [d for key in self.members(group.members) if (d := self.disks.get(key))]
+
+    def counted_disks(self, group: DiskGroup) -> list[Disk]:
+        """A group whose slots the source does not state but whose disk count it does: that many disks
+        of the array's one kind (no slot: `Disk.slot` counts them from -1 down); none when the count is
+        not stated or the array holds disks of more than one kind (which ones is then unknown)."""
+        count = group.disk_count
+        kinds = {(ds.size_gb, ds.rpm, ds.media, ds.interface): ds for e in self.enclosures.values() for ds in e.disks}
+        if not isinstance(count, int) or len(kinds) != 1:
+            return []
+        spec = next(iter(kinds.values()))
+        return [Disk(self.array.id, "", -1 - i, spec) for i in range(count)]
 
     def pool_groups(self, pool: str) -> list[DiskGroup]:
         return [g for g in self.array.disk_groups if g.pool == pool]
+
+    def pool_members(self, pool: str) -> list[ArrayScope]:
+        """An array group's pool: the scopes of the members it spans (every member when it lists none)."""
+        p = self.pools.get(pool)
+        listed = p.members if p is not None and p.members and p.members is not NOT_STATED else None
+        return [m for name, m in self.member_scopes.items() if listed is None or name in listed]
 
 
 def servers_behind_mapping_targets(array: StorageArray) -> dict[str, list[str]]:
@@ -168,6 +189,8 @@ class BedIndex:
         self.scenarios: dict[str, Any] = {}
         self.chassis: dict[str, Any] = {}
         self.array_groups: dict[str, Any] = {}    # name -> ArrayGroup (discovery address)
+        # a group that holds storage, as a storage array of its own (GROUP:VOLUME): topology.array_groups
+        self.group_views: dict[str, StorageArray] = {}
         self.ports: dict[str, PortRef] = {}
         self.volumes: dict[str, tuple[StorageArray, Volume]] = {}
         self.scopes: dict[str, ArrayScope] = {}
@@ -230,6 +253,8 @@ class BedIndex:
         for i, g in enumerate(b.array_groups):
             if not self._dup(set(self.array_groups), g.name, "array group", ("array_groups", i)):
                 self.array_groups[g.name] = g
+                if g.holds_storage:
+                    self._build_group(i, g)
         components, kind_of, vms = self.components, self.kind_of, self.vms
         for i, v in enumerate(b.vms):
             if v.id in components:
@@ -255,10 +280,50 @@ class BedIndex:
         for i, sc in enumerate(b.scenarios):
             self._add("scenario", self.scenarios, sc, ("scenarios", i))
 
-    def _build_array(self, i: int, a: StorageArray) -> None:
+    def _build_group(self, i: int, g: Any) -> None:
+        """A group that holds pools and volumes: a storage array of its own, with no controllers (its
+        members' ports carry the sessions), in `arrays` and `scopes` under the group's name."""
+        if g.name in self.components:
+            self.problems.append((("array_groups", i, "name"), f"array group {g.name!r} has the name of a "
+                                  f"{self.kind_of[g.name]}: its volumes are named {g.name}:VOLUME",
+                                  "give the group a name no component has"))
+            return
+        view = StorageArray(id=g.name, model=g.model, firmware=g.firmware, group=g.name, connectivity="iscsi",
+                            pools=g.pools, volumes=g.volumes, host_groups=g.host_groups, hosts=g.hosts,
+                            mappings=g.mappings, note=g.note)
+        self.components[g.name] = self.arrays[g.name] = self.group_views[g.name] = view
+        self.kind_of[g.name] = "array group"
+        self._build_array(i, view, ("array_groups", i))
+        self.scopes[g.name].group = g
+        self.scopes[g.name].member_scopes = {a.id: self.scopes[a.id] for a in self.bed.arrays
+                                       if a.group == g.name and a.id in self.scopes}
+        for j, pool in enumerate(g.pools):
+            if pool.members is NOT_STATED:
+                continue
+            for k, member in enumerate(pool.members):
+                a = self.arrays.get(member)
+                if a is not None and a.group != g.name:
+                    self.problems.append((("array_groups", i, "pools", j, "members", k),
+                                          f"{member!r} is not a member of group {g.name!r}",
+                                          f"set group: {g.name} on array {member}, or name a member of the group"))
+
+    def group_members(self, group: str, pool: str | None = None) -> list[StorageArray]:
+        """The member arrays of a group (those that name it), or the ones a pool of it spans."""
+        members = [a for a in self.bed.arrays if a.group == group]
+        scope = self.scopes.get(group)
+        p = scope.pools.get(pool) if scope is not None and pool else None
+        if p is not None and p.members and p.members is not NOT_STATED:
+            return [a for a in members if a.id in p.members]
+        return members
+
+    def storage_owner(self, array: StorageArray) -> str:
+        """The id under which an array's ports serve volumes: its group's, when the group holds storage."""
+        return array.group if array.group and array.group in self.group_views else array.id
+
+    def _build_array(self, i: int, a: StorageArray, base: tuple = ()) -> None:
         scope = ArrayScope(a)
         self.scopes[a.id] = scope
-        base = ("arrays", i)
+        base = base or ("arrays", i)
         port_names: set = set()
         for j, c in enumerate(a.controllers):
             if not self._dup(set(scope.controllers), c.name, "controller", base + ("controllers", j)):

@@ -208,7 +208,8 @@ class Network:
 @dataclass(slots=True, kw_only=True)
 class Link:
     a: str = fld(doc="DEVICE:PORT, or DEVICE when the report names no port", stated=True)
-    b: str = fld(stated=True)
+    b: str = fld(doc="the other end; `not stated` when the source says the port is cabled but not where to",
+                 may_be_unstated=True)
     kind: str = fld("cable", choices=("cable", "isl", "lag", "stack"))
     note: str = fld("")
 
@@ -257,6 +258,8 @@ class VirtualDisk:
     local: bool = fld(False, doc="on the host's local disks")
     controller: str = fld("", doc="IDE / SCSI")
     path: str = fld("")
+    purpose: list[str] = lst("what the disk holds (database, log, ...): a VM's database and log disks on one "
+                             "volume share its spindles", choices=VOLUME_PURPOSES, flow=True)
     note: str = fld("")
 
 
@@ -270,6 +273,8 @@ class VNic:
     mtu: int | None = fld(None, minimum=576, maximum=65535)
     synthetic: bool = fld(True)
     offloads: dict[str, Any] = mapping(flow=True)
+    iscsi_ifaces: list[str] = lst("in-guest iSCSI interfaces bound to this NIC (open-iscsi `iscsiadm -m iface`), "
+                                  "e.g. eth2_0 eth2_1 eth2_2; their sessions leave by this NIC", flow=True)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -359,7 +364,8 @@ class Scenario:
     description: str = fld("")
     failed: list[str] = lst("components down in this scenario (a host unplugged, a drive pulled)",
                             ref="component", flow=True)
-    vms: list[str] = lst("VMs that run in this scenario; empty = every VM", ref="vm", flow=True)
+    vms: list[str] = lst("VMs that run in this scenario; empty = every VM; `not stated` when the source does "
+                         "not say which", ref="vm", flow=True, may_be_unstated=True)
     excluded: list[str] = lst("components not part of this scenario", ref="component", flow=True)
     reference: bool = fld(False, doc="the bed's reference configuration")
     configuration: str = fld("", doc="the configuration it runs in (configurations:); empty = each of them")
@@ -415,7 +421,10 @@ class Result:
     unit: str = fld("")
     scenario: str = fld("", ref="scenario")
     level: str = fld("", doc="matrix level, e.g. 200 users")
-    subject: str = fld("", doc="server/VM the figure is for")
+    subject: str = fld("", doc="what the figure is for: a server or VM, or an array, volume or group for an "
+                               "array-level figure")
+    bound: str = fld("", choices=("", "<", "<=", ">", ">="),
+                     doc="the source gives a bound, not a figure: '<' with value 10 for '< 10 %'")
     configuration: str = fld("", doc="the configuration measured (configurations:)")
     published_percent: float | None = fld(None, minimum=-1e6, maximum=1e6,
                                           doc="a difference the report prints for this figure, in %")

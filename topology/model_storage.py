@@ -55,7 +55,10 @@ class Enclosure:
 class DiskGroup:
     name: str = fld()
     raid: str = fld(choices=RAID_LEVELS)
-    members: list[str] = lst("ENCLOSURE:SLOTS ranges", flow=True)
+    members: list[str] = lst("ENCLOSURE:SLOTS ranges; `not stated` when the source gives only how many "
+                             "(disk_count)", flow=True)
+    disk_count: int | None = fld(None, minimum=1, maximum=1_000_000,
+                                 doc="how many disks, where the source does not say which slots (members: not stated)")
     geometry: str = fld("", doc="as the report writes it, e.g. 8D+1P")
     owner: str = fld("", ref="controller")
     pool: str = fld("", ref="pool")
@@ -70,6 +73,8 @@ class Pool:
     purpose: list[str] = lst(choices=VOLUME_PURPOSES, flow=True)
     raid: str = fld("", choices=RAID_LEVELS + ("",), doc="RAID policy of a pool without explicit groups")
     formatted_gb: float | None = fld(None, minimum=0, doc="capacity the report states")
+    members: list[str] = lst("a pool of an array group: the member arrays it spans (empty = every member)",
+                             ref="array", flow=True)
     note: str = fld("")
 
 
@@ -88,6 +93,9 @@ class Volume:
     dataset: str = fld("", doc="application data it holds, e.g. exchange-db1")
     copy: str = fld("", choices=("", "active", "replica"))
     drive: str = fld("", doc="host drive letter, mount point or disk device (E:, /data, sdb)")
+    settings: dict[str, Any] = mapping("the array's settings of the volume as the source names them: "
+                                       "segment_size_kb, read_cache, write_cache, write_cache_mirroring, "
+                                       "read_ahead ...")
     label: str = fld("")
     # how a host tells this LUN from every other disk it sees: the storage steps that write select
     # their device by these at run time (README "Storage steps that write to a disk")

@@ -49,6 +49,8 @@ class Masking:
         self.initiators: dict[tuple[str, str], frozenset[str]] = {}   # (array, component) -> allowed ports
         for a in idx.bed.arrays:
             self._array(a)
+        for a in idx.group_views.values():
+            self._array(a)
 
     def _array(self, a: StorageArray) -> None:
         scope = self.idx.scopes[a.id]
@@ -69,7 +71,8 @@ class Masking:
             if m.volume not in scope.volumes:
                 continue
             ref = f"{a.id}:{m.volume}"
-            ports = frozenset(f"{a.id}:{p}" for p in m.ports)
+            ports = frozenset(f"{a.id}:{p}" for p in m.ports) if scope.group is None else \
+                self._member_ports(a.id, scope.volumes[m.volume].pool)
             # hosts the mapping reaches alike share one Presented (derived_paths plans the paths of
             # hosts with the same presentations once)
             shared: Presented | None = None
@@ -86,6 +89,10 @@ class Masking:
                 ports = frozenset() if not old.ports or not ports else old.ports | ports
                 seen[ref] = Presented(ref, a.id, old.lun, ports, m.to)
                 shared = None
+
+    def _member_ports(self, group: str, pool: str) -> frozenset[str]:
+        """A group volume is offered on the ports of its pool's members (where the group redirects)."""
+        return frozenset(ref for a in self.idx.group_members(group, pool) for ref, _, _ in self.idx.array_ports(a))
 
     def _registered_ports(self, initiators: list[str]) -> frozenset[str]:
         """The host ports an array host's initiator list names (DEVICE:PORT or a port's WWPN);

@@ -27,6 +27,8 @@ def walk_refs(obj: Any, path: tuple = (), array: Any = None) -> Iterator[tuple[t
     """Yield (path, value, ref_kind, array) for every reference field in the model."""
     if isinstance(obj, model.StorageArray):
         array = obj
+    elif isinstance(obj, model.ArrayGroup):     # its volumes, pools and hosts are named within the group
+        array = model.StorageArray(id=obj.name)
     for fp in plan(type(obj)):
         v = getattr(obj, fp.attr)
         ref = fp.meta.get("ref")
@@ -111,6 +113,8 @@ def _checker(cls: type) -> _Checker:
     lines = ["def check(idx, obj, path, array, out):"]
     if cls is model.StorageArray:
         lines.append("    array = obj")
+    elif cls is model.ArrayGroup:   # its volumes, pools and hosts are named within the group's own scope
+        lines.append("    array = idx.group_views.get(obj.name, array)")
     for i, fp in enumerate(plan(cls)):
         ref = fp.meta.get("ref")
         if ref:

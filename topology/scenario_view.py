@@ -128,6 +128,8 @@ def scenario_view(bed: Bed, scenario: Scenario, idx: BedIndex | None = None, kee
     paths = [p for p in bed.paths if p.host in hosts_alive and alive(p.initiator) and alive(p.target)]
     workloads = []
     for w in bed.workloads:
+        if w.id in gone.devices:
+            continue    # a load the scenario (or configuration) does not run
         targets = [t for t in w.targets if t in live_vms or t not in idx.vms and alive(t)]
         if w.targets and not targets:
             continue

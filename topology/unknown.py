@@ -131,6 +131,8 @@ def accepts_not_stated(cls: type, fp: Any) -> bool:
     Values may: text, numbers, true/false, choices, and lists of them.  Ids and names, the
     fields that name what a link, path or mapping joins (`stated=True` in the model), nested
     components and free-form mappings (mark a setting inside one instead) may not."""
+    if fp.meta.get("may_be_unstated"):
+        return True
     if cls.__name__ in _ALWAYS_STATED_CLASSES or fp.meta.get("stated") or fp.meta.get("path_part"):
         return False
     if fp.attr in ("id", "name", "format_version"):

@@ -164,6 +164,22 @@ class CompareView(QWidget):
                 self.figure.addItem(metric, metric)
         self.refresh()
 
+    def follow_runs(self) -> None:
+        """Runs of the bed that started or finished since the list was made join it (unticked);
+        what is ticked stays ticked, and a ticked run that has finished is compared again."""
+        listed = {self.sides.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.sides.count())}
+        self.sides.blockSignals(True)
+        added = False
+        for info in reversed(self._my_runs()):          # oldest first, as reload lists them
+            if info.id not in listed:
+                within = f", {info.configuration}" if info.configuration else ""
+                self._add_side(info.id, f"run {info.id}{within}", checked=False)
+                self.import_run.addItem(info.id, info.id)
+                added = True
+        self.sides.blockSignals(False)
+        if added or len(self.checked()) > 1:
+            self.refresh(keep_baseline=True)
+
     def _add_side(self, key: str, label: str, checked: bool) -> None:
         item = QListWidgetItem(label)
         item.setData(Qt.ItemDataRole.UserRole, key)
@@ -213,6 +229,8 @@ class CompareView(QWidget):
             self.grid.setColumnCount(0)
             self.chart.clear()
             self.notes.setText(message)
+            # a comparison refused (a run that rests on too little of its step, ...) is a problem, in red
+            self.notes.setStyleSheet("color: #b00020" if message.startswith("Nothing to compare") else "")
             return
         others = [n for n in table.names if n != table.baseline]
         heads = ["Host / VM", *table.names, *[f"{n} vs {table.baseline}" for n in others]]
@@ -234,6 +252,7 @@ class CompareView(QWidget):
         self._draw_chart()
         from app.report.tables.comparison import formulas
         how = [f"{side.name}: {score.how}" for side, score in zip(table.sides, table.scores, strict=True)]
+        self.notes.setStyleSheet("")
         self.notes.setText("\n".join([f"Percentage difference = (side − baseline) / baseline; the denominator is "
                                       f"{table.baseline}.", *how, *formulas(table)]))
 

@@ -225,6 +225,23 @@ class MetricsDashboard(QWidget):
             samples += storage.derive(samples)
         self.store.ingest(samples)
 
+    def show_history(self, run_dir) -> int:
+        """A recorded run opened again: its whole history from metrics.jsonl replaces what the
+        plots hold (samples that come live afterwards follow on), each gap drawn as a gap and
+        named under the plots.  Returns the number of samples read."""
+        from app.metrics.history import gaps_of, load_series
+        from app.metrics.series import gap_text
+        series = load_series(run_dir)
+        self.clear()
+        self.store.load(series)
+        self._view_moved = True
+        gaps = gaps_of(series)
+        if gaps:
+            self.add_problem(f"{gap_text(gaps)}: nothing was collected then (the run's driver was down, or a "
+                             "collector stopped); drawn as a gap")
+        self.redraw()
+        return sum(s.t.size for s in series)
+
     def set_storage_map(self, storage) -> None:
         self.storage_map = storage
 

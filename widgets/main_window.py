@@ -154,6 +154,7 @@ class MainWindow(QMainWindow):
         from widgets.file_controller import FileController
         self.files = FileController(self)
         self.run.save_bed = self.files.save      # a new run saves the bed the way File › Save does
+        self.run.runs_changed.connect(self.compare.follow_runs)    # the Compare list follows runs as they end
         self.page_docks = PageDocks(self, self.run)     # the Run page has a layout of its own
         self._build_actions()
         self.document.dirty_changed.connect(lambda _: self.update_title())

@@ -15,35 +15,23 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
-    QProgressBar,
-    QPushButton,
-    QSplitter,
-    QTabWidget,
-    QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
 from app.run import events as E
+from app.run.journal import JournalRefused
 from app.run.qt_runner import RunController
-from app.run.session import ANSIBLE, BUILTIN, RunSession, runs_of_bed
-from widgets.asbuilt_panel import AsBuiltPanel
+from app.run.session import RunSession, runs_of_bed
 from widgets.disk_write_confirm import confirm_disk_writes
+from widgets.run_binding import OpenBed, leftover_text, step_table_text
 from widgets.run_place import where_text
 from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_status_look import STATUS_LOOK, status_icon
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
-OUTPUT_LINES_KEPT = 5000
 
 def _clock(seconds: float) -> str:
     seconds = int(max(0, seconds))
@@ -51,9 +39,12 @@ def _clock(seconds: float) -> str:
 
 
 class RunWizard(QWidget):
+    runs_changed = Signal()         # a run of the open bed started, ended its work or went to the background
+
     def __init__(self, document, selection=None, parent=None):
         super().__init__(parent)
         self.document = document
+        self.open_bed = OpenBed(document)      # the bed every run action is for
         self.extra_templates: list[str] = []      # step template directories beyond the built-in ones
         self.controller = RunController(self)
         self.steps: list = []
@@ -69,10 +60,12 @@ class RunWizard(QWidget):
         c.output_lines.connect(self._show_output)
         c.samples.connect(self._plot_samples)
         c.busy_changed.connect(self._busy_changed)
+        c.background_ended.connect(lambda _run_id: (self.refresh_history(), self.runs_changed.emit()))
         c.failed.connect(lambda text: self._say(f"The run engine stopped: {text}", error=True))
         c.question.connect(self._answer)
-        document.reset.connect(self.refresh_history)
-        document.path_changed.connect(lambda _p: self.refresh_history())
+        # the Run tab shows the open bed's runs only: another bed opened detaches the one shown
+        document.reset.connect(self._open_bed_changed)
+        document.path_changed.connect(lambda _p: self._open_bed_changed())
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._update_progress)
@@ -82,123 +75,8 @@ class RunWizard(QWidget):
     # ------------------------------------------------------------------ layout
 
     def _build(self) -> None:
-        outer = QVBoxLayout(self)
-        self.banner = QFrame(self)
-        self.banner.setObjectName("resumeBanner")
-        self.banner.setStyleSheet("#resumeBanner { background: #fff4d6; border: 1px solid #e0b64c; }")
-        row = QHBoxLayout(self.banner)
-        self.banner_text = QLabel(self.banner)
-        self.banner_text.setWordWrap(True)
-        self.resume_button = QPushButton("Resume", self.banner)
-        self.resume_button.clicked.connect(lambda: self.resume(self._unfinished_id))
-        row.addWidget(self.banner_text, 1)
-        row.addWidget(self.resume_button)
-        self.banner.hide()
-        outer.addWidget(self.banner)
-        self.warnings_label = QLabel(self)
-        self.warnings_label.setObjectName("runWarnings")
-        self.warnings_label.setWordWrap(True)
-        self.warnings_label.setStyleSheet("#runWarnings { color: #8a5300; }")
-        self.warnings_label.hide()
-        outer.addWidget(self.warnings_label)
-
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Runs of this bed:"))
-        self.history = QComboBox(self)
-        self.history.setMinimumWidth(380)
-        top.addWidget(self.history, 1)
-        self.open_button = QPushButton("Open", self)
-        self.open_button.clicked.connect(lambda: self.resume(self.history.currentData()))
-        self.new_button = QPushButton("New run", self)
-        self.new_button.clicked.connect(self.new_run)
-        self.preflight_button = QPushButton("Pre-flight check", self)
-        self.preflight_button.setToolTip("Connect to every host, log in and look for the programs the steps "
-                                         "call; changes nothing")
-        self.preflight_button.clicked.connect(lambda: self.controller.preflight())
-        # what a new run is driven by; an opened run keeps the engine it started with
-        self.engine_choice = QComboBox(self)
-        self.engine_choice.addItem("Built-in engine", BUILTIN)
-        self.engine_choice.addItem("Ansible", ANSIBLE)
-        self.engine_choice.setToolTip("What drives a new run: the built-in engine (fastest), or ansible-playbook "
-                                      "through ansible-runner for labs that run Ansible. A run keeps its engine "
-                                      "when it is opened again.")
-        top.addWidget(self.open_button)
-        top.addWidget(QLabel("New run with:"))
-        for b in (self.engine_choice, self.new_button, self.preflight_button):
-            top.addWidget(b)
-        outer.addLayout(top)
-
-        # the steps and the live metrics each get the page's whole width: plots squeezed beside
-        # the step list were 130 px wide at 1366×768
-        self.pages = QTabWidget(self)
-        self.pages.setDocumentMode(True)
-        split = QSplitter(Qt.Orientation.Horizontal, self.pages)
-        self.pages.addTab(split, "Steps")
-        self.metrics_page = QWidget(self.pages)      # the dashboard is built on first use
-        QVBoxLayout(self.metrics_page).setContentsMargins(0, 4, 0, 0)
-        self.pages.addTab(self.metrics_page, "Live metrics")
-        self.asbuilt = AsBuiltPanel.add_to(self)     # the as-built check's page
-        self.dashboard = None
-        self.tree = QTreeWidget(split)
-        self.tree.setHeaderLabels(["Step", "Where"])
-        self.tree.setColumnWidth(0, 330)
-        self.tree.currentItemChanged.connect(lambda *_: self._show_step())
-        right = QWidget(split)
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(6, 0, 0, 0)
-        self.step_title = QLabel("Open or start a run.", right)
-        self.step_title.setWordWrap(True)
-        self.step_title.setStyleSheet("font-weight: bold;")
-        self.step_where = QLabel(right)
-        self.step_where.setWordWrap(True)
-        self.task_states = QLabel(right)
-        self.task_states.setWordWrap(True)
-        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self.command = QPlainTextEdit(right)
-        self.command.setReadOnly(True)
-        self.command.setFont(mono)
-        self.command.setMaximumHeight(110)
-        self.output = QPlainTextEdit(right)
-        self.output.setReadOnly(True)
-        self.output.setFont(mono)
-        self.output.setMaximumBlockCount(OUTPUT_LINES_KEPT)
-        self.output.setPlaceholderText("The output of the steps appears here as they run.")
-        for w in (self.step_title, self.step_where, self.task_states, QLabel("Command:", right), self.command,
-                  QLabel("Output:", right), self.output):
-            rl.addWidget(w)
-        rl.setStretch(rl.indexOf(self.output), 1)
-        split.setStretchFactor(1, 1)
-        split.setSizes([440, 760])
-        outer.addWidget(self.pages, 1)
-
-        buttons = QHBoxLayout()
-        self.run_step_button = QPushButton("Run step", self)
-        self.run_all_button = QPushButton("Run all", self)
-        self.run_all_button.setToolTip("Run from the first unfinished step until a manual step or a failure")
-        self.retry_button = QPushButton("Retry", self)
-        self.skip_button = QPushButton("Skip", self)
-        self.done_button = QPushButton("Mark done", self)
-        self.abort_button = QPushButton("Abort", self)
-        self.run_step_button.clicked.connect(lambda: self._run([self.current_step()]))
-        self.retry_button.clicked.connect(lambda: self._run([self.current_step()], rerun=True))
-        self.run_all_button.clicked.connect(self.run_all)
-        self.skip_button.clicked.connect(lambda: self._mark(E.SKIPPED))
-        self.done_button.clicked.connect(lambda: self._mark(E.DONE))
-        self.abort_button.clicked.connect(self.controller.abort)
-        for b in (self.run_step_button, self.run_all_button, self.retry_button, self.skip_button,
-                  self.done_button, self.abort_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        self.progress = QProgressBar(self)
-        self.progress.setMinimumWidth(220)
-        self.progress_text = QLabel(self)
-        buttons.addWidget(self.progress)
-        buttons.addWidget(self.progress_text)
-        outer.addLayout(buttons)
-        self.message = QLabel(self)
-        self.message.setWordWrap(True)
-        outer.addWidget(self.message)
-        self._update_buttons()
+        from widgets.run_layout import build_run_tab
+        build_run_tab(self)
 
     # ---------------------------------------------------------------- runs
 
@@ -224,32 +102,75 @@ class RunWizard(QWidget):
             if self._unfinished_id is None and not standing.complete and where != "not started":
                 self._unfinished_id = info.id
         if runs and self._unfinished_id == runs[0][0].id and open_id != runs[0][0].id:
-            self.banner_text.setText(f"The run {runs[0][0].id} did not finish ({runs[0][1].summary()}). "
-                                     "Resume it to continue at the first step that did not succeed.")
+            if runs[0][0].id in self.controller.in_background():
+                self.banner_text.setText(f"The run {runs[0][0].id} goes on in the background "
+                                         f"({runs[0][1].summary()}). Open it to follow it here.")
+                self.resume_button.setText("Show")
+            else:
+                self.banner_text.setText(f"The run {runs[0][0].id} did not finish ({runs[0][1].summary()}). "
+                                         "Resume it to continue at the first step that did not succeed.")
+                self.resume_button.setText("Resume")
             self.banner.show()
         else:
             self.banner.hide()
         self.open_button.setEnabled(bool(runs))
 
+    def _open_bed_changed(self) -> None:
+        """File › Open, New, Save As: the run shown belongs to the bed it was started from.  When
+        that is no longer the open bed (another file, or the file changed on disk), the view lets
+        go of it: its work goes on in the background (listed in `runs` with its bed, shown again
+        when its bed is opened and the run chosen), and nothing here can write to it."""
+        session = self.controller.session
+        if session is not None and not self.open_bed.is_bed_of(session):
+            self.detach()
+        self.refresh_history()
+
+    def detach(self) -> None:
+        going_on = self.controller.detach()
+        self.steps = []
+        self.started_at = None
+        self._items.clear()
+        self.tree.clear()
+        self.output.clear()
+        self.run_warnings = []
+        self._show_warnings()
+        if self.dashboard is not None:
+            self.dashboard.clear()
+            self.dashboard.set_thresholds([])        # the criteria were the other bed's
+            self.dashboard.set_run_length(None)
+        self._show_step()
+        self._update_progress()
+        self._say(f"Run {going_on} goes on in the background; open its bed to follow it." if going_on else "")
+        self.runs_changed.emit()
+
     def _new_session(self, engine: str = "") -> RunSession:
         """A session for the bed as it is drawn now (`engine`: what drives a new run; "" lets an opened
         run keep its own); the run before is closed first."""
+        self._prepare_dashboard()
+        self.controller.shutdown()      # releases this window's hold on a run before taking the next
+        self.run_warnings = []
+        self._show_warnings()
+        path, templates, configuration = self._bed_path(), list(self.extra_templates), self._configuration()
+
+        def make() -> RunSession:
+            """On a worker while the window goes on: the run is of the saved file (the person was asked to
+            save before), read afresh, so an edit made meanwhile neither races the procedure nor slips in."""
+            from topology.fileformat import load
+            return RunSession(load(path), path, templates=templates, ask=self.controller.ask,
+                              on_event=self.controller.on_event, configuration=configuration, engine=engine)
+        session = self.controller.build(make)
+        from app.metrics.storage_series import StorageMap
+        self.dashboard.set_storage_map(StorageMap(session.bed))     # volumes, groups, VMs of the configuration run
+        self.controller.attach(session)
+        return session
+
+    def _prepare_dashboard(self) -> None:
         dashboard = self.ensure_dashboard()
         dashboard.clear()
         from topology.workload_time import longest_load_seconds
         from widgets.dashboard import thresholds_from_bed
         dashboard.set_thresholds(thresholds_from_bed(self.document.bed))
         dashboard.set_run_length(longest_load_seconds(self.document.bed))
-        self.controller.shutdown()      # releases this window's hold on a run before taking the next
-        self.run_warnings = []
-        self._show_warnings()
-        session = RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
-                             ask=self.controller.ask, on_event=self.controller.on_event,
-                             configuration=self._configuration(), engine=engine)
-        from app.metrics.storage_series import StorageMap
-        dashboard.set_storage_map(StorageMap(session.bed))     # volumes, groups, VMs of the configuration run
-        self.controller.attach(session)
-        return session
 
     def plan(self) -> list:
         """The steps a run of the bed as drawn now would have (nothing is opened)."""
@@ -288,6 +209,12 @@ class RunWizard(QWidget):
     def resume(self, run_id: str | None) -> None:
         if not run_id or self.controller.busy:
             return
+        if run_id in self.controller.in_background():
+            self._prepare_dashboard()
+            session = self.controller.take_back(run_id)      # its work still goes on: shown again, not reopened
+            self._opened(session)
+            self._say(f"Run {run_id} shown again; it goes on.")
+            return
         if not confirm_saved(self, self.document, self.save_bed):      # resumed steps are made from the file too
             self._say(f"Run {run_id} not opened.")
             return
@@ -318,16 +245,22 @@ class RunWizard(QWidget):
         self.steps = session.steps
         self.started_at = time.monotonic()
         self.output.clear()
+        from app.run.metrics_tap import streams_fio
+        for task in (t for s in self.steps for t in s.tasks if streams_fio(t.script)):
+            self.output.follow_fio(task.step, task.host)
+        # the run's record, not what came in since: every sample it holds, drawn again
+        self.dashboard.show_history(session.info.dir)
         self._fill_tree()
         self.refresh_history()
         index = self.history.findData(session.run_id)
         if index >= 0:
             self.history.setCurrentIndex(index)
+        self.runs_changed.emit()
 
     def shutdown(self) -> None:
         self._ticker.stop()
         self.asbuilt.shutdown()
-        self.controller.shutdown()
+        self.controller.close_all()
         if self.dashboard is not None:
             self.dashboard.shutdown()
 
@@ -415,7 +348,7 @@ class RunWizard(QWidget):
             self.command.setPlainText("\n\n".join(
                 (f"# on {t.host} ({t.shell})\n" if len(step.tasks) > 1 else "") + t.script
                 + (f"\n# check: {t.verify}" if t.verify else "") for t in step.tasks if not t.manual)
-                or "(no command: a person does this step and ticks it off)")
+                or step_table_text(step) or "(no command: a person does this step and ticks it off)")
         self._update_buttons()
 
     # ------------------------------------------------------------ the session's events
@@ -452,14 +385,7 @@ class RunWizard(QWidget):
         self.warnings_label.setVisible(bool(self.run_warnings))
 
     def _show_leftover(self, e: E.Leftover) -> None:
-        text = {"ended": f"Step {e.step} on {e.host} ended on its own while no driver ran (exit status {e.number}); "
-                         "its result is taken.",
-                "adopting": f"Step {e.step} on {e.host} is still running (process group {e.number}); waiting for it.",
-                "stopping": f"Stopping step {e.step} on {e.host} (process group {e.number}); it runs again.",
-                "undecided": f"Step {e.step} is still running on {e.host} (process group {e.number}), left by a "
-                             "driver that died; nothing was started. Run again to adopt or stop it.",
-                "unreachable": f"Step {e.step} on {e.host} may still be running there, and the host cannot be "
-                               f"asked: {e.detail}. Nothing was started; run again when the host answers."}[e.what]
+        text = leftover_text(e)
         self.output.appendPlainText(text)
         if e.what in ("undecided", "unreachable"):
             self._say(text, error=True)
@@ -487,8 +413,7 @@ class RunWizard(QWidget):
         batch = [o for o in batch if o.run_id == current]
         if not batch:
             return
-        self.output.appendPlainText("\n".join(f"[{o.step} {o.host}] ! {o.line}" if o.stream == "stderr"
-                                              else f"[{o.step} {o.host}] {o.line}" for o in batch))
+        self.output.add(batch)
         self.last_output_delay_s = time.monotonic() - batch[-1].received
 
     def _busy_changed(self, busy: bool) -> None:
@@ -502,6 +427,7 @@ class RunWizard(QWidget):
         index = self.history.findData(current)
         if index >= 0:
             self.history.setCurrentIndex(index)
+        self.runs_changed.emit()
 
     def _update_buttons(self) -> None:
         session = self.session
@@ -509,7 +435,8 @@ class RunWizard(QWidget):
         step = self.current_step()
         status = self.step_status(step.number) if step is not None else E.PENDING
         can_act = session is not None and step is not None and not busy
-        self.run_step_button.setEnabled(can_act and not step.manual and status == E.PENDING)
+        # an interrupted step is run the one way every path takes: adopted if its job still runs
+        self.run_step_button.setEnabled(can_act and not step.manual and status in (E.PENDING, E.INTERRUPTED))
         self.retry_button.setEnabled(can_act and not step.manual and status in E.PROBLEMS)
         self.skip_button.setEnabled(can_act and status not in E.SUCCEEDED)
         self.done_button.setEnabled(can_act and step.manual and status not in E.SUCCEEDED)
@@ -534,18 +461,37 @@ class RunWizard(QWidget):
         self.progress.setValue(standing.steps_succeeded)
         elapsed = time.monotonic() - (self.started_at or time.monotonic())
         left = ""
-        if standing.average_task_seconds is not None and standing.automated_left:
-            left = f" · about {_clock(standing.average_task_seconds * standing.automated_left)} left"
+        if session is not None and standing.automated_left:
+            from app.run.standing import estimate_left
+            seconds, unknown = estimate_left(session.steps, session.task_state)
+            if seconds and not unknown:
+                left = f" · about {_clock(seconds)} left"
+            elif seconds:
+                left = f" · at least {_clock(seconds)} left"
         self.progress_text.setText(f"{standing.steps_succeeded}/{standing.steps_total} steps · "
                                    f"{_clock(elapsed)} elapsed{left}")
 
     # -------------------------------------------------------------- actions
 
+    def _writer(self):
+        """The run shown, written to from the bed open now; JournalRefused when it is not that bed's."""
+        session = self.session
+        writer = session.writer(self.open_bed.sha256())
+        session.engine.journal.check(writer)
+        return writer
+
     def _run(self, steps, rerun: bool = False) -> None:
         steps = [s for s in steps if s is not None]
-        if steps and not confirm_disk_writes(self, steps, self.session):
+        if not steps or self.session is None:
             return
-        if steps and self.controller.run_steps(steps, rerun=rerun):
+        try:
+            writer = self._writer()
+        except JournalRefused as exc:
+            self._say(str(exc), error=True)
+            return
+        if not confirm_disk_writes(self, steps, self.session):
+            return
+        if self.controller.run_steps(steps, rerun=rerun, writer=writer):
             self._say(f"Running {', '.join(s.number for s in steps)} …")
             self._update_buttons()
 
@@ -563,7 +509,11 @@ class RunWizard(QWidget):
         step = self.current_step()
         if step is None or self.controller.busy:
             return
-        standing = self.session.mark(step, status, "in the run wizard")
+        try:
+            standing = self.session.mark(step, status, "in the run wizard", writer=self._writer())
+        except JournalRefused as exc:
+            self._say(str(exc), error=True)
+            return
         self._step_changed(step.number)
         self._update_progress()
         if standing.next_step is not None:

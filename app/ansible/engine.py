@@ -178,9 +178,11 @@ class AnsibleEngine(RunEngine):
             for step in lane_steps:
                 if self.succeeded(step) and not rerun:
                     continue
-                if step.manual:
+                if step.manual and not self.take_fetched(step):
                     break       # the host's lane waits for a person, as in the built-in engine
                 for task in step.tasks:
+                    if task.key in self._kept:
+                        continue        # adopted just before: its outcome is the one taken
                     if not task.manual and (rerun or self.task_state(task).status not in J.SUCCEEDED):
                         lanes.setdefault(task.host, []).append((step, task))
         if lanes:

@@ -112,10 +112,15 @@ class PlacedResults:
     files: list[AttachedResult] = field(default_factory=list)
     summaries: list[Summary] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
+    covers: list = field(default_factory=list)      # app.metrics.coverage.Coverage: what its figures rest on
 
     @property
     def label(self) -> str:
         return place_label(self.key)
+
+    @property
+    def short(self) -> list:
+        return [c for c in self.covers if not c.enough]
 
 
 @dataclass
@@ -125,12 +130,17 @@ class PlacedRun:
 
     @property
     def failed(self) -> bool:
-        return any(not v.passed for p in self.places for v in p.verdicts)
+        return any(not v.passed for p in self.places for v in p.verdicts) or any(p.short for p in self.places)
 
     def text(self, hosts_only: bool = True) -> str:
         lines: list[str] = []
         for p in self.places:
             lines.append(f"== {p.label} ==")
+            if p.covers:
+                lines.append("rests on: " + "; ".join(c.text() for c in p.covers))
+            lines += [f"INCOMPLETE: {c.host}'s figures rest on {c.covered_s} s of the step's {c.span_s:.0f} s; resume "
+                      "the run (the step is adopted and its samples collected from the host) or run the step again"
+                      for c in p.short]
             if p.summaries:
                 lines.append(results_table(p.summaries, p.verdicts, hosts_only).rstrip("\n"))
             for f in p.files:
@@ -203,12 +213,22 @@ def placed_report(run_dir: Path, samples: Sequence[Sample], bed=None, configurat
         return None
     order = {tuple(place_key(p, configuration)): k for k, p in enumerate(positions.values())}
     keys.sort(key=lambda key: order.get(key, len(order)))
+    from app.metrics.coverage import MIN_COVERAGE, coverage
+    from app.run.journal import read_journal
+    records = read_journal(Path(run_dir)).records
     places = []
     for key in keys:
         p = PlacedResults(key, by_samples.get(key, []), by_files.get(key, []))
         p.summaries = summarize(p.samples) if p.samples else []
+        p.covers = coverage(records, p.samples) if p.samples else []
         if bed is not None and p.summaries:
             p.verdicts = judge_criteria(p.summaries, bed, p.samples)
+        short = {c.host: c for c in p.short}
+        for v in p.verdicts:
+            if v.host in short:     # a figure of part of the load is not the load's figure: never a PASS
+                c = short[v.host]
+                v.passed, v.incomplete = False, (f"not judged: its samples cover {c.fraction:.0%} of step {c.step} "
+                                                 f"on {v.host}, under {MIN_COVERAGE:.0%}")
         places.append(p)
     return PlacedRun(Path(run_dir).name, places)
 

@@ -272,8 +272,8 @@ def bed_figures(bed, name: str, metric: str) -> list[RunFigures]:
             and (metric_key(r.metric) in wanted or r.metric in wanted)]
     several = len({r.scenario for r in mine}) > 1
     for r in mine:
-        if r.value is NOT_STATED:
-            continue            # a figure the source does not give is no run
+        if r.value is NOT_STATED or r.bound:
+            continue            # a figure the source does not give, or gives only as a bound, is no run
         scenario = r.scenario if several and r.scenario != name else ""
         subject = _subject(scenario, r.level, r.subject or r.workload)
         n = seen.get(subject, 0)
@@ -403,6 +403,16 @@ def _with_totals(subjects: list[str]) -> list[str]:
     return out
 
 
+def _rests(info) -> str:
+    """"; rests on HOST 30 s of 30 s (100 %)" for a side's origin; ValueError for a run whose
+    samples cover too little of its step to be compared (app.metrics.coverage)."""
+    from app.metrics.coverage import rests_on
+    text, problem = rests_on(info.dir, info.id)
+    if problem:
+        raise ValueError(problem)
+    return f"; {text}" if text else ""
+
+
 def resolve_sides(refs: Iterable[str], metric: str, *, runs_root: Path | None = None, bed=None,
                   bed_file: str | None = None) -> list[Side]:
     """Each name as a side: a run (id or folder), else a configuration (every run of it, plus
@@ -422,18 +432,19 @@ def resolve_sides(refs: Iterable[str], metric: str, *, runs_root: Path | None = 
                                  f"files with `testbed-studio results import {info.id} FILE...`")
             within = f" in configuration {info.configuration}" if info.configuration else ""
             sides.append(Side(info.id, figures, f"run {info.id}{within}"
-                              + (f", {len(figures)} repetitions" if len(figures) > 1 else "")))
+                              + (f", {len(figures)} repetitions" if len(figures) > 1 else "") + _rests(info)))
             continue
-        runs = [f for i in J.list_runs(runs_root) if i.configuration == ref
-                and (bed_file is None or Path(i.bed_file).resolve() == Path(bed_file).resolve())
-                for f in run_figures(i.dir, metric, i.id)]
+        infos = [i for i in J.list_runs(runs_root) if i.configuration == ref
+                 and (bed_file is None or Path(i.bed_file).resolve() == Path(bed_file).resolve())]
+        runs = [f for i in infos for f in run_figures(i.dir, metric, i.id)]
+        rests = "".join(f"; {i.id}{said}" for i in infos if runs for said in (_rests(i),) if said)
         recorded = bed_figures(bed, ref, metric) if bed is not None else []
         if not runs and not recorded:
             raise ValueError(f"{ref!r} is neither a run nor a configuration or scenario with "
                              f"{describe(metric)[0].lower()} figures (runs: `testbed-studio runs`)")
         origin = ", ".join(x for x in (f"{len(runs)} run(s) of configuration {ref}" if runs else "",
                                        "the bed's recorded results" if recorded else "") if x)
-        sides.append(Side(ref, runs + recorded, origin))
+        sides.append(Side(ref, runs + recorded, origin + rests.replace("; rests on", " rests on")))
     return sides
 
 

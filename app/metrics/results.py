@@ -15,43 +15,17 @@ import io
 import json
 import math
 import statistics
-import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from app.metrics.record import METRICS_FILE, MetricsRecorder  # noqa: F401 - written there, read here
 from app.metrics.sample import Sample
 from app.metrics.series import is_host_series, time_beyond
 from topology.unknown import NOT_STATED
 from topology.vocabulary import criterion_words
-
-METRICS_FILE = "metrics.jsonl"
-
-
-class MetricsRecorder:
-    """Thread-safe append of samples to a run's metrics file."""
-
-    def __init__(self, run_dir: Path):
-        self.path = Path(run_dir) / METRICS_FILE
-        self._lock = threading.Lock()
-        self._fh = open(self.path, "a", encoding="utf-8")
-
-    def append(self, samples: Iterable[Sample]) -> None:
-        lines = "".join(json.dumps([s.timestamp, s.source, s.metric, None if math.isnan(s.value) else s.value,
-                                    s.unit]) + "\n" for s in samples)
-        if not lines:
-            return
-        with self._lock:
-            if self._fh.closed:       # a collector's last words after the run closed: nothing to keep them in
-                return
-            self._fh.write(lines)
-            self._fh.flush()
-
-    def close(self) -> None:
-        with self._lock:
-            self._fh.close()
 
 
 def load_samples(run_dir: Path) -> list[Sample]:
@@ -124,6 +98,8 @@ class Verdict:
     measured: float
     passed: bool
     reason: str
+    host: str = ""
+    incomplete: str = ""       # why it is not judged: its samples cover too little of the step (app.metrics.coverage)
 
 
 _OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
@@ -176,7 +152,7 @@ def judge_criteria(summaries: Sequence[Summary], bed, samples: Sequence[Sample] 
                                      c.threshold, c.comparison) if series else 0.0
                 reason = (f"average {s.average:.3g} {s.unit} on {host}"
                           + (f"; {beyond:.0f} s of {s.seconds} s beyond the line" if beyond else ""))
-                verdicts.append(Verdict(w.id, text, s.average, passed, reason))
+                verdicts.append(Verdict(w.id, text, s.average, passed, reason, host))
     return verdicts
 
 
@@ -240,7 +216,8 @@ def results_table(summaries: Sequence[Summary], verdicts: Sequence[Verdict] = ()
     if verdicts:
         lines += ["", "pass criteria:"]
         for v in verdicts:
-            lines.append(f"  {'PASS' if v.passed else 'FAIL'}  {v.workload}: {v.criterion} - {v.reason}")
+            word = "NOT JUDGED" if v.incomplete else "PASS" if v.passed else "FAIL"
+            lines.append(f"  {word}  {v.workload}: {v.criterion} - {v.incomplete or v.reason}")
     return "\n".join(lines) + "\n"
 
 

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 import numpy as np
 
 from app.metrics.sample import Sample
 
 DEFAULT_CAPACITY = 3600        # one hour at one sample a second
+GAP_FACTOR = 2.5               # no sample for this many intervals is a gap (app.metrics.coverage)
 
 
 class _Ring:
@@ -28,7 +30,20 @@ class _Ring:
         self.revision = 0
         self.unit = unit
 
+    def last(self) -> tuple[float, float]:
+        """The newest timestamp and the interval before it (NaN when unknown)."""
+        cap = self.t.shape[0]
+        if not self.count:
+            return np.nan, np.nan
+        newest = self.t[(self.head - 1) % cap]
+        before = self.t[(self.head - 2) % cap] if self.count > 1 else np.nan
+        return float(newest), float(newest - before)
+
     def extend(self, t: np.ndarray, v: np.ndarray) -> None:
+        newest, step = self.last()
+        if t.shape[0] and np.isfinite(step) and step > 0 and t[0] - newest > GAP_FACTOR * step:
+            # nothing came for a while (the driver was down, a collector stopped): a gap, not a line across
+            t, v = np.concatenate(([(newest + t[0]) / 2], t)), np.concatenate(([np.nan], v))
         cap = self.t.shape[0]
         if t.shape[0] >= cap:
             t, v = t[-cap:], v[-cap:]
@@ -89,7 +104,7 @@ class _PerSecond:
         with np.errstate(invalid="ignore", divide="ignore"):
             values = self.total[used] / count if how == "mean" else self.total[used].copy()
         values[count == 0] = np.nan
-        return self.second[used].astype(float), values
+        return with_gaps(self.second[used].astype(float), values)
 
 
 def is_host_series(source: str) -> bool:
@@ -165,6 +180,19 @@ class SeriesStore:
             self._per_second.clear()
             self.revision += 1
 
+    def load(self, series: Iterable) -> None:
+        """A recorded run's whole history (app.metrics.history.Series), replacing what the store
+        held: the capacity grows to hold the longest series whole, with room for the run to go
+        on live; each gap gets a NaN so it is drawn as a gap."""
+        series = [(s, *with_gaps(s.t, s.v)) for s in series]
+        longest = max((t.size for _s, t, _v in series), default=0)
+        with self._lock:
+            self.capacity = max(self.capacity, longest + DEFAULT_CAPACITY)
+            self._rings.clear()
+            self._per_second.clear()
+        for s, t, v in series:
+            self.ingest_arrays(s.source, s.metric, s.unit, t, v)
+
     def keys(self) -> list[tuple[str, str]]:
         with self._lock:
             return list(self._rings)
@@ -215,7 +243,7 @@ class SeriesStore:
             out = total / count if how == "mean" else total
         out[count == 0] = np.nan
         seconds = np.flatnonzero(present)
-        return first + seconds.astype(float), out[seconds]
+        return with_gaps(first + seconds.astype(float), out[seconds])
 
     def time_span(self) -> tuple[float | None, float | None]:
         """The oldest and the newest timestamp held in any series (the edges of a view that
@@ -227,6 +255,36 @@ class SeriesStore:
         firsts = [a for a, _ in ends if np.isfinite(a)]
         lasts = [b for _, b in ends if np.isfinite(b)]
         return (min(firsts) if firsts else None), (max(lasts) if lasts else None)
+
+
+def gap_text(gaps: Sequence[tuple[float, float]]) -> str:
+    def clock(t: float) -> str:
+        return datetime.fromtimestamp(t).strftime("%H:%M:%S")
+    shown = ", ".join(f"between {clock(a)} and {clock(b)} ({b - a:.0f} s)" for a, b in gaps[:3])
+    more = f" and {len(gaps) - 3} more" if len(gaps) > 3 else ""
+    return f"no samples {shown}{more}"
+
+
+def find_gaps(t: np.ndarray, interval: float | None = None) -> list[tuple[float, float]]:
+    """Stretches between consecutive samples longer than GAP_FACTOR intervals (the median one
+    unless given): (last sample before, first sample after)."""
+    t = np.sort(np.asarray(t, dtype=float))
+    if t.size < 2:
+        return []
+    steps = np.diff(t)
+    step = interval or float(np.median(steps)) or 1.0
+    where = np.flatnonzero(steps > GAP_FACTOR * step)
+    return [(float(t[i]), float(t[i + 1])) for i in where]
+
+
+def with_gaps(t: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(t, v) with a NaN inside every gap, so a line is broken there instead of drawn across."""
+    gaps = find_gaps(t)
+    if not gaps:
+        return t, v
+    cut_t = np.array([(a + b) / 2 for a, b in gaps])
+    order = np.argsort(np.concatenate((t, cut_t)), kind="stable")
+    return (np.concatenate((t, cut_t))[order], np.concatenate((v, np.full(cut_t.size, np.nan)))[order])
 
 
 def peak_decimate(t: np.ndarray, v: np.ndarray, x0: float, x1: float, buckets: int) -> tuple[np.ndarray, np.ndarray]:

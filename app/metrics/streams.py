@@ -42,6 +42,11 @@ class FioStatusParser:
         self.final_report: dict | None = None
         self.reports = 0
 
+    @property
+    def in_report(self) -> bool:
+        """A report has begun and not yet ended: the next line belongs to it."""
+        return bool(self._lines)
+
     def feed(self, line: str) -> list[Sample]:
         stripped = line.rstrip("\r\n")
         if not self._lines:

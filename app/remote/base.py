@@ -105,6 +105,14 @@ class Transport(ABC):
             raise RemoteError(f"{self.host}: cannot ask whether step {job.step} still runs: {result.message}")
         return jobs.parse_status(lines[-1] if lines else "")
 
+    def job_times(self, job) -> tuple[float | None, float | None]:
+        """When the job started and ended on the host (epoch seconds, None when not known)."""
+        from app.remote import jobs
+        lines: list[str] = []
+        result = self.run(jobs.times_script(job, self.job_base), shell="sh", timeout=60,
+                          on_output=lambda stream, line: lines.append(line) if stream == "stdout" else None)
+        return jobs.parse_times(lines[-1]) if result.status == OK and lines else (None, None)
+
     def stop_job(self, job) -> CommandResult:
         from app.remote import jobs
         return self.run(jobs.stop_script(job, self.job_base), shell="sh", timeout=60)

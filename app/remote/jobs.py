@@ -33,6 +33,9 @@ class Job:
     step: str
     host: str
     on_started: Callable[[int], None] | None = None
+    # lines of out/err an earlier driver already took: a follower starts after them
+    skip_out: int = 0
+    skip_err: int = 0
 
     @property
     def name(self) -> str:
@@ -46,18 +49,21 @@ def _dir_assign(job: Job, base: str | None) -> str:
     return f"d={shlex.quote(base.rstrip('/') + '/' + job.name)}"
 
 
-# pid and exit stay behind (a few bytes): a driver that dies before it journals the end
-# still finds the job's status on resume instead of running the step again
+# pid, exit, started and ended stay behind (a few bytes): a driver that dies before it journals
+# the end still finds the job's status and its real duration on resume instead of running the
+# step again.  A follower streams out/err from a given line: an adopting driver reads on from
+# where the dead one stopped instead of taking the same lines (and fio reports) twice.
 _FOLLOW = """cd "$d" 2>/dev/null || { echo "the step's job folder $d is gone" >&2; exit 125; }
 pid=$(cat pid); child=$(cat child)
 echo "@testbed-studio-job $pid" >&2
 : >> out; : >> err
-tail -s 0.1 --pid="$child" -c +1 -f err >&2 &
-tail -s 0.1 --pid="$child" -c +1 -f out
-wait
+tail -s 0.1 --pid="$child" -n +{err_from} -f err >&2 & e=$!
+tail -s 0.1 --pid="$child" -n +{out_from} -f out; o=$?
+wait $e; r=$?
 n=0
 while [ ! -s exit ] && kill -0 "$pid" 2>/dev/null && [ $n -lt 500 ]; do sleep 0.02; n=$((n+1)); done
-rm -f script out err
+# a tail killed by a broken pipe: the driver died, and an adopting one reads out/err on: kept
+if [ $o -lt 128 ] && [ $r -lt 128 ]; then rm -f script out err; fi
 if [ -s exit ]; then exit "$(cat exit)"; fi
 echo "the step's process $pid ended without an exit status (it was killed)" >&2
 { echo 137 > exit; } 2>/dev/null; exit 137
@@ -71,14 +77,14 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
     body = base64.b64encode(script.encode()).decode()
     # the session leader waits for the script as its child: tail watches the child, which its
     # parent reaps at once (an init that reaps orphans late would keep a dead leader "alive")
-    runner = ('echo $$ > "$1/pid.new" && mv "$1/pid.new" "$1/pid"; '
+    runner = ('echo $$ > "$1/pid.new" && mv "$1/pid.new" "$1/pid"; date +%s.%N > "$1/started"; '
               'if [ -n "$2" ]; then cd "$2"; else cd; fi; '
               f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null & c=$!; '
-              'echo $c > "$1/child.new"; mv "$1/child.new" "$1/child"; wait $c; '
-              'echo $? > "$1/exit.new"; mv "$1/exit.new" "$1/exit"')
+              'echo $c > "$1/child.new"; mv "$1/child.new" "$1/child"; wait $c; s=$?; '
+              'date +%s.%N > "$1/ended"; echo $s > "$1/exit.new"; mv "$1/exit.new" "$1/exit"')
     return f"""{_dir_assign(job, base)}
 mkdir -p "$d" && cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
-rm -f pid pid.new child child.new exit exit.new
+rm -f pid pid.new child child.new exit exit.new started ended
 printf %s {shlex.quote(body)} | base64 -d > script || exit 125
 : > out; : > err
 # a subshell that exits at once: the job is nobody's child here, so no zombie keeps tail waiting
@@ -88,12 +94,38 @@ while [ ! -s child ]; do
   sleep 0.02; n=$((n+1))
   [ $n -gt 1500 ] && {{ echo "the step did not start" >&2; exit 125; }}
 done
-{_FOLLOW}"""
+{_follow(job)}"""
+
+
+def _follow(job: Job) -> str:
+    return _FOLLOW.replace("{out_from}", str(max(0, job.skip_out) + 1)).replace(
+        "{err_from}", str(max(0, job.skip_err) + 1))
 
 
 def follow_script(job: Job, base: str | None = None) -> str:
-    """Streams a job's output from its start and exits with its status once it ends."""
-    return f"{_dir_assign(job, base)}\n{_FOLLOW}"
+    """Streams a job's output from the line after `job.skip_out`/`skip_err` (from its start
+    when they are 0) and exits with its status once it ends."""
+    return f"{_dir_assign(job, base)}\n{_follow(job)}"
+
+
+def times_script(job: Job, base: str | None = None) -> str:
+    """Prints one line: when the job started and ended on the host's clock (seconds since the
+    epoch; `-` for one not known)."""
+    return f"""{_dir_assign(job, base)}
+for f in started ended; do t=$(cat "$d/$f" 2>/dev/null); printf '%s ' "${{t:--}}"; done; echo
+"""
+
+
+def parse_times(text: str) -> tuple[float | None, float | None]:
+    """(started, ended) from times_script's line; GNU date's %N, else whole seconds."""
+    def one(word: str) -> float | None:
+        try:
+            return float(word)
+        except ValueError:
+            head = word.split(".", 1)[0]
+            return float(head) if head.isdigit() else None
+    words = text.split()
+    return (one(words[0]) if words else None), (one(words[1]) if len(words) > 1 else None)
 
 
 def status_script(job: Job, base: str | None = None) -> str:

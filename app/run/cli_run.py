@@ -320,7 +320,10 @@ def _drive(session, ns, terminal: _Terminal) -> int:
                 if answer == "s":
                     session.mark(first, J.SKIPPED, "skipped on the terminal")
                     continue
+            from app.run.plan import table_text
+            table = table_text(first)
             print(f"\nstep {first.number} is done by hand: {first.text}"
+                  + ("\n" + "\n".join("  " + ln for ln in table.splitlines()) if table else "")
                   + (f"\n  (not automated: {first.why_manual})" if first.why_manual else "")
                   + f"\nwhen it is done: {resume_hint} --done {first.number}   (or --skip {first.number})")
             return EXIT_MANUAL
@@ -348,7 +351,8 @@ def _ask_leftover(q) -> str | None:
 
 
 def _ask_manual(step) -> str:
-    print(f"\n{step.number}  {step.text}")
+    from app.run.plan import table_text
+    print(f"\n{step.number}  {step.text}" + (f"\n{table_text(step)}" if step.table else ""))
     while True:
         answer = input("[d]one, [s]kip or [q]uit and resume later? ").strip().lower()[:1]
         if answer in ("d", "s", "q"):
@@ -411,7 +415,19 @@ def cmd_results(ns: argparse.Namespace) -> int:
         verdicts = judge_criteria(summaries, load(info.bed_file), samples)
     except Exception:
         pass
+    from app.metrics.coverage import MIN_COVERAGE, run_coverage
+    covers = run_coverage(info.dir, samples)
+    short = {c.host: c for c in covers if not c.enough}
+    for v in verdicts:
+        if v.host in short:
+            # a figure of part of the load is not the load's figure: never a PASS
+            v.passed, v.incomplete = False, (f"not judged: its samples cover {short[v.host].fraction:.0%} of "
+                                             f"step {short[v.host].step} on {v.host}, under {MIN_COVERAGE:.0%}")
     print(f"run {info.id}: {len(samples)} samples")
+    print("rests on: " + "; ".join(c.text() for c in covers))
+    for c in short.values():
+        print(f"INCOMPLETE: {c.host}'s figures rest on {c.covered_s} s of the step's {c.span_s:.0f} s; resume the "
+              "run (the step is adopted and its samples collected from the host) or run the step again")
     sys.stdout.write(results_table(summaries, verdicts, hosts_only=not ns.all_series))
     if ns.csv:
         try:
@@ -420,5 +436,5 @@ def cmd_results(ns: argparse.Namespace) -> int:
             _err(f"cannot write {ns.csv}: {exc.strerror or exc}")
             return EXIT_UNUSABLE
         print(f"wrote {ns.csv}")
-    return EXIT_FAILED if any(not v.passed for v in verdicts) else EXIT_OK
+    return EXIT_FAILED if short or any(not v.passed for v in verdicts) else EXIT_OK
 

@@ -50,6 +50,10 @@ class RunListener:
 
     def task_finished(self, task: Task, state: TaskState) -> None: ...
 
+    def output_taken(self, task: Task, lines: list[str]) -> None:
+        """The last stdout lines of an adopted task that a driver before this one already took
+        (and recorded): what follows continues them.  Called after task_started."""
+
 
 @dataclass
 class HostCheck:
@@ -96,7 +100,10 @@ class Connections:
 class RunEngine:
     def __init__(self, info: RunInfo, steps: Sequence[RunStep], connect: Callable[[str], Transport], *,
                  workers: int = DEFAULT_WORKERS, timeout: float | None = None,
-                 host_timeouts: dict[str, float] | None = None, listener: RunListener | None = None):
+                 host_timeouts: dict[str, float] | None = None, listener: RunListener | None = None,
+                 bed_sha256: str | None = None):
+        """`bed_sha256`: the project file the driver works from (default: the one the run began
+        with); records a person's action asks for must name it (Journal.check)."""
         self.info = info
         self.steps = list(steps)
         self.by_number = {s.number: s for s in self.steps}
@@ -111,13 +118,15 @@ class RunEngine:
             read = read_journal(info.dir)
             self.journal_problems = read.notes + read.damage
             self.distrust = distrust(info.dir, read)
-            self.journal = Journal(info.dir)
+            self.writer = J.Writer(info.id, info.bed_sha256 if bed_sha256 is None else bed_sha256)
+            self.journal = Journal(info.dir, owner=self.writer)
         except BaseException:
             self._run_lock.release()
             raise
         self.states: dict[tuple[str, str], TaskState] = replay(read.records)
         self._states_lock = threading.Lock()
         self._cancel = threading.Event()
+        self._kept: frozenset[tuple[str, str]] = frozenset()
 
     # ------------------------------------------------------------------ state
 
@@ -188,19 +197,27 @@ class RunEngine:
         """Stop what is running (each running task ends CANCELLED) and start nothing new."""
         self._cancel.set()
 
-    def run_steps(self, steps: Sequence[RunStep], *, rerun: bool = False) -> bool:
+    def run_steps(self, steps: Sequence[RunStep], *, rerun: bool = False,
+                  keep: frozenset[tuple[str, str]] = frozenset(), writer: J.Writer | None = None) -> bool:
         """Run these steps' automated tasks (stages in order, lanes in parallel).  Tasks that
-        already succeeded are left alone unless `rerun`.  Manual steps are not touched: a lane
+        already succeeded are left alone unless `rerun`; tasks in `keep` (adopted just before:
+        their outcome is the one taken) never run here.  Manual steps are not touched: a lane
         stops at a manual step that is not ticked off.  True when every task succeeded."""
         if self.distrust:
             raise JournalDistrusted(self.distrust)
+        self.journal.check(writer)
         self._cancel.clear()
+        self._kept = frozenset(keep)
         for stage in stages(steps):
             self._run_stage(stage, rerun)
             if self._cancel.is_set():
                 break
             if not all(self.succeeded(s) for s in stage.steps):
                 break
+        ran = {s.number for s in steps if self.succeeded(s)}
+        for s in self.steps:
+            if s.fetched_by in ran:
+                self.take_fetched(s)        # a load run on its own: its results step is ticked off too
         return all(self.succeeded(s) for s in steps)
 
     def _run_stage(self, stage: Stage, rerun: bool) -> None:
@@ -210,9 +227,13 @@ class RunEngine:
                     return
                 if self.succeeded(step) and not rerun:
                     continue
-                if step.manual:
+                if step.manual and not self.take_fetched(step):
                     return      # waits for a person
                 for task in step.tasks:
+                    if task.key in self._kept:
+                        if self.task_state(task).status not in J.SUCCEEDED:
+                            return      # adopted and failed: its outcome stands, the lane stops
+                        continue
                     if task.manual or (self.task_state(task).status in J.SUCCEEDED and not rerun):
                         continue
                     if not self._execute(task):
@@ -226,18 +247,34 @@ class RunEngine:
             for f in [pool.submit(lane, host, s) for host, s in lanes]:
                 f.result()
 
+    def take_fetched(self, step: RunStep) -> bool:
+        """A "copy the results" step whose load step's files the engine already fetched is ticked
+        off, saying which files; True when it was (or already is)."""
+        if self.succeeded(step):
+            return True
+        if not step.fetched_by:
+            return False
+        from app.metrics.run_results import FETCHED, attached
+        files = [r.stored for r in attached(self.info.dir)
+                 if r.how == FETCHED and r.step == step.fetched_by and r.host == step.target]
+        if not files:
+            return False
+        self.mark(step, J.DONE, f"the engine fetched {', '.join(files)} when step {step.fetched_by} ended")
+        return True
+
     def _set(self, state: TaskState) -> None:
         with self._states_lock:
             self.states[(state.step, state.host)] = state
 
-    def _job(self, task: Task) -> jobs.Job:
+    def _job(self, task: Task, taken: tuple[int, int] = (0, 0)) -> jobs.Job:
         def started(pid: int) -> None:
             self.journal.record("process", step=task.step, host=task.host, pid=pid)
             with self._states_lock:
                 st = self.states.get(task.key)
                 if st is not None:
                     st.pid = pid
-        return jobs.Job(self.info.id, task.step, task.host, on_started=started)
+        return jobs.Job(self.info.id, task.step, task.host, on_started=started, skip_out=taken[0],
+                        skip_err=taken[1])
 
     # ------------------------------------------------- steps a dead driver left behind
 
@@ -272,13 +309,19 @@ class RunEngine:
     def _execute(self, task: Task, adopt: bool = False) -> bool:
         previous = self.task_state(task)
         state = TaskState(task.step, task.host, J.RUNNING, attempts=previous.attempts + (0 if adopt else 1),
-                          started=J.now_iso())
-        self._set(state)
-        self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts,
-                            **({"adopted": True} if adopt else {}))
-        self._notify("task_started", task)
-        start = time.monotonic()
+                          started=(previous.started if adopt and previous.started else J.now_iso()))
         out_path = self.journal.output_path(task.step, task.host)
+        # an adopted job goes on from the lines the dead driver already took: none twice
+        taken_out, taken_err, earlier = J.taken_output(out_path) if adopt else (0, 0, [])
+        self._set(state)
+        stated = getattr(self.by_number.get(task.step), "stated_seconds", None)
+        self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts,
+                            **({"stated_s": stated} if stated else {}),
+                            **({"adopted": True, "taken_lines": taken_out} if adopt else {}))
+        self._notify("task_started", task)
+        if earlier:
+            self._notify("output_taken", task, earlier)
+        start = time.monotonic()
         stop = threading.Event()
         write_error: list[OSError] = []
         out = None
@@ -303,7 +346,10 @@ class RunEngine:
         if write_error:
             result = CommandResult(J.FAILED, None, "")
         else:
-            result = self._run_on_host(task, task.script, sink, _Either(self._cancel, stop), adopt=adopt)
+            result = self._run_on_host(task, task.script, sink, _Either(self._cancel, stop), adopt=adopt,
+                                       taken=(taken_out, taken_err))
+            if adopt:
+                start = self._adopted_start(task, state, start)
             if result.status == remote.OK and task.verify and not write_error:
                 sink("info", f"[check] {task.verify}")
                 check = self._run_on_host(task, task.verify, sink, _Either(self._cancel, stop))
@@ -333,6 +379,26 @@ class RunEngine:
         self._notify("task_finished", task, state)
         return state.status == J.OK
 
+    def _adopted_start(self, task: Task, state: TaskState, start: float) -> float:
+        """Where an adopted task's time is counted from: when its job started on its host (its
+        own clock: ended - started), else the start record of the attempt that started it, so
+        that the journal holds the step's real duration, not how long this driver waited."""
+        started = ended = None
+        try:
+            started, ended = self.connections.get(task.host).job_times(self._job(task))
+        except (RemoteError, NotImplementedError):
+            pass
+        now = time.monotonic()
+        if started is not None and ended is not None and ended >= started:
+            from datetime import datetime
+            state.started = datetime.fromtimestamp(started).astimezone().isoformat(timespec="milliseconds")
+            return now - (ended - started)
+        try:
+            from datetime import datetime
+            return now - max(0.0, time.time() - datetime.fromisoformat(state.started).timestamp())
+        except ValueError:
+            return start
+
     def _fetch_results(self, task: Task, sink) -> None:
         """The files a workload step leaves (its template's results list), kept with the run."""
         try:
@@ -351,7 +417,8 @@ class RunEngine:
                 self._listener_failed = True
                 self.journal.record("note", message=f"the display stopped following the run: {exc!r}")
 
-    def _run_on_host(self, task: Task, script: str, sink, cancel, adopt: bool = False) -> CommandResult:
+    def _run_on_host(self, task: Task, script: str, sink, cancel, adopt: bool = False,
+                     taken: tuple[int, int] = (0, 0)) -> CommandResult:
         try:
             transport = self.connections.get(task.host)
         except RemoteError as exc:
@@ -359,7 +426,7 @@ class RunEngine:
         timeout = self.timeout or self.host_timeouts.get(task.host) or DEFAULT_TIMEOUT_S
         as_job = transport.supports_jobs and task.shell in jobs.SHELLS and script is task.script
         if adopt:
-            result = transport.follow_job(self._job(task), on_output=sink, timeout=timeout, cancel=cancel)
+            result = transport.follow_job(self._job(task, taken), on_output=sink, timeout=timeout, cancel=cancel)
         elif as_job:
             # a job outlives this process: resume can find it instead of starting a second copy
             result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel,
@@ -372,11 +439,13 @@ class RunEngine:
 
     # ------------------------------------------------------------ manual steps
 
-    def mark(self, step: RunStep, status: str, note: str = "") -> None:
-        """The user ticks a step off (DONE) or skips it (SKIPPED), on all its hosts."""
+    def mark(self, step: RunStep, status: str, note: str = "", writer: J.Writer | None = None) -> None:
+        """The user ticks a step off (DONE) or skips it (SKIPPED), on all its hosts.  `writer`:
+        the run and bed the asking view shows (JournalRefused when they are not this driver's)."""
         assert status in (J.DONE, J.SKIPPED)
+        self.journal.check(writer)
         for task in step.tasks:
-            self.journal.record("mark", step=task.step, host=task.host, status=status, message=note)
+            self.journal.record("mark", step=task.step, host=task.host, status=status, message=note, writer=writer)
             self._set(TaskState(task.step, task.host, status, None, note, ended=J.now_iso(),
                                 attempts=self.task_state(task).attempts))
 
@@ -390,7 +459,7 @@ def dry_run_text(steps: Sequence[RunStep], describe_host: Callable[[str], str]) 
     """What a run would do, stage by stage, without connecting to anything."""
     lines: list[str] = []
     for stage in stages(steps):
-        lines.append(f"== {stage.title}  ({len(stage.lanes)} host(s) in parallel)")
+        lines.append(f"== {stage.title}  ({_stage_hosts(stage)})")
         for step in stage.steps:
             for device in step.devices:
                 lines.append(f"  {step.number}  WRITES TO {device}")
@@ -409,3 +478,12 @@ def dry_run_text(steps: Sequence[RunStep], describe_host: Callable[[str], str]) 
     lines.append(f"{len(steps)} step(s): {automated} automated on {len(hosts_of(steps))} host(s), "
                  f"{len(steps) - automated} manual")
     return "\n".join(lines) + "\n"
+
+
+def _stage_hosts(stage: Stage) -> str:
+    """Where a stage's work happens: the hosts that run its automated tasks (a manual step's
+    lane is a person, not a host)."""
+    hosts = hosts_of(stage.steps)
+    if not hosts:
+        return "by hand"
+    return "on 1 host" if len(hosts) == 1 else f"{len(hosts)} hosts in parallel"

@@ -72,11 +72,27 @@ class TaskState:
     pid: int | None = None      # the step's process group on its host, while it may still run there
 
 
-class Journal:
-    """Append-only, thread-safe.  `state()` replays it into the latest TaskState per task."""
+@dataclass(frozen=True)
+class Writer:
+    """Who writes a record: the run it means and the bed it was made from (the file's sha256)."""
+    run_id: str
+    bed_sha256: str
 
-    def __init__(self, run_dir: Path):
+
+class JournalRefused(Exception):
+    """A record for another run, or made from another bed than the driver's: nothing was written."""
+
+
+class Journal:
+    """Append-only, thread-safe.  `state()` replays it into the latest TaskState per task.
+
+    `owner` is the driver that holds the run's lock (its run and the bed it drives it from); a
+    record a person's action asks for names its writer, and one of another run or another bed
+    is refused: a view that shows one bed cannot tick off a step of another bed's run."""
+
+    def __init__(self, run_dir: Path, owner: Writer | None = None):
         self.dir = Path(run_dir)
+        self.owner = owner
         (self.dir / "output").mkdir(parents=True, exist_ok=True)
         self.path = self.dir / "journal.jsonl"
         self._lock = threading.Lock()
@@ -94,8 +110,24 @@ class Journal:
                     os.write(self._fd, b"\n" + json.dumps({"kind": "repaired", "time": now_iso()}).encode() + b"\n")
                     os.fsync(self._fd)
 
-    def record(self, kind: str, **fields: Any) -> None:
+    def check(self, writer: Writer | None) -> None:
+        """Raises JournalRefused when `writer` is not the driver that holds the run."""
+        owner = self.owner
+        if writer is None or owner is None or writer == owner:
+            return
+        if writer.run_id != owner.run_id:
+            raise JournalRefused(f"run {owner.run_id} refuses a record meant for run {writer.run_id or '(none)'}: "
+                                 "nothing was written")
+        raise JournalRefused(f"run {owner.run_id} is driven from the project file with sha256 "
+                             f"{owner.bed_sha256[:12] or '(none)'}, not {writer.bed_sha256[:12] or '(none)'} (another "
+                             "bed, or the file changed since the run was opened): nothing was written. Open the "
+                             "run again from its own bed to go on")
+
+    def record(self, kind: str, *, writer: Writer | None = None, **fields: Any) -> None:
+        self.check(writer)
         entry = {"kind": kind, "time": now_iso(), **fields}
+        if writer is not None:
+            entry["bed"] = writer.bed_sha256[:12]
         line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         with self._lock:
             os.write(self._fd, line)
@@ -213,8 +245,12 @@ def replay(records: list[dict], *, driven: bool = False) -> dict[tuple[str, str]
         if r["kind"] == "process":
             st.pid = r.get("pid")
         elif r["kind"] == "start":
-            st.status, st.started, st.ended = RUNNING, r.get("time", ""), ""
-            st.attempts += 1
+            # an adopted job is the attempt that started it, followed on by a later driver
+            adopted = bool(r.get("adopted")) and st.started
+            st.status, st.ended = RUNNING, ""
+            if not adopted:
+                st.started = r.get("time", "")
+                st.attempts += 1
             st.exit_code, st.message, st.tail, st.pid = None, "", [], None
         else:
             st.status = r.get("status", FAILED)
@@ -232,6 +268,30 @@ def replay(records: list[dict], *, driven: bool = False) -> dict[tuple[str, str]
             st.status = INTERRUPTED
             st.message = "the run stopped while this step was running (application or machine died)"
     return states
+
+
+TAKEN_TAIL = 20_000      # stdout lines handed back to a parser that continues: fio's last reports
+
+
+def taken_output(log: Path) -> tuple[int, int, list[str]]:
+    """What drivers already took of a task's job: the numbers of stdout and stderr lines its
+    output log holds since the attempt that started the job (adoptions of that job included),
+    and the last TAKEN_TAIL stdout lines.  An adopting driver follows the job on from there."""
+    try:
+        raw = Path(log).read_bytes()
+    except OSError:
+        return 0, 0, []
+    start = raw.rfind(b"\n--- attempt ")
+    start = start + 1 if start >= 0 else (0 if raw.startswith(b"--- attempt ") else len(raw))
+    out: list[bytes] = []
+    err = 0
+    lines = raw[start:].split(b"\n")
+    for line in lines[1:-1] if raw.endswith(b"\n") else lines[1:]:
+        if line.startswith(b"[stderr] "):
+            err += 1
+        elif not line.startswith((b"--- adopted the job of ", b"[check] ", b"[results] ")):
+            out.append(line)
+    return len(out), err, [line.decode("utf-8", "replace") for line in out[-TAKEN_TAIL:]]
 
 
 # ------------------------------------------------------------------------ run directories

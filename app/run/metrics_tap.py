@@ -60,6 +60,16 @@ class MetricsTap(RunListener):
             self._emit(parser, parser.feed(line))
         self.inner.output(task, stream, line)
 
+    def output_taken(self, task, lines) -> None:
+        # the dead driver's last reports: a parser that continues them takes only what is new
+        # (fio's figures are totals: the first report after them is a difference to them)
+        parser = self._parsers.get(task.key)
+        if parser is not None:
+            for line in lines:
+                parser.feed(line)
+            parser.problems.clear()
+        self.inner.output_taken(task, lines)
+
     def task_finished(self, task, state) -> None:
         collector = None
         with self._lock:

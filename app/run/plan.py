@@ -54,6 +54,9 @@ class RunStep:
     template: str = ""
     why_manual: str = ""       # shown when an automatable step must be done by hand
     devices: list[str] = field(default_factory=list)   # a step that writes to disks: each, by identity
+    stated_seconds: float | None = None     # how long the step says it runs (a load's stated duration)
+    table: tuple[list[str], list[list[str]]] | None = None   # the values a manual step refers to ("below")
+    fetched_by: str = ""       # a "copy the results" step the engine does itself when this load step ends
 
     @property
     def destructive(self) -> bool:
@@ -96,7 +99,23 @@ def run_steps(meth: Methodology, transports: dict[str, str]) -> list[RunStep]:
     for section in meth.sections:
         for step in section.steps:
             out.append(_run_step(step, section.key, section.title, transports))
+    _results_the_engine_fetches(out)
     return out
+
+
+def _results_the_engine_fetches(steps: list[RunStep]) -> None:
+    """A step that asks a person to copy a load's result files, where the engine fetches them
+    itself when that load step ends (its template lists them): the engine ticks it off."""
+    load_of: dict[str, str] = {}
+    for s in steps:
+        if s.template.endswith("#load"):
+            for t in s.tasks:
+                if not t.manual and (t.ansible or {}).get("results"):
+                    load_of[t.host] = s.number
+        elif s.template.endswith("#collect-results") and s.manual and s.target in load_of:
+            s.fetched_by = load_of[s.target]
+            s.why_manual = (f"the engine takes these files from {s.target} when step {s.fetched_by} ends and ticks "
+                            "this step off; a person copies them only when that fails")
 
 
 def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) -> RunStep:
@@ -133,7 +152,29 @@ def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) 
     if not tasks:
         tasks = [Task(step.number, step.target or MANUAL_HOST, position=step.position)]
     return RunStep(step.number, step.text, section, title, step.target or MANUAL_HOST, tasks,
-                   step.template, why, list(step.devices) if step.destructive else [])
+                   step.template, why, list(step.devices) if step.destructive else [],
+                   stated_seconds=_stated_seconds(step), table=step.table)
+
+
+def _stated_seconds(step: Step) -> float | None:
+    shown = step.values.get("workload.duration_s")
+    try:
+        seconds = float(getattr(shown, "text", shown))
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds > 0 else None
+
+
+def table_text(step: RunStep) -> str:
+    """The values a manual step refers to ("with the parameters below"), as aligned columns
+    ("" for a step without them): the run shows them with the step, as the methodology does."""
+    if not step.table or not step.table[1]:
+        return ""
+    header, rows = step.table
+    widths = [max(len(str(r[i])) for r in [header, *rows] if i < len(r)) for i in range(len(header))]
+    lines = ["  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
 
 
 def vendor_cli_script(statements: str, invoke: str) -> str:

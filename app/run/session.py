@@ -66,6 +66,7 @@ class RunSession:
         self._tap = None
         self._completed = False
         self._settled = False
+        self._adopted: set[tuple[str, str]] = set()
         self._bed_changed = False
         self._waiting_recorded: str | None = None
         self._close_lock = threading.Lock()
@@ -163,7 +164,8 @@ class RunSession:
         if kind != BUILTIN and not self._engine_available(kind, run_id=info.id):
             return False
         try:
-            options = dict(workers=self.workers, timeout=self.timeout, host_timeouts=self.factory.timeouts())
+            options = dict(workers=self.workers, timeout=self.timeout, host_timeouts=self.factory.timeouts(),
+                           bed_sha256=self.digest)
             if kind == BUILTIN:
                 engine = RunEngine(info, steps, self.factory, **options)
             else:
@@ -264,8 +266,10 @@ class RunSession:
         """The as-built check (app/asbuilt/check.py) over this run's transports and lanes; kept with
         the run when one is open.  Blocking: the Run tab calls it on a worker thread."""
         from app.asbuilt.check import check_bed, record
+        # an open run's connections are the check's too: its steps then do not connect again
+        connections = self.engine.connections if self.engine is not None else None
         result = check_bed(self.bed, self.factory, hosts=hosts, scenario=scenario, workers=self.workers,
-                           on_host=on_host)
+                           on_host=on_host, connections=connections)
         if self.info is not None:
             record(self.info.dir, result)
         return result
@@ -277,6 +281,7 @@ class RunSession:
         from app.remote import jobs
         from app.remote.base import RemoteError
         engine, run_id = self.engine, self.run_id
+        self._adopted = set()
         for task in engine.leftovers():
             try:
                 status, number = engine.leftover_status(task)
@@ -285,6 +290,7 @@ class RunSession:
                 return "unreachable"
             if status == jobs.ENDED:
                 self._emit(E.Leftover(run_id, task.step, task.host, "ended", number))
+                self._adopted.add(task.key)
                 engine.adopt(task)
             elif status == jobs.RUNNING:
                 choice = self._question(E.StillRunning(task.host, task.step, number))
@@ -293,6 +299,7 @@ class RunSession:
                     return "undecided"
                 if choice == "adopt":
                     self._emit(E.Leftover(run_id, task.step, task.host, "adopting", number))
+                    self._adopted.add(task.key)
                     engine.adopt(task)
                 else:
                     self._emit(E.Leftover(run_id, task.step, task.host, "stopping", number))
@@ -300,17 +307,27 @@ class RunSession:
         self._settled = True
         return None
 
-    def run(self, steps: Sequence[RunStep], rerun: bool = False) -> RunStanding:
+    def run(self, steps: Sequence[RunStep], rerun: bool = False, writer: J.Writer | None = None) -> RunStanding:
         """Run these steps' automated tasks (stages in order, lanes in parallel) after settling
-        what a dead driver left behind; a lane stops at a manual step or a failure."""
+        what a dead driver left behind; a lane stops at a manual step or a failure.  Every way
+        into a step a dead driver left (Run all, Run step, Retry, resume) adopts it here, once:
+        a task adopted in this call is never started again by it, even when `rerun`.
+        `writer`: the run and bed the asking view shows (JournalRefused when not this one's)."""
+        self.engine.journal.check(writer)
         if not self._settled and self.settle_leftovers() is not None:
             return self._ended()
-        self.engine.run_steps(steps, rerun=rerun)
+        adopted, self._adopted = frozenset(self._adopted), set()
+        self.engine.run_steps(steps, rerun=rerun, keep=adopted, writer=writer)
         return self._ended()
 
-    def mark(self, step: RunStep, status: str, note: str = "") -> RunStanding:
-        """The user ticks a step off (DONE) or skips it (SKIPPED), on all its hosts."""
-        self.engine.mark(step, status, note)
+    def writer(self, bed_sha256: str | None = None) -> J.Writer:
+        """This run as a view that shows the bed with this sha256 (default: the session's) writes to it."""
+        return J.Writer(self.run_id, self.digest if bed_sha256 is None else bed_sha256)
+
+    def mark(self, step: RunStep, status: str, note: str = "", writer: J.Writer | None = None) -> RunStanding:
+        """The user ticks a step off (DONE) or skips it (SKIPPED), on all its hosts; JournalRefused
+        (nothing written) when `writer` is another run or bed than this driver's."""
+        self.engine.mark(step, status, note, writer=writer)
         return self._ended()
 
     def record_stop(self, number: str) -> None:

@@ -151,3 +151,39 @@ def stand(run_id: str, records: list[dict], *, steps: Sequence | None = None,
         problems=tuple(t for t in look.tasks if t.status in J.PROBLEMS) if look else (),
         automated_left=sum(1 for s, _ in unfinished if not s.manual),
         average_task_seconds=sum(durations) / len(durations) if durations else None, **common)
+
+
+def estimate_left(steps: Sequence, task_state: Callable, now: float | None = None) -> tuple[float, int]:
+    """(seconds, steps not estimated) the automated steps that have not succeeded still take.
+    A step that states how long it runs (a load: its workload's duration) counts that, less
+    what it has run so far; any other counts the mean time of the unstated steps that ran.
+    Before any has run, such a step is not estimated: a guess from a 2 s install must not
+    stand for a 90 s load."""
+    import time
+    from datetime import datetime
+    now = time.time() if now is None else now
+    ran = [st.seconds for s in steps if not getattr(s, "stated_seconds", None) for t in s.tasks if not t.manual
+           for st in (task_state(t),) if st.status in J.SUCCEEDED and st.seconds is not None]
+    typical = sum(ran) / len(ran) if ran else None
+    left, unknown = 0.0, 0
+    for s in steps:
+        if s.manual:
+            continue
+        states = [task_state(t) for t in s.tasks if not t.manual]
+        if all(st.status in J.SUCCEEDED for st in states):
+            continue
+        stated = getattr(s, "stated_seconds", None)
+        if stated:
+            running = 0.0
+            for st in states:
+                if st.status == J.RUNNING and st.started:
+                    try:
+                        running = max(running, now - datetime.fromisoformat(st.started).timestamp())
+                    except ValueError:
+                        pass
+            left += max(stated - running, 0.0)
+        elif typical is not None:
+            left += typical
+        else:
+            unknown += 1
+    return left, unknown

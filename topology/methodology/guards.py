@@ -93,4 +93,13 @@ def selection_reason(what: str, platform: str) -> str:
     if what == "none":
         return ("the bed states no WWN, serial, or target and LUN for this volume, so no command can tell its "
                 "disk from the others: done by hand")
-    return f"no command on {platform or 'this machine'} selects a disk by its {what}: done by hand"
+    said = f"no command on {platform or 'this machine'} selects a disk by its {what}: done by hand"
+    if "2008" in platform:
+        # Win32_DiskDrive has no WWN; the FC HBA API (MSFC_*) names ports, not LUNs, so FC is by hand
+        said += (". Windows Server 2008 and 2008 R2 show no WWN: state the LUN's serial (VPD page 0x80, in the "
+                 "array's volume list; on the host `wmic diskdrive get Index,SerialNumber,Size,PNPDeviceID`) as "
+                 "`serial:`, or for iSCSI the target (`target:`) with the mapping's LUN, and the step runs itself. "
+                 "By hand: in Disk Management, open the disk's Properties and check on the MPIO tab (or "
+                 "`mpclaim -s -d N`) that its paths lead to the volume's target and LUN, and that its size is the "
+                 "volume's, before writing to it")
+    return said

@@ -53,6 +53,7 @@ class Transition:
     fail: list[str] = field(default_factory=list)        # component refs taken out of service
     restore: list[str] = field(default_factory=list)     # taken out before, back in service now
     checks: list[str] = field(default_factory=list)      # the scenario's own words
+    setup: str = ""         # the scenario's description, where its first phase begins: how the lab sets it up
 
     @property
     def empty(self) -> bool:
@@ -200,10 +201,12 @@ def phases(bed: Bed, idx: BedIndex | None = None, configuration: str = "") -> li
         stop = [v for v in stop if _host_of(idx, v) not in down]
         start = [v for v in start if _host_of(idx, v) not in {c for c in failed if c in idx.servers}
                  or (scenario is not None and v in scenario.placement)]
+        begins = scenario is not None and (k == 0 or bool(out) and out[-1].scenario is not scenario)
         checks = [str(c) for c in (scenario.checks if scenario is not None else [])] \
-            if scenario is not None and (fail or restore or k == 0 or out and out[-1].scenario is not scenario) else []
+            if scenario is not None and (fail or restore or begins) else []
+        setup = (stated(scenario.description) or "").strip() if begins and scenario is not None else ""
         out.append(Phase(k, entry, scenario, level, workloads, runners, vms, load_groups(workloads),
-                         Transition(stop, start, fail, restore, checks), failed))
+                         Transition(stop, start, fail, restore, checks, str(setup)), failed))
         previous_vms, previous_failed = vms, failed
     return out
 

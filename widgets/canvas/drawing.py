@@ -16,6 +16,7 @@ from app import diagram
 from topology import layout
 from topology.layout import Box
 from topology.model import Chassis, Server, StorageArray, Switch
+from topology.unknown import NOT_STATED
 from widgets.canvas.items import ChipItem, DeviceItem
 
 
@@ -74,7 +75,8 @@ class ModelDrawing:
         self._place_chips(again=True)
         self._dirty_links, self._moved = set(), set()   # new links are routed as they are made
         for link in self.bed.links:
-            self._add_link(link)
+            if link.b is not NOT_STATED:    # a cable whose far end is not stated joins nothing drawn
+                self._add_link(link)
         for path in diagram.uncabled_paths(self.bed, self._device_objects()):
             self._add_link(path, dashed=True)
         self._update_scene_rect()
@@ -190,7 +192,7 @@ class ModelDrawing:
                 refresh.add(chassis)
 
         # cables and paths: identity diff (links have no id)
-        current = {id(lk): lk for lk in bed.links}
+        current = {id(lk): lk for lk in bed.links if lk.b is not NOT_STATED}
         for key in [k for k in self.links if k not in current]:
             refresh.update(self.links[key].ends)
             self._remove_link(key)

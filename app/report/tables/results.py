@@ -28,7 +28,7 @@ def results_tables(bed: Bed) -> list[Table]:
     criteria = {(w.id, c.metric): c for w in bed.workloads for c in w.criteria}
     grouped: dict[tuple[str, str], dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
     for r in bed.results:
-        grouped[(r.configuration, r.workload)][(r.scenario, r.level, r.subject, r.metric, r.unit)].append(r)
+        grouped[(r.configuration, r.workload)][(r.scenario, r.level, r.subject, r.metric, r.unit, r.bound)].append(r)
     tables = []
     for (configuration, workload), measurements in sorted(
             grouped.items(), key=lambda kv: (_configuration_rank(bed, kv[0][0]), list(grouped).index(kv[0]))):
@@ -45,9 +45,10 @@ def results_tables(bed: Bed) -> list[Table]:
         else:
             t = Table(f"results-{slug(workload)}", f"Results: {workload}", cols, compact=True)
         previous = ("", "", "")
-        for (scenario, level, subject, metric, unit), rs in measurements.items():
+        for (scenario, level, subject, metric, unit, bound), rs in measurements.items():
             values = [r.value for r in rs if r.value is not NOT_STATED]
             value = (scorer(values) if len(values) > 1 else values[0]) if values else NOT_STATED
+            shown_value = f"{bound} {number(value)}" if bound and value is not NOT_STATED else number(value)
             head = (scenario, level, subject)
             # repeated group values are printed once, as published result tables do
             shown, changed = [], False
@@ -56,23 +57,42 @@ def results_tables(bed: Bed) -> list[Table]:
                 shown.append(x if changed else "")
             previous = head
             row = [Cell(shown[0], ref=scenario), shown[1], Cell(shown[2], ref=subject.split("/")[0]),
-                   humanize_metric(metric), Cell(f"{number(value)} {unit}".strip(), bold=True)]
+                   humanize_metric(metric), Cell(f"{shown_value} {unit}".strip(), bold=True)]
             if has_runs:
                 row.append(f"{score} of {len(values)}" if len(values) > 1 else "1")
             if has_criteria:
                 c = criteria.get((workload, metric))
                 if c is None:
                     row.append("")
-                elif NOT_STATED in (value, c.threshold) or c.comparison == "between" and c.upper is NOT_STATED:
-                    row.append(Cell("not judged: " + criterion_text(c) + (" (value not stated)"
-                                                                           if value is NOT_STATED else "")))
+                elif NOT_STATED in (value, c.threshold) or c.comparison == "between" and c.upper is NOT_STATED or \
+                        bound and _bound_verdict(bound, value, c) is None:
+                    why = " (value not stated)" if value is NOT_STATED else \
+                        f" (the source gives {bound} {number(value)})" if bound else ""
+                    row.append(Cell("not judged: " + criterion_text(c) + why))
                 else:
-                    ok = criterion_met(c, value)
+                    ok = _bound_verdict(bound, value, c) if bound else criterion_met(c, value)
                     row.append(Cell(("pass: " if ok else "FAIL: ") + criterion_text(c), bold=not ok,
                                     fill="" if ok else "#f8d0d0"))
             t.add(*row)
         tables.append(without_empty_columns(t, keep=4))
     return tables
+
+
+def _bound_verdict(bound: str, value: float, c: Any) -> bool | None:
+    """Whether a figure known only as a bound ('< 10') meets a criterion; None when the bound cannot
+    say (an upper bound against a lower limit, or a bound on the wrong side of the threshold)."""
+    upper = bound in ("<", "<=")
+    if c.comparison in ("<", "<=") and upper:
+        return True if value < c.threshold or value == c.threshold and (bound == "<" or c.comparison == "<=") \
+            else None
+    if c.comparison in (">", ">=") and not upper:
+        return True if value > c.threshold or value == c.threshold and (bound == ">" or c.comparison == ">=") \
+            else None
+    if c.comparison in ("<", "<=") and not upper and value >= c.threshold:
+        return False        # at least the value, and the value already breaks an upper limit
+    if c.comparison in (">", ">=") and upper and value <= c.threshold:
+        return False
+    return None
 
 
 def _configuration_rank(bed: Bed, name: str) -> int:

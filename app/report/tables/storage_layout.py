@@ -41,7 +41,7 @@ def slot_map_tables(bed: Bed) -> list[Table]:
                 owner.setdefault(key, g.name)
         spares = spare_slots(a)
         slots_of = {e.name: shown_slots(e) for e in a.enclosures}
-        width = min(max(slots_of.values(), default=1), SLOTS_PER_ROW)
+        width = max(1, min(max(slots_of.values(), default=1), SLOTS_PER_ROW))    # 1: an enclosure with no slot stated
         if width > 12 and max(slots_of.values()) > SLOTS_PER_ROW:
             width = 12
         t = Table(f"slots-{slug(a.id)}", f"Drive-slot layout: {a.id}", ["Enclosure"] + [""] * width,

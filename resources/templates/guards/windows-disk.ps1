@@ -1,8 +1,12 @@
 # --- Testbed Studio guard (windows-disk, Windows Server 2012 and later): the one disk that is the
 # bed's volume, or nothing.  Get-Disk shows each LUN once under MPIO, with the identity the disk
 # reports: UniqueId (SCSI VPD page 0x83), SerialNumber (page 0x80), Manufacturer and Model (INQUIRY).
-# The step sets $TbWant: Volume, Wwn or Serial, MinBytes, MaxBytes, and Vendor and Product (regular
-# expressions) when the array family is known.  Any doubt stops the step before it writes anything.
+# The step sets $TbWant: Volume, Wwn or Serial, MinBytes, MaxBytes, Vendor and Product (regular
+# expressions) when the array family is known, and Reuse (the label of a file system to keep) when
+# the bed says to reuse the volume's file system.  Any doubt stops the step before it writes.
+# Get-TbDiskFacts is the only part that asks Windows anything (Get-Disk, Get-Partition, Get-Volume:
+# read-only); the decision (Select-TbDiskFromFacts) reads only those facts and $TbWant, and is run
+# on recorded Get-Disk output by tests/test_windows_guards.py.
 function Stop-TbRefused([string]$Why) {
     throw ("refused, nothing was written to {0}'s disk: {1}" -f $TbWant.Volume, $Why)
 }
@@ -15,47 +19,84 @@ function ConvertTo-TbId([string]$Id) {
     return $text
 }
 
-function Test-TbIdentity($Disk, $Want) {
-    if ($Want.Wwn) { return ((ConvertTo-TbId $Disk.UniqueId) -eq (ConvertTo-TbId $Want.Wwn)) }
-    if ($Want.Serial) { return ("$($Disk.SerialNumber)".Trim() -eq "$($Want.Serial)".Trim()) }
+function Get-TbDiskFacts($Want) {
+    $facts = @()
+    foreach ($disk in @(Get-Disk)) {
+        $style = "$($disk.PartitionStyle)"
+        if ($style -eq '0') { $style = 'RAW' } elseif ($style -eq '1') { $style = 'MBR' } elseif ($style -eq '2') { $style = 'GPT' }
+        $labels = @()
+        if ($Want.Reuse -and $disk.NumberOfPartitions -gt 0) {
+            foreach ($part in @(Get-Partition -DiskNumber $disk.Number)) {
+                foreach ($vol in @(Get-Volume -Partition $part)) { $labels += "$($vol.FileSystemLabel)" }
+            }
+        }
+        $facts += @{ Number = $disk.Number; Size = [int64]$disk.Size; UniqueId = "$($disk.UniqueId)";
+                     Serial = "$($disk.SerialNumber)".Trim(); Vendor = "$($disk.Manufacturer)".Trim();
+                     Product = "$($disk.Model)".Trim(); PartitionStyle = $style;
+                     Partitions = [int]$disk.NumberOfPartitions; IsBoot = $disk.IsBoot -eq $true;
+                     IsSystem = $disk.IsSystem -eq $true; IsOffline = $disk.IsOffline -eq $true;
+                     IsReadOnly = $disk.IsReadOnly -eq $true; Labels = $labels }
+    }
+    return $facts
+}
+
+function Test-TbIdentity($Fact, $Want) {
+    if ($Want.Wwn) { return ((ConvertTo-TbId $Fact.UniqueId) -eq (ConvertTo-TbId $Want.Wwn)) }
+    if ($Want.Serial) { return ($Fact.Serial -ne '' -and $Fact.Serial -eq "$($Want.Serial)".Trim()) }
     Stop-TbRefused 'the step names no WWN or serial'
 }
 
-function Get-TbDiskText($Disk) {
-    return ('disk {0} ({1} bytes, {2} {3}, UniqueId {4}, serial {5})' -f $Disk.Number, $Disk.Size,
-            "$($Disk.Manufacturer)".Trim(), "$($Disk.Model)".Trim(), $Disk.UniqueId, "$($Disk.SerialNumber)".Trim())
+function Get-TbDiskText($Fact) {
+    return ('disk {0} ({1} bytes, {2} {3}, UniqueId {4}, serial {5})' -f $Fact.Number, $Fact.Size, $Fact.Vendor,
+            $Fact.Product, $Fact.UniqueId, $Fact.Serial)
 }
 
-function Get-TbDiskProblem($Disk, $Want) {
+function Get-TbDisksText($Facts) {
+    $texts = @()
+    foreach ($fact in $Facts) { $texts += (Get-TbDiskText $fact) }
+    return ($texts -join '; ')
+}
+
+function Get-TbDiskProblem($Fact, $Want) {
     $problems = @()
-    if ($Want.Vendor -and "$($Disk.Manufacturer)".Trim() -notmatch $Want.Vendor) {
-        $problems += ('its vendor is {0}, not {1}' -f $Disk.Manufacturer, $Want.Vendor)
+    if ($Want.Vendor -and $Fact.Vendor -notmatch $Want.Vendor) {
+        $problems += ('its vendor is {0}, not {1}' -f $Fact.Vendor, $Want.Vendor)
     }
-    if ($Want.Product -and "$($Disk.Model)".Trim() -notmatch $Want.Product) {
-        $problems += ('its product is {0}, not {1}' -f $Disk.Model, $Want.Product)
+    if ($Want.Product -and $Fact.Product -notmatch $Want.Product) {
+        $problems += ('its product is {0}, not {1}' -f $Fact.Product, $Want.Product)
     }
-    if ("$($Disk.Model)" -match 'Universal Xport') { $problems += 'it is the array''s access (UTM) LUN' }
-    if ($Disk.Size -lt $Want.MinBytes -or $Disk.Size -gt $Want.MaxBytes) {
-        $problems += ('it has {0} bytes, the volume between {1} and {2}' -f $Disk.Size, $Want.MinBytes, $Want.MaxBytes)
+    if ($Fact.Product -match 'Universal Xport') { $problems += 'it is the array''s access (UTM) LUN' }
+    if ($Fact.Size -lt $Want.MinBytes -or $Fact.Size -gt $Want.MaxBytes) {
+        $problems += ('it has {0} bytes, the volume between {1} and {2}' -f $Fact.Size, $Want.MinBytes, $Want.MaxBytes)
     }
-    if ($Disk.IsBoot -or $Disk.IsSystem) { $problems += 'it is the boot or system disk' }
-    if ("$($Disk.PartitionStyle)" -ne 'RAW') { $problems += ('it carries a {0} partition table' -f $Disk.PartitionStyle) }
-    if ($Disk.NumberOfPartitions -gt 0) { $problems += ('it has {0} partition(s)' -f $Disk.NumberOfPartitions) }
+    if ($Fact.IsBoot -or $Fact.IsSystem) { $problems += 'it is the boot or system disk' }
+    if ($Want.Reuse) {
+        $kept = $false
+        foreach ($label in $Fact.Labels) { if ($label -eq $Want.Reuse) { $kept = $true } }
+        if (-not $kept) {
+            $problems += ('it holds no file system labelled {0} to reuse (labels: {1})' -f $Want.Reuse, ($Fact.Labels -join ', '))
+        }
+    } else {
+        if ($Fact.PartitionStyle -ne 'RAW') { $problems += ('it carries a {0} partition table' -f $Fact.PartitionStyle) }
+        if ($Fact.Partitions -gt 0) { $problems += ('it has {0} partition(s)' -f $Fact.Partitions) }
+    }
     return $problems
 }
 
-function Select-TbDisk($Want) {
-    $disks = @(Get-Disk)
-    $found = @($disks | Where-Object { Test-TbIdentity $_ $Want })
-    if ($found.Count -eq 0) {
-        Stop-TbRefused ('no disk has its identity; the disks here: {0}' -f (($disks | ForEach-Object { Get-TbDiskText $_ }) -join '; '))
-    }
+function Select-TbDiskFromFacts($Facts, $Want) {
+    $found = @()
+    foreach ($fact in $Facts) { if (Test-TbIdentity $fact $Want) { $found += $fact } }
+    if ($found.Count -eq 0) { Stop-TbRefused ('no disk has its identity; the disks here: {0}' -f (Get-TbDisksText $Facts)) }
     if ($found.Count -gt 1) {
         Stop-TbRefused ('its identity appears on {0} disks ({1}): claim them with MPIO first, or find the duplicate' -f
-                        $found.Count, (($found | ForEach-Object { Get-TbDiskText $_ }) -join '; '))
+                        $found.Count, (Get-TbDisksText $found))
     }
     $problems = @(Get-TbDiskProblem $found[0] $Want)
     if ($problems.Count -gt 0) { Stop-TbRefused ('{0}: {1}' -f (Get-TbDiskText $found[0]), ($problems -join '; ')) }
     return $found[0]
+}
+
+function Select-TbDisk($Want) {
+    return (Select-TbDiskFromFacts @(Get-TbDiskFacts $Want) $Want)
 }
 # --- end of guard

@@ -155,7 +155,7 @@ def _part_item(ctx: BedContext, p: Phase, count: int, action: str, ref: str, how
     return timeline_item(ctx, vals, target, platform, p, count, None, 0, sub)
 
 
-CHECK_NAMES = BLOCK_NAMES | field_names("check", "text", "host", "paths", "paths_before", "array")
+CHECK_NAMES = BLOCK_NAMES | field_names("check", "text", "host", "paths", "paths_before", "array", "setup")
 
 
 @domain("transition_check", CHECK_NAMES,
@@ -166,6 +166,11 @@ def _checks(ctx: BedContext) -> list[Item]:
     count = len(ctx.phases)
     for p in ctx.phases:
         t = p.transition
+        if t.setup:
+            vals = phase_values(ctx, p, count)
+            put(vals, "check.setup", as_text(t.setup.rstrip("."), f"scenarios.{p.scenario.id}.description"
+                                             if p.scenario else ""))
+            out.append(timeline_item(ctx, vals, "", "", p, count, None, 0, -1))
         k = 0
         for k, text in enumerate(t.checks):
             vals = phase_values(ctx, p, count)

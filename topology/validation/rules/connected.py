@@ -31,7 +31,8 @@ def _pinned(ctx: Context) -> set[str]:
       reason="A host reaches its volumes through iSCSI or FC ports cabled to the SAN: with none, every VM and "
              "cluster disk it runs is out of reach.",
       source=_SEED000,
-      hint="give the host iSCSI (or FC) ports and cable them to the SAN switches or the array")
+      hint="give the host iSCSI (or FC) ports and cable them to the SAN switches or the array",
+      unknown="whether {n} hosts have a cabled SAN port")
 def con_001(ctx: Context) -> Iterator[Hit]:
     cabled, pinned = _cabled(ctx), _pinned(ctx)
     for s in ctx.bed.servers:
@@ -54,15 +55,21 @@ def con_001(ctx: Context) -> Iterator[Hit]:
 
 @rule("CON-002", "warning", "a storage array with no disk groups or no volumes",
       reason="An array without disk groups (or pools) holds no data, and one without volumes presents "
-             "nothing: the bed is not finished, and no storage rule can judge it.",
+             "nothing: the bed is not finished, and no storage rule can judge it.  A member of an array group "
+             "that holds the pools and volumes needs only to be in one of its pools.",
       source="Seed 000 Appendix F / Figure 14 (disk groups, then virtual disks, then host mappings)",
       hint="add the array's disk groups (or pools) and the volumes the hosts use")
 def con_002(ctx: Context) -> Iterator[Hit]:
     for a in ctx.bed.arrays:
         if a.simulated:
             continue
-        missing = [what for what, have in (("disk groups or pools", a.disk_groups or a.pools),
-                                           ("volumes", a.volumes)) if not have]
+        group = ctx.idx.scopes.get(ctx.idx.storage_owner(a))
+        if group is not None and group.group is not None:   # a member: its disks serve the group's pools
+            missing = [] if a.disk_groups or any(a in ctx.idx.group_members(group.array.id, p) for p in group.pools) \
+                else ["disk groups, and is in no pool of its group"]
+        else:
+            missing = [what for what, have in (("disk groups or pools", a.disk_groups or a.pools),
+                                               ("volumes", a.volumes)) if not have]
         if missing:
             yield hit(a.id, f"array {a.id} has no {' and no '.join(missing)}")
 
@@ -80,4 +87,11 @@ def con_003(ctx: Context) -> Iterator[Hit]:
             continue
         if getattr(p, "bound_to", "") or getattr(pr.device, "simulated", False) or not hasattr(p, "kind"):
             continue    # a bound interface rides its NIC's cable; a VM's vNIC has none
-        yield hit([pr.device.id, ref], f"{ref} has address {p.address} but no cable")
+        far = ctx.analyzer.unstated_far_ends     # cables whose far end is not stated may end here
+        if far:
+            shown = sorted(far)
+            yield could_not_judge([pr.device.id, ref], f"whether {ref} (address {p.address}) is cabled",
+                                  [f"where {end}'s cable goes" for end in shown])
+            continue
+        yield hit([pr.device.id, ref], f"{ref} has address {p.address} but no cable",
+                  cause="{n} ports have an address but no cable", item=f"{ref} ({p.address})")

@@ -1,0 +1,150 @@
+"""The run record's parts, quickly (the real-X runs of tests/test_run_record_x.py use them whole):
+the journal refuses another run's or another bed's record, an adopted job is read on from where
+the dead driver stopped and counted once, samples are written once and read back whole and
+fast with their gaps, coverage, time left from stated durations, fio's reports as figures."""
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.metrics import sample as M
+from app.metrics.sample import Sample
+from app.run import journal as J
+
+
+def test_the_journal_refuses_a_record_for_another_run_or_from_another_bed(tmp_path):
+    owner = J.Writer("run-a", "a" * 64)
+    journal = J.Journal(tmp_path, owner=owner)
+    journal.record("mark", step="3.3", host="-", status=J.DONE, writer=owner)
+    for stranger in (J.Writer("run-b", "a" * 64), J.Writer("run-a", "b" * 64)):
+        with pytest.raises(J.JournalRefused, match="nothing was written"):
+            journal.record("mark", step="3.4", host="-", status=J.DONE, writer=stranger)
+    journal.close()
+    marks = [r for r in J.read_records(tmp_path)[0] if r["kind"] == "mark"]
+    assert [m["step"] for m in marks] == ["3.3"] and marks[0]["bed"] == "a" * 12
+
+
+def test_an_adopted_job_is_one_attempt_from_its_first_start_and_read_on_after_the_lines_taken(tmp_path):
+    log = tmp_path / "3.2@h.log"
+    log.write_bytes(b"--- attempt 1 at T\n{\n  \"a\" : 1\n[stderr] warn\n--- adopted the job of attempt 1 at U\n"
+                    b"}\n[check] test -s x\n")
+    taken_out, taken_err, tail = J.taken_output(log)
+    assert (taken_out, taken_err) == (3, 1) and tail == ["{", '  "a" : 1', "}"]
+    records = [{"kind": "start", "step": "3.2", "host": "h", "time": "2026-01-01T00:00:00+00:00", "attempt": 1},
+               {"kind": "process", "step": "3.2", "host": "h", "pid": 7},
+               {"kind": "start", "step": "3.2", "host": "h", "time": "2026-01-01T00:00:30+00:00", "attempt": 1,
+                "adopted": True}]
+    state = J.replay(records, driven=True)[("3.2", "h")]
+    assert state.attempts == 1 and state.started == "2026-01-01T00:00:00+00:00"
+
+
+def test_a_follower_starts_after_the_lines_already_taken_and_keeps_the_output_when_its_driver_is_gone():
+    from app.remote import jobs
+    script = jobs.follow_script(jobs.Job("r", "3.2", "h", skip_out=120, skip_err=2), "/tmp/x")
+    assert '-n +121 -f out' in script and '-n +3 -f err' in script
+    assert "[ $o -lt 128 ] && [ $r -lt 128 ]" in script       # a tail killed by a broken pipe: files kept
+    assert jobs.parse_times("1795850000.25 1795850060.75") == (1795850000.25, 1795850060.75)
+    assert jobs.parse_times("1795850000.%N -") == (1795850000.0, None)
+
+
+def _samples(t0: float, seconds: range, host: str = "h1") -> list[Sample]:
+    return [Sample(t0 + i, host, metric, float(i), unit) for i in seconds
+            for metric, unit in ((M.IOPS, "IO/s"), (M.READ_LATENCY_MS, "ms"))]
+
+
+def test_samples_are_recorded_once_and_read_back_whole_with_the_lines_the_index_missed(tmp_path):
+    from app.metrics.history import load_series
+    from app.metrics.record import METRICS_FILE, MetricsRecorder
+    rec = MetricsRecorder(tmp_path)
+    rec.append(_samples(1000.0, range(10)))
+    rec.close()
+    rec = MetricsRecorder(tmp_path)            # a driver that adopts the step: the same reports again, then new
+    rec.append(_samples(1000.0, range(5, 15)))
+    rec.close()
+    lines = (tmp_path / METRICS_FILE).read_text().splitlines()
+    assert len(lines) == 30
+    # a line the index does not hold (the driver died between the two writes)
+    with open(tmp_path / METRICS_FILE, "a") as fh:
+        fh.write(json.dumps([1015.0, "h1", M.IOPS, 15.0, "IO/s"]) + "\n")
+    series = {(s.source, s.metric): s for s in load_series(tmp_path)}
+    assert series[("h1", M.IOPS)].t.tolist() == [1000.0 + i for i in range(16)]
+    assert series[("h1", M.READ_LATENCY_MS)].t.size == 15
+
+
+def test_a_run_recorded_before_the_index_is_read_from_its_text(tmp_path):
+    from app.metrics.history import load_series
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps([1000.0 + i, "h1", M.IOPS, None if i == 3 else 5.0,
+                                                                "IO/s"]) + "\n" for i in range(6)) + '[1006.0, "h1"')
+    (s,) = load_series(tmp_path)
+    assert s.t.size == 6 and math.isnan(s.v[3])
+
+
+def test_coverage_names_how_much_of_its_step_a_run_rests_on():
+    from app.metrics.coverage import coverage
+    start = {"kind": "start", "step": "3.2", "host": "h1", "time": "2026-11-28T08:00:00+00:00", "stated_s": 60}
+    t0 = 1795852800.0         # 2026-11-28 08:00:00 UTC
+    cut = coverage([start], _samples(t0 + 1, range(9)))
+    assert cut[0].covered_s == 9 and cut[0].span_s == 60 and not cut[0].enough and not cut[0].ended
+    end = {"kind": "end", "step": "3.2", "host": "h1", "time": "2026-11-28T08:01:00.6+00:00", "seconds": 60.6}
+    whole = coverage([start, end], _samples(t0 + 1, range(60)))
+    assert whole[0].enough and "60 s of samples over the 60 s step 3.2 states, ran 60.6 s (100%)" in whole[0].text()
+    gap = coverage([start, end], _samples(t0 + 1, [*range(20), *range(45, 60)]))
+    assert not gap[0].enough and "no samples between" in gap[0].text() and "(26 s)" in gap[0].text()
+
+
+def test_time_left_comes_from_the_load_s_stated_duration_not_the_mean_of_quick_steps():
+    from app.run.plan import RunStep, Task
+    from app.run.standing import estimate_left
+    steps = [RunStep("1.1", "install", "s", "S", "h", [Task("1.1", "h", "bash", "true")]),
+             RunStep("3.2", "load", "run", "R", "h", [Task("3.2", "h", "bash", "fio")], stated_seconds=90)]
+    states = {"1.1": J.TaskState("1.1", "h", J.OK, seconds=2.0), "3.2": J.TaskState("3.2", "h")}
+    left, unknown = estimate_left(steps, lambda t: states[t.step])
+    assert (left, unknown) == (90.0, 0)
+    states["3.2"] = J.TaskState("3.2", "h", J.RUNNING, started=J.now_iso())
+    left, _ = estimate_left(steps, lambda t: states[t.step], now=time.time() + 30)
+    assert 59 <= left <= 61
+
+
+FIO = Path(__file__).parent / "data" / "captures" / "fio"
+
+
+def _status_lines(t_ms: int, ios: int) -> list[str]:
+    job = {"jobname": "oltp", "job_runtime": 1000,
+           "read": {"io_bytes": ios * 4096, "total_ios": ios, "runtime": 1000, "clat_ns": {"mean": 100000.0}},
+           "write": {"io_bytes": 0, "total_ios": 0, "runtime": 0, "clat_ns": {"mean": 0.0}}}
+    return json.dumps({"timestamp_ms": t_ms, "jobs": [job]}, indent=2).splitlines()
+
+
+def test_the_output_pane_shows_fio_s_figures_and_the_raw_report_one_click_away(qtbot):
+    from app.run.events import OutputLine
+    from widgets.run_output import OutputPane
+    pane = OutputPane()
+    qtbot.addWidget(pane)
+    pane.follow_fio("3.2", "h1")
+    lines = ["starting"] + _status_lines(1795852801000, 1000) + _status_lines(1795852802000, 3000)
+    pane.add([OutputLine("r", "3.2", "h1", "stdout", line, 0.0) for line in lines])
+    shown = pane.toPlainText()
+    assert "[3.2 h1] starting" in shown and "[3.2 h1] fio 08:00:02  2,000 IOPS · read 0.1 ms" in shown
+    assert '"jobs"' not in shown
+    pane.raw.setChecked(True)
+    assert '"jobs"' in pane.toPlainText()
+
+
+def test_a_reopened_run_draws_its_gap_as_a_gap_and_names_it(qtbot, tmp_path):
+    from app.metrics.record import MetricsRecorder
+    from widgets.dashboard import MetricsDashboard
+    rec = MetricsRecorder(tmp_path)
+    rec.append(_samples(1795852800.0, [*range(20), *range(50, 60)]))
+    rec.close()
+    dash = MetricsDashboard()
+    qtbot.addWidget(dash)
+    assert dash.show_history(tmp_path) == 60
+    t, v = dash.store.series("h1", M.IOPS)
+    assert np.isnan(v[(t > 1795852819) & (t < 1795852850)]).all() and np.isfinite(v).sum() == 30
+    assert "no samples between 08:00:19 and 08:00:50 (31 s)" in dash.problems.toPlainText()
+    dash.shutdown()
