@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from app.metrics.cifsiostat import looks_like_cifsiostat, parse_cifsiostat
 from app.metrics.counter_files import (
     parse_counter_csv,
     parse_get_counter_lines,
@@ -12,7 +13,7 @@ from app.metrics.counter_files import (
     parse_iostat_json,
 )
 from app.metrics.dvdstore import parse_dvdstore
-from app.metrics.fio_report import parse_fio_report, reports_with_lines
+from app.metrics.fio_report import parse_fio_report, reports_with_lines, with_client_jobs
 from app.metrics.parsed import ParsedResult, ResultFileError
 from app.metrics.reading import guarded
 from app.metrics.result_files import parse_diskspd, parse_iometer_csv, parse_jetstress, parse_sqlio
@@ -22,7 +23,8 @@ def parse_fio(text: str) -> ParsedResult:
     """A single report, or a --status-interval stream saved to a file: its last report holds the
     whole run's figures; the per-second series are the live view's (app.metrics.streams)."""
     problems: list[str] = []
-    reports = [(line, r) for line, r in reports_with_lines(text, problems) if "jobs" in r]
+    reports = [(line, r) for line, r in ((line, with_client_jobs(r)) for line, r in reports_with_lines(text, problems))
+               if "jobs" in r]
     if not reports:
         result = ParsedResult("fio")
         result.problems += problems
@@ -47,12 +49,14 @@ PARSERS: dict[str, Callable[[str], ParsedResult]] = {
     "export-counter": parse_counter_csv, "get-counter": parse_get_counter_text,
     "get-counter-lines": parse_get_counter_lines, "diskspd": parse_diskspd,
     "jetstress": parse_jetstress, "sqlio": parse_sqlio, "iometer": parse_iometer_csv, "dvdstore": parse_dvdstore,
+    "cifsiostat": parse_cifsiostat,
 }
 
 # (tool, test on the first 64 KiB): the first that matches wins, so the narrow tests come first
 _SIGNS: list[tuple[str, Callable[[str], bool]]] = [
-    ("fio", lambda t: '"fio version"' in t or ('"jobs"' in t and '"jobname"' in t)),
+    ("fio", lambda t: '"fio version"' in t or ('"jobs"' in t or '"client_stats"' in t) and '"jobname"' in t),
     ("iostat", lambda t: '"sysstat"' in t or '"disk_device"' in t),
+    ("cifsiostat", looks_like_cifsiostat),
     ("typeperf", lambda t: "(PDH-CSV" in t),
     ("diskspd", lambda t: "<Results>" in t and ("<TimeSpan>" in t or "<Target>" in t)
      or "Total IO" in t and "thread |" in t

@@ -144,6 +144,8 @@ class RunSession:
         if self._bed_bytes is not None:
             write_atomic(info.dir / J.BED_AT_START, self._bed_bytes)
         write_atomic(info.dir / J.PLAN, json.dumps([[s.number, s.text] for s in self.all_steps]).encode())
+        from app.run.positions import write_positions
+        write_positions(info.dir, self.all_steps, self.configuration)
         self._emit(E.Notice(info.id, f"run {info.id}  ({info.dir})"))
         return self._open(info, steps)
 
