@@ -1,6 +1,6 @@
 """draw.io and GraphML exports of beds whose ids and texts are hostile to XML (`<`, `&`,
-quotes, `]]>`, line breaks, a right-to-left override, 5,000-character names, an id that
-reads like another's port): every value stays data, read back by a real XML parser and by
+quotes, `]]>`, line breaks, a right-to-left override, 5,000-character names, ids that
+read like another's port): every value stays data, read back by a real XML parser and by
 networkx, and no two things share an XML id; and a generated bed exports with every device."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from app.diagram.export import export_diagram
 from topology import synthetic
 from topology.fileformat import loads
 
-HOSTILE_IDS = ["a<b", "c&d", "e\"f'g", "x]]>y", "L" * 5000, "h1", "h1:p1", "--", "sp ace", "\u202eevil", "💾disk"]
+HOSTILE_IDS = ["a<b", "c&d", "e\"f'g", "x]]>y", "L" * 5000, "h1", "h1-p1", "h1_p1", "h1.p1", "--", "sp ace", "\u202eevil", "💾disk"]
 MODEL = "line1\nline2 ]]> & < \" \u2028 x"
 
 
@@ -43,8 +43,9 @@ def test_hostile_ids_and_texts_stay_data_in_graphml(tmp_path):
     assert set(servers) == set(HOSTILE_IDS) and all(d["model"] == MODEL for d in servers.values())
     ports = [n for n, d in g.nodes(data=True) if d.get("component") == "port"]
     assert len(ports) == len(HOSTILE_IDS) and g.number_of_edges() == len(HOSTILE_IDS)
-    # the server named like h1's port and h1's port are two nodes, each linked to its own owner
-    assert {d["testbed_id"] for _n, d in g.nodes(data=True)} >= {"h1:p1", "h1:p1:p1"}
+    # servers named like h1's port are nodes of their own, each port linked to its own owner
+    assert {d["testbed_id"] for _n, d in g.nodes(data=True)} >= {"h1:p1", "h1-p1", "h1-p1:p1", "h1_p1:p1"}
+    assert len(set(g.nodes)) == g.number_of_nodes() == 2 * len(HOSTILE_IDS)
 
 
 def test_a_generated_bed_exports_every_device_and_cable(tmp_path):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import topology.model_storage as _model_storage
+import topology.array_groups as _array_groups
 from topology.array_groups import ArrayGroup
 from topology.configuration_spec import Configuration
 from topology.fields import fld, lst, mapping
@@ -218,6 +219,8 @@ class Link:
 # its Controller.ports names Port, which it imports for type checking only: give `typing.get_type_hints`
 # (the fuzz tests, any reader of the hints) the class in that module's namespace too
 _model_storage.__dict__["Port"] = Port
+for _name in ("ArrayHost", "HostGroup", "Mapping", "Pool", "Volume"):
+    _array_groups.__dict__[_name] = getattr(_model_storage, _name)
 
 
 # ------------------------------------------------------------------------------ virtual
