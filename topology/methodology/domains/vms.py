@@ -13,6 +13,7 @@ from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (
     Values,
     as_bool,
+    as_list,
     as_number,
     as_text,
     as_token,
@@ -211,7 +212,11 @@ def _vm_disks(ctx: BedContext) -> list[Item]:
 
 
 VNIC_FIELDS = ("name", "vswitch", "role", "address", "ip", "prefix", "mask", "network", "mtu", "index", "first",
-               "dns", "dns_csv")
+               "dns", "dns_csv",
+               # addressed: the NIC gets an address (stated, or one the source leaves unstated); sriov: it is an
+               # SR-IOV virtual function (a vNIC on a virtual switch with sriov: true); vhost_net: a virtio NIC
+               # served by vhost-net; ifaces: the in-guest iSCSI interfaces bound to it
+               "addressed", "sriov", "vhost_net", "ifaces", "uplink")
 
 
 def _vnic_values(ctx: BedContext, vm: VM, nic: Any, k: int) -> Values:
@@ -225,7 +230,16 @@ def _vnic_values(ctx: BedContext, vm: VM, nic: Any, k: int) -> Values:
         put(vals, "nic.vswitch", not_stated(f"{src}.vswitch"))
     put(vals, "nic.role", as_text(ROLE_PROSE.get(nic.role, nic.role), f"{src}.role"))
     put(vals, "nic.address", as_text(nic.address, f"{src}.address"))
+    put(vals, "nic.addressed", as_bool(nic.address is NOT_STATED or bool(nic.address), f"{src}.address"))
     put_address(vals, "nic", nic.address, f"{src}.address")
+    sriov = vs is not None and vs.sriov and nic.offloads.get("sriov") is not False
+    put(vals, "nic.sriov", as_bool(sriov, f"{vs.id}.sriov" if vs is not None else f"{src}.vswitch"))
+    put(vals, "nic.vhost_net", as_bool(not sriov and nic.offloads.get("vhost_net") is True, f"{src}.offloads"))
+    put(vals, "nic.ifaces", as_list([i for i in nic.iscsi_ifaces if isinstance(i, str)], f"{src}.iscsi_ifaces"))
+    if vs is not None and vs.uplinks and vs.uplinks is not NOT_STATED:
+        pr = ctx.idx.ports.get(vs.uplinks[0])
+        if pr is not None:
+            put(vals, "nic.uplink", as_text(pr.port.name, f"{vs.id}.uplinks"))
     put(vals, "nic.network", as_text(nic.network, f"{src}.network"))
     put(vals, "nic.mtu", as_number(nic.mtu, f"{src}.mtu"))
     put(vals, "nic.index", as_number(k + 1))
