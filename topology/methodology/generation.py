@@ -356,8 +356,12 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
         assumed: list[str] = []
         cget = stated_only(get, assumed) if st.destructive else get
         if ct.when and not matches(ct.when, vals):
-            unfit += [f"{v.text} ({name})" for name, pat in ct.when
-                      if (v := vals.get(name)) is not None and not pat.search(v.match_text())]
+            for name, pat in ct.when:
+                if (v := vals.get(name)) is not None and not pat.search(v.match_text()):
+                    if v.kind == "not_stated":      # the command needs a value the source leaves open
+                        not_stated += [name] if name not in not_stated else []
+                    else:
+                        unfit.append(f"{v.text} ({name})")
             if st.destructive and (absent := [name for name, _ in ct.when if vals.get(name) is None]):
                 why_destructive = why_destructive or f"the bed gives no {', '.join(absent)}: done by hand"
             if st.destructive and (v := vals.get("volume.select_by")) is not None and \

@@ -91,6 +91,18 @@ def _disk_folder(ctx: BedContext, vm: VM, d: Any) -> tuple[str, str] | None:
     return None
 
 
+def _volume_folder(ctx: BedContext, d: Any) -> tuple[str, str] | None:
+    """The drive letter or mount point of the volume a virtual disk sits on, when the bed gives it."""
+    if not d.volume or d.local or not isinstance(d.volume, str):
+        return None
+    v = ctx.idx.volume(d.volume)
+    drive = getattr(v, "drive", "") if v is not None else ""
+    if not drive or drive is NOT_STATED:
+        return None
+    drive = f"{drive.rstrip(':')}:\\" if len(drive.rstrip(":")) == 1 else drive
+    return drive, f"{d.volume}.drive"
+
+
 def _vm_folder(ctx: BedContext, vm: VM) -> tuple[str, str] | None:
     for d in vm.disks:
         f = _disk_folder(ctx, vm, d)
@@ -166,7 +178,7 @@ def _default_disk_format(ctx: BedContext, host_id: str) -> str:
     return "vhdx"
 
 
-VDISK_FIELDS = ("name", "size_gb", "size_text", "format", "format_text", "type", "type_text", "fixed", "dynamic",
+VDISK_FIELDS = ("name", "size_gb", "size_mb", "size_text", "format", "format_text", "type", "type_text", "fixed", "dynamic",
                 "volume",
                 "volume_name", "folder", "file", "controller", "local", "index", "first")
 
@@ -179,6 +191,7 @@ def _vm_disks(ctx: BedContext) -> list[Item]:
             src = f"{vm.id}.disks.{d.name}"
             put(vals, "disk.name", as_text(d.name, f"{src}.name"))
             put(vals, "disk.size_gb", as_number(d.size_gb, f"{src}.size_gb"))
+            put(vals, "disk.size_mb", scaled(d.size_gb, 1024, f"{src}.size_gb"))
             put(vals, "disk.size_text", as_text(size_text(d.size_gb), f"{src}.size_gb"))
             fmt = d.format or ""
             put(vals, "disk.format", as_token(fmt, f"{src}.format"))
@@ -193,8 +206,9 @@ def _vm_disks(ctx: BedContext) -> list[Item]:
                 put(vals, "disk.dynamic", as_bool(True, f"{src}.type"))
             put(vals, "disk.volume", as_text(d.volume, f"{src}.volume"))
             put(vals, "disk.volume_name", as_text(d.volume.rpartition(":")[2], f"{src}.volume"))
-            folder = _disk_folder(ctx, vm, d)
-            if not folder and NOT_STATED in (d.path, d.volume, vm.host):
+            folder = _disk_folder(ctx, vm, d) or _volume_folder(ctx, d)
+            if not folder and (NOT_STATED in (d.path, d.volume, vm.host) or (d.volume and not d.local)):
+                # on a volume whose drive or mount point the bed does not give: where the file goes is not stated
                 put(vals, "disk.folder", not_stated(f"{src}.path"))
                 put(vals, "disk.file", not_stated(f"{src}.path"))
             if folder:
