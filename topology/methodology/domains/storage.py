@@ -13,6 +13,7 @@ from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (
+    Val,
     ValueKind,
     Values,
     as_any,
@@ -84,7 +85,10 @@ def array_values(ctx: BedContext, a: StorageArray) -> Values:
 
 GROUP_FIELDS = ("name", "label", "raid", "raid_text", "geometry", "owner", "owner_index", "owner_letter", "pool",
                 "first_volume", "first_volume_size_gb", "first_volume_size_text", "index", "members", "disk_count",
-                "slot_pairs", "disk_desc", "media", "usable")
+                "slot_pairs", "disk_desc", "media", "usable",
+                # TRAY,SLOT of each member drive by the enclosures' stated tray IDs (IBM DS SMcli); the
+                # enclosures whose tray ID the bed does not give
+                "tray_slots", "trays_unknown")
 
 
 def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values:
@@ -123,6 +127,12 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
     pairs = [f"{enc_index[e]},{s}" for e, s in slots if e in enc_index]
     if pairs and len(pairs) == len(slots):
         put(out, "group.slot_pairs", as_token(" ".join(pairs), f"{ref}.members"))
+    trays = {e.name: e.tray_id for e in a.enclosures}
+    unknown = sorted({e for e, _ in slots if trays.get(e) is None})
+    if slots and not unknown:
+        put(out, "group.tray_slots", as_token(" ".join(f"{trays[e]},{s}" for e, s in slots), f"{ref}.members"))
+    elif unknown:
+        put(out, "group.trays_unknown", as_list(unknown, f"{a.id}.enclosures"))
     disks = scope.group_disks(g) if scope else []
     if disks and len(disks) == len(slots):
         kinds: dict[str, int] = {}
@@ -159,7 +169,7 @@ VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter
                  # pools (Hitachi SNM2) gives them when they are made in the bed's order
                  "number", "pool_number",
                  # snapshot reserve (EqualLogic: a share of the volume's size), and how many machines reach it
-                 "reserve_gb", "reserve_text", "reserve_percent", "hosts_count")
+                 "reserve_gb", "reserve_text", "reserve_percent", "hosts_count", "settings_stated")
 
 
 def _hosts_per_volume(a: StorageArray) -> Values:
@@ -197,6 +207,12 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
         put(out, "volume.size_text", as_text(f"all remaining capacity{' of the ' + container if container else ''}",
                                              f"{ref}.remainder"))
     put_fields(out, "volume", v, ref, _VOLUME_FIELDS)
+    for k, setting in v.settings.items():       # segment_size_kb, read_cache, write_cache ... as the bed names them
+        put(out, f"volume.settings.{k}", as_any(setting, f"{ref}.settings.{k}"))
+    # settings the source names but leaves open: a command that makes the volume would take the array's default
+    unstated = tuple(f"volume.settings.{k}" for k, x in v.settings.items() if x is NOT_STATED)
+    put(out, "volume.settings_stated", Val(not_stated().text, f"{ref}.settings", "not_stated", unstated) if unstated
+        else as_bool(True, f"{ref}.settings"))
     put(out, "volume.reserve_gb", as_number(v.reserve_gb, f"{ref}.reserve_gb"))
     if isinstance(v.reserve_gb, (int, float)) and not isinstance(v.reserve_gb, bool):
         put(out, "volume.reserve_text", as_text(size_text(v.reserve_gb), f"{ref}.reserve_gb"))
