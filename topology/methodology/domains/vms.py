@@ -207,8 +207,9 @@ def _vm_disks(ctx: BedContext) -> list[Item]:
             put(vals, "disk.volume", as_text(d.volume, f"{src}.volume"))
             put(vals, "disk.volume_name", as_text(d.volume.rpartition(":")[2], f"{src}.volume"))
             folder = _disk_folder(ctx, vm, d) or _volume_folder(ctx, d)
-            if not folder and (NOT_STATED in (d.path, d.volume, vm.host) or (d.volume and not d.local)):
-                # on a volume whose drive or mount point the bed does not give: where the file goes is not stated
+            vol = ctx.idx.volume(d.volume) if isinstance(d.volume, str) and d.volume else None
+            if not folder and NOT_STATED in (d.path, d.volume, vm.host, getattr(vol, "drive", "")):
+                # where the file goes is not stated (a volume whose drive or mount point the source leaves open)
                 put(vals, "disk.folder", not_stated(f"{src}.path"))
                 put(vals, "disk.file", not_stated(f"{src}.path"))
             if folder:
