@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="judge this scenario alone (default: the reference configuration and every scenario)")
     v.add_argument("--configuration", metavar="NAME",
                    help="judge the bed in this configuration alone (default: in each of its configurations)")
+    v.add_argument("--min-severity", choices=("info", "warning", "error"), default="info",
+                   help="list only findings of this severity or worse (default: info, every finding); "
+                        "the exit code still says whether the bed has errors")
 
     sub.add_parser("examples", help="list the built-in example beds")
 
@@ -164,37 +167,13 @@ def cmd_validate(ns: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_UNREADABLE
     findings = validate(bed, scenario=ns.scenario, configuration=ns.configuration)
+    from app.findings_text import at_least, format_findings
+    shown = at_least(findings, ns.min_severity)
     if ns.format == "json":
-        print(json.dumps([f.as_dict() for f in findings], indent=2))
+        print(json.dumps([f.as_dict() for f in shown], indent=2))
     else:
-        print(format_findings(ns.file, findings))
+        print(format_findings(ns.file, shown, hidden=len(findings) - len(shown), min_severity=ns.min_severity))
     return EXIT_FINDINGS if has_errors(findings) else EXIT_OK
-
-
-def format_findings(name: str, findings: list) -> str:
-    counts = {s: sum(1 for f in findings if f.severity == s and not f.accepted) for s in ("error", "warning", "info")}
-    accepted = sum(1 for f in findings if f.accepted)
-    head = (f"{name}: {counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s)"
-            + (f", {accepted} accepted as documented exceptions" if accepted else ""))
-    lines = [head]
-    for f in findings:
-        tag = "ACCEPTED" if f.accepted else f.severity.upper()
-        lines.append("")
-        lines.append(f"{tag:<9}{f.code:<10}{f.message}")
-        if f.configuration:
-            lines.append(f"{'':<19}configuration: {f.configuration}")
-            lines.append(f"{'':<19}scenario: {f.scenario or 'none (the configuration as it stands)'}")
-        else:
-            lines.append(f"{'':<19}scenario: {f.scenario or 'reference configuration'}")
-        lines.append(f"{'':<19}components: {', '.join(f.subjects)}")
-        lines.append(f"{'':<19}why: {f.reason}")
-        lines.append(f"{'':<19}source: {f.source}")
-        lines.append(f"{'':<19}fix: {f.hint}")
-        if f.accepted:
-            lines.append(f"{'':<19}accepted because: {f.exception_reason}")
-    if not findings:
-        lines.append("no findings")
-    return "\n".join(lines)
 
 
 def cmd_examples(ns: argparse.Namespace) -> int:

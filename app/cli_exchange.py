@@ -24,10 +24,16 @@ def add_arguments(sub: argparse._SubParsersAction) -> None:
     im = sub.add_parser("import", help="add hosts, ports and addresses from a CSV file or an Ansible inventory "
                                        "(one step; --dry-run shows what would change)")
     im.add_argument("bed", help="project file to change (saved over, keeping its comments)")
-    im.add_argument("source", metavar="FILE", help="CSV file (see the README's column layout) or Ansible "
-                                                   "inventory (INI or YAML)")
+    im.add_argument("source", metavar="FILE", nargs="?", help="CSV file (see the README's column layout) or "
+                                                               "Ansible inventory (INI or YAML)")
+    im.add_argument("--from-hosts", metavar="INVENTORY", nargs="?", const="",
+                    help="read the hosts themselves (read-only, as `check` does) and draft what they show: ports, "
+                         "addresses, MTUs, speeds, MACs, OS, memory, the SAN volumes they see; the hosts are those "
+                         "of INVENTORY, or without it the bed's own access entries")
     im.add_argument("--format", choices=("csv", "ansible"), help="default: .csv is CSV, anything else an inventory")
     im.add_argument("--dry-run", action="store_true", help="show what would change and write nothing")
+    im.add_argument("--trust", action="append", default=[], metavar="SHA256:...",
+                    help="with --from-hosts: accept an unknown SSH host key with exactly this fingerprint")
 
 
 def cmd_export(ns: argparse.Namespace) -> int:
@@ -54,4 +60,14 @@ def cmd_export(ns: argparse.Namespace) -> int:
 
 def cmd_import(ns: argparse.Namespace) -> int:
     from topology.importing.command import run_import
+    if ns.from_hosts is not None:
+        if ns.source:
+            print(f"testbed-studio: give the inventory as --from-hosts {ns.source} (not beside it)", file=sys.stderr)
+            return EXIT_UNREADABLE
+        from app.asbuilt.draft_cli import run_draft
+        return run_draft(ns.bed, ns.from_hosts or None, ns.format, dry_run=ns.dry_run, trust=ns.trust)
+    if not ns.source:
+        print("testbed-studio: import needs a FILE (a CSV sheet or an Ansible inventory), or --from-hosts",
+              file=sys.stderr)
+        return EXIT_UNREADABLE
     return run_import(ns.bed, ns.source, ns.format, dry_run=ns.dry_run)

@@ -99,3 +99,17 @@ def recent_files() -> list[str]:
 
 def set_recent_files(paths: list[str]) -> None:
     _write({"recent_files": list(paths)[:MAX_RECENT]})
+
+
+FINDING_GROUPS = ("error", "warning", "info", "accepted")
+
+
+def findings_shown() -> dict[str, bool]:
+    """Which kinds of finding the validation panel lists (its severity filter), as last left."""
+    value = _read().get("findings_shown")
+    stored = value if isinstance(value, dict) else {}
+    return {k: stored.get(k) is not False for k in FINDING_GROUPS}
+
+
+def set_findings_shown(shown: dict[str, bool]) -> None:
+    _write({"findings_shown": {k: bool(shown.get(k, True)) for k in FINDING_GROUPS}})

@@ -132,14 +132,19 @@ def net_005(ctx: Any) -> Iterator[Hit]:
         small = [w for w, m, e in known if not e and m < need]
         if len(ends) > 1 or small:
             detail = ", ".join(f"{w}={m}" for w, m, _ in known)
-            yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
+            low = ", ".join(dict.fromkeys(f"{w}={m}" for w, m, _ in known if m < need))
+            yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}",
+                      cause=f"{low} below the {need}-byte MTU of the ends on {{n}} iSCSI paths",
+                      item=f"{path.initiator} -> {path.target}")
         elif unknown:
             yield could_not_judge([path.initiator, path.target, *unknown],
                                   f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
         elif ends == {1500} and not [1 for _, m, e in known if not e and m > 1500] and len(known) == len(hops):
             yield hit([path.initiator, path.target],
                       f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
-                      severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
+                      severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI",
+                      cause="{n} iSCSI paths run standard 1500-byte frames end to end",
+                      item=f"{path.initiator} -> {path.target}")
 
 
 def derive_host_array(self: Any, comp: str, array_id: str, presented: list) -> None:
@@ -174,7 +179,7 @@ def raid_002(ctx: Any) -> Iterator[Hit]:
             unknown = [f"{what} of the disks in {d.enclosure}:{d.spec.slots}" for d, k in described
                        if NOT_STATED in k for what, v in zip(("media", "speed", "size"), k, strict=True)
                        if v is NOT_STATED]
-            if len(kinds) <= 1 and unknown:
+            if len(kinds) <= 1 and unknown and len({id(d.spec) for d, _ in described}) > 1:
                 yield could_not_judge([a.id, group_ref(a.id, g.name)],
                                       f"whether disk group {g.name} on {a.id} mixes disks", unknown)
             elif len(kinds) > 1:

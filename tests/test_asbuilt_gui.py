@@ -92,3 +92,34 @@ def test_a_run_started_with_the_check_keeps_it_and_the_appendix_prints_the_table
     assert meta["as_built"]["file"] == RECORD and meta["as_built"]["codes"] == ["ASB-001", "ASB-003"]
     titles = [t.title for t in run_record_tables(load_run_results(str(run_dir), wizard.document.bed))]
     assert any(t.startswith("As built") for t in titles), titles
+
+
+def test_show_on_diagram_in_the_main_window_selects_and_centres_the_host_on_the_diagram(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
+    from widgets.main_window import MainWindow
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    assert window.open_path(_bed(tmp_path))
+    window.canvas.scale(4, 4)                           # zoomed in: the host is not in sight by itself
+    window.canvas.centerOn(-5000, -5000)
+    window.tabs.setCurrentWidget(window.run)
+    panel = window.run.asbuilt
+    window.run.pages.setCurrentWidget(panel)
+    assert panel.check()
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=60000)
+    mtu = next(panel.tree.topLevelItem(i) for i in range(panel.tree.topLevelItemCount())
+               if panel.tree.topLevelItem(i).text(1) == "ASB-003")
+    panel.tree.setCurrentItem(mtu)
+    assert panel.show_button.isEnabled()
+    qtbot.mouseClick(panel.show_button, Qt.MouseButton.LeftButton)
+    assert window.tabs.currentWidget() is window.canvas
+    assert window.selection.ids == {"lin1"}
+    selected = [i for i in window.canvas.scene().selectedItems() if getattr(i, "ident", "") == "lin1"]
+    assert selected, "the host is selected on the diagram"
+    seen = window.canvas.mapToScene(window.canvas.viewport().rect()).boundingRect()
+    assert seen.intersects(selected[0].sceneBoundingRect()), "the host is brought into sight"
+    Path("build").mkdir(exist_ok=True)
+    window.grab().save("build/asbuilt-show-on-diagram.png")

@@ -15,11 +15,13 @@ from app.asbuilt import probes
 from tests.script_checks import powershell_commands, powershell_problem
 
 LINUX_ALLOWED = [
-    r"ip -j addr show", r"grep -H \. /sys/class/net/\*/speed", r"ethtool -a", r"lsblk -J -b -o [A-Z,]+",
-    r"iscsiadm -m session -P 3", r"cat /etc/iscsi/initiatorname\.iscsi", r"multipath -ll", r"cat /etc/os-release",
-    r"uname -r", r"cat /proc/cmdline", r"grep MemTotal /proc/meminfo", r"nproc --all",
-    r"grep -m1 model name /proc/cpuinfo", r"grep -H \. /sys/class/net/\*/device/sriov_numvfs", r"virsh list --name",
+    r"ip -j addr show", r"ethtool -a", r"lsblk -J -b -o [A-Z,]+", r"iscsiadm -m session -P 3", r"multipath -ll",
+    r"grep -H -m1 -e MemTotal -e model name /proc/meminfo /proc/cpuinfo", r"virsh list --name", r"virsh dominfo",
 ]
+# files the shell reads itself (tbs_read: its own `read`, no program): status files, never a device
+LINUX_FILES = {"/sys/class/net/*/speed", "/etc/iscsi/initiatorname.iscsi", "/etc/os-release",
+               "/proc/sys/kernel/osrelease", "/proc/cmdline", "/sys/devices/system/cpu/present",
+               "/sys/class/net/*/device/sriov_numvfs"}
 ESXI_ALLOWED = r"esxcli --formatter=json (network nic list|network ip interface list|network ip interface ipv4 get|" \
                r"iscsi adapter list|iscsi session connection list|storage core device list|storage core path list|" \
                r"system version get|hardware memory get|hardware cpu global get|vm process list)"
@@ -31,29 +33,35 @@ WINDOWS_ARGS = {"netsh": "interface ipv4 show subinterfaces", "iscsicli.exe": "S
 # the only shell words around the probes: the two helper functions and what they do themselves
 SH_OWN = {"printf", "command", "shift", "for", "do", "done", "if", "then", "else", "fi", "}", "tbs_probe()",
           "tbs_per_interface()", "{"}
+# the helpers' lines may start only so; the one program a helper starts by itself lists the VMs
+HELPER_STARTS = ("printf", "if", "else", "for", "do", "done", "fi", "}", "tbs_", '"$@"', "command", "[ ",
+                 "{ while IFS= read -r tbs_l", "virsh list --name 2>/dev/null | while")
 
 
 def sh_commands(script: str) -> list[str]:
     """The probe commands of an sh script: each `tbs_probe AREA PROGRAM ARGS` line's program and
     arguments; any other line must be the helpers' own."""
     out = []
-    body = script.split("\n}\n", 2)[-1]     # after the two helper functions
-    helpers = script[:len(script) - len(body)]
+    helpers, _, body = script.rpartition("\n}\n")     # after the helper functions
     for line in helpers.splitlines():
-        words = line.strip().split()
-        if words and not words[0].startswith(("printf", "if", "else", "for", "do", "done", "fi", "}", "tbs_",
-                                               '"$@"', "command")):
+        if line.strip() and not line.strip().startswith(HELPER_STARTS):
             raise AssertionError(f"unexpected line in the helpers: {line!r}")
     for line in body.splitlines():
         if not line.strip():
             continue
         words = shlex.split(line)
-        assert words[0] in ("tbs_probe", "tbs_per_interface"), f"a line that is not a probe: {line!r}"
-        out.append(" ".join(words[2:]))
+        assert words[0] in ("tbs_probe", "tbs_per_interface", "tbs_per_vm", "tbs_read"), \
+            f"a line that is not a probe: {line!r}"
+        if words[0] == "tbs_read":
+            out += [f"read {path}" for path in words[2:]]
+        else:
+            out.append(" ".join(words[2:]))
     return out
 
 
 def _allowed(command: str, patterns) -> bool:
+    if command.startswith("read "):
+        return patterns is LINUX_ALLOWED and command[5:] in LINUX_FILES
     return any(re.fullmatch(p, command) for p in patterns)
 
 
@@ -135,5 +143,7 @@ def test_a_writing_command_is_caught():
     """The checker itself: a probe that logs in, or a Windows probe that sets, is refused."""
     bad = probes.sh_script((probes.Probe("x", ("iscsiadm", "-m", "node", "--login")),))
     assert not all(_allowed(c, LINUX_ALLOWED) for c in sh_commands(bad))
+    device = probes.sh_script((probes.Probe("x", ("/dev/sda",), files=True),))
+    assert not all(_allowed(c, LINUX_ALLOWED) for c in sh_commands(device))
     ps = probes.ps_script([probes.Probe("x", ("Set-NetAdapter -Name a -MtuSize 1500",))])
     assert not set(n.lower() for n in powershell_commands(ps)) <= WINDOWS_ALLOWED | {"tbs-probe"}

@@ -103,7 +103,7 @@ def _runs_with_ds2(runs_dir: Path, configuration: str, figures: list[dict[str, i
 def test_two_configurations_of_one_server_validate_get_a_procedure_each_and_compare_in_a_chart(tmp_path):
     """The issue's "done when": validate, a procedure per configuration, imported results, the chart."""
     v = cli("validate", str(STUDY))
-    assert v.returncode in (0, 1) and "configuration: esxi" in v.stdout
+    assert v.returncode in (0, 1) and "holds in: configuration esxi" in v.stdout
     m = cli("methodology", str(STUDY))
     assert m.stdout.count("# Test methodology:") == 2
     runs = tmp_path / "runs"

@@ -143,7 +143,7 @@ def test_a_scenario_runs_in_the_configuration_it_names(bed):
 def test_the_cli_validates_per_configuration_and_names_it():
     out = cli("validate", str(BED))
     assert out.returncode == 1, out.stderr            # NET-005 is an error in esxi
-    assert "configuration: esxi" in out.stdout
+    assert "holds in: configuration esxi" in out.stdout
     data = json.loads(cli("validate", str(BED), "--format", "json", "--configuration", "hyperv").stdout)
     assert data and {f["configuration"] for f in data} == {"hyperv"}
     bad = cli("validate", str(BED), "--configuration", "kvm")

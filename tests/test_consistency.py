@@ -31,7 +31,7 @@ EQUALLOGIC = "equallogic-ps6110-hyperv"
 
 def test_the_failover_finding_and_the_placement_view_count_the_same_vms(qtbot):
     bed = load(resources.example_path(EQUALLOGIC))
-    cap = [f for f in validate(bed) if f.code == "CAP-003" and "if R720-1 fails" in f.message]
+    cap = [c for f in validate(bed) if f.code == "CAP-003" for c in f.cases() if "if R720-1 fails" in c.message]
     assert len(cap) == 1 and "9 of its 10 highly available VMs (140 GB) find no room" in cap[0].message
     finding_vms = set(cap[0].subjects) - {"HV-CLUSTER", "R720-1"}
 

@@ -239,6 +239,17 @@ def test_delete_on_every_example_and_every_kind_of_device(examples_dir):
                 roundtrip(bed, ops.delete(bed, [coll[0].id]), thorough=False)
 
 
+def test_deleting_a_server_clears_it_from_the_lists_a_configuration_gives_in_full(examples_dir):
+    """The Hyper-V configuration of the R710 example gives the group's access records in full; one names
+    the server.  Deleting the server leaves the record without it (the bed still loads), undo brings it back."""
+    bed = load(examples_dir / "r710-rhev-hyperv-equallogic.yaml")
+    hyperv = next(c for c in bed.configurations if c.id == "hyperv")
+    assert any(h.get("server") == "R710" for h in hyperv.overrides["eql-group"]["hosts"])
+    after = roundtrip(bed, ops.delete(bed, ["R710"]))
+    kept = next(c for c in after.configurations if c.id == "hyperv").overrides["eql-group"]["hosts"]
+    assert kept and not any(h.get("server") == "R710" for h in kept)
+
+
 # ------------------------------------------------------------------------------ moving, layout
 
 def test_move_is_one_step_for_many_devices(seed000):

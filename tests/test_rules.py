@@ -7,6 +7,7 @@ from beds import clean_bed
 from topology.model import (
     VM,
     Adapter,
+    ArrayHost,
     Chassis,
     ExceptionRecord,
     HostAccess,
@@ -19,6 +20,8 @@ from topology.model import (
     StorageArray,
     Switch,
     VirtualDisk,
+    VirtualSwitch,
+    VNic,
     Volume,
 )
 from topology.validation import rule_catalogue, validate
@@ -34,9 +37,11 @@ WL-002 CAP-008 NET-013 MAP-004 NET-014""".split()
 MODEL_CODES = ["LIM-004"]
 # Issue 27: a virtual disk format the host cannot make
 NEW_CODES += ["CAP-009"]
-ALL_CODES = BRIEF_CODES + NEW_CODES + MODEL_CODES
+# Issue 31: a documented exception that matches nothing, and the rules the probes found missing
+FACT_CODES = """EXC-001 NET-015 MAP-005 MAP-006 MAP-007 CAP-010 CAP-011""".split()
+ALL_CODES = BRIEF_CODES + NEW_CODES + MODEL_CODES + FACT_CODES
 # Issue 28: the as-built check's codes (raised from the hosts' facts, tests/test_asbuilt_*.py), in the catalogue
-ASBUILT_CODES = [f"ASB-{n:03d}" for n in range(1, 18)]
+ASBUILT_CODES = [f"ASB-{n:03d}" for n in range(1, 20)]
 
 
 def port(bed, ref):
@@ -162,7 +167,56 @@ BREAKS = {
         Port(name="fc0", kind="fc", wwpn=w)]))
         for h, w in (("h1", "10:00:00:00:c9:aa:bb:01"), ("h2", "10000000C9AABB01"))],
     "NET-013": lambda b: [setattr(b.networks[1], "vlan", 101), setattr(b.switches[0], "vlans", [102])],
+    "EXC-001": lambda b: b.exceptions.append(ExceptionRecord(code="NET-007", subject="h1:lan",
+                                                             reason="duplicate address while the lab was moved")),
+    "NET-015": lambda b: fc_port(b, mtu=9000, address="10.1.0.60/24", roles=["iscsi"]),
+    "MAP-005": lambda b: setattr(array(b).hosts[0], "initiators", ["10:00:00:00:c9:aa:bb:01"]),
+    "MAP-006": lambda b: [setattr(server(b, "h1"), "os", "Windows Server 2008 R2 Enterprise SP1"),
+                          setattr(array(b).hosts[0], "host_type", "Linux")],
+    "MAP-007": lambda b: gold_lun(b, read_only=False),
+    "CAP-010": lambda b: guest_iscsi_web(b, with_lun=False),
+    "CAP-011": lambda b: b.scenarios.append(Scenario(id="no-h2", excluded=["h2"], placement={"web": "h2"})),
 }
+
+# The near miss of each rule issue 31 adds: the same change made right, which the rule must pass.
+PASSES = {
+    "NET-015": lambda b: fc_port(b),
+    "MAP-005": lambda b: setattr(array(b).hosts[0], "initiators", ["iqn.1991-05.com.microsoft:h1"]),
+    "MAP-006": lambda b: [setattr(server(b, "h1"), "os", "Windows Server 2008 R2 Enterprise SP1"),
+                          setattr(array(b).hosts[0], "host_type", "Windows 2000/Server 2003/Server 2008 Clustered")],
+    "MAP-007": lambda b: gold_lun(b, read_only=True),
+    "CAP-010": lambda b: guest_iscsi_web(b, with_lun=True),
+    "CAP-011": lambda b: b.scenarios.append(Scenario(id="no-h2", excluded=["h2"], placement={"web": "h1"})),
+    "EXC-001": lambda b: [BREAKS["NET-007"](b), b.exceptions.append(ExceptionRecord(
+        code="NET-007", subject="h1:lan", reason="duplicate address while the lab was moved"))],
+}
+
+
+def fc_port(bed, **wrong):
+    """An FC HBA port on h1 (with `wrong` Ethernet settings on it)."""
+    server(bed, "h1").adapters.append(Adapter(name="hba", kind="fc", ports=[
+        Port(name="fc0", kind="fc", wwpn="10:00:00:00:c9:aa:bb:01", **wrong)]))
+
+
+def gold_lun(bed, read_only):
+    """A gold image LUN attached as a pass-through disk to both VMs."""
+    array(bed).volumes.append(Volume(name="gold", group="os", size_gb=20, read_only=read_only, purpose=["os"]))
+    array(bed).mappings.append(Mapping(volume="gold", to="cluster", lun=4))
+    for name in ("sql", "web"):
+        vm(bed, name).disks.append(VirtualDisk(name="gold", type="passthrough", volume="arr:gold"))
+
+
+def guest_iscsi_web(bed, with_lun):
+    """web reaches its data itself: in-guest iSCSI over a vNIC on h2's SAN side (with its LUN, or none)."""
+    web = vm(bed, "web")
+    web.storage_access = "guest_iscsi"
+    bed.virtual_switches.append(VirtualSwitch(id="h2/san", host="h2", uplinks=["h2:vm"]))
+    web.nics.append(VNic(name="iscsi", vswitch="h2/san", role="iscsi", address="10.1.0.80/24", network="san-a",
+                         mtu=9000))
+    if with_lun:
+        array(bed).volumes.append(Volume(name="webdata", group="os", size_gb=20, purpose=["data"]))
+        array(bed).hosts.append(ArrayHost(name="web", server="web", initiators=["iqn.1991-05.com.microsoft:web"]))
+        array(bed).mappings.append(Mapping(volume="webdata", to="web", lun=0))
 
 
 def test_catalogue_is_the_briefs_and_the_issues():
@@ -187,6 +241,16 @@ def test_rule_catches_its_mistake(code):
     assert f.subjects and all(isinstance(s, str) and s for s in f.subjects)
     assert f.message and f.hint and f.reason and f.source
     assert f.severity in ("error", "warning", "info")
+
+
+@pytest.mark.parametrize("code", sorted(PASSES))
+def test_rule_passes_the_near_miss(code):
+    bed = clean_bed()
+    PASSES[code](bed)
+    assert not [f for f in validate(bed) if f.code == code], [f.message for f in validate(bed) if f.code == code]
+    broken = clean_bed()
+    BREAKS[code](broken)
+    assert [f for f in validate(broken) if f.code == code]
 
 
 def test_severity_follows_the_catalogue():
@@ -234,9 +298,11 @@ def test_degraded_scenario_restarts_highly_available_vms_only_where_the_survivor
     found = [f for f in validate(bed) if f.code in ("CAP-001", "CAP-003")]
     # web does not restart beside sql (27 + 20 > 46): a VM the survivor cannot start is not run
     # there over its RAM, it finds no room, as the placement view shows it
-    assert [(f.code, f.scenario) for f in found] == [("CAP-003", None), ("CAP-003", None)]
-    assert "if h2 fails, 1 of its 1 highly available VMs (27 GB) find no room" in found[1].message
-    assert set(found[1].subjects) == {"cl", "h2", "web"}
+    # one fact (cl cannot absorb the loss of a node), two cases: h1 lost, h2 lost
+    assert [(f.code, f.scenario, f.count) for f in found] == [("CAP-003", None, 2)]
+    case = found[0].members[1]
+    assert "if h2 fails, 1 of its 1 highly available VMs (27 GB) find no room" in case.message
+    assert set(case.subjects) == {"cl", "h2", "web"}
     from topology.placement_ops import outcome
     assert outcome(bed, "degraded").no_room == {"web": "h2"}
 
@@ -324,7 +390,9 @@ def test_a_workload_pairs_its_database_and_log_too():
 def test_switch_ports_facing_iscsi_host_ports_with_flow_control_off_are_named():
     bed = clean_bed()
     bed.switches[0].flow_control = False    # sw-a: faces h1:san1, h2:san1 and two array ports
-    messages = sorted(f.message for f in found(bed, "NET-006"))
+    facts = found(bed, "NET-006")
+    assert len(facts) == 1 and facts[0].message.startswith("flow control is off on switch sw-a facing 4 iSCSI ports")
+    messages = sorted(c.message for c in facts[0].cases())
     assert messages == [f"flow control is off on switch port sw-a facing {what}" for what in (
         "array port arr:c0-a", "array port arr:c1-a", "iSCSI host port h1:san1", "iSCSI host port h2:san1")]
 
@@ -350,8 +418,10 @@ def test_port_ratio_is_weighed_by_bandwidth():
 def test_masking_findings_say_what_the_array_does_instead():
     bed = clean_bed()
     array(bed).hosts[0].host_group = ""
-    msg = found(bed, "MAP-002")[0].message
+    fact = found(bed, "MAP-002")[0]
+    msg = fact.cases()[0].message
     assert "is mapped to host group cluster, which h1" in msg and "its host entry h1 is in no host group" in msg
+    assert fact.message.startswith("h1 is not in host group cluster on arr (its host entry h1 is in no host group)")
     assert not found(bed, "MAP-001")
     bed = clean_bed()
     array(bed).mappings = [m for m in array(bed).mappings if m.volume != "vms"]
@@ -594,3 +664,59 @@ def test_vhdx_on_a_hyperv_host_below_2012_is_an_error_that_names_the_release():
     assert "VHDX exists from Windows Server 2012" in found[0].message and "2008 R2" in found[0].message
     vm(bed, "sql").disks[0].format = "vhd"
     assert not [f for f in validate(bed) if f.code == "CAP-009"]
+
+
+# ----------------------------------------------------------------- issue 31: what the rules did not see
+
+def db_and_log_disks(bed, log_volume):
+    """sql keeps its database disk on arr:db and a log disk on `log_volume`."""
+    vm(bed, "sql").disks[1].purpose = ["database"]
+    vm(bed, "sql").disks.append(VirtualDisk(name="log", size_gb=20, type="fixed", volume=log_volume, purpose=["log"]))
+
+
+def described_switch_port(bed, flow_control):
+    """sw-a describes the port facing c0-a (its label), with no cable drawn to it."""
+    bed.switches[0].ports.append(Port(name="g11", flow_control=flow_control, label="arr c0-a"))
+
+
+def unstated_threads(bed, vcpu):
+    for s in bed.servers:
+        s.cpu.threads_per_core = None
+    vm(bed, "sql").vcpu = vcpu
+
+
+# (code, what, the mistake, the same made right): the mistake is found (or, for an unknown, said), the near
+# miss is not
+MORE = [
+    ("RAID-005", "a VM's database and log disks on one volume", lambda b: db_and_log_disks(b, "arr:db"),
+     lambda b: db_and_log_disks(b, "arr:log")),
+    ("NET-006", "flow control off on a described, uncabled SAN switch port",
+     lambda b: described_switch_port(b, False), lambda b: described_switch_port(b, True)),
+    ("CAP-002", "a ratio over the policy per core with threads not stated", lambda b: unstated_threads(b, 40),
+     lambda b: unstated_threads(b, 10)),
+]
+
+
+@pytest.mark.parametrize("code,what,breaks,passes", MORE, ids=[m[1] for m in MORE])
+def test_what_the_rules_did_not_see(code, what, breaks, passes):
+    bed = clean_bed()
+    breaks(bed)
+    assert [f for f in validate(bed) if f.code == code], what
+    bed = clean_bed()
+    passes(bed)
+    assert not [f for f in validate(bed) if f.code == code], what
+
+
+def test_a_scenario_naming_a_port_an_array_lacks_is_told_which_port():
+    from beds import CLEAN_BED
+
+    from topology.errors import BedFileError
+    from topology.fileformat import loads
+    degraded = "  - {id: degraded, failed: [h2]}"
+    text = CLEAN_BED.replace(degraded, "  - {id: degraded, failed: [h2], excluded: ['arr:ZZ9']}")
+    with pytest.raises(BedFileError) as err:
+        loads(text, "bed.yaml")
+    message = err.value.format()
+    assert "'arr:ZZ9': 'arr' has no port, controller or drive 'ZZ9'" in message
+    assert "its ports: c0-a, c0-b, c1-a, c1-b" in message and "did you mean 'arr'" not in message
+    loads(CLEAN_BED.replace(degraded, "  - {id: degraded, failed: [h2], excluded: ['arr:c1-a']}"), "bed.yaml")

@@ -270,3 +270,44 @@ def test_a_step_event_arriving_after_its_run_was_closed_changes_nothing(qtbot, w
         w.controller.event.emit(e)
     assert all(w.step_status(e.step) == J.PENDING for e in ended)
     assert all(w._items[e.step].toolTip(0).startswith("not run yet") for e in ended)
+
+
+def test_a_run_is_made_on_a_worker_while_the_window_goes_on_and_is_of_the_saved_file(qtbot, wizard_for,
+                                                                                   monkeypatch):
+    """The procedure of a big bed takes seconds to generate: a new run makes it on a worker while the
+    window repaints (issue 24: no action freezes the window).  The run is of the saved file: an edit
+    made meanwhile is not in it (the run records the file it ran)."""
+    import threading
+
+    import topology.methodology as methodology
+    from topology.edits import SetField
+    w = wizard_for()
+    real = methodology.generate
+    made_on: list[str] = []
+
+    def slow(bed, *args, **kwargs):
+        made_on.append(threading.current_thread().name)
+        time.sleep(1.0)
+        return real(bed, *args, **kwargs)
+    monkeypatch.setattr(methodology, "generate", slow)
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()) if w.controller.busy else None)
+    timer.start(20)
+    edited = []
+
+    def edit_once() -> None:
+        if not edited and w.controller.busy:
+            edited.append(True)
+            server = w.document.bed.servers[0]
+            w.document.apply(SetField(server, "os", "Debian 12 (edited)"))
+    editor = QTimer()
+    editor.timeout.connect(edit_once)
+    editor.start(50)
+    w.new_run()
+    timer.stop()
+    editor.stop()
+    assert w.session is not None and made_on == ["run-session"] and edited
+    assert len(ticks) >= 3, "the window's event loop stood still while the run was made"
+    assert w.session.bed.servers[0].os == "Debian 12"
+    w.document.undo_stack.setClean()

@@ -44,7 +44,7 @@ def test_the_placement_box_sets_the_scenario_the_findings_and_badges_follow(qtbo
     lost = [f for f in w.findings.visible_findings() if f.code == "PATH-001"]
     assert lost and {f.scenario for f in lost} == {"san-down"}
     # the array's badge now counts the paths the scenario loses
-    assert any(line.startswith("[san-down] PATH-001") for line in badge_lines(w, "MD3000i"))
+    assert any(line.startswith("[scenario san-down] PATH-001") for line in badge_lines(w, "MD3000i"))
 
 
 def test_the_validation_box_moves_the_placement_view_and_the_badges(qtbot, window):
@@ -58,7 +58,7 @@ def test_the_validation_box_moves_the_placement_view_and_the_badges(qtbot, windo
     assert not any("san-down" in line for d in w.canvas.badges for line in badge_lines(w, d))
     panel.scenario_box.setCurrentIndex(panel.scenario_box.findData("san-down"))
     qtbot.waitUntil(lambda: w.placement.scenario_combo.currentData() == "san-down")
-    assert any("[san-down] PATH-001" in line for line in badge_lines(w, "MD3000i"))
+    assert any("[scenario san-down] PATH-001" in line for line in badge_lines(w, "MD3000i"))
     # the reference configuration alone: nothing of any scenario on the drawing
     panel.scenario_box.setCurrentIndex(panel.scenario_box.findData(""))
     assert w.document.scenario.value == ""

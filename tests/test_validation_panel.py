@@ -81,11 +81,14 @@ def answer_reason_dialog(text: str | None, seen_state: dict | None = None) -> li
 
 
 def test_counts_groups_and_the_expected_seed_findings(panel):
-    # the six CON-003 findings are accepted in the example itself (its LAN cabling is not stated)
-    assert panel.summary() == "0 errors, 4 warnings, 0 notes, 6 accepted"
+    # the six ports with an address and no cable are one fact (CON-003), accepted in the example itself
+    # (its LAN cabling is not stated); the two nodes without a heartbeat port are one (NET-004)
+    assert panel.summary() == "0 errors, 3 warnings, 0 notes, 1 accepted"
     counts = panel.counts.text()
-    assert "<b" in counts and "4</b> warnings" in counts and "6</b> accepted" in counts
-    assert panel.group_titles() == ["Warnings (4)", "Accepted as documented (6)"]
+    assert "<b" in counts and "3</b> warnings" in counts and "1</b> accepted" in counts
+    assert panel.group_titles() == ["Warnings (3)", "Accepted as documented (1)"]
+    cabling = finding(panel, "CON-003", "DC:NIC1")
+    assert cabling.count == 6 and cabling.message.startswith("6 ports have an address but no cable")
     codes = [f.code for f in panel.visible_findings()]
     assert {"NET-004", "RAID-003"} <= set(codes) and "CAP-003" not in codes   # the brief's expectations
 
@@ -103,7 +106,7 @@ def test_errors_come_first_and_filters_narrow_the_list(qtbot, doc, panel):
     panel.filter_buttons["warning"].click()
     qtbot.keyClicks(panel.search, "heartbeat")
     qtbot.waitUntil(lambda: {f.code for f in panel.visible_findings()} == {"NET-004"}, timeout=2000)
-    assert panel.group_titles() == ["Warnings (2 of 4)"]
+    assert panel.group_titles() == ["Warnings (1 of 3)"]
     panel.search.clear()
     qtbot.keyClicks(panel.search, "MD3000i:group:SQL")             # by component id
     qtbot.waitUntil(lambda: [f.code for f in panel.visible_findings()] == ["RAID-003"], timeout=2000)
@@ -138,22 +141,25 @@ def test_clicking_a_finding_selects_its_components_and_shows_why_and_how(qtbot, 
 
 def test_accept_with_a_reason_survives_save_and_load_then_withdraw(qtbot, doc, panel, tmp_path):
     target = finding(panel, "NET-004", "R710-1")
+    assert target.count == 2            # one fact: neither node has a heartbeat port
     click(qtbot, panel, panel.index_for(target))
     asked = answer_reason_dialog("The report configures no heartbeat network; we model what was tested.")
     own = list(doc.bed.exceptions)         # the example's own (CON-003: its LAN cabling is not stated)
     qtbot.mouseClick(panel.accept_button, Qt.MouseButton.LeftButton)
-    assert asked and "NET-004 on R710-1" in asked[0]
-    assert [(e.code, e.subject) for e in doc.bed.exceptions[len(own):]] == [("NET-004", "R710-1")]
+    assert asked and "NET-004 on R710-1, R710-2" in asked[0]
+    # each case gets its record (a later third node is not accepted unseen), in one undoable step
+    assert [(e.code, e.subject) for e in doc.bed.exceptions[len(own):]] == [("NET-004", "R710-1"),
+                                                                            ("NET-004", "R710-2")]
     assert doc.undo_stack.count() == 1
-    assert doc.undo_stack.text(0) == "Accept NET-004 on R710-1 as documented exception"
+    assert doc.undo_stack.text(0) == "Accept NET-004 on 2 cases as documented exception"
 
     settle(qtbot, doc, panel, lambda: finding(panel, "NET-004", "R710-1").accepted)
     accepted = finding(panel, "NET-004", "R710-1")
+    assert accepted.count == 2 and accepted is finding(panel, "NET-004", "R710-2")
     row = panel.index_for(accepted)
-    assert row.parent().data() == "Accepted as documented (7)"
+    assert row.parent().data() == "Accepted as documented (2)"
     assert "accepted: The report configures no heartbeat network" in row.siblingAtColumn(1).data()
-    assert not finding(panel, "NET-004", "R710-2").accepted, "only the finding on R710-1 is accepted"
-    assert panel.summary() == "0 errors, 3 warnings, 0 notes, 7 accepted"
+    assert panel.summary() == "0 errors, 2 warnings, 0 notes, 2 accepted"
     assert panel.current_finding() == accepted, "the picked finding stays picked across re-validation"
     assert "Accepted as a documented exception: The report configures" in panel.detail.toPlainText()
     assert panel.unaccept_button.isEnabled() and not panel.accept_button.isEnabled()
@@ -173,7 +179,7 @@ def test_accept_with_a_reason_survives_save_and_load_then_withdraw(qtbot, doc, p
     qtbot.mouseClick(panel.unaccept_button, Qt.MouseButton.LeftButton)
     assert doc.bed.exceptions == own and doc.undo_stack.count() == 2
     settle(qtbot, doc, panel, lambda: not finding(panel, "NET-004", "R710-1").accepted)
-    assert panel.summary() == "0 errors, 4 warnings, 0 notes, 6 accepted"
+    assert panel.summary() == "0 errors, 3 warnings, 0 notes, 1 accepted"
     doc.undo_stack.undo()                                          # the withdrawal is undoable too
     settle(qtbot, doc, panel, lambda: finding(panel, "NET-004", "R710-1").accepted)
     doc.undo_stack.undo()
@@ -204,7 +210,7 @@ def test_the_panel_shows_results_and_says_when_it_is_checking(qtbot, doc, panel)
     assert not any(f.code == "CAP-001" for f in panel.findings)
     settle(qtbot, doc, panel, lambda: any(f.code == "CAP-001" for f in panel.findings))
     assert panel.state.text() == ""
-    assert summaries[-1] == "3 errors, 4 warnings, 0 notes, 6 accepted" == panel.summary()
+    assert summaries[-1] == "2 errors, 3 warnings, 0 notes, 1 accepted" == panel.summary()
     panel.show_message("validation failed: RuntimeError('boom')")
     assert "validation failed" in panel.counts.text() and panel.visible_findings() == []
 
@@ -278,7 +284,7 @@ def test_the_panel_names_each_findings_scenario_and_follows_the_one_chosen(qtbot
     lost = [f for f in widget.findings if f.code == "PATH-001"]
     assert lost and {f.scenario for f in lost} == {"san-down"}
     row = widget.index_for(lost[0])
-    assert row.isValid() and row.siblingAtColumn(1).data().startswith("[san-down] ")
+    assert row.isValid() and row.siblingAtColumn(1).data().startswith("[scenario san-down] ")
     boxes = [widget.scenario_box.itemText(i) for i in range(widget.scenario_box.count())]
     assert boxes == ["All scenarios", "Reference configuration", "Scenario: optimized",
                      "Scenario: degraded", "Scenario: san-down"]
@@ -293,5 +299,47 @@ def test_the_panel_names_each_findings_scenario_and_follows_the_one_chosen(qtbot
     assert [f for f in shown if f.code == "PATH-001"] and {f.scenario for f in shown} <= {None, "san-down"}
     widget.tree.setCurrentIndex(widget.index_for(lost[0]))
     assert "scenario san-down" in widget.detail.toPlainText()
+    document.validation.wait()
+    document.undo_stack.clear()
+
+
+def test_the_severity_filter_is_kept_for_the_next_panel(qtbot, doc, panel):
+    panel.filter_buttons["info"].click()
+    panel.filter_buttons["accepted"].click()
+    try:
+        again = ValidationPanel(doc, Selection())
+        qtbot.addWidget(again)
+        shown = {k: b.isChecked() for k, b in again.filter_buttons.items()}
+        assert shown == {"error": True, "warning": True, "info": False, "accepted": False}
+        qtbot.waitUntil(lambda: bool(again.findings), timeout=5000)
+        assert again.group_titles() == ["Warnings (3)"]
+    finally:
+        panel.filter_buttons["info"].click()
+        panel.filter_buttons["accepted"].click()
+    assert {k: b.isChecked() for k, b in ValidationPanel(doc, Selection()).filter_buttons.items()} == dict.fromkeys(
+        ("error", "warning", "info", "accepted"), True)
+
+
+def test_a_fact_lists_its_cases_and_what_its_cause_explains(qtbot, tmp_path):
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fact_beds import fc_blade_bed
+    path = tmp_path / "left-out.yaml"
+    path.write_text(dumps(fc_blade_bed(left_out="hs22-6")))
+    document = Document()
+    document.open(path)
+    widget = ValidationPanel(document, Selection())
+    qtbot.addWidget(widget)
+    widget.resize(1100, 700)
+    widget.show()
+    document.validation.wait()
+    qtbot.waitUntil(lambda: bool(widget.findings), timeout=10000)
+    assert widget.summary() == "1 error, 3 warnings, 1 note"
+    root = finding(widget, "MAP-002", "hs22-6")
+    click(qtbot, widget, widget.index_for(root))
+    detail = widget.detail.toPlainText()
+    assert "24 cases:" in detail and "ds5020:LUN9 is mapped to host group HV-Cluster" in detail
+    assert "Explains 54 other case(s)" in detail and "PATH-001 error: hs22-6 has no path to 24 volumes" in detail
+    assert widget.grab().save("/tmp/testbed-validation-panel-fact.png")
     document.validation.wait()
     document.undo_stack.clear()

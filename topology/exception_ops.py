@@ -59,7 +59,22 @@ def unaccept(bed: Bed, code: str, subjects: Iterable[str]) -> Edit:
 
 
 def accept_finding(bed: Bed, finding: Any, reason: str) -> Edit:
-    return accept(bed, finding.code, finding.subjects, reason)
+    """Accept a finding: a fact that groups several cases is accepted for each of them (one record per
+    case's main component), as one edit."""
+    cases = list(getattr(finding, "members", ()) or ())
+    if len(cases) < 2:
+        return accept(bed, finding.code, finding.subjects, reason)
+    edits, seen = [], set()
+    for case in cases:
+        subject = exception_subject(case.subjects)
+        if subject in seen or matching_exceptions(bed, finding.code, case.subjects):
+            continue
+        seen.add(subject)
+        edits.append(accept(bed, finding.code, case.subjects, reason))
+    if not edits:
+        raise ExceptionError(f"{finding.code} on {exception_subject(finding.subjects)} is already accepted")
+    text = f"Accept {finding.code} on {len(cases)} cases as documented exception"
+    return Compound(edits, text) if len(edits) > 1 else edits[0]
 
 
 def unaccept_finding(bed: Bed, finding: Any) -> Edit:

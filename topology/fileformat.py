@@ -348,6 +348,10 @@ def check_references(bed: Bed, idx: BedIndex | None = None) -> list[tuple[tuple,
     idx = idx or BedIndex(bed)
     problems = list(idx.problems)
     for path, value, kind, array in unresolved(bed, idx):
+        part = _missing_part(idx, value) if kind in ("component", "port") else None
+        if part is not None:
+            problems.append((path, *part))
+            continue
         names = _candidates(idx, kind, array)
         close = difflib.get_close_matches(value, names, 1)
         problems.append((path, f"{value!r} does not name a {_REF_WORD.get(kind, kind)}",
@@ -394,6 +398,21 @@ def check_references(bed: Bed, idx: BedIndex | None = None) -> list[tuple[tuple,
                     problems.append((("arrays", ai, "mappings", mi, "ports", pi),
                                      f"{p!r} is not a port of array {a.id!r}", "name a controller port"))
     return problems
+
+
+def _missing_part(idx: BedIndex, value: str) -> tuple[str, str] | None:
+    """(message, hint) for DEVICE:PART where the device exists and the part does not ('DS5020:ZZ9'): the
+    device is not what is wrong, its port (controller, drive) is."""
+    device, sep, part = value.partition(":")
+    if not sep or device not in idx.components:
+        return None
+    ports = sorted(r.partition(":")[2] for r in idx.port_refs() if r.startswith(f"{device}:"))
+    close = difflib.get_close_matches(part, ports, 1)
+    shown = ", ".join(ports[:12]) + (f" and {len(ports) - 12} more" if len(ports) > 12 else "")
+    return (f"{value!r}: {device!r} has no port, controller or drive {part!r}",
+            f"did you mean {device}:{close[0]}?" if close else
+            (f"its ports: {shown}" if ports else f"{device!r} declares no ports")
+            + "; a controller is ARRAY:CONTROLLER, a drive ARRAY:ENCLOSURE:SLOT")
 
 
 def _candidates(idx: BedIndex, kind: str, array: Any) -> list[str]:

@@ -258,6 +258,8 @@ class VirtualDisk:
     local: bool = fld(False, doc="on the host's local disks")
     controller: str = fld("", doc="IDE / SCSI")
     path: str = fld("")
+    purpose: list[str] = lst("what the disk holds (database, log, ...): a VM's database and log disks on one "
+                             "volume share its spindles", choices=VOLUME_PURPOSES, flow=True)
     note: str = fld("")
 
 

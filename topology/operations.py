@@ -369,6 +369,53 @@ def clear_dangling(bed: Bed, idx: BedIndex, before: BedIndex | None, skip: Set[i
         for cfg in bed.configurations:    # settings of a part that is gone go with it
             kept_set = {k: v for k, v in cfg.overrides.items() if configured_part(bed, idx, k) is not None
                         or before is not None and configured_part(before.bed, before, k) is None}
-            if len(kept_set) != len(cfg.overrides):
-                edits.append(SetField(cfg, "overrides", kept_set, owner=cfg.id))
+            cleared = _replaced_lists_cleared(bed, idx, before, cfg, kept_set)
+            if cleared is not None or len(kept_set) != len(cfg.overrides):
+                edits.append(SetField(cfg, "overrides", cleared if cleared is not None else kept_set, owner=cfg.id))
     return edits
+
+
+def _replaced_lists_cleared(bed: Bed, idx: BedIndex, before: BedIndex | None, cfg: Any,
+                           kept: dict[str, Any]) -> dict[str, Any] | None:
+    """`kept` (what the configuration sets of parts still there) without its references to what is gone
+    inside the lists it gives in full (its own hosts, mappings, disks): an optional one is left out, a
+    list entry dropped, an item that cannot be without it (a required reference) goes, so the
+    configuration still loads.  None when nothing there names what is gone."""
+    import copy
+    import dataclasses
+
+    from topology.configurations import _check_lists, resolve
+    from topology.field_plan import plan
+    where = ("configurations", 0)
+    trial = dataclasses.replace(cfg, overrides=kept)        # judged as the configuration will read
+    trial_bed = dataclasses.replace(bed, configurations=[trial if c is cfg else c for c in bed.configurations])
+    broken = {path for path, _m, _h in _check_lists(trial_bed, idx, trial, where) if path[2] == "set"}
+    if before is not None:
+        broken -= {path for path, _m, _h in _check_lists(before.bed, before, cfg, where) if path[2] == "set"}
+    if not broken:
+        return None
+    new = copy.deepcopy(kept)
+    doomed: set[tuple] = set()
+    for path in sorted(broken, key=lambda p: [str(x) for x in p], reverse=True):
+        ref, key, j, *rest = path[3:]
+        target = resolve(bed, idx, ref)
+        if target is None or not rest:
+            continue
+        obj = getattr(target.obj, next(fp.attr for fp in plan(type(target.obj)) if fp.key == key))[j]
+        raw = new[ref][key][j]
+        for step in rest[:-1]:
+            if isinstance(step, int):
+                obj, raw = obj[step], raw[step]
+            else:
+                obj = getattr(obj, next(fp.attr for fp in plan(type(obj)) if fp.key == step))
+                raw = raw[step]
+        last = rest[-1]
+        if isinstance(last, int):
+            del raw[last]
+        elif next(fp for fp in plan(type(obj)) if fp.key == last).required:
+            doomed.add((ref, key, j))
+        else:
+            raw.pop(last, None)
+    for ref, key, j in sorted(doomed, reverse=True):
+        del new[ref][key][j]
+    return new

@@ -17,7 +17,7 @@ from typing import Any
 
 from topology.edits import Compound, Edit, InsertItem, Labelled, SetField
 from topology.model import VM, Bed, Scenario
-from topology.placement import Placement, memory_needed, vm_memory
+from topology.placement import Placement, memory_needed, memory_not_stated, vm_memory
 from topology.unknown import stated
 
 DEGRADED = "degraded"
@@ -170,6 +170,39 @@ def outcome(bed: Bed, scenario_id: str | None = None, placement: Placement | Non
 vm_memory_gb = vm_memory
 
 
+def lost_storage(bed: Bed, scenario_id: str | None, result: Outcome | None = None) -> dict[str, str]:
+    """VM -> why it runs without its storage in a scenario: a disk on an array (or every controller of
+    an array) the scenario fails or leaves out.  A VM with a host is not a VM that works."""
+    sc = scenario(bed, scenario_id)
+    if sc is None:
+        return {}
+    result = result or outcome(bed, scenario_id)
+    gone = set(sc.failed) | set(sc.excluded)
+    down: dict[str, str] = {}
+    for a in bed.arrays:
+        if a.id in gone:
+            down[a.id] = f"array {a.id} is {'failed' if a.id in sc.failed else 'left out'}"
+        elif a.controllers and all(f"{a.id}:{c.name}" in gone for c in a.controllers):
+            down[a.id] = f"every controller of {a.id} is down"
+    for g in bed.array_groups:      # a group's volumes live on its members: gone with every one of them
+        members = [a.id for a in bed.arrays if a.group == g.name]
+        if g.name in gone or members and all(m in down for m in members):
+            down[g.name] = f"array group {g.name} is {'failed' if g.name in sc.failed else 'down'}"
+    if not down:
+        return {}
+    out: dict[str, str] = {}
+    for vm in bed.vms:
+        if vm.id not in result.placement:
+            continue
+        lost = [f"{d.name} on {d.volume}" for d in vm.disks
+                if d.volume and not d.local and d.volume.partition(":")[0] in down]
+        if lost:
+            array = next(d.volume.partition(":")[0] for d in vm.disks
+                         if d.volume and not d.local and d.volume.partition(":")[0] in down)
+            out[vm.id] = f"{down[array]}: disk {', '.join(lost)}"
+    return out
+
+
 def load_hosts(bed: Bed, place: dict[str, str]) -> list[str]:
     """Servers a placement view shows: hypervisors, and any server that runs VMs."""
     running = set(place.values()) | {v.host for v in bed.vms if v.host}
@@ -192,8 +225,11 @@ def host_loads(bed: Bed, scenario_id: str | None = None, result: Outcome | None 
             "memory_used_gb": memory_needed(vms_by_id[v] for v in on),
             "memory_gb": (ram := stated(s.memory_gb)),
             "usable_memory_gb": None if ram is None else max(ram - reserve, 0.0),
+            "memory_unstated": memory_not_stated(vms_by_id[v] for v in on),
             "vcpu": sum(stated(vms_by_id[v].vcpu) or 0 for v in on),
-            "threads": s.cpu.threads if s.cpu else None,
+            # hardware threads only where the source says how many per core (never one per core assumed)
+            "threads": s.cpu.threads if s.cpu and type(s.cpu.threads_per_core) is int else None,
+            "cores": s.cpu.cores if s.cpu and type(s.cpu.cores_per_socket) is int else None,
             "vms": on,
             "failed": host in result.failed,
         }

@@ -157,6 +157,11 @@ class AsBuiltPanel(QWidget):
         if item is None or selection is None:
             return
         selection.focus({s.split(":")[0] for s in item.data(0, Qt.ItemDataRole.UserRole) or []})
+        # the page is on the Run tab: bring the diagram forward, where the selection is centred
+        window = self.window()
+        tabs, canvas = getattr(window, "tabs", None), getattr(window, "canvas", None)
+        if tabs is not None and canvas is not None:
+            tabs.setCurrentWidget(canvas)
 
     def learn(self) -> None:
         if self.result is None:

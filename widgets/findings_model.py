@@ -32,8 +32,18 @@ def finding_key(f: Any) -> tuple:
 
 
 def scenario_words(f: Any) -> str:
+    """Where a finding holds ('the reference configuration', 'scenarios a, b', 'every configuration')."""
+    said = getattr(f, "holds_in", "")
+    if said:
+        return said
     scenario = getattr(f, "scenario", None)
-    return f"scenario {scenario}" if scenario else "reference configuration"
+    return f"scenario {scenario}" if scenario else "the reference configuration"
+
+
+def where_tag(f: Any) -> str:
+    """'[scenarios a, b] ' before a finding's message in the list; nothing for the reference alone."""
+    said = scenario_words(f)
+    return "" if said == "the reference configuration" else f"[{said}] "
 
 
 def count_words(findings: list[Any]) -> str:
@@ -147,9 +157,7 @@ class FindingsModel(QAbstractItemModel):
             if col == 0:
                 return f.code
             if col == 1:
-                where = "".join(f"[{tag}] " for tag in (getattr(f, "configuration", None), getattr(f, "scenario", None))
-                                if tag)
-                return where + f.message + (f" — accepted: {f.exception_reason}" if f.accepted else "")
+                return where_tag(f) + f.message + (f" — accepted: {f.exception_reason}" if f.accepted else "")
             return ", ".join(f.subjects)
         if role == Qt.ItemDataRole.DecorationRole and col == 0:
             return self._icons.get(f.severity)
@@ -160,7 +168,7 @@ class FindingsModel(QAbstractItemModel):
             font.setItalic(True)
             return font
         if role == Qt.ItemDataRole.ToolTipRole:
-            tip = f"{f.message}\n\nIn the {scenario_words(f)}."
+            tip = f"{f.message}\n\nHolds in {scenario_words(f)}."
             if f.hint:
                 tip += f"\n\nHow to fix: {f.hint}"
             if f.accepted:

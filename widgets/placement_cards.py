@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from topology import placement_ops as ops
+from topology.placement import memory_not_stated
+from topology.unknown import NOT_STATED
 
 if TYPE_CHECKING:
     from widgets.placement_view import PlacementView
@@ -102,7 +104,9 @@ class VmChip(QWidget):
         self.view = view
         self.vm_id = vm.id
         self.note = note
-        self.load_text = f"{ops.vm_memory_gb(vm):g} GB · {vm.vcpu} vCPU"
+        memory = "memory not stated" if memory_not_stated([vm]) else f"{ops.vm_memory_gb(vm):g} GB"
+        vcpu = "vCPU not stated" if vm.vcpu is NOT_STATED else f"{vm.vcpu} vCPU"
+        self.load_text = f"{memory} · {vcpu}"
         self.kind = "stopped" if stopped else "moved" if note else "load" if vm.under_load else "background"
         self.draggable = not stopped
         self.selected = False

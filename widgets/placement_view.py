@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from topology import placement_ops as ops
+from topology.unknown import stated
 from widgets.placement_cards import BOARD_STYLE, CARD_WIDTH, HostCard, VmChip
 
 
@@ -38,6 +39,7 @@ class PlacementView(QWidget):
         self.stopped_card: QFrame | None = None
         self.loads: dict[str, dict] = {}
         self.outcome: ops.Outcome | None = None
+        self.lost: dict[str, str] = {}      # VM -> why it runs without its storage in the scenario
         self._drop_target: HostCard | None = None
         self._dragged = ""
 
@@ -183,8 +185,9 @@ class PlacementView(QWidget):
         for host, load in self.loads.items():
             s = servers[host]
             threads = load["threads"]
+            ram = stated(s.memory_gb)
             detail = " · ".join(x for x in (
-                s.model, f"{s.memory_gb:g} GB RAM" if s.memory_gb is not None else "RAM not stated",
+                s.model, f"{ram:g} GB RAM" if ram is not None else "RAM not stated",
                 f"{threads} threads" if threads else "threads not stated") if x)
             failed_note = ()
             if load["failed"]:
@@ -203,6 +206,8 @@ class PlacementView(QWidget):
             for vm_id in load["vms"]:
                 origin = o.failed_over.get(vm_id) or o.moved.get(vm_id)
                 note = f"↪ from {origin} (failed)" if origin in o.failed else (f"moved from {origin}" if origin else "")
+                if vm_id in self.lost:
+                    note = "; ".join(x for x in (note, f"no storage: {self.lost[vm_id]}") if x)
                 chips.append((vm_id, note))
             numbers = (load["memory_used_gb"], load["memory_gb"], load["usable_memory_gb"], load["vcpu"], threads)
             plan.append((host, (detail, load["failed"], numbers, policy, failed_note, tuple(chips))))
@@ -237,6 +242,7 @@ class PlacementView(QWidget):
             self.summary.setText(str(exc))
             return
         self.loads = ops.host_loads(bed, self.scenario_id, self.outcome)
+        self.lost = ops.lost_storage(bed, self.scenario_id, self.outcome)
         vms = {v.id: v for v in bed.vms}
         plan = self._plan()
         if [h for h, _ in plan] != list(self.cards):
@@ -267,16 +273,23 @@ class PlacementView(QWidget):
     def _set_bars(self, card: HostCard, load: dict) -> None:
         policy = self.document.bed.policy
         used, total, usable = load["memory_used_gb"], load["memory_gb"], load["usable_memory_gb"]
-        if total is None:
+        unstated = load.get("memory_unstated") or []
+        if unstated:        # the VMs whose memory is not stated count as no number, not as 0 GB
+            of = f" of {total:g} GB" if total is not None else " (host RAM not stated)"
+            card.ram_bar.set_load(None, f"RAM {used:g} GB + {len(unstated)} VM(s) not stated{of}",
+                                  f"memory not stated for {', '.join(unstated)}: the total is not known")
+        elif total is None:
             card.ram_bar.set_load(None, f"RAM {used:g} GB (host RAM not stated)")
         else:
             fraction = used / usable if usable else (1.5 if used else 0.0)
             card.ram_bar.set_load(fraction, f"RAM {used:g} of {total:g} GB ({usable:g} usable)",
                                   f"VM memory {used:g} GB; host {total:g} GB less the policy's "
                                   f"{policy.memory_reserve_gb:g} GB reserve = {usable:g} GB (CAP-001)")
-        vcpu, threads = load["vcpu"], load["threads"]
+        vcpu, threads, cores = load["vcpu"], load["threads"], load.get("cores")
         if not threads:
-            card.cpu_bar.set_load(None, f"vCPU {vcpu} (threads not stated)")
+            on = f", {cores} cores, threads not stated" if cores else ", threads not stated"
+            card.cpu_bar.set_load(None, f"vCPU {vcpu}{on}", f"{vcpu} vCPU; the host's threads per core are not "
+                                  "stated, so its hardware threads are not known (CAP-002 could not judge)")
         else:
             limit = threads * policy.vcpu_per_thread
             card.cpu_bar.set_load(vcpu / limit if limit else None,
@@ -329,8 +342,11 @@ class PlacementView(QWidget):
         if o.failed:
             away = {v for v, h in {**o.moved, **o.failed_over}.items() if h in o.failed}
             parts.append(f"failed: {', '.join(o.failed)}")
-            parts.append(f"{len(away)} of their VMs run elsewhere")
-            parts.append(f"{len(o.stranded)} with nowhere to go" if o.stranded else "every VM has a host")
+            if any(h in self.loads for h in o.failed):
+                parts.append(f"{len(away)} of their VMs run elsewhere")
+                parts.append(f"{len(o.stranded)} with nowhere to go" if o.stranded else "every VM has a host")
+        if self.lost:       # a failed array: the VMs keep their hosts and lose their disks
+            parts.append(f"{len(self.lost)} VM(s) lost their storage")
         over = [h for h, load in self.loads.items()
                 if load["usable_memory_gb"] is not None and load["memory_used_gb"] > load["usable_memory_gb"]]
         if over:

@@ -149,9 +149,15 @@ class RunWizard(QWidget):
         self.controller.shutdown()      # releases this window's hold on a run before taking the next
         self.run_warnings = []
         self._show_warnings()
-        session = RunSession(self.document.bed, self._bed_path(), templates=self.extra_templates,
-                             ask=self.controller.ask, on_event=self.controller.on_event,
-                             configuration=self._configuration(), engine=engine)
+        path, templates, configuration = self._bed_path(), list(self.extra_templates), self._configuration()
+
+        def make() -> RunSession:
+            """On a worker while the window goes on: the run is of the saved file (the person was asked to
+            save before), read afresh, so an edit made meanwhile neither races the procedure nor slips in."""
+            from topology.fileformat import load
+            return RunSession(load(path), path, templates=templates, ask=self.controller.ask,
+                              on_event=self.controller.on_event, configuration=configuration, engine=engine)
+        session = self.controller.build(make)
         from app.metrics.storage_series import StorageMap
         self.dashboard.set_storage_map(StorageMap(session.bed))     # volumes, groups, VMs of the configuration run
         self.controller.attach(session)

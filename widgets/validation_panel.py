@@ -100,13 +100,15 @@ class ValidationPanel(QWidget):
         header.addWidget(self.state)
         header.addStretch(1)
         header.addWidget(self.scenario_box)
+        from app.preferences import findings_shown
+        shown = findings_shown()        # the filter as it was last left
         for key, text in (("error", "Errors"), ("warning", "Warnings"), ("info", "Notes"), ("accepted", "Accepted")):
-            button = QToolButton(self, text=text, checkable=True, checked=True)
+            button = QToolButton(self, text=text, checkable=True, checked=shown[key])
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             if key in _ICONS:
                 button.setIcon(severity_icon(self, key))
             button.setToolTip(f"Show or hide {GROUP_TITLES[key].lower()}")
-            button.toggled.connect(self._refilter)
+            button.toggled.connect(self._filter_toggled)
             header.addWidget(button)
             self.filter_buttons[key] = button
         self.search = QLineEdit(self)
@@ -283,11 +285,11 @@ class ValidationPanel(QWidget):
         self.state.setText("checking…" if checking else "")
 
     def in_scenario(self, f: Any) -> bool:
-        """Whether a finding belongs to the scenario the list follows."""
-        scenario = getattr(f, "scenario", None)
+        """Whether a finding belongs to the scenario the list follows (it holds in the reference or in it)."""
         if self._scenario == ALL_SCENARIOS:
             return True
-        return scenario is None or scenario == self._scenario
+        places = getattr(f, "where", ()) or ((None, getattr(f, "scenario", None)),)
+        return any(scenario is None or scenario == self._scenario for _, scenario in places)
 
     def _matches(self, f: Any, needle: str) -> bool:
         group = "accepted" if f.accepted else f.severity
@@ -296,10 +298,18 @@ class ValidationPanel(QWidget):
         if not needle:
             return True
         hay = " ".join((f.code, f.message, " ".join(f.subjects), f.hint, f.exception_reason,
-                        getattr(f, "scenario", None) or "")).lower()
+                        getattr(f, "holds_in", "") or getattr(f, "scenario", None) or "")).lower()
         return all(word in hay for word in needle.lower().split())
 
     def _refilter(self, *_: Any) -> None:
+        self._rebuild()
+
+    def _filter_toggled(self, *_: Any) -> None:
+        from app.preferences import set_findings_shown
+        try:
+            set_findings_shown({k: b.isChecked() for k, b in self.filter_buttons.items()})
+        except OSError:
+            pass        # a read-only state directory: the filter still applies, it is just not kept
         self._rebuild()
 
     def _rebuild(self) -> None:
@@ -374,8 +384,9 @@ class ValidationPanel(QWidget):
         links = ", ".join(f'<a href="subject:{escape(s)}">{escape(s)}</a>' for s in f.subjects)
         html = [f'<p><b>{escape(f.code)}</b> <span style="color:{colour}">{escape(f.severity)}</span>'
                 + (' · <b>accepted</b>' if f.accepted else "") + f" — {escape(f.message)}</p>",
-                f"<p><b>In the</b> {escape(scenario_words(f))}</p>",
-                f"<p><b>Components:</b> {links or '—'}</p>"]
+                f"<p><b>Holds in</b> {escape(scenario_words(f))}</p>",
+                f"<p><b>Components ({len(f.subjects)}):</b> {links or '—'}</p>"]
+        html += _cases_html(f)
         if f.accepted:
             html.append(f"<p><b>Accepted as a documented exception:</b> {escape(f.exception_reason)}</p>")
         if f.hint:
@@ -449,7 +460,8 @@ class ValidationPanel(QWidget):
         if f is None or f.accepted:
             return False
         from widgets.exception_dialog import ExceptionReasonDialog
-        subject = exception_subject(f.subjects)
+        names = list(dict.fromkeys(exception_subject(c.subjects) for c in f.cases()))
+        subject = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
         dialog = ExceptionReasonDialog(f"Why is {f.code} on {subject} expected in this bed?",
                                        lambda reason: accept_finding(self.document.bed, f, reason), self)
         if not exec_once(dialog) or dialog.edit is None:
@@ -474,6 +486,26 @@ class ValidationPanel(QWidget):
     def _tell(self, text: str, *, error: bool = False) -> None:
         self.notice.setStyleSheet(f"color: {SEVERITY_COLOURS['error']};" if error else "")
         self.notice.setText(text)
+
+
+_CASES_SHOWN = 50
+
+
+def _cases_html(f: Any) -> list[str]:
+    """A grouped finding's cases, one line each, and the findings its cause explains."""
+    out = []
+    members = getattr(f, "members", ())
+    if members:
+        items = "".join(f"<li>{escape(c.message)}</li>" for c in members[:_CASES_SHOWN])
+        more = f"<li>and {len(members) - _CASES_SHOWN} more</li>" if len(members) > _CASES_SHOWN else ""
+        out.append(f"<p><b>{len(members)} cases:</b></p><ul>{items}{more}</ul>")
+    consequences = getattr(f, "consequences", ())
+    if consequences:
+        n = sum(c.count for c in consequences)
+        items = "".join(f"<li><b>{escape(c.code)}</b> {escape(c.severity)}: {escape(c.message)}</li>"
+                        for c in consequences)
+        out.append(f"<p><b>Explains {n} other case(s)</b> (listed here instead of beside it):</p><ul>{items}</ul>")
+    return out
 
 
 def add_finding_entries(panel: ValidationPanel, menu: QMenu, f: Any) -> None:

@@ -59,11 +59,12 @@ def view_for(bed: Bed, scenario: str | None) -> Bed:
 
 def check_bed(bed: Bed, connect: Callable[[str], Transport], *, hosts: Iterable[str] | None = None,
               scenario: str | None = None, workers: int = DEFAULT_WORKERS,
-              on_host: Callable[[HostFacts], None] | None = None) -> CheckRun:
-    """`bed`: the view the run uses (its configuration's); blocking, never raises for a host's trouble."""
+              on_host: Callable[[HostFacts], None] | None = None, connections=None) -> CheckRun:
+    """`bed`: the view the run uses (its configuration's); `connections`: an open run's, shared with
+    its steps; blocking, never raises for a host's trouble."""
     from app.run.journal import now_iso
     view = view_for(bed, scenario)
-    gathered = gather(view, connect, hosts, workers=workers, on_host=on_host)
+    gathered = gather(view, connect, hosts, workers=workers, on_host=on_host, connections=connections)
     result = check(view, gathered.facts)
     return CheckRun(result, gathered, now_iso(), scenario or "")
 

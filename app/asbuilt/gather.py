@@ -64,12 +64,15 @@ def plan(bed: Bed, hosts: Iterable[str] | None = None) -> tuple[dict[str, tuple[
 
 def gather(bed: Bed, connect: Callable[[str], Transport], hosts: Iterable[str] | None = None, *,
            workers: int = DEFAULT_WORKERS, timeout: float = READ_TIMEOUT_S,
-           on_host: Callable[[HostFacts], None] | None = None) -> Gathered:
-    """Reads every planned host at once; `on_host` is called (on a worker thread) as each ends."""
+           on_host: Callable[[HostFacts], None] | None = None, connections: Connections | None = None) -> Gathered:
+    """Reads every planned host at once; `on_host` is called (on a worker thread) as each ends.
+    `connections`: an open run's (its pre-flight's, kept for its steps), used and left open; without
+    it the check opens its own and closes them."""
     started = time.monotonic()
     todo, skipped = plan(bed, hosts)
     result = Gathered(skipped=skipped, scripts={h: (sh, sc) for h, (_, sh, sc) in todo.items()})
-    connections = Connections(connect)
+    own = connections is None
+    connections = Connections(connect) if connections is None else connections
 
     def lane(host: str) -> HostFacts:
         platform, shell, script = todo[host]
@@ -86,7 +89,8 @@ def gather(bed: Bed, connect: Callable[[str], Transport], hosts: Iterable[str] |
                 for facts in pool.map(lane, sorted(todo)):
                     result.facts[facts.host] = facts
     finally:
-        connections.close_all()
+        if own:
+            connections.close_all()
     result.seconds = round(time.monotonic() - started, 3)
     return result
 

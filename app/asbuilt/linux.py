@@ -1,7 +1,9 @@
 """A Linux host's facts from its probes' output (app/asbuilt/probes.py LINUX): `ip -j addr`,
 /sys/class/net/*/speed, `ethtool -a`, `lsblk -J`, `iscsiadm -m session -P 3`, `multipath -ll`,
-/etc/os-release, /proc/cmdline, /proc/meminfo, `nproc`, `virsh list`.  Each parser takes the
-probe's lines and fills in the facts; output it cannot read is a note, never a guess."""
+/etc/os-release, /proc/cmdline, /proc/meminfo and cpuinfo, the CPUs present, SR-IOV VF counts,
+`virsh list` and `virsh dominfo`.  Files the shell read itself come as '== FILE' then its lines.
+Each parser takes the probe's lines and fills in the facts; output it cannot read is a note, never
+a guess."""
 from __future__ import annotations
 
 import json
@@ -34,7 +36,22 @@ def read(host: str, outputs: dict[str, tuple[str, list[str]]]) -> F.HostFacts:
 # areas whose program is missing on many hosts on purpose: say so only for those that matter
 NEEDED = {"ip-addr": "interfaces", "lsblk": "disks"}
 # probes that end non-zero in normal use (grep over interfaces without a speed, no iSCSI sessions)
-TOLERANT = {"speed", "sriov", "iscsi-sessions", "multipath", "pause", "initiator"}
+TOLERANT = {"speed", "sriov", "iscsi-sessions", "multipath", "pause", "initiator", "cpu-mem", "dominfo"}
+
+
+def _files(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """A `tbs_read` probe's output: (file, its lines) in order."""
+    out: list[tuple[str, list[str]]] = []
+    for line in lines:
+        if line.startswith("== /"):
+            out.append((line[3:].strip(), []))
+        elif out:
+            out[-1][1].append(line)
+    return out
+
+
+def _content(lines: list[str]) -> list[str]:
+    return [line for _path, body in _files(lines) for line in body]
 
 
 def _ip_addr(f: F.HostFacts, lines: list[str]) -> None:
@@ -60,10 +77,20 @@ def _by_name(f: F.HostFacts) -> dict[str, F.Interface]:
 
 def _speed(f: F.HostFacts, lines: list[str]) -> None:
     ifaces = _by_name(f)
-    for line in lines:
-        m = re.match(r"/sys/class/net/([^/]+)/speed:(-?\d+)$", line.strip())
-        if m and m.group(1) in ifaces and int(m.group(2)) > 0:
-            ifaces[m.group(1)].speed_mbps = int(m.group(2))
+    for path, body in _files(lines):
+        m = re.fullmatch(r"/sys/class/net/([^/]+)/speed", path)
+        value = body[0].strip() if body else ""
+        if m and m.group(1) in ifaces and re.fullmatch(r"\d+", value) and int(value) > 0:
+            ifaces[m.group(1)].speed_mbps = int(value)
+
+
+def _sriov(f: F.HostFacts, lines: list[str]) -> None:
+    ifaces = _by_name(f)
+    for path, body in _files(lines):
+        m = re.fullmatch(r"/sys/class/net/([^/]+)/device/sriov_numvfs", path)
+        value = body[0].strip() if body else ""
+        if m and m.group(1) in ifaces and value.isdigit():
+            ifaces[m.group(1)].sriov_vfs = int(value)
 
 
 def _pause(f: F.HostFacts, lines: list[str]) -> None:
@@ -144,7 +171,7 @@ def _iscsi(f: F.HostFacts, lines: list[str]) -> None:
 
 
 def _initiator(f: F.HostFacts, lines: list[str]) -> None:
-    for line in lines:
+    for line in _content(lines):
         if line.strip().startswith("InitiatorName="):
             f.initiator_name = line.split("=", 1)[1].strip()
 
@@ -185,37 +212,48 @@ def _multipath(f: F.HostFacts, lines: list[str]) -> None:
 
 
 def _os_release(f: F.HostFacts, lines: list[str]) -> None:
-    values = dict(line.split("=", 1) for line in lines if "=" in line)
+    values = dict(line.split("=", 1) for line in _content(lines) if "=" in line)
+    if not values:
+        return      # no /etc/os-release: the release is not read (said once, as every area not read)
     f.os_name = values.get("PRETTY_NAME", values.get("NAME", "")).strip().strip('"')
     f.os_version = values.get("VERSION_ID", "").strip().strip('"')
     f.mark(F.OS)
 
 
 def _kernel(f: F.HostFacts, lines: list[str]) -> None:
-    f.kernel = lines[0].strip() if lines else ""
+    body = _content(lines)
+    f.kernel = body[0].strip() if body else ""
 
 
 def _cmdline(f: F.HostFacts, lines: list[str]) -> None:
-    words = " ".join(lines).split()
+    body = _content(lines)
+    if not body:
+        return
+    words = " ".join(body).split()
     f.iommu = any(w in ("intel_iommu=on", "amd_iommu=on", "iommu=pt", "iommu=on") for w in words)
     f.mark(F.IOMMU)
 
 
-def _meminfo(f: F.HostFacts, lines: list[str]) -> None:
-    m = re.search(r"MemTotal:\s*(\d+)\s*kB", " ".join(lines))
-    if m:
-        f.memory_bytes = int(m.group(1)) * 1024
-        f.mark(F.MEMORY)
+def _cpu_mem(f: F.HostFacts, lines: list[str]) -> None:
+    """`grep -H -m1 -e MemTotal -e 'model name' /proc/meminfo /proc/cpuinfo`."""
+    for line in lines:
+        if m := re.match(r"/proc/meminfo:MemTotal:\s*(\d+)\s*kB", line):
+            f.memory_bytes = int(m.group(1)) * 1024
+            f.mark(F.MEMORY)
+        elif line.startswith("/proc/cpuinfo:") and ":" in line[len("/proc/cpuinfo:"):]:
+            f.cpu_model = line[len("/proc/cpuinfo:"):].split(":", 1)[1].strip()
 
 
 def _cpus(f: F.HostFacts, lines: list[str]) -> None:
-    f.cpu_threads = int(lines[0].strip())
-    f.mark(F.CPU)
-
-
-def _cpu_model(f: F.HostFacts, lines: list[str]) -> None:
-    if lines and ":" in lines[0]:
-        f.cpu_model = lines[0].split(":", 1)[1].strip()
+    """/sys/devices/system/cpu/present, e.g. '0-63' or '0-3,8-11': the logical processors there."""
+    body = _content(lines)
+    count = 0
+    for part in (body[0].strip().split(",") if body and body[0].strip() else []):
+        low, _, high = part.partition("-")
+        count += int(high or low) - int(low) + 1
+    if count:
+        f.cpu_threads = count
+        f.mark(F.CPU)
 
 
 def _vms(f: F.HostFacts, lines: list[str]) -> None:
@@ -223,6 +261,33 @@ def _vms(f: F.HostFacts, lines: list[str]) -> None:
     f.mark(F.VMS)
 
 
+_KIB = {"kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3, "b": 1}
+
+
+def dominfo(lines: list[str]) -> list[F.VmInfo]:
+    """`virsh dominfo` once per running domain, each under '== NAME': vCPUs, maximum memory, state."""
+    out: list[F.VmInfo] = []
+    for line in lines:
+        if line.startswith("== "):
+            out.append(F.VmInfo(line[3:].strip()))
+            continue
+        key, _, value = (part.strip() for part in line.partition(":"))
+        if not out or not value:
+            continue
+        if key == "CPU(s)" and value.isdigit():
+            out[-1].vcpus = int(value)
+        elif key == "Max memory" and (m := re.fullmatch(r"(\d+)\s*(KiB|MiB|GiB|B)", value, re.I)):
+            out[-1].memory_bytes = int(m.group(1)) * _KIB[m.group(2).lower()]
+        elif key == "State":
+            out[-1].state = value
+    return out
+
+
+def _dominfo(f: F.HostFacts, lines: list[str]) -> None:
+    f.vm_info = dominfo(lines)
+
+
 PARSERS = {"ip-addr": _ip_addr, "speed": _speed, "pause": _pause, "lsblk": _lsblk, "iscsi-sessions": _iscsi,
            "initiator": _initiator, "multipath": _multipath, "os-release": _os_release, "kernel": _kernel,
-           "cmdline": _cmdline, "meminfo": _meminfo, "cpus": _cpus, "cpu-model": _cpu_model, "vms": _vms}
+           "cmdline": _cmdline, "cpu-mem": _cpu_mem, "cpus": _cpus, "sriov": _sriov, "vms": _vms,
+           "dominfo": _dominfo}

@@ -22,32 +22,37 @@ MISSING = "@@missing"     # '@@missing PROGRAM': not installed, nothing ran
 @dataclass(frozen=True)
 class Probe:
     area: str                 # what its output fills in (a parser's key)
-    argv: tuple[str, ...]     # program and arguments (sh probes); a pipeline (PowerShell probes)
-    per_interface: bool = False   # run once per network interface, its name last
+    argv: tuple[str, ...]     # program and arguments (sh probes); a pipeline (PowerShell probes); files to read
+    per_interface: bool = False   # run once per physical network interface (one with a device), its name last
+    per_vm: bool = False          # run once per running libvirt domain, its name last
+    files: bool = False           # argv are files (globs allowed) the shell reads itself: no program runs
 
 
 # -------------------------------------------------------------------- Linux
 
 LSBLK_COLUMNS = "NAME,KNAME,TYPE,SIZE,WWN,SERIAL,VENDOR,MODEL,MOUNTPOINT,FSTYPE"
+# Small files are read by the shell itself (`tbs_read`): a program started per probe was most of a
+# host's CPU for the check (16 programs; bench/asbuilt.py), and a lab's hosts answer at once.
 LINUX = (
     Probe("ip-addr", ("ip", "-j", "addr", "show")),
-    Probe("speed", ("grep", "-H", ".", "/sys/class/net/*/speed")),
+    Probe("speed", ("/sys/class/net/*/speed",), files=True),
     Probe("pause", ("ethtool", "-a"), per_interface=True),
     Probe("lsblk", ("lsblk", "-J", "-b", "-o", LSBLK_COLUMNS)),
     Probe("iscsi-sessions", ("iscsiadm", "-m", "session", "-P", "3")),
-    Probe("initiator", ("cat", "/etc/iscsi/initiatorname.iscsi")),
+    Probe("initiator", ("/etc/iscsi/initiatorname.iscsi",), files=True),
     Probe("multipath", ("multipath", "-ll")),
-    Probe("os-release", ("cat", "/etc/os-release")),
-    Probe("kernel", ("uname", "-r")),
-    Probe("cmdline", ("cat", "/proc/cmdline")),
-    Probe("meminfo", ("grep", "MemTotal", "/proc/meminfo")),
-    Probe("cpus", ("nproc", "--all")),
-    Probe("cpu-model", ("grep", "-m1", "model name", "/proc/cpuinfo")),
-    Probe("sriov", ("grep", "-H", ".", "/sys/class/net/*/device/sriov_numvfs")),
+    Probe("os-release", ("/etc/os-release",), files=True),
+    Probe("kernel", ("/proc/sys/kernel/osrelease",), files=True),
+    Probe("cmdline", ("/proc/cmdline",), files=True),
+    Probe("cpu-mem", ("grep", "-H", "-m1", "-e", "MemTotal", "-e", "model name", "/proc/meminfo", "/proc/cpuinfo")),
+    Probe("cpus", ("/sys/devices/system/cpu/present",), files=True),
+    Probe("sriov", ("/sys/class/net/*/device/sriov_numvfs",), files=True),
     Probe("vms", ("virsh", "list", "--name")),
+    Probe("dominfo", ("virsh", "dominfo"), per_vm=True),
 )
 
-# shell functions the probes run through; they run nothing but the probe they are given
+# shell functions the probes run through; they run nothing but the probe they are given (tbs_read runs
+# nothing at all: the shell's own `read` prints each file under a '== FILE' line)
 SH_PRELUDE = r"""tbs_probe() {
     printf '@@tbs %s\n' "$1"; shift
     if command -v "$1" >/dev/null 2>&1; then "$@" 2>&1; printf '@@rc %s\n' "$?"
@@ -56,9 +61,31 @@ SH_PRELUDE = r"""tbs_probe() {
 tbs_per_interface() {
     printf '@@tbs %s\n' "$1"; shift
     if command -v "$1" >/dev/null 2>&1; then
-        for tbs_if in /sys/class/net/*; do printf '== %s\n' "${tbs_if##*/}"; "$@" "${tbs_if##*/}" 2>&1; done
+        for tbs_if in /sys/class/net/*/device; do
+            [ -e "$tbs_if" ] || continue
+            tbs_if=${tbs_if%/device}; printf '== %s\n' "${tbs_if##*/}"; "$@" "${tbs_if##*/}" 2>&1
+        done
         printf '@@rc 0\n'
     else printf '@@missing %s\n' "$1"; fi
+}
+tbs_per_vm() {
+    printf '@@tbs %s\n' "$1"; shift
+    if command -v "$1" >/dev/null 2>&1; then
+        virsh list --name 2>/dev/null | while IFS= read -r tbs_vm; do
+            [ -n "$tbs_vm" ] || continue
+            printf '== %s\n' "$tbs_vm"; "$@" "$tbs_vm" 2>&1
+        done
+        printf '@@rc 0\n'
+    else printf '@@missing %s\n' "$1"; fi
+}
+tbs_read() {
+    printf '@@tbs %s\n' "$1"; shift
+    for tbs_f in "$@"; do
+        [ -r "$tbs_f" ] || continue
+        printf '== %s\n' "$tbs_f"
+        { while IFS= read -r tbs_l || [ -n "$tbs_l" ]; do printf '%s\n' "$tbs_l"; done < "$tbs_f"; } 2>/dev/null
+    done
+    printf '@@rc 0\n'
 }
 """
 
@@ -73,7 +100,8 @@ def _sh_word(word: str) -> str:
 def sh_script(probes: tuple[Probe, ...]) -> str:
     lines = [SH_PRELUDE.rstrip()]
     for p in probes:
-        fn = "tbs_per_interface" if p.per_interface else "tbs_probe"
+        fn = "tbs_read" if p.files else "tbs_per_interface" if p.per_interface else "tbs_per_vm" if p.per_vm \
+            else "tbs_probe"
         lines.append(f"{fn} {p.area} " + " ".join(_sh_word(w) for w in p.argv))
     return "\n".join(lines) + "\n"
 

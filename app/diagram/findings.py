@@ -47,9 +47,10 @@ def badges(findings: Iterable[Any], devices: Any, vm_hosts: dict[str, str] | Non
     for f in findings or ():
         if f.severity not in ("error", "warning") or getattr(f, "accepted", False):
             continue
-        where = getattr(f, "scenario", None)
-        if where is not None and scenario != "*" and where != scenario:
-            continue
+        if scenario != "*":
+            places = getattr(f, "where", ()) or ((None, getattr(f, "scenario", None)),)
+            if not any(s is None or s == scenario for _, s in places):
+                continue
         seen: set[str] = set()
         for s in f.subjects:
             dev = placed.get(s, _UNPLACED)
@@ -66,7 +67,8 @@ def badges(findings: Iterable[Any], devices: Any, vm_hosts: dict[str, str] | Non
         for f in fs:
             line = text.get(id(f))
             if line is None:
-                line = text[id(f)] = ((f"[{f.scenario}] " if getattr(f, "scenario", None) else "")
+                said = getattr(f, "holds_in", "") or (f"scenario {f.scenario}" if getattr(f, "scenario", None) else "")
+                line = text[id(f)] = ((f"[{said}] " if said and said != "the reference configuration" else "")
                                       + f"{f.code} ({f.severity}): {f.message}")
             messages.append(line)
         out[dev] = Badge(sev, len(fs), tuple(messages))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import paramiko
 
-from app.remote import jobs
+from app.remote import jobs, known_hosts
 from app.remote.base import (
     CANCELLED,
     FAILED,
@@ -116,11 +116,8 @@ class SSHTransport(Transport):
     def _connect(self) -> paramiko.SSHClient:
         client = paramiko.SSHClient()
         if self.known_hosts.exists():
-            self._check_known_hosts()
-            try:
-                client.load_host_keys(str(self.known_hosts))
-            except (OSError, paramiko.SSHException, paramiko.hostkeys.InvalidHostKey, ValueError) as exc:
-                raise HostKeyRejected(f"{self.host}: cannot read {self.known_hosts}: {exc}") from None
+            # read once per version of the file, not once per connection (app/remote/known_hosts.py)
+            known_hosts.trust(client, self.known_hosts, _known_name(self.address, self.port), self.host)
         client.set_missing_host_key_policy(_AskThenRecord(self))
         sock = None
         if self.jump is not None:
@@ -164,35 +161,6 @@ class SSHTransport(Transport):
             raise Unreachable(f"{self.host}: cannot connect to {self.where}: {cause}") from None
         client.get_transport().set_keepalive(self.keepalive)
         return client
-
-    def _check_known_hosts(self) -> None:
-        """Every line must be one paramiko understands: it skips what it cannot parse and has no
-        notion of @revoked, so a key the user revoked would otherwise be trusted again."""
-        try:
-            text = self.known_hosts.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise HostKeyRejected(f"{self.host}: cannot read {self.known_hosts}: {exc.strerror or exc}") from None
-        for number, line in enumerate(text.splitlines(), 1):
-            stripped = line.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            where = f"{self.known_hosts}:{number}"
-            if stripped.startswith("@"):
-                marker = stripped.split()[0]
-                raise HostKeyRejected(
-                    f"{self.host}: {where}: a {marker} line, which this application cannot honour (a revoked "
-                    "key would be trusted again); nothing was run. Remove the line, and the key it names, "
-                    "from this file (it is the application's own, not ~/.ssh/known_hosts)")
-            try:
-                entry = paramiko.hostkeys.HostKeyEntry.from_line(stripped, number)
-            except Exception as exc:
-                entry, why = None, str(exc.args[-1] if isinstance(exc, paramiko.hostkeys.InvalidHostKey)
-                                       and exc.args else exc)
-            else:
-                why = "not 'HOSTS KEYTYPE BASE64-KEY'"
-            if entry is None:
-                raise HostKeyRejected(f"{self.host}: {where}: a damaged line ({why}); nothing was run. Fix or "
-                                      "remove that line, then accept the host's key again")
 
     def _known_hosts_line(self, name: str) -> int | None:
         try:

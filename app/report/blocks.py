@@ -123,9 +123,19 @@ class TitleBlock(Block):
 
 
 def _where(finding: Any) -> str:
-    """'In scenario degraded: ' for a finding of a scenario; nothing for the reference configuration."""
-    scenario = getattr(finding, "scenario", None)
-    return f"In scenario {scenario}: " if scenario else ""
+    """'In scenario degraded: ' for a finding of a scenario ('In every configuration: ', 'In scenarios a,
+    b: '); nothing for the reference configuration."""
+    said = getattr(finding, "holds_in", "")
+    if not said:
+        scenario = getattr(finding, "scenario", None)
+        said = f"scenario {scenario}" if scenario else ""
+    return "" if not said or said == "the reference configuration" else f"In {said}: "
+
+
+def _components(finding: Any) -> str:
+    """The first four components, and how many more the finding names (a fact with 36 disks)."""
+    subjects = list(finding.subjects)
+    return ", ".join(subjects[:4]) + (f" and {len(subjects) - 4} more" if len(subjects) > 4 else "")
 
 
 @dataclass
@@ -154,7 +164,7 @@ class FindingsBlock(Block):
         for f in self._shown():
             cls = "sev-error" if f.severity == "error" else "sev-warning"
             rows.append(f'<tr><td class="{cls}">{esc(f.severity.upper())}</td><td>{esc(f.code)}</td>'
-                        f'<td>{esc(", ".join(f.subjects[:4]))}</td><td>{esc(_where(f) + f.message)}</td></tr>')
+                        f'<td>{esc(_components(f))}</td><td>{esc(_where(f) + f.message)}</td></tr>')
         return ('<table class="alert" width="100%" cellspacing="1" cellpadding="6" bgcolor="#c94c4c">'
                 f'<tr><td class="alertbox"><p class="alerthead">{esc(self._headline())}</p></td></tr></table>'
                 f'<table class="grid small" width="100%" border="1" cellspacing="0" cellpadding="3">'
@@ -164,7 +174,7 @@ class FindingsBlock(Block):
     def markdown(self) -> str:
         out = [f"> **{self._headline()}**", "", "| Severity | Code | Components | Finding |", "|---|---|---|---|"]
         for f in self._shown():
-            components = md_cell(", ".join(f.subjects[:4]))
+            components = md_cell(_components(f))
             out.append(f"| {f.severity.upper()} | {f.code} | {components} | {md_cell(_where(f) + f.message)} |")
         return "\n".join(out)
 

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
 from app.background import BackgroundJob, Outcome
 from app.run import events as E
 from app.run.session import RunSession
 
 OUTPUT_FLUSH_MS = 40
+T = TypeVar("T")
 QUESTION_WAIT_S = 600        # an unanswered question is a refusal after this long
 
 
@@ -40,10 +42,12 @@ class RunController(QObject):
     failed = Signal(str)                         # session work ended with an error (not a step failure)
     background_ended = Signal(str)               # run id: a detached run's work ended and it was closed
     question = Signal(object, object)            # events.Question, Reply
+    _built = Signal()                            # a build() worker is done (emitted on the worker)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.session: RunSession | None = None
+        self._building = False
         self._generation = 0
         self._pending: deque = deque()
         self._job = self._new_job()
@@ -133,7 +137,43 @@ class RunController(QObject):
 
     @property
     def busy(self) -> bool:
-        return self._job.busy
+        return self._building or self._job.busy
+
+    def build(self, make: Callable[[], T]) -> T:
+        """`make()` (a run session: the procedure of a big bed takes seconds to generate) on a worker
+        thread while this thread's event loop goes on, so the window repaints and stays usable; returns
+        its value or raises what it raised.  Busy meanwhile (nothing else starts)."""
+        box: dict[str, Any] = {}
+        loop = QEventLoop()
+        self._built.connect(loop.quit)
+
+        def work() -> None:
+            try:
+                box["value"] = make()
+            except BaseException as exc:     # handed to the caller on its own thread
+                box["error"] = exc
+            finally:
+                box["done"] = True
+                try:
+                    self._built.emit()
+                except RuntimeError:        # the window went away meanwhile
+                    pass
+
+        self._building = True
+        self.busy_changed.emit(True)
+        try:
+            worker = threading.Thread(target=work, name="run-session", daemon=True)
+            worker.start()
+            if not box.get("done"):
+                loop.exec()
+            worker.join()
+        finally:
+            self._built.disconnect(loop.quit)
+            self._building = False
+            self.busy_changed.emit(self.busy)
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
 
     def _start(self, work) -> bool:
         if self.session is None or self.session.engine is None or self.busy:

@@ -264,8 +264,10 @@ class RunSession:
         """The as-built check (app/asbuilt/check.py) over this run's transports and lanes; kept with
         the run when one is open.  Blocking: the Run tab calls it on a worker thread."""
         from app.asbuilt.check import check_bed, record
+        # an open run's connections are the check's too: its steps then do not connect again
+        connections = self.engine.connections if self.engine is not None else None
         result = check_bed(self.bed, self.factory, hosts=hosts, scenario=scenario, workers=self.workers,
-                           on_host=on_host)
+                           on_host=on_host, connections=connections)
         if self.info is not None:
             record(self.info.dir, result)
         return result

@@ -112,3 +112,16 @@ NOT_READ = fact_rule(
            "host built as drawn.",
     source="the transport's answer, and each command's exit status",
     hint="make the host reachable (the run's pre-flight says how), or install the tool named")
+SRIOV = fact_rule(
+    "ASB-018", "warning", "SR-IOV virtual functions differ from the bed",
+    reason="A VM drawn with an SR-IOV function gets a paravirtual NIC (or none) when the host's adapter has no "
+           "virtual functions enabled: the storage path and its figures are not the drawing's.",
+    source="the port's offloads (sriov: true, sriov_vfs: N) in the bed against the host's "
+           "/sys/class/net/PORT/device/sriov_numvfs",
+    hint="enable the virtual functions on the adapter (and SR-IOV in the BIOS), or correct the bed")
+VM_SIZE = fact_rule(
+    "ASB-019", "warning", "a VM's vCPUs or memory differ from the bed",
+    reason="The capacity checks (CAP-001, CAP-002, CAP-003) and the workload's sizing were judged on the vCPUs "
+           "and memory the bed gives each VM.",
+    source="the VM's vcpu and memory_gb in the bed against what the hypervisor gave it (virsh dominfo)",
+    hint="change the VM's settings to the bed's, or correct the bed")

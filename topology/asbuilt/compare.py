@@ -29,7 +29,12 @@ from topology.unknown import stated
 def check(bed: Bed, facts: dict[str, HostFacts], hosts: Iterable[str] | None = None) -> AsBuilt:
     """`bed`: the view the run uses (a configuration's, a scenario's); `facts`: per host id;
     `hosts`: only these (default: every host with facts)."""
-    wanted = set(hosts) if hosts is not None else None
+    from topology.gc_pause import collector_paused
+    with collector_paused():     # tens of thousands of rows and findings, none in a cycle
+        return _check(bed, facts, set(hosts) if hosts is not None else None)
+
+
+def _check(bed: Bed, facts: dict[str, HostFacts], wanted: set[str] | None) -> AsBuilt:
     out = AsBuilt()
     servers = {s.id: s for s in bed.servers}
     cabled = {end for lk in bed.links for end in (lk.a, lk.b)}
@@ -178,6 +183,26 @@ def _port_values(out: AsBuilt, host: str, ref: str, p: Port, iface: Interface, h
         out.rows.append(Row(host, f"{p.name} link", "up", iface.state or "up"))
     if iface.mac and not stated(p.mac):
         out.learnt.append(Learnt(ref, "mac", iface.mac, f"{host}: {iface.name}"))
+    _sriov(out, host, ref, p, iface, seen_as)
+
+
+def _sriov(out: AsBuilt, host: str, ref: str, p: Port, iface: Interface, seen_as: str) -> None:
+    """`offloads: {sriov_vfs: N}` is compared exactly, `sriov: true` wants at least one function."""
+    offloads = p.offloads
+    if iface.sriov_vfs is None or not offloads or not isinstance(offloads, dict):
+        return
+    count, wanted = stated(offloads.get("sriov_vfs")), stated(offloads.get("sriov"))
+    if not (isinstance(count, int) and not isinstance(count, bool) or wanted is True):
+        return
+    if isinstance(count, int) and not isinstance(count, bool):
+        ok, expected = iface.sriov_vfs == count, str(count)
+    else:
+        ok, expected = iface.sriov_vfs > 0, "at least 1"
+    code = "" if ok else C.SRIOV.code
+    if code:
+        out.add(C.SRIOV, [ref], f"{host}: {seen_as} has {iface.sriov_vfs} SR-IOV virtual function(s) enabled, the "
+                                f"bed wants {expected} (bed: {ref} offloads)")
+    out.rows.append(Row(host, f"{p.name} SR-IOV functions", expected, str(iface.sriov_vfs), code))
 
 
 def _gbps(mbps: float) -> str:
@@ -269,3 +294,26 @@ def _placement(out: AsBuilt, bed: Bed, facts: dict[str, HostFacts], wanted: set[
             out.add(C.VM_PLACEMENT, [vm.id, vm.host, seen], f"VM {vm.id} runs on {seen}, the bed places it on "
                                                             f"{vm.host} (bed: vms {vm.id} host)")
         out.rows.append(Row(vm.host, f"VM {vm.id}", vm.host, seen, code))
+        info = next((i for i in facts[seen].vm_info if i.name.lower() == vm.id.lower()), None)
+        if info is not None:
+            _vm_size(out, vm, seen, info)
+
+
+def _vm_size(out: AsBuilt, vm, host: str, info) -> None:
+    vcpu, memory = stated(vm.vcpu), stated(vm.memory_gb)
+    if isinstance(vcpu, int) and info.vcpus:
+        code = "" if info.vcpus == vcpu else C.VM_SIZE.code
+        if code:
+            out.add(C.VM_SIZE, [vm.id, host], f"VM {vm.id} on {host} has {info.vcpus} vCPU(s), the bed gives "
+                                              f"{vcpu} (bed: vms {vm.id} vcpu)")
+        out.rows.append(Row(host, f"VM {vm.id} vCPUs", str(vcpu), str(info.vcpus), code))
+    dynamic = getattr(vm, "dynamic_memory", None) is not None
+    if isinstance(memory, (int, float)) and memory > 0 and info.memory_bytes and not dynamic:
+        seen_gb = info.memory_bytes / 2**30
+        # a hypervisor states what it was given exactly; GB and GiB both read as the bed's figure
+        code = "" if min(abs(seen_gb - memory), abs(info.memory_bytes / 1e9 - memory)) < 0.01 * memory \
+            else C.VM_SIZE.code
+        if code:
+            out.add(C.VM_SIZE, [vm.id, host], f"VM {vm.id} on {host} was given {seen_gb:g} GiB of memory, the bed "
+                                              f"gives {memory:g} GB (bed: vms {vm.id} memory_gb)")
+        out.rows.append(Row(host, f"VM {vm.id} memory", f"{memory:g} GB", f"{seen_gb:g} GiB", code))

@@ -26,6 +26,7 @@ class Interface:
     speed_mbps: int | None = None
     flow_control: bool | None = None    # pause frames on (rx and tx)
     description: str = ""
+    sriov_vfs: int | None = None        # SR-IOV virtual functions enabled on it (None: not a VF-capable NIC)
 
 
 @dataclass
@@ -67,6 +68,15 @@ class MultipathMap:
 
 
 @dataclass
+class VmInfo:
+    """A running VM as its hypervisor describes it (virsh dominfo, Get-VM, esxcli vm process list)."""
+    name: str
+    vcpus: int | None = None
+    memory_bytes: int | None = None     # the memory it was given (maximum, not what it uses now)
+    state: str = ""
+
+
+@dataclass
 class HostFacts:
     host: str                       # the bed's id for it
     platform: str = ""              # linux | windows | esxi
@@ -85,6 +95,7 @@ class HostFacts:
     sessions: list[Session] = field(default_factory=list)
     multipath: list[MultipathMap] = field(default_factory=list)
     vms: list[str] = field(default_factory=list)         # VMs running on it, by name
+    vm_info: list[VmInfo] = field(default_factory=list)  # their vCPUs and memory, where the hypervisor says
     read: list[str] = field(default_factory=list)        # the areas actually read
     notes: list[str] = field(default_factory=list)       # what could not be read, and why
     seconds: float = 0.0
@@ -104,7 +115,7 @@ class HostFacts:
         """The inverse of as_dict (a run's recorded check); unknown keys are ignored."""
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         facts = cls(**{k: v for k, v in known.items()
-                       if k not in ("interfaces", "disks", "sessions", "multipath")})
+                       if k not in ("interfaces", "disks", "sessions", "multipath", "vm_info")})
         facts.interfaces = [_make(Interface, x) for x in data.get("interfaces") or []]
         facts.disks = [_make(Disk, x) for x in data.get("disks") or []]
         facts.sessions = []
@@ -113,6 +124,7 @@ class HostFacts:
             s.disks = [_make(SessionDisk, d) for d in x.get("disks") or []]
             facts.sessions.append(s)
         facts.multipath = [_make(MultipathMap, x) for x in data.get("multipath") or []]
+        facts.vm_info = [_make(VmInfo, x) for x in data.get("vm_info") or []]
         return facts
 
 

@@ -7,6 +7,7 @@ does not state is learnt: the storage steps can then select its disk by that ide
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 
 from topology.asbuilt import codes as C
 from topology.asbuilt.facts import DISKS, MULTIPATH, SESSIONS, Disk, HostFacts
@@ -24,11 +25,12 @@ def check_storage(out: AsBuilt, bed: Bed, facts: dict[str, HostFacts]) -> None:
     idx = BedIndex(bed)
     masking = Masking(idx)
     volumes = {f"{a.id}:{v.name}": v for a in bed.arrays for v in a.volumes}
-    by_wwn = {w: ref for ref, v in volumes.items() if (w := normal_wwn(stated(v.wwn)))}
+    wwns = {ref: normal_wwn(stated(v.wwn)) for ref, v in volumes.items()}     # once per volume, not per host
+    by_wwn = {w: ref for ref, w in wwns.items() if w}
     paths = _paths(idx, facts) if any(f.has(SESSIONS) or f.has(MULTIPATH) for f in facts.values()) else []
     for host, f in facts.items():
         presented = masking.presented.get(host, {})
-        found = _luns(out, host, f, presented, volumes, idx) if f.has(DISKS) or f.has(SESSIONS) else {}
+        found = _luns(out, host, f, presented, volumes, wwns, idx) if f.has(DISKS) or f.has(SESSIONS) else {}
         if f.has(DISKS):
             _unexpected(out, host, f, presented, by_wwn)
         host_paths = [p for p in paths if p.spec.host == host]
@@ -55,22 +57,24 @@ def _address(idx: BedIndex, ref: str) -> str:
 
 # ------------------------------------------------------------------ LUNs
 
-def _luns(out: AsBuilt, host: str, f: HostFacts, presented: dict, volumes: dict, idx: BedIndex) -> dict[str, Disk]:
+def _luns(out: AsBuilt, host: str, f: HostFacts, presented: dict, volumes: dict, wwns: dict[str, str],
+          idx: BedIndex) -> dict[str, Disk]:
     """Each mapped volume's disk on the host (ref -> Disk), with the findings and learnt values."""
     disks = {d.name: d for d in f.disks}
+    by_wwn = {d.wwn: d for d in reversed(f.disks) if d.wwn}
     found: dict[str, Disk] = {}
     for ref, pres in sorted(presented.items()):
         vol = volumes.get(ref)
         if vol is None:
             continue
-        wwn, serial = normal_wwn(stated(vol.wwn)), stated(vol.serial)
+        wwn, serial = wwns[ref], stated(vol.serial)
         serial = serial.strip() if isinstance(serial, str) else ""
         target = normal_target(stated(vol.target))
         disk, how = None, ""
         if wwn:
-            disk = next((d for d in f.disks if d.wwn == wwn), None) or \
+            disk = by_wwn.get(wwn) or \
                 next((Disk(m.name or m.wwid, wwn=m.wwid) for m in f.multipath if m.wwid == wwn), None)
-            how = f"WWN {wwn_name(vol.wwn)}"
+            how = f"WWN {_wwn_name(vol.wwn)}"
         elif serial:
             disk = next((d for d in f.disks if d.serial.strip() == serial), None)
             how = f"serial {serial}"
@@ -140,8 +144,12 @@ def _differs(vol, disk: Disk, at_lun: Disk | None, wwn: str) -> list[str]:
     return out
 
 
+# a bed's and a host's WWNs are spelt once per check, not once per row that names them
+_wwn_name = lru_cache(maxsize=1 << 16)(wwn_name)
+
+
 def _disk_text(d: Disk) -> str:
-    bits = [d.name] + ([wwn_name("naa." + d.wwn)] if d.wwn else []) + \
+    bits = [d.name] + ([_wwn_name("naa." + d.wwn)] if d.wwn else []) + \
         ([f"{d.size_bytes / 1e9:.3g} GB"] if d.size_bytes else [])
     return ", ".join(bits)
 

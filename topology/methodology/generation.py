@@ -538,7 +538,8 @@ def _summarize(bed: Bed, findings: list | None, meth: Methodology) -> None:
         else:
             meth.warnings += 1
         subjects = ", ".join(f.subjects)
-        where = f"In scenario {f.scenario}: " if getattr(f, "scenario", None) else ""
+        said = getattr(f, "holds_in", "") or (f"scenario {f.scenario}" if getattr(f, "scenario", None) else "")
+        where = f"In {said}: " if said and said != "the reference configuration" else ""
         lines.append(f"{f.severity.upper()} {f.code}: {where}{f.message}" + (f" ({subjects})" if subjects else ""))
     meth.findings_summary = lines
     incomplete = [s for s in meth.steps() if s.unresolved]

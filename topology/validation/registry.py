@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,10 @@ class RuleInfo:
     reason: str
     source: str
     hint: str
+    # what the rule could not judge, said once for all its "could not judge" notes ("{n}" is their count)
+    unknown: str = ""
+    # codes whose findings this rule's root causes explain (listed under the root, not beside it)
+    explains: tuple[str, ...] = ()
 
 
 @dataclass
@@ -45,6 +49,26 @@ class Finding:
     exception_reason: str = ""
     scenario: str | None = None       # None: the reference configuration (the bed as drawn)
     configuration: str | None = None  # None: the bed as drawn, or every one of its configurations
+    # one finding is one fact: the cases it groups (each its subjects, message and where it holds),
+    # empty when it is a single case; `subjects` is every case's subjects together
+    members: tuple[Case, ...] = ()
+    # findings this one's cause explains (a host out of its host group: the paths and disks it lost)
+    consequences: tuple[Finding, ...] = ()
+    holds_in: str = ""                # where it holds, in words ("every configuration", "scenarios a, b")
+    where: tuple[tuple[str | None, str | None], ...] = ()     # (configuration, scenario) pairs it holds in
+    # how the runner groups cases (not shown): the fact a case is one of, its name in the list, ...
+    cause: str = field(default="", repr=False, compare=False)
+    item: str = field(default="", repr=False, compare=False)
+    unstated: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    root: tuple[frozenset[str], frozenset[str]] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def count(self) -> int:
+        """How many cases of the fact the finding stands for."""
+        return len(self.members) or 1
+
+    def cases(self) -> tuple[Case, ...]:
+        return self.members or (Case(self.subjects, self.message, self.where),)
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "severity": self.severity, "scenario": self.scenario,
@@ -52,7 +76,24 @@ class Finding:
                 "subjects": list(self.subjects),
                 "message": self.message, "hint": self.hint, "reason": self.reason,
                 "source": self.source, "accepted": self.accepted,
-                "exception_reason": self.exception_reason}
+                "exception_reason": self.exception_reason,
+                "holds_in": self.holds_in,
+                "where": [{"configuration": c, "scenario": s} for c, s in self.where],
+                "count": self.count,
+                "cases": [c.as_dict() for c in self.cases()],
+                "consequences": [c.as_dict() for c in self.consequences]}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a finding's fact: its components, its own message, where it holds."""
+    subjects: tuple[str, ...]
+    message: str
+    where: tuple[tuple[str | None, str | None], ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"subjects": list(self.subjects), "message": self.message,
+                "where": [{"configuration": c, "scenario": s} for c, s in self.where]}
 
 
 @dataclass
@@ -61,12 +102,23 @@ class Hit:
     message: str
     severity: str | None = None
     hint: str | None = None
+    cause: str | None = None
+    item: str | None = None
+    unstated: tuple[str, ...] = ()
+    root: tuple[frozenset[str], frozenset[str]] | None = None
 
 
 def hit(subjects: str | Iterable[str], message: str, *, severity: str | None = None,
-        hint: str | None = None) -> Hit:
+        hint: str | None = None, cause: str | None = None, item: str | None = None,
+        root: tuple[Iterable[str], Iterable[str]] | None = None) -> Hit:
+    """One case a rule found.  `cause`: the fact it is a case of, when other cases share it (hits of a
+    rule with the same cause and severity are one finding, whose message is the cause, "{n}" its
+    count, followed by each case's `item`, its first subject by default).  `root`: two sets of ids;
+    a finding of a code the rule `explains`, in the same scenario, naming one id of each set is a
+    consequence of this one and is listed under it."""
     subs = (subjects,) if isinstance(subjects, str) else tuple(dict.fromkeys(subjects))
-    return Hit(subs, message, severity, hint)
+    return Hit(subs, message, severity, hint, cause, item,
+               root=(frozenset(root[0]), frozenset(root[1])) if root is not None else None)
 
 
 RuleFunc = Callable[["Context"], Iterable[Hit]]
@@ -76,11 +128,12 @@ RULES: dict[str, tuple[RuleInfo, RuleFunc]] = {}
 FACT_RULES: dict[str, RuleInfo] = {}
 
 
-def rule(code: str, severity: str, title: str, *, reason: str, source: str, hint: str):
+def rule(code: str, severity: str, title: str, *, reason: str, source: str, hint: str, unknown: str = "",
+         explains: tuple[str, ...] = ()):
     def register(fn: RuleFunc) -> RuleFunc:
         if code in RULES:
             raise ValueError(f"rule {code} registered twice")
-        RULES[code] = (RuleInfo(code, severity, title, reason, source, hint), fn)
+        RULES[code] = (RuleInfo(code, severity, title, reason, source, hint, unknown, explains), fn)
         return fn
     return register
 
@@ -98,9 +151,18 @@ def could_not_judge(subjects: str | Iterable[str], what: str, unstated: Iterable
     """An info hit: the rule needs values the source does not state (`topology.unknown`), so it
     says what it could not judge and which values are missing, instead of guessing."""
     names = list(dict.fromkeys(unstated))
-    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-    return hit(subjects, f"could not judge {what}: {shown} not stated", severity="info",
-               hint=hint or "find the value in the source and write it; until then the rule cannot judge this")
+    found = hit(subjects, f"could not judge {what}: {shown_names(names)} not stated", severity="info",
+                hint=hint or "find the value in the source and write it; until then the rule cannot judge this",
+                cause=UNKNOWN_CAUSE)
+    found.unstated = tuple(names)
+    return found
+
+
+UNKNOWN_CAUSE = "\0could not judge"     # every "could not judge" note of a rule is one line
+
+
+def shown_names(names: list[str], limit: int = 6) -> str:
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def unstated(obj: Any, label: str, *fields: str) -> list[str]:

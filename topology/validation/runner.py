@@ -17,6 +17,7 @@ from topology.scenario_scope import Scope, ScopeFinder
 from topology.scenario_view import scenario_view
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
+from topology.validation.grouping import group
 from topology.validation.registry import RULES, SEVERITY_ORDER, Finding, RuleInfo, could_not_judge
 
 
@@ -26,10 +27,14 @@ def _load_rule_modules() -> None:
         capacity,
         cluster,
         connected,
+        exceptions,
+        guests,
+        host_entries,
         limits,
         masking,
         network,
         paths,
+        port_kinds,
         sriov,
         storage,
         vlans,
@@ -41,7 +46,28 @@ def _load_rule_modules() -> None:
 def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None, *,
              scenario: str | None = None, reference_only: bool = False,
              configuration: str | None = None) -> list[Finding]:
-    """Run every registered rule (or the given codes) and apply the bed's documented exceptions.
+    """The findings of `bed`, one per fact (`topology.validation.grouping`): every case the rules
+    find (`validate_cases`), a root cause with the findings it explains listed under it, the cases
+    of one fact together, each saying where it holds.  Judged in full (every rule, scenario and
+    configuration), a documented exception that matches no case is a finding too (EXC-001)."""
+    codes = list(codes) if codes is not None else None
+    with collector_paused():    # as the rules run: the grouping makes small objects next to a large model
+        cases = validate_cases(bed, codes, idx, scenario=scenario, reference_only=reference_only,
+                               configuration=configuration)
+        findings = group(cases, configured=bool(bed.configurations))
+        if scenario is None and configuration is None and not reference_only and \
+                (codes is None or "EXC-001" in codes):
+            findings += _unmatched_exceptions(bed, cases)
+        findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or "",
+                                     f.configuration or ""))
+    return findings
+
+
+def validate_cases(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None, *,
+                   scenario: str | None = None, reference_only: bool = False,
+                   configuration: str | None = None) -> list[Finding]:
+    """Every case each registered rule (or the given codes) finds, with the bed's documented exceptions
+    applied: one finding per case, as the rules yield them.
 
     By default the reference configuration and then every scenario that fails, excludes, narrows
     or moves something are judged; a scenario adds the findings the reference does not have, each
@@ -91,7 +117,7 @@ def _configured(bed: Bed, codes: Iterable[str] | None, scenario: str | None, ref
     for name, view in views(bed, [configuration] if configuration is not None else None):
         if scenario is not None and scenario not in {s.id for s in view.scenarios}:
             continue                    # the scenario runs in another configuration
-        per[name] = validate(view, codes, scenario=scenario, reference_only=reference_only)
+        per[name] = validate_cases(view, codes, scenario=scenario, reference_only=reference_only)
     if scenario is not None and not per:
         raise KeyError(f"no scenario {scenario!r} in this bed (scenarios: "
                        f"{', '.join(s.id for s in bed.scenarios) or 'none'})")
@@ -118,8 +144,9 @@ def scenarios_judged(bed: Bed) -> list[Scenario]:
 
 # Rules that read only what a scenario never changes (access entries, what is drawn and cabled, hardware
 # limits, volumes without a mapping): the reference says it all.  A failed host takes its cables out
-# of the scenario's view; the port is still cabled, and CON-003 must not say otherwise.
-_SCENARIO_BLIND = ("ACC-", "CON-", "LIM-", "MAP-003")
+# of the scenario's view; the port is still cabled, and CON-003 must not say otherwise.  CAP-011 reads every
+# scenario's placement from the bed as drawn.
+_SCENARIO_BLIND = ("ACC-", "CON-", "LIM-", "MAP-003", "CAP-011")
 
 
 def _reference_scenario(bed: Bed) -> Scenario | None:
@@ -206,8 +233,28 @@ def _run(ctx: Context, codes: Iterable[str] | None, scenario: str | None) -> lis
                 continue
             seen.add(key)
             findings.append(Finding(code, h.severity or info.severity, h.subjects, h.message,
-                                    info.reason, info.source, h.hint or info.hint, scenario=scenario))
+                                    info.reason, info.source, h.hint or info.hint, scenario=scenario,
+                                    cause=h.cause or "", item=h.item or "", unstated=h.unstated, root=h.root))
     return findings
+
+
+def _unmatched_exceptions(bed: Bed, cases: list[Finding]) -> list[Finding]:
+    """EXC-001 for each documented exception that accepts no case: a rule changed, or the bed did, and
+    the record now explains nothing (or would hide a new finding that happens to match it)."""
+    info = RULES["EXC-001"][0]
+    out = []
+    for exc in bed.exceptions:
+        if any(f.code == exc.code and (exc.subject == "*" or exc.subject in f.subjects) for f in cases):
+            continue
+        subject = "any component" if exc.subject == "*" else exc.subject
+        known = exc.code in RULES
+        what = f"no {exc.code} finding names {subject}" if known else f"there is no rule {exc.code}"
+        subjects = (exc.subject,) if exc.subject != "*" else ()
+        out.append(Finding("EXC-001", info.severity, subjects or (f"exception:{exc.code}",),
+                           f"the documented exception for {exc.code} on {subject} matches nothing: {what} "
+                           f"(its reason: {exc.reason})", info.reason, info.source, info.hint,
+                           holds_in="the bed's exceptions"))
+    return out
 
 
 def _apply_exceptions(bed: Bed, findings: list[Finding]) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from app.report.tables.model import Cell, Row, Table, missing, without_empty_columns
 from app.report.tables.values import add_notes, flat, gb, natural, number, roles, setting, slug, value_cell
 from topology.model import Bed, Server
-from topology.unknown import NOT_STATED
+from topology.unknown import MARKER, NOT_STATED
 from topology.vocabulary import SERVER_ROLE_NAMES, humanize
 
 GROUP_ORDER = ("System", "General dimension information", "Power supplies", "Cooling fans",
@@ -35,7 +35,9 @@ def _server_rows(s: Server) -> dict[str, dict[str, Cell]]:
     put("General processor setup", "Number of hardware threads per core",
         value_cell(cpu.threads_per_core if cpu else None, s.id, True))
     if cpu and cpu.cores:
-        put("General processor setup", "Total cores / hardware threads", Cell(f"{cpu.cores} / {cpu.threads}", ref=s.id))
+        # threads only where the source says how many per core: never one per core assumed
+        threads = cpu.threads if type(cpu.threads_per_core) is int else MARKER
+        put("General processor setup", "Total cores / hardware threads", Cell(f"{cpu.cores} / {threads}", ref=s.id))
     put("CPU", "Name", value_cell(cpu.model if cpu else None, s.id, True))
     put("CPU", "Core frequency (GHz)", value_cell(cpu.ghz if cpu else None, s.id))
     put("Platform", "Vendor and model number", value_cell(s.model, s.id, True))

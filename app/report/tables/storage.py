@@ -63,13 +63,7 @@ def storage_tables(bed: Bed) -> list[Table]:
         rows["Storage model and OS/firmware revision"] = (
             Cell(", ".join(x for x in (a.model, f"firmware {a.firmware}" if a.firmware else "") if x), ref=ref)
             if a.firmware else missing(ref, a.firmware))
-        caches = [c.cache_gb for c in a.controllers if stated(c.cache_gb) is not None]
-        if any(c.cache_gb is NOT_STATED for c in a.controllers) and not caches:
-            rows["Storage cache"] = Cell(MARKER, ref=ref)
-        if caches:
-            total = sum(caches)
-            rows["Storage cache"] = Cell(f"{gb(total)} ({len(caches)} x {gb(caches[0])})"
-                                         if len(set(caches)) == 1 and len(caches) > 1 else gb(total), ref=ref)
+        rows.update(_cache_row(a, ref))
         sw = sorted(x for x in link_ends.get(a.id, ()) if x in idx.switches)
         if sw:
             models = sorted({f"{idx.switches[s].model or s}" for s in sw})
@@ -225,3 +219,21 @@ def _attribute_rows(t: Table, attributes: dict, ref: str, existing: dict[str, Ce
             t.add_group(str(k))
             for label, value in v.items():
                 t.add(str(label), Cell(flat(value), ref=ref))
+
+
+def _cache_row(a: StorageArray, ref: str) -> dict[str, Cell]:
+    """The array's cache: a total only when every controller states its own; else per controller, the ones
+    not stated said so (one controller's 1.67 GB is not the array's)."""
+    caches = [stated(c.cache_gb) for c in a.controllers]
+    given = [c for c in caches if c is not None]
+    if not given:
+        return {"Storage cache": Cell(MARKER, ref=ref)} if any(c.cache_gb is NOT_STATED for c in a.controllers) else {}
+    if len(given) == len(caches):
+        if len(caches) == 1:
+            return {"Storage cache": Cell(f"{gb(given[0])} ({a.controllers[0].name} only)", ref=ref)}
+        total = sum(given)
+        each = f"{len(given)} x {gb(given[0])}" if len(set(given)) == 1 else ", ".join(gb(c) for c in given)
+        return {"Storage cache": Cell(f"{gb(total)} ({each})", ref=ref)}
+    per = "; ".join(f"{c.name}: {gb(v) if v is not None else MARKER}"
+                    for c, v in zip(a.controllers, caches, strict=True))
+    return {"Storage cache": Cell(f"per controller: {per} (array total not known)", ref=ref)}

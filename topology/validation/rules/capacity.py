@@ -37,7 +37,8 @@ def _loads(ctx: Context) -> dict[str, list[VM]]:
       reason="Static VM memory is reserved up front: VMs beyond the host's RAM less the parent "
              "partition's reserve do not start.",
       source=f"{_SEED001} 4.5 ('22 VMs ... close to the physical boundary of 192GB'); seed 000 (36 of 48 GB degraded)",
-      hint="move VMs to another host, reduce their memory, or add RAM")
+      hint="move VMs to another host, reduce their memory, or add RAM",
+      unknown="whether {n} hosts hold their VMs' memory")
 def cap_001(ctx: Context) -> Iterator[Hit]:
     reserve = ctx.policy.memory_reserve_gb
     for sc, host, vms in _host_loads(ctx):
@@ -49,7 +50,9 @@ def cap_001(ctx: Context) -> Iterator[Hit]:
             stated_part = f"the {len(vms) - len(unknown)} VMs whose memory is stated" if unknown else f"{len(vms)} VMs"
             yield hit([host, *(v.id for v in vms)],
                       f"{host}{scenario_label(sc)}: {stated_part} need {need:g} GB, host has {s.memory_gb:g} GB "
-                      f"less {reserve:g} GB reserve")
+                      f"less {reserve:g} GB reserve",
+                      cause=f"{host}'s {s.memory_gb:g} GB less the {reserve:g} GB reserve is too little for its VMs "
+                            "({n} cases)", item=f"{need:g} GB for {stated_part}{scenario_label(sc)}")
         elif unknown or s.memory_gb is NOT_STATED:
             yield could_not_judge([host, *unknown], f"whether {host}{scenario_label(sc)} holds its VMs' memory",
                                   unstated(s, host, "memory_gb") + [f"{v} memory" for v in unknown])
@@ -59,24 +62,39 @@ def cap_001(ctx: Context) -> Iterator[Hit]:
       reason="Beyond the bed's overcommit policy, vCPUs wait for physical threads and the results "
              "measure CPU contention, not storage.",
       source="Seed 000 degraded state (22 vCPU on 16 threads); seed 001 (34 vCPU on 16 cores)",
-      hint="move VMs, reduce vCPUs, or raise the policy's vcpu_per_thread with a reason")
+      hint="move VMs, reduce vCPUs, or raise the policy's vcpu_per_thread with a reason",
+      unknown="the vCPU ratio of {n} hosts' loads")
 def cap_002(ctx: Context) -> Iterator[Hit]:
     limit = ctx.policy.vcpu_per_thread
     for sc, host, vms in _host_loads(ctx):
         s = ctx.idx.servers[host]
-        # without a stated thread count (Hyper-Threading unknown) the ratio would be a guess
-        if s.cpu is not None and s.cpu.threads and s.cpu.threads_per_core:
-            vcpus = [v.vcpu for v in vms if v.vcpu is not NOT_STATED]
-            vcpu = sum(vcpus)
-            if vcpu / s.cpu.threads <= limit and len(vcpus) < len(vms):
-                yield could_not_judge([host, *(v.id for v in vms if v.vcpu is NOT_STATED)],
-                                      f"the vCPU ratio of {host}{scenario_label(sc)}",
-                                      (f"{v.id} vCPU count" for v in vms if v.vcpu is NOT_STATED))
-                continue
-            ratio = vcpu / s.cpu.threads
-            if ratio > limit:
-                yield hit(host, f"{host}{scenario_label(sc)}: {vcpu} vCPU on {s.cpu.threads} hardware threads "
-                          f"({ratio:.2f} per thread, policy {limit:g})")
+        if not vms:
+            continue
+        vcpus = [v.vcpu for v in vms if v.vcpu is not NOT_STATED]
+        vcpu = sum(vcpus)
+        cpu = s.cpu
+        cores = cpu.cores if cpu is not None and type(cpu.cores_per_socket) is int else None
+        if cpu is None or not cores:
+            yield could_not_judge([host, *(v.id for v in vms)], f"the vCPU ratio of {host}{scenario_label(sc)}",
+                                  [f"{host} CPU cores"], hint="state the host's sockets and cores per socket")
+            continue
+        per_core = cpu.threads_per_core if type(cpu.threads_per_core) is int else None
+        # without threads per core the threads are at least the cores: a ratio within the policy per core
+        # is within it per thread, anything more could not be judged (Hyper-Threading unknown)
+        threads = cores * per_core if per_core else cores
+        if vcpu / threads <= limit and len(vcpus) < len(vms):
+            yield could_not_judge([host, *(v.id for v in vms if v.vcpu is NOT_STATED)],
+                                  f"the vCPU ratio of {host}{scenario_label(sc)}",
+                                  (f"{v.id} vCPU count" for v in vms if v.vcpu is NOT_STATED))
+            continue
+        ratio = vcpu / threads
+        if ratio > limit and not per_core:
+            yield could_not_judge([host], f"the vCPU ratio of {host}{scenario_label(sc)} ({vcpu} vCPU on {cores} "
+                                  f"cores: {ratio:.2f} per core, policy {limit:g} per thread)",
+                                  [f"{host} threads per core"])
+        elif ratio > limit:
+            yield hit(host, f"{host}{scenario_label(sc)}: {vcpu} vCPU on {threads} hardware threads "
+                      f"({ratio:.2f} per thread, policy {limit:g})")
 
 
 @rule("CAP-003", "error", "cluster cannot absorb the loss of a node",
@@ -84,7 +102,8 @@ def cap_002(ctx: Context) -> Iterator[Hit]:
              "survivors have the memory for them.",
       source=f"{_SEED001} 5.3 ('neither of the two hosts can sustain the memory workload of both blocks of VMs in "
              "case of an outage'); seed 000 degraded state",
-      hint="add a node, reduce VM memory, or keep fewer highly available VMs")
+      hint="add a node, reduce VM memory, or keep fewer highly available VMs",
+      unknown="whether {n} clusters absorb the loss of a node")
 def cap_003(ctx: Context) -> Iterator[Hit]:
     loads = _loads(ctx)
     for c in ctx.bed.clusters:
@@ -106,7 +125,10 @@ def cap_003(ctx: Context) -> Iterator[Hit]:
                 yield hit([c.id, lost, *(v.id for v in stranded)],
                           f"with every VM on its home host, if {lost} fails, {len(stranded)} of its "
                           f"{len(moving)} highly available VMs ({need:g} GB) find no room on the "
-                          f"surviving node(s) of {c.id}")
+                          f"surviving node(s) of {c.id}",
+                          cause=f"with every VM on its home host, {c.id} cannot absorb the loss of {{n}} of its nodes",
+                          item=f"{lost} ({len(stranded)} of its {len(moving)} highly available VMs, {need:g} GB, "
+                               "find no room)")
     if ctx.scenario is not None and ctx.scenario.failed:
         yield from _no_room_in_scenario(ctx)
 
@@ -140,7 +162,8 @@ def _no_room_in_scenario(ctx: Context) -> Iterator[Hit]:
       reason="Memory spanning NUMA nodes is reached across the interconnect, slower and less predictable.",
       source=f"{_SEED001} HV-02 ('size the VMs to have their memory resources entirely contained in a single "
              "NUMA node')",
-      hint="keep the VM's memory within one NUMA node (host RAM / NUMA nodes)")
+      hint="keep the VM's memory within one NUMA node (host RAM / NUMA nodes)",
+      unknown="whether the memory of {n} VMs fits a NUMA node")
 def cap_004(ctx: Context) -> Iterator[Hit]:
     per_host: dict[str, Any] = {}   # host -> its NUMA node's memory (a number), or _JUDGE_EACH, or None: skip
     for vm in ctx.bed.vms:
@@ -153,7 +176,9 @@ def cap_004(ctx: Context) -> Iterator[Hit]:
         if per_node is not _JUDGE_EACH and memory.__class__ in (int, float):
             if memory > per_node:
                 s = ctx.idx.servers[vm.host]
-                yield hit([vm.id, s.id], f"{vm.id} has {memory:g} GB; a NUMA node of {s.id} has {per_node:g} GB")
+                yield hit([vm.id, s.id], f"{vm.id} has {memory:g} GB; a NUMA node of {s.id} has {per_node:g} GB",
+                          cause=f"{{n}} VMs on {s.id} have more memory than its NUMA node's {per_node:g} GB",
+                          item=f"{vm.id} ({memory:g} GB)")
             continue
         s = ctx.idx.servers[vm.host]
         if s.memory_gb is None:
@@ -191,7 +216,8 @@ def _numa_node_memory(ctx: Context, host: str) -> Any:
       reason="A VM whose disk its host cannot reach does not start; a clustered VM must keep its disks "
              "on a cluster shared volume so any node can run it.",
       source="Seed 000 R1/R17 (VHDs on CSVs; the survivor reaches the failed host's data); seed 001 HV-14",
-      hint="put the disk on a volume the host has paths to (a cluster shared volume for clustered VMs)")
+      hint="put the disk on a volume the host has paths to (a cluster shared volume for clustered VMs)",
+      unknown="whether {n} VM disks are on volumes their hosts reach")
 def cap_005(ctx: Context) -> Iterator[Hit]:
     volumes, cluster_of = ctx.idx.volumes, ctx.placement.cluster_of    # 40,000 disks: looked up, not called
     guests, reaches = ctx.guests, ctx.reaches
@@ -222,7 +248,9 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
                                       f"of {vm.id})", unknown)
             elif user and not reached:
                 yield hit([vm.id, user, d.volume],
-                          f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach")
+                          f"disk {d.name} of {vm.id} is on {d.volume}, which {user} cannot reach",
+                          cause=f"{user} cannot reach the volumes of {{n}} of its VMs' disks",
+                          item=f"{vm.id}:{d.name} on {d.volume}")
             if shared is None or cluster is None or user != vm.host:
                 continue
             if shared is NOT_STATED:
@@ -231,14 +259,17 @@ def cap_005(ctx: Context) -> Iterator[Hit]:
             elif d.volume not in shared:
                 yield hit([vm.id, d.volume, cluster.id],
                           f"disk {d.name} of clustered VM {vm.id} is on {d.volume}, "
-                          f"not a shared volume of {cluster.id}")
+                          f"not a shared volume of {cluster.id}",
+                          cause=f"{{n}} disks of clustered VMs are on {d.volume}, not a shared volume of {cluster.id}",
+                          item=f"{vm.id}:{d.name}")
 
 
 @rule("CAP-006", "error", "volume smaller than the virtual disks on it",
       reason="Fixed virtual disks take their full size at creation, and each VM also writes a memory "
              "image / saved-state file of its RAM size next to its configuration.",
       source=f"{_SEED001} HV-05 (520 GB of VHDX became 684 GB with the .BIN files, 700 GB reserve)",
-      hint="grow the volume or move virtual disks elsewhere")
+      hint="grow the volume or move virtual disks elsewhere",
+      unknown="whether the virtual disks on {n} volumes fit")
 def cap_006(ctx: Context) -> Iterator[Hit]:
     sizes = volume_sizes(ctx.idx)
     # (plain dicts, looked up once per disk: 20,000 VMs)
@@ -292,7 +323,8 @@ def cap_006(ctx: Context) -> Iterator[Hit]:
       reason="Dynamic disks fragment and stall while they grow; on a thin volume the two layers of "
              "over-allocation can run out of space together.",
       source=f"{_SEED001} HV-07 / HV-09; seed 000 ('We recommend fixed size VHDs for best performance')",
-      hint="use fixed-size virtual disks for production VMs")
+      hint="use fixed-size virtual disks for production VMs",
+      unknown="whether {n} disks of production VMs are dynamically expanding")
 def cap_007(ctx: Context) -> Iterator[Hit]:
     for vm in vm_facts(ctx).production:
         for d in vm.disks:
@@ -310,16 +342,19 @@ def cap_007(ctx: Context) -> Iterator[Hit]:
                 thin = v.provisioning == "thin" or (pool is not None and pool.provisioning == "thin")
             if thin:
                 yield hit([vm.id, d.volume], f"{d.type} disk {d.name} of {vm.id} sits on thin volume {d.volume}",
-                          severity="error")
+                          severity="error", cause="{n} dynamically expanding disks sit on thin volumes",
+                          item=f"{vm.id}:{d.name} on {d.volume}")
             else:
-                yield hit(vm.id, f"production VM {vm.id} uses a {d.type} disk ({d.name})")
+                yield hit(vm.id, f"production VM {vm.id} uses a {d.type} disk ({d.name})",
+                          cause="{n} disks of production VMs are dynamically expanding", item=f"{vm.id}:{d.name}")
 
 
 @rule("CAP-008", "error", "a VM with no memory",
       reason="A VM needs memory to start; a size of zero is a typing slip, and every memory rule that counts "
              "on it (host RAM, fail-over, NUMA) judges the wrong figure.",
       source=f"{_SEED001} Table 14 (memory per VM); seed 000 Appendix F (RAM per VM)",
-      hint="give the VM its memory in GB as the report states it, or mark it not stated")
+      hint="give the VM its memory in GB as the report states it, or mark it not stated",
+      unknown="the memory of {n} VMs")
 def cap_008(ctx: Context) -> Iterator[Hit]:
     for vm in vm_facts(ctx).memory_unset:
         dm = vm.dynamic_memory

@@ -13,7 +13,8 @@ _SRC = "Seed 000 (Node and Disk Majority with a Witness disk); seed 001 section 
 @rule("CLU-001", "warning", "even node count without a witness",
       reason="With an even number of votes a network split leaves no majority and the whole cluster stops.",
       source=_SRC,
-      hint="add a disk or file-share witness (node and disk majority)")
+      hint="add a disk or file-share witness (node and disk majority)",
+      unknown="whether {n} clusters have a witness")
 def clu_001(ctx: Context) -> Iterator[Hit]:
     for c in ctx.bed.clusters:
         if len(c.nodes) % 2 == 0 and c.nodes and not c.witness and "witness" not in c.quorum.lower():
@@ -28,7 +29,8 @@ def clu_001(ctx: Context) -> Iterator[Hit]:
       reason="Every node must reach every cluster shared volume (and the witness), or VMs cannot fail over to it.",
       source="Seed 000 R17 ('The single remaining ... R710 was then able to access both its own data and that of the "
              "unplugged' host)",
-      hint="map the volume to every node (host group) and give each node paths to it")
+      hint="map the volume to every node (host group) and give each node paths to it",
+      unknown="whether cluster nodes reach {n} shared volumes")
 def clu_002(ctx: Context) -> Iterator[Hit]:
     for c in ctx.bed.clusters:
         vols = list(c.shared_volumes) + ([c.witness] if c.witness else [])
@@ -43,14 +45,16 @@ def clu_002(ctx: Context) -> Iterator[Hit]:
                     yield could_not_judge([c.id, node, v], f"whether {node} reaches {what} {v} of cluster {c.id}",
                                           unknown)
                 elif not ctx.reaches(node, v):
-                    yield hit([c.id, node, v], f"{node} cannot reach {what} {v} of cluster {c.id}")
+                    yield hit([c.id, node, v], f"{node} cannot reach {what} {v} of cluster {c.id}",
+                              cause=f"{node} cannot reach {{n}} shared volumes of cluster {c.id}", item=v)
 
 
 @rule("CLU-003", "warning", "no dedicated live-migration network",
       reason="Live migration copies VM memory at full speed; on a shared network it starves other "
              "traffic or takes far longer.",
       source="Seed 001 HV-15 ('Use dedicated network adapters or guaranteed bandwidth for Live Migration networks')",
-      hint="add a port with the live_migration role on each node, or name the cluster's live-migration network")
+      hint="add a port with the live_migration role on each node, or name the cluster's live-migration network",
+      unknown="whether {n} clusters have a live-migration network")
 def clu_003(ctx: Context) -> Iterator[Hit]:
     for c in ctx.bed.clusters:
         if c.live_migration_networks:

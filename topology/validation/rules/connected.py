@@ -31,7 +31,8 @@ def _pinned(ctx: Context) -> set[str]:
       reason="A host reaches its volumes through iSCSI or FC ports cabled to the SAN: with none, every VM and "
              "cluster disk it runs is out of reach.",
       source=_SEED000,
-      hint="give the host iSCSI (or FC) ports and cable them to the SAN switches or the array")
+      hint="give the host iSCSI (or FC) ports and cable them to the SAN switches or the array",
+      unknown="whether {n} hosts have a cabled SAN port")
 def con_001(ctx: Context) -> Iterator[Hit]:
     cabled, pinned = _cabled(ctx), _pinned(ctx)
     for s in ctx.bed.servers:
@@ -92,4 +93,5 @@ def con_003(ctx: Context) -> Iterator[Hit]:
             yield could_not_judge([pr.device.id, ref], f"whether {ref} (address {p.address}) is cabled",
                                   [f"where {end}'s cable goes" for end in shown])
             continue
-        yield hit([pr.device.id, ref], f"{ref} has address {p.address} but no cable")
+        yield hit([pr.device.id, ref], f"{ref} has address {p.address} but no cable",
+                  cause="{n} ports have an address but no cable", item=f"{ref} ({p.address})")

@@ -25,6 +25,10 @@ def _array_used(ctx: Context, vol: str) -> StorageArray | None:
     return None if hit_ is None or hit_[0].simulated else hit_[0]
 
 
+def _vms_of(ctx: Context, host: str) -> list[str]:
+    return [vm.id for vm in ctx.bed.vms if vm.host == host]
+
+
 def _host_entries(array, comp: str) -> list:
     return [h for h in array.hosts if h.server == comp]
 
@@ -52,7 +56,8 @@ def _unmasked_uses(ctx: Context) -> Iterator[tuple[str, str, str, StorageArray]]
       reason="The array shows a volume only to the hosts its mappings name: a host that runs VMs or cluster "
              "disks from a volume not mapped to it sees no disk, whatever the cabling.",
       source=_SRC,
-      hint="map the volume to the host (or to a host group the host belongs to) on the array")
+      hint="map the volume to the host (or to a host group the host belongs to) on the array",
+      unknown="whether the arrays present {n} volumes to the hosts that use them")
 def map_001(ctx: Context) -> Iterator[Hit]:
     for comp, vol, why, array in _unmasked_uses(ctx):
         name = vol.partition(":")[2]
@@ -71,7 +76,9 @@ def map_001(ctx: Context) -> Iterator[Hit]:
       reason="A mapping to a host group reaches only the hosts entered in that group: a host left out of the "
              "group does not see the volume the rest of the cluster sees.",
       source=_SRC,
-      hint="put the host's entry on the array into the host group, or map the volume to the host itself")
+      hint="put the host's entry on the array into the host group, or map the volume to the host itself",
+      unknown="whether {n} hosts are in the host groups their volumes are mapped to",
+      explains=("PATH-001", "PATH-002", "PATH-003", "CAP-005", "CLU-002", "WL-001"))
 def map_002(ctx: Context) -> Iterator[Hit]:
     for comp, vol, why, array in _unmasked_uses(ctx):
         groups = _group_mappings(array, vol.partition(":")[2])
@@ -85,10 +92,15 @@ def map_002(ctx: Context) -> Iterator[Hit]:
                                    if h.host_group is NOT_STATED])
             continue
         member_of = sorted({h.host_group for h in entries if h.host_group})
+        in_group = f"host group {', '.join(member_of)}" if member_of else "no host group"
+        wanted = ', '.join(sorted(set(groups)))
+        # one cause: the host's entry out of the group; its lost paths and disks are listed under it
         yield hit([comp, vol, array.id],
-                  f"{vol} is mapped to host group {', '.join(sorted(set(groups)))}, which {comp} ({why}) is not "
-                  f"in: its host entry {names} is in " + (f"host group {', '.join(member_of)}" if member_of
-                                                          else "no host group"))
+                  f"{vol} is mapped to host group {wanted}, which {comp} ({why}) is not in: its host entry {names} "
+                  f"is in {in_group}",
+                  cause=f"{comp} is not in host group {wanted} on {array.id} (its host entry {names} is in "
+                        f"{in_group}): it does not see the {{n}} volumes mapped to that group it uses",
+                  item=vol, root=([comp, *_vms_of(ctx, comp)], [vol]))
 
 
 @rule("MAP-003", "warning", "a volume mapped to nobody",

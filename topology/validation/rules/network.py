@@ -42,7 +42,8 @@ def _roles(p) -> set[str]:
              "suffers latency spikes; iSCSI ports are dedicated.",
       source=f"{_SEED000}: 'Dedicate at least two NICs for server-storage iSCSI communication'; "
              f"{_SEED001} NW-01",
-      hint="give the port the iSCSI role only and move the other traffic to a port of its own")
+      hint="give the port the iSCSI role only and move the other traffic to a port of its own",
+      unknown="whether the ports of {n} hosts mix iSCSI with other traffic")
 def net_001(ctx: Context) -> Iterator[Hit]:
     facts = server_port_facts(ctx)
     for s, ref, p in facts.san:
@@ -91,7 +92,8 @@ def _guest_iscsi_on_shared_uplinks(ctx: Context) -> Iterator[Hit]:
       reason="With one iSCSI port a cable, port or NIC failure cuts the host off its storage; "
              "two dedicated ports give multipath something to fail over to.",
       source=f"{_SEED000}: 'Dedicate at least two NICs for server-storage iSCSI communication'",
-      hint="add a second port with the iSCSI role and a session from it")
+      hint="add a second port with the iSCSI role and a session from it",
+      unknown="whether {n} hosts have enough dedicated iSCSI ports")
 def net_002(ctx: Context) -> Iterator[Hit]:
     hosts = {p.host for p in ctx.paths if p.kind == "iscsi"}
     for s, san_ports, unknown in server_port_facts(ctx).by_server:
@@ -125,7 +127,8 @@ _SAN_ONLY = [SAN]
       reason="Client traffic on the storage or cluster ports disturbs both; a server that serves "
              "clients needs a port for them.",
       source=f"{_SEED000}: 'Dedicate at least one NIC for Client-Server communication'",
-      hint="add a port with the lan (or vm) role")
+      hint="add a port with the lan (or vm) role",
+      unknown="whether {n} servers have a port for client/LAN traffic")
 def net_003(ctx: Context) -> Iterator[Hit]:
     for s in ctx.bed.servers:
         if s.role not in ("hypervisor", "application", "infrastructure", NOT_STATED) or s.simulated:
@@ -146,7 +149,8 @@ def net_003(ctx: Context) -> Iterator[Hit]:
       reason="Cluster heartbeats that share a busy port can be delayed, and a node is evicted "
              "although it is healthy.",
       source=f"{_SEED000}: 'Dedicate at least one NIC for the cluster heartbeat'",
-      hint="add a port with the heartbeat role on a cluster-only network")
+      hint="add a port with the heartbeat role on a cluster-only network",
+      unknown="whether {n} cluster nodes have a heartbeat port")
 def net_004(ctx: Context) -> Iterator[Hit]:
     for c in ctx.bed.clusters:
         for node in c.nodes:
@@ -169,14 +173,17 @@ def net_004(ctx: Context) -> Iterator[Hit]:
             if not ok and unknown:
                 yield could_not_judge([node, c.id], f"whether {node} has a heartbeat port", unknown)
             elif not ok:
-                yield hit([node, c.id], f"{node} (cluster {c.id}) has no dedicated heartbeat/cluster network port")
+                yield hit([node, c.id], f"{node} (cluster {c.id}) has no dedicated heartbeat/cluster network port",
+                          cause=f"{{n}} nodes of cluster {c.id} have no dedicated heartbeat/cluster network port",
+                          item=node)
 
 
 @rule("NET-005", "error", "MTU differs along an iSCSI path",
       reason="A frame larger than any hop's MTU is dropped or fragmented: jumbo frames must be set "
              "end to end (host port, every switch port, array port) or not at all.",
       source=f"{_SEED000}: 'Enable Jumbo Frames on the storage, NIC, and network switch'; {_SEED001} NW-06/NW-07",
-      hint="set the same MTU on the host and array ports and at least that frame size on every switch port between")
+      hint="set the same MTU on the host and array ports and at least that frame size on every switch port between",
+      unknown="the MTU along {n} iSCSI paths")
 def net_005(ctx: Context) -> Iterator[Hit]:
     seen: set = set()
     # each end's shape (its look, end MTUs, least and most switch-port MTU), worked out once from its
@@ -235,7 +242,11 @@ def _mtu_verdict(path, ini: _MtuSide, middle: _MtuSide, tgt: _MtuSide) -> Iterat
     small = any(side.least is not None and side.least < need for side in sides)
     if len(ends) > 1 or small:
         detail = ", ".join(f"{w}={m}" for w, m, _ in known)
-        yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}")
+        # the fact is the hops below the ends' MTU, whatever sessions cross them
+        low = ", ".join(dict.fromkeys(f"{w}={m}" for w, m, _ in known if m < need))
+        yield hit([w for w, _, _ in known], f"MTU differs along {path.initiator} -> {path.target}: {detail}",
+                  cause=f"{low} below the {need}-byte MTU of the ends on {{n}} iSCSI paths",
+                  item=f"{path.initiator} -> {path.target}")
     elif unknown:
         yield could_not_judge([path.initiator, path.target, *unknown],
                               f"the MTU along {path.initiator} -> {path.target}", (f"{w} MTU" for w in unknown))
@@ -243,7 +254,9 @@ def _mtu_verdict(path, ini: _MtuSide, middle: _MtuSide, tgt: _MtuSide) -> Iterat
             and len(known) == ini.hops + middle.hops + tgt.hops:
         yield hit([path.initiator, path.target],
                   f"{path.initiator} -> {path.target} runs standard 1500-byte frames end to end",
-                  severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI")
+                  severity="info", hint="consider jumbo frames (MTU 9000) end to end for iSCSI",
+                  cause="{n} iSCSI paths run standard 1500-byte frames end to end",
+                  item=f"{path.initiator} -> {path.target}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,12 +309,14 @@ def _mtu_shape(mtus: tuple[tuple[Any, bool], ...] | None, looks: dict[tuple, int
       reason="Without flow control a congested iSCSI port drops frames and TCP retransmits; "
              "Ethernet pause frames keep the SAN lossless.",
       source=f"{_SEED000}: 'Flow control set to Generate & Respond on all NICs'; {_SEED001} NW-04/NW-05",
-      hint="enable flow control (Rx and Tx / Generate & Respond) on the port")
+      hint="enable flow control (Rx and Tx / Generate & Respond) on the port",
+      unknown="flow control on {n} iSCSI ports or the switch ports facing them")
 def net_006(ctx: Context) -> Iterator[Hit]:
     san = server_port_facts(ctx).san
     for s, ref, p in san:
         if p.flow_control is False:
-            yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}")
+            yield hit([s.id, ref], f"flow control is off on iSCSI host port {ref}",
+                      cause="flow control is off on {n} iSCSI host ports", item=ref)
         elif p.flow_control is NOT_STATED:
             yield could_not_judge([s.id, ref], f"flow control on iSCSI host port {ref}", [f"{ref} flow control"])
     if not any(sw.flow_control is False or sw.flow_control is NOT_STATED or
@@ -314,16 +329,39 @@ def net_006(ctx: Context) -> Iterator[Hit]:
             facing.append((ref, "iSCSI host port"))
     for a in ctx.bed.arrays:
         facing += [(ref, "array port") for ref, p, _ in ctx.idx.array_ports(a) if SAN in p.roles]
+    san_switches: set[str] = set()
     for ref, what in facing:
         for sw_ref, _, _ in facing_switch_ports(ctx, ref):
+            san_switches.add(sw_ref.partition(":")[0])
             pr = ctx.idx.port(sw_ref)
             fc = ctx.idx.effective_flow_control(pr) if pr is not None else \
                 getattr(ctx.idx.endpoint_device(sw_ref), "flow_control", None)
             if fc is False:
-                yield hit([sw_ref, ref], f"flow control is off on switch port {sw_ref} facing {what} {ref}")
+                yield hit([sw_ref, ref], f"flow control is off on switch port {sw_ref} facing {what} {ref}",
+                          cause=f"flow control is off on switch {sw_ref.partition(':')[0]} facing {{n}} iSCSI ports",
+                          item=f"{sw_ref} facing {ref}")
             elif fc is NOT_STATED:
                 yield could_not_judge([sw_ref, ref], f"flow control on switch port {sw_ref} facing {what} {ref}",
                                       [f"{sw_ref} flow control"])
+    yield from _described_switch_ports(ctx, san_switches)
+
+
+def _described_switch_ports(ctx: Context, san_switches: set[str]) -> Iterator[Hit]:
+    """Ports of a SAN switch the bed describes with flow control off but cables to nothing: the drawing
+    leaves the cable out (a report lists the switch's settings, not its cabling), the port is still there."""
+    cabled = ctx.analyzer.cable_ends
+    for sw in ctx.bed.switches:
+        if sw.kind == "fc" or not (sw.id in san_switches or type(sw.roles) is list and SAN in sw.roles):
+            continue
+        for p in sw.ports:
+            ref = f"{sw.id}:{p.name}"
+            carries_other = type(p.roles) is list and p.roles and SAN not in p.roles
+            if p.flow_control is False and ref not in cabled and not carries_other:
+                label = f" ({p.label})" if p.label else ""
+                yield hit([sw.id, ref], f"flow control is off on switch port {ref}{label} of SAN switch {sw.id}, "
+                          "which the drawing cables to nothing",
+                          cause=f"flow control is off on {{n}} ports of SAN switch {sw.id} the drawing cables to "
+                                "nothing", item=f"{ref}{label}")
 
 
 # four numbers without leading zeros (anything else -- other digits included -- goes to ipaddress)

@@ -9,7 +9,7 @@ from topology.graph import controller_node, element_text, is_fabric, shared_elem
 from topology.model import StorageArray
 from topology.unknown import NOT_STATED, stated_sum
 from topology.validation.context import Context
-from topology.validation.registry import Hit, could_not_judge, hit, rule
+from topology.validation.registry import Hit, could_not_judge, hit, rule, shown_names
 from topology.validation.rules.network import facing_switch_ports
 
 _SRC = ("Seed 000 Appendix F (4 sessions per host, 'Enable multi-path'); seed 002 best practice 4 "
@@ -43,16 +43,86 @@ def _checked_uses(ctx: Context) -> list[tuple[str, str, str]]:
       reason="One path is one cable, port or controller away from losing the volume.",
       source=_SRC,
       hint="cable a second host port and array port on a shared subnet (iSCSI) or zone (FC), and map "
-           "the volume to the host on the array")
+           "the volume to the host on the array",
+      unknown="how many paths reach {n} volumes from the hosts that use them")
 def path_001(ctx: Context) -> Iterator[Hit]:
     for host, vol, why in _checked_uses(ctx):
         n = len(ctx.working_paths(host, vol))
         unknown = _unstated(ctx, host, vol) if n < 2 else []
-        if unknown:
+        most = _most_paths(ctx, host, vol) if unknown else 2
+        if unknown and most < 2:
+            # one initiator and one array port: a single path at best, whatever the values not stated
+            yield hit([host, vol], f"{host} reaches {vol} over at most {most} path{'s' if most != 1 else ''} ({why}): "
+                      f"{_ends_text(ctx, host, vol)}" + (f"; whether it logs in at all could not be judged: "
+                                                          f"{shown_names(unknown)} not stated" if n == 0 else ""),
+                      cause="{n} volumes are reached over one path at most", item=f"{host} to {vol}")
+        elif unknown:
             yield could_not_judge([host, vol], f"how many paths {host} has to {vol} ({n} found)", unknown)
         elif n < 2:
             gap = f": {ctx.derived.why_no_path(host, vol)}{_taken_out(ctx)}" if n == 0 else ""
-            yield hit([host, vol], f"{host} reaches {vol} over {n} path{'s' if n != 1 else ''} ({why}){gap}")
+            yield hit([host, vol], f"{host} reaches {vol} over {n} path{'s' if n != 1 else ''} ({why}){gap}",
+                      cause=f"{host} has no path to {{n}} volumes it uses" if n == 0 else
+                      "{n} volumes are reached over one path at most", item=vol if n == 0 else f"{host} to {vol}")
+
+
+def _initiators(ctx: Context, host: str) -> tuple[list[str], int]:
+    """(the host's or VM's SAN initiators, its ports whose kind or role is not stated: they may be some)."""
+    ends = [e.ref for e in ctx.derived.endpoints(host)]
+    s, vm = ctx.idx.servers.get(host), ctx.idx.vms.get(host)
+    if s is not None:
+        maybe = sum(1 for ref, p in ctx.idx.server_ports(s) if ref not in ends and NOT_STATED in (p.kind, p.roles))
+    else:
+        maybe = sum(1 for n in vm.nics if n.role is NOT_STATED) if vm is not None else 0
+    return ends, maybe
+
+
+def _array_ports(ctx: Context, vol: str) -> int:
+    """The array ports a session to a volume could end on: SAN ports, and those whose kind or role is not
+    stated; a group's volume, on the ports of the members its pool spans."""
+    array_id = vol.partition(":")[0]
+    if array_id in ctx.idx.group_views:
+        found = ctx.volume(vol)
+        arrays = ctx.idx.group_members(array_id, found[1].pool if found is not None else None)
+    else:
+        array = ctx.idx.arrays.get(array_id)
+        arrays = [array] if array is not None else []
+    return sum(1 for a in arrays for _, p, _ in ctx.idx.array_ports(a) if NOT_STATED in (p.kind, p.roles)
+               or p.kind == "fc" or "iscsi" in p.roles or "fc" in p.roles)
+
+
+def _most_paths(ctx: Context, host: str, vol: str) -> int:
+    """The most paths the drawing allows between a host and a volume, whatever is not stated: each of its
+    initiators to each of the array's SAN ports."""
+    ends, maybe = _initiators(ctx, host)
+    return (len(ends) + maybe) * _array_ports(ctx, vol)
+
+
+def _ends_text(ctx: Context, host: str, vol: str) -> str:
+    ends, maybe = _initiators(ctx, host)
+    array_id = vol.partition(":")[0]
+    ports = _array_ports(ctx, vol)
+    mine = ", ".join(ends) if ends else "no initiator"
+    return f"{mine} on {host}{f' (and {maybe} port(s) of unstated role)' if maybe else ''}, " \
+           f"{ports} SAN port{'s' if ports != 1 else ''} on {array_id}"
+
+
+def _forced(ctx: Context, host: str) -> frozenset[str]:
+    """What every path of `host` crosses whatever its target: its one initiator, the one physical port
+    that initiator leaves by, the one switch that port is cabled to (shared by all its initiators)."""
+    memo = ctx.memo.setdefault("forced_elements", {})
+    found = memo.get(host)
+    if found is None:
+        _ends, maybe = _initiators(ctx, host)
+        sets = []
+        for e in ctx.derived.endpoints(host):
+            own = {e.ref}
+            if len(e.exits) == 1:
+                own.add(e.exits[0])
+            if len(e.attach) == 1 and len(e.attach[0][1]) == 1 and not e.attach[0][2]:
+                own |= e.attach[0][1]
+            sets.append(frozenset(own))
+        found = memo[host] = frozenset.intersection(*sets) if sets and not maybe else frozenset()
+    return found
 
 
 def _unstated(ctx: Context, host: str, vol_or_array: str) -> list[str]:
@@ -74,7 +144,8 @@ def _taken_out(ctx: Context) -> str:
       reason="Redundant paths protect nothing when every one of them crosses the same host port, "
              "switch, fabric or controller.",
       source="Seed 001 ST-02 / NW-02 (redundant switches and controller ports); seed 002 R8",
-      hint="route the paths through different host ports, switches (fabrics) and controllers")
+      hint="route the paths through different host ports, switches (fabrics) and controllers",
+      unknown="whether the paths to {n} volumes share a single point of failure")
 def path_002(ctx: Context) -> Iterator[Hit]:
     groups: dict[tuple[str, frozenset], list[str]] = defaultdict(list)
     for host, vol, _ in _checked_uses(ctx):
@@ -85,23 +156,30 @@ def path_002(ctx: Context) -> Iterator[Hit]:
         array = ctx.idx.arrays.get(vol.partition(":")[0])
         unknown = _unstated(ctx, host, vol) + [f"{array.id} controller {c.name} mode" for c in array.controllers
                                                if c.mode is NOT_STATED] if common and array is not None else []
-        if unknown:
+        certain = common & _forced(ctx, host) if unknown else common
+        if certain:     # the host's own single port (and the switch it is cabled to) whatever is not stated
+            groups[(host, certain)].append(vol)
+        elif unknown:
             yield could_not_judge([host, vol], f"whether {host}'s paths to {vol} share a single point of failure",
                                   unknown)
-        elif common:
-            groups[(host, common)].append(vol)
     for (host, common), vols in groups.items():
         where = ", ".join(sorted(element_text(e) for e in common))
         shown = ", ".join(vols[:5]) + (f" and {len(vols) - 5} more" if len(vols) > 5 else "")
+        # what the hosts share is the fact: guests behind one uplink all cross it, each with its own vNIC
+        own = f"{host}:"
+        shared = sorted(element_text(e) for e in common if not e.startswith(own))
+        cause = (f"every path of {{n}} hosts to their volumes goes through {', '.join(shared)}"
+                 + (" (and each host's own port)" if len(shared) < len(common) else "")) if shared else None
         yield hit([host, *sorted(e for e in common if not is_fabric(e)), *vols],
-                  f"every path from {host} to {shown} goes through {where}")
+                  f"every path from {host} to {shown} goes through {where}", cause=cause, item=f"{host} to {shown}")
 
 
 @rule("PATH-003", "warning", "paths reach only one controller",
       reason="If the one controller a host reaches fails or is taken down for an update, the "
              "host loses its volumes although the array is still up.",
       source="Seed 000 (each host NIC logs in to both controllers' portals); seed 002 R6",
-      hint="add a path to a port of the other controller")
+      hint="add a path to a port of the other controller",
+      unknown="whether {n} hosts reach both controllers of their arrays")
 def path_003(ctx: Context) -> Iterator[Hit]:
     reached: dict[tuple[str, str], set[str]] = defaultdict(set)
     owners: dict[str, tuple[str, str] | None] = {}      # target port -> (array, controller), once per port
@@ -136,7 +214,8 @@ def path_003(ctx: Context) -> Iterator[Hit]:
              "corruption risk and no failover.",
       source="Seed 000: 'Install the ... MD3000i Management software on every system ... so that the MPIO "
              "driver is active'; seed 001 ST-01; seed 002 BP 4 (HDLM)",
-      hint="set the host's multipath software (MPIO/DSM, HDLM, RDAC, dm-multipath)")
+      hint="set the host's multipath software (MPIO/DSM, HDLM, RDAC, dm-multipath)",
+      unknown="whether the paths of {n} hosts run under multipath software")
 def path_004(ctx: Context) -> Iterator[Hit]:
     count: dict[str, int] = defaultdict(int)
     for p in ctx.paths:
@@ -149,7 +228,9 @@ def path_004(ctx: Context) -> Iterator[Hit]:
             yield could_not_judge(host, f"whether {host}'s {n} paths run under multipath software",
                                   [f"{host} multipath software"])
         elif not owner.multipath:
-            yield hit(host, f"{host} has {n} paths but declares no multipath software")
+            yield hit(host, f"{host} has {n} paths but declares no multipath software",
+                      cause="{n} hosts have several paths but declare no multipath software",
+                      item=f"{host} ({n} paths)")
 
 
 @rule("PATH-005", "warning", "array bandwidth to host SAN bandwidth far from 1:1",
@@ -159,7 +240,8 @@ def path_004(ctx: Context) -> Iterator[Hit]:
       source="Seed 001 ST-03: 'Maintain a close as possible to a 1:1 ratio between the number of network ports "
              "on the active controller of the array and the number of host network adapters'",
       hint="balance the active array ports' bandwidth and the host's SAN bandwidth (or record an exception with "
-           "the reason)")
+           "the reason)",
+      unknown="the bandwidth ratio of {n} host and array pairs")
 def path_005(ctx: Context) -> Iterator[Hit]:
     targets: dict[tuple[str, str], set[str]] = {}
     active: dict[str, str | None] = {}      # target port -> its array, None: no active array port
@@ -219,7 +301,8 @@ def path_005(ctx: Context) -> Iterator[Hit]:
                     f"{len(host_ports)} host SAN port(s)" if given else
                     f"{len(ports)} active port(s) for {len(host_ports)} host SAN port(s) (speeds not given: ports "
                     "counted)")
-            yield hit([host, array_id], f"{array_id} offers {host} {what}: ratio {_ratio(a_bw, h_bw)}")
+            yield hit([host, array_id], f"{array_id} offers {host} {what}: ratio {_ratio(a_bw, h_bw)}",
+                      cause=f"{array_id} offers each of {{n}} hosts {what}: ratio {_ratio(a_bw, h_bw)}", item=host)
 
 
 def _speed(ctx: Context, ref: str) -> Any:
@@ -261,7 +344,11 @@ def path_008(ctx: Context) -> Iterator[Hit]:
         if len(set(speeds.values())) > 1 and key not in seen:
             seen.add(key)
             detail = ", ".join(f"{r} {_gbps(v)} Gb/s" for r, v in speeds.items())
-            yield hit([sp.host, *speeds], f"{sp.spec.initiator} -> {sp.spec.target} mixes link speeds: {detail}")
+            slow = min(speeds.values())
+            fast = ", ".join(f"{r} {_gbps(v)} Gb/s" for r, v in speeds.items() if v != slow)
+            yield hit([sp.host, *speeds], f"{sp.spec.initiator} -> {sp.spec.target} mixes link speeds: {detail}",
+                      cause=f"{fast} run{'s' if ',' not in fast else ''} into {_gbps(slow)} Gb/s ports on {{n}} paths",
+                      item=f"{sp.spec.initiator} -> {sp.spec.target}")
 
 
 def _san_speeds(ctx: Context) -> set[Any]:
@@ -291,7 +378,8 @@ def _stated_speeds(ctx: Context, port: str) -> tuple[tuple[str, Any], ...]:
       source="Seed 000 Appendix F (sessions per host NIC to each controller's portal on its subnet); "
              "seed 002 Table 2 (primary and secondary path per LU through the mapped ports)",
       hint="fix the hop the message names (cable, address, zone, mapping) or remove the pin and let the "
-           "paths follow the drawing")
+           "paths follow the drawing",
+      unknown="whether {n} pinned paths can log in")
 def path_006(ctx: Context) -> Iterator[Hit]:
     for f in ctx.derived.failed_pins:
         subjects = [f.spec.host, f.spec.initiator, f.spec.target]
@@ -313,4 +401,5 @@ def path_006(ctx: Context) -> Iterator[Hit]:
 def path_007(ctx: Context) -> Iterator[Hit]:
     for switches in ctx.derived.open_fabrics.values():
         shown = ", ".join(sorted(switches))
-        yield hit(sorted(switches), f"FC fabric of {shown} declares no zones: it is an open fabric")
+        yield hit(sorted(switches), f"FC fabric of {shown} declares no zones: it is an open fabric",
+                  cause="{n} FC fabrics declare no zones: they are open fabrics", item=f"fabric of {shown}")

@@ -26,7 +26,8 @@ def _scopes(ctx: Context) -> Iterator[tuple[StorageArray, ArrayScope]]:
 @rule("RAID-001", "error", "RAID level impossible with the member count",
       reason="Each RAID level needs a minimum (and for mirrors an even) number of disks.",
       source="RAID definitions: RAID 1 = 2, RAID 10 even >= 4, RAID 5 >= 3, RAID 6 >= 4, RAID 50 >= 6, RAID 60 >= 8",
-      hint="add or remove members, or choose a level that fits the disk count")
+      hint="add or remove members, or choose a level that fits the disk count",
+      unknown="whether {n} disk groups have enough members for their RAID level")
 def raid_001(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
@@ -58,7 +59,8 @@ def _describe(d: Disk) -> tuple:
 @rule("RAID-002", "warning", "disk group mixes media, speeds or sizes",
       reason="A group runs at the pace of its slowest disk and uses only the smallest disk's capacity.",
       source="Seed 000 (groups of one drive type only: 'Select SATA' for OS); RAID practice",
-      hint="build the group from identical disks")
+      hint="build the group from identical disks",
+      unknown="whether {n} disk groups mix disks")
 def raid_002(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         for g in a.disk_groups:
@@ -83,7 +85,8 @@ def raid_002(ctx: Context) -> Iterator[Hit]:
                        if id(d.spec) in in_doubt
                        for what, v in zip(("media", "speed", "size"), _describe(d), strict=True)
                        if v is NOT_STATED] if in_doubt else []
-            if len(kinds) <= 1 and unknown:
+            # disks of one `disks:` line are alike by definition, whatever it leaves unstated
+            if len(kinds) <= 1 and unknown and len(per_set) > 1:
                 yield could_not_judge([a.id, group_ref(a.id, g.name)],
                                       f"whether disk group {g.name} on {a.id} mixes disks", unknown)
             elif len(kinds) > 1:
@@ -95,7 +98,8 @@ def raid_002(ctx: Context) -> Iterator[Hit]:
       reason="Without a spare of the same media and at least the same size, a failed disk leaves the "
              "group degraded until someone replaces it by hand.",
       source=f"Seed 001 B-03 ('RAID without spare drives ... not recommended'); {_SEED002} App. A (global hot spares)",
-      hint="mark a free disk of the same media and at least the same size as a hot spare")
+      hint="mark a free disk of the same media and at least the same size as a hot spare",
+      unknown="whether hot spares cover the disk groups of {n} arrays")
 def raid_003(ctx: Context) -> Iterator[Hit]:
     for a, scope in _scopes(ctx):
         if not a.disk_groups or a.simulated:
@@ -106,6 +110,9 @@ def raid_003(ctx: Context) -> Iterator[Hit]:
         for g in a.disk_groups:
             disks = _group_disks(ctx, scope, g)
             if not disks:
+                continue
+            if not spares and not unknown:
+                uncovered.append(g)     # no spare covers nothing, whatever the disks' sizes and media
                 continue
             sizes = [d.spec.size_gb for d in disks + spares if d.spec.size_gb is NOT_STATED or
                      d.spec.media is NOT_STATED]
@@ -124,7 +131,8 @@ def raid_003(ctx: Context) -> Iterator[Hit]:
             what = "no hot spares" if not spares else f"{len(spares)} hot spare(s), none suitable for"
             yield hit([a.id, *(group_ref(a.id, g.name) for g in uncovered)],
                       f"{a.id} has {what} {len(uncovered)} disk group(s): {names}" if spares else
-                      f"{a.id} has no hot spares: {len(uncovered)} disk group(s) uncovered ({names})")
+                      f"{a.id} has no hot spares: {len(uncovered)} disk group(s) uncovered ({names})",
+                      cause=None if spares else "{n} arrays have no hot spares", item=f"{a.id} ({names})")
 
 
 @rule("RAID-004", "warning", "disk, slot or port used twice, or a slot that does not exist",
@@ -173,6 +181,7 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
         for v in a.volumes:
             if "database" in v.purpose and "log" in v.purpose:
                 yield hit(volume_ref(a.id, v.name), f"volume {a.id}:{v.name} holds both a database and its logs")
+    yield from _disks_sharing_a_volume(ctx)
     dbset = {ref for ref, (_, v) in ctx.idx.volumes.items() if "database" in v.purpose}
     logset = {ref for ref, (_, v) in ctx.idx.volumes.items() if "log" in v.purpose} - dbset
     if not dbset or not logset:
@@ -195,6 +204,26 @@ def raid_005(ctx: Context) -> Iterator[Hit]:
                 if where:
                     seen.add((dv, lv))
                     yield hit([owner, dv, lv], f"database {dv} and log {lv} of {owner} share {where}")
+
+
+def _disks_sharing_a_volume(ctx: Context) -> Iterator[Hit]:
+    """A VM's database disk and its log disk (virtual disks whose purpose says so) on one volume: whatever
+    the volume's own purpose, the two files share its spindles."""
+    for vm in ctx.bed.vms:
+        on: dict[str, tuple[list[str], list[str]]] = {}
+        for d in vm.disks:
+            if not d.purpose or not d.volume or d.local or type(d.purpose) is not list:
+                continue    # (most disks say nothing of what they hold: looked at once, nothing built)
+            dbs, logs = on.setdefault(d.volume, ([], []))
+            if "database" in d.purpose:
+                dbs.append(d.name)
+            if "log" in d.purpose:
+                logs.append(d.name)
+        for vol, (dbs, logs) in on.items():
+            if dbs and logs and ctx.volume(vol) is not None:
+                yield hit([vm.id, vol], f"database disk {', '.join(dbs)} and log disk {', '.join(logs)} of {vm.id} "
+                          f"are on one volume, {vol}", cause="{n} VMs keep their database and log disks on one volume",
+                          item=f"{vm.id} on {vol}")
 
 
 def _data_owners(ctx: Context) -> Iterator[tuple[str, list[str]]]:
@@ -297,7 +326,8 @@ def raid_006(ctx: Context) -> Iterator[Hit]:
       reason="Thick volumes larger than the group or pool cannot be created; thin volumes beyond it "
              "fail writes when the pool fills up.",
       source=f"{_SEED002} R24 (sum of DP-VOL sizes against pool capacity); seed 001 ST-06 (thin provisioning)",
-      hint="shrink the volumes, add disks, or use thin provisioning with monitoring")
+      hint="shrink the volumes, add disks, or use thin provisioning with monitoring",
+      unknown="whether the volumes on {n} disk groups or pools fit")
 def raid_007(ctx: Context) -> Iterator[Hit]:
     groups = [(a, ctx.idx.scopes[a.id]) for a in ctx.idx.group_views.values()]    # pools spanning members
     for a, scope in [*_scopes(ctx), *groups]:
@@ -335,27 +365,56 @@ def raid_007(ctx: Context) -> Iterator[Hit]:
       reason="With all groups or volumes on one controller, that controller does all the work and "
              "the other idles.",
       source="Seed 000 Figure 14 (groups owned alternately by controller 0 and 1); seed 002 (8/8 primary paths)",
-      hint="assign owners so each active controller carries a similar share")
+      hint="assign owners so each active controller carries a similar share",
+      unknown="whether ownership is balanced across controllers on {n} arrays")
 def raid_008(ctx: Context) -> Iterator[Hit]:
     for a, _ in _scopes(ctx):
         active = [c.name for c in a.controllers if c.mode != "standby"]
         if len(active) < 2:
             continue
-        unknown = [f"{what} {x.name} owner" for what, items in (("group", a.disk_groups), ("volume", a.volumes))
-                   for x in items if x.owner is NOT_STATED] + \
-            [f"controller {c.name} mode" for c in a.controllers if c.mode is NOT_STATED]
-        if unknown:
+        modes = [f"controller {c.name} mode" for c in a.controllers if c.mode is NOT_STATED]
+        # groups' owners decide when any group has one (stated or not); else the volumes'
+        what, items = ("group", a.disk_groups) if any(g.owner for g in a.disk_groups) or \
+            any(g.owner is NOT_STATED for g in a.disk_groups) else ("volume", a.volumes)
+        owned = Counter(x.owner for x in items if x.owner)
+        unknown = [f"{what} {x.name} owner" for x in items if x.owner is NOT_STATED]
+        if modes:
+            yield could_not_judge(a.id, f"whether ownership on {a.id} is balanced across controllers",
+                                  modes + unknown)
+            continue
+        verdicts = _ownership_verdicts(owned, active, len(unknown))
+        if verdicts == {False} or not verdicts:
+            continue
+        if verdicts == {True, False}:
             yield could_not_judge(a.id, f"whether ownership on {a.id} is balanced across controllers", unknown)
             continue
-        owned = Counter(g.owner for g in a.disk_groups if g.owner) or \
-            Counter(v.owner for v in a.volumes if v.owner)
-        total = sum(owned.values())
-        if total < 2:
-            continue
-        counts = [owned.get(c, 0) for c in active]
-        if max(counts) - min(counts) > 1 and max(counts) >= 2 * max(min(counts), 1):
-            detail = ", ".join(f"{c}: {owned.get(c, 0)}" for c in active)
-            yield hit(a.id, f"ownership on {a.id} is unbalanced ({detail})")
+        detail = ", ".join(f"{c}: {owned.get(c, 0)}" for c in active)
+        whatever = f"; whatever the owner{'s' if len(unknown) > 1 else ''} not stated ({', '.join(unknown)})" \
+            if unknown else ""
+        yield hit(a.id, f"ownership on {a.id} is unbalanced ({detail}){whatever}")
+
+
+def _unbalanced(owned: Counter, active: list[str]) -> bool | None:
+    """Whether owners are unbalanced across the active controllers (None: too few to say)."""
+    if sum(owned.values()) < 2:
+        return None
+    counts = [owned.get(c, 0) for c in active]
+    return max(counts) - min(counts) > 1 and max(counts) >= 2 * max(min(counts), 1)
+
+
+def _ownership_verdicts(owned: Counter, active: list[str], unknown: int) -> set[bool]:
+    """RAID-008's verdict for every way the owners not stated could fall on the active controllers: the
+    stated owners decide alone when every way gives the same answer.  (Beyond a few hundred ways the
+    unknowns are too many to settle it: both answers.)"""
+    from itertools import combinations_with_replacement
+    if unknown and len(active) ** min(unknown, 8) > 4096:
+        return {True, False}
+    out: set[bool] = set()
+    for placed in combinations_with_replacement(active, unknown):
+        verdict = _unbalanced(owned + Counter(placed), active)
+        if verdict is not None:
+            out.add(verdict)
+    return out
 
 
 @rule("RAID-009", "warning", "predicted IOPS below the workload's demand",
@@ -363,7 +422,8 @@ def raid_008(ctx: Context) -> Iterator[Hit]:
              "deliver the demand shows as latency above the thresholds.",
       source=f"{_SEED002} App. A / R10-R11 (write penalty RAID-5 = 4, RAID-1+0 = 2, RAID-6 = 6; "
              "size for performance first)",
-      hint="add spindles, use a RAID level with a smaller write penalty, or faster media")
+      hint="add spindles, use a RAID level with a smaller write penalty, or faster media",
+      unknown="whether storage delivers the IOPS asked of it in {n} cases")
 def raid_009(ctx: Context) -> Iterator[Hit]:
     for w in ctx.bed.workloads:
         if w.demand_iops is NOT_STATED or w.demand_iops and prediction.workload_mix(w)[0] is None:
