@@ -36,7 +36,8 @@ def _stated_rhev() -> str:
     """The RHEV/Hyper-V bed as a lab that knows the unstated values writes it: guests on RHEL 6.1, the
     group address and the guests' addresses given."""
     text = example_path(RHEV).read_text(encoding="utf-8")
-    text = text.replace("  - name: eql-group\n    address: not stated", "  - name: eql-group\n    address: 10.10.5.10/24")
+    text = text.replace("  - name: eql-group\n    address: not stated",
+                        "  - name: eql-group\n    address: 10.10.5.10/24")
     text = text.replace("guest_os: not stated", "guest_os: Red Hat Enterprise Linux 6.1")
     text = text.replace("    memory_gb: not stated\n    guest_os", "    memory_gb: 4\n    guest_os")
     for k in range(2):

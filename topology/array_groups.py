@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from topology.fields import fld, lst
+
 # at run time too: typing.get_type_hints(ArrayGroup) resolves its fields in this module's namespace
-from topology.model_storage import ArrayHost, HostGroup, Mapping, Pool, Volume  # noqa: F401
+from topology.model_storage import ArrayHost, HostGroup, Mapping, Pool, Volume
 
 
 @dataclass(slots=True, kw_only=True)

@@ -361,7 +361,7 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
             if all(v is not None and v.kind == "not_stated" for _, v in failed):
                 # the command fits but for values the source leaves open: it is they that make the step manual
                 # (a value that stands for several open fields names them in its items)
-                open_names = [x for name, v in failed for x in (v.items or (name,))]
+                open_names = [x for name, v in failed for x in ((v.items if v is not None else ()) or (name,))]
                 not_stated += [n for n in open_names if n not in not_stated]
             else:
                 unfit += [f"{v.text} ({name})" for name, v in failed if v is not None and v.kind != "not_stated"]

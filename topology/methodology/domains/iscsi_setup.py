@@ -16,7 +16,6 @@ from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (
-    Values,
     as_bool,
     as_list,
     as_number,

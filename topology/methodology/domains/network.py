@@ -32,7 +32,8 @@ from topology.unknown import NOT_STATED
 from topology.vocabulary import ROLE_PROSE
 
 PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", "speed", "address", "network",
-               "cidr", "ip", "prefix", "mask", "mtu", "mtu_text", "jumbo_packet", "frame_size", "flow_control", "flow_control_text",
+               "cidr", "ip", "prefix", "mask", "mtu", "mtu_text", "jumbo_packet", "frame_size",
+               "flow_control", "flow_control_text",
                "flow_control_value", "flow_onoff", "vlan", "team", "wwpn", "fabric", "vswitch",
                # iSCSI port binding (an ESXi VMkernel port bound to one NIC): the NIC, its name and its switch
                "bound_to", "bound_name", "bound_vswitch",

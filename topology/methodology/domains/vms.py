@@ -178,8 +178,8 @@ def _default_disk_format(ctx: BedContext, host_id: str) -> str:
     return "vhdx"
 
 
-VDISK_FIELDS = ("name", "size_gb", "size_mb", "size_text", "format", "format_text", "type", "type_text", "fixed", "dynamic",
-                "volume",
+VDISK_FIELDS = ("name", "size_gb", "size_mb", "size_text", "format", "format_text", "type", "type_text", "fixed",
+                "dynamic", "volume",
                 "volume_name", "folder", "file", "controller", "local", "index", "first")
 
 
