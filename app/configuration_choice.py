@@ -5,8 +5,14 @@ found by `of`), so every view shares the choice without the document knowing of 
 A bed without configurations has no choice (`name` is None: the bed as drawn); otherwise the
 choice is always one of the bed's configurations, the first until another is chosen, and it
 follows a rename or removal of the configurations in the file.  QtCore only.
+
+The views show the chosen configuration through `view()` (the bed as it stands in it: the OS
+it installs, its access entries; built once per revision), `excluded()` (the parts it takes
+out of use, drawn faded) and `overrides(subject)` (what it sets on one component).
 """
 from __future__ import annotations
+
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -21,6 +27,8 @@ class ConfigurationChoice(QObject):
         self.setObjectName(_NAME)
         self.document = document
         self._name: str | None = None
+        self._view_key: tuple | None = None
+        self._view: Any = None
         self._settle()
         document.reset.connect(self._settle)
         document.changed.connect(lambda _ids: self._settle())
@@ -51,3 +59,33 @@ class ConfigurationChoice(QObject):
         if wanted != self._name:
             self._name = wanted
             self.changed.emit(wanted)
+
+    # ------------------------------------------------------------------ what the views show
+    def _configuration(self) -> Any:
+        return next((c for c in self.document.bed.configurations if c.id == self._name), None)
+
+    def view(self) -> Any:
+        """The bed as it stands in the chosen configuration; None for a bed without any (or one the
+        configuration cannot be applied to: the loader names the problem)."""
+        if self._name is None:
+            return None
+        key = (self.document.revision, id(self.document.bed), self._name)
+        if key != self._view_key:
+            from topology.configurations import ConfigurationError, configured
+            try:
+                self._view = configured(self.document.bed, self._name)
+            except (ConfigurationError, KeyError, ValueError):
+                self._view = None
+            self._view_key = key
+        return self._view
+
+    def excluded(self) -> frozenset[str]:
+        """The components and ports the chosen configuration takes out of use."""
+        cfg = self._configuration()
+        return frozenset(cfg.excluded) if cfg is not None else frozenset()
+
+    def overrides(self, subject: str) -> dict[str, Any]:
+        """The fields the chosen configuration gives one component (empty: it leaves it as drawn)."""
+        cfg = self._configuration()
+        found = cfg.overrides.get(subject) if cfg is not None else None
+        return dict(found) if isinstance(found, dict) else {}

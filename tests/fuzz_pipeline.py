@@ -25,8 +25,9 @@ from topology.methodology import generate
 from topology.validation import validate
 
 
-def run_pipeline(text: str, out_dir: Path) -> bool:
-    """True when the file went through every stage, False when the loader refused it."""
+def run_pipeline(text: str, out_dir: Path, exports: bool = False, svg: bool = False) -> bool:
+    """True when the file went through every stage, False when the loader refused it.  With
+    `exports`, the diagram is written as draw.io and GraphML (and SVG) and each is parsed back."""
     try:
         bed = loads(text, "fuzz.yaml")
     except BedFileError as exc:
@@ -41,6 +42,9 @@ def run_pipeline(text: str, out_dir: Path) -> bool:
     save(bed, out_dir / "bed.yaml")
     again = loads((out_dir / "bed.yaml").read_text(), "saved.yaml")
     assert again == bed, "a saved bed must load back equal"
+    if exports:
+        from fuzz_inputs import export_and_parse_back
+        export_and_parse_back(bed, out_dir, svg)
     return True
 
 
@@ -98,32 +102,87 @@ def seeds() -> list[str]:
     return [CLEAN_BED] + [p.read_text() for p in sorted((root / "resources" / "examples").glob("*.yaml"))]
 
 
+class _Hang(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Hang()
+
+
+HANG_S = 30          # a case still running after this long is a hang
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="fuzz every stage of a project file for a bounded time")
+    import os
+    import signal
+
+    import fuzz_inputs as F
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")     # the SVG export draws with Qt
+    ap = argparse.ArgumentParser(description="fuzz every stage of a project file, the result-file parsers, "
+                                             "import and the exports for a bounded time")
     ap.add_argument("--minutes", type=float, default=5.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--targets", default="bed,parse,import", help="comma-separated: bed (load ... save, exports "
+                                                                  "parsed back), parse, import")
     ns = ap.parse_args(argv)
     rng = random.Random(ns.seed)
     corpus = seeds()
-    cases = crashes = loaded = 0
+    captures = F.capture_seeds()
+    inventories = F.inventory_seeds()
+    targets = [t for t in ns.targets.split(",") if t]
+    counts = {t: {"cases": 0, "ok": 0, "crashes": 0, "hangs": 0} for t in targets}
+    signal.signal(signal.SIGALRM, _alarm)
     deadline = time.monotonic() + ns.minutes * 60
+    shown = 0
     with tempfile.TemporaryDirectory() as tmp:
+        n = 0
         while time.monotonic() < deadline:
-            text = mutate(rng, rng.choice(corpus))
-            cases += 1
-            out = Path(tmp) / str(cases % 8)
-            out.mkdir(exist_ok=True)
+            n += 1
+            target = targets[n % len(targets)]
+            c = counts[target]
+            c["cases"] += 1
+            out = F.fresh_dir(Path(tmp) / f"{target}-{n % 8}")
+            if target == "bed":
+                case: object = mutate(rng, rng.choice(corpus))
+            elif target == "parse":
+                tool, raw = rng.choice(captures)
+                case = (rng.choice((tool, None)), F.mutate_bytes(rng, raw))
+            else:
+                name, text = rng.choice(inventories)
+                case = (name, F.mutate_bytes(rng, text.encode()))
+            signal.alarm(HANG_S)
             try:
-                loaded += run_pipeline(text, out)
+                if target == "bed":
+                    c["ok"] += run_pipeline(case, out, exports=c["cases"] % 3 == 0, svg=c["cases"] % 15 == 0)
+                elif target == "parse":
+                    c["ok"] += F.run_parse(case[1], case[0], out)
+                else:
+                    c["ok"] += F.run_import(case[0], case[1], corpus[0], out)
+            except _Hang:
+                c["hangs"] += 1
+                kind = "hang"
             except Exception:
-                crashes += 1
-                if crashes <= 5:
-                    print(f"--- crash {crashes} (case {cases}) ---\n{traceback.format_exc()}", file=sys.stderr)
-                    Path(tmp, f"crash-{crashes}.yaml").write_text(text)
+                c["crashes"] += 1
+                kind = "crash"
+            else:
+                kind = ""
+            finally:
+                signal.alarm(0)
+            if kind:
+                shown += 1
+                if shown <= 10:
+                    print(f"--- {kind} in {target} (case {n}) ---\n{traceback.format_exc()}", file=sys.stderr)
+                    keep = Path(tempfile.gettempdir()) / f"fuzz-{kind}-{target}-{n}"
+                    keep.write_bytes(case.encode() if isinstance(case, str) else case[1])
+                    print(f"    input kept in {keep}", file=sys.stderr)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"fuzz: {cases} cases run ({loaded} went through every stage), {crashes} crashes, "
+    for t, c in counts.items():
+        print(f"fuzz {t}: {c['cases']} cases ({c['ok']} read through), {c['crashes']} crashes, {c['hangs']} hangs")
+    total = {k: sum(c[k] for c in counts.values()) for k in ("cases", "crashes", "hangs")}
+    print(f"fuzz: {total['cases']} cases run, {total['crashes']} crashes, {total['hangs']} hangs, "
           f"peak RSS {peak_mb:.0f} MB, {ns.minutes:g} min")
-    return 1 if crashes else 0
+    return 1 if total["crashes"] or total["hangs"] else 0
 
 
 if __name__ == "__main__":

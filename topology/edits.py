@@ -81,6 +81,10 @@ class InsertItem(Edit):
         del self.container[self._position()]
 
     def _position(self) -> int:
+        # where it was put, unless later edits moved it: a compound of n inserts undoes in O(n)
+        if self.index is not None and 0 <= self.index < len(self.container) \
+                and self.container[self.index] is self.item:
+            return self.index
         for i, x in enumerate(self.container):
             if x is self.item:
                 return i

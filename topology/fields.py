@@ -23,8 +23,9 @@ REF_KINDS = (
 # Bounds for number fields that declare none: sizes in GB, IOPS and thresholds fit easily,
 # and no value can overflow a float conversion, a timer or a range further on.
 DEFAULT_MAXIMUM = {"int": 1_000_000_000, "float": 1e15}
-# Ids that become folder or file names: no separators, no control characters, not . or ..
-PATH_PART_PATTERN = r"^(?!\.\.?$)[^/\\\x00-\x1f\x7f]+$"
+# Ids that become folder or file names: no separators, no control characters, not . or ..; no ':'
+# (it joins a device to its ports in subject ids) and no space at either end (topology/names.py)
+PATH_PART_PATTERN = r"^(?!\.\.?$)(?!\s)[^/\\:\x00-\x1f\x7f]+(?<!\s)$"
 
 
 def fld(default: Any = dataclasses.MISSING, *, doc: str = "", ref: str | None = None,

@@ -13,9 +13,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import difflib
+import errno
 import math
 import os
 import re
+import stat
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -31,8 +33,10 @@ from topology.gc_pause import collector_paused
 from topology.index import BedIndex, parse_member
 from topology.migrations import MIGRATIONS, migrate
 from topology.model import FORMAT_VERSION, Bed
+from topology.names import id_problem
 from topology.references import resolves, unresolved, walk_refs  # noqa: F401 (resolves, walk_refs: importable here)
 from topology.unknown import MARKER, NOT_STATED, accepts_not_stated, refusal
+from topology.xml_chars import xml_problems
 
 MAX_PROBLEMS = 200
 
@@ -118,9 +122,9 @@ class _Builder:
                 self.fail(path, f"expected text, found {_describe(v)}", "quote the value")
                 return ""
             v = v if isinstance(v, str) else _text(v)
-            if meta.get("path_part") and not _PATH_PART.fullmatch(v):
-                self.fail(path, f"{v!r} cannot be an id: ids become folder and file names",
-                          "use no '/', '\\' or control characters, and not '.' or '..' alone")
+            bad_id = id_problem(v) if meta.get("path_part") else None
+            if bad_id is not None:
+                self.fail(path, *bad_id)
             elif meta.get("pattern") and not re.fullmatch(meta["pattern"], v):
                 self.fail(path, f"{v!r} is not written as {meta.get('doc') or meta['pattern']}",
                           meta.get("doc") or f"match {meta['pattern']}")
@@ -207,6 +211,18 @@ class _Builder:
                 self.fail(path + (key,), f"unknown {what} {key!r} in {_cls_word(cls)}",
                           f"did you mean {close[0]!r}?" if close else
                           f"known {what}s: {', '.join(sorted(known))}")
+
+
+def value_problems(cls: type, attr: str, value: Any) -> list[tuple[str, str]]:
+    """(message, hint) for each reason the loader refuses `value` in field `attr` of `cls`
+    (`topology.names.field_problem` is how editors ask)."""
+    fp = next(f for f in plan(cls) if f.attr == attr)
+    if value is None:                   # left out, as a key written with no value reads
+        return [] if not fp.required else [(f"{_cls_word(cls)} needs its {fp.key}", f"add {fp.key}: ...")]
+    builder = _Builder()
+    meta = {**fp.meta, "not_stated": accepts_not_stated(cls, fp)}
+    builder.value(fp.kind, fp.inner, value, meta, (fp.key,))
+    return [(message, hint) for _path, message, hint in builder.problems]
 
 
 @cache
@@ -512,6 +528,9 @@ def _loads(text: str, filename: str, marks: _Marks, broken: list[Problem] | None
                            filename) from None
     if builder.problems:
         raise BedFileError(marks.problems(builder.problems), filename)
+    not_xml = xml_problems(text, data)      # names, notes, labels: the exports write them as XML
+    if not_xml:
+        raise BedFileError(marks.problems(not_xml), filename)
     # before the index is built: it walks every slot range and names every component
     checked = load_checks.check(bed, marks)
     if checked:
@@ -542,7 +561,7 @@ def read_text(path: str | os.PathLike) -> str:
     """A project file's text; BedFileError when it cannot be read or is not UTF-8."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        raw = read_regular_file(p)
     except OSError as exc:
         raise BedFileError([Problem(f"cannot read the file: {exc.strerror or exc}",
                                     "check the path and its permissions")], str(p)) from None
@@ -552,6 +571,20 @@ def read_text(path: str | os.PathLike) -> str:
         raise BedFileError([Problem(f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8 text")],
                            str(p)) from None
     return text
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of a regular file; OSError for anything else (a FIFO would block the reader for
+    ever, a device would never end), said in words."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a folder, a FIFO or a device); give the project file")
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
 
 
 # saving lives in its own module; these names stay importable from here

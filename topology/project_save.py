@@ -9,7 +9,10 @@ disk or a read-only mount never leaves half a file.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -122,18 +125,26 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(target: Path, payload: bytes) -> None:
+def write_atomic(target: Path, payload: bytes, *, through_symlink: bool = True) -> None:
     """Replace the file `target` names (through any symlinks) with payload, all or nothing.
 
     An existing file keeps its permission bits; a new one gets 0666 less the umask, as any
-    program creating a file would.
+    program creating a file would.  A file with several hard links is written in place, so every
+    link keeps seeing it (a copy of the old text stays beside it until the new one is on disk).
+    `through_symlink=False` (exports): a symlink at `target` is refused, never written through.
     """
+    if not through_symlink and os.path.islink(target):
+        raise OSError(errno.ELOOP, f"{target} is a symbolic link: an export is not written through one "
+                                   "(remove it or choose another name)")
     real = Path(os.path.realpath(target))
     directory = real.parent
     try:
         old: os.stat_result | None = real.stat()
     except FileNotFoundError:
         old = None
+    if old is not None and old.st_nlink > 1 and stat.S_ISREG(old.st_mode):
+        _write_in_place(real, payload)
+        return
     mode = old.st_mode & 0o7777 if old else 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=directory)
     try:
@@ -162,3 +173,24 @@ def write_atomic(target: Path, payload: bytes) -> None:
             os.close(dfd)
     except OSError:  # pragma: no cover - directories cannot be fsynced everywhere
         pass
+
+
+def _write_in_place(real: Path, payload: bytes) -> None:
+    """Rewrite a hard-linked file's content (a replace would split it from its other names): the
+    old text is copied beside it first and removed once the new text is on disk, so a crash in
+    between leaves the old text to recover."""
+    fd, backup = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".before-save", dir=real.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, open(real, "rb") as src:
+            shutil.copyfileobj(src, out)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        os.unlink(backup)       # nothing was changed yet
+        raise
+    with open(real, "r+b") as fh:    # should this fail, the copy of the old text stays beside it
+        fh.write(payload)
+        fh.truncate()
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.unlink(backup)

@@ -43,6 +43,7 @@ from topology.model import (
     StorageArray,
     Switch,
 )
+from topology.names import field_problem
 
 
 class RenameError(ValueError):
@@ -371,6 +372,9 @@ def check_name(bed: Bed, loc: Located, name: str) -> str | None:
         return "a name cannot start or end with a space"
     if ":" in name:
         return "a name cannot contain ':' (it separates a device from its ports and volumes)"
+    problem = field_problem(type(loc.obj), loc.name_attr or "name", name)   # what the loader would refuse
+    if problem is not None:
+        return f"{problem[0]} — {problem[1]}"
     if name == loc.name:
         return None
     if loc.obj is loc.device:
@@ -439,11 +443,64 @@ def rename(bed: Bed, old: str, new: str) -> Edit:
             edits.append(SetField(holder, attr, renamed, text=text, owner=owner))
         else:
             edits.append(_SetItem(getattr(holder, attr), key, renamed, owner=owner))
+    idx = None
     for cfg in bed.configurations:      # what each configuration sets is keyed by subject id
-        items = [(_maybe(translate, k, "subject", None), v) for k, v in cfg.overrides.items()]
+        if idx is None:
+            from topology.index import BedIndex
+            idx = BedIndex(bed)
+        lists = _renamed_in_lists(bed, idx, cfg.overrides, translate)
+        items = [(_maybe(translate, k, "subject", None), lists.get(k, v)) for k, v in cfg.overrides.items()]
         if items != list(cfg.overrides.items()):
-            edits.append(_RewriteMapping(cfg.overrides, items, owner=cfg.id))
+            edits.append(SetField(cfg, "overrides", dict(items), text=text, owner=cfg.id))
     return Rename(edits, text, old=old, new=new)
+
+
+def _renamed_in_lists(bed: Bed, idx: Any, overrides: dict[str, Any],
+                      translate: Callable[[str, str, Any], str | None]) -> dict[str, Any]:
+    """The `set:` entries whose lists of parts (given in full: a group's access records, a VM's disks)
+    name what is renamed, rewritten: subject id -> its new fields.  The parts are plain data there, read
+    with the field plan of the class each list holds."""
+    from topology.configurations import resolve
+    out: dict[str, Any] = {}
+    for ref, fields in overrides.items():
+        target = resolve(bed, idx, ref) if isinstance(fields, dict) else None
+        if target is None:
+            continue
+        changed = dict(fields)
+        for fp in plan(type(target.obj)):
+            raw = fields.get(fp.key)
+            if fp.kind == "list" and fp.inner[0] == "dc" and isinstance(raw, list):
+                new = [_renamed_raw(fp.inner[1], item, target.array, translate) for item in raw]
+                if new != raw:
+                    changed[fp.key] = new
+        if changed != fields:
+            out[ref] = changed
+    return out
+
+
+def _renamed_raw(cls: type, raw: Any, array: Any, translate: Callable[[str, str, Any], str | None]) -> Any:
+    """One part as a file writes it (a mapping of its fields), with the ids it names renamed."""
+    if not isinstance(raw, dict):
+        return raw
+    if isinstance(cls, type) and issubclass(cls, StorageArray):
+        array = None        # a part of its own array: its own names
+    by_key = {fp.key: fp for fp in plan(cls)}
+    out = dict(raw)
+    for attr, how, kind in _walk_plan(cls):
+        fp = next(f for f in by_key.values() if f.attr == attr)
+        value = raw.get(fp.key)
+        if value is None:
+            continue
+        if how == "value":
+            out[fp.key] = _maybe(translate, value, kind, array)
+        elif how == "list" and isinstance(value, list):
+            out[fp.key] = [_maybe(translate, v, kind, array) for v in value]
+        elif how == "record":
+            out[fp.key] = _renamed_raw(fp.inner[1] if isinstance(fp.inner, tuple) else fp.inner, value, array,
+                                       translate)
+        elif how == "records" and isinstance(value, list):
+            out[fp.key] = [_renamed_raw(fp.inner[1], v, array, translate) for v in value]
+    return out
 
 
 def _maybe(translate: Callable[[str, str, Any], str | None], value: Any, kind: str, array: Any) -> Any:

@@ -2,7 +2,8 @@
 
 Used by the designer's Find bar and the component tree's filter.  A match names the
 subject to select (a component id, or DEVICE:PORT for a port, so that the port itself is
-highlighted) and says where the text was found ("port SAN1 address 10.0.0.11/24").
+highlighted) and says where the text was found ("port SAN1 address 10.0.0.11/24").  A text with
+a colon also matches the ids the application prints for parts (`R720:SAN1`, `MD3000i:Logs`).
 """
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from topology.ids import components, port_ref
-from topology.model import Bed, Port
+from topology.ids import SEP, components, port_ref
+from topology.model import Bed, Port, VNic, Volume
 
 # the text fields a person searches for; everything else (models, firmware) is detail
 SEARCHED = ("id", "name", "address", "management_address", "note", "label", "description", "wwpn", "model",
@@ -67,11 +68,14 @@ def find_in_bed(bed: Bed, text: str, limit: int = 500) -> list[Match]:
     if not needle:
         return []
     out: list[Match] = []
+    whole_ids = SEP in needle       # 'R720:SAN1', as the application prints a port, volume or vNIC
     for word, comp in components(bed):
         for obj, path, field, value in _walk(comp, ""):
+            if whole_ids and field == "name" and obj is not comp:
+                value = f"{comp.id}{SEP}{value}"
             if needle not in value.lower():
                 continue
-            subject = port_ref(comp.id, obj.name) if isinstance(obj, Port) and obj.name else comp.id
+            subject = port_ref(comp.id, obj.name) if isinstance(obj, (Port, VNic, Volume)) and obj.name else comp.id
             where = f"{path} {field}".strip() if field != "id" or path else "id"
             out.append(Match(subject, comp.id, word, where, _snippet(value, needle)))
             if len(out) >= limit:

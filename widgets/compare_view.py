@@ -7,6 +7,7 @@ parse` reads), to a step and a host, as `testbed-studio results import` does."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -56,7 +57,9 @@ class CompareView(QWidget):
         self.baseline.setToolTip("The denominator of every percentage: the others are measured against it")
         self.figure = QComboBox(objectName="compareMetric")
         self.baseline.activated.connect(lambda _i: self.refresh(keep_baseline=True))
-        self.figure.activated.connect(lambda _i: self.refresh(keep_baseline=True))
+        self._picked_figure = False       # picked by hand: kept, even while it has no figures
+        self.figure.activated.connect(lambda _i: (setattr(self, "_picked_figure", True),
+                                                  self.refresh(keep_baseline=True)))
         form.addRow("Baseline:", self.baseline)
         form.addRow("Figure:", self.figure)
         left.addLayout(form)
@@ -156,12 +159,16 @@ class CompareView(QWidget):
         self.import_run.clear()
         for info in runs:
             self.import_run.addItem(info.id, info.id)
+        chosen = self.figure.currentData()         # the figure the person picked stays picked
+        self.figure.blockSignals(True)
         self.figure.clear()
         for key, (title, unit, _higher, _rule) in C.METRICS.items():
             self.figure.addItem(f"{title} ({unit})", key)
         for metric in dict.fromkeys(r.metric for r in bed.results):
             if C.metric_key(metric) not in C.METRICS:
                 self.figure.addItem(metric, metric)
+        self.figure.setCurrentIndex(max(0, self.figure.findData(chosen)))
+        self.figure.blockSignals(False)
         self.refresh()
 
     def follow_runs(self) -> None:
@@ -209,6 +216,8 @@ class CompareView(QWidget):
         metrics = [chosen] + [m for m in (self.figure.itemData(i) for i in range(self.figure.count()))
                               if m != chosen]
         problem = ""
+        if chosen is not None and self._picked_figure:
+            metrics = [chosen]                     # a figure picked by hand is not swapped for another
         for metric in metrics:
             try:
                 sides = C.resolve_sides(names, metric, runs_root=self.runs_root, bed=self.document.bed,
@@ -219,7 +228,7 @@ class CompareView(QWidget):
                 continue
             self.figure.setCurrentIndex(max(0, self.figure.findData(metric)))
             return self._show(table, "")
-        self._show(None, f"Nothing to compare: {problem}")
+        self._show(None, f"Nothing to compare yet: {gui_words(problem)}")
 
     def _show(self, table: C.ComparisonTable | None, message: str) -> None:
         self.table_shown = table
@@ -275,3 +284,11 @@ class CompareView(QWidget):
 
 def _fmt(v: float) -> str:
     return "–" if math.isnan(v) else (f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}")
+
+
+def gui_words(problem: str) -> str:
+    """The comparison's reason in the words of this page, not the command line's."""
+    problem = re.sub(r"is neither a run nor a configuration or scenario with (.+?) figures \(runs: `[^`]*`\)",
+                     r"has no \1 figures yet: run it from the Run tab, or attach result files to a run below",
+                     problem)
+    return re.sub(r"attach its result files with `[^`]*`", "attach its result files below", problem)

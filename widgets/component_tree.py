@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QStyle, QTreeWidget, QTreeWidgetItem
 
 from topology.ids import owner_of, parent_of
 from topology.index import parse_slot_range
+from topology.unknown import is_not_stated
 from topology.vocabulary import raid_name
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -39,20 +40,23 @@ def _join(*parts: Any) -> str:
     return " · ".join(str(p) for p in parts if p)
 
 
-def _num(v: float | None, unit: str) -> str:
-    return "" if v is None else f"{v:g} {unit}"
+def _num(v: float | None, unit: str, what: str = "") -> str:
+    """'48 GB RAM'; a value the source does not state says so ('memory not stated'), never a number."""
+    if v is None:
+        return ""
+    return f"{what or unit} not stated" if is_not_stated(v) else f"{v:g} {unit}"
 
 
 def _port(owner: str, p: Any) -> Node:
     mtu = f"MTU {p.mtu}" if getattr(p, "mtu", None) else ""
-    speed = _num(getattr(p, "speed_gbps", None), "Gb/s")
+    speed = _num(getattr(p, "speed_gbps", None), "Gb/s", "speed")
     return Node(p.name, f"{p.kind} port", _join(", ".join(p.roles), p.address, speed, mtu, p.label),
                 f"{owner}:{p.name}")
 
 
 def _server(s: Any) -> Node:
     cpu = s.cpu and f"{s.cpu.sockets}×{s.cpu.cores_per_socket} cores"
-    node = Node(s.id, s.role, _join(s.model, cpu, _num(s.memory_gb, "GB RAM"), s.hypervisor or s.os), s.id)
+    node = Node(s.id, s.role, _join(s.model, cpu, _num(s.memory_gb, "GB RAM", "memory"), s.hypervisor or s.os), s.id)
     for ad in s.adapters:
         node.children += [_port(s.id, p) for p in ad.ports]
     return node
@@ -62,7 +66,7 @@ def _array(a: Any) -> Node:
     aid = a.id
     node = Node(aid, "storage array", _join(a.model, a.connectivity), aid)
     for c in a.controllers:
-        cn = Node(c.name, "controller", _join(c.mode, _num(c.cache_gb, "GB cache")), f"{aid}:{c.name}")
+        cn = Node(c.name, "controller", _join(c.mode, _num(c.cache_gb, "GB cache", "cache")), f"{aid}:{c.name}")
         cn.children = [_port(aid, p) for p in c.ports]
         node.children.append(cn)
     for e in a.enclosures:
@@ -77,7 +81,7 @@ def _array(a: Any) -> Node:
     for p in a.pools:
         node.children.append(Node(p.name, "pool", _join(p.provisioning, raid_name(p.raid)), f"{aid}:pool:{p.name}"))
     for v in a.volumes:
-        node.children.append(Node(v.name, "volume", _join(_num(v.size_gb, "GB"), v.group or v.pool,
+        node.children.append(Node(v.name, "volume", _join(_num(v.size_gb, "GB", "size"), v.group or v.pool,
                                                           ", ".join(v.purpose), v.drive), f"{aid}:{v.name}"))
     return node
 
@@ -98,7 +102,8 @@ SECTIONS: tuple[tuple[str, str, Any], ...] = (
     ("Networks", "networks", lambda n: Node(n.id, f"{n.role} network", _join(n.cidr, n.vlan and f"VLAN {n.vlan}"),
                                             n.id)),
     ("Storage arrays", "arrays", lambda a: _array(a)),
-    ("Virtual machines", "vms", lambda v: Node(v.id, "VM", _join(v.role, f"{v.vcpu} vCPU", _num(v.memory_gb, "GB"),
+    ("Virtual machines", "vms", lambda v: Node(v.id, "VM", _join(v.role, f"{v.vcpu} vCPU",
+                                                                  _num(v.memory_gb, "GB", "memory"),
                                                                   v.host and f"on {v.host}"), v.id,
                                                [Node(n.name, "virtual NIC", _join(n.role, n.address),
                                                      f"{v.id}:{n.name}") for n in v.nics])),
@@ -140,6 +145,7 @@ MARKER_ROLE = Qt.ItemDataRole.UserRole + 1       # the severity marked on a row 
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
 UNBUILT_ROLE = Qt.ItemDataRole.UserRole + 3      # a component row whose children are made when it opens
 SECTION_ROLE = Qt.ItemDataRole.UserRole + 4      # the bed collection a section row lists
+CONFIGURED_ROLE = Qt.ItemDataRole.UserRole + 5   # greyed: not in use in the chosen configuration
 
 
 class ComponentTree(QTreeWidget):
@@ -181,6 +187,9 @@ class ComponentTree(QTreeWidget):
         document.reset.connect(self._redraw_all)
         document.changed.connect(self._touched)
         document.validation.findings_changed.connect(self.show_findings)
+        from app.configuration_choice import ConfigurationChoice
+        self.configuration = ConfigurationChoice.of(document)
+        self.configuration.changed.connect(lambda _name: self._redraw_all())
         selection.changed.connect(self._follow_selection)
         self.itemSelectionChanged.connect(self._publish_selection)
         self._redraw_all()
@@ -221,9 +230,38 @@ class ComponentTree(QTreeWidget):
                 self.setColumnWidth(0, self.columnWidth(0) + 24)   # room for the finding marker
             if self._created or touched is None:
                 self._apply_markers()        # rows kept from before keep their markers
+            self._show_configuration()
             self.select_ids(set(self.selection.ids), scroll=False)
         finally:
             self._syncing = False
+
+    def _show_configuration(self, *_: Any) -> None:
+        """The chosen configuration: what it takes out of use greyed, what it changes on a server
+        (its OS, hypervisor) in the Details column as it has it."""
+        choice = self.configuration
+        name = choice.name if choice is not None else None
+        excluded = choice.excluded() if choice is not None else frozenset()
+        view = choice.view() if choice is not None else None
+        servers = {s.id: s for s in view.servers} if view is not None else {}
+        grey = self.palette().color(self.palette().ColorGroup.Disabled, self.palette().ColorRole.Text)
+        for ident, rows in self._rows.items():
+            out = ident in excluded
+            configured = servers.get(ident) if ident in self._configured_ids() else None
+            for row in rows:
+                if out or row.data(0, CONFIGURED_ROLE):
+                    for col in range(3):
+                        row.setData(col, Qt.ItemDataRole.ForegroundRole, grey if out else None)
+                    row.setToolTip(0, f"not in use in configuration {name}" if out else "")
+                    row.setData(0, CONFIGURED_ROLE, out)
+                if configured is not None:
+                    detail = _server(configured).detail
+                    row.setText(2, detail)
+                    row.setToolTip(2, f"{detail} (as configuration {name} has it)")
+
+    def _configured_ids(self) -> set[str]:
+        choice = self.configuration
+        cfg = next((c for c in self.document.bed.configurations if choice is not None and c.id == choice.name), None)
+        return set(cfg.overrides) if cfg is not None else set()
 
     def _reconcile(self, bed: Any, touched: set[str] | None) -> None:
         """Bring the rows in line with the bed; components outside `touched` (None = all)

@@ -21,6 +21,7 @@ from topology.operations import Refused
 from widgets.lifetimes import exec_once
 
 DUPLICATE_STEP = 40.0
+INSIDE_A_DEVICE = ("vm", "enclosure", "disk")   # palette kinds that go into a host or an array
 
 
 class ComponentActions:
@@ -74,8 +75,7 @@ class ComponentActions:
         ids = list(ids)
         panel = self._raise("findings")
         if panel is not None:
-            panel.search.setText(ids[0] if len(ids) == 1 else "")
-            panel._refilter()
+            panel.show_about(ids[0] if len(ids) == 1 else "")
 
     def delete(self, ids: Iterable[str]) -> None:
         try:
@@ -159,6 +159,12 @@ def canvas_menu(canvas: Any, view_pos: QPoint) -> QMenu:
     if device is not None:
         ids = canvas.selected_ids() or [device.ident]
         _component_entries(menu, actions, ids, on_canvas=True)
+        kind = type(canvas.objects.get(device.ident)).__name__
+        here = QPointF(scene_pos)
+        for key, text, on in (("vm", "Add virtual machine on {}", "Server"), ("enclosure", "Add enclosure to {}",
+                              "StorageArray"), ("disk", "Add disk to {}", "StorageArray")):
+            if kind == on:         # what goes into a device is added from the device, where it lands
+                menu.addAction(text.format(device.ident), lambda k=key: canvas.place(k, here))
         return menu
     links = [i for i in canvas.links.values() if i.selected]
     link = canvas._link_at(scene_pos)
@@ -174,7 +180,10 @@ def canvas_menu(canvas: Any, view_pos: QPoint) -> QMenu:
     add.setObjectName("addHereMenu")
     where = QPointF(scene_pos)
     for kind in operations.PALETTE:
-        add.addAction(kind.label, lambda k=kind.key: canvas.place(k, where))
+        if kind.key in INSIDE_A_DEVICE:
+            continue               # placed from its host's or array's menu, where it lands (not far from the click)
+        label = kind.label + (" (in the row of networks above the drawing)" if kind.key == "network" else "")
+        add.addAction(label, lambda k=kind.key: canvas.place(k, where))
     menu.addAction("Paste", canvas.paste).setEnabled(bool(QGuiApplication.clipboard().text().strip()))
     menu.addSeparator()
     menu.addAction("Select all", canvas.select_all)

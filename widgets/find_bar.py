@@ -1,13 +1,15 @@
 """Find (Ctrl+F): ids, names, addresses and notes anywhere in the bed, with jump-to.
 
-Enter (or the arrows) goes to the next (previous) match: it is selected in every view and
-centred on the diagram.  The search itself is topology/search.py; this is its bar.
+Enter (or the arrows) goes to the next (previous) match: it is selected in every view, and
+the diagram centres and zooms to it (to a readable size, never out).  The bar floats over the
+top right corner of the central pages, so opening it moves nothing below it; another bed
+closes it and empties it.  The search itself is topology/search.py; this is its bar.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QLineEdit, QToolBar, QToolButton
 
 from topology.search import Match, find_in_bed
@@ -15,10 +17,12 @@ from topology.search import Match, find_in_bed
 
 class FindBar(QToolBar):
     def __init__(self, window: Any):
-        super().__init__("Find", window)
+        super().__init__("Find", window.tabs)      # over the pages, not a toolbar row that pushes them down
         self.setObjectName("findBar")
         self.window_ = window
         self.setMovable(False)
+        self.setAutoFillBackground(True)
+        self.setStyleSheet("QToolBar#findBar { border: 1px solid palette(mid); border-radius: 3px; }")
         self.matches: list[Match] = []
         self.current = -1
         self.field = QLineEdit(self)
@@ -44,10 +48,24 @@ class FindBar(QToolBar):
         close.clicked.connect(self.close_bar)
         self.addWidget(close)
         window.document.reset.connect(self._forget)
+        window.tabs.installEventFilter(self)
         self.hide()
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and self.isVisible():
+            self._place()
+        return False
+
+    def _place(self) -> None:
+        tabs = self.window_.tabs
+        size = self.sizeHint()
+        width = min(size.width(), tabs.width() - 16)
+        self.setGeometry(tabs.width() - width - 8, tabs.tabBar().height() + 6, width, size.height())
+        self.raise_()
 
     def open_bar(self) -> None:
         self.show()
+        self._place()
         self.field.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.field.selectAll()
 
@@ -56,10 +74,12 @@ class FindBar(QToolBar):
         self.window_.canvas.setFocus()
 
     def _forget(self) -> None:
+        """Another bed: what was searched in the last one means nothing here."""
+        self.field.clear()
+        self._timer.stop()
         self.matches, self.current = [], -1
         self.result.clear()
-        if self.field.text():
-            self._timer.start()
+        self.hide()
 
     def search(self) -> list[Match]:
         self._timer.stop()
@@ -86,6 +106,7 @@ class FindBar(QToolBar):
         window = self.window_
         window.tabs.setCurrentWidget(window.canvas)
         window.selection.focus([match.subject])
+        window.canvas.zoom_to([match.subject])
         self.result.setText(f"{self.current + 1} of {len(self.matches)}: {match.describe()}")
         self.result.setToolTip(match.describe())
         return match

@@ -72,6 +72,11 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&Edit", "-", "", "", "", ""),
     ("&Edit", "find", "&Find…", "Find", "Find a component by id, name, address or note", "find_bar.open_bar"),
     ("&Edit", "-", "", "", "", ""),
+    ("&Edit", "add_workload", "Add &Workload", "", "Add a load (fio, DiskSpd ...) on the selected machine; its form "
+     "opens (tool, parameters, targets, criteria, duration, order)", "add_workload"),
+    ("&Edit", "configurations", "C&onfigurations…", "", "The bed's software configurations side by side: what each "
+     "changes", "edit_configurations"),
+    ("&Edit", "-", "", "", "", ""),
     ("&Edit", "preferences", "Pre&ferences…", "Ctrl+,", "Settings for every bed: the paper size of prints and PDFs",
      "edit_preferences"),
     ("&View", "zoom_in", "Zoom &In", "ZoomIn", "Zoom in", "canvas.zoom_in"),
@@ -93,6 +98,7 @@ PANELS: tuple[tuple[str, str, str, Qt.DockWidgetArea | None], ...] = (
     ("tree", "widgets.component_tree.ComponentTree", "Components", Qt.DockWidgetArea.LeftDockWidgetArea),
     ("properties", "widgets.property_editor.PropertyEditor", "Properties", Qt.DockWidgetArea.RightDockWidgetArea),
     ("findings", "widgets.validation_panel.ValidationPanel", "Validation", Qt.DockWidgetArea.BottomDockWidgetArea),
+    ("readiness", "widgets.readiness_panel.ReadinessPanel", "Readiness", Qt.DockWidgetArea.BottomDockWidgetArea),
     ("paths", "widgets.path_view.PathView", "Paths", Qt.DockWidgetArea.BottomDockWidgetArea),
 )
 
@@ -133,24 +139,28 @@ class MainWindow(QMainWindow):
         self.findings.paths_requested.connect(self.open_paths)
         # a panel's widest row must not set the window's least width (it once passed 1366 px)
         self.findings.setMinimumWidth(FINDINGS_MIN_WIDTH)
-        # after the least width above: tabifying lays the docks out, and the panel's own wish
-        # (1,000+ px) would become the window's least width
-        self.tabifyDockWidget(self.docks["findings"], self.docks["paths"])
-        self.docks["findings"].raise_()
+        self._tabify_bottom()
         self.docks["palette"].raise_()
         self.findings.summary_changed.connect(
             lambda text: self.docks["findings"].setWindowTitle(f"Validation — {text}"))
+        # readiness: worked out with the procedure the Methodology page generates, counted in Validation too
+        self.methodology.readiness_changed.connect(self.readiness.show_gaps)
+        self.readiness.summary_changed.connect(self.findings.show_readiness)
+        self.readiness.summary_changed.connect(
+            lambda text: self.docks["readiness"].setWindowTitle(f"Readiness — {text}" if text else "Readiness"))
+        self.findings.readiness_requested.connect(lambda: (self.docks["readiness"].show(),
+                                                           self.docks["readiness"].raise_()))
         self.tree.storage_view_requested.connect(lambda _ids: self.tabs.setCurrentWidget(self.storage))
         self.document.reset.connect(self.selection.clear)  # old ids mean nothing in another bed
         self.document.reset.connect(self._clear_messages)
         # another scenario: "Done: moved X" about the last one would mislead
         self.document.scenario.changed.connect(lambda _s: self._clear_messages())
         install_storage_menus(self.storage)
-        self.find_bar = FindBar(self)
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.find_bar)
+        self.find_bar = FindBar(self)              # floats over the pages: opening it moves nothing
         from widgets.configuration_chooser import ConfigurationBar
         self.configuration_bar = ConfigurationBar(self.document, self)
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.configuration_bar)
+        # in the menu bar's corner: shown or hidden, it takes no row of its own that pushes the window down
+        self.menuBar().setCornerWidget(self.configuration_bar, Qt.Corner.TopRightCorner)
         from widgets.file_controller import FileController
         self.files = FileController(self)
         self.run.save_bed = self.files.save      # a new run saves the bed the way File › Save does
@@ -160,11 +170,35 @@ class MainWindow(QMainWindow):
         self.document.dirty_changed.connect(lambda _: self.update_title())
         self.document.path_changed.connect(lambda _: self.update_title())
         self.document.reset.connect(self.update_title)
-        self.resize(1400, 900)
+        window_state.resize_within_screen(self, 1400, 900)
         # the diagram gets the room: findings a strip at the bottom, side panels narrow
-        self.resizeDocks([self.docks["findings"]], [230], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["findings"]], [self.findings.rows_height(8) + 60], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["palette"], self.docks["properties"]], [220, 330], Qt.Orientation.Horizontal)
         self.update_title()
+
+    def _tabify_bottom(self) -> None:
+        """Validation, Readiness and Paths share the bottom dock as tabs.  After the least width
+        above: tabifying lays the docks out, and the panel's own wish would become the window's."""
+        for dock in ("paths", "readiness"):
+            self.tabifyDockWidget(self.docks["findings"], self.docks[dock])
+        self.docks["findings"].raise_()
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not getattr(self, "_shown_once", False):
+            self._shown_once = True
+            self._hide_stray_tab_bars()
+
+    def _hide_stray_tab_bars(self) -> None:
+        """Docks tabified before the window has a size leave a stray copy of an earlier tab bar drawn
+        over the left docks (Qt keeps it): a bar naming a group of docks no longer shown is hidden."""
+        from PySide6.QtWidgets import QTabBar
+        titles = {d.windowTitle() for d in self.docks.values()}
+        bars = {bar: {bar.tabText(i) for i in range(bar.count())} for bar in self.findChildren(QTabBar)
+                if bar.parent() is self and bar.isVisible()}
+        for bar, texts in bars.items():
+            if not texts <= titles or any(texts < other for other in bars.values()):
+                bar.hide()
 
     def _build_actions(self) -> None:
         menus: dict[str, Any] = {}
@@ -211,6 +245,26 @@ class MainWindow(QMainWindow):
             widget = getattr(view, label, None)
             if widget is not None:
                 widget.clear()
+
+    def add_workload(self) -> str:
+        """A new workload (fio until its form says otherwise) on the selected machine, as one edit."""
+        from topology.edits import InsertItem
+        from topology.model import Workload
+        bed = self.document.bed
+        taken = {w.id for w in bed.workloads} | {c for c in self.selection.ids}
+        ident = next(f"load-{n}" for n in range(1, len(taken) + 2) if f"load-{n}" not in taken)
+        machines = {m.id for m in (*bed.servers, *bed.vms)}
+        on = sorted(i for i in self.selection.ids if i in machines)
+        workload = Workload(id=ident, tool="fio", driver=on[0] if len(on) == 1 else "", targets=on)
+        self.document.apply(InsertItem(bed.workloads, workload, owner=ident, text=f"Add workload {ident}"))
+        self.selection.set([ident])
+        self.docks["properties"].show()
+        self.docks["properties"].raise_()
+        return ident
+
+    def edit_configurations(self) -> bool:
+        from widgets.configurations_dialog import ConfigurationsDialog
+        return bool(exec_once(ConfigurationsDialog(self.document, self)))
 
     def edit_preferences(self) -> bool:
         from widgets.preferences_dialog import PreferencesDialog

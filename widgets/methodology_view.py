@@ -14,7 +14,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -48,8 +48,12 @@ EXPORTS = (("pdf", "Export PDF…", "PDF document (*.pdf)"),
 
 
 def _generate(snapshot: bytes, configuration: str | None = None) -> Any:
-    from topology.configurations import procedures
-    (_, methodology), = procedures(pickle.loads(snapshot), configuration)
+    from app.readiness import assess
+    from topology.configurations import configured, procedures
+    bed = pickle.loads(snapshot)
+    (_, methodology), = procedures(bed, configuration)
+    # what keeps this procedure from being carried out, worked out here off the GUI thread
+    methodology.readiness = assess(configured(bed, configuration) if configuration else bed, methodology)
     return methodology
 
 
@@ -65,6 +69,7 @@ def subject_of(source: str, known: set[str]) -> str:
 
 class MethodologyView(QWidget):
     DEBOUNCE_MS = 300
+    readiness_changed = Signal(list)      # app.readiness.Gap: what keeps the procedure shown from running
 
     def __init__(self, document, selection, parent=None):
         super().__init__(parent)
@@ -184,6 +189,7 @@ class MethodologyView(QWidget):
             return
         self.status.setStyleSheet("")
         self.methodology = methodology
+        self.readiness_changed.emit(list(getattr(methodology, "readiness", [])))
         from topology.index import BedIndex
         idx = BedIndex(self.document.bed)
         self.known_ids = set(idx.components) | set(idx.ports) | set(idx.volumes)
@@ -454,8 +460,11 @@ class MethodologyView(QWidget):
         set_up_printer(printer)         # the paper and resolution of the exported PDF: the same pages
         dialog = QPrintPreviewDialog(printer, self)
         dialog.setWindowTitle(f"Print preview: appendices of {self.document.title}")
-        dialog.paintRequested.connect(lambda p: self._paint(appendix, p))
+        painted: list[int] = []          # the preview paints too: only a print the user asked for is "printed"
+        dialog.paintRequested.connect(lambda p: self._paint(appendix, p, painted))
         dialog.resize(1000, 900)
+        dialog.finished.connect(lambda result: result and painted and self.status.setText(
+            f"Printed {painted[-1]} pages."))
         dialog.finished.connect(dialog.deleteLater)     # ends when closed, not with the window
         self._preview = dialog
         dialog.open()
@@ -472,14 +481,17 @@ class MethodologyView(QWidget):
         self._print_dialog = dialog
         dialog.open()
 
-    def _paint(self, appendix: Any, printer: Any) -> None:
+    def _paint(self, appendix: Any, printer: Any, previewed: list[int] | None = None) -> None:
         from app.report.pdf import paint
         try:
             pages = paint(appendix, printer)
         except OSError as exc:
             self._fail(f"Printing failed: {exc}")
             return
-        self.status.setText(f"Printed {pages} pages.")
+        if previewed is not None:
+            previewed.append(pages)
+        else:
+            self.status.setText(f"Printed {pages} pages.")
 
     def default_export_path(self, fmt: str) -> str:
         base = self.document.path.with_suffix("") if self.document.path else Path.home() / "test-bed"

@@ -86,9 +86,19 @@ class PlacementView(QWidget):
         if choice is not None:
             choice.changed.connect(self._follow_current)
         selection.changed.connect(lambda _ids: self._mark_selected())
+        from app.configuration_choice import ConfigurationChoice
+        self.configuration = ConfigurationChoice.of(document) if hasattr(document, "revision") else None
+        if self.configuration is not None:
+            self.configuration.changed.connect(lambda _name: self._model_changed())
         # drawn when first shown: a hidden tab costs nothing at start-up
 
     # ------------------------------------------------------------------ model -> view
+    def shown_bed(self):
+        """The bed as the chosen configuration has it (its hosts out of use gone, its VM sizes);
+        moves are still edits of the bed itself, by id."""
+        view = self.configuration.view() if self.configuration is not None else None
+        return view if view is not None else self.document.bed
+
     def _model_changed(self) -> None:
         if self.isVisible():
             self.refresh()
@@ -173,7 +183,7 @@ class PlacementView(QWidget):
 
     def _plan(self) -> list[tuple[str, tuple]]:
         """(host, what its card shows) for every host card, from the model."""
-        bed = self.document.bed
+        bed = self.shown_bed()
         o = self.outcome
         servers = {s.id: s for s in bed.servers}
         went: dict[str, list[str]] = {}
@@ -234,7 +244,7 @@ class PlacementView(QWidget):
     def _build_cards(self) -> None:
         """Bring the board in line with the model, rebuilding only the cards that changed
         (a drag touches two hosts; a 100-host board must not be rebuilt for it)."""
-        bed = self.document.bed
+        bed = self.shown_bed()
         try:
             self.outcome = ops.outcome(bed, self.scenario_id)
         except ops.PlacementRefused as exc:

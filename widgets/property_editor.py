@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QScrollArea,
@@ -35,14 +34,23 @@ from topology.address_entry import address_problem, needs_prefix
 from topology.edits import SetField
 from topology.fileformat import plan
 from topology.index import BedIndex
-from topology.model import Bed, Switch
+from topology.model import AccessSpec as IoMix
+from topology.model import Bed, Criterion, HostAccess, LocalDisk, Switch, Workload, WorkloadLevel
+from topology.names import field_problem
 from topology.rename_ops import Located, RenameError, locate, ref_candidates, rename
 from topology.unknown import MARKER, NOT_STATED, accepts_not_stated
+from topology.workload_tools import TOOLS
+from topology.xml_chars import NOT_XML, problem_text
+from widgets.forms.access_box import ACCESS_HIDDEN, AccessBox
 from widgets.forms.binding import FieldBinding, NestedRecord
 from widgets.forms.fields import BoolField, ChoiceCombo, NoteField, NumberBox, RefCombo, TextField
 from widgets.forms.keys import watch_keys
-from widgets.forms.labels import edit_words, field_label
+from widgets.forms.labels import configuration_words, edit_words, field_label
 from widgets.forms.list_fields import ChoiceListField, MappingField, TextListField
+from widgets.forms.not_stated import install_marker
+from widgets.forms.parameters_field import ParametersField
+from widgets.forms.record_table import RecordTable
+from widgets.forms.summaries import summary_html
 from widgets.forms.switch_ports_box import SwitchPortsBox
 from widgets.forms.values import NOT_SET, FieldError, format_number, parse_number, parse_scalar
 
@@ -50,6 +58,9 @@ HIDDEN_FIELDS = {"x", "y", "format_version"}     # canvas positions are set by d
 # what a switch port does not have (a host port's address, binding and offloads)
 SWITCH_PORT_HIDDEN = {"address", "wwpn", "bound_to", "offloads", "modes"}
 MULTILINE_FIELDS = {"note", "description", "source"}
+REACHABLE_KINDS = ("server", "VM", "storage array", "switch")     # the components an access entry names
+TABLE_RECORDS = (IoMix, Criterion, WorkloadLevel, LocalDisk)        # small records edited as a table
+TABLE_LABELS = {IoMix: "I/O mix", Criterion: "Pass criteria", WorkloadLevel: "Machines per level"}
 _KIND_TITLES = {"VM": "VM", "virtual NIC": "Virtual NIC"}
 
 
@@ -95,6 +106,10 @@ class PropertyEditor(QWidget):
         selection.changed.connect(self._selection_changed)
         document.changed.connect(self._document_changed)
         document.reset.connect(lambda: self.rebuild(after_reset=True))
+        from app.configuration_choice import ConfigurationChoice
+        self.configuration = ConfigurationChoice.of(document) if hasattr(document, "revision") else None
+        if self.configuration is not None:     # what the chosen configuration sets on the component shown
+            self.configuration.changed.connect(lambda _n: self._mode == "component" and self._show_header())
         self.rebuild()
 
     # ------------------------------------------------------------------ public (views, tests)
@@ -180,6 +195,8 @@ class PropertyEditor(QWidget):
             self._show_header()
             form = self._new_form()
             self._add_fields(form, lambda loc=loc: loc.obj, type(loc.obj), "", root=True)
+            if loc.obj is loc.device and loc.kind in REACHABLE_KINDS:
+                self._add_access(form)
             self._finish_form(form)
         elif not ids:
             self._mode, self._loc, self._subject = "bed", None, ""
@@ -217,6 +234,7 @@ class PropertyEditor(QWidget):
             ref = loc.current_subject()
             ends = [lk.b if lk.a == ref else lk.a for lk in self.document.bed.links if ref in (lk.a, lk.b)]
             parts.append(f'cabled to <a href="{escape(ends[0])}">{escape(ends[0])}</a>' if ends else "not cabled")
+        parts += configuration_words(self.configuration, loc.current_subject())
         self.subtitle.setText("; ".join(parts))
         self.subtitle.setVisible(bool(parts))
 
@@ -256,7 +274,7 @@ class PropertyEditor(QWidget):
     def _add_fields(self, form: QFormLayout, holder: Callable[[], Any], cls: type, prefix: str, *,
                     root: bool) -> None:
         for fp in plan(cls):
-            if fp.attr in HIDDEN_FIELDS:
+            if fp.attr in HIDDEN_FIELDS or (cls is HostAccess and fp.attr in ACCESS_HIDDEN):
                 continue
             label, unit = field_label(fp.attr)
             if fp.kind == "dc":
@@ -265,6 +283,10 @@ class PropertyEditor(QWidget):
             if fp.kind == "list" and fp.inner[0] == "dc":
                 if root and fp.attr == "ports" and isinstance(self._loc.obj, Switch):
                     self._add_switch_ports(form, holder)
+                elif root and fp.inner[1] in TABLE_RECORDS:
+                    table = RecordTable(self.document, holder, fp, self._owner)
+                    form.addRow(QLabel(TABLE_LABELS.get(fp.inner[1], label)), table)
+                    self._summaries.append((holder, fp, table))
                 elif root:
                     self._add_summary(form, holder, fp, label)
                 continue
@@ -284,10 +306,7 @@ class PropertyEditor(QWidget):
             column.setContentsMargins(0, 0, 0, 0)
             column.setSpacing(1)
             binding = FieldBinding(holder, fp, editor, message, label, unit, prefix + fp.attr)
-            if accepts_not_stated(cls, fp):
-                column.addLayout(self._with_marker(binding))
-            else:
-                column.addWidget(editor)
+            column.addWidget(self._with_marker(binding) if accepts_not_stated(cls, fp) else editor)
             column.addWidget(message)
             binding.is_name = root and self._loc is not None and fp.attr == self._loc.name_attr
             tip = fp.meta.get("doc") or ""
@@ -301,18 +320,11 @@ class PropertyEditor(QWidget):
             form.addRow(name_label, cell)
             self._bindings.append(binding)
 
-    def _with_marker(self, binding: FieldBinding) -> QHBoxLayout:
-        """The editor beside a 'not stated' toggle: the source does not give this value."""
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(binding.editor, 1)
-        marker = QToolButton(text="not stated", checkable=True, autoRaise=True,
-                             toolTip="The source does not state this value: mark it so, rather than guess "
-                                     "(rules then say they could not judge it). Typing a value states it.")
-        marker.clicked.connect(lambda checked, b=binding: self._mark_not_stated(b, checked))
-        binding.marker = marker
-        row.addWidget(marker)
-        return row
+    def _with_marker(self, binding: FieldBinding) -> QWidget:
+        """The editor with 'not stated' as one of its states (widgets/forms/not_stated.py)."""
+        binding.marker = install_marker(binding.editor, binding.text_part(),
+                                        lambda checked, b=binding: self._mark_not_stated(b, checked))
+        return binding.editor
 
     def _mark_not_stated(self, binding: FieldBinding, checked: bool) -> None:
         obj = binding.holder()
@@ -361,6 +373,12 @@ class PropertyEditor(QWidget):
         self._apply(SetField(holder(), fp.attr, value, text=f"{verb} {label} of {self._edit_subject()}",
                              owner=self._owner()))
 
+    def _add_access(self, form: QFormLayout) -> None:
+        box = AccessBox(self.document, lambda: self._loc.current_subject() if self._loc is not None else "")
+        self._add_fields(box.fields, box.entry, HostAccess, "access.", root=False)
+        form.insertRow(min(2, form.rowCount()), box)     # under its name and role, not below a long form
+        self._summaries.append((None, None, box))
+
     def _add_summary(self, form: QFormLayout, holder: Callable[[], Any], fp: Any, label: str) -> None:
         text = QLabel()
         text.setWordWrap(True)
@@ -383,45 +401,11 @@ class PropertyEditor(QWidget):
 
     def _refresh_summaries(self) -> None:
         for holder, fp, label in self._summaries:
-            if isinstance(label, SwitchPortsBox):
+            if hasattr(label, "load"):       # the switch's ports, a table of records
                 label.load()
                 continue
             items = getattr(holder(), fp.attr)
-            label.setText(self._summary_html(items) or "<i>none</i>")
-
-    def _summary_html(self, items: list[Any]) -> str:
-        loc = self._loc
-        out = []
-        for item in items:
-            text = escape(_item_name(item))
-            subject = self._subject_of_child(item)
-            if subject:
-                text = f'<a href="{escape(subject)}">{text}</a>'
-            ports = getattr(item, "ports", None)
-            if ports:
-                links = [f'<a href="{escape(loc.device.id + ":" + p.name)}">{escape(p.name)}</a>' for p in ports]
-                text += ": " + ", ".join(links)
-            out.append(text)
-        sep = "<br>" if any(getattr(i, "ports", None) for i in items) else ", "
-        return sep.join(out)
-
-    def _subject_of_child(self, item: Any) -> str:
-        loc = self._loc
-        dev = loc.device.id
-        name = getattr(item, "name", None)
-        candidates = []
-        if isinstance(name, str):
-            candidates += [f"{dev}:{name}", f"{dev}:group:{name}", f"{dev}:pool:{name}"]
-        slots = getattr(item, "slots", None)
-        if isinstance(slots, str) and getattr(loc.obj, "name", None) and loc.kind == "enclosure":
-            first = slots.split("-")[0].strip()
-            candidates.append(f"{dev}:{loc.obj.name}:{first}")
-        bed = self.document.bed
-        for c in candidates:
-            hit = locate(bed, c)
-            if hit is not None and hit.obj is item:
-                return c
-        return ""
+            label.setText(summary_html(self.document.bed, self._loc, items) or "<i>none</i>")
 
     # ------------------------------------------------------------------ editors by field kind
     def _make_editor(self, fp: Any, unit: str, holder: Callable[[], Any]) -> QWidget | None:
@@ -429,6 +413,9 @@ class PropertyEditor(QWidget):
         optional = _is_optional(fp)
         choices = meta.get("choices")
         ref = meta.get("ref")
+        if isinstance(holder(), Workload) and fp.attr in ("tool", "parameters"):   # the tool's known words
+            return (RefCombo(lambda: list(TOOLS), optional=False) if fp.attr == "tool" else
+                    ParametersField(lambda h=holder: getattr(h(), "tool", "")))
         if fp.kind == "str":
             if choices:
                 return ChoiceCombo(tuple(choices))
@@ -484,6 +471,11 @@ class PropertyEditor(QWidget):
         except FieldError as exc:
             binding.show_error(self._refusal(exc, getattr(obj, binding.attr)))
             return
+        # what the loader would refuse on open is refused here (a name: the rename checks it)
+        problem = None if value is NOT_STATED or binding.is_name else field_problem(type(obj), binding.attr, value)
+        if problem is not None:
+            binding.show_error(self._refusal(FieldError(f"{problem[0]} — {problem[1]}"), getattr(obj, binding.attr)))
+            return
         if binding.is_name:
             loc = self._loc
             if value == getattr(obj, binding.attr):
@@ -532,6 +524,8 @@ class PropertyEditor(QWidget):
                 text = text.strip()
             if fp.required and not text:
                 raise FieldError("a value is required")
+            if NOT_XML.search(text):            # the file would not load again, nor any export open
+                raise FieldError(problem_text(text)[0])
             choices = meta.get("choices")
             if choices and text not in choices:
                 raise FieldError(f"{text!r} is not one of: {', '.join(c or NOT_SET for c in choices)}")
@@ -558,25 +552,9 @@ class PropertyEditor(QWidget):
             for item in items:
                 if allowed is not None and item not in allowed:
                     raise FieldError(f"{item!r} is not one of the allowed values")
+                if isinstance(item, str) and NOT_XML.search(item):
+                    raise FieldError(problem_text(item)[0])
             if len(set(map(str, items))) != len(items):
                 raise FieldError("an item is listed twice")
             return items
         return raw
-
-
-def _item_name(item: Any) -> str:
-    for attr in ("id", "name"):
-        v = getattr(item, attr, None)
-        if isinstance(v, str) and v:
-            return v
-    if hasattr(item, "slots"):
-        size = format_number(getattr(item, "size_gb", None))
-        return f"slots {item.slots}" + (f" ({size} GB {getattr(item, 'media', '')})" if size else "")
-    if hasattr(item, "volume") and hasattr(item, "to"):
-        lun = f" as LUN {item.lun}" if getattr(item, "lun", None) is not None else ""
-        return f"{item.volume} → {item.to}{lun}"
-    if hasattr(item, "count") and hasattr(item, "model"):
-        return f"{item.count} × {item.model or 'disk'}"
-    if hasattr(item, "metric"):
-        return f"{item.metric} {getattr(item, 'comparison', '')} {format_number(getattr(item, 'threshold', ''))}"
-    return type(item).__name__

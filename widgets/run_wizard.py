@@ -27,6 +27,7 @@ from app.run.qt_runner import RunController
 from app.run.session import RunSession, runs_of_bed
 from widgets.disk_write_confirm import confirm_disk_writes
 from widgets.run_binding import OpenBed, leftover_text, step_table_text
+from widgets.run_place import where_text
 from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_status_look import STATUS_LOOK, status_icon
 
@@ -336,11 +337,7 @@ class RunWizard(QWidget):
             self.command.clear()
         else:
             self.step_title.setText(f"{step.number}  {step.text}")
-            if step.manual:
-                where = "Done by hand" + (f" (not automated: {step.why_manual})" if step.why_manual else "")
-            else:
-                where = "Runs on " + "; ".join(f"{h} via {self.session.describe(h)}" for h in step.hosts)
-            self.step_where.setText(where)
+            self.step_where.setText(where_text(step, self.session, self.steps))
             lines = []
             for t in self.session.look(step.number).tasks:
                 look = STATUS_LOOK.get(t.status, ("", t.status))[1]

@@ -65,6 +65,7 @@ class ValidationPanel(QWidget):
     summary_changed = Signal(str)
     paths_requested = Signal(str, str)   # a host and a volume: the path view explains them
     scenario_chosen = Signal(object)     # a scenario id, "" for the reference alone, "*" for all
+    readiness_requested = Signal()       # the header's readiness count was clicked: show the Readiness panel
 
     def __init__(self, document: Any, selection: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -77,6 +78,8 @@ class ValidationPanel(QWidget):
         self._focused_by_current: QPersistentModelIndex | None = None
         self._failed = ""
         self._filling = False
+        self._readiness = ""             # app.readiness.counts of the procedure shown ('' = ready)
+        self._menu_filter = ""           # a component 'Validate this' narrowed the list to
 
         # header: counts, state, filters, search
         self.counts = QLabel(self)
@@ -97,6 +100,12 @@ class ValidationPanel(QWidget):
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
         header.addWidget(self.counts)
+        # the procedure's readiness, counted here too: the panel is never green while the procedure is red
+        self.readiness = QLabel(self)
+        self.readiness.setObjectName("readinessCount")
+        self.readiness.setTextFormat(Qt.TextFormat.RichText)
+        self.readiness.linkActivated.connect(lambda _l: self.readiness_requested.emit())
+        header.addWidget(self.readiness)
         header.addWidget(self.state)
         header.addStretch(1)
         header.addWidget(self.scenario_box)
@@ -136,7 +145,7 @@ class ValidationPanel(QWidget):
         width = self.fontMetrics().horizontalAdvance
         columns = self.tree.header()
         columns.setStretchLastSection(True)
-        columns.resizeSection(0, width("RAID-003") + 70)        # a code, its icon and the indentation
+        columns.resizeSection(0, width("SRIOV-001") + 76)       # the longest code, its icon and the indentation
         columns.resizeSection(1, width("x") * 90)
         columns.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
 
@@ -165,15 +174,17 @@ class ValidationPanel(QWidget):
         lower_layout.setContentsMargins(0, 0, 0, 0)
         lower_layout.addWidget(self.detail, 1)
         lower_layout.addLayout(buttons)
-        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        # the detail beside the list, not under it: the list keeps the dock's whole height (8 rows and
+        # more at 1366x768, where a list over its detail showed one row)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(self.tree)
         self.splitter.addWidget(lower)
-        self.splitter.setStretchFactor(0, 4)
-        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
-        lines = self.fontMetrics().lineSpacing()
-        self.detail.setMinimumHeight(lines * 4)
-        self.splitter.setSizes([lines * 14, lines * 7])    # the list first; the detail needs a few lines
+        self.tree.setMinimumHeight(self.rows_height(MIN_ROWS))
+        self.detail.setMinimumWidth(width("x") * 30)
+        self.splitter.setSizes([width("x") * 110, width("x") * 60])
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -185,6 +196,14 @@ class ValidationPanel(QWidget):
         validation.failed.connect(self.show_message)
         document.changed.connect(lambda _ids: self._set_checking(True))
         document.reset.connect(lambda: self._set_checking(True))
+        # a message about the last action goes with the next one; another bed starts unfiltered
+        document.changed.connect(lambda _ids: self._tell(""))
+        selection.changed.connect(self._selection_moved)
+        document.reset.connect(self._reset_filters)
+        from app.configuration_choice import ConfigurationChoice
+        self.configuration = ConfigurationChoice.of(document) if hasattr(document, "revision") else None
+        if self.configuration is not None:
+            self.configuration.changed.connect(lambda _name: self._rebuild())
         self.subjects_selected.connect(lambda ids: selection.focus(ids))
         self._show_detail(None)
         if validation.revision_shown == document.revision:
@@ -196,7 +215,45 @@ class ValidationPanel(QWidget):
 
     # ------------------------------------------------------------------ public
     def summary(self) -> str:
-        return count_words(self.findings)
+        text = count_words(self.findings)
+        return f"{text} · not ready: {self._readiness}" if self._readiness else text
+
+    def rows_height(self, rows: int) -> int:
+        """The list's height for this many rows and its header."""
+        row = max(self.tree.sizeHintForRow(0), self.fontMetrics().height() + 6)
+        return self.tree.header().sizeHint().height() + rows * row + 2 * self.tree.frameWidth()
+
+    def show_readiness(self, text: str) -> None:
+        """The readiness count of the procedure shown (app.readiness.counts; '' = ready)."""
+        self._readiness = text
+        colour = SEVERITY_COLOURS["error"]
+        self.readiness.setText(f' · <a href="readiness" style="color:{colour}">not ready: {escape(text)}</a>'
+                               if text else "")
+        self.readiness.setToolTip("What keeps the procedure from being carried out: the Readiness panel")
+        self._rebuild()
+        self.summary_changed.emit(self.summary())
+
+    def show_about(self, subject: str) -> None:
+        """'Validate this': the list narrowed to one component, until the selection moves on."""
+        self.search.setText(subject)
+        self._menu_filter = subject
+        self._refilter()
+
+    def _selection_moved(self, ids: Any) -> None:
+        picked = self.current_finding()
+        ours = picked is not None and set(ids) == set(picked.subjects)   # a finding picked in the narrowed list
+        if self._menu_filter and set(ids) != {self._menu_filter} and not ours:
+            if self.search.text() == self._menu_filter:
+                self.search.clear()
+            self._menu_filter = ""
+        self._tell("")
+
+    def _reset_filters(self) -> None:
+        self._menu_filter = ""
+        self.search.clear()
+        for button in self.filter_buttons.values():
+            button.setChecked(True)
+        self._tell("")
 
     @property
     def scenario(self) -> str:
@@ -285,7 +342,11 @@ class ValidationPanel(QWidget):
         self.state.setText("checking…" if checking else "")
 
     def in_scenario(self, f: Any) -> bool:
-        """Whether a finding belongs to the scenario the list follows (it holds in the reference or in it)."""
+        """Whether a finding belongs to the scenario the list follows (it holds in the reference or in it)
+        and to the configuration the chooser shows."""
+        chosen = self.configuration.name if self.configuration is not None else None
+        if chosen is not None and getattr(f, "configuration", None) not in (None, chosen):
+            return False                 # another configuration's: the chooser shows this one
         if self._scenario == ALL_SCENARIOS:
             return True
         places = getattr(f, "where", ()) or ((None, getattr(f, "scenario", None)),)
@@ -335,6 +396,8 @@ class ValidationPanel(QWidget):
                     buckets[key].append(index)
             groups = [(k, buckets[k], total[k]) for k in GROUP_ORDER if buckets[k]]
             message = ("" if groups else
+                       f"No rule findings — but the procedure is not ready ({self._readiness}): see Readiness."
+                       if self._readiness and not self.findings else
                        "No findings: the bed passes every rule." if not self.findings else
                        "No finding matches the filter.")
             self.model.show(self.findings, groups, message)
@@ -488,6 +551,7 @@ class ValidationPanel(QWidget):
         self.notice.setText(text)
 
 
+MIN_ROWS = 8
 _CASES_SHOWN = 50
 
 

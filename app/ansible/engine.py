@@ -451,9 +451,14 @@ class AnsibleEngine(RunEngine):
         # the built-in engine stops a cancelled or timed-out step on its host: so does this one
         # (Ansible's task timeout ends only the task that follows the job)
         stop = [p.task for p in (running if cancelled else []) + timed_out if p.task.shell in jobs.SHELLS]
-        if stop:
-            self._stop_jobs(stop)
+        ended = self._stop_jobs(stop) if stop else {}
         for p in running:
+            status, code = ended.get(p.task.key, ("", None))
+            if status == jobs.ENDED and code is not None:
+                # it ended before the stop reached it: taken as it ended
+                self._finish(p.task, J.OK if code == 0 else J.FAILED,
+                             "" if code == 0 else f"exit status {code}", p, code)
+                continue
             why = ("stopped" if cancelled else
                    f"ansible-playbook ended (exit status {rc}) before this step did; see {self.folder}")
             self._finish(p.task, J.CANCELLED if cancelled else J.FAILED, why, p)
@@ -484,7 +489,7 @@ class AnsibleEngine(RunEngine):
             self._leftover_status = self._ask_hosts(self.leftovers())
         found = self._leftover_status.get(task.key)
         if found is None:
-            raise RemoteError(J.UNREACHABLE, f"{task.host} could not be asked about step {task.step} "
+            raise RemoteError(f"{task.host} could not be asked about step {task.step} "
                                              "through Ansible (see the run's ansible/ folder)")
         return found
 
@@ -520,12 +525,18 @@ class AnsibleEngine(RunEngine):
                    measurement=step.section == "run", adopt=True)
         return self.task_state(task).status == J.OK
 
-    def stop_leftover(self, task: Task) -> None:
-        self._stop_jobs([task])
-        self.journal.record("note", step=task.step, host=task.host,
-                            message="stopped the copy a dead driver left running")
+    def stop_leftover(self, task: Task) -> tuple[str, int | None]:
+        """Stop the job unless it ended meanwhile, decided on the host (jobs.stop_script)."""
+        found = self._stop_jobs([task]).get(task.key)
+        if found is None:
+            raise RemoteError(f"{task.host} could not be asked to stop step {task.step} "
+                                             "through Ansible (see the run's ansible/ folder)")
+        self._stopped(task, *found)
+        return found
 
-    def _stop_jobs(self, tasks: list[Task]) -> None:
+    def _stop_jobs(self, tasks: list[Task]) -> dict[tuple[str, str], tuple[str, int | None]]:
+        """Each job stopped unless it has ended: what each stop reported, by task."""
+        answers: dict[tuple[str, str], tuple[str, int | None]] = {}
         lanes: dict[str, list[dict]] = {}
         for task in tasks:
             if task.host in self.reached.transports:
@@ -534,15 +545,22 @@ class AnsibleEngine(RunEngine):
                         "cmd": jobs.stop_script(self._job_of(task), self._place(task.host)[0]),
                         "executable": "/bin/sh"}, "changed_when": True})
         if not lanes:
-            return
-        book = Book()
-        _plain_play(book, "Stop the steps of a stopped run", lanes)
+            return answers
+        _plain_play(book := Book(), "Stop the steps of a stopped run", lanes)
+
+        def on_event(event: dict) -> None:
+            data = event.get("event_data") or {}
+            host = self._by_name.get(str(data.get("host", "")))
+            match = _STEP_OF_TASK.match(str(data.get("task", "")))
+            if event.get("event") == "runner_on_ok" and host and match:
+                answers[(match.group(1), host)] = jobs.parse_status(str((data.get("res") or {}).get("stdout", "")))
         cancel = self._cancel
         self._cancel = threading.Event()        # the stop itself must not be cancelled
         try:
-            self._run_playbook(self._write_pass(book), lambda event: None)
+            self._run_playbook(self._write_pass(book), on_event)
         finally:
             self._cancel = cancel
+        return answers
 
 
 def _plain_play(book: Book, title: str, lanes: dict[str, list[dict]]) -> None:

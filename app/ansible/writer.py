@@ -83,16 +83,16 @@ def export(bed: Bed, steps: Sequence[RunStep], out_dir: Path, reached: Reach | N
     _remove_earlier_task_files(out_dir)
     for key, (fname, doc) in files.items():
         path = out_dir / fname
-        write_atomic(path, (head + dump(doc)).encode())
+        write_atomic(path, (head + dump(doc)).encode(), through_symlink=False)
         result.paths[key] = path
     for relative, tasks in task_files.items():
         path = out_dir / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, (head + dump(tasks)).encode())
+        write_atomic(path, (head + dump(tasks)).encode(), through_symlink=False)
     result.task_files = sorted(out_dir / r for r in task_files)
     result.notes = _notes(bed, steps, reached, collections, result.secrets)
     readme = out_dir / "README.md"
-    write_atomic(readme, _readme(result, collections).encode())
+    write_atomic(readme, _readme(result, collections).encode(), through_symlink=False)
     result.paths["readme"] = readme
     return result
 

@@ -8,6 +8,7 @@ QGuiApplication for fonts: `app.report.qt_app.ensure_gui_app`).
 """
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Callable, Iterable
@@ -53,19 +54,22 @@ def export_diagram(bed: Any, path: str | os.PathLike, fmt: str | None = None, *,
     if fmt == "drawio":
         from app.diagram.drawio import drawio_document
         text, counts = drawio_document(bed, boxes, found)
-        write_atomic(target, text.encode("utf-8"))
+        well_formed(text.encode("utf-8"), "draw.io")
+        write_atomic(target, text.encode("utf-8"), through_symlink=False)
         skipped = f"; {len(counts.skipped)} link(s) with an end not drawn left out" if counts.skipped else ""
         return Exported(target, fmt, f"{counts.devices} devices, {counts.ports} ports, {counts.cables} cables, "
                                      f"{counts.paths} paths without cabling{skipped}")
     if fmt == "graphml":
         from app.diagram.graphml import graphml_document
         text, nodes, edges = graphml_document(bed, boxes)
-        write_atomic(target, text.encode("utf-8"))
+        well_formed(text.encode("utf-8"), "GraphML")
+        write_atomic(target, text.encode("utf-8"), through_symlink=False)
         return Exported(target, fmt, f"{nodes} nodes, {edges} edges")
     from app.report.qt_app import ensure_gui_app
     ensure_gui_app()
     painter_target = {"png": _png, "svg": _svg, "pdf": _pdf}[fmt]
-    summary = _atomically(target, lambda tmp: painter_target(bed, tmp, boxes, found, scale))
+    check = (lambda data: well_formed(data, "SVG")) if fmt == "svg" else None
+    summary = _atomically(target, lambda tmp: painter_target(bed, tmp, boxes, found, scale), check)
     return Exported(target, fmt, summary)
 
 
@@ -82,12 +86,33 @@ def image_size(boxes: dict[str, Box], scale: float) -> tuple[int, int, float]:
     return max(1, int(w * scale)), max(1, int(h * scale)), scale
 
 
-def _atomically(target: Path, write: Callable[[Path], str]) -> str:
+def well_formed(data: bytes, what: str) -> None:
+    """Parse an XML file back before it is kept: OSError (nothing written) when no program could
+    open it, with the line and what is wrong."""
+    import xml.etree.ElementTree as ET
+    try:
+        ET.fromstring(data)
+    except ET.ParseError as exc:
+        line, column = exc.position
+        shown = data.splitlines()[line - 1][max(0, column - 30):column + 30].decode("utf-8", "replace") \
+            if 0 < line <= data.count(b"\n") + 1 else ""
+        raise OSError(errno.EINVAL, f"the {what} file would not be well-formed XML (line {line}, column "
+                                    f"{column + 1}: {str(exc).split(': line')[0]}; near {shown!r}); "
+                                    "nothing was written. A text of the bed holds a character XML cannot carry "
+                                    "(a control character): remove it") from None
+
+
+def _atomically(target: Path, write: Callable[[Path], str], check: Callable[[bytes], None] | None = None) -> str:
+    if os.path.islink(target):
+        raise OSError(errno.ELOOP, f"{target} is a symbolic link: an export is not written through one "
+                                   "(remove it or choose another name)")
     real = Path(os.path.realpath(target))
     fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=real.suffix, dir=real.parent)
     os.close(fd)
     try:
         summary = write(Path(tmp))
+        if check is not None:
+            check(Path(tmp).read_bytes())
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, real)
     except BaseException:

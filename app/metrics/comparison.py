@@ -212,22 +212,54 @@ def _fmt(v: float) -> str:
 
 # ====================================================================== where figures come from
 
-def run_figures(run_dir: Path, metric: str, label: str = "") -> RunFigures | None:
-    """A run's figure per subject: its result files', else its recorded series' averages."""
+def run_figures(run_dir: Path, metric: str, label: str = "") -> list[RunFigures]:
+    """A run's figures per subject, one set per repetition of the test it ran (a run of the run
+    section holds them all: each is one run of the median of N); figures of different phases,
+    scenarios and levels are different subjects ("2 active cells: SQL1"), never added together.
+    From its result files, else from its recorded series' averages."""
+    from app.metrics.by_place import OUTSIDE, samples_by_place, step_windows
+    from app.run.positions import read_positions
     total_rule = describe(metric)[3]
-    per: dict[str, list[float]] = {}
+    per: dict[tuple, dict[str, list[float]]] = {}
     for rec in attached(run_dir):
         value = rec.figure(metric)
         if not math.isnan(value):
-            per.setdefault(rec.host or rec.step or rec.stored, []).append(value)
+            place = _stage_and_run(rec.position) if rec.position else ("", "", "")
+            per.setdefault(place, {}).setdefault(rec.host or rec.step or rec.stored, []).append(value)
     if not per and metric in _SERIES:
-        for s in load_samples(run_dir):
-            if s.metric == _SERIES[metric] and is_host_series(s.source) and not math.isnan(s.value):
-                per.setdefault(s.source, []).append(s.value)
-        values = {k: statistics.fmean(v) for k, v in per.items()}
+        samples = [s for s in load_samples(run_dir) if s.metric == _SERIES[metric] and is_host_series(s.source)
+                   and not math.isnan(s.value)]
+        positions = read_positions(run_dir)
+        grouped = samples_by_place(samples, step_windows(run_dir, positions)) if positions else {OUTSIDE: samples}
+        for key, group in grouped.items():
+            place = _stage_and_run(dict(zip(("configuration", "phase", "scenario", "level", "repetition"), key))) \
+                if key != OUTSIDE else ("", "", "")
+            for smp in group:
+                per.setdefault(place, {}).setdefault(smp.source, []).append(smp.value)
+        reduce = statistics.fmean
     else:       # several files of one subject: loads that ran side by side add up (latency: their mean)
-        values = {k: (sum(v) if total_rule == "sum" else statistics.fmean(v)) for k, v in per.items()}
-    return RunFigures(label or Path(run_dir).name, values) if values else None
+        reduce = sum if total_rule == "sum" else statistics.fmean
+    name = label or Path(run_dir).name
+    runs: dict[str, RunFigures] = {}
+    several = len({scenario for scenario, _, _ in per}) > 1
+    for (scenario, level, rep), subjects in per.items():
+        figures = runs.setdefault(rep, RunFigures(f"{name} run {rep}" if rep else name, {}))
+        for subject, values in subjects.items():
+            figures.values[_subject(scenario if several else "", level, subject)] = reduce(values)
+    return [f for f in runs.values() if f.values]
+
+
+def _stage_and_run(position: dict) -> tuple[str, str, str]:
+    """(scenario, level, repetition) of a place in the test."""
+    return (str(position.get("scenario", "") or ""), str(position.get("level", "") or ""),
+            str(position.get("repetition", "") or ""))
+
+
+def _subject(scenario: str, level: str, subject: str) -> str:
+    """'2 active cells: SQL1', 'degraded, 2 active cells: SQL1' (the scenario only where a side's
+    figures come from several), 'SQL1'."""
+    stage = ", ".join(x for x in (scenario, level) if x)
+    return f"{stage}{LEVEL_SEP}{subject}" if stage else subject
 
 
 def bed_figures(bed, name: str, metric: str) -> list[RunFigures]:
@@ -236,12 +268,14 @@ def bed_figures(bed, name: str, metric: str) -> list[RunFigures]:
     wanted = {metric, *(k for k, v in ALIASES.items() if v == metric)}
     runs: list[RunFigures] = []
     seen: dict[str, int] = {}
-    for r in bed.results:
-        if name not in (r.configuration, r.scenario) or metric_key(r.metric) not in wanted and r.metric not in wanted:
-            continue
+    mine = [r for r in bed.results if name in (r.configuration, r.scenario)
+            and (metric_key(r.metric) in wanted or r.metric in wanted)]
+    several = len({r.scenario for r in mine}) > 1
+    for r in mine:
         if r.value is NOT_STATED or r.bound:
             continue            # a figure the source does not give, or gives only as a bound, is no run
-        subject = f"{r.level}{LEVEL_SEP}{r.subject or r.workload}" if r.level else (r.subject or r.workload)
+        scenario = r.scenario if several and r.scenario != name else ""
+        subject = _subject(scenario, r.level, r.subject or r.workload)
         n = seen.get(subject, 0)
         seen[subject] = n + 1
         while len(runs) <= n:
@@ -393,15 +427,16 @@ def resolve_sides(refs: Iterable[str], metric: str, *, runs_root: Path | None = 
             info = None
         if info is not None:
             figures = run_figures(info.dir, metric, info.id)
-            if figures is None:
+            if not figures:
                 raise ValueError(f"run {info.id} has no {describe(metric)[0].lower()} figure: attach its result "
                                  f"files with `testbed-studio results import {info.id} FILE...`")
             within = f" in configuration {info.configuration}" if info.configuration else ""
-            sides.append(Side(info.id, [figures], f"run {info.id}{within}" + _rests(info)))
+            sides.append(Side(info.id, figures, f"run {info.id}{within}"
+                              + (f", {len(figures)} repetitions" if len(figures) > 1 else "") + _rests(info)))
             continue
         infos = [i for i in J.list_runs(runs_root) if i.configuration == ref
                  and (bed_file is None or Path(i.bed_file).resolve() == Path(bed_file).resolve())]
-        runs = [f for i in infos if (f := run_figures(i.dir, metric, i.id)) is not None]
+        runs = [f for i in infos for f in run_figures(i.dir, metric, i.id)]
         rests = "".join(f"; {i.id}{said}" for i in infos if runs for said in (_rests(i),) if said)
         recorded = bed_figures(bed, ref, metric) if bed is not None else []
         if not runs and not recorded:

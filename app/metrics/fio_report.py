@@ -12,11 +12,11 @@ The latency quoted is fio's completion latency (clat) mean, as the live stream p
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 
 from app.metrics.parsed import NAN, JobRow, ParsedResult, add, weighted_mean
+from app.metrics.reading import ResultFileError, json_objects, loads
 
 DIRECTIONS = ("read", "write")
 
@@ -64,6 +64,26 @@ def direction(part: dict) -> Direction:
     return Direction(ios, nbytes, runtime, lat_ns, n, has)
 
 
+ALL_CLIENTS = "All clients"
+
+
+def with_client_jobs(report: dict) -> dict:
+    """A report of fio's client/server mode (`fio --client=HOST ...`) keeps its jobs under
+    `client_stats`, one entry per job on each server (named by its `hostname` and `port`) and one
+    more, "All clients", that adds them up: as a plain report, the servers' jobs as its jobs
+    (the sum is worked out again from them, as for any report), each named HOST:PORT/JOB."""
+    clients = report.get("client_stats")
+    if "jobs" in report or not isinstance(clients, list):
+        return report
+    jobs = []
+    for entry in clients:
+        if not isinstance(entry, dict) or entry.get("jobname") == ALL_CLIENTS:
+            continue
+        where = str(entry.get("hostname") or "server") + (f":{entry['port']}" if entry.get("port") else "")
+        jobs.append({**entry, "jobname": f"{where}/{entry.get('jobname', 'job')}"})
+    return {**report, "jobs": jobs, "client/server": True}
+
+
 def job_names(jobs: list[dict]) -> list[str]:
     """A name per job that stays the same from one report to the next: with numjobs > 1
     every clone shares the job name, so the second and later get '#2', '#3'..."""
@@ -83,7 +103,12 @@ def parse_fio_report(report: dict) -> ParsedResult:
     if not isinstance(jobs, list) or not jobs:
         result.problems.append("no 'jobs' list: is this fio's --output-format=json report?")
         return result
-    global_opts = report.get("global options") or {}
+    odd = [n for n, job in enumerate(jobs, 1) if not isinstance(job, dict)]
+    if odd:
+        result.problems.append(f"{len(odd)} item(s) of the 'jobs' list are not jobs (the first is item {odd[0]}): "
+                               "left out")
+        jobs = [job for job in jobs if isinstance(job, dict)]
+    every_global = report.get("global options") or {}
     groups = set()
     read_lat, write_lat = [], []
     for name, job in zip(job_names(jobs), jobs):
@@ -96,6 +121,7 @@ def parse_fio_report(report: dict) -> ParsedResult:
             continue
         d = {k: direction(job[k]) for k in DIRECTIONS}
         opts = job.get("job options") or {}
+        global_opts = _global_options(every_global, job)
         groups.add(job.get("groupid", 0))
         row = JobRow(name)
         row.read_iops = d["read"].iops if d["read"].ios else 0.0
@@ -134,12 +160,28 @@ def parse_fio_report(report: dict) -> ParsedResult:
         result.notes.append("no reads: read latency does not apply")
     if result.write_iops == 0:
         result.notes.append("no writes: write latency does not apply")
+    if report.get("client/server"):
+        servers = {r.name.partition("/")[0] for r in result.jobs}
+        result.notes.append(f"fio client/server: {len(servers)} server(s); the figures add up their jobs "
+                            "(fio's own 'All clients' entry gives the same sum)")
     if len(groups) > 1:
         result.notes.append(f"{len(groups)} reporting groups: the totals add them as if they ran together; "
                             "groups separated by stonewall ran one after another - read the per-job rows")
     if math.isnan(result.duration_s):
         result.missing("duration", "no job has a runtime")
     return result
+
+
+def _global_options(every: dict | list, job: dict) -> dict:
+    """The global options a job ran with: client/server mode lists one set per server."""
+    if isinstance(every, dict):
+        return every
+    if isinstance(every, list):
+        for opts in every:
+            if isinstance(opts, dict) and (opts.get("hostname"), opts.get("port")) == \
+                    (job.get("hostname"), job.get("port")):
+                return opts
+    return {}
 
 
 def _mixed_row(name: str, part: dict, result: ParsedResult) -> JobRow:
@@ -155,20 +197,33 @@ def _mixed_row(name: str, part: dict, result: ParsedResult) -> JobRow:
     return row
 
 
-def split_reports(text: str) -> list[dict]:
+def split_reports(text: str, problems: list[str] | None = None) -> list[dict]:
     """Every JSON report in `text`: one for a plain run, one per interval for a
     --status-interval stream; lines fio prints around them ("note: ...") are skipped."""
-    decoder = json.JSONDecoder()
-    out, i = [], 0
-    while True:
-        start = text.find("{", i)
-        if start < 0:
-            return out
+    return [doc for _, doc in reports_with_lines(text, problems)]
+
+
+def reports_with_lines(text: str, problems: list[str] | None = None) -> list[tuple[int, dict]]:
+    """(the line it starts on, the report) for every JSON report in `text`.  Linear in the
+    text's length whatever it holds; an object nested too deep is skipped and, with
+    `problems`, named with its line."""
+    out = []
+    seen, line = 0, 1
+    for start, end in json_objects(text):
+        chunk = text[start:end]
+        if '"jobs"' not in chunk and '"fio version"' not in chunk:
+            continue
+        line += text.count("\n", seen, start)
+        seen = start
         try:
-            doc, end = decoder.raw_decode(text, start)
-        except ValueError:
-            i = start + 1
+            doc = loads(chunk)
+        except ResultFileError as exc:
+            # a torn last report (fio stopped) is skipped as before; one nested past any report's
+            # depth is said, with its line
+            if problems is not None and "nests deeper" in str(exc) and len(problems) < 20:
+                problems.append(f"line {line + (exc.line or 1) - 1}: a JSON object nests deeper than any fio "
+                                "report: skipped")
             continue
         if isinstance(doc, dict) and ("jobs" in doc or "fio version" in doc):
-            out.append(doc)
-        i = end
+            out.append((line, doc))
+    return out

@@ -1,5 +1,7 @@
 """`testbed-studio results import RUN FILE... [--step N] [--host H] [--tool T]`: load tools' result
-files attached to a recorded run (app.metrics.run_results), all of them or none."""
+files attached to a recorded run (app.metrics.run_results), all of them or none.  Given a bed
+file instead of a run, the files' figures are recorded in the bed at a place in the test
+(app.metrics.recorded_import)."""
 from __future__ import annotations
 
 import argparse
@@ -21,6 +23,9 @@ def cmd_import(ns: argparse.Namespace) -> int:
     if not ns.files:
         _err("results import needs a run and at least one file: testbed-studio results import RUN FILE...")
         return EXIT_UNUSABLE
+    from app.metrics.recorded_import import cmd_import_recorded, is_bed_file
+    if is_bed_file(ns.files[0]):          # published figures onto the bed itself: no run, no hosts
+        return cmd_import_recorded(ns)
     ref, files = ns.files[0], [Path(f) for f in ns.files[1:]]
     if not files:
         _err(f"no result file given to attach to run {ref}")
@@ -41,6 +46,9 @@ def cmd_import(ns: argparse.Namespace) -> int:
             parsed = parse_text(decode(f.read_bytes()), ns.tool)
         except OSError as exc:
             _err(f"{f}: cannot be read ({exc.strerror or exc}); nothing was attached")
+            return EXIT_UNUSABLE
+        except ValueError as exc:       # a ResultFileError (with its line) or an unknown --tool
+            _err(f"{f}: {exc}; nothing was attached")
             return EXIT_UNUSABLE
         if parsed.tool == "unknown" or nothing_read(parsed):
             _err(f"{f}: nothing could be read - {'; '.join(parsed.problems)}; nothing was attached")

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from app.metrics.registry import PARSERS, parse_text
-from app.metrics.run_results import decode, nothing_read
+from app.metrics.run_results import ResultFileError, decode, nothing_read
 
 EXIT_OK, EXIT_UNREADABLE = 0, 2
 
@@ -26,8 +26,11 @@ def cmd_parse(ns) -> int:
     except OSError as exc:
         print(f"{ns.file}: cannot be read ({exc.strerror or exc})", file=sys.stderr)
         return EXIT_UNREADABLE
-    text = decode(raw)
-    result = parse_text(text, ns.tool)
+    try:
+        result = parse_text(decode(raw), ns.tool)
+    except ResultFileError as exc:
+        print(f"{ns.file}: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
     if ns.format == "json":
         print(json.dumps({"file": str(path), **result.as_dict()}, indent=2))
     else:

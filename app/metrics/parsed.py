@@ -44,7 +44,8 @@ class ParsedResult:
 
     def as_dict(self) -> dict:
         def num(v):
-            return None if isinstance(v, float) and math.isnan(v) else v
+            # JSON has no NaN or Infinity: an unknown figure is null
+            return None if isinstance(v, float) and not math.isfinite(v) else v
 
         def row(r: JobRow) -> dict:
             return {"name": r.name, "iops": num(r.iops), "read_iops": num(r.read_iops),
@@ -94,3 +95,36 @@ def add(values) -> float:
     """Sum of the known values; NaN when none is known."""
     known = [v for v in values if not math.isnan(v)]
     return sum(known) if known else NAN
+
+
+class ResultFileError(ValueError):
+    """A result file cannot be read or attached; the message says why, where (`line`, when one
+    can be named) and what to do."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line
+
+
+FIGURES = ("iops", "read_iops", "write_iops", "read_latency_ms", "write_latency_ms", "mb_per_s", "duration_s")
+
+
+def refuse_non_finite(result: ParsedResult) -> ParsedResult:
+    """An infinite figure is no measurement (a file that says `inf`, or a count so large that a
+    rate overflows): it becomes unknown, and `problems` says so.  JSON then never carries it."""
+    def clean(owner: str, values: dict) -> dict:
+        out = {}
+        for name, value in values.items():
+            if isinstance(value, float) and math.isinf(value):
+                result.problems.append(f"{owner}{name} is {value} in the file: not a measurement, left out")
+                value = NAN
+            out[name] = value
+        return out
+    for name, value in clean("", {n: getattr(result, n) for n in FIGURES}).items():
+        setattr(result, name, value)
+    result.extra = clean("", result.extra)
+    for row in result.jobs:
+        for name, value in clean(f"{row.name}: ", {n: getattr(row, n) for n in FIGURES}).items():
+            setattr(row, name, value)
+        row.extra = clean(f"{row.name}: ", row.extra)
+    return result

@@ -34,7 +34,8 @@ ROW = np.dtype([("t", "<f8"), ("v", "<f8"), ("k", "<i4"), ("pad", "<i4")])
 
 
 def line_of(s: Sample) -> str:
-    return json.dumps([s.timestamp, s.source, s.metric, None if math.isnan(s.value) else s.value, s.unit]) + "\n"
+    # a value that is not finite is no measurement: a gap (JSON has no Infinity)
+    return json.dumps([s.timestamp, s.source, s.metric, s.value if math.isfinite(s.value) else None, s.unit]) + "\n"
 
 
 class MetricsRecorder:
@@ -143,7 +144,9 @@ def read_index(run_dir: Path):
             try:
                 ts, source, metric, value, unit = json.loads(line)
                 ts, value = float(ts), (math.nan if value is None else float(value))
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, RecursionError, OverflowError):
+                continue        # a torn line, or one no run wrote
+            if not (isinstance(source, str) and isinstance(metric, str) and math.isfinite(ts)):
                 continue
             n = numbers.get((source, metric))
             if n is not None and n < newest.size and ts <= newest[n]:

@@ -47,6 +47,7 @@ class RunResults:
     storage: list = field(default_factory=list)       # app.metrics.storage_series.StorageRow per group/pool
     unmapped: list[str] = field(default_factory=list)  # HOST/DEVICE series no volume's drive names
     record: Any = None                                 # app.run.as_run.AsRun: the run as it happened
+    places: list = field(default_factory=list)         # app.metrics.by_place.PlacedResults, when it has several
 
     @property
     def start_time(self) -> float:
@@ -102,7 +103,10 @@ def load_run_results(ref: str, bed=None, runs_root: Path | None = None) -> RunRe
     summaries = summarize(samples)
     if bed is not None:
         verdicts = judge_criteria(summaries, bed, samples)
-    return RunResults(info.id, info.created, samples, summaries, verdicts, storage, unmapped, record)
+    from app.metrics.by_place import placed_report
+    placed = placed_report(info.dir, samples, bed, info.configuration)
+    return RunResults(info.id, info.created, samples, summaries, verdicts, storage, unmapped, record,
+                      placed.places if placed is not None else [])
 
 
 def _plan_and_text(info, bed) -> tuple[list[tuple[str, str]], str | None]:

@@ -71,7 +71,8 @@ def parse_jetstress(text: str) -> ParsedResult:
     if text.lstrip().startswith("<?xml") or re.match(r"\s*<Jetstress", text):
         return _jetstress_xml(text)
     r = parse_jetstress_html(text)
-    m = re.search(r"Jetstress\s+(?:Version\s*)?([\d.]+(?:\s*\(\d+\))?)", text, re.I)
+    m = re.search(r"Jetstress Version\s*(?:<[^>]*>\s*)*([\d.]+(?:\s*\(\d+\))?)", text, re.I) \
+        or re.search(r"Jetstress\s+(?:Version\s*)?([\d.]+(?:\s*\(\d+\))?)", text, re.I)
     return _jetstress_figures(r, m.group(1).strip() if m else "", _jetstress_instances(text))
 
 
@@ -104,7 +105,20 @@ def _jetstress_xml(text: str) -> ParsedResult:
 
 
 def _xml_label(el: ET.Element) -> str:
-    return (el.get("name") or el.tag).strip().lower()
+    return jetstress_label(el.get("name") or el.tag)
+
+
+def jetstress_label(text: str) -> str:
+    """A counter's name as the parser looks it up.  Reports print them in several ways: 'I/O
+    Database Reads/sec', 'I/O Database Reads /sec', 'I/O Database Reads/s', 'I/O Database
+    Reads/s/sec', 'I/O Data base Reads Average Latency (msec)' (seen in one ESRP report's
+    Jetstress 2010 tables); all read as 'i/o database reads/sec' and so on."""
+    label = re.sub(r"\s+", " ", text).strip().lower()
+    label = label.replace("data base", "database")
+    label = re.sub(r"\s*/\s*", "/", label)
+    label = re.sub(r"/s/sec\b", "/sec", label)
+    label = re.sub(r"/s\b(?!ec)", "/sec", label)
+    return label
 
 
 def _jetstress_figures(r, version: str, instances: list[tuple[str, dict[str, str]]]) -> ParsedResult:
@@ -114,6 +128,11 @@ def _jetstress_figures(r, version: str, instances: list[tuple[str, dict[str, str
     if instances:
         def col(row, name):
             return next((_float(v) for k, v in row.items() if k.startswith(name)), NAN)
+        columns = set().union(*(row.keys() for _, row in instances))
+        for name, what in (("i/o database reads/sec", "reads/s"), ("i/o database writes/sec", "writes/s"),
+                           ("i/o log writes/sec", "log writes/s")):
+            if not any(c.startswith(name) for c in columns):
+                out.missing(f"per-instance {what}", f"the instances' table has no '{name}' column")
         reads, logs = [], []
         for name, row in instances:
             job = JobRow(name, read_latency_ms=col(row, "i/o database reads average latency"),
@@ -148,17 +167,25 @@ def _float(text: str) -> float:
 
 
 def _jetstress_instances(text: str) -> list[tuple[str, dict[str, str]]]:
-    out, header = [], None
+    """The rows of the report's first table of instances, "Transactional I/O Performance": the
+    "Total I/O Performance" table further on has the same columns with other figures (background
+    maintenance and log replication added), and must not be read as more instances."""
+    out: list[tuple[str, dict[str, str]]] = []
+    header = None
     for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", text, flags=re.S | re.I):
         cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
                  for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr, flags=re.S | re.I)]
-        lowered = [c.lower() for c in cells]
+        lowered = [jetstress_label(c) for c in cells]
         if any(c.startswith("i/o database reads average latency") for c in lowered[1:]):
+            if out:
+                break               # a second table of instances: the first one was the transactional
             header = lowered
             continue
         if header and len(cells) == len(header) and cells[0] \
                 and all(not math.isnan(_float(c)) for c in cells[1:] if c):
             out.append((cells[0], dict(zip(header[1:], cells[1:]))))
+        elif out:
+            break
         else:
             header = None
     return out
@@ -170,14 +197,67 @@ _SQLIO = {"iops": r"IOs/sec:\s*([\d.]+)", "mbs": r"MBs/sec:\s*([\d.]+)",
 
 
 def parse_sqlio(text: str) -> ParsedResult:
-    """sqlio's text output.  Its MBs/sec counts MiB (2^20 bytes); latency is whole ms."""
+    """sqlio's text output.  Its MBs/sec counts MiB (2^20 bytes); latency is whole ms.  A lab that
+    runs sqlio again with `>> results.txt` gets one file of several runs, each starting with
+    sqlio's banner (or its "N threads reading|writing" line): each is a row of its own, and the
+    file's figures are over all of them (I/Os and seconds added, latency weighted by I/Os)."""
+    runs = [_sqlio_run(chunk) for chunk in _sqlio_chunks(text)]
+    runs = [r for r in runs if r is not None] or [_sqlio_run(text)]
+    if len(runs) == 1 and runs[0] is not None:
+        return runs[0]
+    first = next((r for r in runs if r is not None), None)
+    out = ParsedResult("sqlio", first.version if first is not None else "")
+    if first is None:
+        out.problems.append("no 'IOs/sec:' line: is this sqlio's output?")
+        return out
+    for k, r in enumerate(runs, 1):
+        threads = r.extra.get("threads")
+        how = f"{threads:g} threads, {r.duration_s:g} s" if isinstance(threads, float) and \
+            not math.isnan(r.duration_s) else ""
+        row = JobRow(f"run {k}" + (f" ({how})" if how else ""), r.iops, r.read_iops, r.write_iops,
+                     r.read_latency_ms, r.write_latency_ms, r.mb_per_s, r.duration_s)
+        row.extra = {k2: v for k2, v in r.extra.items() if k2 != "latency histogram"}
+        out.jobs.append(row)
+        out.problems += [f"run {k}: {p}" for p in r.problems]
+    seconds = [r.duration_s for r in runs]
+    if any(math.isnan(x) for x in seconds):
+        out.problems.append("a run has no 'N threads reading|writing for S secs' line: the file's figures are "
+                            "left to the runs' rows")
+        return out
+    total = sum(seconds)
+    for name in ("iops", "read_iops", "write_iops", "mb_per_s"):
+        values = [getattr(r, name) for r in runs]
+        if not any(math.isnan(v) for v in values):
+            setattr(out, name, sum(v * x for v, x in zip(values, seconds)) / total)
+    out.read_latency_ms = weighted_mean((r.read_latency_ms, r.read_iops * x) for r, x in zip(runs, seconds))
+    out.write_latency_ms = weighted_mean((r.write_latency_ms, r.write_iops * x) for r, x in zip(runs, seconds))
+    out.duration_s = total
+    out.notes.append(f"{len(runs)} sqlio runs one after another in one file (appended with >>): the figures "
+                     "are over all of them (I/Os and seconds added, latency weighted by I/Os); each run is a row")
+    return out
+
+
+_SQLIO_BANNER = re.compile(r"^sqlio v", re.M)
+_SQLIO_RUN_LINE = re.compile(r"^\s*\d+ threads? (?:reading|writing) for \d+ secs?", re.M)
+
+
+def _sqlio_chunks(text: str) -> list[str]:
+    """The text of each run in a file several runs were appended to."""
+    for mark in (_SQLIO_BANNER, _SQLIO_RUN_LINE):
+        starts = [m.start() for m in mark.finditer(text)]
+        if len(starts) > 1:
+            return [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
+    return [text]
+
+
+def _sqlio_run(text: str) -> ParsedResult | None:
+    """One run's figures; None for a part of the file with no 'IOs/sec:' line."""
     v = re.search(r"sqlio v([\w.]+)", text)
     out = ParsedResult("sqlio", v.group(1) if v else "")
     found = {k: float(m.group(1)) for k, p in _SQLIO.items() if (m := re.search(p, text))}
     run = re.search(r"(\d+) threads? (reading|writing) for (\d+) secs?", text)
     if "iops" not in found:
-        out.problems.append("no 'IOs/sec:' line: is this sqlio's output?")
-        return out
+        return None
     out.iops = found["iops"]
     out.mb_per_s = found["mbs"] * MIB if "mbs" in found else NAN
     if run:

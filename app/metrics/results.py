@@ -31,15 +31,17 @@ from topology.vocabulary import criterion_words
 def load_samples(run_dir: Path) -> list[Sample]:
     out: list[Sample] = []
     try:
-        text = (Path(run_dir) / METRICS_FILE).read_text(encoding="utf-8")
-    except FileNotFoundError:
+        text = (Path(run_dir) / METRICS_FILE).read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError):
         return out
     for line in text.splitlines():
         try:
             t, src, metric, value, unit = json.loads(line)
-            out.append(Sample(float(t), src, metric, math.nan if value is None else float(value), unit))
-        except (ValueError, TypeError):
-            continue        # a line torn by a crash
+            t, value = float(t), math.nan if value is None else float(value)
+        except (ValueError, TypeError, RecursionError, OverflowError):
+            continue        # a line torn by a crash, or one no run wrote
+        if math.isfinite(t) and not math.isinf(value) and all(isinstance(x, str) for x in (src, metric, unit)):
+            out.append(Sample(t, src, metric, value, unit))
     return out
 
 

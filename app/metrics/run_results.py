@@ -25,7 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app.metrics.parsed import ParsedResult
+from app.metrics.parsed import ParsedResult, ResultFileError
+from app.metrics.reading import decode
 from app.metrics.registry import parse_text
 
 INDEX = "results.jsonl"
@@ -35,10 +36,6 @@ IMPORTED, FETCHED = "imported", "fetched"
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _lock = threading.Lock()
-
-
-class ResultFileError(ValueError):
-    """The file cannot be attached; the message says why and what to do."""
 
 
 @dataclass
@@ -64,13 +61,6 @@ class AttachedResult:
         else:
             value = self.figures.get(name)
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
-
-
-def decode(raw: bytes) -> str:
-    """A result file's text: typeperf and PowerShell write UTF-16 when redirected on some Windows."""
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return raw.decode("utf-16")
-    return raw.decode("utf-8-sig", errors="replace")
 
 
 def nothing_read(result: ParsedResult) -> bool:
@@ -131,7 +121,7 @@ def attach_file(run_dir: Path, path: Path, **options: Any) -> AttachedResult:
 def attached(run_dir: Path) -> list[AttachedResult]:
     """The run's result files in the order they were attached (a torn last record is left out)."""
     try:
-        text = (Path(run_dir) / INDEX).read_text(encoding="utf-8")
+        text = (Path(run_dir) / INDEX).read_text(encoding="utf-8", errors="replace")
     except (FileNotFoundError, NotADirectoryError):
         return []
     out = []
@@ -140,8 +130,10 @@ def attached(run_dir: Path) -> list[AttachedResult]:
     for line in text.splitlines():
         try:
             data = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(data, dict) and required <= set(data):
+        except (ValueError, RecursionError):
+            continue        # a torn record, or a line no run wrote
+        if isinstance(data, dict) and required <= set(data) and isinstance(data["figures"], dict) \
+                and all(isinstance(data[k], str) for k in required - {"figures"}) \
+                and isinstance(data.get("position", {}), dict):
             out.append(AttachedResult(**{k: data[k] for k in names if k in data}))
     return out

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from app.metrics import sample as M
-from app.metrics.fio_report import direction, job_names
+from app.metrics.fio_report import direction, job_names, with_client_jobs
 from app.metrics.sample import Sample
 
 NAN = math.nan
@@ -30,6 +30,7 @@ class _JobTotals:
     bytes: dict[str, float] = field(default_factory=dict)
     lat_sum_ns: dict[str, float] = field(default_factory=dict)  # mean * N of completion latency
     lat_n: dict[str, float] = field(default_factory=dict)
+    runtime_ms: float = 0.0     # how long the job has issued I/O (the longer of its directions)
 
 
 class FioStatusParser:
@@ -84,11 +85,20 @@ class FioStatusParser:
                 ((M.IOPS, "IO/s"), (M.READ_LATENCY_MS, "ms"), (M.WRITE_LATENCY_MS, "ms"), (M.THROUGHPUT_MBPS, "MB/s"))]
 
     def _report(self, report: dict) -> list[Sample]:
+        """One status report's seconds.  A job's figures are counts since it started, so each
+        is differenced against the job's previous report, over the time that difference covers:
+        - a job's first report covers its own run time (its directions' `runtime`), not the time
+          since fio started: fio lays files out and waits for earlier `stonewall` groups first;
+        - a job that has not started (stonewall) or has ended gives no figure of its own;
+        - `ramp_time`: fio zeroes a job's counts when its ramp ends, so counts that go down are
+          counted from that moment (the report's `runtime` since the reset), never as negative;
+        - the host's second is every job's I/O in the span the jobs cover together (the longest
+          of their spans), so jobs that ran one after another are not added as if side by side."""
         self.reports += 1
         self.final_report = report
         try:
             t_ms = float(report.get("timestamp_ms") or report["timestamp"] * 1000)
-            jobs = report["jobs"]
+            jobs = with_client_jobs(report)["jobs"]
         except (KeyError, TypeError):
             self.problems.append(f"fio on {self.host}: a report without time or jobs was ignored")
             return []
@@ -96,26 +106,31 @@ class FioStatusParser:
         host_ios = {"read": 0.0, "write": 0.0}
         host_bytes = 0.0
         host_lat = {"read": [0.0, 0.0], "write": [0.0, 0.0]}      # sum of latency, count
-        interval_s = None
+        interval_s = 0.0
         for name, job in zip(job_names(jobs), jobs):
             try:
                 now = self._totals(job, t_ms)
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, AttributeError):
                 self.problems.append(f"fio on {self.host}: job {name!r} had no read/write figures")
                 continue
             before = self._previous.get(name)
+            if before is not None and _was_reset(before, now):
+                before = None               # ramp_time ended: the counts start again from zero
             if before is None:
-                # the first report covers the job's run so far: each direction's own runtime, not
-                # job_runtime, which --group_reporting sums over the merged jobs
-                runtime_ms = max((float(job[d].get("runtime") or 0) for d in ("read", "write")), default=0.0)
-                if not runtime_ms:
-                    runtime_ms = float(job.get("job_runtime") or 0)
-                before = _JobTotals(t_ms - runtime_ms if runtime_ms else t_ms - 1000)
+                ran_ms = now.runtime_ms
+                if not ran_ms and sum(now.ios.values()):        # a report without runtimes
+                    ran_ms = float(job.get("job_runtime") or 1000)
+                if not ran_ms:
+                    continue                # not started yet (a later stonewall group): nothing to say
+                before = _JobTotals(t_ms - ran_ms)
+            elif now.runtime_ms == before.runtime_ms and now.ios == before.ios:
+                self._previous[name] = now  # ended (or not yet running): no second of its own
+                continue
             self._previous[name] = now
             dt = (now.t_ms - before.t_ms) / 1000.0
             if dt <= 0:
                 continue      # fio's closing report can repeat the last second
-            interval_s = dt
+            interval_s = max(interval_s, dt)
             source = f"{self.host}/{name}"
             t = now.t_ms / 1000.0
             total_ios = 0.0
@@ -154,7 +169,14 @@ class FioStatusParser:
             totals.bytes[d] = part.nbytes
             totals.lat_n[d] = part.lat_n
             totals.lat_sum_ns[d] = part.lat_sum_ns
+            # each direction's own run time: job_runtime sums the jobs --group_reporting merges
+            totals.runtime_ms = max(totals.runtime_ms, part.runtime_ms)
         return totals
+
+
+def _was_reset(before: _JobTotals, now: _JobTotals) -> bool:
+    """fio zeroed the job's counts since its last report (the end of `ramp_time`)."""
+    return now.runtime_ms < before.runtime_ms or any(now.ios[d] < before.ios.get(d, 0.0) for d in now.ios)
 
 
 def fio_final_summary(report: dict) -> dict[str, float]:

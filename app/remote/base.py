@@ -113,9 +113,16 @@ class Transport(ABC):
                           on_output=lambda stream, line: lines.append(line) if stream == "stdout" else None)
         return jobs.parse_times(lines[-1]) if result.status == OK and lines else (None, None)
 
-    def stop_job(self, job) -> CommandResult:
+    def stop_job(self, job) -> tuple[str, int | None]:
+        """Stops the job unless it has ended, deciding on the host in one command: (stopped, None),
+        (ended, its exit status) or (gone, None); raises RemoteError when the host cannot be asked."""
         from app.remote import jobs
-        return self.run(jobs.stop_script(job, self.job_base), shell="sh", timeout=60)
+        lines: list[str] = []
+        result = self.run(jobs.stop_script(job, self.job_base), shell="sh", timeout=60,
+                          on_output=lambda stream, line: lines.append(line) if stream == "stdout" else None)
+        if result.status != OK:
+            raise RemoteError(f"{self.host}: cannot stop step {job.step}: {result.message}")
+        return jobs.parse_status(lines[-1] if lines else "")
 
     @abstractmethod
     def open(self) -> None: ...
@@ -139,11 +146,12 @@ class Transport(ABC):
 
 
 LINE_CAP = 64 * 1024      # bytes of one output line kept for the display and the journal
+LINE_BOUND = 16 * 1024 * 1024   # bytes of one line kept at all (the step's output file): memory stays bounded
 
 
 class CutLine(str):
     """A line longer than LINE_CAP: the text is its head and a note of how much was cut;
-    `whole` holds every byte for the step's output file."""
+    `whole` holds its bytes for the step's output file (up to LINE_BOUND, then a note)."""
     whole: bytes
 
 
@@ -151,11 +159,14 @@ class LineSplitter:
     """Turns chunks of bytes into whole lines for an OutputSink, keeping the last
     `keep` lines for the journal.  Invalid UTF-8 is replaced, never raised.  Linear in the
     output's size however long a line is: a chunk is searched once, and a line's pieces
-    are joined once, when its newline arrives."""
+    are joined once, when its newline arrives.  A line past LINE_BOUND bytes keeps its first
+    LINE_BOUND and says how many bytes were cut: a newline-less stream cannot fill memory."""
 
     def __init__(self, stream: str, sink: OutputSink | None, tail: list[str], keep: int = 200):
         self.stream, self.sink, self.tail, self.keep = stream, sink, tail, keep
         self._parts: list[bytes] = []
+        self._size = 0
+        self._dropped = 0
 
     def feed(self, data: bytes) -> None:
         start = 0
@@ -163,22 +174,38 @@ class LineSplitter:
             end = data.find(b"\n", start)
             if end < 0:
                 if start < len(data):
-                    self._parts.append(data[start:])
+                    self._add(data[start:] if start else data)
                 return
-            self._parts.append(data[start:end])
+            self._add(data[start:end])
             self._end_line()
             start = end + 1
 
+    def _add(self, piece: bytes) -> None:
+        room = LINE_BOUND - self._size
+        if len(piece) > room:
+            self._dropped += len(piece) - max(room, 0)
+            piece = piece[:max(room, 0)]
+        if piece:
+            self._parts.append(piece)
+            self._size += len(piece)
+
     def flush(self) -> None:
-        if self._parts and any(self._parts):
+        if (self._parts and any(self._parts)) or self._dropped:
             self._end_line()
-        self._parts = []
+        self._parts, self._size, self._dropped = [], 0, 0
 
     def _end_line(self) -> None:
         raw = self._parts[0] if len(self._parts) == 1 else b"".join(self._parts)
-        self._parts = []
-        raw = raw[:-1] if raw.endswith(b"\r") else raw
-        if len(raw) > LINE_CAP:
+        dropped = self._dropped
+        self._parts, self._size, self._dropped = [], 0, 0
+        raw = raw[:-1] if raw.endswith(b"\r") and not dropped else raw
+        if dropped:
+            note = f" … {dropped} bytes cut (a line longer than {LINE_BOUND // (1024 * 1024)} MiB)"
+            line = CutLine(raw[:LINE_CAP].decode("utf-8", "replace")
+                           + f" … {len(raw) + dropped - LINE_CAP} bytes cut (the step's output file keeps the "
+                             f"first {LINE_BOUND // (1024 * 1024)} MiB)")
+            line.whole = raw + note.encode()
+        elif len(raw) > LINE_CAP:
             line = CutLine(raw[:LINE_CAP].decode("utf-8", "replace")
                            + f" … {len(raw) - LINE_CAP} bytes cut (the whole line is in the step's output file)")
             line.whole = raw

@@ -8,6 +8,12 @@ follower (`tail --pid`) that streams `out` and `err` and exits with the job's st
 the driver dies, the follower dies with the connection and the job goes on.  Resume asks
 the host about the job: still running (wait for it and take its result, or stop its
 group), ended (take its recorded status), or gone.
+
+Who has the last word on a job is decided on the host, atomically: the folder holds a token
+file `live` that whoever settles the job renames, the job's own runner to `settled` when its
+script ends, a stop to `stopping`.  rename(2) succeeds for one of them only, so a stop never
+kills a job whose end is already recorded and never deletes its exit status: a job that ended
+between the question "still running?" and the stop is taken as it ended.
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 # job statuses a host reports
 RUNNING, ENDED, DEAD, GONE = "running", "ended", "dead", "gone"
+STOPPED = "stopped"          # what a stop reports when it stopped the job
 
 
 @dataclass(frozen=True)
@@ -62,11 +69,17 @@ tail -s 0.1 --pid="$child" -n +{out_from} -f out; o=$?
 wait $e; r=$?
 n=0
 while [ ! -s exit ] && kill -0 "$pid" 2>/dev/null && [ $n -lt 500 ]; do sleep 0.02; n=$((n+1)); done
+if [ ! -s exit ] && [ -e settled ] && [ -s exit.new ]; then mv exit.new exit; fi
 # a tail killed by a broken pipe: the driver died, and an adopting one reads out/err on: kept
-if [ $o -lt 128 ] && [ $r -lt 128 ]; then rm -f script out err; fi
-if [ -s exit ]; then exit "$(cat exit)"; fi
+kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }
+if [ -s exit ]; then kept || rm -f script out err; exit "$(cat exit)"; fi
+# still running: this follower was cut off (its driver died and took its pipes); the job and its
+# output stay as they are for the resume that adopts it
+if kill -0 "$pid" 2>/dev/null; then exit 124; fi
+kept || rm -f script out err
 echo "the step's process $pid ended without an exit status (it was killed)" >&2
-{ echo 137 > exit; } 2>/dev/null; exit 137
+if mv live settled 2>/dev/null || [ ! -e stopping ]; then { echo 137 > exit; } 2>/dev/null; fi
+exit 137
 """
 
 
@@ -81,12 +94,15 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
               'if [ -n "$2" ]; then cd "$2"; else cd; fi; '
               f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null & c=$!; '
               'echo $c > "$1/child.new"; mv "$1/child.new" "$1/child"; wait $c; s=$?; '
-              'date +%s.%N > "$1/ended"; echo $s > "$1/exit.new"; mv "$1/exit.new" "$1/exit"')
+              # the status is kept first, then the last word claimed: a stop that claims it in between
+              # finds the status and takes the job as ended
+              'date +%s.%N > "$1/ended"; echo $s > "$1/exit.tmp"; mv "$1/exit.tmp" "$1/exit.new"; '
+              'if mv "$1/live" "$1/settled" 2>/dev/null; then mv "$1/exit.new" "$1/exit"; fi')
     return f"""{_dir_assign(job, base)}
 mkdir -p "$d" && cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
-rm -f pid pid.new child child.new exit exit.new started ended
+rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping
 printf %s {shlex.quote(body)} | base64 -d > script || exit 125
-: > out; : > err
+: > out; : > err; : > live
 # a subshell that exits at once: the job is nobody's child here, so no zombie keeps tail waiting
 ( setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} < /dev/null > /dev/null 2>&1 & )
 n=0
@@ -139,20 +155,39 @@ else echo "{DEAD} $(cat "$d/pid" 2>/dev/null)"; fi
 
 
 def stop_script(job: Job, base: str | None = None) -> str:
-    """Stops the job's whole process group (TERM, then KILL) and removes its folder."""
+    """Stops the job's whole process group (TERM, then KILL) and removes its folder, only if the
+    job has not ended: prints one line, `stopped`, `ended STATUS` (it ended before the stop could
+    claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
-if [ -s "$d/pid" ] && [ ! -s "$d/exit" ]; then pid=$(cat "$d/pid")
-  kill -s TERM -- -"$pid" 2>/dev/null
-  n=0; while kill -s 0 -- -"$pid" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
-  kill -s KILL -- -"$pid" 2>/dev/null
+cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
+if [ -s exit ]; then echo "{ENDED} $(cat exit)"; exit 0; fi
+if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
+  # the last word is ours (or an older job without the token): the job has no recorded end
+  child=$(cat child 2>/dev/null)
+  if [ -n "$child" ] && ! kill -0 "$child" 2>/dev/null; then
+    # its script has ended and been reaped: its status is being written, take that
+    n=0; while [ ! -s exit.new ] && [ $n -lt 50 ]; do sleep 0.02; n=$((n+1)); done
+  fi
+  if [ -s exit.new ]; then mv exit.new exit; echo "{ENDED} $(cat exit)"; exit 0; fi
+  if [ -s pid ]; then pid=$(cat pid)
+    kill -s TERM -- -"$pid" 2>/dev/null
+    n=0; while kill -s 0 -- -"$pid" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
+    kill -s KILL -- -"$pid" 2>/dev/null
+  fi
+  cd / && rm -rf "$d"; echo {STOPPED}
+else
+  # the job's runner claimed its end first: its status follows at once
+  n=0; while [ ! -s exit ] && [ $n -lt 250 ]; do sleep 0.02; n=$((n+1)); done
+  [ -s exit ] || {{ [ -s exit.new ] && mv exit.new exit; }}
+  echo "{ENDED} $(cat exit 2>/dev/null)"
 fi
-rm -rf "$d"; true
 """
 
 
 def parse_status(text: str) -> tuple[str, int | None]:
+    """A status or stop script's line as (status, pid or exit status)."""
     words = text.split()
-    if not words or words[0] not in (RUNNING, ENDED, DEAD, GONE):
+    if not words or words[0] not in (RUNNING, ENDED, DEAD, GONE, STOPPED):
         return GONE, None
     number = int(words[1]) if len(words) > 1 and words[1].lstrip("-").isdigit() else None
     return words[0], number

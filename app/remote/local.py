@@ -81,7 +81,8 @@ class LocalTransport(Transport):
                         job.on_started(job_pid[0])
                 elif on_output is not None:
                     on_output(stream, line)
-        readers = [threading.Thread(target=_pump, args=(pipe, LineSplitter(name, sink, tail)), daemon=True)
+        failures: list[BaseException] = []
+        readers = [threading.Thread(target=_pump, args=(pipe, LineSplitter(name, sink, tail), failures), daemon=True)
                    for name, pipe, sink in (("stdout", proc.stdout, on_output), ("stderr", proc.stderr, err_sink))]
         for r in readers:
             r.start()
@@ -112,6 +113,11 @@ class LocalTransport(Transport):
         for r in readers:
             r.join(timeout=2)
         seconds = time.monotonic() - start
+        if failures:
+            # the step ran, but what it printed was not all kept: never reported as a success
+            return CommandResult(FAILED, proc.returncode, f"the step's output could not be read "
+                                 f"({type(failures[0]).__name__}: {failures[0]}); what it printed is incomplete",
+                                 seconds, tail)
         if ended == TIMEOUT:
             return CommandResult(TIMEOUT, None, f"still running after {timeout:g} s: stopped",
                                  seconds, tail)
@@ -124,10 +130,18 @@ class LocalTransport(Transport):
         return CommandResult(FAILED, code, msg, seconds, tail)
 
 
-def _pump(pipe, splitter: LineSplitter) -> None:
-    for chunk in iter(lambda: pipe.read1(65536), b""):
-        splitter.feed(chunk)
-    splitter.flush()
+def _pump(pipe, splitter: LineSplitter, failures: list[BaseException]) -> None:
+    try:
+        for chunk in iter(lambda: pipe.read1(65536), b""):
+            splitter.feed(chunk)
+        splitter.flush()
+    except BaseException as exc:
+        failures.append(exc)
+        try:
+            while pipe.read1(65536):   # keep draining: a full pipe would stall the step
+                pass
+        except Exception:
+            pass
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

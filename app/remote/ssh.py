@@ -226,6 +226,7 @@ class SSHTransport(Transport):
         out = LineSplitter("stdout", on_output, tail)
         err = LineSplitter("stderr", stderr_sink, tail)
         ended = None
+        pump_error = ""
         transport = channel.get_transport()
         try:
             while True:
@@ -251,9 +252,20 @@ class SSHTransport(Transport):
                     select.select([channel], [], [], _POLL_S)
         except (paramiko.SSHException, OSError, EOFError):
             ended = LOST
-        out.flush()
-        err.flush()
+        except Exception as exc:
+            pump_error = f"{type(exc).__name__}: {exc}"
+            ended = FAILED
+        try:
+            out.flush()
+            err.flush()
+        except Exception as exc:
+            pump_error, ended = f"{type(exc).__name__}: {exc}", FAILED
         seconds = time.monotonic() - start
+        if ended == FAILED:
+            # never reported as a success with its output lost: stopped, and said so
+            self._stop(channel, remote_pid[0] if remote_pid else None)
+            return CommandResult(FAILED, None, f"the step's output could not be read ({pump_error}); the step was "
+                                 "stopped and what it printed is incomplete", seconds, tail)
         if ended in (TIMEOUT, CANCELLED):
             self._stop(channel, remote_pid[0] if remote_pid else None)
             msg = f"still running after {timeout:g} s: stopped" if ended == TIMEOUT else "stopped by the user"

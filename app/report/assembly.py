@@ -166,7 +166,7 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
         for section in meth.sections:
             sub(f"{prefix}{section.number}. {section.title}",
                 f"appendix-f-{slug(name) + '-' if name else ''}{slug(str(section.number))}")
-            blocks.extend(steps_blocks(list(section.steps)))
+            blocks.extend(section_blocks(section))
 
     results = results_tables(bed)
     runs = list(runs)
@@ -195,7 +195,9 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
                                     f"{run.started}): one sample per host and metric per second. Averages and 95th "
                                     "percentiles are over the seconds measured; seconds without a value are gaps "
                                     "(a collector stopped or a counter disappeared) and are left out.", css="intro"))
-            tables("G", [run_summary_table(run) if run.summaries else None, run_verdict_table(run),
+            from app.report.tables.run_places import run_place_tables
+            by_place = run_place_tables(run)        # a run of several phases or runs: a table for each
+            tables("G", [*(by_place or [run_summary_table(run) if run.summaries else None, run_verdict_table(run)]),
                          *run_storage_tables(run), *run_record_tables(run)])
             for chart in run.charts(bed):
                 figures += 1
@@ -211,5 +213,14 @@ def methodology_blocks(methodology: Any) -> list[Block]:
     for section in methodology.sections:
         blocks.append(Heading(text=f"{section.number}. {section.title}", level=2,
                               anchor=f"section-{slug(str(section.number))}"))
-        blocks.extend(steps_blocks(list(section.steps)))
+        blocks.extend(section_blocks(section))
     return blocks
+
+
+def section_blocks(section: Any) -> list[Block]:
+    """A section's steps; the run section with each phase's repeated runs printed once
+    (app.report.run_print)."""
+    if section.key == "run":
+        from app.report.run_print import run_section_blocks
+        return run_section_blocks(list(section.steps))
+    return list(steps_blocks(list(section.steps)))

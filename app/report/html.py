@@ -17,8 +17,20 @@ from app.report.tables.model import MISSING_MARK, Cell, Table
 _MISSING_IN_TEXT = re.compile(r"«missing:[^»]*»")
 
 
+# Qt lays out a word it cannot break in time that grows with the square of its length (a
+# 100,000-character name took minutes): a run of LONG_WORD characters without a space is printed
+# as its head and tail with how much was left out, so a page lays out in bounded time
+LONG_WORD = 1000
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD},}}")
+
+
+def _elide_word(m: re.Match) -> str:
+    word = m.group()
+    return f"{word[:200]} … ({len(word) - 240:,} characters left out) … {word[-40:]}"
+
+
 def esc(text: Any) -> str:
-    return _html.escape(str(text), quote=True)
+    return _html.escape(_LONG_WORD.sub(_elide_word, str(text)), quote=True)
 
 
 def mark_missing(escaped: str) -> str:

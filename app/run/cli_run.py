@@ -68,8 +68,10 @@ def add_arguments(sub) -> None:
 
     re_ = sub.add_parser("results", help="print a run's metrics: average, 95th percentile, pass/fail per criterion; "
                                          "`results import RUN FILE...` attaches load tools' result files to a run",
-                         usage="testbed-studio results RUN [--csv OUT] [--all-series]\n"
-                               "       testbed-studio results import RUN FILE... [--step N] [--host H] [--tool T]")
+                         usage="testbed-studio results RUN [--csv OUT] [--all-series] [--merge]\n"
+                               "       testbed-studio results import RUN FILE... [--step N] [--host H] [--tool T]\n"
+                               "       testbed-studio results import BED FILE... --configuration C [--scenario S] "
+                               "[--level L] [--workload W] [--subject VM] [--dry-run]")
     re_.add_argument("run", help="run id (see `testbed-studio runs`) or run directory; or the word import")
     re_.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     re_.add_argument("--step", default="", metavar="N", help="import: the step whose workload wrote the files")
@@ -79,6 +81,10 @@ def add_arguments(sub) -> None:
                                                   "their content)")
     re_.add_argument("--csv", metavar="OUT", help="also write the summaries and per-second samples as CSV")
     re_.add_argument("--all-series", action="store_true", help="include per-job and per-device series")
+    re_.add_argument("--merge", action="store_true", help="one table for the whole run: its configurations, "
+                                                           "phases, levels and repetitions together")
+    from app.metrics.recorded_import import add_arguments as add_recorded_arguments
+    add_recorded_arguments(re_)
     re_.add_argument("--runs-dir", metavar="DIR", help=argparse.SUPPRESS)
 
     rs = sub.add_parser("runs", help="list the recorded runs and where each stands")
@@ -390,6 +396,15 @@ def cmd_results(ns: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_UNUSABLE
     samples = load_samples(info.dir)
+    if not ns.merge:            # one table per place in the test, result files with them
+        from app.metrics.by_place import print_placed
+        try:
+            shown = print_placed(info, samples, ns.csv, not ns.all_series)
+        except OSError as exc:
+            _err(f"cannot write {ns.csv}: {exc.strerror or exc}")
+            return EXIT_UNUSABLE
+        if shown is not None:
+            return EXIT_FAILED if shown else EXIT_OK
     if not samples:
         print(f"run {info.id} recorded no metrics (no workload step streamed figures)")
         return EXIT_OK

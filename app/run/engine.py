@@ -97,6 +97,41 @@ class Connections:
             self.drop(host)
 
 
+def step_needs(steps: Iterable[RunStep]) -> dict[str, list[Need]]:
+    """host -> the programs its automated tasks call (each need a choice of alternatives)."""
+    needs: dict[str, dict[Need, None]] = {}
+    for s in steps:
+        for t in s.tasks:
+            if not t.manual:
+                bucket = needs.setdefault(t.host, {})
+                for need in tool_needs(t.script, t.shell):
+                    bucket[need] = None
+    return {host: list(bucket) for host, bucket in needs.items()}
+
+
+def check_host(connections: Connections, host: str, host_needs: list[Need]) -> HostCheck:
+    """Pre-flight of one host: connect, log in, look for the programs; changes nothing."""
+    try:
+        transport = connections.get(host)
+    except RemoteError as exc:
+        return HostCheck(host, False, str(exc))
+    wanted = list(dict.fromkeys(t for need in host_needs for alt in need for t in alt))
+    if not wanted:
+        return HostCheck(host, True, "reachable, logged in")
+    probe = (f"for t in {quoting.quote_list('bash', wanted)}; do "
+             'command -v "$t" >/dev/null 2>&1 || echo "$t"; done')
+    lines: list[str] = []
+    result = transport.run(probe, shell="sh", on_output=lambda stream, line: lines.append(line)
+                           if stream == "stdout" else None, timeout=60)
+    if result.status != remote.OK:
+        return HostCheck(host, False, f"the tool check did not run: {result.message}")
+    missing = {ln.strip() for ln in lines if ln.strip()}
+    lacking = unmet(host_needs, missing)
+    if lacking:
+        return HostCheck(host, False, describe_unmet(lacking), [t for need in lacking for alt in need for t in alt])
+    return HostCheck(host, True, f"reachable, logged in, {len(wanted) - len(missing)} tool(s) present")
+
+
 class RunEngine:
     def __init__(self, info: RunInfo, steps: Sequence[RunStep], connect: Callable[[str], Transport], *,
                  workers: int = DEFAULT_WORKERS, timeout: float | None = None,
@@ -152,37 +187,10 @@ class RunEngine:
     def preflight(self, steps: Iterable[RunStep] | None = None) -> list[HostCheck]:
         """Connect to every host the steps use, log in and look for the programs the steps
         call.  Changes nothing on any host."""
-        steps = list(self.steps if steps is None else steps)
-        needs: dict[str, dict[Need, None]] = {}
-        for s in steps:
-            for t in s.tasks:
-                if not t.manual:
-                    bucket = needs.setdefault(t.host, {})
-                    for need in tool_needs(t.script, t.shell):
-                        bucket[need] = None
+        needs = step_needs(self.steps if steps is None else steps)
 
         def check(host: str) -> HostCheck:
-            try:
-                transport = self.connections.get(host)
-            except RemoteError as exc:
-                return HostCheck(host, False, str(exc))
-            host_needs = list(needs.get(host, {}))
-            wanted = list(dict.fromkeys(t for need in host_needs for alt in need for t in alt))
-            if not wanted:
-                return HostCheck(host, True, "reachable, logged in")
-            probe = (f"for t in {quoting.quote_list('bash', wanted)}; do "
-                     'command -v "$t" >/dev/null 2>&1 || echo "$t"; done')
-            lines: list[str] = []
-            result = transport.run(probe, shell="sh", on_output=lambda stream, line: lines.append(line)
-                                   if stream == "stdout" else None, timeout=60)
-            if result.status != remote.OK:
-                return HostCheck(host, False, f"the tool check did not run: {result.message}")
-            missing = {ln.strip() for ln in lines if ln.strip()}
-            lacking = unmet(host_needs, missing)
-            if lacking:
-                return HostCheck(host, False, describe_unmet(lacking),
-                                 [t for need in lacking for alt in need for t in alt])
-            return HostCheck(host, True, f"reachable, logged in, {len(wanted) - len(missing)} tool(s) present")
+            return check_host(self.connections, host, needs.get(host, []))
 
         hosts = list(needs)
         with ThreadPoolExecutor(max_workers=min(self.workers, max(1, len(hosts)))) as pool:
@@ -296,15 +304,26 @@ class RunEngine:
         step's, instead of starting the step again."""
         return self._execute(task, adopt=True)
 
-    def stop_leftover(self, task: Task) -> None:
-        """Stop the job's whole process group; the step then runs again like any interrupted one."""
-        result = self.connections.get(task.host).stop_job(self._job(task))
-        self.journal.record("note", step=task.step, host=task.host,
-                            message=f"stopped the copy a dead driver left running ({result.status})")
-        with self._states_lock:
-            st = self.states.get(task.key)
-            if st is not None:
-                st.pid = None
+    def stop_leftover(self, task: Task) -> tuple[str, int | None]:
+        """Stop the job's whole process group unless it has ended meanwhile (decided on the host,
+        app.remote.jobs.stop_script): jobs.STOPPED (the step then runs again like any interrupted
+        one), jobs.ENDED (take it as it ended: adopt it) or jobs.GONE.  RemoteError when the host
+        cannot be asked.  With the exit status when it ended."""
+        status, number = self.connections.get(task.host).stop_job(self._job(task))
+        self._stopped(task, status, number)
+        return status, number
+
+    def _stopped(self, task: Task, status: str, number: int | None) -> None:
+        message = ("stopped the copy a dead driver left running" if status == jobs.STOPPED else
+                   f"the copy a dead driver left ended (exit status {number}) before it could be stopped: "
+                   "taken as it ended" if status == jobs.ENDED else
+                   "the copy a dead driver left was gone when it was to be stopped")
+        self.journal.record("note", step=task.step, host=task.host, message=message)
+        if status != jobs.ENDED:
+            with self._states_lock:
+                st = self.states.get(task.key)
+                if st is not None:
+                    st.pid = None
 
     def _execute(self, task: Task, adopt: bool = False) -> bool:
         previous = self.task_state(task)
@@ -406,7 +425,15 @@ class RunEngine:
         except RemoteError as exc:
             sink("info", f"[results] not fetched: {exc}")
             return
-        fetch_results(transport, task, self.info.dir, lambda text: sink("info", text))
+        def problem(text: str) -> None:
+            self.journal.record("note", step=task.step, host=task.host, message=text)
+        try:
+            fetch_results(transport, task, self.info.dir, lambda text: sink("info", text), problem=problem)
+        except OSError:
+            raise
+        except Exception as exc:
+            sink("info", f"[results] not kept: {type(exc).__name__}: {exc}")
+            problem(f"the step's result files could not be kept: {type(exc).__name__}: {exc}")
 
     def _notify(self, event: str, *args) -> None:
         # a display that fails must not stop a run that is changing real hosts

@@ -191,6 +191,7 @@ def read_journal(run_dir: Path) -> JournalRead:
 
 
 _TEXT_FIELDS = ("kind", "step", "host", "status", "message", "time")
+_STATUSES = SUCCEEDED | PROBLEMS
 
 
 def _record_problem(entry: Any) -> str | None:
@@ -206,6 +207,9 @@ def _record_problem(entry: Any) -> str | None:
             return f"'{name}' is not a whole number"
     if entry.get("seconds") is not None and not isinstance(entry["seconds"], (int, float)):
         return "'seconds' is not a number"
+    if entry["kind"] in ("end", "mark") and entry.get("status") not in _STATUSES:
+        # an end nobody wrote: taking it as a failure would run the step again
+        return f"'status' {str(entry.get('status'))[:40]!r} is not a task status"
     return None
 
 
@@ -307,6 +311,7 @@ class RunInfo:
     dry_run: bool = False
     configuration: str = ""     # the bed's configuration the run used ("" = the bed as drawn)
     engine: str = ""            # what drove it when it started: "" (built-in) or "ansible"
+    extra_vars: list[str] = field(default_factory=list)     # ansible-playbook's -e, given again on resume
 
     def save(self) -> None:
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items() if k != "dir"}
@@ -319,7 +324,7 @@ def runs_root() -> Path:
 
 
 def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None = None,
-            configuration: str = "", engine: str = "") -> RunInfo:
+            configuration: str = "", engine: str = "", extra_vars: list[str] | None = None) -> RunInfo:
     root = root or runs_root()
     root.mkdir(parents=True, exist_ok=True)
     stem = _SAFE.sub("_", Path(bed_file).stem)[:40] or "bed"
@@ -327,14 +332,14 @@ def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None =
     for n in range(1000):
         run_id = base if n == 0 else f"{base}-{n}"
         try:
-            (root / run_id).mkdir()
+            (root / run_id).mkdir(mode=0o700)     # its -e variables and outputs are for its owner
             break
         except FileExistsError:
             continue
     else:
         raise OSError(f"cannot create a run directory under {root}")
     info = RunInfo(run_id, root / run_id, str(bed_file), bed_sha256, now_iso(), steps,
-                   configuration=configuration, engine=engine)
+                   configuration=configuration, engine=engine, extra_vars=list(extra_vars or []))
     info.save()
     return info
 
@@ -356,9 +361,12 @@ def open_run(ref: str, root: Path | None = None) -> RunInfo:
             wrong = [k for k, v in fields.items() if not isinstance(v, str)]
             if wrong:
                 raise ValueError(f"{meta}: the run's description has a {wrong[0]!r} that is not text")
+            extra = data.get("extra_vars") or []
+            if not isinstance(extra, list) or not all(isinstance(v, str) for v in extra):
+                raise ValueError(f"{meta}: the run's description has an 'extra_vars' that is not a list of text")
             return RunInfo(fields["id"] or d.name, d, fields["bed_file"], fields["bed_sha256"],
                            fields["created"], fields["steps"], bool(data.get("dry_run")),
-                           configuration=fields["configuration"], engine=fields["engine"])
+                           configuration=fields["configuration"], engine=fields["engine"], extra_vars=extra)
     raise ValueError(f"no run {ref!r}: give a run id from `testbed-studio runs` or a run directory")
 
 

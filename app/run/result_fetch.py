@@ -51,10 +51,13 @@ def _stdout_of(transport: Transport, script: str, shell: str) -> tuple[remote.Co
 
 
 def fetch_results(transport: Transport, task: Task, run_dir: Path, say: Callable[[str], None],
-                  script_for: Callable[[str, str], str | None] = fetch_script) -> list[str]:
+                  script_for: Callable[[str, str], str | None] = fetch_script,
+                  problem: Callable[[str], None] | None = None) -> list[str]:
     """Fetch and attach the task's result files; says what happened to each through `say`
-    (a line of the step's output).  Returns the stored names.  `script_for(shell, path)` writes
-    the command that prints a file as base64 (the WS-Man test server runs sh, not PowerShell)."""
+    (a line of the step's output), and a file that came but cannot be read also through
+    `problem` (the step's journal): the run goes on either way.  Returns the stored names.
+    `script_for(shell, path)` writes the command that prints a file as base64 (the WS-Man test
+    server runs sh, not PowerShell)."""
     from app.metrics.run_results import FETCHED, ResultFileError, attach
     stored = []
     for path in result_paths(task):
@@ -80,6 +83,8 @@ def fetch_results(transport: Transport, task: Task, run_dir: Path, say: Callable
                          position=task.position)
         except ResultFileError as exc:
             say(f"[results] {exc}")
+            if problem is not None:
+                problem(f"the result file {path} from {task.host} cannot be read and was not kept: {exc}")
             continue
         except OSError as exc:
             say(f"[results] {path}: cannot be kept with the run ({exc.strerror or exc})")

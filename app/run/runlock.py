@@ -7,10 +7,14 @@ harmless: only the flock counts, never the file's presence.
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import socket
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from app.run.journal import now_iso
@@ -47,6 +51,39 @@ class RunLock:
         if self._fd >= 0:
             os.close(self._fd)      # closing the descriptor drops the flock
             self._fd = -1
+
+
+BED_CLAIM_WAIT_S = 30.0     # another start of the bed holds its claim for milliseconds, not longer
+
+
+@contextlib.contextmanager
+def bed_claim(runs_root: Path, bed_path: Path | str | None) -> Iterator[None]:
+    """Held while a new run of a bed is checked against the runs driving it, created and locked:
+    a second start of the same bed waits here and then finds the first run driven, whatever the
+    timing (checking, then creating, then locking would let two starts both see no driver).
+    The claim is an flock on `<state>/run-claims/<hash of runs folder and bed>.lock` (beside the
+    runs, not among them: a runs folder holds run folders only); the kernel drops it when its
+    holder dies."""
+    from app.autosave import state_dir
+    folder = state_dir() / "run-claims"
+    folder.mkdir(parents=True, exist_ok=True)
+    bed = str(Path(bed_path).resolve()) if bed_path else ""
+    key = hashlib.sha256(f"{Path(runs_root).resolve()}\0{bed}".encode()).hexdigest()[:32]
+    fd = os.open(folder / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + BED_CLAIM_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise RunLocked(f"another process has been starting a run of {bed_path} for "
+                                    f"{BED_CLAIM_WAIT_S:g} s; try again when it has started") from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)        # closing the descriptor drops the flock
 
 
 def is_driven(run_dir: Path) -> bool:

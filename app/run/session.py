@@ -74,9 +74,14 @@ class RunSession:
     @classmethod
     def from_file(cls, path: str | Path, **options) -> RunSession:
         """Raises BedFileError (the file's problems) or OSError (it cannot be read)."""
-        from topology.fileformat import load
-        raw = Path(path).read_bytes()
-        return cls(load(path), path, bed_bytes=raw, **options)
+        from topology.fileformat import loads, read_regular_file
+        raw = read_regular_file(Path(path))     # a FIFO or a device is refused, never waited on
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            from topology.fileformat import read_text
+            text = read_text(path)              # raises the loader's own message
+        return cls(loads(text, str(path)), path, bed_bytes=raw, **options)
 
     # ------------------------------------------------------------------ planning
 
@@ -102,7 +107,23 @@ class RunSession:
 
     def start_new(self, spec: str = "", *, concurrent: bool = True) -> bool:
         """A new run of the selected steps; False (with a REFUSED warning) when it cannot start."""
+        from app.run.runlock import RunLocked, bed_claim
         steps = self.select(spec)
+        root = self.runs_dir or J.runs_root()
+        try:
+            # checking for a driver, creating the run and locking it are one step: a second start of
+            # this bed waits for the claim, then finds this run driven
+            with bed_claim(root, self.bed_path):
+                return self._start_claimed(steps, spec, concurrent)
+        except RunLocked as exc:
+            self._warn(E.REFUSED, str(exc), run_id="")
+        except OSError as exc:
+            self._warn(E.REFUSED, f"cannot start a run under {root}: {exc.strerror or exc}"
+                                  f"{f' ({exc.filename})' if exc.filename else ''}; nothing ran. Free space "
+                                  "there or fix its permissions, then start again", run_id="")
+        return False
+
+    def _start_claimed(self, steps: list[RunStep], spec: str, concurrent: bool) -> bool:
         if not concurrent:
             busy = self.driven_runs()
             if busy:
@@ -115,7 +136,7 @@ class RunSession:
         if kind and not self._engine_available(kind, run_id=""):
             return False
         info = J.new_run(str(self.bed_path), self.digest, spec, self.runs_dir, configuration=self.configuration,
-                         engine=kind)
+                         engine=kind, extra_vars=self.extra_vars)
         # what the bed and its procedure said when the run began: the as-run record's reference
         import json
 
@@ -123,6 +144,8 @@ class RunSession:
         if self._bed_bytes is not None:
             write_atomic(info.dir / J.BED_AT_START, self._bed_bytes)
         write_atomic(info.dir / J.PLAN, json.dumps([[s.number, s.text] for s in self.all_steps]).encode())
+        from app.run.positions import write_positions
+        write_positions(info.dir, self.all_steps, self.configuration)
         self._emit(E.Notice(info.id, f"run {info.id}  ({info.dir})"))
         return self._open(info, steps)
 
@@ -168,10 +191,20 @@ class RunSession:
                 engine = RunEngine(info, steps, self.factory, **options)
             else:
                 from app.ansible.engine import AnsibleEngine
+                # a resume without -e keeps the variables the run started with
+                extra = self.extra_vars or info.extra_vars
+                if info.extra_vars and self.extra_vars != info.extra_vars:
+                    self._emit(E.Notice(info.id, f"run {info.id} started with {len(info.extra_vars)} -e argument(s); "
+                                        + ("this resume uses the ones given now" if self.extra_vars else
+                                           "this resume uses them again")))
                 engine = AnsibleEngine(info, steps, self.factory, bed=self.bed, known_hosts=self.factory.known_hosts,
-                                       extra_vars=self.extra_vars, **options)
+                                       extra_vars=extra, **options)
         except RunLocked as exc:
             self._warn(E.REFUSED, str(exc), run_id=info.id)
+            return False
+        except OSError as exc:
+            self._warn(E.REFUSED, f"cannot open run {info.id} in {info.dir}: {exc.strerror or exc}"
+                                  f"{f' ({exc.filename})' if exc.filename else ''}; nothing ran", run_id=info.id)
             return False
         if engine.distrust:
             engine.close()
@@ -301,7 +334,15 @@ class RunSession:
                     engine.adopt(task)
                 else:
                     self._emit(E.Leftover(run_id, task.step, task.host, "stopping", number))
-                    engine.stop_leftover(task)
+                    try:
+                        stopped, code = engine.stop_leftover(task)
+                    except RemoteError as exc:
+                        self._emit(E.Leftover(run_id, task.step, task.host, "unreachable", None, str(exc)))
+                        return "unreachable"
+                    if stopped == jobs.ENDED:
+                        # it ended between the question and the stop: taken as it ended, never run again
+                        self._emit(E.Leftover(run_id, task.step, task.host, "ended", code))
+                        engine.adopt(task)
         self._settled = True
         return None
 

@@ -97,17 +97,22 @@ def expand(pattern: str) -> list[str]:
     start, end, step = found.group(1) or "0", found.group(2), int(found.group(3) or 1)
     head, tail = pattern[:found.start()], pattern[found.end():]
     if start.isdigit() and end.isdigit():
+        if len(start) > 30 or len(end) > 30:
+            raise _RangeTooLarge(f"{pattern!r}: a range bound of more than 30 digits is no host number")
         width = len(start) if start.startswith("0") else 0
-        numbers = range(int(start), int(end) + 1, max(step, 1))
-        values = [str(i).zfill(width) for i in numbers] if len(numbers) <= MAX_HOSTS else []
+        first, last = int(start), int(end)
     elif len(start) == len(end) == 1 and start.isalpha() and end.isalpha():
-        numbers = range(ord(start), ord(end) + 1, max(step, 1))
-        values = [chr(c) for c in numbers]
+        width, first, last = -1, ord(start), ord(end)
     else:
         raise ValueError(f"cannot expand the range [{start}:{end}]")
+    # counted, never measured with len(range(...)): a range past sys.maxsize is an error to say
+    step = max(step, 1)
+    count = max(0, (last - first) // step + 1)
+    numbers = range(first, last + 1, step) if count <= MAX_HOSTS else range(0)
+    values = [chr(c) for c in numbers] if width < 0 else [str(i).zfill(width) for i in numbers]
     # the count is known before any name is made: ranges multiply (h[1:50000]-[1:50000])
-    rest = expand(tail) if len(numbers) <= MAX_HOSTS else []
-    if len(numbers) * max(len(rest), 1) > MAX_HOSTS:
+    rest = expand(tail) if count <= MAX_HOSTS else []
+    if count * max(len(rest), 1) > MAX_HOSTS:
         raise _RangeTooLarge(f"{pattern!r} stands for more than {MAX_HOSTS:,} hosts")
     return [head + v + r for v in values for r in rest]
 

@@ -46,7 +46,30 @@ class ModelDrawing:
             if s.chassis:
                 blades.setdefault(s.chassis, []).append(s)
         self.blades_of = blades
+        self._follow_configuration_view()
         return objects, vms_of
+
+    def _follow_configuration_view(self) -> None:
+        """The chosen configuration's copies of the devices it changes (their OS, hypervisor and
+        settings are drawn), and the parts it takes out of use (drawn faded)."""
+        choice = getattr(self, "configuration", None)
+        view = choice.view() if choice is not None else None
+        self.configured_objects = {} if view is None else {
+            c.id: c for coll in (view.servers, view.switches, view.arrays, view.chassis) for c in coll}
+        self.excluded_ids = choice.excluded() if choice is not None else frozenset()
+
+    def shown(self, ident: str, obj: Any) -> Any:
+        """What is drawn for a device: the chosen configuration's copy, else the bed's object."""
+        return self.configured_objects.get(ident, obj)
+
+    def _configuration_chosen(self, _name: Any = None) -> None:
+        self._follow_configuration_view()
+        for ident, item in self.devices.items():
+            obj = self.objects.get(ident)
+            if obj is not None:
+                self._refresh_device(item, obj)
+        for item in self.chips.values():
+            item.update()
 
     def _rebuild(self) -> None:
         """A different bed: new items for everything."""
@@ -96,7 +119,7 @@ class ModelDrawing:
 
     def _refresh_device(self, item: DeviceItem, obj: Any) -> None:
         contents = len(self.vms_of.get(item.ident, ())) if isinstance(obj, Server) else 0
-        item.refresh(obj, contents)
+        item.refresh(self.shown(item.ident, obj), contents)
         pos = self._position(item.ident, obj, item.w, item.h)
         if item.pos() != pos:
             item.setPos(pos)

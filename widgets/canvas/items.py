@@ -63,6 +63,9 @@ class DeviceItem(QGraphicsRectItem):
         dev = canvas.objects.get(self.ident)
         if dev is None:
             return
+        dev = canvas.shown(self.ident, dev)            # as the chosen configuration has it
+        if self.ident in canvas.excluded_ids:
+            painter.setOpacity(0.35)                    # not in use in the chosen configuration
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         contents = canvas.blades_of.get(self.ident, ()) if isinstance(dev, Chassis) else \
             canvas.vms_of.get(self.ident, ())
@@ -118,6 +121,8 @@ class ChipItem(QGraphicsRectItem):
     def paint(self, painter, option, widget=None) -> None:
         obj = self.canvas.objects.get(self.ident)
         if obj is not None:
+            if self.ident in self.canvas.excluded_ids:
+                painter.setOpacity(0.35)
             diagram.paint_chip(painter, obj, self.w, self.h, selected=self.isSelected(),
                                badge=self.canvas.badges.get(self.ident))
 

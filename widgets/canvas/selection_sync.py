@@ -75,8 +75,7 @@ class SelectionSync:
         self._set_highlight(frozenset({vm_id}))
         self.selection.set({vm_id})
 
-    def centre_on(self, ids: Iterable[str]) -> None:
-        """Bring these components into sight (a finding was clicked, say) and select them."""
+    def _scene_rect_of(self, ids: Iterable[str]) -> QRectF:
         vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}
         rect = QRectF()
         for ident in ids:
@@ -84,14 +83,35 @@ class SelectionSync:
             item = self.devices.get(dev) or self.chips.get(dev) if dev else None
             if item is not None:
                 rect = rect.united(item.sceneBoundingRect())
+        return rect
+
+    def centre_on(self, ids: Iterable[str]) -> None:
+        """Bring these components into sight (a finding was clicked, say) and select them.  What is
+        already wholly in sight stays where it is: the drawing does not move under the pointer."""
+        ids = list(ids)
+        rect = self._scene_rect_of(ids)
+        if not rect.isNull():
+            visible = self.mapToScene(self.viewport().rect()).boundingRect()
+            if not visible.contains(rect):
+                if rect.width() > visible.width() or rect.height() > visible.height():
+                    self.fitInView(rect.adjusted(-60, -60, 60, 60), Qt.AspectRatioMode.KeepAspectRatio)
+                self.centerOn(rect.center())
+        if set(ids) != set(self.selection.ids):
+            self._follow_selection(ids)
+
+    def zoom_to(self, ids: Iterable[str]) -> None:
+        """Centre these components at a size their labels can be read (Find): zoom in to 100 % when
+        the drawing is smaller, never out unless they do not fit."""
+        rect = self._scene_rect_of(ids)
         if rect.isNull():
             return
         visible = self.mapToScene(self.viewport().rect()).boundingRect()
         if rect.width() > visible.width() or rect.height() > visible.height():
             self.fitInView(rect.adjusted(-60, -60, 60, 60), Qt.AspectRatioMode.KeepAspectRatio)
+        elif self.zoom() < 1.0:
+            fits = min(self.viewport().width() / (rect.width() + 120), self.viewport().height() / (rect.height() + 120))
+            self._zoom(max(self.zoom(), min(1.0, fits)) / self.zoom(), anchor_mouse=False)
         self.centerOn(rect.center())
-        if set(ids) != set(self.selection.ids):
-            self._follow_selection(ids)
 
     def select_all(self) -> None:
         area = QPainterPath()

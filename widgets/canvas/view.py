@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QLineF, QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QLineF, QObject, QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPainter, QPen, QPixmapCache, QTransform
 from PySide6.QtWidgets import QApplication, QGraphicsLineItem, QGraphicsScene, QGraphicsView, QMainWindow
 
@@ -113,6 +113,13 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
         self._paste_count = 0
         self._last_copy = ""
 
+        self.configuration = None                  # the chosen configuration the drawing shows
+        self.configured_objects: dict = {}
+        self.excluded_ids: frozenset[str] = frozenset()
+        if isinstance(document, QObject) and hasattr(document, "revision"):
+            from app.configuration_choice import ConfigurationChoice
+            self.configuration = ConfigurationChoice.of(document)
+            self.configuration.changed.connect(self._configuration_chosen)
         self._publish_timer = QTimer(self, singleShot=True, interval=0, timeout=self._publish_selection)
         self.scene().selectionChanged.connect(self._scene_selection_changed)
         document.reset.connect(self._rebuild)

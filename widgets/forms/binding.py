@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtWidgets import QGroupBox, QLabel, QLineEdit, QPushButton, QToolButton, QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QComboBox, QGroupBox, QLabel, QLineEdit, QPushButton, QToolButton, QWidget
 
 from topology.unknown import MARKER, NOT_STATED
 
@@ -22,7 +23,7 @@ class FieldBinding:
         self.holder, self.fp, self.editor, self.message = holder, fp, editor, message
         self.label, self.unit, self.path = label, unit, path
         self.is_name = False
-        self.marker: QToolButton | None = None   # the 'not stated' toggle, for fields that take it
+        self.marker: QAction | None = None   # the 'not stated' state, for fields that take it
         part = self._text_part()
         self._placeholder = part.placeholderText() if part is not None else ""
 
@@ -38,7 +39,10 @@ class FieldBinding:
         marked = value is NOT_STATED
         self.editor.blockSignals(True)
         try:   # a value the source does not state: the editor empty, the toggle on
-            self.editor.show_value(_EMPTY.get(self.fp.kind, "") if marked else value)
+            shown = _EMPTY.get(self.fp.kind, "") if marked else value
+            if marked and isinstance(self.editor, QComboBox) and not self.editor.isEditable():
+                shown = MARKER               # a choice reads "not stated", not "(not set)"
+            self.editor.show_value(shown)
         finally:
             self.editor.blockSignals(False)
         if self.marker is not None:
@@ -47,6 +51,9 @@ class FieldBinding:
         if part is not None and self.marker is not None:
             part.setPlaceholderText(MARKER if marked else self._placeholder)
         self.clear_error()
+
+    def text_part(self) -> QWidget | None:
+        return self._text_part()
 
     def _text_part(self) -> QWidget | None:
         if isinstance(self.editor, QLineEdit):
