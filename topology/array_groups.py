@@ -14,17 +14,17 @@ presented on the ports of its pool's members, so the paths, their counts and the
 are worked out over those members.
 
 The field hints are read in `topology.model`'s namespace (see `topology.field_plan`), which
-imports this class, so the storage classes need no import at run time.
+imports this class; the storage classes are imported here as well so that `typing.get_type_hints`
+reads them in this module's.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from topology.fields import fld, lst
 
-if TYPE_CHECKING:
-    from topology.model_storage import ArrayHost, HostGroup, Mapping, Pool, Volume
+# at run time too: typing.get_type_hints(ArrayGroup) resolves its fields in this module's namespace
+from topology.model_storage import ArrayHost, HostGroup, Mapping, Pool, Volume
 
 
 @dataclass(slots=True, kw_only=True)

@@ -47,6 +47,9 @@ class Enclosure:
     name: str = fld(doc="unique within the array, e.g. RKA0")
     slots: int = fld(minimum=0, maximum=10_000, doc="drive slots (a slot may be empty)")
     model: str = fld("")
+    tray_id: int | None = fld(None, minimum=0, maximum=99,
+                              doc="the tray ID the array's own CLI numbers the enclosure by (IBM DS / LSI: e.g. 85); "
+                                  "its drives are named TRAY,SLOT in SMcli statements")
     disks: list[DiskSet] = lst()
     note: str = fld("")
 

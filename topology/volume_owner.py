@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from topology.index import servers_behind_mapping_targets
-from topology.model import VM, Bed
+from topology.model import VM, Bed, StorageArray
 
 # storage access modes in which the guest itself sees the LUN
 GUEST_ACCESS = ("guest_iscsi", "sriov", "passthrough")
@@ -57,8 +57,23 @@ def _rank(bed: Bed) -> dict[str, int]:
     return rank
 
 
+def storage_scopes(bed: Bed) -> list[StorageArray]:
+    """The arrays that hold volumes and access records: each array that is not simulated, and each
+    array group that holds them itself (an EqualLogic group: its volumes are GROUP:VOLUME), seen as
+    an array of its own as `topology.index` sees it."""
+    out = [a for a in bed.arrays if not a.simulated]
+    names = {a.id for a in bed.arrays}
+    for g in bed.array_groups:
+        if g.holds_storage and g.name not in names:
+            out.append(StorageArray(id=g.name, model=g.model, group=g.name, connectivity="iscsi", pools=g.pools,
+                                    volumes=g.volumes, host_groups=g.host_groups, hosts=g.hosts,
+                                    mappings=g.mappings))
+    return out
+
+
 def volume_owners(bed: Bed) -> dict[str, VolumeOwner]:
-    """ARRAY:VOLUME -> who formats it, for every volume of every array that is not simulated."""
+    """ARRAY:VOLUME -> who formats it, for every volume of every array that is not simulated and of
+    every array group that holds volumes."""
     rank = _rank(bed)
     by_rank = lambda ids: sorted(dict.fromkeys(ids), key=lambda c: rank.get(c, len(rank)))  # noqa: E731
     first_node = {n: c.nodes[0] for c in bed.clusters if c.nodes for n in c.nodes}
@@ -70,9 +85,7 @@ def volume_owners(bed: Bed) -> dict[str, VolumeOwner]:
             if d.volume and not d.local and isinstance(d.volume, str):
                 disks_on.setdefault(d.volume, []).append((vm, d.type))
     out: dict[str, VolumeOwner] = {}
-    for a in bed.arrays:
-        if a.simulated:
-            continue
+    for a in storage_scopes(bed):
         members = servers_behind_mapping_targets(a)
         mapped: dict[str, list[str]] = {}
         for m in a.mappings:

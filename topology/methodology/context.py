@@ -38,6 +38,8 @@ class BedContext:
         self.path_switches: dict[tuple[str, str, str], tuple[str, ...]] = {}
         self._shared_values: dict[tuple, Values] = {}
         self._owners: dict | None = None
+        self._scopes: list | None = None
+        self._vnic_uses: dict[str, dict[str, list[tuple[Any, Any, Any]]]] | None = None
         self._shared_ids: set[int] = set()     # id() of each of them (they live as long as this context)
         self.bed_domain = bed.bed.domain if bed.bed is not None else ""
         self.server_rank = {s.id: i for i, s in enumerate(bed.servers)}
@@ -92,6 +94,13 @@ class BedContext:
             self._owners = volume_owners(self.bed)
         return self._owners
 
+    def storage_scopes(self) -> list:
+        """The arrays, and the array groups that hold volumes themselves (`topology.volume_owner`)."""
+        if self._scopes is None:
+            from topology.volume_owner import storage_scopes
+            self._scopes = storage_scopes(self.bed)
+        return self._scopes
+
     @property
     def phases(self) -> list:
         """The test's phases in run order (`topology.methodology.run_timeline`)."""
@@ -109,6 +118,14 @@ class BedContext:
         if cid in self.vm_rank:
             return len(self.server_rank) + self.vm_rank[cid]
         return len(self.server_rank) + len(self.vm_rank)
+
+    def machine_group(self, cid: str) -> tuple:
+        """Where a machine's storage steps sort: a Linux guest's (or one whose OS is not stated) with its
+        VM's other steps in the VM section (its host's rank, then the VM's), any other machine's by its rank."""
+        vm = self.idx.vms.get(cid)
+        if vm is not None and release_of(vm).family in ("linux", ""):
+            return (self.host_rank(vm.host), self.vm_rank[cid])
+        return (self.host_rank(cid),)
 
     def primary_ip(self, s: Server) -> tuple[str, str] | None:
         for role in ("lan", "management"):
@@ -175,6 +192,24 @@ class BedContext:
             if pr is not None and (proto := port_protocol(pr)):
                 out.add(proto)
         return out
+
+    def vnic_uses(self) -> dict[str, dict[str, list[tuple[Any, Any, Any]]]]:
+        """Host id -> 'sriov' / 'vhost_net' -> the (VM, vNIC, virtual switch) on it that take an SR-IOV
+        virtual function (a vNIC on a virtual switch with `sriov: true`, unless its offloads say
+        `sriov: false`) or are served by vhost-net (`offloads: {vhost_net: true}`)."""
+        if self._vnic_uses is None:
+            out: dict[str, dict[str, list[tuple[Any, Any, Any]]]] = {}
+            for vm in self.bed.vms:
+                for nic in vm.nics:
+                    vs = self.vswitch_by_id.get(nic.vswitch)
+                    host = vs.host if vs is not None else vm.host
+                    uses = out.setdefault(host, {"sriov": [], "vhost_net": []})
+                    if vs is not None and vs.sriov and nic.offloads.get("sriov") is not False:
+                        uses["sriov"].append((vm, nic, vs))
+                    elif nic.offloads.get("vhost_net") is True:
+                        uses["vhost_net"].append((vm, nic, vs))
+            self._vnic_uses = out
+        return self._vnic_uses
 
     def cached(self, key: tuple, build: Callable[[], Values]) -> Values:
         """Values shared by several domains, built once per generation (read-only: callers copy)."""

@@ -356,8 +356,15 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
         assumed: list[str] = []
         cget = stated_only(get, assumed) if st.destructive else get
         if ct.when and not matches(ct.when, vals):
-            unfit += [f"{v.text} ({name})" for name, pat in ct.when
-                      if (v := vals.get(name)) is not None and not pat.search(v.match_text())]
+            failed = [(name, v) for name, pat in ct.when
+                      if not pat.search(v.match_text() if (v := vals.get(name)) is not None else "")]
+            if all(v is not None and v.kind == "not_stated" for _, v in failed):
+                # the command fits but for values the source leaves open: it is they that make the step manual
+                # (a value that stands for several open fields names them in its items)
+                open_names = [x for name, v in failed for x in ((v.items if v is not None else ()) or (name,))]
+                not_stated += [n for n in open_names if n not in not_stated]
+            else:
+                unfit += [f"{v.text} ({name})" for name, v in failed if v is not None and v.kind != "not_stated"]
             if st.destructive and (absent := [name for name, _ in ct.when if vals.get(name) is None]):
                 why_destructive = why_destructive or f"the bed gives no {', '.join(absent)}: done by hand"
             if st.destructive and (v := vals.get("volume.select_by")) is not None and \

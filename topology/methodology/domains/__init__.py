@@ -10,6 +10,7 @@ from topology.methodology.domains import switches  # noqa: F401
 from topology.methodology.domains import storage  # noqa: F401
 from topology.methodology.domains import vendor  # noqa: F401  (zones on switches, array initiators)
 from topology.methodology.domains import connectivity  # noqa: F401
+from topology.methodology.domains import iscsi_setup  # noqa: F401  (ifaces, array-group discovery)
 from topology.methodology.domains import cluster  # noqa: F401
 from topology.methodology.domains import vms  # noqa: F401
 from topology.methodology.domains import workloads  # noqa: F401

@@ -60,9 +60,7 @@ def _owner_lun(a: StorageArray, volume: str, owner: str) -> int | None:
         "each server or VM that brings an array's new disks online (a cluster's first node), after its logons")
 def _host_disks(ctx: BedContext) -> list[Item]:
     out = []
-    for i, a in enumerate(ctx.bed.arrays):
-        if a.simulated:
-            continue
+    for i, a in enumerate(ctx.storage_scopes()):
         base = array_values(ctx, a)
         for sid, vols in _format_hosts(ctx, a).items():
             s = ctx.server_or_vm(sid)
@@ -70,7 +68,7 @@ def _host_disks(ctx: BedContext) -> list[Item]:
             vals.update(host_values(ctx, s))
             put(vals, "disks.count", as_number(len(vols), f"{a.id}.mappings"))
             put(vals, "disks.volumes", as_list([v.name for v in vols], f"{a.id}.mappings"))
-            out.append(Item(vals, sid, platform_of(s), (ctx.host_rank(sid),), 5000 + i))
+            out.append(Item(vals, sid, platform_of(s), ctx.machine_group(sid), 5000 + i))
     return out
 
 
@@ -80,9 +78,7 @@ def _host_disks(ctx: BedContext) -> list[Item]:
         "each volume a server or VM formats (topology/volume_owner.py: the machine that uses it), after its logons")
 def _host_volumes(ctx: BedContext) -> list[Item]:
     out = []
-    for i, a in enumerate(ctx.bed.arrays):
-        if a.simulated:
-            continue
+    for i, a in enumerate(ctx.storage_scopes()):
         base = array_values(ctx, a)
         groups = {g.name: (k, g) for k, g in enumerate(a.disk_groups, 1)}
         for sid, vols in _format_hosts(ctx, a).items():
@@ -101,7 +97,7 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
                 identity_values(ctx, vals, a, v, lun)
                 who = ctx.volume_owners()[f"{a.id}:{v.name}"]
                 put(vals, "volume.owner_reason", as_text(who.reason, f"{a.id}:{v.name}"))
-                out.append(Item(vals, sid, platform_of(s), (ctx.host_rank(sid),), 6000 + i * 1000 + j))
+                out.append(Item(vals, sid, platform_of(s), ctx.machine_group(sid), 6000 + i * 1000 + j))
     return out
 
 
@@ -162,7 +158,7 @@ def _host_items(ctx: BedContext, sub: int, fn: Callable[[str, list[tuple[str, An
         base = ctx.cached(("mp_host", host_id), partial(_mp_host_values, ctx, host_id, paths))
         for j, got in enumerate(fn(host_id, paths, base)):
             vals, transports = got if isinstance(got, tuple) else (got, ())
-            out.append(Item(vals, host_id, platform_of(comp), (ctx.host_rank(host_id),), sub + j, transports))
+            out.append(Item(vals, host_id, platform_of(comp), ctx.machine_group(host_id), sub + j, transports))
     return out
 
 

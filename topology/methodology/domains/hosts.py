@@ -33,7 +33,13 @@ HOST_FIELDS = ("id", "platform", "os", "role", "multipath", "kind", "domain", "m
                # os_version (2008 R2, 7.9), os_release ("Windows Server 2008 R2"), hypervisor_kind (hyper-v, kvm,
                # rhev, esxi), transports (iscsi, fc, sas), multipath_family (mpio, rdac, hdlm ...: families.yaml)
                "os_family", "os_distro", "os_lineage", "os_version", "os_release", "hypervisor_kind", "transports",
-               "multipath_family", "multipath_name")
+               "multipath_family", "multipath_name",
+               # KVM / RHEV hosts: the physical functions whose virtual functions guests take (the uplinks of
+               # its virtual switches with sriov: true), and the guests' vNICs served by vhost-net
+               "sriov_uplinks", "vhost_net_nics",
+               # a VM whose own storage steps (iSCSI, multipath, file systems) come in the VM section, once it
+               # runs: a Linux guest, or one whose OS the bed does not state (Windows guests: connectivity)
+               "setup_in_guest")
 
 
 
@@ -62,6 +68,7 @@ def _host_values(ctx: BedContext, comp: Any, prefix: str) -> Values:
     put(out, f"{prefix}.transports", as_list(profile.transports, f"{cid}"))
     put(out, f"{prefix}.multipath_family", as_token(profile.multipath_family, f"{cid}.multipath"))
     put(out, f"{prefix}.multipath_name", as_text(profile.multipath_name, f"{cid}.multipath"))
+    put(out, f"{prefix}.setup_in_guest", as_bool(isinstance(comp, VM) and rel.family in ("linux", ""), os_src))
     if isinstance(comp, VM):
         put(out, f"{prefix}.os", as_text(comp.guest_os, f"{cid}.guest_os"))
         put(out, f"{prefix}.role", as_text(comp.role, f"{cid}.role"))
@@ -99,6 +106,16 @@ def _host_values(ctx: BedContext, comp: Any, prefix: str) -> Values:
         put(out, f"{prefix}.memory_gb", as_number(s.memory_gb, f"{cid}.memory_gb"))
     for k, v in s.settings.items():
         put(out, f"{prefix}.settings.{k}", as_any(v, f"{cid}.settings.{k}"))
+    uses = ctx.vnic_uses().get(cid, {})
+    pfs: list[str] = []
+    for _, _, vs in uses.get("sriov", ()):
+        for up in vs.uplinks if vs.uplinks is not NOT_STATED else ():
+            pr = ctx.idx.ports.get(up)
+            if pr is not None and pr.port.name not in pfs:
+                pfs.append(pr.port.name)
+    put(out, f"{prefix}.sriov_uplinks", as_list(pfs, "virtual_switches"))
+    put(out, f"{prefix}.vhost_net_nics", as_list([f"{vm.id}:{nic.name}" for vm, nic, _ in uses.get("vhost_net", ())],
+                                                 "vms.nics.offloads"))
     return out
 
 
@@ -155,7 +172,8 @@ def _software(ctx: BedContext) -> list[Item]:
 
 
 @domain("vswitch", HOST_NAMES | field_names("vswitch", "id", "name", "role", "uplinks", "uplink_names", "uplink_labels",
-                                            "sriov", "management_os"), "each virtual switch, on its host")
+                                            "sriov", "management_os", "vfs", "vf_nics"),
+        "each virtual switch, on its host (vfs: the virtual functions its guests take)")
 def _vswitches(ctx: BedContext) -> list[Item]:
     out = []
     for j, vs in enumerate(ctx.bed.virtual_switches):
@@ -181,6 +199,17 @@ def _vswitches(ctx: BedContext) -> list[Item]:
         put(vals, "vswitch.uplink_labels", as_list(labels, f"{vs.id}.uplinks"))
         put(vals, "vswitch.sriov", as_bool(vs.sriov, f"{vs.id}.sriov"))
         put(vals, "vswitch.management_os", as_bool(vs.management_os, f"{vs.id}.management_os"))
+        if vs.sriov:
+            # a virtual function per guest vNIC on the switch: the count the bed's guests need, unless the
+            # server's settings state the count to create (settings.sriov_numvfs)
+            takers = [f"{vm.id}:{nic.name}" for vm, nic, s in ctx.vnic_uses().get(vs.host, {}).get("sriov", ())
+                      if s is vs]
+            put(vals, "vswitch.vf_nics", as_list(takers, f"{vs.id}"))
+            numvfs = host.settings.get("sriov_numvfs") if host is not None else None
+            if numvfs not in (None, ""):
+                put(vals, "vswitch.vfs", as_number(numvfs, f"{vs.host}.settings.sriov_numvfs"))
+            elif takers:
+                put(vals, "vswitch.vfs", as_number(len(takers), f"{vs.id} (one per guest vNIC on it)"))
         out.append(Item(vals, vs.host, platform_of(host) if host else "", (ctx.host_rank(vs.host),), 1000 + j))
     return out
 

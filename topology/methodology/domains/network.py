@@ -32,7 +32,8 @@ from topology.unknown import NOT_STATED
 from topology.vocabulary import ROLE_PROSE
 
 PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", "speed", "address", "network",
-               "cidr", "ip", "prefix", "mask", "mtu", "mtu_text", "jumbo_packet", "flow_control", "flow_control_text",
+               "cidr", "ip", "prefix", "mask", "mtu", "mtu_text", "jumbo_packet", "frame_size",
+               "flow_control", "flow_control_text",
                "flow_control_value", "flow_onoff", "vlan", "team", "wwpn", "fabric", "vswitch",
                # iSCSI port binding (an ESXi VMkernel port bound to one NIC): the NIC, its name and its switch
                "bound_to", "bound_name", "bound_vswitch",
@@ -105,6 +106,10 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
         put(out, f"{prefix}.mtu_text", as_text(f"{mtu} (jumbo frames)" if mtu > 1500 else str(mtu), mtu_src))
         # Windows drivers take the frame size with the 14-byte Ethernet header (*JumboPacket 9014)
         put(out, f"{prefix}.jumbo_packet", as_number(mtu + 14 if mtu > 1500 else 1514, mtu_src))
+        # a switch CLI that takes the Ethernet frame size (PowerConnect 62xx `mtu`: 1518-9216): the IP MTU plus
+        # the 18 bytes of header and FCS, only for jumbo frames (1518 is the default)
+        if 1500 < mtu <= 9216:     # a value above 9198 is already the switch's frame size (9216 is the most)
+            put(out, f"{prefix}.frame_size", as_number(min(mtu + 18, 9216) if mtu <= 9198 else mtu, mtu_src))
     fc = getattr(p, "flow_control", None)
     if fc is NOT_STATED:
         for name in ("flow_control", "flow_control_text", "flow_control_value", "flow_onoff"):

@@ -16,7 +16,7 @@ from topology.methodology.values import Values
 GLOBAL_NAMES = BED_WIDE_NAMES
 # free-form mappings: any key below these prefixes is accepted
 WILDCARDS = ("host.settings.", "server.settings.", "array.attributes.", "switch.settings.", "cluster.settings.",
-             "workload.parameters.", "scenario.settings.")
+             "workload.parameters.", "scenario.settings.", "volume.settings.")
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (
+    Val,
     ValueKind,
     Values,
     as_any,
@@ -35,7 +36,11 @@ from topology.vocabulary import RAID_NAMES
 from topology.volume_identity import identity_text, normal_target, normal_wwn, select_by, size_bounds, wwn_name
 
 ARRAY_FIELDS = ("id", "model", "firmware", "connectivity", "mgmt_addresses", "mgmt_address", "controllers",
-                "controller_count", "family", "family_name")
+                "controller_count", "family", "family_name",
+                # array groups (EqualLogic): is_group for the group itself (its pools, volumes and access
+                # records), group_* for a member: the group it joins, its address, whether it is the first member
+                # (which creates the group) and the group's members
+                "is_group", "group_name", "group_ip", "group_first", "group_members", "group_pool")
 ARRAY_NAMES = field_names("array", *ARRAY_FIELDS)
 
 
@@ -58,12 +63,32 @@ def array_values(ctx: BedContext, a: StorageArray) -> Values:
     put(out, "array.controller_count", as_number(len(a.controllers), f"{a.id}.controllers") if a.controllers else None)
     for k, v in a.attributes.items():
         put(out, f"array.attributes.{k}", as_any(v, f"{a.id}.attributes.{k}"))
+    put(out, "array.is_group", as_bool(a.id in ctx.idx.group_views))
+    g = ctx.idx.array_groups.get(a.group) if a.group else None
+    if g is not None:
+        src = f"array_groups.{g.name}"
+        members = [m.id for m in ctx.bed.arrays if m.group == g.name]
+        put(out, "array.group_name", as_text(g.name, f"{a.id}.group"))
+        put(out, "array.group_members", as_list(members, src))
+        put(out, "array.group_first", as_bool(bool(members) and members[0] == a.id, src))
+        if g.address is NOT_STATED:
+            put(out, "array.group_ip", not_stated(f"{src}.address"))
+        elif (i := interface_of(g.address)) is not None:
+            put(out, "array.group_ip", as_token(str(i.ip), f"{src}.address"))
+        pools = [p.name for p in g.pools if p.members is not NOT_STATED and a.id in p.members]
+        if pools:
+            put(out, "array.group_pool", as_text(pools[0], f"{src}.pools"))
+        elif any(p.members is NOT_STATED for p in g.pools):
+            put(out, "array.group_pool", not_stated(f"{src}.pools"))
     return out
 
 
 GROUP_FIELDS = ("name", "label", "raid", "raid_text", "geometry", "owner", "owner_index", "owner_letter", "pool",
                 "first_volume", "first_volume_size_gb", "first_volume_size_text", "index", "members", "disk_count",
-                "slot_pairs", "disk_desc", "media", "usable")
+                "slot_pairs", "disk_desc", "media", "usable",
+                # TRAY,SLOT of each member drive by the enclosures' stated tray IDs (IBM DS SMcli); the
+                # enclosures whose tray ID the bed does not give
+                "tray_slots", "trays_unknown")
 
 
 def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values:
@@ -102,6 +127,12 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
     pairs = [f"{enc_index[e]},{s}" for e, s in slots if e in enc_index]
     if pairs and len(pairs) == len(slots):
         put(out, "group.slot_pairs", as_token(" ".join(pairs), f"{ref}.members"))
+    trays = {e.name: e.tray_id for e in a.enclosures}
+    unknown = sorted({e for e, _ in slots if trays.get(e) is None})
+    if slots and not unknown:
+        put(out, "group.tray_slots", as_token(" ".join(f"{trays[e]},{s}" for e, s in slots), f"{ref}.members"))
+    elif unknown:
+        put(out, "group.trays_unknown", as_list(unknown, f"{a.id}.enclosures"))
     disks = scope.group_disks(g) if scope else []
     if disks and len(disks) == len(slots):
         kinds: dict[str, int] = {}
@@ -136,7 +167,19 @@ VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter
                  "scsi_vendor", "scsi_product", "device", "identify",
                  # 0-based positions in the array's lists: the numbers an array CLI that numbers its LUs and
                  # pools (Hitachi SNM2) gives them when they are made in the bed's order
-                 "number", "pool_number")
+                 "number", "pool_number",
+                 # snapshot reserve (EqualLogic: a share of the volume's size), and how many machines reach it
+                 "reserve_gb", "reserve_text", "reserve_percent", "hosts_count", "settings_stated")
+
+
+def _hosts_per_volume(a: StorageArray) -> Values:
+    """Volume name -> how many machines its mappings (access records) reach."""
+    from topology.index import servers_behind_mapping_targets
+    members = servers_behind_mapping_targets(a)
+    reach: dict[str, set[str]] = {}
+    for m in a.mappings:
+        reach.setdefault(m.volume, set()).update(members.get(m.to, []))
+    return {name: v for name, machines in reach.items() if (v := as_number(len(machines), f"{a.id}.mappings"))}
 
 
 def _positions(a: StorageArray) -> Values:
@@ -164,6 +207,22 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
         put(out, "volume.size_text", as_text(f"all remaining capacity{' of the ' + container if container else ''}",
                                              f"{ref}.remainder"))
     put_fields(out, "volume", v, ref, _VOLUME_FIELDS)
+    for k, setting in v.settings.items():       # segment_size_kb, read_cache, write_cache ... as the bed names them
+        put(out, f"volume.settings.{k}", as_any(setting, f"{ref}.settings.{k}"))
+    # settings the source names but leaves open: a command that makes the volume would take the array's default
+    unstated = tuple(f"volume.settings.{k}" for k, x in v.settings.items() if x is NOT_STATED)
+    put(out, "volume.settings_stated", Val(not_stated().text, f"{ref}.settings", "not_stated", unstated) if unstated
+        else as_bool(True, f"{ref}.settings"))
+    put(out, "volume.reserve_gb", as_number(v.reserve_gb, f"{ref}.reserve_gb"))
+    if isinstance(v.reserve_gb, (int, float)) and not isinstance(v.reserve_gb, bool):
+        put(out, "volume.reserve_text", as_text(size_text(v.reserve_gb), f"{ref}.reserve_gb"))
+        if isinstance(v.size_gb, (int, float)) and v.size_gb > 0:
+            put(out, "volume.reserve_percent", as_number(round(100 * v.reserve_gb / v.size_gb), f"{ref}.reserve_gb"))
+    elif v.reserve_gb is NOT_STATED:
+        put(out, "volume.reserve_percent", not_stated(f"{ref}.reserve_gb"))
+    hosts = ctx.cached(("volume-hosts", a.id), lambda: _hosts_per_volume(a))
+    if v.name in hosts:
+        put(out, "volume.hosts_count", hosts[v.name])
     # a drive letter ("E", "E:") and an NTFS mount point ("C:\\asgluns\\sg1") need different commands
     letter = v.drive.rstrip(":") if re.fullmatch(r"[A-Za-z]:?", v.drive or "") else ""
     put(out, "volume.drive_letter", as_text(letter, f"{ref}.drive"))
@@ -232,9 +291,7 @@ def _array_items(ctx: BedContext, sub: int, per_array: Callable[[StorageArray, V
     out = []
     # array steps are done where the array is managed from: the bed's management station when it has one
     station = ctx.management_station()
-    for i, a in enumerate(ctx.bed.arrays):
-        if a.simulated:
-            continue
+    for i, a in enumerate(ctx.storage_scopes()):     # the arrays, then the groups that hold volumes
         base = array_values(ctx, a)
         for j, (vals, target) in enumerate(per_array(a, base)):
             out.append(Item(vals, station or target or a.id, "array", (i,), sub + j))
@@ -256,7 +313,8 @@ def _disk_groups(ctx: BedContext) -> list[Item]:
     return _array_items(ctx, 1000, per)
 
 
-_POOL_FIELDS: dict[str, ValueKind] = {"name": as_text, "provisioning": as_token, "purpose": as_list, "raid": as_token}
+_POOL_FIELDS: dict[str, ValueKind] = {"name": as_text, "provisioning": as_token, "purpose": as_list, "raid": as_token,
+                                       "members": as_list}
 
 
 @domain("pool", ARRAY_NAMES | field_names("pool", *_POOL_FIELDS, "raid_text", "groups", "formatted"),

@@ -28,13 +28,19 @@ _SWITCH_FIELDS: dict[str, ValueKind] = {
     "spanning_tree": as_text, "vlans": as_list, "roles": as_list, "fabric": as_text, "port_count": as_number,
     "label": as_text}
 SWITCH_NAMES = field_names("switch", *_SWITCH_FIELDS, "flow_control_text", "role_text", "display", "family",
-                           "family_name")
+                           "family_name", "jumbo", "frame_size")
 
 
 def _switch_values(ctx: BedContext, sw: Any) -> Values:
     out: Values = {}
     r = sw.id
     put_fields(out, "switch", sw, r, _SWITCH_FIELDS)
+    mtu = sw.mtu if isinstance(sw.mtu, int) and not isinstance(sw.mtu, bool) else None
+    if mtu is not None:
+        # jumbo frames only above the standard 1500-byte MTU; a CLI that takes frame sizes gets MTU + 18
+        put(out, "switch.jumbo", as_bool(mtu > 1500, f"{r}.mtu"))
+        if 1500 < mtu <= 9216:     # a value above 9198 is already the switch's frame size (9216 is the most)
+            put(out, "switch.frame_size", as_number(mtu + 18 if mtu <= 9198 else mtu, f"{r}.mtu"))
     family = ctx.families.of("switch", sw.model)
     if family is not None:
         put(out, "switch.family", as_token(family.id, f"{r}.model"))

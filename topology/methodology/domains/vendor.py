@@ -23,10 +23,12 @@ from topology.methodology.values import (
     as_text,
     as_token,
     field_names,
+    not_stated,
     put,
     put_fields,
 )
 from topology.model import StorageArray
+from topology.unknown import NOT_STATED
 
 _WWPN = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){7}$", re.I)
 
@@ -104,6 +106,7 @@ def _initiator_values(ctx: BedContext, host: Any, text: str, k: int, src: str, b
     put(vals, "initiator.index", as_number(k + 1))
     low = text.strip().lower()
     wwpn, port = _wwpn_of(ctx, text, by_wwpn)
+    pr = ctx.idx.port(text.strip()) if not wwpn and SEP in text else None
     if wwpn:
         put(vals, "initiator.kind", as_token("fc"))
         put(vals, "initiator.wwpn", as_token(wwpn, src))
@@ -111,6 +114,13 @@ def _initiator_values(ctx: BedContext, host: Any, text: str, k: int, src: str, b
     elif low.startswith(("iqn.", "eui.", "naa.")):
         put(vals, "initiator.kind", as_token("iscsi"))
         put(vals, "initiator.iqn", as_text(text.strip(), src))
+    elif pr is not None and getattr(pr.port, "kind", "") == "fc":
+        # an FC port of the bed whose WWPN the source does not give: an FC host port all the same
+        put(vals, "initiator.kind", as_token("fc"))
+        port = pr.ref
+        wwpn_field = getattr(pr.port, "wwpn", "")
+        put(vals, "initiator.wwpn", not_stated(f"{pr.ref}.wwpn") if wwpn_field is NOT_STATED else None)
+        put(vals, "initiator.wwpn_hex", not_stated(f"{pr.ref}.wwpn") if wwpn_field is NOT_STATED else None)
     if port:
         put(vals, "initiator.port", as_text(port, src))
     label = port.replace(SEP, "-") if port else f"{host.name}-{k + 1}"
@@ -156,6 +166,20 @@ def _initiators_of(ctx: BedContext, a: StorageArray, h: Any, base: Values, by_ww
                    ) -> Iterator[tuple[Values, str]]:
     """An item's values for each initiator of the array host `h`, on top of `base`."""
     src = f"{a.id}:host:{h.name}"
+    if h.initiators is NOT_STATED:
+        # the access record still has to be made: its step names the host and leaves the initiator to be read
+        # from the machine (its IQN or WWPN), done by hand
+        vals = dict(base)
+        put_fields(vals, "array_host", h, src, _ARRAY_HOST_PLAIN)
+        put(vals, "initiator.name", not_stated(f"{src}.initiators"))
+        put(vals, "initiator.index", as_number(1))
+        kind = {"iscsi": "iscsi", "fc": "fc"}.get(a.connectivity if isinstance(a.connectivity, str) else "")
+        if kind:
+            put(vals, "initiator.kind", as_token(kind))
+            put(vals, "initiator.iqn" if kind == "iscsi" else "initiator.wwpn_hex", not_stated(f"{src}.initiators"))
+        put(vals, "initiator.label", as_text(f"{h.name}-1", src))
+        yield vals, a.id
+        return
     for k, text in enumerate(h.initiators):
         vals = dict(base)
         put_fields(vals, "array_host", h, src, _ARRAY_HOST_PLAIN)

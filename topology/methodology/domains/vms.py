@@ -13,6 +13,7 @@ from topology.methodology.domains.registry import Item, domain
 from topology.methodology.values import (
     Values,
     as_bool,
+    as_list,
     as_number,
     as_text,
     as_token,
@@ -90,6 +91,18 @@ def _disk_folder(ctx: BedContext, vm: VM, d: Any) -> tuple[str, str] | None:
     return None
 
 
+def _volume_folder(ctx: BedContext, d: Any) -> tuple[str, str] | None:
+    """The drive letter or mount point of the volume a virtual disk sits on, when the bed gives it."""
+    if not d.volume or d.local or not isinstance(d.volume, str):
+        return None
+    v = ctx.idx.volume(d.volume)
+    drive = getattr(v, "drive", "") if v is not None else ""
+    if not drive or drive is NOT_STATED:
+        return None
+    drive = f"{drive.rstrip(':')}:\\" if len(drive.rstrip(":")) == 1 else drive
+    return drive, f"{d.volume}.drive"
+
+
 def _vm_folder(ctx: BedContext, vm: VM) -> tuple[str, str] | None:
     for d in vm.disks:
         f = _disk_folder(ctx, vm, d)
@@ -165,8 +178,8 @@ def _default_disk_format(ctx: BedContext, host_id: str) -> str:
     return "vhdx"
 
 
-VDISK_FIELDS = ("name", "size_gb", "size_text", "format", "format_text", "type", "type_text", "fixed", "dynamic",
-                "volume",
+VDISK_FIELDS = ("name", "size_gb", "size_mb", "size_text", "format", "format_text", "type", "type_text", "fixed",
+                "dynamic", "volume",
                 "volume_name", "folder", "file", "controller", "local", "index", "first")
 
 
@@ -178,6 +191,7 @@ def _vm_disks(ctx: BedContext) -> list[Item]:
             src = f"{vm.id}.disks.{d.name}"
             put(vals, "disk.name", as_text(d.name, f"{src}.name"))
             put(vals, "disk.size_gb", as_number(d.size_gb, f"{src}.size_gb"))
+            put(vals, "disk.size_mb", scaled(d.size_gb, 1024, f"{src}.size_gb"))
             put(vals, "disk.size_text", as_text(size_text(d.size_gb), f"{src}.size_gb"))
             fmt = d.format or ""
             put(vals, "disk.format", as_token(fmt, f"{src}.format"))
@@ -192,8 +206,10 @@ def _vm_disks(ctx: BedContext) -> list[Item]:
                 put(vals, "disk.dynamic", as_bool(True, f"{src}.type"))
             put(vals, "disk.volume", as_text(d.volume, f"{src}.volume"))
             put(vals, "disk.volume_name", as_text(d.volume.rpartition(":")[2], f"{src}.volume"))
-            folder = _disk_folder(ctx, vm, d)
-            if not folder and NOT_STATED in (d.path, d.volume, vm.host):
+            folder = _disk_folder(ctx, vm, d) or _volume_folder(ctx, d)
+            vol = ctx.idx.volume(d.volume) if isinstance(d.volume, str) and d.volume else None
+            if not folder and NOT_STATED in (d.path, d.volume, vm.host, getattr(vol, "drive", "")):
+                # where the file goes is not stated (a volume whose drive or mount point the source leaves open)
                 put(vals, "disk.folder", not_stated(f"{src}.path"))
                 put(vals, "disk.file", not_stated(f"{src}.path"))
             if folder:
@@ -211,7 +227,11 @@ def _vm_disks(ctx: BedContext) -> list[Item]:
 
 
 VNIC_FIELDS = ("name", "vswitch", "role", "address", "ip", "prefix", "mask", "network", "mtu", "index", "first",
-               "dns", "dns_csv")
+               "dns", "dns_csv",
+               # addressed: the NIC gets an address (stated, or one the source leaves unstated); sriov: it is an
+               # SR-IOV virtual function (a vNIC on a virtual switch with sriov: true); vhost_net: a virtio NIC
+               # served by vhost-net; ifaces: the in-guest iSCSI interfaces bound to it
+               "addressed", "sriov", "vhost_net", "ifaces", "uplink")
 
 
 def _vnic_values(ctx: BedContext, vm: VM, nic: Any, k: int) -> Values:
@@ -225,7 +245,16 @@ def _vnic_values(ctx: BedContext, vm: VM, nic: Any, k: int) -> Values:
         put(vals, "nic.vswitch", not_stated(f"{src}.vswitch"))
     put(vals, "nic.role", as_text(ROLE_PROSE.get(nic.role, nic.role), f"{src}.role"))
     put(vals, "nic.address", as_text(nic.address, f"{src}.address"))
+    put(vals, "nic.addressed", as_bool(nic.address is NOT_STATED or bool(nic.address), f"{src}.address"))
     put_address(vals, "nic", nic.address, f"{src}.address")
+    sriov = vs is not None and vs.sriov and nic.offloads.get("sriov") is not False
+    put(vals, "nic.sriov", as_bool(sriov, f"{vs.id}.sriov" if vs is not None else f"{src}.vswitch"))
+    put(vals, "nic.vhost_net", as_bool(not sriov and nic.offloads.get("vhost_net") is True, f"{src}.offloads"))
+    put(vals, "nic.ifaces", as_list([i for i in nic.iscsi_ifaces if isinstance(i, str)], f"{src}.iscsi_ifaces"))
+    if vs is not None and vs.uplinks and vs.uplinks is not NOT_STATED:
+        pr = ctx.idx.ports.get(vs.uplinks[0])
+        if pr is not None:
+            put(vals, "nic.uplink", as_text(pr.port.name, f"{vs.id}.uplinks"))
     put(vals, "nic.network", as_text(nic.network, f"{src}.network"))
     put(vals, "nic.mtu", as_number(nic.mtu, f"{src}.mtu"))
     put(vals, "nic.index", as_number(k + 1))
