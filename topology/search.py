@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from topology.ids import components, port_ref
+from topology.ids import SEP, components, port_ref
 from topology.model import Bed, Port
 
 # the text fields a person searches for; everything else (models, firmware) is detail
@@ -62,21 +62,45 @@ def _walk(obj: Any, path: str, depth: int = 0) -> Iterator[tuple[Any, str, str, 
 
 def find_in_bed(bed: Bed, text: str, limit: int = 500) -> list[Match]:
     """Every place `text` occurs (case-insensitive), components in bed order, one match per
-    subject and field.  An empty text matches nothing."""
+    subject and field.  `DEVICE:PORT`, as the application prints a port ("R720:SAN1"), finds
+    that port first (either part may be the start of the name).  An empty text matches nothing."""
     needle = text.strip().lower()
     if not needle:
         return []
-    out: list[Match] = []
+    out: list[Match] = _port_refs(bed, needle)
     for word, comp in components(bed):
         for obj, path, field, value in _walk(comp, ""):
             if needle not in value.lower():
                 continue
             subject = port_ref(comp.id, obj.name) if isinstance(obj, Port) and obj.name else comp.id
             where = f"{path} {field}".strip() if field != "id" or path else "id"
+            if out and field == "name" and isinstance(obj, Port) and any(m.subject == subject for m in out):
+                continue        # the port a DEVICE:PORT text named
             out.append(Match(subject, comp.id, word, where, _snippet(value, needle)))
             if len(out) >= limit:
                 return out
     return out
+
+
+def _port_refs(bed: Bed, needle: str) -> list[Match]:
+    """The ports a `DEVICE:PORT` text names: the device's id and the port's name, each equal to
+    its part or starting with it; exact names first."""
+    device, sep, port = needle.rpartition(SEP)
+    if not sep or not device or not port:
+        return []
+    found: list[tuple[int, Match]] = []
+    for word, comp in components(bed):
+        ident = comp.id.lower()
+        if not ident.startswith(device):
+            continue
+        for obj, path, field, value in _walk(comp, ""):
+            if field != "name" or not isinstance(obj, Port) or not value.lower().startswith(port):
+                continue
+            exact = (ident == device) + (value.lower() == port)
+            ref = port_ref(comp.id, obj.name)
+            found.append((-exact, Match(ref, comp.id, word, f"{path} {field}".strip(), ref)))
+    found.sort(key=lambda pair: pair[0])
+    return [m for _, m in found]
 
 
 def matching_components(bed: Bed, text: str) -> set[str]:

@@ -1,7 +1,8 @@
 """Find (Ctrl+F): ids, names, addresses and notes anywhere in the bed, with jump-to.
 
-Enter (or the arrows) goes to the next (previous) match: it is selected in every view and
-centred on the diagram.  The search itself is topology/search.py; this is its bar.
+Enter (or the arrows) goes to the next (previous) match: it is selected in every view, and
+the diagram zooms to it (close enough to read its name, or its port's) and centres it.  A port
+is found as the application prints it, `DEVICE:PORT`.  The search itself is topology/search.py; this is its bar.
 """
 from __future__ import annotations
 
@@ -86,6 +87,7 @@ class FindBar(QToolBar):
         window = self.window_
         window.tabs.setCurrentWidget(window.canvas)
         window.selection.focus([match.subject])
+        window.canvas.zoom_to([match.subject])      # near enough to read it, not only centred
         self.result.setText(f"{self.current + 1} of {len(self.matches)}: {match.describe()}")
         self.result.setToolTip(match.describe())
         return match
