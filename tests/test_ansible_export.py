@@ -179,7 +179,8 @@ def test_measure_playbook_runs_the_load_and_fetches_its_results_to_the_controlle
     paths = {"inventory": result["inventory"], "playbook": result["measure"]}
     r, recap = _play(lab, tmp_path, paths)
     assert r.returncode == 0 and recap["h1"]["failed"] == 0, r.stdout[-4000:] + r.stderr[-2000:]
-    fetched = {p.name: p for p in (tmp_path / "ansible" / "results" / "h1").rglob("*.json")}
+    # where the README says: results/HOST/, not results/HOST/<the path on the host>
+    fetched = {p.name: p for p in (tmp_path / "ansible" / "results" / "h1").glob("*.json")}
     assert "oltp.json" in fetched, r.stdout[-3000:]
     text = fetched["oltp.json"].read_text()
     reports, at = [], text.find("{")
@@ -188,6 +189,48 @@ def test_measure_playbook_runs_the_load_and_fetches_its_results_to_the_controlle
         reports.append(report)
         at = text.find("{", end)
     assert reports and reports[-1]["jobs"][0]["jobname"] == "oltp"
+
+
+def _stage_step(number: str, host: str, manual: bool = False):
+    from app.run.plan import RunStep, Task
+    task = Task(number, host) if manual else Task(number, host, "bash", f"echo {number}")
+    return RunStep(number, f"Step {number} on {host}.", "network", "Network adapters", host, [task])
+
+
+def test_a_stage_is_one_play_over_its_hosts_and_manual_steps_come_between_plays_never_between_hosts(tmp_path):
+    hosts = [{"id": h, "transport": "ssh", "address": f"192.0.2.{n}"} for n, h in enumerate(("h1", "h2", "h3"), 1)]
+    bed = load(write_bed(tmp_path / "bed.yaml", hosts, mark_dir=tmp_path / "marks"))
+    # as the methodology orders them: host after host, a switch's manual step between two hosts, and h2
+    # with a manual step inside its own lane
+    steps = [_stage_step("3.1", "h1"), _stage_step("3.2", "h1"), _stage_step("3.3", "sw1", manual=True),
+             _stage_step("3.4", "h2"), _stage_step("3.5", "h2", manual=True), _stage_step("3.6", "h2"),
+             _stage_step("3.7", "h3")]
+    result = export(bed, steps, tmp_path / "ansible")
+    book = yaml.safe_load(_plain(result["playbook"]))
+    assert [p["hosts"] for p in book] == ["h1,h2,h3", "localhost", "h2"]
+    assert [t["name"].split(" by hand")[0] for t in book[1]["tasks"]] == ["3.3", "3.5"]
+    first = result["playbook"].parent / "tasks/playbook/play_01"
+    assert [t["name"].split()[0] for t in yaml.safe_load(_plain(first / "h1.yml")) if "record" not in t["name"]
+            and "markers" not in t["name"]] == ["3.1", "3.2"]
+    assert [t["name"].split()[0] for t in yaml.safe_load(_plain(first / "h2.yml")) if "record" not in t["name"]
+            and "markers" not in t["name"]] == ["3.4"]
+    assert [t["name"].split()[0] for t in book[2]["tasks"] if "record" not in t["name"]
+            and "markers" not in t["name"]] == ["3.6"]
+
+
+def test_the_measurement_asks_nobody_to_copy_the_files_its_fetch_already_copied(tmp_path):
+    bed = load(write_fio_bed(tmp_path / "fio.yaml", "h1", tmp_path / "h1.dat", minutes=0.05,
+                             access={"transport": "ssh", "address": "192.0.2.1", "user": "root"}))
+    reached = reach(bed)
+    steps = run_steps(generate(bed), reached.transports)
+    copy = next(s for s in steps if s.fetched_by)
+    result = export(bed, steps, tmp_path / "ansible", reached)
+    text = _plain(result["measure"])
+    tasks = [t for play in yaml.safe_load(text) for t in play["tasks"]]
+    fetches = [t["ansible.builtin.fetch"] for t in tasks if "ansible.builtin.fetch" in t]
+    assert fetches and all(f["dest"] == "{{ playbook_dir }}/results/{{ inventory_hostname }}/" and f["flat"]
+                           for f in fetches)
+    assert not any(str(t["name"]).startswith(f"{copy.number} ") for t in tasks), copy.number
 
 
 def test_exporting_an_example_says_why_hosts_are_assumed_or_left_out(tmp_path):

@@ -186,6 +186,39 @@ def test_find_goes_to_an_address_and_centres_it(qtbot, window):
     assert w.find_bar.go(1) is None and w.find_bar.result.text() == "Nothing matches"
 
 
+def test_find_takes_a_port_as_the_application_prints_it_and_zooms_to_where_it_reads(qtbot, window):
+    w = window
+    w.canvas.fit()
+    w.actions_by_name["find"].trigger()
+    w.find_bar.field.setText("R710-2:SAN1")
+    match = w.find_bar.go(1)
+    assert match is not None and match.subject == "R710-2:SAN1"
+    assert w.selection.ids == {"R710-2:SAN1"}
+    # close enough that the device draws its ports' names, and the device in sight
+    assert w.canvas.zoom() >= 1.6
+    visible = w.canvas.mapToScene(w.canvas.viewport().rect()).boundingRect()
+    assert visible.contains(w.canvas.devices["R710-2"].sceneBoundingRect().center())
+    w.find_bar.field.setText("R710:SAN")          # the start of each part: every SAN port of both hosts
+    assert w.find_bar.go(1) is not None
+    assert [m.subject for m in w.find_bar.matches][:4] == ["R710-1:SAN1", "R710-1:SAN2", "R710-2:SAN1", "R710-2:SAN2"]
+
+
+def test_a_big_bed_fitted_to_the_window_still_shows_its_device_names(qtbot, window):
+    from PySide6.QtGui import QColor
+    w = window
+    assert w.open_path(resources.example_path("ams2500-exchange-esrp"))
+    w.resize(1366, 768)
+    w.tabs.setCurrentWidget(w.canvas)
+    w.canvas.fit()
+    qtbot.wait(50)
+    assert w.canvas.zoom() < 0.3            # far away: the drawing's details are left out
+    image = w.canvas.viewport().grab().toImage()
+    body = w.canvas.mapFromScene(w.canvas.devices["SUN141"].sceneBoundingRect()).boundingRect()
+    dark = sum(1 for x in range(body.left() + 2, body.right() - 2) for y in range(body.top() + 2, body.bottom() - 2)
+               if QColor(image.pixel(x, y)).lightness() < 100)
+    assert dark > 20, "no name drawn on the device"
+
+
 def test_the_tree_filter_keeps_matching_components(qtbot, window):
     w = window
     box = w.docks["tree"].widget()

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -98,10 +100,14 @@ def test_resume_after_kill_9_refuses_to_start_a_second_copy_then_adopts_the_runn
     adopter = _start("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
                      "--skip-manual", "--still-running", "adopt")
     wait_for(lambda: adopted(run_dir), what="the resumed driver adopting the step", seconds=90)
+    time.sleep(2)
     release(tmp_path)
     out, err = adopter.communicate(timeout=90)
     assert adopter.returncode == EXIT_OK, out + err
     assert "waiting for it" in out and "done" in out        # the job's output, followed to its end
+    # the time it spent following the adopted step to its end is the resumed run's time
+    took = re.search(r"complete: \d+ step\(s\) in ([\d.]+) s", out)
+    assert took and float(took.group(1)) >= 2.0, out
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"      # one copy only
     state = next(iter(J.replay(J.read_records(run_dir)[0]).values()))
     assert state.status == J.OK and state.exit_code == 0

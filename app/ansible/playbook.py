@@ -43,30 +43,60 @@ class Book:
 def plays(steps: Sequence[RunStep], bed_name: str, measurement: bool,
           refused: dict[str, str] | None = None, folder: str = "tasks") -> Book:
     """`refused`: host id -> why Ansible cannot manage it (its steps are shown as manual);
-    `folder`: where the hosts' task files go, relative to the playbook."""
+    `folder`: where the hosts' task files go, relative to the playbook.
+
+    A stage is one play over every host it concerns.  A host whose lane stops at a manual step
+    goes on after it in the stage's next play, once the manual play between them is done: manual
+    steps come between plays, never between the hosts of one."""
     book = Book()
+    refused = refused or {}
     for stage in stages(steps):
         title = name(f"{stage.title} ({bed_name})")
-        chunks: list[tuple[bool, list[RunStep]]] = []
-        for step in stage.steps:
-            if not chunks or chunks[-1][0] != step.manual:
-                chunks.append((step.manual, []))
-            chunks[-1][1].append(step)
-        for manual, chunk in chunks:
-            if manual and book.plays and book.plays[-1]["hosts"] == "localhost":
-                # one play for a run of manual steps
-                book.plays[-1]["tasks"].extend(_manual_play(title, chunk, refused or {})["tasks"])
-                continue
-            if manual:
-                book.plays.append(_manual_play(title, chunk, refused or {}))
-            else:
-                lanes: dict[str, Lane] = {}
-                for step in chunk:
-                    for task in step.tasks:
-                        if not task.manual:
-                            lanes.setdefault(task.host, []).append((step, task))
+        for lanes, manual in _rounds(stage.lanes, refused):
+            if lanes:
                 automated_play(book, title, lanes, measurement, f"{folder}/play_{len(book.plays) + 1:02d}")
+            if not manual:
+                continue
+            if book.plays and book.plays[-1]["hosts"] == "localhost":
+                # one play for a run of manual steps
+                book.plays[-1]["tasks"].extend(_manual_play(title, manual, refused)["tasks"])
+            else:
+                book.plays.append(_manual_play(title, manual, refused))
     return book
+
+
+Round = tuple[dict[str, Lane], list[RunStep]]      # (each host's automated steps, the manual steps after)
+
+
+def _rounds(stage_lanes: dict[str, list[RunStep]], refused: dict[str, str]) -> list[Round]:
+    """A stage's steps as rounds: the automated steps every host runs before its next manual step
+    (one play), then those manual steps (one play on the controller), then what each host does
+    after them, and so on.  A "copy the results" step whose load step fetches the files itself
+    is left out: the fetch already did it."""
+    rounds: list[Round] = []
+    order = {id(s): i for i, s in enumerate(s for lane in stage_lanes.values() for s in lane)}
+    for lane_steps in stage_lanes.values():
+        at, after_manual = 0, False
+        for step in lane_steps:
+            if step.manual and step.fetched_by and step.target not in refused:
+                continue
+            if step.manual != after_manual and not step.manual:
+                at += 1
+            after_manual = step.manual
+            while len(rounds) <= at:
+                rounds.append(({}, []))
+            lanes, manual = rounds[at]
+            if step.manual:
+                manual.append(step)
+                continue
+            for task in step.tasks:
+                if not task.manual:
+                    lanes.setdefault(task.host, []).append((step, task))
+    for _, manual in rounds:
+        manual.sort(key=lambda s: order[id(s)])
+    return rounds
+
+
 def _manual_play(title: Name, steps: list[RunStep], refused: dict[str, str]) -> dict:
     tasks = []
     for step in steps:

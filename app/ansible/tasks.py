@@ -147,6 +147,7 @@ def result_tasks(step: RunStep, task: Task) -> list[dict]:
     """Copy the files the step leaves on the host to results/HOST/ on the controller."""
     files = (task.ansible or {}).get("results") or []
     return [{"name": name(f"{step.number} fetch {f}"),
-             "ansible.builtin.fetch": {"src": data(f), "dest": "{{ playbook_dir }}/results/", "flat": False},
+             "ansible.builtin.fetch": {"src": data(f), "dest": "{{ playbook_dir }}/results/{{ inventory_hostname }}/",
+                                       "flat": True},
              "when": "not ansible_check_mode", "tags": [tag(step), "results"]}
             for f in files]

@@ -54,8 +54,9 @@ def paint_device(painter: QPainter, dev: Any, w: float, h: float, *, vms: Sequen
         painter.drawRoundedRect(body.adjusted(-5, -5, 5, 5), 9, 9)
     painter.setBrush(fill)
     painter.setPen(QPen(SELECT if selected else border, 2.2 if selected else 1.2))
-    if lod < 0.3:  # far away: the shape and its colour say enough
+    if lod < 0.3:  # far away: the shape, its colour and its name where there is room on screen for it
         painter.drawRect(body)
+        _far_name(painter, dev.id, w, h, lod)
         if badge is not None:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(ERROR if badge.severity == "error" else WARNING)
@@ -81,6 +82,21 @@ def paint_device(painter: QPainter, dev: Any, w: float, h: float, *, vms: Sequen
         _paint_port_names(painter, marks, 7, True)
     if badge is not None:
         paint_badge(painter, QPointF(w - 2, 2), badge)
+
+
+FAR_NAME_SCREEN_PX = 11      # a far device's name is this tall on screen, whatever the zoom
+FAR_NAME_MIN_SCREEN_W = 30   # ... when the device is at least this wide on screen
+
+
+def _far_name(painter: QPainter, text: str, w: float, h: float, lod: float) -> None:
+    """The name of a device drawn small (a big bed fitted to the window): the details are gone,
+    the name stays readable while the device is wide enough on screen for a few letters."""
+    if w * lod < FAR_NAME_MIN_SCREEN_W:
+        return
+    px = min(int(h * 0.7), int(FAR_NAME_SCREEN_PX / lod) // 4 * 4 + 4)    # steps of 4: few fonts made
+    if px * lod < 7:
+        return
+    draw_text(painter, 3, max(0.0, (h - px - 5) / 2), w - 6, text, px, bold=True)
 
 
 def _title(painter: QPainter, x: float, y: float, w: float, text: str) -> None:

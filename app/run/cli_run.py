@@ -281,6 +281,9 @@ def cmd_run(ns: argparse.Namespace) -> int:
 def _drive(session, ns, terminal: _Terminal) -> int:
     from app.run import journal as J
     run_id = session.info.id
+    # the whole of this invocation's work: pre-flight and the steps a stopped run left on their
+    # hosts, which a resume follows to their end before going on, are part of it
+    started = time.monotonic()
     resume_hint = terminal.resume_hint(run_id)
     first = session.first_unfinished()
     if first is None:
@@ -300,7 +303,6 @@ def _drive(session, ns, terminal: _Terminal) -> int:
         return EXIT_PREFLIGHT if unsettled == "unreachable" else EXIT_UNUSABLE
     if not _destructive_confirmed(session, first, ns, resume_hint):
         return EXIT_MANUAL
-    started = time.monotonic()
     attempted: set[str] = set()
     while True:
         standing = session.standing()

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QPainterPath
+from PySide6.QtGui import QPainterPath, QTransform
 
 from app import diagram
 from widgets.canvas.items import ChipItem, DeviceItem
+
+FIND_MARGIN = 120          # scene units around a match Find zooms to
+FIND_PORT_ZOOM = 1.6       # the zoom at which a device draws its ports' names (app/diagram/devices.py)
 
 
 class SelectionSync:
@@ -111,6 +114,28 @@ class SelectionSync:
         elif self.zoom() < 1.0:
             fits = min(self.viewport().width() / (rect.width() + 120), self.viewport().height() / (rect.height() + 120))
             self._zoom(max(self.zoom(), min(1.0, fits)) / self.zoom(), anchor_mouse=False)
+        self.centerOn(rect.center())
+
+    def zoom_to(self, ids: Iterable[str]) -> None:
+        """Find's jump: the match centred at a zoom where it reads — 100 % for a device, port names'
+        zoom for a port — or the zoom that shows all of it; a closer zoom already there is kept."""
+        ids = list(ids)
+        vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}
+        rect = QRectF()
+        for ident in ids:
+            dev = diagram.device_of_subject(ident, {**self.devices, **self.chips}, vm_hosts)
+            item = self.devices.get(dev) or self.chips.get(dev) if dev else None
+            if item is not None:
+                rect = rect.united(item.sceneBoundingRect())
+        if rect.isNull():
+            return
+        port = any(":" in i and i.partition(":")[0] in self.devices for i in ids)
+        view = self.viewport().rect()
+        fits = min(view.width() / (rect.width() + FIND_MARGIN), view.height() / (rect.height() + FIND_MARGIN))
+        readable = FIND_PORT_ZOOM if port else 1.0
+        now = self.zoom()
+        target = min(fits, max(now, readable)) if now <= fits else fits
+        self.setTransform(QTransform.fromScale(target, target))
         self.centerOn(rect.center())
 
     def select_all(self) -> None:
