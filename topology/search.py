@@ -67,7 +67,8 @@ def find_in_bed(bed: Bed, text: str, limit: int = 500) -> list[Match]:
     needle = text.strip().lower()
     if not needle:
         return []
-    out: list[Match] = []
+    out: list[Match] = _port_refs(bed, needle)      # 'R710:SAN': the start of each part
+    named = {m.subject for m in out}
     whole_ids = SEP in needle       # 'R720:SAN1', as the application prints a port, volume or vNIC
     for word, comp in components(bed):
         for obj, path, field, value in _walk(comp, ""):
@@ -77,10 +78,33 @@ def find_in_bed(bed: Bed, text: str, limit: int = 500) -> list[Match]:
                 continue
             subject = port_ref(comp.id, obj.name) if isinstance(obj, (Port, VNic, Volume)) and obj.name else comp.id
             where = f"{path} {field}".strip() if field != "id" or path else "id"
+            if field == "name" and subject in named:
+                continue        # the port a DEVICE:PORT text named, already first
             out.append(Match(subject, comp.id, word, where, _snippet(value, needle)))
             if len(out) >= limit:
                 return out
     return out
+
+
+def _port_refs(bed: Bed, needle: str) -> list[Match]:
+    """The ports a `DEVICE:PORT` text names: the device's id and the port's name, each equal to
+    its part or starting with it; exact names first."""
+    device, sep, port = needle.rpartition(SEP)
+    if not sep or not device or not port:
+        return []
+    found: list[tuple[int, Match]] = []
+    for word, comp in components(bed):
+        ident = comp.id.lower()
+        if not ident.startswith(device):
+            continue
+        for obj, path, field, value in _walk(comp, ""):
+            if field != "name" or not isinstance(obj, Port) or not value.lower().startswith(port):
+                continue
+            exact = (ident == device) + (value.lower() == port)
+            ref = port_ref(comp.id, obj.name)
+            found.append((-exact, Match(ref, comp.id, word, f"{path} {field}".strip(), ref)))
+    found.sort(key=lambda pair: pair[0])
+    return [m for _, m in found]
 
 
 def matching_components(bed: Bed, text: str) -> set[str]:

@@ -76,8 +76,14 @@ def step_windows(run_dir: Path, positions: dict[str, dict]) -> dict[str, list[tu
         if r["kind"] == "start":
             open_[(step, host)] = t
         elif (step, host) in open_:
-            out.setdefault(host, []).append((open_.pop((step, host)), t,
-                                             place_key(positions[step], info_configuration)))
+            started = open_.pop((step, host))
+            seconds = r.get("seconds")
+            if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 <= seconds < math.inf:
+                # an adopted attempt starts when the resumed driver took it up; its end record's
+                # seconds are the job's own time on the host, so its samples from before the kill
+                # belong to the same window
+                started = min(started, t - seconds)
+            out.setdefault(host, []).append((started, t, place_key(positions[step], info_configuration)))
     for (step, host), started in open_.items():          # still running (or the driver died)
         out.setdefault(host, []).append((started, math.inf, place_key(positions[step], info_configuration)))
     for windows in out.values():

@@ -103,30 +103,10 @@ class SelectionSync:
             self._follow_selection(ids)
 
     def zoom_to(self, ids: Iterable[str]) -> None:
-        """Centre these components at a size their labels can be read (Find): zoom in to 100 % when
-        the drawing is smaller, never out unless they do not fit."""
-        rect = self._scene_rect_of(ids)
-        if rect.isNull():
-            return
-        visible = self.mapToScene(self.viewport().rect()).boundingRect()
-        if rect.width() > visible.width() or rect.height() > visible.height():
-            self.fitInView(rect.adjusted(-60, -60, 60, 60), Qt.AspectRatioMode.KeepAspectRatio)
-        elif self.zoom() < 1.0:
-            fits = min(self.viewport().width() / (rect.width() + 120), self.viewport().height() / (rect.height() + 120))
-            self._zoom(max(self.zoom(), min(1.0, fits)) / self.zoom(), anchor_mouse=False)
-        self.centerOn(rect.center())
-
-    def zoom_to(self, ids: Iterable[str]) -> None:
         """Find's jump: the match centred at a zoom where it reads — 100 % for a device, port names'
-        zoom for a port — or the zoom that shows all of it; a closer zoom already there is kept."""
+        zoom for a port — or for a device the zoom that shows all of it; a closer zoom already there is kept."""
         ids = list(ids)
-        vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}
-        rect = QRectF()
-        for ident in ids:
-            dev = diagram.device_of_subject(ident, {**self.devices, **self.chips}, vm_hosts)
-            item = self.devices.get(dev) or self.chips.get(dev) if dev else None
-            if item is not None:
-                rect = rect.united(item.sceneBoundingRect())
+        rect = self._scene_rect_of(ids)
         if rect.isNull():
             return
         port = any(":" in i and i.partition(":")[0] in self.devices for i in ids)
@@ -134,7 +114,10 @@ class SelectionSync:
         fits = min(view.width() / (rect.width() + FIND_MARGIN), view.height() / (rect.height() + FIND_MARGIN))
         readable = FIND_PORT_ZOOM if port else 1.0
         now = self.zoom()
-        target = min(fits, max(now, readable)) if now <= fits else fits
+        if port:        # a port's name reads at one zoom whatever the size of its device: centred there
+            target = max(now, readable)
+        else:
+            target = min(fits, max(now, readable)) if now <= fits else fits
         self.setTransform(QTransform.fromScale(target, target))
         self.centerOn(rect.center())
 
