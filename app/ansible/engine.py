@@ -204,12 +204,15 @@ class AnsibleEngine(RunEngine):
                 self._places[host] = (None, None)
         return self._places[host]
 
-    def _job_of(self, task: Task) -> jobs.Job:
-        return jobs.Job(self.info.id, task.step, task.host)
+    def _job_of(self, task: Task, attempt: int | None = None) -> jobs.Job:
+        return jobs.Job(self.info.id, task.step, task.host,
+                        attempt=self.task_state(task).attempts if attempt is None else attempt)
 
     def _job_script(self, step: RunStep, task: Task) -> str:
         base, workdir = self._place(task.host)
-        return jobs.start_script(self._job_of(task), task.script, task.shell, base, workdir or "")
+        # the pass journals the task's start (its next attempt) before the job starts
+        job = self._job_of(task, self.task_state(task).attempts + 1)
+        return jobs.start_script(job, task.script, task.shell, base, workdir or "")
 
     def _follow_script(self, step: RunStep, task: Task) -> str:
         return jobs.follow_script(self._job_of(task), self._place(task.host)[0])
@@ -425,23 +428,30 @@ class AnsibleEngine(RunEngine):
         """The result files the pass fetched to results/HOST/, attached to the run as the built-in
         engine attaches them (app.metrics.run_results): `results`, `compare` and the appendix read the
         tool's own figures of either engine."""
-        from app.metrics.run_results import FETCHED, ResultFileError, attach
-        from app.run.result_fetch import result_paths
+        from app.run.result_fetch import keep_fetched, result_paths
         for p in progress.values():
             task = p.task
             if self.task_state(task).status not in (J.OK, J.FAILED):
                 continue
             fetched = folder / "results" / inventory_name(task.host)
+
+            def say(text: str, task: Task = task) -> None:
+                self._write_output(task, text)
+                self._notify("output", task, "info", text)
+
+            def problem(text: str, task: Task = task) -> None:
+                self.journal.record("note", step=task.step, host=task.host, message=text)
             for path in result_paths(task):
                 found = sorted(fetched.rglob(Path(path).name)) if fetched.is_dir() else []
                 if not found:
-                    self._notify("output", task, "info", f"[results] {path}: the step left no such file on {task.host}")
+                    say(f"[results] {path}: the step left no such file on {task.host}")
                     continue
                 try:
-                    attach(self.info.dir, found[0].read_bytes(), f"{task.host}:{path}", step=task.step,
-                           host=task.host, how=FETCHED, position=task.position)
-                except (ResultFileError, OSError) as exc:
-                    self._notify("output", task, "info", f"[results] {exc}")
+                    raw = found[0].read_bytes()
+                except OSError as exc:
+                    say(f"[results] {path}: the copy Ansible fetched cannot be read ({exc.strerror or exc})")
+                    continue
+                keep_fetched(self.info.dir, raw, task, path, say, problem)
 
     def _settle_pass(self, progress: dict[tuple[str, str], _Progress], outcome: tuple[str, int | None, str]) -> None:
         status, rc, tail = outcome

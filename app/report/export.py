@@ -92,7 +92,8 @@ def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", find
         result["pages"] = write_pdf(appendix, out, paper=paper)
         result["paper"] = paper_size(paper).capitalize()
     elif fmt == "html":
-        out.write_text(to_html(appendix), encoding="utf-8")
+        from app.report.html_file import write_html
+        write_html(out, to_html(appendix))
     else:
         image = out.with_name(out.stem + "-diagram.png")
         image.write_bytes(diagram_png(bed, findings=appendix.findings))

@@ -1,0 +1,129 @@
+"""Faults at the narrow places of a run, for real (`testbed-studio run` processes, local jobs):
+a driver that dies between starting a step's job and journalling its process, and a run
+that ran before on the same step.  What a user relies on: a resume finds the job on its host
+and adopts it; no step runs twice, and a job an earlier attempt left is never taken for a
+later one."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from app.run import journal as J
+from app.run.cli_run import EXIT_OK, EXIT_UNUSABLE
+from app.run.fault_points import ENV as DIE_AT
+from tests.safety_beds import HOLD_S, long_step_bed, release
+
+
+def _cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL, env=env)
+
+
+def test_a_driver_killed_before_it_journalled_the_jobs_process_is_resumed_by_adopting_the_job(tmp_path):
+    bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
+    runs = tmp_path / "runs"
+    common = ("--runs-dir", str(runs), "--templates", templates, "--skip-manual")
+    died = _cli("run", str(bed), *common, "--no-preflight", env=os.environ | {DIE_AT: "job-started"})
+    assert died.returncode == -9, died.stdout + died.stderr
+    run_dir = next(runs.iterdir())
+    records = J.read_records(run_dir)[0]
+    assert [r["kind"] for r in records if r.get("step")].count("start") == 1
+    assert not any(r["kind"] == "process" for r in records)     # died before the pid was journalled
+    marks = tmp_path / "marks"
+    assert (marks / "h1.log").read_text() == "begin\n"       # the job runs on without its driver
+
+    # the host is asked by the job's folder: still running, so a plain resume refuses to start it again
+    r = _cli("run", str(bed), "--resume", run_dir.name, *common)
+    assert r.returncode == EXIT_UNUSABLE, r.stdout + r.stderr
+    assert "still running there" in r.stderr and "--still-running adopt" in r.stderr
+    release(tmp_path)
+    r = _cli("run", str(bed), "--resume", run_dir.name, *common, "--still-running", "adopt")
+    assert r.returncode == EXIT_OK, r.stdout + r.stderr
+    assert (marks / "h1.log").read_text() == "begin\nend\n"      # one copy, followed to its end
+    records = J.read_records(run_dir)[0]
+    starts = [r for r in records if r["kind"] == "start"]
+    assert len(starts) == 2 and starts[1].get("adopted"), starts
+    state = next(iter(J.replay(records).values()))
+    assert state.status == J.OK and state.attempts == 1
+
+
+def test_the_job_folder_of_an_earlier_attempt_is_not_taken_for_a_later_attempt_that_never_started(tmp_path):
+    """Attempt 1 ended (its exit status stays in the job folder); attempt 2 was journalled but its
+    driver died before the job reached the host: resume runs the step, not attempt 1's status."""
+    bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=0)
+    runs = tmp_path / "runs"
+    common = ("--runs-dir", str(runs), "--templates", templates, "--skip-manual")
+    r = _cli("run", str(bed), *common, "--no-preflight")
+    assert r.returncode == EXIT_OK, r.stdout + r.stderr
+    run_dir = next(runs.iterdir())
+    records = J.read_records(run_dir)[0]
+    step = next(r["step"] for r in records if r["kind"] == "start")
+    # a second attempt whose start was journalled and whose driver died at once (no job started)
+    with J.Journal(run_dir) as journal:
+        journal.record("start", step=step, host="h1", shell="bash", attempt=2)
+    assert J.replay(J.read_records(run_dir)[0])[(step, "h1")].status == J.INTERRUPTED
+    r = _cli("run", str(bed), "--resume", run_dir.name, *common)
+    assert r.returncode == EXIT_OK, r.stdout + r.stderr
+    assert "ended on its own" not in r.stdout, r.stdout
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\nbegin\nend\n"
+
+
+def test_the_ansible_engine_reads_the_result_files_it_fetched_as_the_builtin_engine_does(tmp_path):
+    """Hostile files a step leaves (100,000-deep JSON, a DiskSpd count written 1.5e3, fio `jobs`
+    holding a number) are problems of the step, journalled with what is wrong; the good file is
+    kept with its figures and the run goes on to the next step."""
+    import json
+
+    import pytest
+
+    from app.ansible.engine import AnsibleEngine, missing
+    from app.metrics.run_results import attached
+    from app.remote.local import LocalTransport
+    from app.run.plan import RunStep, Task
+    from tests.test_hostile_inputs import _diskspd_with_count, _fio
+    from topology.fileformat import load
+    if missing():
+        pytest.skip(missing())
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "deep.json").write_text('{"fio version": "fio-3.33", "jobs": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    (files / "count.xml").write_text(_diskspd_with_count("1.5e3"))
+    doc = _fio()
+    doc["jobs"].append(7)
+    (files / "jobs.json").write_text(json.dumps(doc))
+    (files / "good.json").write_text(json.dumps(_fio()))
+    out = tmp_path / "out"
+    out.mkdir()
+    names = ["deep.json", "count.xml", "jobs.json", "good.json"]
+    load_task = Task("3.1", "h1", "bash", f"cp {files}/* {out}/",
+                     ansible={"results": [str(out / n) for n in names]})
+    after = Task("3.2", "h1", "bash", f"echo after > {out}/after")
+    steps = [RunStep("3.1", "load", "run", "Run", "h1", [load_task]),
+             RunStep("3.2", "after", "run", "Run", "h1", [after])]
+    bed_file = write_bed_local(tmp_path)
+    info = J.new_run(str(bed_file), "", root=tmp_path / "runs", engine="ansible")
+    engine = AnsibleEngine(info, steps, lambda host: LocalTransport(host), bed=load(bed_file),
+                           extra_vars=[f"ansible_python_interpreter={sys.executable}"])
+    try:
+        assert engine.run_steps(steps)
+    finally:
+        engine.close()
+    records = J.read_records(info.dir)[0]
+    notes = [r["message"] for r in records if r["kind"] == "note" and r.get("step") == "3.1"]
+    assert len(notes) == 2, notes
+    assert "deep.json" in notes[0] and "nests deeper" in notes[0]
+    assert "count.xml" in notes[1] and "line " in notes[1]
+    # a `jobs` entry that is a number is left out, the rest of the report read
+    assert [r.source for r in attached(info.dir)] == [f"h1:{out}/jobs.json", f"h1:{out}/good.json"]
+    assert all(r.figures["read_iops"] for r in attached(info.dir))
+    states = J.replay(records)
+    assert states[("3.1", "h1")].status == J.OK and states[("3.2", "h1")].status == J.OK
+    assert (out / "after").exists()
+    output = (info.dir / "output" / "3.1@h1.log").read_text()
+    assert "nests deeper" in output and "good.json" in output
+
+
+def write_bed_local(tmp_path):
+    from tests.run_beds import write_bed
+    return write_bed(tmp_path / "bed.yaml", [{"id": "h1", "transport": "local"}], mark_dir=tmp_path / "marks")
