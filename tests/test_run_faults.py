@@ -6,13 +6,20 @@ later one."""
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
+
+import pytest
 
 from app.run import journal as J
 from app.run.cli_run import EXIT_OK, EXIT_UNUSABLE
 from app.run.fault_points import ENV as DIE_AT
-from tests.safety_beds import HOLD_S, long_step_bed, release
+from tests.safety_beds import HOLD_S, adopted, long_step_bed, release
+from tests.waiting import wait_for
 
 
 def _cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -75,8 +82,6 @@ def test_the_ansible_engine_reads_the_result_files_it_fetched_as_the_builtin_eng
     kept with its figures and the run goes on to the next step."""
     import json
 
-    import pytest
-
     from app.ansible.engine import AnsibleEngine, missing
     from app.metrics.run_results import attached
     from app.remote.local import LocalTransport
@@ -127,3 +132,66 @@ def test_the_ansible_engine_reads_the_result_files_it_fetched_as_the_builtin_eng
 def write_bed_local(tmp_path):
     from tests.run_beds import write_bed
     return write_bed(tmp_path / "bed.yaml", [{"id": "h1", "transport": "local"}], mark_dir=tmp_path / "marks")
+
+
+@pytest.mark.slow      # ~30 s: two ansible-playbook drivers and a kill -9 between them
+@pytest.mark.timeout(600)
+def test_an_ansible_step_adopted_after_kill_9_keeps_its_whole_output_and_its_own_time(tmp_path):
+    """Ansible hands a task's output over when the task ends, so the killed driver took none of the
+    job's: the adopting pass reads it from line 1; the journal records the job's own time on its
+    host (from its start before the kill), not how long the adopting pass waited for it.  (An sshd
+    host: a local host's job is a descendant of ansible-playbook and dies with its driver.)"""
+    from app.ansible.engine import missing
+    from bench.sandbox_hosts import SandboxLab
+    if missing() or SandboxLab.unavailable_reason():
+        pytest.skip(missing() or SandboxLab.unavailable_reason())
+    with SandboxLab(tmp_path / "lab") as lab:
+        host = lab.start_many(1)[0]
+        access = {"transport": "ssh", "address": host.address, "port": host.port, "user": "root",
+                  "key_file": str(lab.client_key_path)}
+        known = tmp_path / "known_hosts"
+        shutil.copyfile(lab.known_hosts_path, known)
+        _adopt_after_kill_9(tmp_path, access, os.environ | {"TESTBED_STUDIO_KNOWN_HOSTS": str(known)})
+
+
+def _adopt_after_kill_9(tmp_path: Path, access: dict, env: dict) -> None:
+    bed, templates = long_step_bed(tmp_path, access, work_s=HOLD_S)
+    runs = tmp_path / "runs"
+    common = ("--runs-dir", str(runs), "--templates", templates, "--skip-manual", "--engine", "ansible",
+              "-e", f"ansible_python_interpreter={sys.executable}")
+    marks = tmp_path / "marks"
+
+    def start(*args: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(bed), *common, *args], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    driver = start("--no-preflight")
+    try:
+        wait_for(lambda: (marks / "h1.log").exists(), seconds=120, what="the step running on its host")
+        began = time.time()
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.communicate(timeout=30)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    run_dir = next(runs.iterdir())
+    time.sleep(4)           # the job goes on with no driver
+    adopter = start("--resume", run_dir.name, "--still-running", "adopt")
+    try:
+        wait_for(lambda: adopted(run_dir), seconds=120, what="the resumed driver adopting the step")
+        time.sleep(1)
+        release(tmp_path)
+        released = time.time()
+        out, err = adopter.communicate(timeout=180)
+    finally:
+        if adopter.poll() is None:
+            adopter.kill()
+    assert adopter.returncode == EXIT_OK, out + err
+    assert (marks / "h1.log").read_text() == "begin\nend\n"        # one copy
+    ends = [r for r in J.read_records(run_dir)[0] if r["kind"] == "end"]
+    assert len(ends) == 1 and ends[0]["status"] == J.OK
+    # the job ran from before the kill to the release: at least that long
+    assert ends[0]["seconds"] >= released - began - 0.5, (ends[0]["seconds"], released - began)
+    log = (run_dir / "output" / f"{ends[0]['step']}@h1.log").read_text()
+    adopted_part = log.split("adopted the job of attempt 1", 1)[1]
+    assert adopted_part.splitlines()[1:3] == ["working", "done"], log       # its output from line 1
+    assert "@testbed-studio" not in log

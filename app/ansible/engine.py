@@ -37,6 +37,7 @@ from pathlib import Path
 from app.ansible.inventory import inventory, inventory_name, reach
 from app.ansible.playbook import Book, Lane, automated_play
 from app.ansible.tasks import result_tasks, step_tasks
+from app.ansible.wrapper import PDEATHSIG_WRAPPER
 from app.ansible.yaml_out import dump, name
 from app.remote import jobs
 from app.remote.base import RemoteError
@@ -50,61 +51,8 @@ ENGINE_NAME = "ansible"
 INSTALL_HINT = ("pip install 'testbed-studio[ansible]' (or, into this environment: "
                 f"{sys.executable} -m pip install ansible-runner ansible-core)")
 _STEP_OF_TASK = re.compile(r"^(\d+(?:\.\d+)*) ")
+_TIMES_MARK = "@testbed-studio-job-times "
 _TIMED_OUT = re.compile(r"expected time frame|timed out", re.I)
-_PDEATHSIG_WRAPPER = """#!{python}
-# ansible-playbook and every process it starts (its workers, which lead sessions of their own,
-# and their ssh) are killed when the testbed-studio process that started them dies, kill -9
-# included (PR_SET_PDEATHSIG): no task is started or left running by a driver nobody sees any
-# more.  Orphans of ansible-playbook become this process's children (PR_SET_CHILD_SUBREAPER).
-import ctypes, os, signal, sys
-
-
-def descendants():
-    children = dict()
-    for entry in os.listdir("/proc"):
-        try:
-            with open("/proc/" + entry + "/stat") as fh:
-                children.setdefault(int(fh.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-        except (OSError, ValueError, IndexError):
-            pass
-    found, todo = [], [os.getpid()]
-    while todo:
-        for pid in children.get(todo.pop(), []):
-            found.append(pid)
-            todo.append(pid)
-    return found
-
-
-def end_everything(*_):
-    for _ in range(10):
-        found = descendants()
-        if not found:
-            break
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-    os._exit(137)
-
-
-signal.signal(signal.SIGUSR1, end_everything)
-try:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(36, 1)                      # PR_SET_CHILD_SUBREAPER
-    libc.prctl(1, signal.SIGUSR1)          # PR_SET_PDEATHSIG
-except (OSError, AttributeError):
-    pass
-if os.getppid() != {driver}:
-    sys.exit(125)       # the driver died before the lines above: start nothing
-child = os.fork()
-if child == 0:
-    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
-    os.execv({playbook!r}, [{playbook!r}, *sys.argv[1:]])
-_, status = os.waitpid(child, 0)
-code = os.waitstatus_to_exitcode(status)
-sys.exit(code if code >= 0 else 128 - code)
-"""
 
 
 def ansible_playbook() -> Path | None:
@@ -151,6 +99,7 @@ class _Progress:
     started: float | None = None
     state: TaskState | None = None
     lines: list[tuple[str, str]] = field(default_factory=list)
+    host_seconds: float | None = None   # an adopted job's own time on its host (its start to its end)
 
 
 class AnsibleEngine(RunEngine):
@@ -215,7 +164,12 @@ class AnsibleEngine(RunEngine):
         return jobs.start_script(job, task.script, task.shell, base, workdir or "")
 
     def _follow_script(self, step: RunStep, task: Task) -> str:
-        return jobs.follow_script(self._job_of(task), self._place(task.host)[0])
+        # Ansible hands a task's output over only when it ends, so a dead driver took none of the
+        # job's: it is read from line 1.  The job's own start and end on its host follow it (on
+        # stderr, marked), so the adopted step's time is the job's, not how long this pass waited.
+        job, base = self._job_of(task), self._place(task.host)[0]
+        return (f"( {jobs.follow_script(job, base)}\n); s=$?\n"
+                f"t=$( {jobs.times_script(job, base)}\n)\necho \"{_TIMES_MARK}$t\" >&2\nexit $s")
 
     def _pass(self, title: str, lanes: dict[str, Lane], measurement: bool, adopt: bool = False) -> None:
         """One ansible-playbook run of these lanes; its events journalled as they come."""
@@ -284,7 +238,7 @@ class AnsibleEngine(RunEngine):
         waits for the journal's fsync, and ansible-playbook never waits for its reader."""
         import ansible_runner
         wrapper = folder / "ansible-playbook"
-        wrapper.write_text(_PDEATHSIG_WRAPPER.format(python=sys.executable, driver=os.getpid(),
+        wrapper.write_text(PDEATHSIG_WRAPPER.format(python=sys.executable, driver=os.getpid(),
                                                      playbook=str(ansible_playbook())))
         wrapper.chmod(0o700)
         events: queue.SimpleQueue = queue.SimpleQueue()
@@ -371,7 +325,7 @@ class AnsibleEngine(RunEngine):
     def _begin(self, task: Task, item: _Progress | None = None, adopt: bool = False) -> None:
         previous = self.task_state(task)
         state = TaskState(task.step, task.host, J.RUNNING, attempts=previous.attempts + (0 if adopt else 1),
-                          started=J.now_iso())
+                          started=(previous.started if adopt and previous.started else J.now_iso()))
         self._set(state)
         self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts,
                             engine=ENGINE_NAME, **({"adopted": True} if adopt else {}))
@@ -380,6 +334,13 @@ class AnsibleEngine(RunEngine):
         self._write_output(task, f"--- {'adopted the job of ' if adopt else ''}attempt {state.attempts} at "
                                  f"{state.started} (ansible)")
         self._notify("task_started", task)
+
+    @staticmethod
+    def _host_started(item: _Progress, started: float) -> None:
+        """An adopted job's start, on its host's clock, as the start of the step's attempt."""
+        if item.state is not None:
+            from datetime import datetime
+            item.state.started = datetime.fromtimestamp(started).astimezone().isoformat(timespec="milliseconds")
 
     def _output(self, item: _Progress, data: dict) -> None:
         res = data.get("res") or {}
@@ -390,6 +351,12 @@ class AnsibleEngine(RunEngine):
             if not isinstance(text, str) or not text:
                 continue
             for line in text.splitlines():
+                if stream == "stderr" and line.startswith(_TIMES_MARK):
+                    started, ended = jobs.parse_times(line[len(_TIMES_MARK):])
+                    if started is not None and ended is not None and ended >= started:
+                        item.host_seconds = round(ended - started, 3)
+                        self._host_started(item, started)
+                    continue
                 if stream == "stderr" and line.startswith(jobs.PID_MARK):
                     continue        # the job wrapper's own line
                 item.lines.append((stream, line))
@@ -416,6 +383,8 @@ class AnsibleEngine(RunEngine):
         if current.status != J.RUNNING:
             return
         seconds = round(time.monotonic() - item.started, 3) if item and item.started is not None else 0.0
+        if item is not None and item.host_seconds is not None:
+            seconds = item.host_seconds
         tail = [line for _, line in (item.lines if item else [])][-50:]
         state = TaskState(task.step, task.host, status, exit_code, message, current.started, J.now_iso(), seconds,
                           current.attempts, tail)
