@@ -195,3 +195,52 @@ def _adopt_after_kill_9(tmp_path: Path, access: dict, env: dict) -> None:
     adopted_part = log.split("adopted the job of attempt 1", 1)[1]
     assert adopted_part.splitlines()[1:3] == ["working", "done"], log       # its output from line 1
     assert "@testbed-studio" not in log
+
+
+def _files_holding(folder: Path, text: str) -> list[str]:
+    return [str(p) for p in folder.rglob("*") if p.is_file() and text.encode() in p.read_bytes()]
+
+
+def test_secret_extra_vars_reach_ansible_playbook_but_no_file_of_the_run(tmp_path):
+    """`-e ansible_become_password=...` and a mapping holding a token: ansible-playbook gets them,
+    the run folder (run.json, journal, outputs, ansible-runner's command and cmdline) never holds
+    them; a resume is told to give them again instead of running without them."""
+    from app.ansible.engine import ansible_playbook, missing
+    from app.run.extra_vars import SecretVars
+    if missing():
+        pytest.skip(missing())
+    password, token = "S3cr3t-canary-pw", "T0k3n-canary"
+    secret_args = [f"ansible_become_password={password}", '{"api": {"auth_token": "%s"}}' % token]
+    args = [*secret_args, "ntp_server=10.0.0.1", f"ansible_python_interpreter={sys.executable}"]
+    bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=0)
+    runs = tmp_path / "runs"
+    common = ["--runs-dir", str(runs), "--templates", templates, "--engine", "ansible", "--no-preflight"]
+    r = _cli("run", str(bed), *common, "--steps", "1", *(w for a in args for w in ("-e", a)))
+    assert r.returncode == EXIT_OK, r.stdout + r.stderr
+    run_dir = next(runs.iterdir())
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"
+    for secret in (password, token):
+        assert _files_holding(run_dir, secret) == [] and secret not in r.stdout + r.stderr
+        assert _files_holding(Path("/dev/shm"), secret) == []        # the pass's private copy is gone
+    info = J.open_run(run_dir.name, runs)
+    assert info.extra_vars == args[2:] and info.withheld_vars == ["ansible_become_password", "auth_token"]
+
+    # a resume without them is refused with what to give (with them it runs as the first driver did)
+    r = _cli("run", str(bed), "--resume", run_dir.name, *common[:-1])
+    assert r.returncode == EXIT_UNUSABLE and "ansible_become_password, auth_token" in r.stderr, r.stdout + r.stderr
+
+    # what ansible-playbook reads is the values themselves
+    play = tmp_path / "show.yml"
+    play.write_text("- hosts: localhost\n  gather_facts: false\n  tasks:\n    - ansible.builtin.copy:\n"
+                    f"        dest: {tmp_path}/seen\n"
+                    "        content: \"{{ ansible_become_password }} {{ api.auth_token }}\"\n")
+    words = SecretVars(secret_args)
+    try:
+        shown = subprocess.run([str(ansible_playbook()), "-i", "localhost,", "-c", "local", *words.words, str(play),
+                                "-e", f"ansible_python_interpreter={sys.executable}"],
+                               capture_output=True, text=True, timeout=120)
+    finally:
+        words.remove()
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert (tmp_path / "seen").read_text() == f"{password} {token}"
+    assert password not in " ".join(words.words) and not words.folder

@@ -43,6 +43,7 @@ from app.remote import jobs
 from app.remote.base import RemoteError
 from app.run import journal as J
 from app.run.engine import DEFAULT_TIMEOUT_S, RunEngine
+from app.run.extra_vars import SecretVars
 from app.run.journal import TaskState
 from app.run.plan import RunStep, Stage, Task
 from topology.fileformat import write_atomic
@@ -238,8 +239,11 @@ class AnsibleEngine(RunEngine):
         waits for the journal's fsync, and ansible-playbook never waits for its reader."""
         import ansible_runner
         wrapper = folder / "ansible-playbook"
+        # -e arguments that may hold a secret reach ansible-playbook as files outside the run folder
+        secrets = SecretVars(self.extra_vars)
         wrapper.write_text(PDEATHSIG_WRAPPER.format(python=sys.executable, driver=os.getpid(),
-                                                     playbook=str(ansible_playbook())))
+                                                    playbook=str(ansible_playbook()),
+                                                    secrets=str(secrets.folder or "")))
         wrapper.chmod(0o700)
         events: queue.SimpleQueue = queue.SimpleQueue()
         failure: list[OSError] = []
@@ -263,7 +267,7 @@ class AnsibleEngine(RunEngine):
         consumer = threading.Thread(target=consume, name="ansible-events", daemon=True)
         consumer.start()
         # with its own binary ansible-runner passes the command line as given: the playbook is part of it
-        cmdline = shlex.join([*(a for v in self.extra_vars for a in ("-e", v)), str(folder / "play.yml")])
+        cmdline = shlex.join([*secrets.words, str(folder / "play.yml")])
         try:
             runner = ansible_runner.run(
                 private_data_dir=str(folder), project_dir=str(folder),
@@ -273,6 +277,7 @@ class AnsibleEngine(RunEngine):
                 # how often a cancel is looked for while ansible-playbook runs
                 settings={"pexpect_timeout": 0.25, "suppress_ansible_output": True})
         finally:
+            secrets.remove()
             events.put(None)
             consumer.join()
         if failure:

@@ -7,7 +7,9 @@ PDEATHSIG_WRAPPER = """#!{python}
 # and their ssh) are killed when the testbed-studio process that started them dies, kill -9
 # included (PR_SET_PDEATHSIG): no task is started or left running by a driver nobody sees any
 # more.  Orphans of ansible-playbook become this process's children (PR_SET_CHILD_SUBREAPER).
-import ctypes, os, signal, sys
+import ctypes, os, shutil, signal, sys
+
+SECRETS = {secrets!r}     # the withheld -e files (app.run.extra_vars): gone with the pass
 
 
 def descendants():
@@ -26,7 +28,13 @@ def descendants():
     return found
 
 
+def forget_secrets():
+    if SECRETS:
+        shutil.rmtree(SECRETS, ignore_errors=True)
+
+
 def end_everything(*_):
+    forget_secrets()
     for _ in range(10):
         found = descendants()
         if not found:
@@ -47,12 +55,14 @@ try:
 except (OSError, AttributeError):
     pass
 if os.getppid() != {driver}:
+    forget_secrets()
     sys.exit(125)       # the driver died before the lines above: start nothing
 child = os.fork()
 if child == 0:
     signal.signal(signal.SIGUSR1, signal.SIG_DFL)
     os.execv({playbook!r}, [{playbook!r}, *sys.argv[1:]])
 _, status = os.waitpid(child, 0)
+forget_secrets()
 code = os.waitstatus_to_exitcode(status)
 sys.exit(code if code >= 0 else 128 - code)
 """

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import base64
+import errno
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -84,6 +86,9 @@ def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", find
         raise ValueError(f"unknown format {fmt!r}: use pdf, html or md")
     if not out.parent.is_dir():
         raise OSError(f"folder {out.parent} does not exist")
+    if fmt != "pdf" and os.path.islink(out):
+        raise OSError(errno.ELOOP, f"{out} is a symbolic link: an export is not written through one "
+                                   "(remove it or choose another name)")
     appendix = build_appendix(bed, findings=findings, methodology=methodology, source=source, runs=runs,
                               comparisons=comparisons)
     result: dict[str, Any] = {"path": str(out), "format": fmt}
