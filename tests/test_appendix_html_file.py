@@ -38,7 +38,8 @@ def test_the_html_appendix_is_written_whole_and_refuses_a_symlink(tmp_path):
 
 def test_a_page_that_is_not_whole_is_never_written_over_the_last_good_one(tmp_path):
     out = tmp_path / "appendix.html"
-    good = "<!DOCTYPE html>\n<html><head><title>t</title></head><body><table><tr><td>1</td></tr></table></body></html>\n"
+    good = ("<!DOCTYPE html>\n<html><head><title>t</title></head><body><table><tr><td>1</td></tr></table>"
+            "</body></html>\n")
     write_html(out, good)
     assert out.read_text() == good
     for cut in (good[:60], good.replace("</table>", "</tabel>")):

@@ -210,7 +210,7 @@ def test_secret_extra_vars_reach_ansible_playbook_but_no_file_of_the_run(tmp_pat
     if missing():
         pytest.skip(missing())
     password, token = "S3cr3t-canary-pw", "T0k3n-canary"
-    secret_args = [f"ansible_become_password={password}", '{"api": {"auth_token": "%s"}}' % token]
+    secret_args = [f"ansible_become_password={password}", '{"api": {"auth_token": "' + token + '"}}']
     args = [*secret_args, "ntp_server=10.0.0.1", f"ansible_python_interpreter={sys.executable}"]
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=0)
     runs = tmp_path / "runs"
@@ -244,3 +244,38 @@ def test_secret_extra_vars_reach_ansible_playbook_but_no_file_of_the_run(tmp_pat
     assert shown.returncode == 0, shown.stdout + shown.stderr
     assert (tmp_path / "seen").read_text() == f"{password} {token}"
     assert password not in " ".join(words.words) and not words.folder
+
+
+def test_a_step_whose_job_still_runs_on_its_host_is_never_started_beside_it(tmp_path):
+    """Whatever the journal says (a driver that died before journalling the start, a hand-edited
+    journal), the host refuses to start a second copy of a step whose job is alive there."""
+    import threading
+
+    from app.remote import jobs
+    from app.remote.base import OK
+    from app.remote.local import LocalTransport
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    script = f"echo begin >> {marks}/log; while [ ! -e {marks}/release ]; do sleep 0.1; done; echo end >> {marks}/log"
+    transport = LocalTransport("h1", workdir=tmp_path / "work")
+    transport.open()
+    job = jobs.Job("run-1", "1.1", "h1", attempt=1)
+    first: list = []
+    worker = threading.Thread(target=lambda: first.append(transport.run(script, shell="bash", job=job, timeout=60)))
+    worker.start()
+    try:
+        wait_for(lambda: (marks / "log").exists(), what="the first copy")
+        lines: list[str] = []
+        second = transport.run(script, shell="bash", job=jobs.Job("run-1", "1.1", "h1", attempt=2), timeout=60,
+                               on_output=lambda stream, line: lines.append(line))
+        assert second.status != OK and second.exit_code == 125
+        assert any(jobs.ALREADY_RUNNING in line for line in lines), lines
+    finally:
+        (marks / "release").touch()
+        worker.join(60)
+    assert first[0].status == OK and (marks / "log").read_text() == "begin\nend\n"
+    # once it has ended, the step may run again
+    (marks / "release").unlink()
+    (marks / "release").touch()
+    assert transport.run(script, shell="bash", job=jobs.Job("run-1", "1.1", "h1", attempt=2), timeout=60).status == OK
+    assert (marks / "log").read_text() == "begin\nend\nbegin\nend\n"

@@ -32,6 +32,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # job statuses a host reports
 RUNNING, ENDED, DEAD, GONE = "running", "ended", "dead", "gone"
 STOPPED = "stopped"          # what a stop reports when it stopped the job
+ALREADY_RUNNING = "this step is already running on this host"
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,11 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
               'if mv "$1/live" "$1/settled" 2>/dev/null; then mv "$1/exit.new" "$1/exit"; fi')
     return f"""{_dir_assign(job, base)}
 mkdir -p "$d" && cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+# a copy of the step still runs here (started by a driver that died before its journal said so):
+# never a second one beside it
+if [ ! -s exit ] && [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; then
+  echo "{ALREADY_RUNNING} (process group $(cat pid)); resume the run to adopt it or stop it" >&2; exit 125
+fi
 rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping attempt
 {_attempt_mark(job)}printf %s {shlex.quote(body)} | base64 -d > script || exit 125
 : > out; : > err; : > live
