@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, QTimer
 from app import diagram
 from topology import layout
 from topology.layout import Box
-from topology.model import Chassis, Server, StorageArray, Switch
+from topology.model import ArrayGroup, Chassis, Server, StorageArray, Switch
 from topology.unknown import NOT_STATED
 from widgets.canvas.items import ChipItem, DeviceItem
 
@@ -41,6 +41,8 @@ class ModelDrawing:
                 vms_of.setdefault(vm.host, []).append(vm)
             else:
                 objects[vm.id] = vm
+        for group in layout.drawn_groups(bed):     # a card of the group's volumes, in the chips' strip
+            objects[group.name] = group
         blades: dict[str, list] = {}
         for s in bed.servers:
             if s.chassis:
@@ -238,8 +240,10 @@ class ModelDrawing:
                 self._dirty_links |= self._links_at.get(ident, set())
         if full:
             self._dirty_links |= set(self.links) | set(self.paths)
-        self._place_chips()
-        for ident in refresh & set(self.chips):
+        # an array group's card grows with its volumes: the strip is laid out again when one changed
+        groups = [i for i, o in self.objects.items() if isinstance(o, ArrayGroup)]
+        self._place_chips(again=bool(groups) and (full or any(i in refresh for i in groups)))
+        for ident in (refresh | set(groups)) & set(self.chips):
             self.chips[ident].update()
         self._flush_links()
         self._update_scene_rect(keep_view=True)
