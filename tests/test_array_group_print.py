@@ -81,8 +81,8 @@ def test_what_the_source_leaves_open_prints_not_stated():
 
 
 def test_an_array_volume_prints_its_settings_each_unstated_one_said_so():
-    text = example_path(DS5020).read_text(encoding="utf-8").replace("segment_size_kb: not stated", "segment_size_kb: 128",
-                                                                    1)
+    text = example_path(DS5020).read_text(encoding="utf-8")
+    text = text.replace("segment_size_kb: not stated", "segment_size_kb: 128", 1)
     rows = _rows(_table(storage_tables(loads(text)), "storage-ds5020-volumes"))
     assert rows["exchange-cell1"]["Settings"] == "segment size 128 KB; read cache not stated; write cache not stated"
     assert rows["sql-cell1"]["Settings"] == "segment size not stated; read cache not stated; write cache not stated"

@@ -230,7 +230,9 @@ def chip_size(item: Any) -> tuple[float, float]:
 def drawn_groups(bed: Bed) -> list[Any]:
     """The array groups the diagram draws as cards: those that hold storage (pools, volumes, access),
     under a name no other component takes."""
-    taken = {d.id for d in (*bed.servers, *bed.switches, *bed.arrays, *bed.chassis, *bed.networks, *bed.vms)}
+    taken: set[str] = set()
+    for coll in (bed.servers, bed.switches, bed.arrays, bed.chassis, bed.networks, bed.vms):
+        taken.update(d.id for d in coll)
     return [g for g in bed.array_groups if g.holds_storage and g.name and g.name not in taken]
 
 
