@@ -12,6 +12,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from PySide6.QtCore import Qt
 from test_canvas import Studio
 from test_diagram_exchange import cells
 
@@ -166,3 +167,27 @@ def test_the_canvas_draws_the_card_and_it_grows_with_a_new_volume(qtbot):
     assert not image.isNull()
     doc.undo_stack.undo()
     qtbot.waitUntil(lambda: canvas.chips["eql-group"].h == before, timeout=5000)
+
+
+def test_picking_the_card_says_what_the_group_holds_not_that_it_names_nothing(qtbot, dialogs, tmp_path,
+                                                                               monkeypatch):
+    from tests.dialogs import forget_changes
+    from widgets.main_window import MainWindow
+    monkeypatch.setenv("TESTBED_STUDIO_STATE_DIR", str(tmp_path / "state"))
+    w = MainWindow()
+    qtbot.addWidget(w, before_close_func=forget_changes)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.open_path(example_path(R710))
+    chip = w.canvas.chips["eql-group"]
+    w.canvas.centerOn(chip)
+    qtbot.mouseClick(w.canvas.viewport(), Qt.MouseButton.LeftButton,
+                     pos=w.canvas.mapFromScene(chip.mapToScene(chip.w / 2, chip.h / 2)))
+    qtbot.waitUntil(lambda: w.selection.ids == {"eql-group"}, timeout=5000)
+    words = w.properties.subtitle.text()
+    assert "names nothing" not in words and all(v in words for v in GROUP_VOLUMES)
+    w.selection.set(["eql-group:guest2-data"])
+    words = w.properties.subtitle.text()
+    assert "guest2-data · pool default" in words and "guest1-data" not in words
+    w.document.validation.wait()
+    w.methodology.wait()
