@@ -191,3 +191,35 @@ def test_picking_the_card_says_what_the_group_holds_not_that_it_names_nothing(qt
     assert "guest2-data · pool default" in words and "guest1-data" not in words
     w.document.validation.wait()
     w.methodology.wait()
+
+
+def test_the_card_shows_the_chosen_configurations_volumes(qtbot, tmp_path):
+    from app.configuration_choice import ConfigurationChoice
+    path = tmp_path / "bed.yaml"
+    path.write_text(THREE.read_text(encoding="utf-8") + """configurations:
+  - id: small
+    description: as drawn
+  - id: more
+    description: two more volumes in the data pool
+    set:
+      eqlgrp:
+        volumes:
+          - {name: vol1, size_gb: 2000, pool: data, purpose: [database]}
+          - {name: log1, size_gb: 500, pool: logs, purpose: [log]}
+          - {name: vol2, size_gb: 100, pool: data}
+          - {name: vol3, size_gb: 100, pool: data}
+""", encoding="utf-8")
+    doc = Document()
+    studio = Studio(qtbot, doc)
+    doc.open(path)
+    canvas = studio.canvas
+    choice = ConfigurationChoice.of(doc)
+    choice.choose("small")
+    qtbot.waitUntil(lambda: choice.name == "small", timeout=5000)
+    small = canvas.chips["eqlgrp"].h
+    choice.choose("more")
+    qtbot.waitUntil(lambda: canvas.chips["eqlgrp"].h > small, timeout=5000)
+    tip = canvas._tooltip(canvas.chips["eqlgrp"].mapToScene(20, 10))
+    assert "vol3 · pool data · 100 GB" in tip
+    choice.choose("small")
+    qtbot.waitUntil(lambda: canvas.chips["eqlgrp"].h == small, timeout=5000)

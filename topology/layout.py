@@ -240,15 +240,17 @@ def group_member_ids(bed: Bed, group: str) -> list[str]:
     return [a.id for a in bed.arrays if a.group == group]
 
 
-def strip_boxes(bed: Bed, boxes: dict[str, Box]) -> dict[str, Box]:
-    """Networks, unplaced VMs and array groups' cards: one row of chips above the drawing."""
+def strip_boxes(bed: Bed, boxes: dict[str, Box], groups: list[Any] | None = None) -> dict[str, Box]:
+    """Networks, unplaced VMs and array groups' cards: one row of chips above the drawing.  `groups`: the
+    groups as drawn (a chosen configuration's), when not the bed's own."""
     top = min((b.y for b in boxes.values()), default=0.0)
     x = min((b.x for b in boxes.values()), default=0.0)
     servers = {s.id for s in bed.servers}
     chips = [(n.id, chip_size(n)) for n in bed.networks]
     chips += [(v.id, chip_size(v)) for v in bed.vms if v.host not in servers]
     # an array group that holds storage: a card of its volumes (they belong to no one member)
-    chips += [(g.name, group_card_size(g, group_member_ids(bed, g.name))) for g in drawn_groups(bed)]
+    chips += [(g.name, group_card_size(g, group_member_ids(bed, g.name)))
+              for g in (drawn_groups(bed) if groups is None else groups)]
     out = {}
     y = top - max((h for _i, (_w, h) in chips), default=NETWORK_CHIP[1]) - 40
     for ident, (w, h) in chips:

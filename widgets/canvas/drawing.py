@@ -58,6 +58,8 @@ class ModelDrawing:
         view = choice.view() if choice is not None else None
         self.configured_objects = {} if view is None else {
             c.id: c for coll in (view.servers, view.switches, view.arrays, view.chassis) for c in coll}
+        if view is not None:        # a configuration may give a group other volumes or access records
+            self.configured_objects.update({g.name: g for g in view.array_groups})
         self.excluded_ids = choice.excluded() if choice is not None else frozenset()
 
     def shown(self, ident: str, obj: Any) -> Any:
@@ -70,6 +72,7 @@ class ModelDrawing:
             obj = self.objects.get(ident)
             if obj is not None:
                 self._refresh_device(item, obj)
+        self._place_chips(again=any(isinstance(o, ArrayGroup) for o in self.objects.values()))
         for item in self.chips.values():
             item.update()
 
@@ -155,7 +158,8 @@ class ModelDrawing:
         if not wanted:
             return
         drawn = {i: Box(it.pos().x(), it.pos().y(), it.w, it.h) for i, it in self.devices.items()}
-        boxes = layout.strip_boxes(self.bed, drawn)
+        groups = [self.shown(g.name, g) for g in layout.drawn_groups(self.bed)]
+        boxes = layout.strip_boxes(self.bed, drawn, groups)
         for ident in wanted:
             item = self.chips.get(ident)
             if item is None:

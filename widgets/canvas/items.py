@@ -124,7 +124,10 @@ class ChipItem(QGraphicsRectItem):
         if obj is not None:
             if self.ident in self.canvas.excluded_ids:
                 painter.setOpacity(0.35)
-            members = layout.group_member_ids(self.canvas.bed, self.ident) if isinstance(obj, ArrayGroup) else ()
+            members: tuple | list = ()
+            if isinstance(obj, ArrayGroup):
+                obj = self.canvas.shown(self.ident, obj)       # the chosen configuration's volumes
+                members = layout.group_member_ids(self.canvas.bed, self.ident)
             diagram.paint_chip(painter, obj, self.w, self.h, selected=self.isSelected(),
                                badge=self.canvas.badges.get(self.ident), members=members)
 

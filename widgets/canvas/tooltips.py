@@ -38,6 +38,7 @@ class Tooltips:
                 if isinstance(obj, Network):
                     lines.append(f"{diagram.ROLE_LABELS.get(obj.role, obj.role)} network {obj.cidr}")
                 elif isinstance(obj, ArrayGroup):
+                    obj = self.shown(chip.ident, obj)
                     head, rows = group_card_lines(obj, group_member_ids(self.bed, chip.ident))
                     lines += [escape(head), f"{len(obj.volumes)} volume(s), {len(obj.pools)} pool(s)"]
                     lines += [escape(r) for r in rows]
