@@ -155,7 +155,7 @@ class AnsibleEngine(RunEngine):
         return self._places[host]
 
     def _job_of(self, task: Task, attempt: int | None = None) -> jobs.Job:
-        return jobs.Job(self.info.id, task.step, task.host,
+        return jobs.Job(self.info.id, task.step, task.host, keep_files=True,
                         attempt=self.task_state(task).attempts if attempt is None else attempt)
 
     def _job_script(self, step: RunStep, task: Task) -> str:

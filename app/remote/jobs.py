@@ -47,6 +47,10 @@ class Job:
     # which attempt of the step this job is (0: not said): a job folder an earlier attempt left
     # (its exit status kept) is not the job of a later attempt whose start never reached the host
     attempt: int = 0
+    # keep script/out/err when the job ends: a follower that cannot tell whether its driver is
+    # gone (Ansible's module reads the follower's pipes itself, so no broken pipe reaches it)
+    # must not remove the output a later adopting pass reads from line 1
+    keep_files: bool = False
 
     @property
     def name(self) -> str:
@@ -85,6 +89,9 @@ echo "the step's process $pid ended without an exit status (it was killed)" >&2
 if mv live settled 2>/dev/null || [ ! -e stopping ]; then { echo 137 > exit; } 2>/dev/null; fi
 exit 137
 """
+
+
+_KEPT = "kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }"
 
 
 def start_script(job: Job, script: str, shell: str, base: str | None = None, workdir: str = "") -> str:
@@ -134,8 +141,9 @@ def _other_attempt(job: Job) -> str:
 
 
 def _follow(job: Job) -> str:
-    return _FOLLOW.replace("{out_from}", str(max(0, job.skip_out) + 1)).replace(
+    text = _FOLLOW.replace("{out_from}", str(max(0, job.skip_out) + 1)).replace(
         "{err_from}", str(max(0, job.skip_err) + 1))
+    return text.replace(_KEPT, "kept() { true; }") if job.keep_files else text
 
 
 def follow_script(job: Job, base: str | None = None) -> str:
