@@ -1,0 +1,139 @@
+"""The live dashboard by place in the test (issue 29): a run of the run section holds every
+repetition, phase and level; the dashboard's "Place:" chooser shows one place's samples on their
+own, the same places and the same samples as `results RUN` tables them (app.metrics.by_place)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import yaml
+
+from app.metrics import sample as M
+from app.metrics.by_place import placed_report
+from app.metrics.results import load_samples
+from app.metrics.sample import Sample
+from app.run import journal as J
+from app.run.positions import write_positions
+from widgets.dashboard import MetricsDashboard
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "build" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def recorded_run(tmp_path_factory):
+    """A real run of the run section on this machine (the local transport, real fio), its load
+    repeated twice by the run plan: two places in the test, "run 1" and "run 2"."""
+    if shutil.which("fio") is None:
+        pytest.skip("needs fio (installed by .ci/setup.sh)")
+    from tests.run_beds import write_fio_bed
+    tmp = tmp_path_factory.mktemp("dash-places")
+    bed = write_fio_bed(tmp / "fio.yaml", "lc1", tmp / "lc1.dat", access={"transport": "local"}, minutes=0.05)
+    doc = yaml.safe_load(bed.read_text())
+    doc["run_plan"]["repetitions"] = 2
+    bed.write_text(yaml.safe_dump(doc, sort_keys=False))
+    env = os.environ | {"TESTBED_STUDIO_STATE_DIR": str(tmp / "state")}
+    runs = tmp / "runs"
+    r = subprocess.run([sys.executable, "-m", "app.cli", "run", str(bed), "--steps", "3", "--skip-manual",
+                        "--runs-dir", str(runs)], capture_output=True, text=True, timeout=300,
+                       stdin=subprocess.DEVNULL, cwd=ROOT, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    (run_dir,) = runs.iterdir()
+    return run_dir
+
+
+@pytest.fixture
+def dashboard(qtbot):
+    d = MetricsDashboard()
+    qtbot.addWidget(d)
+    d.resize(1100, 720)
+    d.show()
+    yield d
+    d.shutdown()
+
+
+def _drawn_times(dashboard, source: str, metric: str = M.IOPS) -> list[float]:
+    line = dashboard.layers["iops"].lines.get((source, metric))
+    if line is None:
+        return []
+    return sorted(float(t) for t, v in zip(line.x, line.y, strict=True) if np.isfinite(v))
+
+
+def _place_times(place, source: str, metric: str = M.IOPS) -> list[float]:
+    return sorted(s.timestamp for s in place.samples if s.source == source and s.metric == metric
+                  and np.isfinite(s.value))
+
+
+def test_a_finished_run_opened_again_shows_each_place_on_its_own_as_results_tables_it(qtbot, dashboard,
+                                                                                      recorded_run):
+    report = placed_report(recorded_run, load_samples(recorded_run))
+    assert report is not None and [p.label for p in report.places] == ["run 1", "run 2"]
+    dashboard.show_history(recorded_run)
+    chooser = dashboard.places
+    assert chooser.combo.isVisible()
+    assert chooser.place_labels() == [p.label for p in report.places]
+    every = _drawn_times(dashboard, "lc1")
+    assert len(every) == sum(len(_place_times(p, "lc1")) for p in report.places)
+    for place in report.places:
+        assert chooser.choose(place.key)
+        dashboard.redraw()
+        shown = _drawn_times(dashboard, "lc1")
+        assert shown and shown == _place_times(place, "lc1"), place.label
+        # nothing of the other repetition: its seconds are not drawn
+        others = [t for p in report.places if p is not place for t in _place_times(p, "lc1")]
+        assert not set(shown) & set(others)
+        assert chooser.samples_shown() == sum(1 for s in place.samples if np.isfinite(s.value))
+    dashboard.window_combo.setCurrentIndex(0)
+    qtbot.wait(400)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert dashboard.grab().save(str(SHOTS / "dashboard-by-place.png"))
+    assert chooser.choose(None)
+    dashboard.redraw()
+    assert _drawn_times(dashboard, "lc1") == every
+
+
+def _step(number: str, repetition: str):
+    task = SimpleNamespace(position={"phase": "oltp", "level": "4 cells", "repetition": repetition})
+    return SimpleNamespace(number=number, tasks=[task])
+
+
+def _second(host: str, t: float, iops: float) -> list[Sample]:
+    return [Sample(t, host, M.IOPS, iops, "IO/s"), Sample(t, host, M.READ_LATENCY_MS, 2.0, "ms")]
+
+
+def test_a_live_run_lists_each_place_as_its_steps_start_and_keeps_them_apart(qtbot, dashboard, tmp_path):
+    info = J.new_run(str(tmp_path / "bed.yaml"), "", root=tmp_path)
+    write_positions(info.dir, [_step("7.1", "1"), _step("7.2", "2")])
+    dashboard.show_history(info.dir)            # as the Run tab does when a run starts
+    chooser = dashboard.places
+    assert not chooser.combo.isVisible()        # no step of the test has run yet
+    with J.Journal(info.dir) as journal:
+        journal.record("start", step="7.1", host="hv1")
+        first = time.time() + 0.01
+        dashboard.ingest([s for i in range(3) for s in _second("hv1", first + i * 0.01, 1000.0)])
+        time.sleep(0.1)
+        journal.record("end", step="7.1", host="hv1", status="ok")
+        qtbot.waitUntil(lambda: chooser.place_labels() == ["oltp, 4 cells, run 1"], timeout=5000)
+        journal.record("start", step="7.2", host="hv1")
+        second = time.time() + 0.01
+        dashboard.ingest([s for i in range(4) for s in _second("hv1", second + i * 0.01, 3000.0)])
+        qtbot.waitUntil(lambda: chooser.place_labels() == ["oltp, 4 cells, run 1", "oltp, 4 cells, run 2"],
+                        timeout=5000)
+        assert chooser.choose(chooser.place_keys()[0])
+        dashboard.redraw()
+        assert len(_drawn_times(dashboard, "hv1")) == 3
+        assert chooser.choose(chooser.place_keys()[1])
+        dashboard.redraw()
+        assert len(_drawn_times(dashboard, "hv1")) == 4
+        # the running place follows the samples that come in
+        dashboard.ingest(_second("hv1", time.time(), 3000.0))
+        qtbot.waitUntil(lambda: len(_drawn_times(dashboard, "hv1")) == 5, timeout=3000)
+        line = dashboard.layers["iops"].lines[("hv1", M.IOPS)]
+        assert set(line.y[np.isfinite(line.y)]) == {3000.0}
