@@ -40,12 +40,10 @@ def recorded_run(tmp_path_factory):
     doc["run_plan"]["repetitions"] = 2
     bed.write_text(yaml.safe_dump(doc, sort_keys=False))
     env = os.environ | {"TESTBED_STUDIO_STATE_DIR": str(tmp / "state")}
-    runs = tmp / "runs"
-    r = subprocess.run([sys.executable, "-m", "app.cli", "run", str(bed), "--steps", "3", "--skip-manual",
-                        "--runs-dir", str(runs)], capture_output=True, text=True, timeout=300,
-                       stdin=subprocess.DEVNULL, cwd=ROOT, env=env)
+    r = subprocess.run([sys.executable, "-m", "app.cli", "run", str(bed), "--steps", "3", "--skip-manual"],
+                       capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, cwd=ROOT, env=env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    (run_dir,) = runs.iterdir()
+    (run_dir,) = (tmp / "state" / "runs").iterdir()
     return run_dir
 
 
@@ -97,6 +95,33 @@ def test_a_finished_run_opened_again_shows_each_place_on_its_own_as_results_tabl
     assert chooser.choose(None)
     dashboard.redraw()
     assert _drawn_times(dashboard, "lc1") == every
+
+
+def test_the_run_tab_opening_a_finished_run_plots_each_place_on_its_own(qtbot, recorded_run, monkeypatch):
+    from app.document import Document
+    from widgets.run_wizard import RunWizard
+    monkeypatch.setenv("TESTBED_STUDIO_STATE_DIR", str(recorded_run.parent.parent))
+    report = placed_report(recorded_run, load_samples(recorded_run))
+    document = Document()
+    document.open(recorded_run.parent.parent.parent / "fio.yaml")
+    w = RunWizard(document)
+    qtbot.addWidget(w)
+    w.resize(1200, 760)
+    w.show()
+    try:
+        w.resume(recorded_run.name)
+        assert w.session is not None and w.session.run_id == recorded_run.name
+        w.pages.setCurrentWidget(w.metrics_page)
+        chooser = w.dashboard.places
+        assert chooser.place_labels() == ["run 1", "run 2"]
+        second = report.places[1]
+        chooser.combo.setCurrentIndex(2)                # as a person picks "run 2" in the list
+        qtbot.waitUntil(lambda: _drawn_times(w.dashboard, "lc1") == _place_times(second, "lc1"), timeout=3000)
+        qtbot.wait(300)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "run-tab-dashboard-by-place.png"))
+    finally:
+        w.shutdown()
 
 
 def _step(number: str, repetition: str):
