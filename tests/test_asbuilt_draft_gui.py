@@ -113,3 +113,31 @@ def test_a_file_that_is_not_there_is_named_and_nothing_is_read(qtbot, window, tm
     assert window.draft_from_lab() is False
     assert seen and "No such file" in seen[0] and "nosuch.ini" in seen[0]
     assert window.lab_drafter.job.busy is False and window.document.bed.servers == []
+
+
+def test_an_unknown_host_key_is_asked_on_the_gui_thread_and_remembered_when_trusted(qtbot, window, lab, tmp_path,
+                                                                                    monkeypatch):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+    known = tmp_path / "known_hosts"
+    known.write_text("")
+    monkeypatch.setenv("TESTBED_STUDIO_KNOWN_HOSTS", str(known))
+    asked: list[str] = []
+
+    def trust_each() -> None:          # the person trusts each key the draft asks about, one box at a time
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox) and box.windowTitle() == "Unknown host key":
+            asked.append(box.text().split("(")[0])
+            QTest.mouseClick(next(b for b in box.buttons() if b.text() == "Trust and remember"),
+                             Qt.MouseButton.LeftButton)
+    timer = QTimer()
+    timer.timeout.connect(trust_each)
+    timer.start(30)
+    try:
+        answer_modal(_read_hosts(str(lab["inventory"])))
+        window.actions_by_name["draft_from_lab"].trigger()
+        qtbot.waitUntil(lambda: {s.id for s in window.document.bed.servers} == {"h1", "h2"}, timeout=90_000)
+    finally:
+        timer.stop()
+    assert sorted(asked) == ["The SSH host key of h1 ", "The SSH host key of h2 "]
+    assert len([line for line in known.read_text().splitlines() if line.strip()]) == 2

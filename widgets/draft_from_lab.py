@@ -120,31 +120,17 @@ class LabDrafter(QObject):
             self.window.statusBar().showMessage("The lab is being read already; the draft opens when it is done.",
                                                 8000)
             return False
-        from app.asbuilt.draft import draft
+        from app.asbuilt.draft import asking, draft
         from app.document import new_bed
         # the draft's starting point: made here, on the GUI thread; the worker only reads it
         base = new_bed("drafted from the lab") if inventory else copy.deepcopy(self.window.document.bed)
-        decider, ask_password = self._questions()
+        decider, ask_password = asking(self.window.run.controller.ask)     # asked on the GUI thread, as a run asks
         self._revision += 1
         self._base = base
         self._source = Path(inventory).name if inventory else "the bed's access entries"
         self.window.statusBar().showMessage(f"Reading the hosts of {self._source} (read-only) …")
         return self.job.start(self._revision, lambda: draft(base, inventory, decider=decider,
                                                             ask_password=ask_password))
-
-    def _questions(self):
-        """Host keys and passwords asked on the GUI thread, as a run asks them."""
-        from app.run import events as E
-        ask = self.window.run.controller.ask
-
-        def decider(q) -> bool:
-            return bool(ask(E.TrustHostKey(q.host, q.address, q.key_type, q.fingerprint)))
-
-        def ask_password(access) -> str | None:
-            from app.remote.credentials import entry_name
-            answer = ask(E.PasswordNeeded(access.host, access.user, access.credential, entry_name(access)))
-            return answer.password if isinstance(answer, E.PasswordAnswer) and answer.password else None
-        return decider, ask_password
 
     def _done(self, outcome) -> None:
         status = self.window.statusBar()

@@ -73,3 +73,18 @@ def draft(bed: Bed, inventory: str | os.PathLike | None = None, *, fmt: str | No
     plan = plan_from_facts(bed, gathered.facts, source, records)
     plan.notes.extend(f"skipped {text}" for text in gathered.skipped)
     return Draft(plan, gathered, hosts)
+
+
+def asking(ask: Callable[[object], object]) -> tuple[HostKeyDecider, Callable[[HostAccess], str | None]]:
+    """A host-key decider and a password source that put their questions to `ask` (the run
+    controller's, answered on the GUI thread), as a run's session does: the designer's draft."""
+    from app.remote.credentials import entry_name
+    from app.run import events as E
+
+    def decider(q) -> bool:
+        return bool(ask(E.TrustHostKey(q.host, q.address, q.key_type, q.fingerprint)))
+
+    def ask_password(access: HostAccess) -> str | None:
+        answer = ask(E.PasswordNeeded(access.host, access.user, access.credential, entry_name(access)))
+        return answer.password if isinstance(answer, E.PasswordAnswer) and answer.password else None
+    return decider, ask_password
