@@ -162,3 +162,28 @@ def test_a_live_run_lists_each_place_as_its_steps_start_and_keeps_them_apart(qtb
         qtbot.waitUntil(lambda: len(_drawn_times(dashboard, "hv1")) == 5, timeout=3000)
         line = dashboard.layers["iops"].lines[("hv1", M.IOPS)]
         assert set(line.y[np.isfinite(line.y)]) == {3000.0}
+
+
+def test_each_sample_is_at_the_place_results_puts_it_overlaps_nesting_clock_skew_and_running_steps():
+    """The dashboard's whole-array placing against `results`' own, sample by sample, on step windows
+    that overlap, nest, leave gaps shorter and longer than the clock slack, and one still running."""
+    import math
+
+    from app.metrics.by_place import _place_at
+    from app.metrics.place_series import places_at
+    rng = np.random.default_rng(29)
+    for _case in range(40):
+        keys = [("", "phase", "", f"{k} cells", str(r)) for k in range(1, 4) for r in (1, 2)]
+        windows = []
+        start = 1_800_000_000.0
+        for _ in range(int(rng.integers(1, 12))):
+            start += float(rng.choice([0.0, 5.0, 20.0, 45.0, 90.0]) + rng.random() * 10)
+            length = float(rng.choice([1.0, 15.0, 60.0, 200.0]))
+            windows.append((start, start + length, keys[int(rng.integers(len(keys)))]))
+        if rng.random() < 0.3:
+            windows.append((start + 30.0, math.inf, keys[0]))            # a step still running
+        windows.sort()
+        t = np.sort(rng.uniform(windows[0][0] - 60, windows[-1][0] + 400, 400))
+        got = places_at(t, windows, keys)
+        want = [_place_at(float(x), windows) for x in t]
+        assert [keys[i] if i >= 0 else None for i in got] == [None if w[-1] == "outside" else w for w in want]

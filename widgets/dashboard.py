@@ -6,7 +6,9 @@ plot shows one curve per host and, thick, all hosts together (sum of IOPS and MB
 latency).  A pass criterion is a dashed line labelled with the time spent on its wrong side;
 the data sets the value scale, and a criterion far above it is named at the plot's top edge
 instead of squashing the curves (app.metrics.criterion_scale).  The time axis shows the whole
-run by default, sized to the workloads' stated duration, so a 60 s run fills the plot.
+run by default, sized to the workloads' stated duration, so a 60 s run fills the plot.  "Place:"
+shows the whole test or one place in it (configuration, phase, level, run) as `results` tables it
+(widgets/dashboard_places.py).
 """
 from __future__ import annotations
 

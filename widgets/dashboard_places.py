@@ -4,6 +4,7 @@ scenario, level, run) with only the samples measured there, as `results RUN` tab
 starts or ends; a finished run opened again lists every place it reached."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from app.metrics.series import SeriesStore, is_host_series
 
 WHOLE_TEST = "Whole test"
 REREAD_MS = 1000            # how often a live run's journal is looked at (a stat, unless it changed)
+REBUILD_S = 1.0             # a chosen place takes in a live run's new samples at most this often
 
 
 class PlaceChooser(QObject):
@@ -38,6 +40,7 @@ class PlaceChooser(QObject):
         self._stamp: tuple = ()
         self._store = SeriesStore()
         self._built: tuple = ()                     # (source revision, stamp, key) the place store holds
+        self._built_at = 0.0
         self._filling = False
         self._show(False)
         self._timer = QTimer(self)
@@ -130,11 +133,17 @@ class PlaceChooser(QObject):
         built = (source.revision, self._stamp, self.key)
         if built == self._built:
             return self._store, False
-        self._built = built
+        if self._built[1:] == built[1:] and time.monotonic() - self._built_at < REBUILD_S:
+            return self._store, False       # new samples of the same place: taken in at most once a second
+        self._built, self._built_at = built, time.monotonic()
         series = []
+        masks: dict[tuple, np.ndarray] = {}         # a host's series mostly share their seconds
         for src, metric in source.keys():
             t, v = source.series(src, metric)
-            keep = self.places.mask(src, t, self.key)
+            seen = (src.partition("/")[0], t.size, hash(t.tobytes()))
+            keep = masks.get(seen)
+            if keep is None:
+                keep = masks[seen] = self.places.mask(src, t, self.key)
             if keep.any():
                 series.append(Series(src, metric, source.unit(src, metric), t[keep], v[keep]))
         self._store.load(series)
