@@ -77,6 +77,9 @@ def test_a_finished_run_opened_again_shows_each_place_on_its_own_as_results_tabl
     chooser = dashboard.places
     assert chooser.combo.isVisible()
     assert chooser.place_labels() == [p.label for p in report.places]
+    # the whole test marks where each place begins: its first sample, as results places it
+    assert chooser.markers() == [(min(s.timestamp for s in p.samples if s.source == "lc1"), p.label)
+                                 for p in report.places]
     every = _drawn_times(dashboard, "lc1")
     assert len(every) == sum(len(_place_times(p, "lc1")) for p in report.places)
     for place in report.places:
@@ -88,13 +91,16 @@ def test_a_finished_run_opened_again_shows_each_place_on_its_own_as_results_tabl
         others = [t for p in report.places if p is not place for t in _place_times(p, "lc1")]
         assert not set(shown) & set(others)
         assert chooser.samples_shown() == sum(1 for s in place.samples if np.isfinite(s.value))
+        assert chooser.markers() == []          # one place on its own: nothing to mark
     dashboard.window_combo.setCurrentIndex(0)
     qtbot.wait(400)
     SHOTS.mkdir(parents=True, exist_ok=True)
     assert dashboard.grab().save(str(SHOTS / "dashboard-by-place.png"))
     assert chooser.choose(None)
     dashboard.redraw()
-    assert _drawn_times(dashboard, "lc1") == every
+    assert _drawn_times(dashboard, "lc1") == every and len(chooser.markers()) == 2
+    qtbot.wait(300)
+    assert dashboard.grab().save(str(SHOTS / "dashboard-whole-test-places.png"))
 
 
 def test_the_run_tab_opening_a_finished_run_plots_each_place_on_its_own(qtbot, recorded_run, monkeypatch):
@@ -151,6 +157,9 @@ def test_a_live_run_lists_each_place_as_its_steps_start_and_keeps_them_apart(qtb
         dashboard.ingest([s for i in range(4) for s in _second("hv1", second + i * 0.01, 3000.0)])
         qtbot.waitUntil(lambda: chooser.place_labels() == ["oltp, 4 cells, run 1", "oltp, 4 cells, run 2"],
                         timeout=5000)
+        qtbot.waitUntil(lambda: [label for _t, label in chooser.markers()] == ["oltp, 4 cells, run 1",
+                                                                             "oltp, 4 cells, run 2"], timeout=5000)
+        assert chooser.markers()[1][0] == pytest.approx(second)        # run 2 begins at its first sample
         assert chooser.choose(chooser.place_keys()[0])
         dashboard.redraw()
         assert len(_drawn_times(dashboard, "hv1")) == 3

@@ -8,17 +8,18 @@ import time
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
 from app.metrics.by_place import OUTSIDE
 from app.metrics.history import Series
-from app.metrics.place_series import RunPlaces, journal_stamp
+from app.metrics.place_series import RunPlaces, journal_stamp, places_at
 from app.metrics.series import SeriesStore, is_host_series
 
 WHOLE_TEST = "Whole test"
 REREAD_MS = 1000            # how often a live run's journal is looked at (a stat, unless it changed)
 REBUILD_S = 1.0             # a chosen place takes in a live run's new samples at most this often
+MARKERS_MAX = 24            # the whole test marks where each place begins, up to this many places
 
 
 class PlaceChooser(QObject):
@@ -42,6 +43,9 @@ class PlaceChooser(QObject):
         self._built: tuple = ()                     # (source revision, stamp, key) the place store holds
         self._built_at = 0.0
         self._filling = False
+        self._markers: list[tuple[object, object]] = []     # (plot, the line where a place begins)
+        self._marked: set[tuple] = set()                     # the places marked
+        self._marked_revision = -1                           # the samples they were marked from
         self._show(False)
         self._timer = QTimer(self)
         self._timer.setInterval(REREAD_MS)
@@ -64,7 +68,12 @@ class PlaceChooser(QObject):
     def refresh(self) -> None:
         """Read the run's places again when its journal changed (a step started or ended)."""
         stamp = journal_stamp(self.run_dir)
-        if self.run_dir is None or stamp == self._stamp:
+        if self.run_dir is None:
+            return
+        if stamp == self._stamp:
+            if (self.key is None and len(self._marked) < len(self._keys) <= MARKERS_MAX
+                    and self.source.revision != self._marked_revision):
+                self._draw_markers()        # a place's first samples may have come in since
             return
         self._stamp = stamp
         self.places = RunPlaces.read(self.run_dir)
@@ -98,6 +107,8 @@ class PlaceChooser(QObject):
         self._show(bool(keys))
         if keep is not None and keep not in keys:
             self._chosen()          # the place chosen is gone (another run): the whole test again
+        else:
+            self._draw_markers()
 
     def _show(self, shown: bool) -> None:
         self.label.setVisible(shown)
@@ -109,7 +120,54 @@ class PlaceChooser(QObject):
         index = self.combo.currentIndex()
         self.key = self._keys[index - 1] if 0 < index <= len(self._keys) else None
         self._built = ()
+        self._draw_markers()
         self._changed()
+
+    def _draw_markers(self) -> None:
+        """On the whole test, a dashed line at each place's first sample (placed as `results` places
+        it), named on the first plot; none while one place is shown, or when there are too many."""
+        dash = self.parent()
+        for plot, line in self._markers:
+            plot.removeItem(line)
+            line.deleteLater()
+        self._markers = []
+        if self.key is not None or not self._keys or len(self._keys) > MARKERS_MAX:
+            return
+        firsts = self._first_samples()
+        self._marked_revision = self.source.revision
+        self._marked = set(firsts)
+        pen = dash.pg.mkPen("#8a8a8a", width=1, style=Qt.PenStyle.DashLine)
+        for n, plot in enumerate(dash.plots.values()):
+            for key in self._keys:
+                if key not in firsts:
+                    continue
+                line = dash.pg.InfiniteLine(pos=firsts[key], angle=90, movable=False, pen=pen,
+                                            label=self.places.label(key) if n == 0 else None,
+                                            labelOpts={"position": 0.96, "color": "#404040",
+                                                       "anchors": [(0, 0), (0, 0)]})
+                line.setZValue(-50)             # under the curves
+                plot.addItem(line)
+                self._markers.append((plot, line))
+
+    def _first_samples(self) -> dict[tuple, float]:
+        """Each place's first host sample (a place with none yet has no mark)."""
+        first = np.full(len(self._keys), np.inf)
+        to_shown = np.array([self._keys.index(k) if k in self._keys else -1 for k in self.places.keys] + [-1])
+        for src, metric in self.source.keys():
+            host = src.partition("/")[0]
+            if not is_host_series(src) or host not in self.places.windows:
+                continue
+            t, _v = self.source.series(src, metric)
+            at = to_shown[places_at(t, self.places.steps_of(host), self.places.keys)]
+            known = at >= 0
+            np.minimum.at(first, at[known], t[known])
+        return {key: float(first[k]) for k, key in enumerate(self._keys) if np.isfinite(first[k])}
+
+    def markers(self) -> list[tuple[float, str]]:
+        """Where the first plot marks each place's beginning, and what it names it."""
+        first = next(iter(self.parent().plots.values()), None)
+        return [(float(line.value()), line.label.format if line.label is not None else "")
+                for plot, line in self._markers if plot is first]
 
     def choose(self, key: tuple | None) -> bool:
         """Show one place (None: the whole test); False when the run has no such place."""

@@ -115,12 +115,12 @@ class RunPlaces:
         if not hosts:
             return np.full(t.shape[0], key == OUTSIDE)
         wanted = self.keys.index(key) if key in self.keys else -2
-        found = [places_at(t, self._steps(h), self.keys) for h in hosts]
+        found = [places_at(t, self.steps_of(h), self.keys) for h in hosts]
         if key == OUTSIDE:
             return np.logical_and.reduce([at < 0 for at in found])
         return np.logical_or.reduce([at == wanted for at in found])
 
-    def _steps(self, host: str) -> _Steps:
+    def steps_of(self, host: str) -> _Steps:
         steps = self._prepared.get(host)
         if steps is None:
             steps = self._prepared[host] = _Steps.of(self.windows[host], self.keys)
