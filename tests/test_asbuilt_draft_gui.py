@@ -141,3 +141,31 @@ def test_an_unknown_host_key_is_asked_on_the_gui_thread_and_remembered_when_trus
         timer.stop()
     assert sorted(asked) == ["The SSH host key of h1 ", "The SSH host key of h2 "]
     assert len([line for line in known.read_text().splitlines() if line.strip()]) == 2
+
+
+def test_a_host_that_cannot_be_reached_is_named_beside_the_draft(qtbot, window, lab, tmp_path):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from widgets.problems_dialog import ProblemsDialog
+    inventory = tmp_path / "more.ini"
+    inventory.write_text(Path(lab["inventory"]).read_text() + "gone ansible_host=127.0.0.1 ansible_port=9 "
+                         "ansible_user=root\n")
+    seen: list[str] = []
+
+    def close_notes() -> None:          # the person reads the notes and closes them (a timer: the box is modal)
+        box = QApplication.activeModalWidget()
+        if isinstance(box, ProblemsDialog):
+            seen.extend(box.list.item(i).text() for i in range(box.list.count()))
+            box.reject()
+    timer = QTimer()
+    timer.timeout.connect(close_notes)
+    timer.start(30)
+    try:
+        answer_modal(_read_hosts(str(inventory)))
+        window.actions_by_name["draft_from_lab"].trigger()
+        qtbot.waitUntil(lambda: bool(seen), timeout=90_000)
+    finally:
+        timer.stop()
+    assert any(item.startswith("gone: not reached") for item in seen), seen
+    assert {s.id for s in window.document.bed.servers} == {"h1", "h2"}        # the others are drafted

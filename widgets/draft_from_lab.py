@@ -42,8 +42,10 @@ class DraftSourceDialog(QDialog):
         self.setObjectName("draftSourceDialog")
         self._start_dir = start_dir
         outer = QVBoxLayout(self)
-        outer.addWidget(QLabel("Read the lab's hosts with read-only commands and open what they report as a "
-                               "new bed (nothing is written to the hosts or to the open bed).", self))
+        intro = QLabel("Read the lab's hosts with read-only commands and open what they report as a new bed "
+                       "(nothing is written to the hosts or to the open bed).", self)
+        intro.setWordWrap(True)
+        outer.addWidget(intro)
         self.from_inventory = QRadioButton("Hosts of an Ansible inventory or a CSV sheet:", self)
         outer.addWidget(self.from_inventory)
         row = QHBoxLayout()
@@ -70,6 +72,7 @@ class DraftSourceDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.problem = QLabel(self)
         self.problem.setStyleSheet("color: #b00000")
+        self.problem.setWordWrap(True)
         outer.addWidget(self.problem)
         outer.addWidget(self.buttons)
         self.resize(620, self.sizeHint().height())
@@ -163,9 +166,11 @@ class LabDrafter(QObject):
         document.apply(plan.edit)           # one step: Edit › Undo shows the bed it started from
         self.window.files.autosave.start()
         status.showMessage(f"Drafted from {self._source}: read {reached} of {len(result.hosts)} host(s), "
-                           f"{len(plan.changes)} change(s)"
-                           + (f", {len(plan.notes)} note(s) (" + "; ".join(plan.notes[:2]) + ")" if plan.notes else "")
-                           + ". Not saved yet: File › Save As keeps it.", 20000)
+                           f"{len(plan.changes)} change(s). Not saved yet: File › Save As keeps it.", 20000)
+        if plan.notes:          # a host not reached, a volume left out: said where it cannot be missed
+            show_problems(self.window, "Drafted from the lab, with notes",
+                          f"Read {reached} of {len(result.hosts)} host(s); the draft is open. What it could not "
+                          "take in:", plan.notes, (("close", "Close"),))
 
     def shutdown(self) -> None:
         self.job.shutdown(2000)
