@@ -1,9 +1,9 @@
-"""`testbed-studio import BED --from-hosts [INVENTORY]` and the designer's File › Draft from Lab:
-read the hosts of an inventory (or the bed's own `access:` entries) with the as-built check's
-read-only probes, then draft them into the bed -- hosts, ports, addresses, the SAN volumes they
-see -- as one change (topology/importing/from_facts.py).  One code path for both presenters:
-`draft()` is blocking and Qt-free (the designer calls it on a worker thread) and changes nothing;
-the caller shows the plan and applies its edit."""
+"""`testbed-studio import BED --from-hosts [INVENTORY]` and the designer's File › Draft Bed from
+Lab… (widgets/draft_from_lab.py): read the hosts of an inventory (or the bed's own `access:`
+entries) with the as-built check's read-only probes, then draft them into the bed -- hosts,
+ports, addresses, the SAN volumes they see -- as one change (topology/importing/from_facts.py).
+One code path for both presenters: `draft()` is blocking and Qt-free (the designer calls it on a
+worker thread) and changes nothing; the caller shows the plan and applies its edit."""
 from __future__ import annotations
 
 import copy
