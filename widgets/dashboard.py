@@ -10,6 +10,7 @@ run by default, sized to the workloads' stated duration, so a 60 s run fills the
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
 from app.metrics import sample as M
 from app.metrics.chart import PALETTE  # a host has the same colour on screen and in print
 from app.metrics.criterion_scale import criterion_scale
+from app.metrics.peak_buckets import PeakBuckets, bucket_width
 from app.metrics.series import SeriesStore, is_host_series, peak_decimate, time_beyond
 from topology.vocabulary import UNITS
 from widgets.series_layer import SeriesLayer
@@ -87,6 +89,7 @@ class MetricsDashboard(QWidget):
         self._colours: dict[str, str] = {}
         self._last_store_revision = -1
         self._peaks: dict[tuple[str, str], float] = {}      # highest value drawn of each curve
+        self._buckets: dict[tuple[str, str], PeakBuckets] = {}    # each curve's decimation, kept between ticks
         self._line_texts: dict[Threshold, str] = {}       # the full label of each criterion line
         self._elided: dict[Threshold, tuple[str, int]] = {}    # what its label shows, at which width
         self._off_scale: dict[str, QGraphicsSimpleTextItem] = {}
@@ -270,6 +273,7 @@ class MetricsDashboard(QWidget):
         self._curves.clear()
         self._drawn.clear()
         self._peaks.clear()
+        self._buckets.clear()
         self._y_tops.clear()
         self.series_menu.clear()
         self._series_actions.clear()
@@ -440,16 +444,25 @@ class MetricsDashboard(QWidget):
             x0 = last - self.window_s
         if x0 >= last:
             x0 = last - 1
-        self._setting_range = True
-        try:
-            plot.setXRange(x0, last, padding=0.01)
-        finally:
-            self._setting_range = False
+        # the right edge steps a bucket (about a pixel) at a time: the view stays put while the
+        # newest second lands inside its last pixel, so the axes and all but the newest bucket
+        # of every curve are reused (python -m bench.dashboard)
+        step = bucket_width(last - x0, max(int(plot.vb.width()), 100))
+        if step > 0:
+            right = math.ceil(last / step) * step
+            x0, last = (x0 if self.window_s == WHOLE_RUN else x0 + right - last), right
+        if (x0, last) != self._x_range:
+            self._setting_range = True
+            try:
+                plot.setXRange(x0, last, padding=0.01)
+            finally:
+                self._setting_range = False
         return x0, last
 
     def _view_changed(self, *_args) -> None:
         if not self._setting_range:
             self._view_moved = True       # cut and decimate for the new range
+            self._x_range = None          # and the next follow sets its range again
 
     def _user_moved_view(self, *_args) -> None:
         # a person zooms or pans (wheel, drag): stop jumping to the latest second under them
@@ -470,7 +483,15 @@ class MetricsDashboard(QWidget):
 
     def _draw(self, source, plot_key, metric, t, v, x0, x1, pixels) -> None:
         line = self._curve(source, plot_key, metric)
-        dt, dv = peak_decimate(t, v, x0, x1, pixels)
+        if int(np.searchsorted(t, x1, "right")) - int(np.searchsorted(t, x0, "left")) <= 2 * pixels:
+            dt, dv = peak_decimate(t, v, x0, x1, pixels)        # few enough to draw every point
+        else:
+            buckets = self._buckets.get(line.key)
+            if buckets is None:
+                # the all-hosts sum of a second changes until every host's sample of it is in
+                buckets = self._buckets[line.key] = PeakBuckets(settle=30.0 if source == ALL_HOSTS else 0.0)
+            buckets.update(t, v, bucket_width(x1 - x0, pixels))
+            dt, dv = buckets.window(x0, x1)
         self.layers[plot_key].set_data(line.key, dt, dv)
         self._peaks[line.key] = line.top
 

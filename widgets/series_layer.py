@@ -8,10 +8,13 @@ dashboard hands over points already cut to the window and decimated to the plot'
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPen, QPolygonF
+from shiboken6 import VoidPtr as voidptr
 
 
 class Line:
@@ -42,6 +45,7 @@ class SeriesLayer(pg.GraphicsObject):
         super().__init__()
         self.lines: dict[object, Line] = {}
         self._bounds = QRectF()
+        self._dirty: list[tuple[float, float]] | None = []     # x spans changed since commit (None: all)
 
     def line(self, key, pen: QPen, bold: bool = False) -> Line:
         found = self.lines.get(key)
@@ -52,9 +56,16 @@ class SeriesLayer(pg.GraphicsObject):
     def set_data(self, key, x: np.ndarray, y: np.ndarray) -> None:
         """Call commit() once the lines of this redraw are set."""
         line = self.lines[key]
+        spans = _changed_spans(line.x, line.y, x, y) if line.visible else []
+        if spans is None or self._dirty is None:
+            self._dirty = None
+        else:
+            self._dirty.extend(spans)
         line.x, line.y = x, y
         line.polylines = _polylines(x, y)
-        lo, hi = np.nanmin(y, initial=np.inf), np.nanmax(y, initial=-np.inf)
+        lo, hi = (y.min(), y.max()) if y.shape[0] else (np.inf, -np.inf)
+        if lo != lo or hi != hi:          # a gap in view: NaN
+            lo, hi = np.nanmin(y, initial=np.inf), np.nanmax(y, initial=-np.inf)
         line.rect = QRectF(float(x[0]), float(lo), float(x[-1] - x[0]), float(hi - lo)) if hi >= lo else QRectF()
         line.top = float(hi) if hi >= lo else 0.0
 
@@ -62,10 +73,12 @@ class SeriesLayer(pg.GraphicsObject):
         line = self.lines.get(key)
         if line is not None and line.visible != visible:
             line.visible = visible
+            self._dirty = None
             self.commit()
 
     def remove_all(self) -> None:
         self.lines.clear()
+        self._dirty = None
         self.commit()
 
     def commit(self) -> None:
@@ -77,10 +90,25 @@ class SeriesLayer(pg.GraphicsObject):
             # room for the pen and for a flat line (a zero-height rect would never be painted)
             pad = max(rect.height() * 0.02, abs(rect.y()) * 1e-3, 1e-6)
             rect = rect.adjusted(0, -pad, 0, pad)
-        if rect != self._bounds:
-            self.prepareGeometryChange()
-            self._bounds = rect
-        self.update()
+        dirty, self._dirty = self._dirty, []
+        if rect.isNull() or self._bounds.isNull() or not self._bounds.contains(rect) \
+                or self._bounds.width() > 4 * rect.width() or self._bounds.height() > 4 * rect.height():
+            # a new bounding rect repaints the whole plot: it is made a little bigger than the
+            # lines (room for a minute of new samples), so a live tick seldom changes it
+            if not rect.isNull():
+                rect = rect.adjusted(0, -rect.height() * 0.1, max(rect.width() * 0.1, 60.0), rect.height() * 0.1)
+            if rect != self._bounds:
+                self.prepareGeometryChange()
+                self._bounds = rect
+            dirty = None
+        if dirty is None:
+            self.update()
+            return
+        # a live tick in a still view changes a curve's first and newest buckets only: repaint
+        # those columns, not the whole plot (python -m bench.dashboard)
+        pad = self._bounds.width() * 0.01
+        for x0, x1 in dirty:
+            self.update(QRectF(x0 - pad, self._bounds.top(), x1 - x0 + 2 * pad, self._bounds.height()))
 
     def boundingRect(self) -> QRectF:
         return self._bounds
@@ -106,18 +134,41 @@ class SeriesLayer(pg.GraphicsObject):
 
 def _polylines(x: np.ndarray, y: np.ndarray) -> list[QPolygonF]:
     """One polyline per run of finite points: a NaN is a gap in the line."""
-    finite = np.isfinite(y) & np.isfinite(x)
-    if finite.all():
+    if math.isfinite(y.sum()):          # one pass over the points in the usual case, no gap in view
         runs = [(0, x.shape[0])]
     else:
+        finite = np.isfinite(y) & np.isfinite(x)
         edges = np.flatnonzero(np.diff(np.concatenate(([0], finite.view(np.int8), [0]))))
         runs = list(zip(edges[0::2], edges[1::2]))
     out = []
     for a, b in runs:
         if b - a < 2:
             continue
-        polygon = pg.functions.create_qpolygonf(b - a)
-        points = pg.functions.ndarray_from_qpolygonf(polygon)
+        polygon = QPolygonF()
+        polygon.resize(b - a)
+        points = np.frombuffer(voidptr(polygon.data(), (b - a) * 16, True), dtype=np.float64).reshape((-1, 2))
         points[:, 0], points[:, 1] = x[a:b], y[a:b]
         out.append(polygon)
     return out
+
+
+_EDGE = 2          # points of a curve's first bucket (the ring drops its oldest samples)
+_TAIL = 4          # points that may change at the newest end (the newest bucket, the one before it)
+
+
+def _changed_spans(ox: np.ndarray, oy: np.ndarray, nx: np.ndarray, ny: np.ndarray):
+    """The x spans that differ between a curve's old and new points, when all but its first
+    bucket and its newest end are the same points (the old first bucket may have left, so the
+    rest are compared two points along); None when more changed (repaint the whole plot)."""
+    m = nx.shape[0]
+    middle = m - _EDGE - _TAIL
+    if middle < 2 or ox.shape[0] < 2:
+        return None
+    for shift in (0, _EDGE):
+        a, b = _EDGE + shift, _EDGE + shift + middle
+        if b <= ox.shape[0] and np.array_equal(ox[a:b], nx[_EDGE:m - _TAIL]) \
+                and np.array_equal(oy[a:b], ny[_EDGE:m - _TAIL], equal_nan=True):
+            left = (min(ox[0], nx[0]), nx[_EDGE])
+            right = (nx[m - _TAIL - 1], max(ox[-1], nx[-1]))
+            return [(float(left[0]), float(left[1])), (float(right[0]), float(right[1]))]
+    return None
