@@ -54,7 +54,7 @@ def tier(dev) -> int:
     return 4
 
 
-def _device_graph(bed: Bed) -> dict[str, set[str]]:
+def _device_graph(bed: Bed) -> dict[str, dict[str, None]]:
     """Which drawn devices a cable or a path joins (read from the ids alone: a full BedIndex of a
     big bed costs more than the whole layout)."""
     devices = {d.id for coll in (bed.servers, bed.switches, bed.arrays) for d in coll}
@@ -68,12 +68,13 @@ def _device_graph(bed: Bed) -> dict[str, set[str]]:
         return head
 
     vm_hosts = {v.id: v.host for v in bed.vms}
-    # each device's neighbours (a plain adjacency: networkx cost more to import than the layout takes)
-    g: dict[str, set[str]] = {}
+    # each device's neighbours in the order first joined (a plain adjacency, as networkx keeps it:
+    # networkx cost more to import than the layout takes)
+    g: dict[str, dict[str, None]] = {}
 
     def join(a: str, b: str) -> None:
-        g.setdefault(a, set()).add(b)
-        g.setdefault(b, set()).add(a)
+        g.setdefault(a, {})[b] = None
+        g.setdefault(b, {})[a] = None
 
     for link in bed.links:
         a, b = owner(link.a), owner(link.b)
