@@ -100,6 +100,7 @@ class MetricsDashboard(QWidget):
         self._plot_key_of = {metric: key for key, metric, _t, _u, _h in PLOTS}
         self._view_moved = False          # the user panned or zoomed: cut and decimate again
         self._setting_range = False
+        self._followed_range: tuple[float, ...] = ()      # the x range the follow last set
         self.redraws = 0
         self.kind = "host"                # which series the plots show: hosts, volumes, groups, pools, VMs
         self.storage_map = None           # app.metrics.storage_series.StorageMap of the bed being run
@@ -457,10 +458,16 @@ class MetricsDashboard(QWidget):
                 plot.setXRange(x0, last, padding=0.01)
             finally:
                 self._setting_range = False
+            self._followed_range = tuple(plot.vb.viewRange()[0])
+            for each in self.plots.values():
+                # the new transforms now, not at the next paint: pyqtgraph applies them while painting
+                # and the axes' repaint that follows lands on the next tick, a second full frame
+                each.vb.updateMatrix()
         return x0, last
 
-    def _view_changed(self, *_args) -> None:
-        if not self._setting_range:
+    def _view_changed(self, _vb=None, x_range=None) -> None:
+        # the linked plots take the range the follow set a moment later: that is no move
+        if not self._setting_range and (x_range is None or tuple(x_range) != self._followed_range):
             self._view_moved = True       # cut and decimate for the new range
             self._x_range = None          # and the next follow sets its range again
 

@@ -43,6 +43,9 @@ class Line:
 class SeriesLayer(pg.GraphicsObject):
     def __init__(self):
         super().__init__()
+        # paint() is told the exposed rect and draws only the points in it: a live tick repaints
+        # the newest column of each plot, not every point of every curve
+        self.setFlag(self.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         self.lines: dict[object, Line] = {}
         self._bounds = QRectF()
         self._dirty: list[tuple[float, float]] | None = []     # x spans changed since commit (None: all)
@@ -113,20 +116,28 @@ class SeriesLayer(pg.GraphicsObject):
     def boundingRect(self) -> QRectF:
         return self._bounds
 
-    def paint(self, painter, *_args) -> None:
+    def paint(self, painter, option=None, *_args) -> None:
         painter.setRenderHint(painter.RenderHint.Antialiasing, False)     # 4 x faster on noisy lines
         # A bold line is the 1-px line drawn again one device pixel right and one down:
         # Qt strokes a 2-px pen through its general path stroker, 5 x slower on 900 points.
         m = painter.transform()
         px = (1 / m.m11() if m.m11() else 0.0, 1 / m.m22() if m.m22() else 0.0)
+        exposed = option.exposedRect if option is not None else self._bounds
+        part = exposed.width() < 0.5 * self._bounds.width()
         for line in self.lines.values():
             if not (line.visible and line.polylines):
                 continue
+            polylines = line.polylines
+            if part:
+                # the points inside the exposed columns, and one each side so the segments reach out
+                a = max(int(np.searchsorted(line.x, exposed.left() - abs(px[0]) * 2, "left")) - 1, 0)
+                b = int(np.searchsorted(line.x, exposed.right() + abs(px[0]) * 2, "right")) + 1
+                polylines = _polylines(line.x[a:b], line.y[a:b])
             painter.setPen(line.pen)
             for dx, dy in ((0, 0), (px[0], 0), (0, px[1])) if line.bold else ((0, 0),):
                 if dx or dy:
                     painter.translate(dx, dy)
-                for polyline in line.polylines:
+                for polyline in polylines:
                     painter.drawPolyline(polyline)
                 if dx or dy:
                     painter.translate(-dx, -dy)
@@ -168,7 +179,9 @@ def _changed_spans(ox: np.ndarray, oy: np.ndarray, nx: np.ndarray, ny: np.ndarra
         a, b = _EDGE + shift, _EDGE + shift + middle
         if b <= ox.shape[0] and np.array_equal(ox[a:b], nx[_EDGE:m - _TAIL]) \
                 and np.array_equal(oy[a:b], ny[_EDGE:m - _TAIL], equal_nan=True):
-            left = (min(ox[0], nx[0]), nx[_EDGE])
-            right = (nx[m - _TAIL - 1], max(ox[-1], nx[-1]))
-            return [(float(left[0]), float(left[1])), (float(right[0]), float(right[1]))]
+            spans = [(float(nx[m - _TAIL - 1]), float(max(ox[-1], nx[-1])))]
+            if shift or not (np.array_equal(ox[:_EDGE], nx[:_EDGE])
+                             and np.array_equal(oy[:_EDGE], ny[:_EDGE], equal_nan=True)):
+                spans.append((float(min(ox[0], nx[0])), float(nx[_EDGE])))
+            return spans
     return None

@@ -53,7 +53,7 @@ class PeakBuckets:
     A bucket is banked once its last point is `settle` seconds older than the newest point
     (a sum over hosts still changes while a late host's sample for that second comes in)."""
 
-    __slots__ = ("width", "settle", "ids", "pt", "pv", "head", "tail")
+    __slots__ = ("width", "settle", "ids", "pt", "pv", "head", "tail", "origin", "head_whole")
 
     def __init__(self, settle: float = 0.0):
         self.settle = settle
@@ -64,6 +64,8 @@ class PeakBuckets:
         self.ids = _NO_IDS            # banked buckets, oldest first
         self.pt = self.pv = _EMPTY    # their points, two per bucket
         self.head = self.tail = (_NO_IDS, _EMPTY, _EMPTY)    # the first bucket; those not banked yet
+        self.origin = math.inf        # the oldest time seen: later first times mean the ring drops samples
+        self.head_whole = True        # the first bucket still holds every sample it had
 
     def update(self, t: np.ndarray, v: np.ndarray, width: float) -> None:
         n = t.shape[0]
@@ -86,6 +88,8 @@ class PeakBuckets:
                 if self.ids.shape[0]:
                     tail_from = max(j, head_end)
         self.head = _points(t[:head_end], v[:head_end], width)
+        self.origin = min(self.origin, float(t[0]))
+        self.head_whole = float(t[0]) <= self.origin
         ids, pt, pv = _points(t[tail_from:], v[tail_from:], width)
         if self.settle:
             bank = int(np.searchsorted(pt[1::2], t[-1] - self.settle, "left"))
@@ -105,7 +109,9 @@ class PeakBuckets:
         a = max(int(np.searchsorted(self.pt[1::2], x0, "left")) - 1, 0)
         b = min(int(np.searchsorted(self.pt[0::2], x1, "right")) + 1, nb)
         ts, vs = [self.pt[2 * a:2 * b]], [self.pv[2 * a:2 * b]]
-        if a == 0:
+        if a == 0 and self.head_whole:
+            # a first bucket the ring has begun to drop is left out: it changes every second at
+            # the plot's left edge (a repaint of the whole width) for under a pixel of the oldest data
             ts.insert(0, self.head[1])
             vs.insert(0, self.head[2])
         if b == nb:
