@@ -490,7 +490,8 @@ class MetricsDashboard(QWidget):
 
     def _draw(self, source, plot_key, metric, t, v, x0, x1, pixels) -> None:
         line = self._curve(source, plot_key, metric)
-        if int(np.searchsorted(t, x1, "right")) - int(np.searchsorted(t, x0, "left")) <= 2 * pixels:
+        if t.shape[0] <= 2 * pixels or \
+                int(np.searchsorted(t, x1, "right")) - int(np.searchsorted(t, x0, "left")) <= 2 * pixels:
             dt, dv = peak_decimate(t, v, x0, x1, pixels)        # few enough to draw every point
         else:
             buckets = self._buckets.get(line.key)

@@ -177,11 +177,11 @@ def _changed_spans(ox: np.ndarray, oy: np.ndarray, nx: np.ndarray, ny: np.ndarra
         return None
     for shift in (0, _EDGE):
         a, b = _EDGE + shift, _EDGE + shift + middle
-        if b <= ox.shape[0] and np.array_equal(ox[a:b], nx[_EDGE:m - _TAIL]) \
-                and np.array_equal(oy[a:b], ny[_EDGE:m - _TAIL], equal_nan=True):
+        # compared as bytes: one memcmp, and a gap (NaN) equals the same gap
+        if b <= ox.shape[0] and ox[a:b].tobytes() == nx[_EDGE:m - _TAIL].tobytes() \
+                and oy[a:b].tobytes() == ny[_EDGE:m - _TAIL].tobytes():
             spans = [(float(nx[m - _TAIL - 1]), float(max(ox[-1], nx[-1])))]
-            if shift or not (np.array_equal(ox[:_EDGE], nx[:_EDGE])
-                             and np.array_equal(oy[:_EDGE], ny[:_EDGE], equal_nan=True)):
+            if shift or ox[:_EDGE].tobytes() != nx[:_EDGE].tobytes() or oy[:_EDGE].tobytes() != ny[:_EDGE].tobytes():
                 spans.append((float(min(ox[0], nx[0])), float(nx[_EDGE])))
             return spans
     return None
