@@ -52,6 +52,7 @@ PLOTS = (("iops", M.IOPS, "IOPS", UNITS["iops"], "sum"),
 WHOLE_RUN = 0
 WINDOWS = (("Whole run", WHOLE_RUN), ("Last minute", 60), ("Last 5 minutes", 300), ("Last 15 minutes", 900),
            ("Last hour", 3600))
+FOLLOW_STEP = 0.01              # the followed view moves by this share of its width, the margin it keeps
 SHORTEST_SPAN_S = 10            # the whole-run view of a run's first seconds is not stretched thinner
 # the plots never shrink below this (the page scrolls instead): a plot must stay readable
 PLOT_MIN_W, PLOT_MIN_H = 300, 170
@@ -469,17 +470,19 @@ class MetricsDashboard(QWidget):
             x0 = last - self.window_s
         if x0 >= last:
             x0 = last - 1
-        # the right edge steps a bucket (about a pixel) at a time: the view stays put while the
-        # newest second lands inside its last pixel, so the axes and all but the newest bucket
-        # of every curve are reused (python -m bench.dashboard)
-        step = bucket_width(last - x0, max(int(plot.vb.width()), 100))
+        # the right edge steps by the view's own right margin (1 %, whole buckets): the view stays
+        # put while the newest second lands inside that margin, so the axes and all but the
+        # newest bucket of every curve are reused; moving the whole view each second cost a
+        # full repaint every tick (python -m bench.dashboard)
+        bucket = bucket_width(last - x0, max(int(plot.vb.width()), 100))
+        step = bucket * max(1, math.floor(FOLLOW_STEP * (last - x0) / bucket)) if bucket > 0 else 0.0
         if step > 0:
             right = math.ceil(last / step) * step
             x0, last = (x0 if self.window_s == WHOLE_RUN else x0 + right - last), right
         if (x0, last) != self._x_range:
             self._setting_range = True
             try:
-                plot.setXRange(x0, last, padding=0.01)
+                plot.setXRange(x0, last, padding=FOLLOW_STEP)
             finally:
                 self._setting_range = False
             self._followed_range = tuple(plot.vb.viewRange()[0])
