@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from topology.model import Server, StorageArray, Switch
+from topology.model_catalogue import limit
+from topology.unknown import NOT_STATED
 from topology.vocabulary import SERVER_ROLE_NAMES
 
 PX_PER_CHAR = 5.8
@@ -151,3 +153,15 @@ def group_card_size(group: Any, members: list[str]) -> tuple[float, float]:
     head, rows = group_card_lines(group, members)
     widest = max([text_width(group.name) * 1.2, text_width(head)] + [text_width(r) * 0.92 for r in rows])
     return max(220.0, min(widest + 20, LABEL_MAX_W + 60)), GROUP_HEAD_H + GROUP_LINE_H * len(rows) + 6
+
+
+def chassis_bays(chassis: Any) -> int | None:
+    """How many blade bays a chassis draws: the bed's count, else the model catalogue's documented one
+    (as the LIM rules take it); None where neither states it -- never an assumed count."""
+    bays = chassis.bays
+    if bays is NOT_STATED:
+        return None
+    if isinstance(bays, int) and not isinstance(bays, bool):
+        return bays
+    documented = limit("chassis", chassis.model, "bays")
+    return documented[0] if documented is not None else None

@@ -176,6 +176,7 @@ class Switch:
     model: str = fld("")
     firmware: str = fld("")
     chassis: str = fld("", ref="chassis", doc="blade chassis holding this switch module")
+    bay: int | None = fld(None, minimum=0, maximum=10_000, doc="I/O module bay of its chassis")
     port_count: int | None = fld(None, minimum=0, maximum=100_000, doc="ports available; links may name no port")
     ports: list[Port] = lst("ports the bed describes individually")
     mtu: int | None = fld(None, minimum=576, maximum=65535, doc="default for every port")

@@ -30,6 +30,7 @@ from topology.device_face import (
     GROUP_LINE_H,
     GROUP_VOLUMES_SHOWN,
     array_line,
+    chassis_bays,
     group_card_lines,
     server_lines,
     switch_line,
@@ -218,18 +219,26 @@ def _paint_enclosures(painter: QPainter, a: StorageArray, area: QRectF) -> None:
 def _paint_chassis(painter: QPainter, c: Chassis, w: float, h: float, blades: Sequence[Any], border: QColor) -> None:
     _title(painter, 8, 4, w - 28, c.id)
     draw_text(painter, 8, 21, w - 16, c.model or "blade chassis", 10, colour_=SUBTLE)
-    bays = c.bays or 14
-    occupied = {getattr(b, "bay", None) for b in blades}
-    bw = (w - 16) / bays
+    bays = chassis_bays(c)
+    placed = sorted({b for b in (getattr(s, "bay", None) for s in blades)
+                     if isinstance(b, int) and not isinstance(b, bool)})
+    if bays is None:
+        # the count is not stated: draw only the bays the blades name, and say so (never an assumed count)
+        draw_text(painter, 8, h - 16, w - 16, "bays not stated", 9, colour_=SUBTLE)
+        shown, used, bottom = placed, set(placed), h - 20
+    else:
+        shown, used, bottom = list(range(1, bays + 1)), set(placed), h - 8
+    if not shown:
+        return
+    bw = (w - 16) / len(shown)
     painter.setFont(font(8))
-    for i in range(bays):
-        r = QRectF(8 + i * bw, 40, bw - 2, h - 48)
-        used = (i + 1) in occupied
+    for i, bay in enumerate(shown):
+        r = QRectF(8 + i * bw, 40, bw - 2, max(bottom - 40, 4))
         painter.setPen(QPen(border, 0.7))
-        painter.setBrush(QColor("#9fa8da") if used else QColor("#ffffff"))
+        painter.setBrush(QColor("#9fa8da") if bay in used else QColor("#ffffff"))
         painter.drawRect(r)
         painter.setPen(SUBTLE)
-        painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), str(i + 1))
+        painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), str(bay))
 
 
 def _paint_ports(painter: QPainter, dev: Any, marks: Mapping[str, PortMark], cabled: set[str], highlight: set[str],

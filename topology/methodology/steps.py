@@ -84,6 +84,7 @@ class Methodology:
 
 # The order a lab builds a bed in; titles can be replaced by a template's `title:`.
 SECTIONS: tuple[tuple[str, str], ...] = (
+    ("hardware", "Installing the hardware (blade chassis)"),
     ("infrastructure", "Installing and configuring the infrastructure servers"),
     ("hosts", "Installing and configuring the servers"),
     ("network", "Setting up the network adapters"),

@@ -4,6 +4,7 @@ Importing a section's module registers its domains; they are imported in the ord
 """
 # the import order is the order the domains are registered and listed in: keep it
 # isort: off
+from topology.methodology.domains import hardware  # noqa: F401  (blade chassis: blades and I/O modules)
 from topology.methodology.domains import hosts  # noqa: F401  (each import registers that section's domains)
 from topology.methodology.domains import network  # noqa: F401
 from topology.methodology.domains import switches  # noqa: F401
