@@ -230,7 +230,7 @@ def _paint_chassis(painter: QPainter, c: Chassis, w: float, h: float, blades: Se
         shown, used, bottom = list(range(1, bays + 1)), set(placed), h - 8
     if not shown:
         return
-    bw = (w - 16) / len(shown)
+    bw = (w - 16) / len(shown) if bays is not None else min((w - 16) / len(shown), 40.0)
     painter.setFont(font(8))
     for i, bay in enumerate(shown):
         r = QRectF(8 + i * bw, 40, bw - 2, max(bottom - 40, 4))
