@@ -89,8 +89,9 @@ def test_diagram_draws_the_documented_bay_count_and_no_invented_one(qapp):
     blades = [s for s in unknown.servers if s.chassis == chassis.id]
     assert _bay_edges(chassis, blades) == 0           # the blade's bay is not stated either: no bay is drawn
 
-    placed = loads(_text(BLADE).replace("    model: IBM BladeCenter H\n", "    model: IBM BladeCenter H\n"
+    placed_text = (_text(BLADE).replace("    model: IBM BladeCenter H\n", "    model: IBM BladeCenter H\n"
                                         "    bays: not stated\n", 1)
-                   .replace("    chassis: BCH\n    bay: not stated\n", "    chassis: BCH\n    bay: 5\n"), f"{BLADE}.yaml")
+                   .replace("    chassis: BCH\n    bay: not stated\n", "    chassis: BCH\n    bay: 5\n"))
+    placed = loads(placed_text, f"{BLADE}.yaml")
     blades = [s for s in placed.servers if s.chassis == "BCH"]
     assert _bay_edges(placed.chassis[0], blades) == 1     # only the bay the blade names
