@@ -1,0 +1,85 @@
+"""A Windows guest that reaches its own LUNs (in-guest iSCSI) formats them inside itself, in the
+procedure's virtual-machine section (after the VM exists), never in the connectivity section where
+the servers format theirs; each release range of the command table gets the commands it has
+(Get-Disk from 2012, diskpart with Win32_DiskDrive on 2008 and 2008 R2), behind its identity guard;
+a guest whose Windows release is not stated formats by hand."""
+from __future__ import annotations
+
+import pytest
+
+from resources import example_path
+from tests import script_checks
+from tests.storage_identity import with_identities
+from topology import methodology as M
+from topology.fileformat import load
+
+# one release of each range resources/platforms/windows-commands.yaml tells apart, and none
+RELEASES = [
+    ("Windows Server 2008 Enterprise SP2", "windows/vms-guest-2008.yaml#guest-format", "windows-disk-wmi"),
+    ("Windows Server 2008 R2 Enterprise SP1", "windows/vms-guest-2008.yaml#guest-format", "windows-disk-wmi"),
+    ("Windows Server 2012 Datacenter", "windows/vms-guest.yaml#guest-format", "windows-disk"),
+    ("Windows Server 2012 R2 Datacenter", "windows/vms-guest.yaml#guest-format", "windows-disk"),
+    ("Windows Server 2016 Datacenter", "windows/vms-guest.yaml#guest-format", "windows-disk"),
+    ("Windows Server 2022 Datacenter", "windows/vms-guest.yaml#guest-format", "windows-disk"),
+    ("Windows Server", "common/vms.yaml#guest-format", ""),
+]
+# the Storage module's cmdlets, which arrive with Windows Server 2012
+STORAGE_MODULE = {"get-disk", "set-disk", "initialize-disk", "new-partition", "get-partition", "format-volume",
+                  "get-volume", "add-partitionaccesspath", "update-hoststoragecache", "clear-disk"}
+GUARD_MARK = {"windows-disk-wmi": "guard (windows-disk-wmi,", "windows-disk": "guard (windows-disk,"}
+
+
+def _bed(guest_os: str, **identity):
+    bed = with_identities(load(example_path("equallogic-ps6110-hyperv")), **identity)
+    guests = [vm for vm in bed.vms if vm.storage_access == "guest_iscsi"]
+    assert guests
+    for vm in guests:
+        vm.guest_os = guest_os
+    return bed, {vm.id for vm in guests}
+
+
+@pytest.mark.parametrize("guest_os, template, guard", RELEASES, ids=[r[0] for r in RELEASES])
+def test_each_windows_guest_formats_its_own_luns_in_the_vm_section(guest_os, template, guard):
+    bed, guests = _bed(guest_os)
+    meth = M.generate(bed)
+    by_section = {sec.key: sec.steps for sec in meth.sections}
+    # no server-side format step for a guest's LUN, before the guest even exists
+    assert not [s for s in by_section["connectivity"] if s.destructive and s.target in guests]
+    formats = [s for s in by_section["vms"] if s.destructive and s.target in guests]
+    assert {s.target for s in formats} == guests
+    assert {s.template for s in formats} == {template}
+    for s in formats:
+        assert s.text.startswith(f"Inside {s.target}") and f"{s.target} formats it because" in s.text
+        assert s.devices and "WWN naa." in s.devices[0] or "serial SN" in s.devices[0]
+        if guard:
+            assert s.automation, (s.number, s.manual_reason)
+            for c in s.automation:
+                assert GUARD_MARK[guard] in c.script and "Select-TbDisk $TbWant" in c.script
+                own = c.script.split("--- end of guard", 1)[1]
+                called = {n.lower() for n in script_checks.powershell_commands(c.script)}
+                if guard == "windows-disk-wmi":   # 2008 / 2008 R2: no Storage module
+                    assert not called & STORAGE_MODULE and "diskpart.exe" in called
+                else:
+                    assert "initialize-disk" in called and "diskpart.exe" not in called
+        else:
+            assert not s.automation and "operating system" in s.manual_reason or "no template" in s.manual_reason
+    # the guest is made before its LUN is formatted inside it
+    created = {s.target: s for s in by_section["vms"] if s.template.endswith("#create")}
+    for s in formats:
+        if s.target in created:
+            assert M_order(created[s.target].number) < M_order(s.number)
+    assert script_checks.problems(bed, meth) == []
+
+
+def M_order(number: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in number.split("."))
+
+
+def test_a_2008_r2_guest_with_only_a_wwn_formats_by_hand_and_says_to_state_the_serial():
+    """Win32_DiskDrive shows no WWN: with no serial (and no target) the 2008 R2 guest's step is manual."""
+    bed, guests = _bed("Windows Server 2008 R2 Enterprise SP1", serial=False)
+    meth = M.generate(bed)
+    formats = [s for s in meth.steps() if s.destructive and s.target in guests]
+    assert formats and all(not s.automation for s in formats)
+    assert all("serial" in s.manual_reason and "Win32_DiskDrive" not in s.manual_reason or
+               "wmic diskdrive" in s.manual_reason for s in formats)
