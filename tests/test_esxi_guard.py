@@ -138,3 +138,22 @@ def test_a_volume_without_a_wwn_gets_a_manual_datastore_step():
     steps = [s for s in M.generate(bed).steps() if s.template == "esxi/connectivity.yaml#format"]
     assert steps and all(not s.automation for s in steps)
     assert all("selects a disk by its serial" in s.manual_reason for s in steps)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_reused_datastore_is_checked_never_made(shell, fakes, tmp_path):
+    """`reuse: true`: no datastore step; the kept-datastore step refuses a device that holds no extent of it."""
+    bed = with_identities(platform_bed(_case("esxi80"), "fc"))
+    array = bed.arrays[0]
+    array.model = "Sun ZFS Storage 7120"
+    volume = array.volumes[0]
+    volume.wwn, volume.size_gb, volume.reuse, volume.label = SUN, 10, True, "iscsi-datastore"
+    steps = [s for s in M.generate(bed).steps() if f"{array.id}:{volume.name} " in " ".join(s.devices)
+             or s.template == "esxi/connectivity.yaml#mount-kept"]
+    assert not [s for s in steps if s.destructive]
+    kept = [s for s in steps if s.template == "esxi/connectivity.yaml#mount-kept" and "iscsi-datastore" in s.text]
+    assert len(kept) == 1 and kept[0].automation
+    done, writes = _run(shell, kept[0].automation[0].script, fakes, tmp_path,
+                        devices=["device_list_d_sun_comstar_iscsi_esxi55.txt"])
+    assert done.returncode != 0 and "holds no datastore, not the datastore iscsi-datastore" in done.stderr, done.stderr
+    assert writes == []

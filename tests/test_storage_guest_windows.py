@@ -83,3 +83,30 @@ def test_a_2008_r2_guest_with_only_a_wwn_formats_by_hand_and_says_to_state_the_s
     assert formats and all(not s.automation for s in formats)
     assert all("serial" in s.manual_reason and "Win32_DiskDrive" not in s.manual_reason or
                "wmic diskdrive" in s.manual_reason for s in formats)
+
+
+@pytest.mark.parametrize("guest_os, kept_template", [
+    ("Windows Server 2012 R2 Datacenter", "windows/vms-guest.yaml#guest-mount-kept"),
+    ("Windows Server 2008 R2 Enterprise SP1", "common/vms.yaml#guest-mount-kept"),
+])
+def test_a_reused_guest_lun_is_kept_never_formatted(guest_os, kept_template):
+    """`reuse: true` on a guest's LUN: no format step; 2012 and later select the disk behind the guard with
+    the label to keep (Reuse) and only bring it online and give it its letter; 2008 R2 is done by hand."""
+    bed, guests = _bed(guest_os)
+    for a in bed.arrays:
+        for v in a.volumes:
+            v.reuse = True
+    meth = M.generate(bed)
+    assert not [s for s in meth.steps() if s.destructive and s.target in guests]
+    kept = [s for s in meth.steps() if s.target in guests and s.template.endswith("#guest-mount-kept")]
+    assert {s.template for s in kept} == {kept_template} and {s.target for s in kept} == guests
+    for s in kept:
+        if kept_template.startswith("windows/"):
+            (c,) = s.automation
+            own = c.script.split("--- end of guard", 1)[1]
+            called = {n.lower() for n in script_checks.powershell_commands(own)}
+            assert "Reuse = '" in own and "select-tbdisk" in called
+            assert not called & {"initialize-disk", "new-partition", "format-volume", "clear-disk", "diskpart.exe"}
+        else:
+            assert not s.automation and "keep the file system labelled" in s.text
+    assert script_checks.problems(bed, meth) == []

@@ -159,9 +159,11 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
 _VOLUME_FIELDS: dict[str, ValueKind] = {
     "name": as_text, "label": as_text, "group": as_text, "pool": as_text, "size_gb": as_number, "remainder": as_bool,
     "purpose": as_list, "owner": as_text, "provisioning": as_token, "drive": as_text, "dataset": as_text,
-    "read_only": as_bool}
+    "read_only": as_bool, "reuse": as_bool}
 VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter", "mount_path", "first_in_group",
                  "group_index", "lun", "lun_auto", "lun_pattern",
+                 # reuse: the label of the file system the steps keep and mount instead of formatting
+                 "reuse_label",
                  # how a host finds this LUN's disk at run time (topology/volume_identity.py)
                  "wwn", "wwn_name", "wwn_upper", "serial", "target", "select_by", "min_bytes", "max_bytes",
                  "scsi_vendor", "scsi_product", "device", "identify",
@@ -227,6 +229,10 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
     letter = v.drive.rstrip(":") if re.fullmatch(r"[A-Za-z]:?", v.drive or "") else ""
     put(out, "volume.drive_letter", as_text(letter, f"{ref}.drive"))
     put(out, "volume.mount_path", as_text(v.drive if v.drive and not letter else "", f"{ref}.drive"))
+    if v.label is NOT_STATED:
+        put(out, "volume.reuse_label", not_stated(f"{ref}.label"))
+    else:
+        put(out, "volume.reuse_label", as_text(v.label or v.name, f"{ref}.label" if v.label else f"{ref}.name"))
     put(out, "volume.first_in_group", as_bool(first_in_group, f"{ref}.group"))
     put(out, "volume.group_index", as_number(group_index, f"{ref}.group"))
     numbers = ctx.cached(("volume-numbers", a.id), lambda: _positions(a))
