@@ -110,3 +110,30 @@ def test_a_reused_guest_lun_is_kept_never_formatted(guest_os, kept_template):
         else:
             assert not s.automation and "keep the file system labelled" in s.text
     assert script_checks.problems(bed, meth) == []
+
+
+@pytest.mark.parametrize("case_id", ["ws2008", "ws2008r2", "ws2008r2-rdac", "ws2008r2-hdlm"])
+@pytest.mark.parametrize("transport", ["iscsi", "fc", "sas"])
+def test_2008_steps_name_the_disk_by_what_2008_shows(case_id, transport):
+    """Windows Server 2008 / 2008 R2 show no WWN (Win32_DiskDrive has none, Get-Disk arrives with 2012): a
+    step there names and selects the disk by its serial, and neither its words, the disks the run lists
+    before writing, nor its commands use a WWN or a Storage-module cmdlet."""
+    from topology.synthetic_platforms import PLATFORM_CASES, platform_bed
+    case = next(c for c in PLATFORM_CASES if c.id == case_id)
+    bed = with_identities(platform_bed(case, transport))
+    meth = M.generate(bed)
+    hosts = {s.id for s in bed.servers}
+    steps = [s for s in meth.steps() if s.destructive and s.target in hosts]
+    assert steps
+    for s in steps:
+        assert "WWN" not in s.text and all("serial SN" in d and "WWN" not in d for d in s.devices), (s.number, s.text)
+        for c in s.automation:
+            called = {n.lower() for n in script_checks.powershell_commands(c.script)}
+            assert not called & STORAGE_MODULE and "diskpart.exe" in called
+            assert "Serial = 'SN" in c.script
+    assert script_checks.problems(bed, meth) == []
+    # with only a WWN stated, the step is done by hand and says to state the serial
+    bed = with_identities(platform_bed(case, transport), serial=False)
+    for s in [s for s in M.generate(bed).steps() if s.destructive and s.target in hosts]:
+        assert not s.automation and not s.devices and "show no WWN" in s.manual_reason
+        assert "wmic diskdrive" in s.text

@@ -251,10 +251,13 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
     return out
 
 
-def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: int | None) -> None:
+def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: int | None,
+                    shows_wwn: bool = True) -> None:
     """What a step that writes to the volume's disk selects and checks it by (`volume_identity`):
     the stated WWN, serial or target with `lun` (the LUN the bed states for the machine the step runs
-    on), the size band, the array family's SCSI vendor and product, and the words that name the disk."""
+    on), the size band, the array family's SCSI vendor and product, and the words that name the disk --
+    on a machine that shows no WWN (`shows_wwn` False: Windows Server 2008/2008 R2) the serial or the
+    target and LUN it selects by, never a WWN its tools cannot show."""
     ref = f"{a.id}:{v.name}"
     hexid = normal_wwn(v.wwn)
     if hexid:
@@ -267,8 +270,10 @@ def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: 
     target = normal_target(v.target)
     put(out, "volume.target", as_text(target, f"{ref}.target") if target else
         (not_stated(f"{ref}.target") if v.target is NOT_STATED else None))
-    how = select_by(v, lun)
-    put(out, "volume.select_by", as_token(how or "none", f"{ref}.wwn"))
+    how = select_by(v, lun, shows_wwn)
+    hidden_wwn = not how and not shows_wwn and bool(hexid)
+    # a WWN the machine cannot show still says why no command selects by it (guards.selection_reason)
+    put(out, "volume.select_by", as_token(how or ("wwn" if hidden_wwn else "none"), f"{ref}.wwn"))
     bounds = size_bounds(v.size_gb)
     if bounds is not None:
         put(out, "volume.min_bytes", as_number(bounds[0], f"{ref}.size_gb"))
@@ -281,8 +286,16 @@ def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: 
         put(out, "volume.scsi_vendor", as_text(family.scsi_vendor, f"{a.id}.model"))
         put(out, "volume.scsi_product", as_text(family.scsi_product, f"{a.id}.model"))
     size = size_text(v.size_gb) if v.size_gb is not None and v.size_gb is not NOT_STATED else ""
-    said = identity_text(v, lun)
-    if said:
+    said = identity_text(v, lun, shows_wwn)
+    if not said:
+        out.pop("volume.device", None)      # volume_values' words may name a WWN this machine cannot show
+    if hidden_wwn:
+        put(out, "volume.identify", as_text(
+            f"the disk of {ref}{' (' + size + ')' if size else ''}, whose WWN ({wwn_name(v.wwn)}) this Windows "
+            "release does not show: before writing to it, compare the disk's serial (wmic diskdrive get "
+            "Index,SerialNumber,Size) with the array's list of volumes, and state it in the bed (serial: of "
+            f"{ref})", f"{ref}.wwn"))
+    elif said:
         put(out, "volume.device", as_text(f"{ref} ({said}{', ' + size if size else ''})", f"{ref}.wwn"))
         put(out, "volume.identify", as_text(f"the disk with {said}{' (' + size + ')' if size else ''}", f"{ref}.wwn"))
     else:
