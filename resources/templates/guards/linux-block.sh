@@ -171,7 +171,7 @@ tb_require_reuse() {   # the bed keeps the volume's file system: sets TB_FS_DEVI
     if [ "${#found[@]}" -gt 1 ]; then
         tb_refuse "$TB_DEVICE holds ${#found[@]} file systems labelled $TB_REUSE_LABEL (${found[*]})"
     fi
-    TB_FS_DEVICE=${found[0]%%:*}
-    TB_FS_TYPE=${found[0]#*:}
+    # shellcheck disable=SC2034  # both are read by the step that keeps the file system
+    TB_FS_DEVICE=${found[0]%%:*} TB_FS_TYPE=${found[0]#*:}
 }
 # --- end of guard
