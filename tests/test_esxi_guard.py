@@ -36,7 +36,9 @@ FAKE_PARTEDUTIL = """#!/bin/sh
 case "$1" in
   getptbl) cat "$TB_CAP_PTBL" ;;
   getUsableSectors) cat "$TB_CAP_USABLE" ;;
-  *) printf 'partedUtil' >> "$TB_WRITES"; for a in "$@"; do printf ' [%s]' "$a" >> "$TB_WRITES"; done; echo >> "$TB_WRITES" ;;
+  *) printf 'partedUtil' >> "$TB_WRITES"
+     for a in "$@"; do printf ' [%s]' "$a" >> "$TB_WRITES"; done
+     echo >> "$TB_WRITES" ;;
 esac
 """
 FAKE_VMKFSTOOLS = """#!/bin/sh
