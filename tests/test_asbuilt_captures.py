@@ -1,6 +1,8 @@
 """The as-built readers on real captures (tests/data/captures/asbuilt/, where each came from is in
 tests/data/captures/README.md): `multipath -ll` of four arrays as os-brick's tests keep them, a
-Windows host's `mpclaim -s -d`, and libvirt's own `virsh dominfo`.  Then the comparison on those
+Windows host's `mpclaim -s -d`, libvirt's own `virsh dominfo`, an ESXi 7 host's `esxcli
+--formatter=json storage core device list`, Windows `Get-Disk` and `Get-NetAdapter` as printed in
+public issue threads.  Then the comparison on those
 facts: the paths per volume against the drawing (ASB-008), a VM's vCPUs and memory (ASB-019),
 the SR-IOV functions of a port (ASB-018)."""
 from __future__ import annotations
@@ -142,3 +144,34 @@ def test_sriov_functions_are_held_against_the_ports_offloads_as_asb_018():
     by_port = {f.subjects[0]: f.message for f in result.findings}
     assert "4 SR-IOV virtual function(s) enabled, the bed wants 8" in by_port["kvm1:ens1f0"]
     assert "0 SR-IOV virtual function(s) enabled, the bed wants at least 1" in by_port["kvm1:ens1f1"]
+
+
+WINDOWS = CAPTURES.parent / "windows"
+
+
+def test_esxcli_json_device_list_of_an_esxi_7_host_gives_the_naa_id_size_and_model():
+    from app.asbuilt import esxi
+    f = esxi.read("esx1", {"esx-devices": ("ok", _lines("esxcli_json_storage_core_device_list_scrutiny-388.json"))})
+    (disk,) = f.disks
+    assert (disk.name, disk.wwn) == ("naa.6589cfc000000b6136c98e7be4a2025f", "6589cfc000000b6136c98e7be4a2025f")
+    assert disk.size_bytes == 4194304 * 2**20 and disk.model == "iSCSI Disk"      # esxcli's Size is in MiB: 4 TiB
+    assert disk.vendor == ""            # the capture is cut off before Vendor: nothing is made up for it
+    assert f.has(F.DISKS) and not f.notes
+
+
+def test_get_disk_json_gives_an_naa_id_and_never_takes_a_pnp_id_for_a_wwn():
+    (azure,) = windows.read("w1", {"win-disks": ("ok", (WINDOWS / "get-disk_azuredisk-csi-driver-2661.json")
+                                                  .read_text().splitlines())}).disks
+    assert (azure.name, azure.wwn, azure.vendor, azure.model) == (
+        "Disk 3", "60022480f48d294f40f18727df9a6349", "Msft", "Msft Virtual Disk")
+    assert azure.size_bytes is None     # AllocatedSize is not the disk's size; the excerpt ends before Size
+    (vmware,) = windows.read("w2", {"win-disks": ("ok", (WINDOWS / "get-disk_ansible-51595.json")
+                                                   .read_text().splitlines())}).disks
+    assert (vmware.name, vmware.wwn, vmware.model) == ("Disk 0", "", "Virtual disk")    # UniqueIdFormat Vendor Specific
+
+
+def test_get_netadapter_json_gives_link_speed_mac_and_state_of_a_10gbe_blade_port():
+    f = windows.read("w1", {"win-adapters": ("ok", _lines("get-netadapter_winlldpservice-25.json"))})
+    (port,) = f.interfaces
+    assert (port.name, port.mac, port.up, port.speed_mbps) == ("Ethernet", "d8:d3:85:de:36:00", True, 10000)
+    assert port.description.startswith("HP NC532i") and port.mtu is None      # MtuSize not in the excerpt

@@ -12,7 +12,8 @@ from app.diagram.export import export_diagram
 from topology import synthetic
 from topology.fileformat import loads
 
-HOSTILE_IDS = ["a<b", "c&d", "e\"f'g", "x]]>y", "L" * 5000, "h1", "h1-p1", "h1_p1", "h1.p1", "--", "sp ace", "\u202eevil", "💾disk"]
+HOSTILE_IDS = ["a<b", "c&d", "e\"f'g", "x]]>y", "L" * 5000, "h1", "h1-p1", "h1_p1", "h1.p1", "--", "sp ace",
+               "\u202eevil", "💾disk"]
 MODEL = "line1\nline2 ]]> & < \" \u2028 x"
 
 

@@ -150,3 +150,51 @@ def test_appendix_g_prints_a_runs_repetitions_in_tables_of_their_own(two_runs, t
         assert f"Measured per host: run {run_dir.name}, run {rep}**" in g
         assert f"Result files: run {run_dir.name}, run {rep}**" in g
     assert f"Measured per host: run {run_dir.name}**" not in g        # never one table over both runs
+
+
+def test_an_adopted_attempt_keeps_the_samples_from_before_the_kill_in_its_place(two_runs, tmp_path):
+    """A step adopted after the application was killed has a start record of the resumed driver,
+    long after the job began on its host; the end record's seconds are the job's own time.  The
+    samples taken before the kill belong to the step, not to 'outside the test's steps' or to the
+    repetition before.  The real run's clock is stretched 40 times (its 3 s loads become 2 minutes,
+    beyond the clock slack), then each start is moved to three quarters of its step."""
+    import json
+    from datetime import datetime, timedelta
+
+    from app.metrics.by_place import placed_report
+    from app.metrics.results import load_samples
+    run_dir, _runs, _env = two_runs
+    adopted = tmp_path / run_dir.name
+    shutil.copytree(run_dir, adopted, ignore=shutil.ignore_patterns("driver.lock"))
+    journal, metrics = adopted / "journal.jsonl", adopted / "metrics.jsonl"
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    t0 = min(datetime.fromisoformat(r["time"]).timestamp() for r in records if "time" in r)
+
+    def stretch(t: float) -> float:
+        return t0 + (t - t0) * 40
+
+    for r in records:
+        if "time" in r:
+            r["time"] = datetime.fromtimestamp(stretch(datetime.fromisoformat(r["time"]).timestamp()),
+                                               datetime.fromisoformat(r["time"]).tzinfo).isoformat()
+        if r["kind"] == "end" and isinstance(r.get("seconds"), (int, float)):
+            r["seconds"] *= 40
+    rows = [json.loads(line) for line in metrics.read_text().splitlines()]
+    metrics.write_text("".join(json.dumps([stretch(float(row[0])), *row[1:]]) + "\n" for row in rows))
+    journal.write_text("".join(json.dumps(r) + "\n" for r in records))
+    samples = load_samples(adopted)
+    before = placed_report(adopted, samples)
+    assert before is not None and len(before.places) == 2 and all(p.samples for p in before.places)
+
+    ends = {(r["step"], r.get("host")): r for r in records if r["kind"] == "end" and r.get("seconds", 0) > 60}
+    shifted = 0
+    for r in records:
+        end = ends.get((r.get("step"), r.get("host")))
+        if r["kind"] == "start" and end is not None:        # the resumed driver took it up late
+            began = datetime.fromisoformat(r["time"])
+            r["time"] = (began + timedelta(seconds=end["seconds"] * 0.75)).isoformat()
+            shifted += 1
+    assert shifted == 2
+    journal.write_text("".join(json.dumps(r) + "\n" for r in records))
+    after = placed_report(adopted, samples)
+    assert [(p.key, len(p.samples)) for p in after.places] == [(p.key, len(p.samples)) for p in before.places]

@@ -77,7 +77,7 @@ def _races(tmp_path: Path, access: dict, rounds: int, env: dict | None = None) -
 
 
 def test_two_local_runs_of_one_bed_started_together_run_each_step_once(tmp_path):
-    _races(tmp_path, {"transport": "local"}, rounds=12)
+    _races(tmp_path, {"transport": "local"}, rounds=6)
 
 
 @pytest.mark.skipif(SandboxLab.unavailable_reason() is not None,
@@ -90,4 +90,4 @@ def test_two_ssh_runs_of_one_bed_started_together_run_each_step_once(tmp_path):
         shutil.copyfile(lab.known_hosts_path, known)
         access = {"transport": "ssh", "address": h.address, "port": h.port, "user": "root",
                   "key_file": str(lab.client_key_path)}
-        _races(tmp_path, access, rounds=8, env=os.environ | {"TESTBED_STUDIO_KNOWN_HOSTS": str(known)})
+        _races(tmp_path, access, rounds=4, env=os.environ | {"TESTBED_STUDIO_KNOWN_HOSTS": str(known)})

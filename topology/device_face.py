@@ -108,3 +108,46 @@ def face_size(dev: Any, ports: int, expanded: bool = False) -> tuple[float, floa
         label = min(text_width(array_line(dev)) + 16, LABEL_MAX_W)
         return max(200.0, 18.0 * ports + 40, label), 90.0
     return 120.0, 50.0
+
+
+GROUP_VOLUMES_SHOWN = 8      # volume rows a group's card lists before "+N more volumes"
+GROUP_LINE_H = 14.0          # a 9 px row of the card
+GROUP_HEAD_H = 46.0          # its name and the address/members lines
+
+
+def group_card_lines(group: Any, members: list[str]) -> tuple[str, list[str]]:
+    """What an array group's card shows under its name: one line with its discovery address and
+    members, then one line per volume (pool, size, purpose), each value the bed leaves open as
+    'not stated'.  A group's volumes belong to no one member, so they are drawn here, not on one."""
+    from topology.unknown import MARKER, NOT_STATED, stated
+
+    def said(value: Any) -> str:
+        return MARKER if value is NOT_STATED else str(value)
+
+    address = f"group address {said(group.address)}" if group.address or group.address is NOT_STATED \
+        else "group address not set"
+    head = f"{address} · {len(members)} member{'s' if len(members) != 1 else ''}"
+    if members:
+        head += f": {members[0]}" + (f" … {members[-1]}" if len(members) > 1 else "")
+    rows = []
+    for v in group.volumes[:GROUP_VOLUMES_SHOWN]:
+        size = stated(v.size_gb)
+        bits = [v.name, f"pool {said(v.pool)}" if v.pool or v.pool is NOT_STATED else "no pool",
+                f"{size:g} GB" if size is not None else ("size not stated" if v.size_gb is NOT_STATED
+                                                          else "rest of pool" if v.remainder else "size not set")]
+        purpose = [] if v.purpose is NOT_STATED else list(v.purpose)
+        if purpose:
+            bits.append(", ".join(purpose))
+        rows.append(" · ".join(bits))
+    more = len(group.volumes) - GROUP_VOLUMES_SHOWN
+    if more > 0:
+        rows.append(f"+{more} more volume{'s' if more != 1 else ''}")
+    if not group.volumes:
+        rows.append("no volumes")
+    return head, rows
+
+
+def group_card_size(group: Any, members: list[str]) -> tuple[float, float]:
+    head, rows = group_card_lines(group, members)
+    widest = max([text_width(group.name) * 1.2, text_width(head)] + [text_width(r) * 0.92 for r in rows])
+    return max(220.0, min(widest + 20, LABEL_MAX_W + 60)), GROUP_HEAD_H + GROUP_LINE_H * len(rows) + 6

@@ -19,7 +19,7 @@ from typing import Any
 
 import networkx as nx
 
-from topology.device_face import face_size
+from topology.device_face import face_size, group_card_size
 from topology.ids import SEP
 from topology.model import VM, Bed, Chassis, Network, Server, StorageArray, Switch
 
@@ -227,15 +227,32 @@ def chip_size(item: Any) -> tuple[float, float]:
     return min(max(24 + 6.6 * len(f"{item.id} (no host)"), VM_CHIP[0]), 260.0), VM_CHIP[1]
 
 
-def strip_boxes(bed: Bed, boxes: dict[str, Box]) -> dict[str, Box]:
-    """Networks and unplaced VMs: one row of chips above the drawing."""
+def drawn_groups(bed: Bed) -> list[Any]:
+    """The array groups the diagram draws as cards: those that hold storage (pools, volumes, access),
+    under a name no other component takes."""
+    taken: set[str] = set()
+    for coll in (bed.servers, bed.switches, bed.arrays, bed.chassis, bed.networks, bed.vms):
+        taken.update(d.id for d in coll)
+    return [g for g in bed.array_groups if g.holds_storage and g.name and g.name not in taken]
+
+
+def group_member_ids(bed: Bed, group: str) -> list[str]:
+    return [a.id for a in bed.arrays if a.group == group]
+
+
+def strip_boxes(bed: Bed, boxes: dict[str, Box], groups: list[Any] | None = None) -> dict[str, Box]:
+    """Networks, unplaced VMs and array groups' cards: one row of chips above the drawing.  `groups`: the
+    groups as drawn (a chosen configuration's), when not the bed's own."""
     top = min((b.y for b in boxes.values()), default=0.0)
     x = min((b.x for b in boxes.values()), default=0.0)
     servers = {s.id for s in bed.servers}
     chips = [(n.id, chip_size(n)) for n in bed.networks]
     chips += [(v.id, chip_size(v)) for v in bed.vms if v.host not in servers]
+    # an array group that holds storage: a card of its volumes (they belong to no one member)
+    chips += [(g.name, group_card_size(g, group_member_ids(bed, g.name)))
+              for g in (drawn_groups(bed) if groups is None else groups)]
     out = {}
-    y = top - NETWORK_CHIP[1] - 40
+    y = top - max((h for _i, (_w, h) in chips), default=NETWORK_CHIP[1]) - 40
     for ident, (w, h) in chips:
         out[ident] = Box(x, y, w, h)
         x += w + STRIP_GAP

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import topology.model_storage as _model_storage
 import topology.array_groups as _array_groups
+import topology.model_storage as _model_storage
 from topology.array_groups import ArrayGroup
 from topology.configuration_spec import Configuration
 from topology.fields import fld, lst, mapping

@@ -6,7 +6,9 @@ plot shows one curve per host and, thick, all hosts together (sum of IOPS and MB
 latency).  A pass criterion is a dashed line labelled with the time spent on its wrong side;
 the data sets the value scale, and a criterion far above it is named at the plot's top edge
 instead of squashing the curves (app.metrics.criterion_scale).  The time axis shows the whole
-run by default, sized to the workloads' stated duration, so a 60 s run fills the plot.
+run by default, sized to the workloads' stated duration, so a 60 s run fills the plot.  "Place:"
+shows the whole test or one place in it (configuration, phase, level, run) as `results` tables it
+(widgets/dashboard_places.py).
 """
 from __future__ import annotations
 
@@ -75,7 +77,8 @@ class MetricsDashboard(QWidget):
         super().__init__(parent)
         import pyqtgraph as pg  # ~1 s to import: only when a dashboard is built
         self.pg = pg
-        self.store = store or SeriesStore()
+        self.store = store or SeriesStore()       # what the plots draw: every sample, or one place's
+        self.all_store = self.store                 # every sample of the run
         self.paused = False
         self.window_s = WHOLE_RUN
         self.run_length_s: float | None = None     # the run's stated load time: the whole-run view's width
@@ -148,6 +151,10 @@ class MetricsDashboard(QWidget):
         self.kind_combo.currentIndexChanged.connect(lambda _i: self.show_kind(self.kind_combo.currentData()))
         bar.addWidget(QLabel("Per:"))
         bar.addWidget(self.kind_combo)
+        from widgets.dashboard_places import PlaceChooser
+        self.places = PlaceChooser(self, self._place_chosen)
+        bar.addWidget(self.places.label)
+        bar.addWidget(self.places.combo)
         bar.addWidget(self.series_button)
         bar.addWidget(self.follow)
         bar.addWidget(self.status, 1)
@@ -223,7 +230,7 @@ class MetricsDashboard(QWidget):
         if storage is not None:
             samples = list(samples)
             samples += storage.derive(samples)
-        self.store.ingest(samples)
+        self.all_store.ingest(samples)
 
     def show_history(self, run_dir) -> int:
         """A recorded run opened again: its whole history from metrics.jsonl replaces what the
@@ -233,7 +240,8 @@ class MetricsDashboard(QWidget):
         from app.metrics.series import gap_text
         series = load_series(run_dir)
         self.clear()
-        self.store.load(series)
+        self.all_store.load(series)
+        self.places.set_run(run_dir, self.all_store)     # the places it reached: the "Place:" chooser
         self._view_moved = True
         gaps = gaps_of(series)
         if gaps:
@@ -253,7 +261,9 @@ class MetricsDashboard(QWidget):
 
     def clear(self) -> None:
         """Forget every series (a new run starts)."""
-        self.store.clear()
+        self.places.forget()
+        self.store = self.all_store
+        self.all_store.clear()
         self._forget_curves()
         self._x_range = None
         self.problems.clear()
@@ -388,6 +398,8 @@ class MetricsDashboard(QWidget):
         """Runs on the timer.  A series is cut to the window and decimated to the plot's
         width only when it changed or the view moved; the all-hosts series are computed once
         per plot and reused for the threshold times."""
+        if not self.paused:
+            self._follow_place()
         view_moved = self._view_moved
         if self.paused or (self.store.revision == self._last_store_revision and not view_moved):
             return
@@ -422,6 +434,18 @@ class MetricsDashboard(QWidget):
         self._update_threshold_labels(combined)
         self._fit_y()
         self.redraws += 1
+
+    def _place_chosen(self) -> None:
+        self._forget_curves()             # another place has other series and other times
+        self._view_moved = True
+        self.redraw()
+
+    def _follow_place(self) -> None:
+        store, remade = self.places.store_for(self.all_store)
+        if store is not self.store or remade:
+            self.store = store
+            self._drawn.clear()           # the place's rings are new: their revisions start again
+            self._last_store_revision = -1
 
     def _window(self) -> tuple[float, float]:
         """The time range to draw: the latest window when following, else what the user shows."""
@@ -533,3 +557,4 @@ class MetricsDashboard(QWidget):
 
     def shutdown(self) -> None:
         self._timer.stop()
+        self.places.shutdown()

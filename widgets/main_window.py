@@ -41,6 +41,9 @@ ACTIONS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("&File", "import", "&Import Hosts…", "",
      "Add hosts, ports and addresses from a CSV sheet or an Ansible inventory (one undoable step)",
      "import_hosts"),
+    ("&File", "draft_from_lab", "&Draft Bed from Lab…", "",
+     "Read the lab's hosts (read-only) and open what they report as a new bed: hosts, ports, addresses, the "
+     "volumes they see (as `import --from-hosts` does)", "draft_from_lab"),
     ("&File", "export_png", "Export Diagram as &PNG…", "Ctrl+Shift+E", "Export the drawing as an image",
      "canvas.export_png_dialog"),
     ("&File", "export_svg", "Export Diagram as S&VG…", "", "Export the drawing as SVG", "canvas.export_svg_dialog"),
@@ -311,6 +314,10 @@ class MainWindow(QMainWindow):
         from widgets.import_dialog import import_dialog
         return import_dialog(self)
 
+    def draft_from_lab(self) -> bool:
+        from widgets.draft_from_lab import draft_from_lab
+        return draft_from_lab(self)
+
     def update_title(self) -> None:
         doc = self.document
         name = doc.path.name if doc.path else "unsaved"
@@ -321,6 +328,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: Any) -> None:
         if self.files.confirm_discard("quitting"):
             self.files.shutdown()
+            if getattr(self, "lab_drafter", None) is not None:
+                self.lab_drafter.shutdown()
             # worker threads must be done before the widgets they report to are destroyed
             for attr, *_ in PANELS:
                 getattr(getattr(self, attr), "shutdown", lambda: None)()

@@ -79,6 +79,7 @@ class MethodologyView(QWidget):
         self.revision_shown = -1
         self.known_ids: set[str] = set()
         self._current: tuple[int, int] | None = None
+        self._fill_pending = False      # a procedure arrived while the page was out of sight
         self._preview = None
         self._print_dialog = None
 
@@ -189,11 +190,23 @@ class MethodologyView(QWidget):
             return
         self.status.setStyleSheet("")
         self.methodology = methodology
+        # readiness is counted beside validation whether or not this page is in view: it goes out now
         self.readiness_changed.emit(list(getattr(methodology, "readiness", [])))
+        if self.window().isVisible() and not self.isVisible():
+            self._fill_pending = True       # the tree (tens of thousands of rows) is built when it is shown
+            return
+        self._fill_now()
+
+    def _fill_now(self) -> None:
         from topology.index import BedIndex
+        self._fill_pending = False
         idx = BedIndex(self.document.bed)
         self.known_ids = set(idx.components) | set(idx.ports) | set(idx.volumes)
         self._fill()
+
+    def _fill_if_pending(self) -> None:
+        if self._fill_pending and self.methodology is not None:
+            self._fill_now()
 
     # ------------------------------------------------------------------ tree
     def _fill(self) -> None:
@@ -282,6 +295,7 @@ class MethodologyView(QWidget):
 
     def visible_steps(self) -> list[Any]:
         out = []
+        self._fill_if_pending()
         for i in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(i)
             for j in range(top.childCount()):
@@ -291,6 +305,7 @@ class MethodologyView(QWidget):
         return out
 
     def item_for(self, number: str) -> QTreeWidgetItem | None:
+        self._fill_if_pending()
         for i in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(i)
             for j in range(top.childCount()):
@@ -405,6 +420,7 @@ class MethodologyView(QWidget):
     # ------------------------------------------------------------------ printing and export
     def showEvent(self, event) -> None:
         self.refresh_runs()
+        self._fill_if_pending()
         super().showEvent(event)
 
     def refresh_runs(self) -> None:

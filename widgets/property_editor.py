@@ -68,6 +68,22 @@ def _is_optional(fp: Any) -> bool:
     return not fp.required and fp.default is None
 
 
+def _group_words(bed: Bed, subject: str) -> str:
+    """What an array group (or one of its GROUP:VOLUME volumes, a card on the diagram) holds; the form
+    has no fields for a group yet, so it says where it is edited rather than "names nothing"."""
+    from topology.device_face import group_card_lines
+    from topology.layout import group_member_ids
+    name, _sep, volume = subject.partition(":")
+    group = next((g for g in bed.array_groups if g.name == name), None)
+    if group is None or (volume and not any(v.name == volume for v in group.volumes)):
+        return ""
+    head, rows = group_card_lines(group, group_member_ids(bed, name))
+    shown = [r for r in rows if r.split(" · ")[0] == volume] if volume else rows
+    return (f"Array group {escape(name)}: {escape(head)}.<br>" + "<br>".join(escape(r) for r in shown)
+            + "<br>Its pools, volumes and access records are edited under <code>array_groups:</code> in the bed "
+              "file; Appendix D lists them.")
+
+
 class PropertyEditor(QWidget):
     """The selected component as a form; every committed change is one document edit."""
 
@@ -188,7 +204,8 @@ class PropertyEditor(QWidget):
             if loc is None:
                 self._mode, self._loc, self._subject = "missing", None, None
                 self.title.setText(subject)
-                self.subtitle.setText("This id names nothing in the bed (it was removed or renamed).")
+                self.subtitle.setText(_group_words(bed, subject)
+                                      or "This id names nothing in the bed (it was removed or renamed).")
                 self._finish_form(None)
                 return
             self._mode, self._loc, self._subject = "component", loc, subject

@@ -1,9 +1,9 @@
-"""`testbed-studio import BED --from-hosts [INVENTORY]` and the designer's File › Draft from Lab:
-read the hosts of an inventory (or the bed's own `access:` entries) with the as-built check's
-read-only probes, then draft them into the bed -- hosts, ports, addresses, the SAN volumes they
-see -- as one change (topology/importing/from_facts.py).  One code path for both presenters:
-`draft()` is blocking and Qt-free (the designer calls it on a worker thread) and changes nothing;
-the caller shows the plan and applies its edit."""
+"""`testbed-studio import BED --from-hosts [INVENTORY]` and the designer's File › Draft Bed from
+Lab… (widgets/draft_from_lab.py): read the hosts of an inventory (or the bed's own `access:`
+entries) with the as-built check's read-only probes, then draft them into the bed -- hosts,
+ports, addresses, the SAN volumes they see -- as one change (topology/importing/from_facts.py).
+One code path for both presenters: `draft()` is blocking and Qt-free (the designer calls it on a
+worker thread) and changes nothing; the caller shows the plan and applies its edit."""
 from __future__ import annotations
 
 import copy
@@ -73,3 +73,18 @@ def draft(bed: Bed, inventory: str | os.PathLike | None = None, *, fmt: str | No
     plan = plan_from_facts(bed, gathered.facts, source, records)
     plan.notes.extend(f"skipped {text}" for text in gathered.skipped)
     return Draft(plan, gathered, hosts)
+
+
+def asking(ask: Callable[[object], object]) -> tuple[HostKeyDecider, Callable[[HostAccess], str | None]]:
+    """A host-key decider and a password source that put their questions to `ask` (the run
+    controller's, answered on the GUI thread), as a run's session does: the designer's draft."""
+    from app.remote.credentials import entry_name
+    from app.run import events as E
+
+    def decider(q) -> bool:
+        return bool(ask(E.TrustHostKey(q.host, q.address, q.key_type, q.fingerprint)))
+
+    def ask_password(access: HostAccess) -> str | None:
+        answer = ask(E.PasswordNeeded(access.host, access.user, access.credential, entry_name(access)))
+        return answer.password if isinstance(answer, E.PasswordAnswer) and answer.password else None
+    return decider, ask_password

@@ -125,7 +125,9 @@ def _flow(f: F.HostFacts, lines: list[str], by_index: dict) -> None:
 
 def _disks(f: F.HostFacts, lines: list[str], by_index: dict) -> None:
     for o in objects(lines):
-        f.disks.append(F.Disk(f"Disk {o.get('Number')}", wwn=normal_wwn(str(o.get("UniqueId") or "")),
+        # Get-Disk's Number; `select *` prints it as DiskNumber first (real captures cut off before Number)
+        number = o.get("Number", o.get("DiskNumber"))
+        f.disks.append(F.Disk(f"Disk {number}", wwn=normal_wwn(str(o.get("UniqueId") or "")),
                               serial=str(o.get("SerialNumber") or "").strip(),
                               vendor=str(o.get("Manufacturer") or "").strip(),
                               model=str(o.get("Model") or o.get("FriendlyName") or "").strip(),

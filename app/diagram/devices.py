@@ -25,10 +25,19 @@ from app.diagram.style import (
     font,
     metrics,
 )
-from topology.device_face import array_line, server_lines, switch_line, switch_strip
+from topology.device_face import (
+    GROUP_HEAD_H,
+    GROUP_LINE_H,
+    GROUP_VOLUMES_SHOWN,
+    array_line,
+    group_card_lines,
+    server_lines,
+    switch_line,
+    switch_strip,
+)
 from topology.index import shown_slots
 from topology.layout import network_label
-from topology.model import VM, Chassis, Network, Server, StorageArray, Switch
+from topology.model import VM, ArrayGroup, Chassis, Network, Server, StorageArray, Switch
 
 
 @dataclass
@@ -274,10 +283,13 @@ def paint_badge(painter: QPainter, centre: QPointF, badge: Badge) -> None:
 
 
 def paint_chip(painter: QPainter, item: Any, w: float, h: float, *, selected: bool = False,
-               badge: Badge | None = None) -> None:
-    """A network (pill with its role colour) or a VM that no host holds."""
+               badge: Badge | None = None, members: Sequence[str] = ()) -> None:
+    """A network (pill with its role colour), a VM that no host holds, or an array group's card of
+    its volumes (`members`: the arrays that name the group)."""
     body = QRectF(0, 0, w, h)
-    if isinstance(item, Network):
+    if isinstance(item, ArrayGroup):
+        _paint_group_card(painter, item, w, h, selected, list(members))
+    elif isinstance(item, Network):
         painter.setPen(QPen(SELECT if selected else colour(item.role).darker(120), 2.0 if selected else 1.0))
         painter.setBrush(QColor("#ffffff"))
         painter.drawRoundedRect(body, h / 2, h / 2)
@@ -294,3 +306,25 @@ def paint_chip(painter: QPainter, item: Any, w: float, h: float, *, selected: bo
         draw_text(painter, 6, (h - 15) / 2, w - 12, f"{item.id} (no host)", 10)
     if badge is not None:
         paint_badge(painter, QPointF(w - 2, 2), badge)
+
+
+def _paint_group_card(painter: QPainter, g: ArrayGroup, w: float, h: float, selected: bool,
+                      members: list[str]) -> None:
+    """An array group: its name, discovery address and members, and a row per volume of the group
+    (a volume lives in a pool that spans members, so it is drawn on the group, not on one array)."""
+    fill, border = body_style(StorageArray(id=g.name))
+    painter.setBrush(fill)
+    painter.setPen(QPen(SELECT if selected else border, 2.2 if selected else 1.2, Qt.PenStyle.DashLine))
+    painter.drawRoundedRect(QRectF(0, 0, w, h), 6, 6)
+    _title(painter, 8, 4, w - 28, g.name)
+    head, rows = group_card_lines(g, members)
+    draw_text(painter, 8, 20, w - 16, "array group" + (f" · {g.model}" if g.model else ""), 9, colour_=SUBTLE)
+    draw_text(painter, 8, 32, w - 16, head, 9, colour_=SUBTLE)
+    volume = colour("iscsi")
+    for i, text in enumerate(rows):
+        y = GROUP_HEAD_H + i * GROUP_LINE_H
+        if i < min(len(g.volumes), GROUP_VOLUMES_SHOWN):
+            painter.setPen(QPen(volume.darker(130), 0.8))
+            painter.setBrush(volume)
+            painter.drawRoundedRect(QRectF(10, y + 3, 7, 8), 2, 2)
+        draw_text(painter, 22, y, w - 30, text, 9)

@@ -17,8 +17,9 @@ from typing import Any
 from app.diagram.findings import badges
 from app.diagram.geometry import content_rect, link_geometry, port_marks, ref_parts, uncabled_paths, vm_chip_rects
 from app.diagram.style import LEGEND_KEYS, ROLE_COLOURS, ROLE_LABELS, ROUTED_MAX, body_style, colour
-from topology.layout import Box, layout, network_label, vms_by_host
-from topology.model import Chassis, Network, Server, StorageArray, Switch
+from topology.device_face import GROUP_HEAD_H, GROUP_LINE_H, GROUP_VOLUMES_SHOWN, group_card_lines
+from topology.layout import Box, drawn_groups, group_member_ids, layout, network_label, vms_by_host
+from topology.model import ArrayGroup, Chassis, Network, Server, StorageArray, Switch
 
 _BASE_TEXT = "html=0;whiteSpace=wrap;fontFamily=DejaVu Sans;"
 
@@ -32,6 +33,7 @@ class DrawioCounts:
     paths: int = 0
     chips: int = 0
     vms: int = 0
+    volumes: int = 0                                    # an array group's volumes, on its card
     skipped: list[str] = field(default_factory=list)   # links with an end the drawing lacks
 
     @property
@@ -119,6 +121,7 @@ def drawio_document(bed: Any, positions: dict[str, Box] | None = None,
     hosted = vms_by_host(bed)
     chips: dict[str, Any] = {n.id: n for n in bed.networks}
     chips.update({v.id: v for v in bed.vms if v.host not in devices})
+    chips.update({g.name: g for g in drawn_groups(bed)})
     vm_hosts = {v.id: v.host for v in bed.vms if v.host in devices}
     found = badges(findings or (), {**devices, **chips}, vm_hosts)
     port_cells: dict[str, dict[str, str]] = {}
@@ -208,7 +211,9 @@ def drawio_document(bed: Any, positions: dict[str, Box] | None = None,
         b = boxes.get(ident)
         if b is None:
             continue
-        if isinstance(item, Network):
+        if isinstance(item, ArrayGroup):
+            counts.volumes += _group_card(doc, item, group_member_ids(bed, ident), b, found.get(ident))
+        elif isinstance(item, Network):
             role = item.role if item.role in ROLE_COLOURS else "lan"
             style = (f"rounded=1;arcSize=50;{_BASE_TEXT}fillColor=#ffffff;strokeColor={ROLE_COLOURS[role]};"
                      "strokeWidth=2;fontSize=10;")
@@ -222,6 +227,35 @@ def drawio_document(bed: Any, positions: dict[str, Box] | None = None,
 
     _legend(doc, content_rect({k: b for k, b in boxes.items() if k in devices or k in chips}))
     return doc.text(), counts
+
+
+def _group_card(doc: _Doc, g: ArrayGroup, members: list[str], b: Box, badge: Any) -> int:
+    """An array group as a container: its name, address and members, and a row per volume (each
+    traceable as GROUP:VOLUME), as the canvas draws it.  Returns the volumes written."""
+    head, rows = group_card_lines(g, members)
+    fill, border = body_style(StorageArray(id=g.name))
+    stroke = _hex(border) if badge is None else ("#d32f2f" if badge.severity == "error" else "#f2a900")
+    style = (f"rounded=1;arcSize=6;{_BASE_TEXT}fillColor={_hex(fill)};strokeColor={stroke};dashed=1;"
+             "verticalAlign=top;align=left;spacingLeft=8;spacingTop=2;fontSize=11;fontStyle=1;"
+             "container=1;collapsible=0;recursiveResize=0;")
+    data = {"testbed_id": g.name, "testbed_kind": "array_group", "members": ", ".join(members)}
+    if badge:
+        data["findings"] = f"{badge.count} {badge.severity}{'s' if badge.count != 1 else ''}"
+    card = doc.vertex(f"{g.name}\n{head}", style, b.x, b.y, b.w, b.h, data=data, prefix="g")
+    row_style = f"text;{_BASE_TEXT}fontSize=9;fontStyle=0;align=left;verticalAlign=middle;spacingLeft=18;"
+    written = 0
+    for i, text in enumerate(rows):
+        y = GROUP_HEAD_H + i * GROUP_LINE_H
+        if i < min(len(g.volumes), GROUP_VOLUMES_SHOWN):
+            v = g.volumes[i]
+            vdata = {"testbed_id": f"{g.name}:{v.name}", "testbed_kind": "volume", "group": g.name}
+            if v.pool:
+                vdata["pool"] = str(v.pool)
+            doc.vertex(text, row_style, 4, y, b.w - 8, GROUP_LINE_H, parent=card, data=vdata, prefix="g")
+            written += 1
+        else:
+            doc.vertex(text, row_style, 4, y, b.w - 8, GROUP_LINE_H, parent=card, prefix="g")
+    return written
 
 
 def _subtitle(dev: Any) -> str:

@@ -5,7 +5,8 @@ Nodes: servers, switches, arrays, chassis (`component` says which), their ports
 `cable` from port to port as the bed links them (its `kind`: cable, isl, lag, stack), `port`
 from a device to each of its ports,
 `network` from a port to the network it is addressed in, `runs_on` from a VM to its host,
-`member` from a server to its cluster, `holds` from an array to its volumes.  Each model
+`member` from a server to its cluster, `holds` from an array or an array group to its volumes
+(`GROUP:VOLUME`, with the members its pool spans), `group_member` from an array to its group.  Each model
 field a component states becomes an attribute of its type (lists as comma-separated text,
 free-form settings as JSON text).
 
@@ -158,6 +159,29 @@ def graphml_document(bed: Any, positions: dict[str, Box] | None = None) -> tuple
             attrs = attributes(vol)
             attrs["array"] = ("string", array.id)
             g.edge(array.id, g.node(ref, "volume", attrs), "holds")
+    for group in bed.array_groups:
+        if group.name in devices or group.name in g.nodes:
+            continue
+        b = boxes.get(group.name)
+        node = g.node(group.name, "array_group", attributes(group, skip=("pools", "volumes", "hosts", "mappings",
+                                                                          "host_groups")),
+                      {"x": b.x, "y": b.y, "w": b.w, "h": b.h, "label": group.name, "border": "#7a6a58",
+                       "fill": body_style(StorageArray(id=group.name))[0].name()} if b else None)
+        for array in bed.arrays:
+            if array.group == group.name:
+                g.edge(array.id, node, "group_member")
+        spans = {p.name: p.members for p in group.pools}
+        for vol in group.volumes:
+            attrs = attributes(vol)
+            attrs["array_group"] = ("string", group.name)
+            members = spans.get(vol.pool) if isinstance(vol.pool, str) else None
+            if members is NOT_STATED:
+                attrs["pool_members"] = ("string", MARKER)
+            elif members:
+                attrs["pool_members"] = ("string", ", ".join(members))
+            elif members is not None:
+                attrs["pool_members"] = ("string", ", ".join(a.id for a in bed.arrays if a.group == group.name))
+            g.edge(node, g.node(f"{group.name}:{vol.name}", "volume", attrs), "holds")
     return _write(g, bed.bed.name), len(g.nodes), len(g.edges)
 
 

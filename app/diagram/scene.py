@@ -12,8 +12,8 @@ from app.diagram.devices import Badge, paint_badge, paint_chip, paint_device
 from app.diagram.findings import badges
 from app.diagram.geometry import PortMark, Rect, content_rect, link_geometry, port_marks, ref_parts, uncabled_paths
 from app.diagram.style import LEGEND_KEYS, ROLE_LABELS, ROUTED_MAX, colour, draw_text, link_pen
-from topology.layout import Box, layout, vms_by_host
-from topology.model import Chassis
+from topology.layout import Box, drawn_groups, group_member_ids, layout, vms_by_host
+from topology.model import ArrayGroup, Chassis
 
 
 def paint_link(painter: QPainter, line: QPolygonF, role: str, kind: str = "cable", *, dashed: bool = False) -> None:
@@ -66,6 +66,7 @@ def render_bed(bed: Any, painter: QPainter, target_rect: QRectF, findings: Itera
     devices = {d.id: d for d in (*bed.servers, *bed.switches, *bed.arrays, *bed.chassis)}
     chips = {n.id: n for n in bed.networks}
     chips.update({v.id: v for v in bed.vms if v.host not in devices})
+    chips.update({g.name: g for g in drawn_groups(bed)})
     vm_hosts = {v.id: v.host for v in bed.vms if v.host in devices}
     scene = content_rect({k: b for k, b in boxes.items() if k in devices or k in chips})
     lw, lh = legend_size()
@@ -122,7 +123,8 @@ def render_bed(bed: Any, painter: QPainter, target_rect: QRectF, findings: Itera
             continue
         painter.save()
         painter.translate(b.x, b.y)
-        paint_chip(painter, item, b.w, b.h, badge=found.get(ident))
+        members = group_member_ids(bed, ident) if isinstance(item, ArrayGroup) else ()
+        paint_chip(painter, item, b.w, b.h, badge=found.get(ident), members=members)
         painter.restore()
     if legend:
         paint_legend(painter, QPointF(scene.right() + 30, scene.top()))

@@ -200,6 +200,11 @@ class SeriesStore:
     def sources(self) -> list[str]:
         return sorted({s for s, _ in self.keys()})
 
+    def unit(self, source: str, metric: str) -> str:
+        with self._lock:
+            ring = self._rings.get((source, metric))
+            return ring.unit if ring else ""
+
     def series_revision(self, source: str, metric: str) -> int:
         with self._lock:
             ring = self._rings.get((source, metric))

@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, QTimer
 from app import diagram
 from topology import layout
 from topology.layout import Box
-from topology.model import Chassis, Server, StorageArray, Switch
+from topology.model import ArrayGroup, Chassis, Server, StorageArray, Switch
 from topology.unknown import NOT_STATED
 from widgets.canvas.items import ChipItem, DeviceItem
 
@@ -41,6 +41,8 @@ class ModelDrawing:
                 vms_of.setdefault(vm.host, []).append(vm)
             else:
                 objects[vm.id] = vm
+        for group in layout.drawn_groups(bed):     # a card of the group's volumes, in the chips' strip
+            objects[group.name] = group
         blades: dict[str, list] = {}
         for s in bed.servers:
             if s.chassis:
@@ -56,6 +58,8 @@ class ModelDrawing:
         view = choice.view() if choice is not None else None
         self.configured_objects = {} if view is None else {
             c.id: c for coll in (view.servers, view.switches, view.arrays, view.chassis) for c in coll}
+        if view is not None:        # a configuration may give a group other volumes or access records
+            self.configured_objects.update({g.name: g for g in view.array_groups})
         self.excluded_ids = choice.excluded() if choice is not None else frozenset()
 
     def shown(self, ident: str, obj: Any) -> Any:
@@ -68,6 +72,7 @@ class ModelDrawing:
             obj = self.objects.get(ident)
             if obj is not None:
                 self._refresh_device(item, obj)
+        self._place_chips(again=any(isinstance(o, ArrayGroup) for o in self.objects.values()))
         for item in self.chips.values():
             item.update()
 
@@ -153,7 +158,8 @@ class ModelDrawing:
         if not wanted:
             return
         drawn = {i: Box(it.pos().x(), it.pos().y(), it.w, it.h) for i, it in self.devices.items()}
-        boxes = layout.strip_boxes(self.bed, drawn)
+        groups = [self.shown(g.name, g) for g in layout.drawn_groups(self.bed)]
+        boxes = layout.strip_boxes(self.bed, drawn, groups)
         for ident in wanted:
             item = self.chips.get(ident)
             if item is None:
@@ -238,8 +244,10 @@ class ModelDrawing:
                 self._dirty_links |= self._links_at.get(ident, set())
         if full:
             self._dirty_links |= set(self.links) | set(self.paths)
-        self._place_chips()
-        for ident in refresh & set(self.chips):
+        # an array group's card grows with its volumes: the strip is laid out again when one changed
+        groups = [i for i, o in self.objects.items() if isinstance(o, ArrayGroup)]
+        self._place_chips(again=bool(groups) and (full or any(i in refresh for i in groups)))
+        for ident in (refresh | set(groups)) & set(self.chips):
             self.chips[ident].update()
         self._flush_links()
         self._update_scene_rect(keep_view=True)

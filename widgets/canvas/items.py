@@ -17,8 +17,9 @@ from PySide6.QtGui import QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem
 
 from app import diagram
+from topology import layout
 from topology.layout import drawn_size
-from topology.model import Chassis, Server
+from topology.model import ArrayGroup, Chassis, Server
 
 if TYPE_CHECKING:  # pragma: no cover
     from widgets.canvas.view import Canvas
@@ -123,8 +124,12 @@ class ChipItem(QGraphicsRectItem):
         if obj is not None:
             if self.ident in self.canvas.excluded_ids:
                 painter.setOpacity(0.35)
+            members: tuple | list = ()
+            if isinstance(obj, ArrayGroup):
+                obj = self.canvas.shown(self.ident, obj)       # the chosen configuration's volumes
+                members = layout.group_member_ids(self.canvas.bed, self.ident)
             diagram.paint_chip(painter, obj, self.w, self.h, selected=self.isSelected(),
-                               badge=self.canvas.badges.get(self.ident))
+                               badge=self.canvas.badges.get(self.ident), members=members)
 
 
 class LinkItem(QGraphicsPathItem):

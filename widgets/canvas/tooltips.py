@@ -9,8 +9,9 @@ from PySide6.QtWidgets import QToolTip
 
 from app import diagram
 from topology import switch_ports
-from topology.device_face import array_line, server_lines, switch_line
-from topology.model import Network, Server, StorageArray, Switch
+from topology.device_face import array_line, group_card_lines, server_lines, switch_line
+from topology.layout import group_member_ids
+from topology.model import ArrayGroup, Network, Server, StorageArray, Switch
 from widgets.canvas.items import ChipItem
 
 
@@ -36,6 +37,11 @@ class Tooltips:
                 lines = [f"<b>{chip.ident}</b>"]
                 if isinstance(obj, Network):
                     lines.append(f"{diagram.ROLE_LABELS.get(obj.role, obj.role)} network {obj.cidr}")
+                elif isinstance(obj, ArrayGroup):
+                    obj = self.shown(chip.ident, obj)
+                    head, rows = group_card_lines(obj, group_member_ids(self.bed, chip.ident))
+                    lines += [escape(head), f"{len(obj.volumes)} volume(s), {len(obj.pools)} pool(s)"]
+                    lines += [escape(r) for r in rows]
                 else:
                     lines.append("VM with no host: drop it on a host in the VM placement view")
                 return self._with_findings(chip.ident, lines)

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from app.report.tables.disks import disk_kind, disks_by_interface, spare_slots
 from app.report.tables.model import Cell, Table, missing, without_empty_columns
+from app.report.tables.storage_groups import group_tables, settings_cell
 from app.report.tables.values import (
     ADDRESSED_ROLES,
     add_notes,
@@ -154,9 +155,13 @@ def storage_tables(bed: Bed) -> list[Table]:
             tables.append(add_notes(pl, [(p.name, p) for p in a.pools]))
 
         if a.volumes:
+            # a Settings column where any volume gives one (segment size, cache, snapshot reserve)
+            with_settings = any(v.settings or v.reserve_gb is not None for v in a.volumes)
             vt = Table(f"storage-{slug(a.id)}-volumes", f"Volumes (LUNs): {a.id}",
-                       ["Volume", "In", "Size (GB)", "Purpose", "Owner", "Drive", "Presented to"],
-                       widths=[17, 12, 10, 14, 10, 17, 20], compact=True)
+                       ["Volume", "In", "Size (GB)", "Purpose", "Owner", "Drive", "Presented to"]
+                       + (["Settings"] if with_settings else []),
+                       widths=[14, 10, 9, 11, 8, 12, 14, 22] if with_settings else [17, 12, 10, 14, 10, 17, 20],
+                       compact=True)
             for v in a.volumes:
                 vref = f"{a.id}:{v.name}"
                 size = sizes.get(vref, stated(v.size_gb))
@@ -168,7 +173,8 @@ def storage_tables(bed: Bed) -> list[Table]:
                 vt.add(Cell(v.name + (f" ({v.label})" if v.label else ""), ref=vref, bold=True),
                        v.group or v.pool or flat(v.group), size_cell, flat(v.purpose), v.owner,
                        Cell(v.drive, mono=True),
-                       "; ".join(mapped_to.get((a.id, v.name), [])))
+                       "; ".join(mapped_to.get((a.id, v.name), [])),
+                       *([settings_cell(v, vref)] if with_settings else []))
             tables.append(add_notes(vt, [(v.name, v) for v in a.volumes]))
 
         if a.hosts or a.host_groups:
@@ -182,6 +188,7 @@ def storage_tables(bed: Bed) -> list[Table]:
                     ht.add(Cell("(host group)", bold=True), "", "", hg.name, "")
             tables.append(add_notes(ht, [(hg.name, hg) for hg in a.host_groups]))
 
+    tables.extend(group_tables(bed, idx, sizes))
     tables = [t if t.kind != "grid" else without_empty_columns(t, keep=len(t.columns), first=1) for t in tables]
     if bed.replications:
         rt = Table("replication", "Replication", ["Source", "Target", "Kind", "Links"], compact=True)

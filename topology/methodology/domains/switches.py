@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from topology.ids import SEP
 from topology.methodology.context import BedContext
 from topology.methodology.domains.network import PORT_FIELDS, port_values
 from topology.methodology.domains.registry import Item, domain
@@ -21,6 +22,7 @@ from topology.methodology.values import (
     put_fields,
     setting_entries,
 )
+from topology.unknown import NOT_STATED
 from topology.vocabulary import ROLE_PROSE
 
 _SWITCH_FIELDS: dict[str, ValueKind] = {
@@ -72,12 +74,46 @@ def _switch_settings(ctx: BedContext) -> list[Item]:
     return out
 
 
-@domain("switch_port", SWITCH_NAMES | field_names("port", *PORT_FIELDS, "edge"), "each port a switch describes")
+def cabled_switch_ports(bed: Any) -> tuple[set[str], set[str]]:
+    """The DEVICE:PORT ends the bed's cables plug into, and the switches some cable reaches on a port
+    the bed does not name (a cable to the switch's body) -- where any cable's far end is not stated,
+    every switch is in the second set: that cable may land on any of their ports."""
+    ends: set[str] = set()
+    unnamed: set[str] = set()
+    loose = False
+    switches = {sw.id for sw in bed.switches}
+    for link in bed.links:
+        for end in (link.a, link.b):
+            if end is NOT_STATED or not end:
+                loose = True
+                continue
+            device, _sep, _port = end.rpartition(SEP)
+            if not device:
+                if end in switches:
+                    unnamed.add(end)
+            else:
+                ends.add(end)
+    return ends, (switches if loose else unnamed)
+
+
+def port_in_use(sw: Any, port: Any, ends: set[str], unnamed: set[str]) -> bool:
+    """A switch port the procedure configures: one a cable of the bed plugs into, or one on a switch
+    some cable reaches without naming its port (it may be this one); never one marked unused."""
+    if "unused" in (port.roles or ()):
+        return False
+    return f"{sw.id}:{port.name}" in ends or sw.id in unnamed
+
+
+@domain("switch_port", SWITCH_NAMES | field_names("port", *PORT_FIELDS, "edge"),
+        "each port of a switch that a cable of the bed uses (a port no cable plugs into is left as it is)")
 def _switch_ports(ctx: BedContext) -> list[Item]:
     out = []
+    ends, unnamed = cabled_switch_ports(ctx.bed)
     for i, sw in enumerate(ctx.bed.switches):
         base = _switch_values(ctx, sw)
         for j, p in enumerate(sw.ports):
+            if not port_in_use(sw, p, ends, unnamed):
+                continue
             vals = dict(base)
             vals.update(port_values(ctx, sw.id, p, network_mtu=False))
             put(vals, "port.edge", as_bool(p.edge, f"{sw.id}:{p.name}.edge"))
