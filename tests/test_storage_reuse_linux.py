@@ -45,8 +45,14 @@ def _uuid(image: Path) -> str:
                           timeout=20).stdout.strip()
 
 
-def _make_fs(image: Path, label: str) -> None:
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-L", label, str(image)], check=True, timeout=60)
+def _loop(lab, name: str) -> str:
+    """The block device of a LUN's backing file: written through it, as a host writes to its disk (writing the
+    file behind the loop device's back would leave it reading stale blocks)."""
+    return lab["loops"][list(lab["luns"]).index(name)]
+
+
+def _make_fs(lab, name: str, label: str) -> None:
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-L", label, _loop(lab, name)], check=True, timeout=60)
 
 
 @pytest.mark.parametrize("label", ["", "SQLDATA"])
@@ -54,7 +60,7 @@ def test_the_kept_file_system_is_mounted_and_never_formatted(lab, tmp_path, labe
     """The labelled ext4 on the LUN is found, put in /etc/fstab by its UUID and mounted; its UUID (and so
     its contents) stays, and the LUN 1 twin on the other target is untouched."""
     full, twin = lab["luns"]["full"], lab["luns"]["twin"]
-    _make_fs(full.image, label or "data")
+    _make_fs(lab, "full", label or "data")
     uuid = _uuid(full.image)
     twin_before = _digest(twin.image)
     mnt = tmp_path / "kept"
@@ -81,10 +87,10 @@ def test_the_kept_file_system_is_mounted_and_never_formatted(lab, tmp_path, labe
 def test_a_lun_without_the_kept_file_system_is_refused_and_nothing_is_written(lab, tmp_path, prepare, expect):
     full = lab["luns"]["full"]
     if prepare == "blank":
-        with open(full.image, "r+b") as f:
-            f.write(b"\0" * (4 << 20))
+        subprocess.run(["dd", "if=/dev/zero", f"of={_loop(lab, 'full')}", "bs=1M", "count=4", "conv=fsync",
+                        "status=none"], check=True, timeout=60)
     else:
-        _make_fs(full.image, "scratch")
+        _make_fs(lab, "full", "scratch")
     before = _digest(full.image)
     proc = _run(lab, _kept_script(lab, _reused(_bed(tmp_path / "kept", full))))
     assert proc.returncode != 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
 
-from tests.test_property_editor import click_row, studio  # noqa: F401  (studio: the fixture)
+from tests.test_property_editor import studio  # noqa: F401  (studio: the fixture)
 from topology import methodology as M
 from topology.fileformat import dumps
 from topology.rename_ops import locate
@@ -20,7 +20,8 @@ def _steps_for(bed, ref: str) -> list:
 
 def test_ticking_reuse_keeps_the_volume_and_undo_formats_it_again(qtbot, studio):
     doc, selection, tree, editor, panel = studio
-    click_row(qtbot, tree, VOLUME)
+    selection.set([VOLUME])          # as the tree or the storage tab selects it
+    qtbot.waitUntil(lambda: editor._subject == VOLUME, timeout=5000)
     volume = locate(doc.bed, VOLUME).obj
     before = [s.template for s in _steps_for(doc.bed, VOLUME)]
     assert any(t.endswith("#format") for t in before) and not any("kept" in t for t in before)

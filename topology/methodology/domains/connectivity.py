@@ -106,7 +106,7 @@ def _shows_wwn(ctx: BedContext, sid: str) -> bool:
     """Whether the machine's own tools show a LUN's WWN: not on Windows Server 2008 / 2008 R2, whose
     Win32_DiskDrive gives the serial only (Get-Disk's UniqueId arrives with 2012)."""
     release = ctx.profile(sid).release
-    return not (release.family == "windows" and release.version is not None and release.version < (2012, 0))
+    return not (release.family == "windows" and bool(release.version) and release.version < (2012, 0))
 
 
 PATH_NAMES = field_names("path", "index", "kind", "initiator", "initiator_name", "initiator_nic", "initiator_label",
