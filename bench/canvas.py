@@ -163,11 +163,26 @@ def _child(path: str, repeat: int, mode: str) -> dict:
            "load_s": t_load, "reset_s": t_reset, "open_layout_s": t_open, "qt_baseline_rss_mb": base_rss,
            "rss_open_mb": _rss_mb()}
     if mode == "app":
-        # the live validator copies the bed on the GUI thread, then validates it on a worker
+        # the live validator validates the bed on a worker while the event loop turns; a 10 ms
+        # heartbeat timer on the GUI thread measures its longest stall meanwhile
+        from PySide6.QtCore import QEventLoop, QTimer
+        beats = [time.perf_counter()]
+        heartbeat = QTimer()
+        heartbeat.setInterval(10)
+        heartbeat.timeout.connect(lambda: beats.append(time.perf_counter()))
+        loop = QEventLoop()
+        doc.validation.findings_changed.connect(lambda _f: loop.quit())
+        QTimer.singleShot(600000, loop.quit)
         t = time.perf_counter()
-        doc.validation.wait(600000)
-        app.processEvents()
+        heartbeat.start()
+        if doc.validation.revision_shown != doc.revision:
+            loop.exec()
+        heartbeat.stop()
         out["validation_s"] = time.perf_counter() - t + t_reset
+        out["validation_cpu_s"] = time.process_time()
+        gaps = [b - a for a, b in zip(beats, beats[1:])] + [time.perf_counter() - beats[-1]]
+        out["validation_stall_s"] = max(gaps)
+        out["validation_stalls_over_100ms"] = sum(g > 0.1 for g in gaps)
         out["findings"] = len(doc.validation.findings)
         # the view was fitted to the bed in the event loop's turn above: it paints the fitted drawing
         # for the first time in the next one, which is the opening's cost, not the edit's
@@ -350,7 +365,10 @@ def main(argv: list[str] | None = None) -> int:
     print(_line("memory (RSS, bed on the canvas)", f["rss_mb"], TARGETS["rss_mb"], "MB"))
     print(f"      Qt alone {f['qt_baseline_rss_mb']:.0f} MB · with live validation: {f['app_rss_mb']:.0f} MB, "
           f"peak {f['app_peak_rss_mb']:.0f} MB")
-    print(f"  live validation of this bed: {f['app_validation_s']:.1f} s to the first findings "
+    print(f"  live validation of this bed: {f['app_validation_s']:.1f} s from open to the first findings "
+          f"(target < 2 s), the GUI thread's longest stall meanwhile {f['app_validation_stall_s'] * 1000:.0f} ms "
+          f"({f['app_validation_stalls_over_100ms']} over 100 ms; target: none; a 10 ms heartbeat timer)")
+    print(f"  live validation, continued: {f['app_validation_s']:.1f} s to the first findings "
           f"({f['app_findings']}); longest GUI stall after one edit {f['app_edit_stall_s']:.2f} s "
           f"(the fitted drawing's first paint before it: {f['app_first_paint_s']:.2f} s)")
     print(_line("cold start to an interactive window", f["cold_start_s"], TARGETS["cold_start_s"], "s"))

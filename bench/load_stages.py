@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench.__main__ import BIG
+from bench.model_rows import BIG
 
 
 def _stages(text: str) -> tuple[list[tuple[str, float]], Any]:

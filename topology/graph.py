@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, KeysView
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:      # networkx costs a quarter of a cold start: imported where a graph is built
+    import networkx as nx
 
 from topology.index import BedIndex, PortRef
 from topology.model import VM, PathSpec, StorageArray, Switch
@@ -21,6 +22,7 @@ from topology.unknown import NOT_STATED
 
 
 def bed_graph(idx: BedIndex) -> nx.Graph[str]:
+    import networkx as nx
     g: nx.Graph[str] = nx.Graph()
     bed = idx.bed
     for s in bed.servers:
@@ -125,6 +127,7 @@ class PathAnalyzer:
     unstated_far_ends: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
+        import networkx as nx
         idx = self.idx
         sg: nx.Graph[str] = nx.Graph()
         sg.add_nodes_from(idx.switches)
@@ -219,6 +222,7 @@ class PathAnalyzer:
             if self._component.get(a) != self._component.get(b):
                 route = None
             else:
+                import networkx as nx
                 route = tuple(nx.shortest_path(self._switch_graph, *key))
             self._route_cache[key] = route
         return route if forward or route is None else route[::-1]

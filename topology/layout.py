@@ -17,8 +17,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import networkx as nx
-
 from topology.device_face import face_size, group_card_size
 from topology.ids import SEP
 from topology.model import VM, Bed, Chassis, Network, Server, StorageArray, Switch
@@ -56,7 +54,7 @@ def tier(dev) -> int:
     return 4
 
 
-def _device_graph(bed: Bed) -> nx.Graph[str]:
+def _device_graph(bed: Bed) -> dict[str, dict[str, None]]:
     """Which drawn devices a cable or a path joins (read from the ids alone: a full BedIndex of a
     big bed costs more than the whole layout)."""
     devices = {d.id for coll in (bed.servers, bed.switches, bed.arrays) for d in coll}
@@ -70,16 +68,23 @@ def _device_graph(bed: Bed) -> nx.Graph[str]:
         return head
 
     vm_hosts = {v.id: v.host for v in bed.vms}
-    g: nx.Graph[str] = nx.Graph()
+    # each device's neighbours in the order first joined (a plain adjacency, as networkx keeps it:
+    # networkx cost more to import than the layout takes)
+    g: dict[str, dict[str, None]] = {}
+
+    def join(a: str, b: str) -> None:
+        g.setdefault(a, {})[b] = None
+        g.setdefault(b, {})[a] = None
+
     for link in bed.links:
         a, b = owner(link.a), owner(link.b)
         if a is not None and b is not None and a != b:
-            g.add_edge(a, b)
+            join(a, b)
     for p in bed.paths:
         host = p.host if p.host in devices else vm_hosts.get(p.host)
         tgt = owner(p.target)
         if host in devices and tgt is not None:
-            g.add_edge(host, tgt)
+            join(host, tgt)
     return g
 
 
@@ -101,7 +106,7 @@ def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
         members = tiers[t]
 
         def key(d, _order=order):
-            around = [_order[n] for n in g.neighbors(d.id) if n in _order] if d.id in g else []
+            around = [_order[n] for n in g.get(d.id, ()) if n in _order]
             return (sum(around) / len(around) if around else float("inf"), d.id)
 
         members = sorted(members, key=key) if order else sorted(members, key=lambda d: d.id)

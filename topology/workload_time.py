@@ -30,3 +30,14 @@ def longest_load_seconds(bed: Any) -> float | None:
     stated = [found[0] * 60 for w in bed.workloads
               if (found := duration_minutes(bed, w)) is not None and found[0] is not NOT_STATED]
     return max(stated) if stated else None
+
+
+def spoken_duration(minutes: float) -> str:
+    """A load's duration as a person says it: '45 seconds' under a minute, '1 minute',
+    '2.5 minutes' ('1 minutes' read wrong in the wait step of every one-minute run)."""
+    if minutes < 1:
+        seconds = round(minutes * 60, 1)
+        shown = str(int(seconds)) if float(seconds).is_integer() else str(seconds)
+        return f"{shown} second{'' if shown == '1' else 's'}"
+    shown = str(int(minutes)) if float(minutes).is_integer() else f"{minutes:.3f}".rstrip("0").rstrip(".")
+    return f"{shown} minute{'' if shown == '1' else 's'}"

@@ -12,6 +12,7 @@ shows the whole test or one place in it (configuration, phase, level, run) as `r
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -36,6 +37,7 @@ from PySide6.QtWidgets import (
 from app.metrics import sample as M
 from app.metrics.chart import PALETTE  # a host has the same colour on screen and in print
 from app.metrics.criterion_scale import criterion_scale
+from app.metrics.peak_buckets import PeakBuckets, bucket_width
 from app.metrics.series import SeriesStore, is_host_series, peak_decimate, time_beyond
 from topology.vocabulary import UNITS
 from widgets.series_layer import SeriesLayer
@@ -50,6 +52,7 @@ PLOTS = (("iops", M.IOPS, "IOPS", UNITS["iops"], "sum"),
 WHOLE_RUN = 0
 WINDOWS = (("Whole run", WHOLE_RUN), ("Last minute", 60), ("Last 5 minutes", 300), ("Last 15 minutes", 900),
            ("Last hour", 3600))
+FOLLOW_STEP = 0.01              # the followed view moves by this share of its width, the margin it keeps
 SHORTEST_SPAN_S = 10            # the whole-run view of a run's first seconds is not stretched thinner
 # the plots never shrink below this (the page scrolls instead): a plot must stay readable
 PLOT_MIN_W, PLOT_MIN_H = 300, 170
@@ -90,6 +93,7 @@ class MetricsDashboard(QWidget):
         self._colours: dict[str, str] = {}
         self._last_store_revision = -1
         self._peaks: dict[tuple[str, str], float] = {}      # highest value drawn of each curve
+        self._buckets: dict[tuple[str, str], PeakBuckets] = {}    # each curve's decimation, kept between ticks
         self._line_texts: dict[Threshold, str] = {}       # the full label of each criterion line
         self._elided: dict[Threshold, tuple[str, int]] = {}    # what its label shows, at which width
         self._off_scale: dict[str, QGraphicsSimpleTextItem] = {}
@@ -100,6 +104,7 @@ class MetricsDashboard(QWidget):
         self._plot_key_of = {metric: key for key, metric, _t, _u, _h in PLOTS}
         self._view_moved = False          # the user panned or zoomed: cut and decimate again
         self._setting_range = False
+        self._followed_range: tuple[float, ...] = ()      # the x range the follow last set
         self.redraws = 0
         self.kind = "host"                # which series the plots show: hosts, volumes, groups, pools, VMs
         self.storage_map = None           # app.metrics.storage_series.StorageMap of the bed being run
@@ -280,6 +285,7 @@ class MetricsDashboard(QWidget):
         self._curves.clear()
         self._drawn.clear()
         self._peaks.clear()
+        self._buckets.clear()
         self._y_tops.clear()
         self.series_menu.clear()
         self._series_actions.clear()
@@ -464,16 +470,33 @@ class MetricsDashboard(QWidget):
             x0 = last - self.window_s
         if x0 >= last:
             x0 = last - 1
-        self._setting_range = True
-        try:
-            plot.setXRange(x0, last, padding=0.01)
-        finally:
-            self._setting_range = False
+        # the right edge steps by the view's own right margin (1 %, whole buckets): the view stays
+        # put while the newest second lands inside that margin, so the axes and all but the
+        # newest bucket of every curve are reused; moving the whole view each second cost a
+        # full repaint every tick (python -m bench.dashboard)
+        bucket = bucket_width(last - x0, max(int(plot.vb.width()), 100))
+        step = bucket * max(1, math.floor(FOLLOW_STEP * (last - x0) / bucket)) if bucket > 0 else 0.0
+        if step > 0:
+            right = math.ceil(last / step) * step
+            x0, last = (x0 if self.window_s == WHOLE_RUN else x0 + right - last), right
+        if (x0, last) != self._x_range:
+            self._setting_range = True
+            try:
+                plot.setXRange(x0, last, padding=FOLLOW_STEP)
+            finally:
+                self._setting_range = False
+            self._followed_range = tuple(plot.vb.viewRange()[0])
+            for each in self.plots.values():
+                # the new transforms now, not at the next paint: pyqtgraph applies them while painting
+                # and the axes' repaint that follows lands on the next tick, a second full frame
+                each.vb.updateMatrix()
         return x0, last
 
-    def _view_changed(self, *_args) -> None:
-        if not self._setting_range:
+    def _view_changed(self, _vb=None, x_range=None) -> None:
+        # the linked plots take the range the follow set a moment later: that is no move
+        if not self._setting_range and (x_range is None or tuple(x_range) != self._followed_range):
             self._view_moved = True       # cut and decimate for the new range
+            self._x_range = None          # and the next follow sets its range again
 
     def _user_moved_view(self, *_args) -> None:
         # a person zooms or pans (wheel, drag): stop jumping to the latest second under them
@@ -494,7 +517,16 @@ class MetricsDashboard(QWidget):
 
     def _draw(self, source, plot_key, metric, t, v, x0, x1, pixels) -> None:
         line = self._curve(source, plot_key, metric)
-        dt, dv = peak_decimate(t, v, x0, x1, pixels)
+        if t.shape[0] <= 2 * pixels or \
+                int(np.searchsorted(t, x1, "right")) - int(np.searchsorted(t, x0, "left")) <= 2 * pixels:
+            dt, dv = peak_decimate(t, v, x0, x1, pixels)        # few enough to draw every point
+        else:
+            buckets = self._buckets.get(line.key)
+            if buckets is None:
+                # the all-hosts sum of a second changes until every host's sample of it is in
+                buckets = self._buckets[line.key] = PeakBuckets(settle=30.0 if source == ALL_HOSTS else 0.0)
+            buckets.update(t, v, bucket_width(x1 - x0, pixels))
+            dt, dv = buckets.window(x0, x1)
         self.layers[plot_key].set_data(line.key, dt, dv)
         self._peaks[line.key] = line.top
 

@@ -57,3 +57,23 @@ def leftover_text(e: E.Leftover) -> str:
                          "driver that died; nothing was started. Run again to adopt or stop it.",
             "unreachable": f"Step {e.step} on {e.host} may still be running there, and the host cannot be "
                            f"asked: {e.detail}. Nothing was started; run again when the host answers."}[e.what]
+
+
+def recorded_seconds(run_dir) -> float | None:
+    """How long the run's journal says its steps took from the first start to the last end
+    (drivers' pauses between resumes included); None before a step ran."""
+    from datetime import datetime
+
+    from app.run import journal as J
+    try:
+        records = J.read_records(run_dir)[0]
+    except (OSError, ValueError):
+        return None
+    times = []
+    for r in records:
+        if r.get("kind") in ("start", "end", "mark"):
+            try:
+                times.append(datetime.fromisoformat(str(r.get("time", ""))).timestamp())
+            except ValueError:
+                continue
+    return max(times) - min(times) if len(times) > 1 else None

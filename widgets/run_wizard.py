@@ -26,7 +26,7 @@ from app.run.journal import JournalRefused
 from app.run.qt_runner import RunController
 from app.run.session import RunSession, runs_of_bed
 from widgets.disk_write_confirm import confirm_disk_writes
-from widgets.run_binding import OpenBed, leftover_text, step_table_text
+from widgets.run_binding import OpenBed, leftover_text, recorded_seconds, step_table_text
 from widgets.run_place import where_text
 from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_status_look import STATUS_LOOK, status_icon
@@ -48,7 +48,11 @@ class RunWizard(QWidget):
         self.extra_templates: list[str] = []      # step template directories beyond the built-in ones
         self.controller = RunController(self)
         self.steps: list = []
-        self.started_at: float | None = None
+        # the clock counts while this window drives the run and stops with it; a run opened again
+        # starts from the time its journal records (a finished one is not counted on)
+        self._driven_s = 0.0
+        self._busy_since: float | None = None
+        self._recorded_s: float | None = None
         self.run_warnings: list[str] = []      # said when the open run started: shown until the next one
         # saves the bed the way File › Save does (asks for a name when it has none); the main window sets it
         self.save_bed = None
@@ -128,7 +132,7 @@ class RunWizard(QWidget):
     def detach(self) -> None:
         going_on = self.controller.detach()
         self.steps = []
-        self.started_at = None
+        self._driven_s, self._busy_since, self._recorded_s = 0.0, None, None
         self._items.clear()
         self.tree.clear()
         self.output.clear()
@@ -243,7 +247,8 @@ class RunWizard(QWidget):
 
     def _opened(self, session: RunSession) -> None:
         self.steps = session.steps
-        self.started_at = time.monotonic()
+        self._driven_s, self._recorded_s = 0.0, recorded_seconds(session.info.dir)
+        self._busy_since = time.monotonic() if self.controller.busy else None
         self.output.clear()
         from app.run.metrics_tap import streams_fio
         for task in (t for s in self.steps for t in s.tasks if streams_fio(t.script)):
@@ -417,6 +422,12 @@ class RunWizard(QWidget):
         self.last_output_delay_s = time.monotonic() - batch[-1].received
 
     def _busy_changed(self, busy: bool) -> None:
+        now = time.monotonic()
+        if busy and self._busy_since is None:
+            self._busy_since = now
+        elif not busy and self._busy_since is not None:
+            self._driven_s += now - self._busy_since
+            self._busy_since = None
         self._update_buttons()
         if busy or self.session is None:
             self._update_open_run_entry()
@@ -459,7 +470,8 @@ class RunWizard(QWidget):
             return
         self.progress.setMaximum(standing.steps_total)
         self.progress.setValue(standing.steps_succeeded)
-        elapsed = time.monotonic() - (self.started_at or time.monotonic())
+        elapsed = (self._recorded_s or 0.0) + self._driven_s + (
+            time.monotonic() - self._busy_since if self._busy_since is not None else 0.0)
         left = ""
         if session is not None and standing.automated_left:
             from app.run.standing import estimate_left

@@ -8,10 +8,13 @@ dashboard hands over points already cut to the window and decimated to the plot'
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPen, QPolygonF
+from shiboken6 import VoidPtr as voidptr
 
 
 class Line:
@@ -40,8 +43,12 @@ class Line:
 class SeriesLayer(pg.GraphicsObject):
     def __init__(self):
         super().__init__()
+        # paint() is told the exposed rect and draws only the points in it: a live tick repaints
+        # the newest column of each plot, not every point of every curve
+        self.setFlag(self.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         self.lines: dict[object, Line] = {}
         self._bounds = QRectF()
+        self._dirty: list[tuple[float, float]] | None = []     # x spans changed since commit (None: all)
 
     def line(self, key, pen: QPen, bold: bool = False) -> Line:
         found = self.lines.get(key)
@@ -52,9 +59,16 @@ class SeriesLayer(pg.GraphicsObject):
     def set_data(self, key, x: np.ndarray, y: np.ndarray) -> None:
         """Call commit() once the lines of this redraw are set."""
         line = self.lines[key]
+        spans = _changed_spans(line.x, line.y, x, y) if line.visible else []
+        if spans is None or self._dirty is None:
+            self._dirty = None
+        else:
+            self._dirty.extend(spans)
         line.x, line.y = x, y
         line.polylines = _polylines(x, y)
-        lo, hi = np.nanmin(y, initial=np.inf), np.nanmax(y, initial=-np.inf)
+        lo, hi = (y.min(), y.max()) if y.shape[0] else (np.inf, -np.inf)
+        if lo != lo or hi != hi:          # a gap in view: NaN
+            lo, hi = np.nanmin(y, initial=np.inf), np.nanmax(y, initial=-np.inf)
         line.rect = QRectF(float(x[0]), float(lo), float(x[-1] - x[0]), float(hi - lo)) if hi >= lo else QRectF()
         line.top = float(hi) if hi >= lo else 0.0
 
@@ -62,10 +76,12 @@ class SeriesLayer(pg.GraphicsObject):
         line = self.lines.get(key)
         if line is not None and line.visible != visible:
             line.visible = visible
+            self._dirty = None
             self.commit()
 
     def remove_all(self) -> None:
         self.lines.clear()
+        self._dirty = None
         self.commit()
 
     def commit(self) -> None:
@@ -77,28 +93,51 @@ class SeriesLayer(pg.GraphicsObject):
             # room for the pen and for a flat line (a zero-height rect would never be painted)
             pad = max(rect.height() * 0.02, abs(rect.y()) * 1e-3, 1e-6)
             rect = rect.adjusted(0, -pad, 0, pad)
-        if rect != self._bounds:
-            self.prepareGeometryChange()
-            self._bounds = rect
-        self.update()
+        dirty, self._dirty = self._dirty, []
+        if rect.isNull() or self._bounds.isNull() or not self._bounds.contains(rect) \
+                or self._bounds.width() > 4 * rect.width() or self._bounds.height() > 4 * rect.height():
+            # a new bounding rect repaints the whole plot: it is made a little bigger than the
+            # lines (room for a minute of new samples), so a live tick seldom changes it
+            if not rect.isNull():
+                rect = rect.adjusted(0, -rect.height() * 0.1, max(rect.width() * 0.1, 60.0), rect.height() * 0.1)
+            if rect != self._bounds:
+                self.prepareGeometryChange()
+                self._bounds = rect
+            dirty = None
+        if dirty is None:
+            self.update()
+            return
+        # a live tick in a still view changes a curve's first and newest buckets only: repaint
+        # those columns, not the whole plot (python -m bench.dashboard)
+        pad = self._bounds.width() * 0.01
+        for x0, x1 in dirty:
+            self.update(QRectF(x0 - pad, self._bounds.top(), x1 - x0 + 2 * pad, self._bounds.height()))
 
     def boundingRect(self) -> QRectF:
         return self._bounds
 
-    def paint(self, painter, *_args) -> None:
+    def paint(self, painter, option=None, *_args) -> None:
         painter.setRenderHint(painter.RenderHint.Antialiasing, False)     # 4 x faster on noisy lines
         # A bold line is the 1-px line drawn again one device pixel right and one down:
         # Qt strokes a 2-px pen through its general path stroker, 5 x slower on 900 points.
         m = painter.transform()
         px = (1 / m.m11() if m.m11() else 0.0, 1 / m.m22() if m.m22() else 0.0)
+        exposed = option.exposedRect if option is not None else self._bounds
+        part = exposed.width() < 0.5 * self._bounds.width()
         for line in self.lines.values():
             if not (line.visible and line.polylines):
                 continue
+            polylines = line.polylines
+            if part:
+                # the points inside the exposed columns, and one each side so the segments reach out
+                a = max(int(np.searchsorted(line.x, exposed.left() - abs(px[0]) * 2, "left")) - 1, 0)
+                b = int(np.searchsorted(line.x, exposed.right() + abs(px[0]) * 2, "right")) + 1
+                polylines = _polylines(line.x[a:b], line.y[a:b])
             painter.setPen(line.pen)
             for dx, dy in ((0, 0), (px[0], 0), (0, px[1])) if line.bold else ((0, 0),):
                 if dx or dy:
                     painter.translate(dx, dy)
-                for polyline in line.polylines:
+                for polyline in polylines:
                     painter.drawPolyline(polyline)
                 if dx or dy:
                     painter.translate(-dx, -dy)
@@ -106,18 +145,43 @@ class SeriesLayer(pg.GraphicsObject):
 
 def _polylines(x: np.ndarray, y: np.ndarray) -> list[QPolygonF]:
     """One polyline per run of finite points: a NaN is a gap in the line."""
-    finite = np.isfinite(y) & np.isfinite(x)
-    if finite.all():
+    if math.isfinite(y.sum()):          # one pass over the points in the usual case, no gap in view
         runs = [(0, x.shape[0])]
     else:
+        finite = np.isfinite(y) & np.isfinite(x)
         edges = np.flatnonzero(np.diff(np.concatenate(([0], finite.view(np.int8), [0]))))
         runs = list(zip(edges[0::2], edges[1::2]))
     out = []
     for a, b in runs:
         if b - a < 2:
             continue
-        polygon = pg.functions.create_qpolygonf(b - a)
-        points = pg.functions.ndarray_from_qpolygonf(polygon)
+        polygon = QPolygonF()
+        polygon.resize(b - a)
+        points = np.frombuffer(voidptr(polygon.data(), (b - a) * 16, True), dtype=np.float64).reshape((-1, 2))
         points[:, 0], points[:, 1] = x[a:b], y[a:b]
         out.append(polygon)
     return out
+
+
+_EDGE = 2          # points of a curve's first bucket (the ring drops its oldest samples)
+_TAIL = 4          # points that may change at the newest end (the newest bucket, the one before it)
+
+
+def _changed_spans(ox: np.ndarray, oy: np.ndarray, nx: np.ndarray, ny: np.ndarray):
+    """The x spans that differ between a curve's old and new points, when all but its first
+    bucket and its newest end are the same points (the old first bucket may have left, so the
+    rest are compared two points along); None when more changed (repaint the whole plot)."""
+    m = nx.shape[0]
+    middle = m - _EDGE - _TAIL
+    if middle < 2 or ox.shape[0] < 2:
+        return None
+    for shift in (0, _EDGE):
+        a, b = _EDGE + shift, _EDGE + shift + middle
+        # compared as bytes: one memcmp, and a gap (NaN) equals the same gap
+        if b <= ox.shape[0] and ox[a:b].tobytes() == nx[_EDGE:m - _TAIL].tobytes() \
+                and oy[a:b].tobytes() == ny[_EDGE:m - _TAIL].tobytes():
+            spans = [(float(nx[m - _TAIL - 1]), float(max(ox[-1], nx[-1])))]
+            if shift or ox[:_EDGE].tobytes() != nx[:_EDGE].tobytes() or oy[:_EDGE].tobytes() != ny[:_EDGE].tobytes():
+                spans.append((float(min(ox[0], nx[0])), float(nx[_EDGE])))
+            return spans
+    return None

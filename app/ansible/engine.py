@@ -37,11 +37,13 @@ from pathlib import Path
 from app.ansible.inventory import inventory, inventory_name, reach
 from app.ansible.playbook import Book, Lane, automated_play
 from app.ansible.tasks import result_tasks, step_tasks
+from app.ansible.wrapper import PDEATHSIG_WRAPPER
 from app.ansible.yaml_out import dump, name
 from app.remote import jobs
 from app.remote.base import RemoteError
 from app.run import journal as J
 from app.run.engine import DEFAULT_TIMEOUT_S, RunEngine
+from app.run.extra_vars import SecretVars
 from app.run.journal import TaskState
 from app.run.plan import RunStep, Stage, Task
 from topology.fileformat import write_atomic
@@ -50,61 +52,8 @@ ENGINE_NAME = "ansible"
 INSTALL_HINT = ("pip install 'testbed-studio[ansible]' (or, into this environment: "
                 f"{sys.executable} -m pip install ansible-runner ansible-core)")
 _STEP_OF_TASK = re.compile(r"^(\d+(?:\.\d+)*) ")
+_TIMES_MARK = "@testbed-studio-job-times "
 _TIMED_OUT = re.compile(r"expected time frame|timed out", re.I)
-_PDEATHSIG_WRAPPER = """#!{python}
-# ansible-playbook and every process it starts (its workers, which lead sessions of their own,
-# and their ssh) are killed when the testbed-studio process that started them dies, kill -9
-# included (PR_SET_PDEATHSIG): no task is started or left running by a driver nobody sees any
-# more.  Orphans of ansible-playbook become this process's children (PR_SET_CHILD_SUBREAPER).
-import ctypes, os, signal, sys
-
-
-def descendants():
-    children = dict()
-    for entry in os.listdir("/proc"):
-        try:
-            with open("/proc/" + entry + "/stat") as fh:
-                children.setdefault(int(fh.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-        except (OSError, ValueError, IndexError):
-            pass
-    found, todo = [], [os.getpid()]
-    while todo:
-        for pid in children.get(todo.pop(), []):
-            found.append(pid)
-            todo.append(pid)
-    return found
-
-
-def end_everything(*_):
-    for _ in range(10):
-        found = descendants()
-        if not found:
-            break
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-    os._exit(137)
-
-
-signal.signal(signal.SIGUSR1, end_everything)
-try:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(36, 1)                      # PR_SET_CHILD_SUBREAPER
-    libc.prctl(1, signal.SIGUSR1)          # PR_SET_PDEATHSIG
-except (OSError, AttributeError):
-    pass
-if os.getppid() != {driver}:
-    sys.exit(125)       # the driver died before the lines above: start nothing
-child = os.fork()
-if child == 0:
-    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
-    os.execv({playbook!r}, [{playbook!r}, *sys.argv[1:]])
-_, status = os.waitpid(child, 0)
-code = os.waitstatus_to_exitcode(status)
-sys.exit(code if code >= 0 else 128 - code)
-"""
 
 
 def ansible_playbook() -> Path | None:
@@ -151,6 +100,7 @@ class _Progress:
     started: float | None = None
     state: TaskState | None = None
     lines: list[tuple[str, str]] = field(default_factory=list)
+    host_seconds: float | None = None   # an adopted job's own time on its host (its start to its end)
 
 
 class AnsibleEngine(RunEngine):
@@ -204,15 +154,23 @@ class AnsibleEngine(RunEngine):
                 self._places[host] = (None, None)
         return self._places[host]
 
-    def _job_of(self, task: Task) -> jobs.Job:
-        return jobs.Job(self.info.id, task.step, task.host)
+    def _job_of(self, task: Task, attempt: int | None = None) -> jobs.Job:
+        return jobs.Job(self.info.id, task.step, task.host, keep_files=True,
+                        attempt=self.task_state(task).attempts if attempt is None else attempt)
 
     def _job_script(self, step: RunStep, task: Task) -> str:
         base, workdir = self._place(task.host)
-        return jobs.start_script(self._job_of(task), task.script, task.shell, base, workdir or "")
+        # the pass journals the task's start (its next attempt) before the job starts
+        job = self._job_of(task, self.task_state(task).attempts + 1)
+        return jobs.start_script(job, task.script, task.shell, base, workdir or "")
 
     def _follow_script(self, step: RunStep, task: Task) -> str:
-        return jobs.follow_script(self._job_of(task), self._place(task.host)[0])
+        # Ansible hands a task's output over only when it ends, so a dead driver took none of the
+        # job's: it is read from line 1.  The job's own start and end on its host follow it (on
+        # stderr, marked), so the adopted step's time is the job's, not how long this pass waited.
+        job, base = self._job_of(task), self._place(task.host)[0]
+        return (f"( {jobs.follow_script(job, base)}\n); s=$?\n"
+                f"t=$( {jobs.times_script(job, base)}\n)\necho \"{_TIMES_MARK}$t\" >&2\nexit $s")
 
     def _pass(self, title: str, lanes: dict[str, Lane], measurement: bool, adopt: bool = False) -> None:
         """One ansible-playbook run of these lanes; its events journalled as they come."""
@@ -281,8 +239,11 @@ class AnsibleEngine(RunEngine):
         waits for the journal's fsync, and ansible-playbook never waits for its reader."""
         import ansible_runner
         wrapper = folder / "ansible-playbook"
-        wrapper.write_text(_PDEATHSIG_WRAPPER.format(python=sys.executable, driver=os.getpid(),
-                                                     playbook=str(ansible_playbook())))
+        # -e arguments that may hold a secret reach ansible-playbook as files outside the run folder
+        secrets = SecretVars(self.extra_vars)
+        wrapper.write_text(PDEATHSIG_WRAPPER.format(python=sys.executable, driver=os.getpid(),
+                                                    playbook=str(ansible_playbook()),
+                                                    secrets=str(secrets.folder or "")))
         wrapper.chmod(0o700)
         events: queue.SimpleQueue = queue.SimpleQueue()
         failure: list[OSError] = []
@@ -306,7 +267,7 @@ class AnsibleEngine(RunEngine):
         consumer = threading.Thread(target=consume, name="ansible-events", daemon=True)
         consumer.start()
         # with its own binary ansible-runner passes the command line as given: the playbook is part of it
-        cmdline = shlex.join([*(a for v in self.extra_vars for a in ("-e", v)), str(folder / "play.yml")])
+        cmdline = shlex.join([*secrets.words, str(folder / "play.yml")])
         try:
             runner = ansible_runner.run(
                 private_data_dir=str(folder), project_dir=str(folder),
@@ -316,6 +277,7 @@ class AnsibleEngine(RunEngine):
                 # how often a cancel is looked for while ansible-playbook runs
                 settings={"pexpect_timeout": 0.25, "suppress_ansible_output": True})
         finally:
+            secrets.remove()
             events.put(None)
             consumer.join()
         if failure:
@@ -368,7 +330,7 @@ class AnsibleEngine(RunEngine):
     def _begin(self, task: Task, item: _Progress | None = None, adopt: bool = False) -> None:
         previous = self.task_state(task)
         state = TaskState(task.step, task.host, J.RUNNING, attempts=previous.attempts + (0 if adopt else 1),
-                          started=J.now_iso())
+                          started=(previous.started if adopt and previous.started else J.now_iso()))
         self._set(state)
         self.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=state.attempts,
                             engine=ENGINE_NAME, **({"adopted": True} if adopt else {}))
@@ -377,6 +339,13 @@ class AnsibleEngine(RunEngine):
         self._write_output(task, f"--- {'adopted the job of ' if adopt else ''}attempt {state.attempts} at "
                                  f"{state.started} (ansible)")
         self._notify("task_started", task)
+
+    @staticmethod
+    def _host_started(item: _Progress, started: float) -> None:
+        """An adopted job's start, on its host's clock, as the start of the step's attempt."""
+        if item.state is not None:
+            from datetime import datetime
+            item.state.started = datetime.fromtimestamp(started).astimezone().isoformat(timespec="milliseconds")
 
     def _output(self, item: _Progress, data: dict) -> None:
         res = data.get("res") or {}
@@ -387,6 +356,12 @@ class AnsibleEngine(RunEngine):
             if not isinstance(text, str) or not text:
                 continue
             for line in text.splitlines():
+                if stream == "stderr" and line.startswith(_TIMES_MARK):
+                    started, ended = jobs.parse_times(line[len(_TIMES_MARK):])
+                    if started is not None and ended is not None and ended >= started:
+                        item.host_seconds = round(ended - started, 3)
+                        self._host_started(item, started)
+                    continue
                 if stream == "stderr" and line.startswith(jobs.PID_MARK):
                     continue        # the job wrapper's own line
                 item.lines.append((stream, line))
@@ -413,6 +388,8 @@ class AnsibleEngine(RunEngine):
         if current.status != J.RUNNING:
             return
         seconds = round(time.monotonic() - item.started, 3) if item and item.started is not None else 0.0
+        if item is not None and item.host_seconds is not None:
+            seconds = item.host_seconds
         tail = [line for _, line in (item.lines if item else [])][-50:]
         state = TaskState(task.step, task.host, status, exit_code, message, current.started, J.now_iso(), seconds,
                           current.attempts, tail)
@@ -425,23 +402,30 @@ class AnsibleEngine(RunEngine):
         """The result files the pass fetched to results/HOST/, attached to the run as the built-in
         engine attaches them (app.metrics.run_results): `results`, `compare` and the appendix read the
         tool's own figures of either engine."""
-        from app.metrics.run_results import FETCHED, ResultFileError, attach
-        from app.run.result_fetch import result_paths
+        from app.run.result_fetch import keep_fetched, result_paths
         for p in progress.values():
             task = p.task
             if self.task_state(task).status not in (J.OK, J.FAILED):
                 continue
             fetched = folder / "results" / inventory_name(task.host)
+
+            def say(text: str, task: Task = task) -> None:
+                self._write_output(task, text)
+                self._notify("output", task, "info", text)
+
+            def problem(text: str, task: Task = task) -> None:
+                self.journal.record("note", step=task.step, host=task.host, message=text)
             for path in result_paths(task):
                 found = sorted(fetched.rglob(Path(path).name)) if fetched.is_dir() else []
                 if not found:
-                    self._notify("output", task, "info", f"[results] {path}: the step left no such file on {task.host}")
+                    say(f"[results] {path}: the step left no such file on {task.host}")
                     continue
                 try:
-                    attach(self.info.dir, found[0].read_bytes(), f"{task.host}:{path}", step=task.step,
-                           host=task.host, how=FETCHED, position=task.position)
-                except (ResultFileError, OSError) as exc:
-                    self._notify("output", task, "info", f"[results] {exc}")
+                    raw = found[0].read_bytes()
+                except OSError as exc:
+                    say(f"[results] {path}: the copy Ansible fetched cannot be read ({exc.strerror or exc})")
+                    continue
+                keep_fetched(self.info.dir, raw, task, path, say, problem)
 
     def _settle_pass(self, progress: dict[tuple[str, str], _Progress], outcome: tuple[str, int | None, str]) -> None:
         status, rc, tail = outcome

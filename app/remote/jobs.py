@@ -32,6 +32,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # job statuses a host reports
 RUNNING, ENDED, DEAD, GONE = "running", "ended", "dead", "gone"
 STOPPED = "stopped"          # what a stop reports when it stopped the job
+ALREADY_RUNNING = "this step is already running on this host"
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,13 @@ class Job:
     # lines of out/err an earlier driver already took: a follower starts after them
     skip_out: int = 0
     skip_err: int = 0
+    # which attempt of the step this job is (0: not said): a job folder an earlier attempt left
+    # (its exit status kept) is not the job of a later attempt whose start never reached the host
+    attempt: int = 0
+    # keep script/out/err when the job ends: a follower that cannot tell whether its driver is
+    # gone (Ansible's module reads the follower's pipes itself, so no broken pipe reaches it)
+    # must not remove the output a later adopting pass reads from line 1
+    keep_files: bool = False
 
     @property
     def name(self) -> str:
@@ -83,6 +91,9 @@ exit 137
 """
 
 
+_KEPT = "kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }"
+
+
 def start_script(job: Job, script: str, shell: str, base: str | None = None, workdir: str = "") -> str:
     """An sh script that starts `script` as a job and follows it to its end."""
     if shell not in SHELLS:
@@ -100,8 +111,13 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
               'if mv "$1/live" "$1/settled" 2>/dev/null; then mv "$1/exit.new" "$1/exit"; fi')
     return f"""{_dir_assign(job, base)}
 mkdir -p "$d" && cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
-rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping
-printf %s {shlex.quote(body)} | base64 -d > script || exit 125
+# a copy of the step still runs here (started by a driver that died before its journal said so):
+# never a second one beside it
+if [ ! -s exit ] && [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; then
+  echo "{ALREADY_RUNNING} (process group $(cat pid)); resume the run to adopt it or stop it" >&2; exit 125
+fi
+rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping attempt
+{_attempt_mark(job)}printf %s {shlex.quote(body)} | base64 -d > script || exit 125
 : > out; : > err; : > live
 # a subshell that exits at once: the job is nobody's child here, so no zombie keeps tail waiting
 ( setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} < /dev/null > /dev/null 2>&1 & )
@@ -113,9 +129,21 @@ done
 {_follow(job)}"""
 
 
+def _attempt_mark(job: Job) -> str:
+    return f"echo {int(job.attempt)} > attempt\n" if job.attempt > 0 else ""
+
+
+def _other_attempt(job: Job) -> str:
+    """A status test: the folder holds the job of another attempt of the step (its own marker)."""
+    if job.attempt <= 0:
+        return "false"
+    return f'[ -s "$d/attempt" ] && [ "$(cat "$d/attempt")" != {int(job.attempt)} ]'
+
+
 def _follow(job: Job) -> str:
-    return _FOLLOW.replace("{out_from}", str(max(0, job.skip_out) + 1)).replace(
+    text = _FOLLOW.replace("{out_from}", str(max(0, job.skip_out) + 1)).replace(
         "{err_from}", str(max(0, job.skip_err) + 1))
+    return text.replace(_KEPT, "kept() { true; }") if job.keep_files else text
 
 
 def follow_script(job: Job, base: str | None = None) -> str:
@@ -145,9 +173,10 @@ def parse_times(text: str) -> tuple[float | None, float | None]:
 
 
 def status_script(job: Job, base: str | None = None) -> str:
-    """Prints one line: running PID | ended STATUS | dead PID | gone."""
+    """Prints one line: running PID | ended STATUS | dead PID | gone.  The folder of another
+    attempt of the step than `job.attempt` is `gone`: this attempt's job never started there."""
     return f"""{_dir_assign(job, base)}
-if [ ! -d "$d" ]; then echo {GONE}
+if [ ! -d "$d" ] || {_other_attempt(job)}; then echo {GONE}
 elif [ -s "$d/exit" ]; then echo "{ENDED} $(cat "$d/exit")"
 elif [ -s "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null; then echo "{RUNNING} $(cat "$d/pid")"
 else echo "{DEAD} $(cat "$d/pid" 2>/dev/null)"; fi

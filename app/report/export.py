@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import base64
+import errno
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -84,6 +86,9 @@ def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", find
         raise ValueError(f"unknown format {fmt!r}: use pdf, html or md")
     if not out.parent.is_dir():
         raise OSError(f"folder {out.parent} does not exist")
+    if fmt != "pdf" and os.path.islink(out):
+        raise OSError(errno.ELOOP, f"{out} is a symbolic link: an export is not written through one "
+                                   "(remove it or choose another name)")
     appendix = build_appendix(bed, findings=findings, methodology=methodology, source=source, runs=runs,
                               comparisons=comparisons)
     result: dict[str, Any] = {"path": str(out), "format": fmt}
@@ -92,7 +97,8 @@ def write(bed: Any, out: str | Path, fmt: str = "pdf", *, source: str = "", find
         result["pages"] = write_pdf(appendix, out, paper=paper)
         result["paper"] = paper_size(paper).capitalize()
     elif fmt == "html":
-        out.write_text(to_html(appendix), encoding="utf-8")
+        from app.report.html_file import write_html
+        write_html(out, to_html(appendix))
     else:
         image = out.with_name(out.stem + "-diagram.png")
         image.write_bytes(diagram_png(bed, findings=appendix.findings))

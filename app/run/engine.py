@@ -15,6 +15,7 @@ from app.remote import base as remote
 from app.remote import jobs
 from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
+from app.run.fault_points import reached as fault_point
 from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
 from app.run.plan import RunStep, Stage, Task, hosts_of, stages
 from app.run.result_fetch import fetch_results, result_paths
@@ -276,21 +277,24 @@ class RunEngine:
 
     def _job(self, task: Task, taken: tuple[int, int] = (0, 0)) -> jobs.Job:
         def started(pid: int) -> None:
+            fault_point("job-started")
             self.journal.record("process", step=task.step, host=task.host, pid=pid)
             with self._states_lock:
                 st = self.states.get(task.key)
                 if st is not None:
                     st.pid = pid
         return jobs.Job(self.info.id, task.step, task.host, on_started=started, skip_out=taken[0],
-                        skip_err=taken[1])
+                        skip_err=taken[1], attempt=self.task_state(task).attempts)
 
     # ------------------------------------------------- steps a dead driver left behind
 
     def leftovers(self) -> list[Task]:
-        """Tasks whose journalled job may still exist on its host: interrupted (the driver died)
-        or lost (the connection dropped) after the job started."""
+        """Tasks whose job may still exist on its host: interrupted (the driver died) or lost (the
+        connection dropped) after their start was journalled, with its process or without (a
+        driver that died between starting the job and journalling its pid): the host is asked."""
         return [t for s in self.steps for t in s.tasks
-                if self.task_state(t).pid and self.task_state(t).status in (J.INTERRUPTED, J.LOST)]
+                if self.task_state(t).status in (J.INTERRUPTED, J.LOST)
+                and (self.task_state(t).pid or (t.shell in jobs.SHELLS and not t.manual))]
 
     def leftover_status(self, task: Task) -> tuple[str, int | None]:
         """What the host says about the task's job; raises RemoteError when it cannot be asked."""

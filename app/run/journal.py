@@ -312,6 +312,7 @@ class RunInfo:
     configuration: str = ""     # the bed's configuration the run used ("" = the bed as drawn)
     engine: str = ""            # what drove it when it started: "" (built-in) or "ansible"
     extra_vars: list[str] = field(default_factory=list)     # ansible-playbook's -e, given again on resume
+    withheld_vars: list[str] = field(default_factory=list)  # names of -e values never kept (app.run.extra_vars)
 
     def save(self) -> None:
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items() if k != "dir"}
@@ -324,7 +325,8 @@ def runs_root() -> Path:
 
 
 def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None = None,
-            configuration: str = "", engine: str = "", extra_vars: list[str] | None = None) -> RunInfo:
+            configuration: str = "", engine: str = "", extra_vars: list[str] | None = None,
+            withheld_vars: list[str] | None = None) -> RunInfo:
     root = root or runs_root()
     root.mkdir(parents=True, exist_ok=True)
     stem = _SAFE.sub("_", Path(bed_file).stem)[:40] or "bed"
@@ -339,7 +341,8 @@ def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None =
     else:
         raise OSError(f"cannot create a run directory under {root}")
     info = RunInfo(run_id, root / run_id, str(bed_file), bed_sha256, now_iso(), steps,
-                   configuration=configuration, engine=engine, extra_vars=list(extra_vars or []))
+                   configuration=configuration, engine=engine, extra_vars=list(extra_vars or []),
+                   withheld_vars=list(withheld_vars or []))
     info.save()
     return info
 
@@ -361,12 +364,14 @@ def open_run(ref: str, root: Path | None = None) -> RunInfo:
             wrong = [k for k, v in fields.items() if not isinstance(v, str)]
             if wrong:
                 raise ValueError(f"{meta}: the run's description has a {wrong[0]!r} that is not text")
-            extra = data.get("extra_vars") or []
-            if not isinstance(extra, list) or not all(isinstance(v, str) for v in extra):
-                raise ValueError(f"{meta}: the run's description has an 'extra_vars' that is not a list of text")
+            extra, withheld = data.get("extra_vars") or [], data.get("withheld_vars") or []
+            for key, value in (("extra_vars", extra), ("withheld_vars", withheld)):
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise ValueError(f"{meta}: the run's description has an {key!r} that is not a list of text")
             return RunInfo(fields["id"] or d.name, d, fields["bed_file"], fields["bed_sha256"],
                            fields["created"], fields["steps"], bool(data.get("dry_run")),
-                           configuration=fields["configuration"], engine=fields["engine"], extra_vars=extra)
+                           configuration=fields["configuration"], engine=fields["engine"], extra_vars=extra,
+                           withheld_vars=withheld)
     raise ValueError(f"no run {ref!r}: give a run id from `testbed-studio runs` or a run directory")
 
 

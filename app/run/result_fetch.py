@@ -58,7 +58,6 @@ def fetch_results(transport: Transport, task: Task, run_dir: Path, say: Callable
     `problem` (the step's journal): the run goes on either way.  Returns the stored names.
     `script_for(shell, path)` writes the command that prints a file as base64 (the WS-Man test
     server runs sh, not PowerShell)."""
-    from app.metrics.run_results import FETCHED, ResultFileError, attach
     stored = []
     for path in result_paths(task):
         script = script_for(task.shell, path)
@@ -78,17 +77,34 @@ def fetch_results(transport: Transport, task: Task, run_dir: Path, say: Callable
         except (binascii.Error, ValueError):
             say(f"[results] {path}: what {task.host} sent is not the file (not base64)")
             continue
-        try:
-            rec = attach(run_dir, raw, f"{task.host}:{path}", step=task.step, host=task.host, how=FETCHED,
-                         position=task.position)
-        except ResultFileError as exc:
-            say(f"[results] {exc}")
-            if problem is not None:
-                problem(f"the result file {path} from {task.host} cannot be read and was not kept: {exc}")
-            continue
-        except OSError as exc:
-            say(f"[results] {path}: cannot be kept with the run ({exc.strerror or exc})")
-            continue
-        say(f"[results] fetched {path} from {task.host} ({rec.tool}) -> {rec.stored}")
-        stored.append(rec.stored)
+        rec = keep_fetched(run_dir, raw, task, path, say, problem)
+        if rec is not None:
+            stored.append(rec.stored)
     return stored
+
+
+def keep_fetched(run_dir: Path, raw: bytes, task: Task, path: str, say: Callable[[str], None],
+                 problem: Callable[[str], None] | None = None):
+    """Parse and keep one fetched result file, whichever engine fetched it; never raises for what
+    the file holds: a file no parser can read (or one that breaks a parser) is said in the step's
+    output and journalled as a problem of the step, and the run goes on.  The kept record, or None."""
+    from app.metrics.run_results import FETCHED, ResultFileError, attach
+
+    def unreadable(why: str) -> None:
+        say(f"[results] {why}")
+        if problem is not None:
+            problem(f"the result file {path} from {task.host} cannot be read and was not kept: {why}")
+    try:
+        rec = attach(run_dir, raw, f"{task.host}:{path}", step=task.step, host=task.host, how=FETCHED,
+                     position=task.position)
+    except ResultFileError as exc:
+        unreadable(str(exc))
+        return None
+    except OSError as exc:
+        say(f"[results] {path}: cannot be kept with the run ({exc.strerror or exc})")
+        return None
+    except (Exception, RecursionError) as exc:       # a parser's fault must not end the run's driver
+        unreadable(f"{task.host}:{path}: no parser could read it ({type(exc).__name__}: {exc})")
+        return None
+    say(f"[results] fetched {path} from {task.host} ({rec.tool}) -> {rec.stored}")
+    return rec

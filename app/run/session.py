@@ -135,8 +135,10 @@ class RunSession:
         kind = "" if self.engine_kind in ("", BUILTIN) else self.engine_kind
         if kind and not self._engine_available(kind, run_id=""):
             return False
+        from app.run.extra_vars import for_resume
+        kept, withheld = for_resume(self.extra_vars)        # a secret never reaches run.json
         info = J.new_run(str(self.bed_path), self.digest, spec, self.runs_dir, configuration=self.configuration,
-                         engine=kind, extra_vars=self.extra_vars)
+                         engine=kind, extra_vars=kept, withheld_vars=withheld)
         # what the bed and its procedure said when the run began: the as-run record's reference
         import json
 
@@ -191,6 +193,11 @@ class RunSession:
                 engine = RunEngine(info, steps, self.factory, **options)
             else:
                 from app.ansible.engine import AnsibleEngine
+                if info.withheld_vars and not self.extra_vars:
+                    self._warn(E.REFUSED, f"run {info.id} started with -e values of {', '.join(info.withheld_vars)}, "
+                                          "which are never kept in the run's folder (they may be secrets); resume it "
+                                          "with the same -e arguments", run_id=info.id)
+                    return False
                 # a resume without -e keeps the variables the run started with
                 extra = self.extra_vars or info.extra_vars
                 if info.extra_vars and self.extra_vars != info.extra_vars:

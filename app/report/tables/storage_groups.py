@@ -53,7 +53,8 @@ def group_tables(bed: Any, idx: BedIndex, sizes: dict[str, float]) -> list[Table
     tables: list[Table] = []
     for g in bed.array_groups:
         members = [a.id for a in bed.arrays if a.group == g.name]
-        tables.append(_group_summary(g, members))
+        unsure = any(a.group is NOT_STATED for a in bed.arrays)     # any of them may be a member
+        tables.append(_group_summary(g, members, unsure))
         if not (g.name in idx.group_views and g.holds_storage):
             continue
         pool_members = {p.name: _pool_members(p, members) for p in g.pools}
@@ -101,7 +102,7 @@ def group_tables(bed: Any, idx: BedIndex, sizes: dict[str, float]) -> list[Table
     return tables
 
 
-def _group_summary(g: Any, members: list[str]) -> Table:
+def _group_summary(g: Any, members: list[str], unsure: bool) -> Table:
     t = Table(f"group-{slug(g.name)}", f"Array group: {g.name}", ["Array group", g.name], kind="keyvalue",
               widths=[40, 60])
     t.add("Group model", Cell(flat(g.model), ref=g.name) if g.model else missing(g.name, g.model))
@@ -111,8 +112,10 @@ def _group_summary(g: Any, members: list[str]) -> Table:
           if g.address else missing(g.name, g.address))
     if g.network or g.network is NOT_STATED:
         t.add("Network", Cell(flat(g.network), ref=g.network if g.network is not NOT_STATED else g.name))
-    t.add("Members", Cell(f"{len(members)}: {', '.join(members)}", ref=g.name) if members
-          else missing(g.name))
+    listed = f"{len(members)}: {', '.join(members)}" if members else ""
+    if unsure:      # arrays whose group the source does not state may be members too
+        listed = f"{listed}; others not stated" if listed else flat(NOT_STATED)
+    t.add("Members", Cell(listed, ref=g.name) if listed else missing(g.name))
     if g.holds_storage:
         t.add("Pools", Cell(", ".join(p.name for p in g.pools) or "", ref=g.name))
         t.add("Volumes", Cell(str(len(g.volumes)), ref=g.name))

@@ -31,7 +31,7 @@ from topology.methodology.values import (
     scaled,
 )
 from topology.unknown import NOT_STATED, stated
-from topology.workload_time import duration_minutes
+from topology.workload_time import duration_minutes, spoken_duration
 
 
 @domain("run", set(), "the run plan (one item when the bed has one, else one item with run.present = false)")
@@ -271,7 +271,7 @@ def _counter_hosts(ctx: BedContext) -> list[Item]:
     return out
 
 
-GROUP_NAMES = field_names("group", "number", "count", "loads", "minutes", "runners", "after")
+GROUP_NAMES = field_names("group", "number", "count", "loads", "minutes", "duration", "runners", "after")
 
 
 def _group_values(ctx: BedContext, phase: Phase, g: int) -> Values:
@@ -285,6 +285,7 @@ def _group_values(ctx: BedContext, phase: Phase, g: int) -> Values:
         minutes = stated(ctx.bed.run_plan.duration_minutes)
     if minutes is not None:
         put(vals, "group.minutes", as_number(round(minutes, 3), "workloads.duration_minutes"))
+        put(vals, "group.duration", as_text(spoken_duration(minutes), "workloads.duration_minutes"))
     runners = [r for w in group.workloads for r in phase.runners.get(w.id, []) if r]
     put(vals, "group.runners", as_number(len(runners)))
     if g:

@@ -1,0 +1,68 @@
+"""How the Ansible engine starts ansible-playbook: a wrapper that makes it, and everything it
+starts, die with the testbed-studio process that started it (app.ansible.engine)."""
+from __future__ import annotations
+
+PDEATHSIG_WRAPPER = """#!{python}
+# ansible-playbook and every process it starts (its workers, which lead sessions of their own,
+# and their ssh) are killed when the testbed-studio process that started them dies, kill -9
+# included (PR_SET_PDEATHSIG): no task is started or left running by a driver nobody sees any
+# more.  Orphans of ansible-playbook become this process's children (PR_SET_CHILD_SUBREAPER).
+import ctypes, os, shutil, signal, sys
+
+SECRETS = {secrets!r}     # the withheld -e files (app.run.extra_vars): gone with the pass
+
+
+def descendants():
+    children = dict()
+    for entry in os.listdir("/proc"):
+        try:
+            with open("/proc/" + entry + "/stat") as fh:
+                children.setdefault(int(fh.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+        except (OSError, ValueError, IndexError):
+            pass
+    found, todo = [], [os.getpid()]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            found.append(pid)
+            todo.append(pid)
+    return found
+
+
+def forget_secrets():
+    if SECRETS:
+        shutil.rmtree(SECRETS, ignore_errors=True)
+
+
+def end_everything(*_):
+    forget_secrets()
+    for _ in range(10):
+        found = descendants()
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    os._exit(137)
+
+
+signal.signal(signal.SIGUSR1, end_everything)
+try:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(36, 1)                      # PR_SET_CHILD_SUBREAPER
+    libc.prctl(1, signal.SIGUSR1)          # PR_SET_PDEATHSIG
+except (OSError, AttributeError):
+    pass
+if os.getppid() != {driver}:
+    forget_secrets()
+    sys.exit(125)       # the driver died before the lines above: start nothing
+child = os.fork()
+if child == 0:
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    os.execv({playbook!r}, [{playbook!r}, *sys.argv[1:]])
+_, status = os.waitpid(child, 0)
+forget_secrets()
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
