@@ -50,7 +50,7 @@ def test_no_destructive_command_selects_by_position_or_unknown_value(name, bed):
         if st.automation:   # no value the tool filled in (an auto-numbered LUN) was used
             assert not [n for n, v in st.values.items() if v.assumed], (name, st.number)
         else:
-            assert st.manual_reason or st.template.startswith(("common/", "esxi/")) or "rhev" in st.template, \
+            assert st.manual_reason or st.template.startswith("common/") or "rhev" in st.template, \
                 (name, st.number, st.template)
     if "identity" not in name:
         # the examples state no WWN or serial (reports never do): every disk is written by hand
@@ -211,3 +211,27 @@ def test_the_path_view_says_who_formats_a_volume():
     views = _comparison()
     text = " ".join(explain(views["rhev-vhost"], "r710", "eql:data00").summary_lines())
     assert "Formatted by guest1" in text and "never writes to it" in text
+
+
+
+
+@pytest.mark.parametrize("name", [n for n, _ in BEDS if n.endswith("+identity") and not n.endswith(("-fc+identity",
+                                                                                                 "-sas+identity"))])
+def test_a_reused_volume_is_never_written_and_its_kept_step_is_guarded(name):
+    """Every volume `reuse: true`: no step writes to a disk, and each step that keeps one and runs itself
+    selects its disk behind the guard, by identity, never by position."""
+    import copy
+    bed = copy.deepcopy(dict(BEDS)[name])
+    for holder in (*bed.arrays, *bed.array_groups):     # an array group (EqualLogic) holds volumes too
+        for v in holder.volumes:
+            v.reuse = True
+    steps = list(M.generate(bed).steps())
+    assert not [s.number for s in steps if s.destructive], name
+    kept = [s for s in steps if s.template.split("#")[-1] in ("mount-kept", "guest-mount-kept", "rhev-domain-kept")]
+    assert kept or not any(h.volumes for h in (*bed.arrays, *bed.array_groups)), name
+    for s in kept:
+        for c in s.automation:
+            assert "--- Testbed Studio guard" in c.script, (name, s.number)
+            own = c.script.split("--- end of guard", 1)[1]
+            assert not any(p.search(own) for p in POSITIONAL), (name, s.number)
+            assert re.search(r"(TB_WWN|TB_SERIAL|TB_TARGET|Wwn|Serial|Target) ?= ?'?\w", own), (name, s.number)

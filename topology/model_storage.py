@@ -100,6 +100,8 @@ class Volume:
                                        "segment_size_kb, read_cache, write_cache, write_cache_mirroring, "
                                        "read_ahead ...")
     label: str = fld("")
+    reuse: bool = fld(False, doc="it already holds its file system (labelled with `label`, else the volume's name), "
+                                 "which the steps check and mount, never partition or format")
     # how a host tells this LUN from every other disk it sees: the storage steps that write select
     # their device by these at run time (README "Storage steps that write to a disk")
     wwn: str = fld("", pattern=WWN_PATTERN,

@@ -69,9 +69,11 @@ def size_bounds(size_gb: object) -> tuple[int, int] | None:
     return int(gb * 1e9 * SIZE_LOW), int(gb * 2**30 * SIZE_HIGH)
 
 
-def select_by(volume: Any, lun: int | None) -> str:
-    """Which stated identity a step selects the volume's device by: wwn, serial, target, or ''."""
-    if normal_wwn(getattr(volume, "wwn", "")):
+def select_by(volume: Any, lun: int | None, shows_wwn: bool = True) -> str:
+    """Which stated identity a step selects the volume's device by: wwn, serial, target, or ''.
+    `shows_wwn` is False for a machine that cannot see a LUN's WWN (Windows Server 2008 and 2008 R2:
+    Win32_DiskDrive has none), which selects by the serial or the target and LUN instead."""
+    if shows_wwn and normal_wwn(getattr(volume, "wwn", "")):
         return "wwn"
     serial = getattr(volume, "serial", "")
     if isinstance(serial, str) and serial is not NOT_STATED and serial.strip():
@@ -81,9 +83,9 @@ def select_by(volume: Any, lun: int | None) -> str:
     return ""
 
 
-def identity_text(volume: Any, lun: int | None) -> str:
+def identity_text(volume: Any, lun: int | None, shows_wwn: bool = True) -> str:
     """The stated identity in words: 'WWN naa.600a...', 'serial SV1234', 'LUN 3 of target iqn...'."""
-    how = select_by(volume, lun)
+    how = select_by(volume, lun, shows_wwn)
     if how == "wwn":
         return f"WWN {wwn_name(volume.wwn)}"
     if how == "serial":

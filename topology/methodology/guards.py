@@ -23,11 +23,14 @@ from topology.methodology.values import Val
 GUARDS_DIR = Path(__file__).resolve().parent.parent.parent / "resources" / "templates" / "guards"
 # the programs a bash guard calls (the run's pre-flight checks them; `app.run.tool_needs`)
 GUARD_TOOLS: dict[str, tuple[str, ...]] = {
-    "linux-block": ("udevadm", "blkid", "findmnt", "find", "readlink", "grep", "tr", "head", "cat", "hostname"),
+    "linux-block": ("udevadm", "blkid", "findmnt", "find", "readlink", "grep", "tr", "head", "cat", "hostname", "sed"),
+    "esxi-disk": ("esxcli", "partedUtil", "awk", "sed", "grep", "tr", "head", "hostname"),
 }
 # guard name -> (the shell it is written for, its file)
 GUARDS: dict[str, tuple[str, str]] = {
     "linux-block": ("bash", "linux-block.sh"),
+    # the ESXi shell is busybox ash: the guard is POSIX sh, as the steps' scripts on ESXi are
+    "esxi-disk": ("bash", "esxi-disk.sh"),
     "windows-disk": ("powershell", "windows-disk.ps1"),          # Storage module (Get-Disk): 2012 and later
     "windows-disk-wmi": ("powershell", "windows-disk-wmi.ps1"),  # Win32_DiskDrive: 2008 and 2008 R2
 }

@@ -151,4 +151,27 @@ tb_require_blank() {   # refuses $TB_DEVICE when it is in use or holds anything
         *TYPE=*) tb_refuse "$TB_DEVICE already holds $(echo "$probe" | grep -E '^(PT)?TYPE=' | tr '\n' ' ')(a partition table, file system or LVM signature)" ;;
     esac
 }
+tb_require_reuse() {   # the bed keeps the volume's file system: sets TB_FS_DEVICE and TB_FS_TYPE, or refuses
+    # the file system labelled TB_REUSE_LABEL, on $TB_DEVICE itself or on exactly one of its partitions
+    local name=${TB_DEVICE##*/} dev probe label type found=() seen=''
+    for dev in "$TB_DEVICE" /sys/class/block/"$name"/"$name"*; do
+        case $dev in
+            /sys/*) [ -e "$dev/partition" ] || continue; dev=/dev/${dev##*/} ;;
+        esac
+        probe=$(blkid -p -o export "$dev" 2>/dev/null || true)
+        label=$(printf '%s\n' "$probe" | sed -n 's/^LABEL=//p')
+        type=$(printf '%s\n' "$probe" | sed -n 's/^TYPE=//p')
+        [ -n "$type" ] && seen="$seen $dev:$type${label:+:$label}"
+        case $type in ''|LVM2_member|swap|linux_raid_member|crypto_LUKS) continue ;; esac
+        [ "$label" = "$TB_REUSE_LABEL" ] && found+=("$dev:$type")
+    done
+    if [ "${#found[@]}" -eq 0 ]; then
+        tb_refuse "the bed keeps its file system labelled $TB_REUSE_LABEL, but $TB_DEVICE holds${seen:- nothing: no file system}"
+    fi
+    if [ "${#found[@]}" -gt 1 ]; then
+        tb_refuse "$TB_DEVICE holds ${#found[@]} file systems labelled $TB_REUSE_LABEL (${found[*]})"
+    fi
+    # shellcheck disable=SC2034  # both are read by the step that keeps the file system
+    TB_FS_DEVICE=${found[0]%%:*} TB_FS_TYPE=${found[0]#*:}
+}
 # --- end of guard

@@ -94,12 +94,19 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
                 lun = _owner_lun(a, v.name, sid)
                 if lun is not None:
                     put(vals, "volume.lun", as_number(lun, f"{a.id}.mappings"))
-                identity_values(ctx, vals, a, v, lun)
+                identity_values(ctx, vals, a, v, lun, shows_wwn=_shows_wwn(ctx, sid))
                 who = ctx.volume_owners()[f"{a.id}:{v.name}"]
                 put(vals, "volume.owner_reason", as_text(who.reason, f"{a.id}:{v.name}"))
                 out.append(Item(vals, sid, platform_of(s), ctx.machine_group(sid), 6000 + i * 1000 + j))
     return out
 
+
+
+def _shows_wwn(ctx: BedContext, sid: str) -> bool:
+    """Whether the machine's own tools show a LUN's WWN: not on Windows Server 2008 / 2008 R2, whose
+    Win32_DiskDrive gives the serial only (Get-Disk's UniqueId arrives with 2012)."""
+    release = ctx.profile(sid).release
+    return not (release.family == "windows" and bool(release.version) and release.version < (2012, 0))
 
 
 PATH_NAMES = field_names("path", "index", "kind", "initiator", "initiator_name", "initiator_nic", "initiator_label",

@@ -159,9 +159,11 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
 _VOLUME_FIELDS: dict[str, ValueKind] = {
     "name": as_text, "label": as_text, "group": as_text, "pool": as_text, "size_gb": as_number, "remainder": as_bool,
     "purpose": as_list, "owner": as_text, "provisioning": as_token, "drive": as_text, "dataset": as_text,
-    "read_only": as_bool}
+    "read_only": as_bool, "reuse": as_bool}
 VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter", "mount_path", "first_in_group",
                  "group_index", "lun", "lun_auto", "lun_pattern",
+                 # reuse: the label of the file system the steps keep and mount instead of formatting
+                 "reuse_label",
                  # how a host finds this LUN's disk at run time (topology/volume_identity.py)
                  "wwn", "wwn_name", "wwn_upper", "serial", "target", "select_by", "min_bytes", "max_bytes",
                  "scsi_vendor", "scsi_product", "device", "identify",
@@ -227,6 +229,10 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
     letter = v.drive.rstrip(":") if re.fullmatch(r"[A-Za-z]:?", v.drive or "") else ""
     put(out, "volume.drive_letter", as_text(letter, f"{ref}.drive"))
     put(out, "volume.mount_path", as_text(v.drive if v.drive and not letter else "", f"{ref}.drive"))
+    if v.label is NOT_STATED:
+        put(out, "volume.reuse_label", not_stated(f"{ref}.label"))
+    else:
+        put(out, "volume.reuse_label", as_text(v.label or v.name, f"{ref}.label" if v.label else f"{ref}.name"))
     put(out, "volume.first_in_group", as_bool(first_in_group, f"{ref}.group"))
     put(out, "volume.group_index", as_number(group_index, f"{ref}.group"))
     numbers = ctx.cached(("volume-numbers", a.id), lambda: _positions(a))
@@ -245,10 +251,13 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
     return out
 
 
-def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: int | None) -> None:
+def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: int | None,
+                    shows_wwn: bool = True) -> None:
     """What a step that writes to the volume's disk selects and checks it by (`volume_identity`):
     the stated WWN, serial or target with `lun` (the LUN the bed states for the machine the step runs
-    on), the size band, the array family's SCSI vendor and product, and the words that name the disk."""
+    on), the size band, the array family's SCSI vendor and product, and the words that name the disk --
+    on a machine that shows no WWN (`shows_wwn` False: Windows Server 2008/2008 R2) the serial or the
+    target and LUN it selects by, never a WWN its tools cannot show."""
     ref = f"{a.id}:{v.name}"
     hexid = normal_wwn(v.wwn)
     if hexid:
@@ -261,8 +270,10 @@ def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: 
     target = normal_target(v.target)
     put(out, "volume.target", as_text(target, f"{ref}.target") if target else
         (not_stated(f"{ref}.target") if v.target is NOT_STATED else None))
-    how = select_by(v, lun)
-    put(out, "volume.select_by", as_token(how or "none", f"{ref}.wwn"))
+    how = select_by(v, lun, shows_wwn)
+    hidden_wwn = not how and not shows_wwn and bool(hexid)
+    # a WWN the machine cannot show still says why no command selects by it (guards.selection_reason)
+    put(out, "volume.select_by", as_token(how or ("wwn" if hidden_wwn else "none"), f"{ref}.wwn"))
     bounds = size_bounds(v.size_gb)
     if bounds is not None:
         put(out, "volume.min_bytes", as_number(bounds[0], f"{ref}.size_gb"))
@@ -275,8 +286,16 @@ def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: 
         put(out, "volume.scsi_vendor", as_text(family.scsi_vendor, f"{a.id}.model"))
         put(out, "volume.scsi_product", as_text(family.scsi_product, f"{a.id}.model"))
     size = size_text(v.size_gb) if v.size_gb is not None and v.size_gb is not NOT_STATED else ""
-    said = identity_text(v, lun)
-    if said:
+    said = identity_text(v, lun, shows_wwn)
+    if not said:
+        out.pop("volume.device", None)      # volume_values' words may name a WWN this machine cannot show
+    if hidden_wwn:
+        put(out, "volume.identify", as_text(
+            f"the disk of {ref}{' (' + size + ')' if size else ''}, whose WWN ({wwn_name(v.wwn)}) this Windows "
+            "release does not show: before writing to it, compare the disk's serial (wmic diskdrive get "
+            "Index,SerialNumber,Size) with the array's list of volumes, and state it in the bed (serial: of "
+            f"{ref})", f"{ref}.wwn"))
+    elif said:
         put(out, "volume.device", as_text(f"{ref} ({said}{', ' + size if size else ''})", f"{ref}.wwn"))
         put(out, "volume.identify", as_text(f"the disk with {said}{' (' + size + ')' if size else ''}", f"{ref}.wwn"))
     else:
