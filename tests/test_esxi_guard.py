@@ -159,3 +159,16 @@ def test_a_reused_datastore_is_checked_never_made(shell, fakes, tmp_path):
                         devices=["device_list_d_sun_comstar_iscsi_esxi55.txt"])
     assert done.returncode != 0 and "holds no datastore, not the datastore iscsi-datastore" in done.stderr, done.stderr
     assert writes == []
+
+
+def test_every_esxi_script_is_started_with_sh_which_esxi_has():
+    """ESXi's shell is busybox sh: a task started with `bash -s` (the SSH transport's bash) could
+    not start there, and the Ansible task would ask for /bin/bash."""
+    from app.ansible.tasks import step_tasks
+    from app.run.plan import run_steps
+    bed = with_identities(platform_bed(_case("esxi80"), "fc"))
+    steps = run_steps(M.generate(bed), {s.id: "ssh" for s in bed.servers})
+    esxi = [(s, t) for s in steps for t in s.tasks if t.platform == "esxi"]
+    assert len(esxi) >= 5 and {t.shell for _, t in esxi} == {"sh"}
+    step, task = esxi[0]
+    assert "/bin/bash" not in str(step_tasks(step, task, 0, False))

@@ -142,8 +142,8 @@ def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) 
                                   vendor_cli_script(cmd.verify, cmd.invoke) if cmd.verify else None, cmd.platform,
                                   position=step.position))
                 continue
-            tasks.append(Task(step.number, host, cmd.shell, cmd.script, cmd.verify, cmd.platform, cmd.ansible,
-                              step.position))
+            tasks.append(Task(step.number, host, _host_shell(cmd), cmd.script, cmd.verify, cmd.platform,
+                              cmd.ansible, step.position))
         if not tasks:
             why = ("no remote access is set for " + ", ".join(dict.fromkeys(unreachable)) if unreachable
                    else "the vendor CLI cannot be started: its template has no `invoke:` line or the bed "
@@ -154,6 +154,12 @@ def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) 
     return RunStep(step.number, step.text, section, title, step.target or MANUAL_HOST, tasks,
                    step.template, why, list(step.devices) if step.destructive else [],
                    stated_seconds=_stated_seconds(step), table=step.table)
+
+
+def _host_shell(cmd) -> str:
+    """The shell a script is started with on its host: ESXi has busybox sh and no bash (its
+    templates are POSIX sh, checked with `sh -n` and `shellcheck -s sh`)."""
+    return "sh" if cmd.platform == "esxi" and cmd.shell == "bash" else cmd.shell
 
 
 def _stated_seconds(step: Step) -> float | None:
