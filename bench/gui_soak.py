@@ -49,6 +49,9 @@ def soak_bed(folder: Path) -> Path:
         "parameters": {"filename": str(folder / "soak.dat"), "size": "16m", "duration_minutes": 0.5},
         "access": [{"block_kb": 4, "read_pct": 70, "random_pct": 100}]})
     data.setdefault("access", []).append({"host": "soak-lc", "transport": "local"})
+    for entry in data.get("test_matrix") or []:     # the run section runs the workloads its test names
+        if isinstance(entry.get("workloads"), list):
+            entry["workloads"].append("soak-fio")
     server = data["servers"][0]["id"]
     data.setdefault("configurations", [
         {"id": "as-drawn", "description": "the bed as drawn"},
@@ -100,7 +103,9 @@ def script(s, minutes: float, figures: dict):
     n = 0
     while time.monotonic() - start < minutes * 60:
         n += 1
-        # another scenario, another configuration
+        # another scenario, another configuration, seen on the diagram
+        window.tabs.setCurrentWidget(window.canvas)
+        yield later(0.2)
         mark()
         doc.scenario.set(scenarios[n % len(scenarios)] or None)
         yield from action("scenario")
@@ -109,8 +114,6 @@ def script(s, minutes: float, figures: dict):
             ConfigurationChoice.of(doc).choose(configurations[n % len(configurations)])
             yield from action("configuration")
         # the diagram: drag a device, undo it, right-click, Escape
-        window.tabs.setCurrentWidget(window.canvas)
-        yield later(0.2)
         canvas = window.canvas
         item = canvas.devices.get("soak-lc")
         if item is not None:
@@ -141,8 +144,10 @@ def script(s, minutes: float, figures: dict):
             yield later(0.2)
             mark()
             run.new_run()
-            load = next(st for st in run.steps if st.template.endswith("run.yaml#load")
-                        and any(t.host == "soak-lc" for t in st.tasks))
+            load = next((st for st in run.steps if st.template.endswith("run.yaml#load")
+                         and any(t.host == "soak-lc" for t in st.tasks)), None)
+            if load is None:
+                raise LookupError("the soak bed's procedure has no fio load step on soak-lc")
             run._run([load])
             yield from action("run start")
             yield later(4.0)
