@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
@@ -100,10 +101,16 @@ class CollectionWatch:
         self.gui_thread = gui_thread if gui_thread is not None else threading.get_ident()
         self.off_thread: list[tuple[str, int]] = []     # (thread name, generation)
         self.on_thread = 0
+        self.longest: dict[int, float] = {}              # generation -> the longest collection's seconds
+        self._started = 0.0
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
-        if phase != "start":
+        if phase == "stop":
+            generation = info.get("generation", -1)
+            took = time.perf_counter() - self._started
+            self.longest[generation] = max(self.longest.get(generation, 0.0), took)
             return
+        self._started = time.perf_counter()
         if threading.get_ident() == self.gui_thread:
             self.on_thread += 1
         else:

@@ -214,7 +214,8 @@ def child(minutes: float, size: str) -> int:
           f"worst {max(delays, default=0) * 1000:.0f} ms, over {REPAINT_LIMIT_S:g} s: {len(slow)} {slow[:5]}; "
           f"RSS {settled[0] if settled else 0:.0f} MB at {SETTLE_S} s -> {settled[-1] if settled else 0:.0f} MB "
           f"at the end (growth {growth:+.1f} MB, limit {RSS_GROWTH_LIMIT_MB}); collections off the GUI thread: "
-          f"{len(gc_watch.off_thread)}, on it: {gc_watch.on_thread}", flush=True)
+          f"{len(gc_watch.off_thread)}, on it: {gc_watch.on_thread}; longest collection by generation: "
+          + ", ".join(f"{g}: {t * 1000:.0f} ms" for g, t in sorted(gc_watch.longest.items())), flush=True)
     if failure:
         print(f"gui soak: {failure[0]}", file=sys.stderr)
         return 1
