@@ -131,32 +131,37 @@ def _v(v: Version) -> str:
     return f"{v[0]}" + (" R2" if len(v) > 1 and v[1] == 2 else "")
 
 
-def bash_problems(scripts: list[Script]) -> list[str]:
-    """`bash -n` and shellcheck (everything but style) over every bash script, in two runs."""
-    bash = [s for s in scripts if s.shell == "bash"]
-    if not bash:
+def shell_problems(items: list[tuple[str, str]], dialect: str = "bash") -> list[str]:
+    """`DIALECT -n` and shellcheck (everything but style) over every (label, script), each tool
+    started once for all of them (a start per script is most of the time these checks take)."""
+    if not items:
         return []
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         files = []
-        for k, s in enumerate(bash):
+        for k, (_label, text) in enumerate(items):
             p = Path(tmp) / f"s{k}.sh"
-            p.write_text("#!/bin/bash\n" + s.text + "\n", encoding="utf-8")
+            p.write_text(f"#!/bin/{dialect}\n" + text + "\n", encoding="utf-8")
             files.append(p)
-        loop = 'for f in "$@"; do bash -n "$f" 2>&1 | sed "s|^|$(basename "$f"): |"; done'
+        loop = f'for f in "$@"; do {dialect} -n "$f" 2>&1 | sed "s|^|$(basename "$f"): |"; done'
         syntax = subprocess.run(["bash", "-c", loop, "bash", *map(str, files)], capture_output=True, text=True,
                                 timeout=300)
         for line in syntax.stdout.splitlines():
             k = int(line.split(".sh", 1)[0][1:])
-            out.append(f"{bash[k].step} ({bash[k].template}) bash -n: {line}")
-        check = subprocess.run(["shellcheck", "-s", "bash", "-S", "info", "-f", "json1", *map(str, files)],
+            out.append(f"{items[k][0]} {dialect} -n: {line}")
+        check = subprocess.run(["shellcheck", "-s", dialect, "-S", "info", "-f", "json1", *map(str, files)],
                                capture_output=True, text=True, timeout=300)
         for c in json.loads(check.stdout or '{"comments": []}')["comments"]:
             k = int(Path(c["file"]).stem[1:])
-            lines = bash[k].text.splitlines() or [""]
+            lines = items[k][1].splitlines() or [""]
             where = lines[min(max(0, c["line"] - 2), len(lines) - 1)]   # line 1 of the file is the shebang
-            out.append(f"{bash[k].step} ({bash[k].template}) shellcheck SC{c['code']}: {c['message']} in: {where}")
+            out.append(f"{items[k][0]} shellcheck -s {dialect} SC{c['code']}: {c['message']} in: {where}")
     return out
+
+
+def bash_problems(scripts: list[Script]) -> list[str]:
+    """`bash -n` and shellcheck over every bash script of a procedure."""
+    return shell_problems([(f"{s.step} ({s.template})", s.text) for s in scripts if s.shell == "bash"])
 
 
 def problems(bed, meth: Methodology) -> list[str]:

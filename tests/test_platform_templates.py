@@ -7,10 +7,8 @@ values reach the scripts only as data, and each example gets the steps its desig
 from __future__ import annotations
 
 import functools
-import json
 import re
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 import yaml
 
 from resources import example_path
+from tests.script_checks import shell_problems
 from tests.storage_identity import with_identities
 from topology import methodology as M
 from topology import quoting
@@ -111,34 +110,6 @@ def _commands(meth: M.Methodology, shell: str) -> Iterator[tuple[M.Step, M.Comma
 
 # ------------------------------------------------------------------------------------ parsing
 
-def _checked_in_one_run(items: list[tuple[str, str]], dialect: str) -> list[str]:
-    """`DIALECT -n` and shellcheck over every (label, script), each tool started once for all of
-    them (a shellcheck start per script was most of this test's time)."""
-    if not items:
-        return []
-    problems = []
-    with tempfile.TemporaryDirectory() as tmp:
-        files = []
-        for k, (_label, text) in enumerate(items):
-            path = Path(tmp) / f"s{k}.sh"
-            path.write_text(f"#!/bin/{dialect}\n{text}\n", encoding="utf-8")
-            files.append(path)
-        loop = f'for f in "$@"; do {dialect} -n "$f" 2>&1 | sed "s|^|$(basename "$f"): |"; done'
-        syntax = subprocess.run(["bash", "-c", loop, "bash", *map(str, files)], capture_output=True, text=True,
-                                timeout=300)
-        for line in syntax.stdout.splitlines():
-            k = int(line.split(".sh", 1)[0].rsplit("/", 1)[-1][1:])
-            problems.append(f"{items[k][0]} ({dialect} -n): {line}")
-        check = subprocess.run(["shellcheck", "--shell", dialect, "--severity", "info", "-f", "json1",
-                                *map(str, files)], capture_output=True, text=True, timeout=300)
-        for c in json.loads(check.stdout or '{"comments": []}')["comments"]:
-            k = int(Path(c["file"]).stem[1:])
-            lines = items[k][1].splitlines() or [""]
-            where = lines[min(max(0, c["line"] - 2), len(lines) - 1)]   # line 1 of the file is the shebang
-            problems.append(f"{items[k][0]} (shellcheck -s {dialect}) SC{c['code']}: {c['message']} in: {where}")
-    return problems
-
-
 @pytest.mark.parametrize("name", [*EXAMPLES, *VARIANTS])
 def test_every_bash_script_passes_bash_n_and_shellcheck(name):
     by_dialect: dict[str, dict[str, str]] = {"bash": {}, "sh": {}}
@@ -146,7 +117,7 @@ def test_every_bash_script_passes_bash_n_and_shellcheck(name):
         for dialect in ("bash", "sh") if c.platform == "esxi" else ("bash",):
             by_dialect[dialect].setdefault(text, f"{st.number} {st.template}")
     problems = [p for dialect, texts in by_dialect.items()
-                for p in _checked_in_one_run([(label, text) for text, label in texts.items()], dialect)]
+                for p in shell_problems([(label, text) for text, label in texts.items()], dialect)]
     assert not problems, "\n".join(problems)
 
 
