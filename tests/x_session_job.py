@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "x-session-job"
-RUN_SECONDS = 20
+RUN_SECONDS = 10
 
 
 def into_view(widget):
