@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from topology.device_face import face_size, group_card_size
+from topology.device_face import CHASSIS_H, chassis_width, face_size, group_card_size
 from topology.ids import SEP
 from topology.model import VM, Bed, Chassis, Network, Server, StorageArray, Switch
 
@@ -161,14 +161,18 @@ def vm_grid(width: float, count: int) -> tuple[int, int]:
 
 def drawn_size(dev: Any, vms: int = 0, *, expanded: bool = False) -> tuple[float, float]:
     """Width and height of a device on the diagram: the layout's size plus room for VM chips."""
-    if isinstance(dev, Chassis):
-        bays = dev.bays or 14
-        return max(180.0, 16.0 * bays + 24), 84.0
+    if isinstance(dev, Chassis):        # its blades and I/O modules are drawn in their bays inside it
+        return chassis_width(dev), CHASSIS_H
     w, h = device_size(dev, expanded=expanded)
     if isinstance(dev, Server) and vms:
         _cols, rows = vm_grid(w, vms)
         h += rows * VM_CHIP_H + 4
     return w, h
+
+
+def chassis_contents(bed: Bed, chassis: str) -> list[Server | Switch]:
+    """The blades (servers) and I/O modules (switches) a chassis holds, drawn in its bays."""
+    return [d for d in (*bed.servers, *bed.switches) if d.chassis == chassis]
 
 
 def vms_by_host(bed: Bed) -> dict[str, list[VM]]:

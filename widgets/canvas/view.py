@@ -80,7 +80,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
         # views of the model, rebuilt from it (never edited directly)
         self.objects: dict[str, Any] = {}          # drawn id -> model object
         self.vms_of: dict[str, list] = {}          # host id -> its VMs
-        self.blades_of: dict[str, list] = {}       # chassis id -> its servers
+        self.blades_of: dict[str, list] = {}       # chassis id -> its blades and I/O modules
         self.cabled: dict[str, set[str]] = {}      # device id -> port names with a cable
         self.badges: dict[str, diagram.Badge] = {}
         self.highlight: frozenset[str] = frozenset()   # selected ports and VMs (drawn inside devices)
