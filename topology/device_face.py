@@ -128,9 +128,13 @@ def group_card_lines(group: Any, members: list[str]) -> tuple[str, list[str]]:
 
     address = f"group address {said(group.address)}" if group.address or group.address is NOT_STATED \
         else "group address not set"
-    head = f"{address} · {len(members)} member{'s' if len(members) != 1 else ''}"
     if members:
-        head += f": {members[0]}" + (f" … {members[-1]}" if len(members) > 1 else "")
+        head = f"{address} · {len(members)} member{'s' if len(members) != 1 else ''}: {members[0]}" \
+            + (f" … {members[-1]}" if len(members) > 1 else "")
+    else:       # a group has at least one member: none named in the bed is a count not stated
+        head = f"{address} · members not stated"
+    if not group.holds_storage:
+        return head, discovery_rows(group)
     rows = []
     for v in group.volumes[:GROUP_VOLUMES_SHOWN]:
         size = stated(v.size_gb)
@@ -147,6 +151,19 @@ def group_card_lines(group: Any, members: list[str]) -> tuple[str, list[str]]:
     if not group.volumes:
         rows.append("no volumes")
     return head, rows
+
+
+def discovery_rows(group: Any) -> list[str]:
+    """A group known only from discovery (no pools, volumes or access records in the bed): what is
+    known of it, and 'not stated' for the rest."""
+    from topology.unknown import NOT_STATED
+
+    def known(label: str, value: Any) -> str:
+        return f"{label} {value}" if value and value is not NOT_STATED else f"{label} not stated"
+
+    return [known("discovery network", group.network),
+            known("model", group.model) + " · " + known("firmware", group.firmware),
+            "known from discovery only:", "pools, volumes, access records not stated"]
 
 
 def group_card_size(group: Any, members: list[str]) -> tuple[float, float]:

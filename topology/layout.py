@@ -237,12 +237,12 @@ def chip_size(item: Any) -> tuple[float, float]:
 
 
 def drawn_groups(bed: Bed) -> list[Any]:
-    """The array groups the diagram draws as cards: those that hold storage (pools, volumes, access),
-    under a name no other component takes."""
+    """The array groups the diagram draws as cards, under a name no other component takes: one that
+    holds storage lists its volumes, one known only from discovery says what is known of it."""
     taken: set[str] = set()
     for coll in (bed.servers, bed.switches, bed.arrays, bed.chassis, bed.networks, bed.vms):
         taken.update(d.id for d in coll)
-    return [g for g in bed.array_groups if g.holds_storage and g.name and g.name not in taken]
+    return [g for g in bed.array_groups if g.name and g.name not in taken]
 
 
 def group_member_ids(bed: Bed, group: str) -> list[str]:
