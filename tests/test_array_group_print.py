@@ -169,8 +169,7 @@ def test_the_canvas_draws_the_card_and_it_grows_with_a_new_volume(qtbot):
     qtbot.waitUntil(lambda: canvas.chips["eql-group"].h == before, timeout=5000)
 
 
-def test_picking_the_card_says_what_the_group_holds_not_that_it_names_nothing(qtbot, dialogs, tmp_path,
-                                                                               monkeypatch):
+def test_picking_the_card_opens_the_groups_form_not_that_it_names_nothing(qtbot, dialogs, tmp_path, monkeypatch):
     from tests.dialogs import forget_changes
     from widgets.main_window import MainWindow
     monkeypatch.setenv("TESTBED_STUDIO_STATE_DIR", str(tmp_path / "state"))
@@ -184,11 +183,12 @@ def test_picking_the_card_says_what_the_group_holds_not_that_it_names_nothing(qt
     qtbot.mouseClick(w.canvas.viewport(), Qt.MouseButton.LeftButton,
                      pos=w.canvas.mapFromScene(chip.mapToScene(chip.w / 2, chip.h / 2)))
     qtbot.waitUntil(lambda: w.selection.ids == {"eql-group"}, timeout=5000)
-    words = w.properties.subtitle.text()
-    assert "names nothing" not in words and all(v in words for v in GROUP_VOLUMES)
+    assert w.properties.title.text() == "Array group eql-group"
+    assert "names nothing" not in w.properties.subtitle.text()
+    w.properties.editor("address")                  # its form (tests/test_array_group_form.py edits it)
     w.selection.set(["eql-group:guest2-data"])
-    words = w.properties.subtitle.text()
-    assert "guest2-data · pool default" in words and "guest1-data" not in words
+    assert w.properties.title.text() == "Volume eql-group:guest2-data"
+    assert w.properties.editor("pool").currentText() == "default"
     w.document.validation.wait()
     w.methodology.wait()
 
