@@ -188,3 +188,23 @@ def test_drawio_and_graphml_put_each_blade_and_module_in_its_bay(tmp_path):
     g = nx.read_graphml(export_diagram(bed, tmp_path / "bed.graphml").path)
     bays = {a: d["bay"] for a, b, d in g.edges(data=True) if b == "BCH" and d["relation"] == "in_bay"}
     assert bays == {"HS22-A": "not stated", "qlogic-bay3": "3", "qlogic-bay4": "4", "lan-module": "not stated"}
+
+
+def test_the_canvas_redraws_the_chassis_when_a_module_moves_bay(qtbot):
+    """On the canvas the chassis is painted with its modules, and follows an edit of a module's bay."""
+    from test_canvas import Studio
+
+    from app.document import Document
+    from topology.edits import SetField
+    doc = Document()
+    studio = Studio(qtbot, doc)
+    doc.open(example_path(BLADE))
+    canvas = studio.canvas
+    assert {d.id for d in canvas.blades_of["BCH"]} == {"HS22-A", "qlogic-bay3", "qlogic-bay4", "lan-module"}
+    item = canvas.devices["BCH"]
+    painted = []
+    item.update = lambda *a: painted.append(a)          # the chassis is asked to repaint
+    lan = next(s for s in doc.bed.switches if s.id == "lan-module")
+    doc.apply(SetField(lan, "bay", 1, text="Set bay of lan-module", owner="lan-module"))
+    qtbot.waitUntil(lambda: bool(painted), timeout=5000)
+    doc.undo_stack.clear()
