@@ -172,7 +172,8 @@ def drawn_size(dev: Any, vms: int = 0, *, expanded: bool = False) -> tuple[float
 
 def chassis_contents(bed: Bed, chassis: str) -> list[Server | Switch]:
     """The blades (servers) and I/O modules (switches) a chassis holds, drawn in its bays."""
-    return [d for d in (*bed.servers, *bed.switches) if d.chassis == chassis]
+    blades: list[Server | Switch] = [s for s in bed.servers if s.chassis == chassis]
+    return blades + [s for s in bed.switches if s.chassis == chassis]
 
 
 def vms_by_host(bed: Bed) -> dict[str, list[VM]]:

@@ -61,7 +61,7 @@ class Located:
     #                            controller, enclosure, disk set
     obj: Any                   # the model object the form edits
     device: Any                # the top-level component holding it (itself for a component)
-    array: StorageArray | None = None
+    array: StorageArray | ArrayGroup | None = None     # the scope its local names are looked up in
     detail: str = ""           # e.g. "slot 3 of E0" for a disk set reached through a slot
 
     @property
@@ -179,7 +179,7 @@ def _slots(text: str) -> range:
 
 # ============================================================================ reference candidates
 
-def ref_candidates(bed: Bed, kind: str, array: StorageArray | None = None,
+def ref_candidates(bed: Bed, kind: str, array: StorageArray | ArrayGroup | None = None,
                    idx: BedIndex | None = None) -> list[str]:
     """The ids a reference field of this kind may name (the loader refuses anything else)."""
     idx = idx or BedIndex(bed)
@@ -296,7 +296,8 @@ def _walk_plan(cls: type) -> tuple[tuple[str, str, str], ...]:
     return tuple(out)
 
 
-def _sites(obj: Any, array: StorageArray | None, owner: str) -> Iterator[tuple[Any, str, Any, Any, str, Any, str]]:
+def _sites(obj: Any, array: StorageArray | ArrayGroup | None,
+           owner: str) -> Iterator[tuple[Any, str, Any, Any, str, Any, str]]:
     """(holder, attr, key, value, kind, array, owner) for every place an id is written.
 
     key is None for a plain attribute, an index for a list entry; placement mappings are
