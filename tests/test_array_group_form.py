@@ -104,3 +104,22 @@ def test_a_group_volume_opens_its_own_form(qtbot, form):
     selection.set(["eql-group:guest2-data"])
     assert editor.title.text() == "Volume eql-group:guest2-data"
     assert editor.editor("pool").currentText() == "default"
+
+
+def test_a_pool_spans_only_members_of_its_group(qtbot, form, tmp_path):
+    """The loader refuses a group's pool that names an array outside the group: so does the form."""
+    from topology.edits import SetField
+    doc, selection, editor = form
+    sixth = next(a for a in doc.bed.arrays if a.id == "PS5000XV-6")
+    doc.apply(SetField(sixth, "group", "", text="Take PS5000XV-6 out of the group", owner="PS5000XV-6"))
+    selection.set(["eql-group:pool:default"])
+    assert editor.title.text() == "Pool eql-group:pool:default"
+    pool = doc.bed.array_groups[0].pools[0]
+    binding = editor._binding("members")
+    before = doc.undo_stack.count()
+    editor._commit(binding, ["PS5000XV-1", "PS5000XV-6"])       # as the tick menu commits a choice
+    assert pool.members is NOT_STATED and "PS5000XV-6" in editor.message("members")
+    assert doc.undo_stack.count() == before
+    editor._commit(binding, ["PS5000XV-1", "PS5000XV-2"])
+    assert pool.members == ["PS5000XV-1", "PS5000XV-2"] and doc.undo_stack.count() == before + 1
+    assert load(doc.save(tmp_path / "pool.yaml")).array_groups[0].pools[0].members == ["PS5000XV-1", "PS5000XV-2"]

@@ -182,6 +182,8 @@ def _slots(text: str) -> range:
 def ref_candidates(bed: Bed, kind: str, array: StorageArray | ArrayGroup | None = None,
                    idx: BedIndex | None = None) -> list[str]:
     """The ids a reference field of this kind may name (the loader refuses anything else)."""
+    if kind == "array" and isinstance(array, ArrayGroup):   # a group's pool spans members of the group only
+        return [a.id for a in bed.arrays if a.group == array.name]
     idx = idx or BedIndex(bed)
     tables: dict[str, dict[str, Any]] = {
         "server": idx.servers, "switch": idx.switches, "array": idx.arrays, "network": idx.networks,
