@@ -99,11 +99,19 @@ def test_renaming_the_group_renames_its_members_group_and_reopens(qtbot, form, t
     assert _group(doc).name == "eql-group" and {a.group for a in doc.bed.arrays if a.id in MEMBERS} == {"eql-group"}
 
 
-def test_a_group_volume_opens_its_own_form(qtbot, form):
+def test_a_group_volume_opens_its_own_form(qtbot, form, tmp_path):
     doc, selection, editor = form
     selection.set(["eql-group:guest2-data"])
     assert editor.title.text() == "Volume eql-group:guest2-data"
     assert editor.editor("pool").currentText() == "default"
+    # renamed there, the group's access records and every GROUP:VOLUME reference follow, in one edit
+    type_into(qtbot, editor.editor("name"), "guest2-db")
+    group = doc.bed.array_groups[0]
+    assert "guest2-db" in [m.volume for m in group.mappings] and "guest2-data" not in [m.volume for m in group.mappings]
+    assert selection.ids == {"eql-group:guest2-db"}
+    assert load(doc.save(tmp_path / "vol.yaml")).array_groups[0].volumes[1].name == "guest2-db"
+    doc.undo_stack.undo()
+    assert "guest2-data" in [m.volume for m in group.mappings]
 
 
 def test_a_pool_spans_only_members_of_its_group(qtbot, form, tmp_path):
