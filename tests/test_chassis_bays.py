@@ -190,8 +190,10 @@ def test_drawio_and_graphml_put_each_blade_and_module_in_its_bay(tmp_path):
     assert bays == {"HS22-A": "not stated", "qlogic-bay3": "3", "qlogic-bay4": "4", "lan-module": "not stated"}
 
 
-def test_the_canvas_redraws_the_chassis_when_a_module_moves_bay(qtbot):
-    """On the canvas the chassis is painted with its modules, and follows an edit of a module's bay."""
+def test_on_the_canvas_a_module_is_picked_in_its_bay_and_follows_an_edit_of_it(qtbot):
+    """On the canvas the chassis is painted with its modules, a click on a bay picks its module, and the
+    chassis follows an edit of a module's bay."""
+    from PySide6.QtCore import Qt
     from test_canvas import Studio
 
     from app.document import Document
@@ -202,6 +204,15 @@ def test_the_canvas_redraws_the_chassis_when_a_module_moves_bay(qtbot):
     canvas = studio.canvas
     assert {d.id for d in canvas.blades_of["BCH"]} == {"HS22-A", "qlogic-bay3", "qlogic-bay4", "lan-module"}
     item = canvas.devices["BCH"]
+    # a module is picked where it is drawn: a click on its bay selects it, its tooltip says where it is
+    canvas.centerOn(item)
+    face, _box = _face(doc.bed, "BCH")
+    bay4 = next(t for t in face.io if t.bay == 4)
+    centre = item.mapToScene(bay4.x + bay4.w / 2, bay4.y + bay4.h / 2)
+    assert "qlogic-bay4</b> in I/O module bay 4 of BCH" in canvas._tooltip(centre)
+    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=canvas.mapFromScene(centre))
+    qtbot.waitUntil(lambda: studio.selection.ids == {"qlogic-bay4"}, timeout=5000)
+    assert canvas.devices["qlogic-bay4"].isSelected()
     painted = []
     item.update = lambda *a: painted.append(a)          # the chassis is asked to repaint
     lan = next(s for s in doc.bed.switches if s.id == "lan-module")

@@ -290,6 +290,12 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
                     self._select_vm(vm)
                     event.accept()
                     return
+                bay = device.bay_at(local)
+                if bay is not None:         # a blade or I/O module in its chassis bay: select it
+                    self._clear_link_selection()
+                    self.selection.set({bay.occupants[0]})
+                    event.accept()
+                    return
             else:
                 link = self._link_at(scene_pos)
                 if link is not None:
