@@ -131,3 +131,20 @@ def test_a_pool_spans_only_members_of_its_group(qtbot, form, tmp_path):
     editor._commit(binding, ["PS5000XV-1", "PS5000XV-2"])
     assert pool.members == ["PS5000XV-1", "PS5000XV-2"] and doc.undo_stack.count() == before + 1
     assert load(doc.save(tmp_path / "pool.yaml")).array_groups[0].pools[0].members == ["PS5000XV-1", "PS5000XV-2"]
+
+
+def test_the_component_tree_lists_the_group_and_opens_its_form(qtbot, form):
+    from test_property_editor import click_row
+
+    from widgets.component_tree import ComponentTree
+    doc, selection, editor = form
+    tree = ComponentTree(doc, selection)
+    qtbot.addWidget(tree)
+    tree.resize(420, 700)
+    tree.show()
+    qtbot.waitExposed(tree)
+    selection.set([])
+    click_row(qtbot, tree, "eql-group")
+    assert selection.ids == {"eql-group"} and editor.title.text() == "Array group eql-group"
+    click_row(qtbot, tree, "eql-group:hyperv-vhds")
+    assert editor.title.text() == "Volume eql-group:hyperv-vhds"
