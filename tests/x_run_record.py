@@ -201,6 +201,7 @@ class Scene:
         # the Compare page lists the run that just finished, without the bed being opened again
         from PySide6.QtCore import Qt
         compare = self.window.compare
+        yield lambda: not compare._following.busy      # the page reads the runs folder on a worker
         listed = [compare.sides.item(i).data(Qt.ItemDataRole.UserRole) for i in range(compare.sides.count())]
         self.say(compare_lists=listed)
 
