@@ -84,6 +84,7 @@ class CompareView(QWidget):
         self._shown = 0         # bumped by every comparison shown: one worked out before it is stale
         self._following = BackgroundJob(self, name="compare-runs", prepare=self._follow_work)
         self._following.result.connect(self._followed)
+        self._follow_when_shown = False
         document.reset.connect(self.reload)
         self.reload()
 
@@ -176,8 +177,19 @@ class CompareView(QWidget):
     def follow_runs(self) -> None:
         """Runs of the bed that started or finished since the list was made join it (unticked);
         what is ticked stays ticked, and a ticked run that has finished is compared again.  Worked
-        out on a worker (the runs folder, every run's figures); shown when it comes back."""
-        self._following.run_now()
+        out on a worker (the runs folder, every run's figures) when the page is shown: a worker
+        that reads and compares holds the interpreter's lock long enough to slow the window's
+        repaints, for a page nobody looks at."""
+        if self.isVisible():
+            self._following.run_now()
+        else:
+            self._follow_when_shown = True
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._follow_when_shown:
+            self._follow_when_shown = False
+            self._following.run_now()
 
     def _follow_work(self):
         """On the GUI thread: what the worker needs, taken now (the bed's recorded figures copied)."""

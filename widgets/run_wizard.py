@@ -65,6 +65,12 @@ class RunWizard(QWidget):
         self._items: dict[str, QTreeWidgetItem] = {}
         self._drawn: dict[str, E.StepLook] = {}     # the look each step's line shows now
         self._build()
+        # the live plots (pyqtgraph's import, the dashboard, the bed's criterion lines) are made a while
+        # after the window is up, one piece per turn of the event loop, instead of when a run starts
+        self._warm_steps = [*(lambda m=m: importlib.import_module(m) for m in WARM_IMPORTS),
+                            self.ensure_dashboard, self._warm_thresholds]
+        self._warm_timer = QTimer(self, singleShot=True, interval=WARM_UP_MS, timeout=self._warm_up)
+        self._warm_timer.start()
         c = self.controller
         c.event.connect(self._on_event)
         c.output_lines.connect(self._show_output)
@@ -81,12 +87,6 @@ class RunWizard(QWidget):
         self._ticker.timeout.connect(self._update_progress)
         self._ticker.start()
         self.refresh_history()
-        # the live plots (pyqtgraph's import, the dashboard, the bed's criterion lines) are made a while
-        # after the window is up, one piece per turn of the event loop, instead of when a run starts
-        self._warm_steps = [*(lambda m=m: importlib.import_module(m) for m in WARM_IMPORTS),
-                            self.ensure_dashboard, self._warm_thresholds]
-        self._warm_timer = QTimer(self, singleShot=True, interval=WARM_UP_MS, timeout=self._warm_up)
-        self._warm_timer.start()
 
     # ------------------------------------------------------------------ layout
 
@@ -140,6 +140,10 @@ class RunWizard(QWidget):
         if session is not None and not self.open_bed.is_bed_of(session):
             self.detach()
         self.refresh_history()
+        if self._warm_thresholds not in self._warm_steps:      # the other bed's criterion lines, at idle
+            self._warm_steps.append(self._warm_thresholds)
+            if not self._warm_timer.isActive():
+                self._warm_timer.start(WARM_UP_MS)
 
     def detach(self) -> None:
         going_on = self.controller.detach()

@@ -1,7 +1,10 @@
-"""Where a run stands is worked out once per change of its tasks, not once per question (issue 24:
-on the largest example each answer walks 1,500 steps, and the Run tab asked 7-10 times when a run
-started or stopped, on the GUI thread).  Counted, not timed: `stand` (app/run/standing.py) is
-spied on, and the answers are checked against a fresh computation so a memo can never be stale."""
+"""Starting and stopping a run does not stall the window (issue 24; bench/run_tab.py times it).
+
+Where a run stands is worked out once per change of its tasks, not once per question (on the
+largest example each answer walks 1,500 steps, and the Run tab asked 7-10 times when a run started
+or stopped, on the GUI thread).  Counted, not timed: `stand` (app/run/standing.py) is spied on, and
+the answers are checked against a fresh computation so a memo can never be stale.  The live plots
+are made at idle before the first run, not when it starts."""
 from __future__ import annotations
 
 import pytest
@@ -10,7 +13,7 @@ import app.run.session as session_module
 from app.run import journal as J
 from app.run.session import RunSession
 from app.run.standing import stand, step_look
-from tests.run_beds import TEMPLATES, write_bed
+from tests.run_beds import TEMPLATES, write_bed, write_fio_bed
 
 LOCAL = [{"id": f"lin{i}", "transport": "local"} for i in (1, 2)]
 
@@ -105,5 +108,27 @@ def test_the_run_tab_asks_once_when_a_run_stops_and_redraws_only_steps_that_chan
         w._update_progress()
         w.refresh_history()
         assert len(stand_calls) == quiet and drawn == []
+    finally:
+        w.shutdown()
+
+
+def test_the_live_plots_are_made_at_idle_and_a_run_start_reuses_them(qtbot, tmp_path, monkeypatch):
+    import widgets.run_wizard as run_wizard
+    from app.document import Document
+    monkeypatch.setattr(run_wizard, "WARM_UP_MS", 50)
+    path = write_fio_bed(tmp_path / "bed.yaml", "lin1", tmp_path / "fio.dat", {"transport": "local"})
+    doc = Document()
+    doc.open(path)
+    w = run_wizard.RunWizard(doc)
+    qtbot.addWidget(w)
+    try:
+        assert w.dashboard is None
+        # before any run: the dashboard with the bed's criterion line (read latency < 20 ms)
+        qtbot.waitUntil(lambda: w.dashboard is not None and bool(w.dashboard.thresholds), timeout=10000)
+        lines = dict(w.dashboard._lines)
+        assert [th.value for th in lines] == [20.0]
+        w.new_run()
+        assert w.session is not None
+        assert w.dashboard._lines == lines and all(w.dashboard._lines[th] is line for th, line in lines.items())
     finally:
         w.shutdown()
