@@ -181,15 +181,23 @@ def child(minutes: float, size: str) -> int:
     window.close()
     delays = [d for _, d in figures["repaints"]]
     slow = [(name, round(d, 2)) for name, d in figures["repaints"] if d > REPAINT_LIMIT_S]
+    worst_name = f" ({max(figures['repaints'], key=lambda nd: nd[1])[0]})" if delays else ""
+    by_action: dict[str, list[float]] = {}
+    for name, d in figures["repaints"]:
+        by_action.setdefault(name, []).append(d)
     settled = [mb for t, mb in figures["rss"] if t >= SETTLE_S]
     growth = (settled[-1] - settled[0]) if len(settled) >= 2 else 0.0
     print(f"gui soak {minutes:g} min at {size}: {figures.get('loops', 0)} loops, {len(delays)} actions; "
           f"action to repaint median {statistics.median(delays) * 1000 if delays else 0:.0f} ms, "
-          f"worst {max(delays, default=0) * 1000:.0f} ms, over {REPAINT_LIMIT_S:g} s: {len(slow)} {slow[:5]}; "
+          f"worst {max(delays, default=0) * 1000:.0f} ms{worst_name}, "
+          f"over {REPAINT_LIMIT_S:g} s: {len(slow)} {slow[:5]}; "
           f"RSS {settled[0] if settled else 0:.0f} MB at {SETTLE_S} s -> {settled[-1] if settled else 0:.0f} MB "
           f"at the end (growth {growth:+.1f} MB, limit {RSS_GROWTH_LIMIT_MB}); collections off the GUI thread: "
           f"{len(gc_watch.off_thread)}, on it: {gc_watch.on_thread}; longest collection by generation: "
           + ", ".join(f"{g}: {t * 1000:.0f} ms" for g, t in sorted(gc_watch.longest.items())), flush=True)
+    print("  by action, median / worst ms: " + ", ".join(f"{name} {statistics.median(ds) * 1000:.0f} / "
+                                                        f"{max(ds) * 1000:.0f}" for name, ds in by_action.items()),
+          flush=True)
     if failure:
         print(f"gui soak: {failure}", file=sys.stderr)
         return 1

@@ -201,6 +201,8 @@ class Scene:
         # the Compare page lists the run that just finished, without the bed being opened again
         from PySide6.QtCore import Qt
         compare = self.window.compare
+        self.window.tabs.setCurrentWidget(compare)      # the page reads the runs folder when shown, on a worker
+        yield lambda: compare.isVisible() and not compare._following.busy
         listed = [compare.sides.item(i).data(Qt.ItemDataRole.UserRole) for i in range(compare.sides.count())]
         self.say(compare_lists=listed)
 
