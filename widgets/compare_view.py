@@ -78,8 +78,21 @@ class CompareView(QWidget):
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         right.addWidget(self.notes)
-        document.reset.connect(self.reload)
-        self.reload()
+        # a bed's sides are listed and compared when the page is shown (its comparison reads run
+        # folders and brings numpy): the window's start and every open of a bed skip it while hidden
+        self._stale = True
+        document.reset.connect(self._bed_changed)
+        self._bed_changed()
+
+    def _bed_changed(self) -> None:
+        self._stale = True
+        if self.isVisible():
+            self.reload()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.reload()
 
     # ------------------------------------------------------------------ importing result files
 
@@ -143,6 +156,7 @@ class CompareView(QWidget):
         return [i for i in J.list_runs(self.runs_root) if Path(i.bed_file).resolve() == mine]
 
     def reload(self) -> None:
+        self._stale = False
         bed = self.document.bed
         runs = self._my_runs()
         self.sides.blockSignals(True)
@@ -174,6 +188,8 @@ class CompareView(QWidget):
     def follow_runs(self) -> None:
         """Runs of the bed that started or finished since the list was made join it (unticked);
         what is ticked stays ticked, and a ticked run that has finished is compared again."""
+        if self._stale:             # not listed since the bed was opened: listed whole now
+            return self.reload()
         listed = {self.sides.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.sides.count())}
         self.sides.blockSignals(True)
         added = False
