@@ -286,6 +286,9 @@ def _cold_start(repeat: int, compile_each_start: bool = False) -> dict:
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     with tempfile.TemporaryDirectory(prefix="bench-pyc-") as cache:
+        # its own state folder: work another start left for recovery would be offered in a dialog
+        # that nobody answers here, and the person's recent files and window stay theirs
+        env["TESTBED_STUDIO_STATE_DIR"] = str(Path(cache) / "state")
         if not compile_each_start:
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             env["PYTHONPYCACHEPREFIX"] = cache
