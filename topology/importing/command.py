@@ -8,6 +8,9 @@ import sys
 from topology import roundtrip
 from topology.errors import BedFileError
 from topology.importing import plan_file
+from topology.importing.plan import ImportPlan
+from topology.model import Bed
+from topology.roundtrip import ProjectSource
 
 EXIT_OK, EXIT_UNREADABLE = 0, 2
 
@@ -21,7 +24,8 @@ def run_import(bed_path: str, source: str, fmt: str | None, *, dry_run: bool) ->
     return apply_plan(plan_file(bed, source, fmt), bed, bed_path, text, source, dry_run=dry_run)
 
 
-def apply_plan(plan, bed, bed_path: str, text: str, source: str, *, dry_run: bool, before=()) -> int:
+def apply_plan(plan: ImportPlan, bed: Bed, bed_path: str, text: ProjectSource | None, source: str, *,
+               dry_run: bool, before: tuple[str, ...] | list[str] = ()) -> int:
     """Print the plan's problems (nothing changes) or its changes, then make them as one edit and
     save over the bed's text, unless a dry run.  BEFORE: lines printed once the plan is usable."""
     if plan.problems:
