@@ -85,8 +85,16 @@ class CompareView(QWidget):
         self._following = BackgroundJob(self, name="compare-runs", prepare=self._follow_work)
         self._following.result.connect(self._followed)
         self._follow_when_shown = False
-        document.reset.connect(self.reload)
-        self.reload()
+        # a bed's sides are listed and compared when the page is shown (its comparison reads run
+        # folders and brings numpy): the window's start and every open of a bed skip it while hidden
+        self._stale = True
+        document.reset.connect(self._bed_changed)
+        self._bed_changed()
+
+    def _bed_changed(self) -> None:
+        self._stale = True
+        if self.isVisible():
+            self.reload()
 
     # ------------------------------------------------------------------ importing result files
 
@@ -146,6 +154,7 @@ class CompareView(QWidget):
         return runs_of_bed(self.document.path, self.runs_root)
 
     def reload(self) -> None:
+        self._stale = False
         bed = self.document.bed
         runs = self._my_runs()
         self.sides.blockSignals(True)
@@ -180,14 +189,20 @@ class CompareView(QWidget):
         out on a worker (the runs folder, every run's figures) when the page is shown: a worker
         that reads and compares holds the interpreter's lock long enough to slow the window's
         repaints, for a page nobody looks at."""
-        if self.isVisible():
+        if self._stale:             # not listed since the bed was opened: listed whole when shown
+            if self.isVisible():
+                self.reload()
+        elif self.isVisible():
             self._following.run_now()
         else:
             self._follow_when_shown = True
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if self._follow_when_shown:
+        if self._stale:
+            self._follow_when_shown = False
+            self.reload()
+        elif self._follow_when_shown:
             self._follow_when_shown = False
             self._following.run_now()
 
