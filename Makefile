@@ -36,9 +36,11 @@ run:
 	fi
 	$(VENV)/bin/testbed-studio $(ARGS)
 
+# the suite starts Python hundreds of times (the CLI, the X scenes, Ansible): each start compiles
+# the project's modules again where bytecode is not written, so the suite writes it
 test:
 	@$(SETUP) test
-	$(PY) -m pytest $(PYTEST)
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest $(PYTEST)
 
 bench:
 	@$(SETUP) test

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import resource
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from bench.run import STEP_SCRIPT, _steps, require_success
+from bench.sandbox_hosts import host_python
 
 
 def _bed(lab, hosts: list[str], path: Path):
@@ -43,7 +43,7 @@ def _engine(lab, hosts: list[str], work: Path):
     info = J.new_run("bench.yaml", "", root=work / "runs", engine="ansible")
     return AnsibleEngine(info, _steps(hosts), lambda h: SSHTransport(**lab.connection(h)),
                          bed=_bed(lab, hosts, work / "bench-bed.yaml"), known_hosts=Path(lab.known_hosts_path),
-                         extra_vars=[f"ansible_python_interpreter={sys.executable}"], workers=64, timeout=120)
+                         extra_vars=[f"ansible_python_interpreter={host_python()}"], workers=64, timeout=120)
 
 
 def _fresh_sockets(work: Path, label: str) -> str:
@@ -82,7 +82,7 @@ def time_plain(lab, folder: Path, work: Path) -> tuple[float, float]:
     env = os.environ | ansible_environment(Path(lab.known_hosts_path)) | {
         "ANSIBLE_SSH_CONTROL_PATH_DIR": _fresh_sockets(work, "plain")}
     cmd = [str(ansible_playbook()), "-i", str(folder.parent / "inventory.yml"), str(folder / "play.yml"),
-           "-e", f"ansible_python_interpreter={sys.executable}", "--forks", "64"]
+           "-e", f"ansible_python_interpreter={host_python()}", "--forks", "64"]
     t0, c0 = time.perf_counter(), _cpu()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=600,
                        cwd=folder)
@@ -164,13 +164,6 @@ def time_builtin_plan(lab, hosts: list[str], work: Path) -> float:
         engine.close()
     require_success(engine, ok)
     return seconds
-
-
-def host_python() -> str:
-    """The Python Ansible's modules run under on the sandbox hosts: the system's, as on a real host
-    (this venv's interpreter starts slower: about a third of the plan's time went to it here)."""
-    system = Path("/usr/bin/python3")
-    return str(system) if system.exists() else sys.executable
 
 
 def time_ansible_plan(lab, hosts: list[str], work: Path) -> tuple[float, int]:

@@ -87,6 +87,15 @@ def fingerprint_of_public_key(public_line: str) -> str:
     return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
 
 
+def host_python() -> str:
+    """The Python Ansible's modules run under on the sandbox hosts: the system's, as on a real host.
+    Not this venv's: its interpreter and the project's modules under it are slower to start (a third
+    of an Ansible plan's time, and half of a playbook test's, went to it here)."""
+    import sys
+    system = "/usr/bin/python3"
+    return system if os.path.exists(system) else sys.executable
+
+
 class SandboxLab:
     _netns_reason: str | None = None
     _netns_checked = False

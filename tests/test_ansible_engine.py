@@ -21,7 +21,7 @@ import pytest
 
 from app.run import journal as J
 from app.run.cli_run import EXIT_FAILED, EXIT_MANUAL, EXIT_OK, EXIT_UNUSABLE
-from bench.sandbox_hosts import SandboxLab
+from bench.sandbox_hosts import SandboxLab, host_python
 from tests.run_beds import write_bed
 from tests.waiting import wait_for
 
@@ -57,7 +57,7 @@ class _Driver:
     def args(self, *extra: str) -> list[str]:
         return [sys.executable, "-m", "app.cli", "run", str(self.bed), "--engine", "ansible",
                 "--runs-dir", str(self.runs), "--templates", TEMPLATES,
-                "-e", f"ansible_python_interpreter={sys.executable}", *extra]
+                "-e", f"ansible_python_interpreter={host_python()}", *extra]
 
     def start(self, *extra: str) -> subprocess.Popen:
         return subprocess.Popen(self.args(*extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -183,7 +183,7 @@ def test_cancelling_an_ansible_run_stops_the_step_on_its_host_and_a_new_pass_run
     marks = tmp_path / "marks"
     events = []
     session = RunSession.from_file(d.bed, templates=[TEMPLATES], runs_dir=d.runs, engine="ansible",
-                                   extra_vars=[f"ansible_python_interpreter={sys.executable}"], on_event=events.append,
+                                   extra_vars=[f"ansible_python_interpreter={host_python()}"], on_event=events.append,
                                    known_hosts=Path(d.env["TESTBED_STUDIO_KNOWN_HOSTS"]))
     assert session.start_new()
     try:

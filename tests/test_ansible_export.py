@@ -19,7 +19,7 @@ import yaml
 
 from app.ansible import export, reach
 from app.run.plan import run_steps
-from bench.sandbox_hosts import SandboxLab
+from bench.sandbox_hosts import SandboxLab, host_python
 from tests.run_beds import write_bed, write_fio_bed
 from topology.fileformat import load
 from topology.methodology import generate
@@ -63,7 +63,7 @@ def _play(lab, tmp_path: Path, paths: dict, *extra: str) -> tuple[subprocess.Com
                         "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ans-local"), "ANSIBLE_REMOTE_TEMP": "/tmp/.ansible-tbs"}
     # the sandbox hosts share this machine's disk: each test keeps its done markers apart
     r = subprocess.run([str(ANSIBLE), "-i", str(paths["inventory"]), str(paths["playbook"]),
-                        "-e", f"ansible_python_interpreter={sys.executable}",
+                        "-e", f"ansible_python_interpreter={host_python()}",
                         "-e", f"testbed_markers_dir={tmp_path / 'done'}", "-e", "ansible_become_method=su", *extra],
                        capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
     recap = {}

@@ -26,7 +26,7 @@ from app.ansible import export
 from app.remote.connect import TransportFactory
 from app.remote.local import LocalTransport
 from app.run.plan import run_steps
-from bench.sandbox_hosts import SandboxLab
+from bench.sandbox_hosts import SandboxLab, host_python
 from tests.beds import clean_bed
 from tests.run_beds import TEMPLATES, linux_bed_text
 from topology import quoting
@@ -363,7 +363,7 @@ def test_exported_playbook_runs_with_every_value_and_templates_none_of_them(lab,
                         "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ans-local"), "ANSIBLE_REMOTE_TEMP": "/tmp/.ansible-tbs",
                         "ANSIBLE_TIMEOUT": "5"}
     r = subprocess.run([str(ansible), "-i", str(paths["inventory"]), str(paths["playbook"]),
-                        "-e", f"ansible_python_interpreter={sys.executable}"],
+                        "-e", f"ansible_python_interpreter={host_python()}"],
                        capture_output=True, text=True, timeout=400, env=env, stdin=subprocess.DEVNULL,
                        cwd=tmp_path)
     _no_canary(canary)

@@ -18,6 +18,7 @@ import pytest
 from app.run import journal as J
 from app.run.cli_run import EXIT_OK, EXIT_UNUSABLE
 from app.run.fault_points import ENV as DIE_AT
+from bench.sandbox_hosts import host_python
 from tests.safety_beds import HOLD_S, adopted, long_step_bed, release
 from tests.waiting import wait_for
 
@@ -111,7 +112,7 @@ def test_the_ansible_engine_reads_the_result_files_it_fetched_as_the_builtin_eng
     bed_file = write_bed_local(tmp_path)
     info = J.new_run(str(bed_file), "", root=tmp_path / "runs", engine="ansible")
     engine = AnsibleEngine(info, steps, lambda host: LocalTransport(host), bed=load(bed_file),
-                           extra_vars=[f"ansible_python_interpreter={sys.executable}"])
+                           extra_vars=[f"ansible_python_interpreter={host_python()}"])
     try:
         assert engine.run_steps(steps)
     finally:
@@ -161,7 +162,7 @@ def _adopt_after_kill_9(tmp_path: Path, access: dict, env: dict) -> None:
     bed, templates = long_step_bed(tmp_path, access, work_s=HOLD_S)
     runs = tmp_path / "runs"
     common = ("--runs-dir", str(runs), "--templates", templates, "--skip-manual", "--engine", "ansible",
-              "-e", f"ansible_python_interpreter={sys.executable}")
+              "-e", f"ansible_python_interpreter={host_python()}")
     marks = tmp_path / "marks"
 
     def start(*args: str) -> subprocess.Popen:
@@ -212,7 +213,7 @@ def test_secret_extra_vars_reach_ansible_playbook_but_no_file_of_the_run(tmp_pat
         pytest.skip(missing())
     password, token = "S3cr3t-canary-pw", "T0k3n-canary"
     secret_args = [f"ansible_become_password={password}", '{"api": {"auth_token": "' + token + '"}}']
-    args = [*secret_args, "ntp_server=10.0.0.1", f"ansible_python_interpreter={sys.executable}"]
+    args = [*secret_args, "ntp_server=10.0.0.1", f"ansible_python_interpreter={host_python()}"]
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=0)
     runs = tmp_path / "runs"
     common = ["--runs-dir", str(runs), "--templates", templates, "--engine", "ansible", "--no-preflight"]
@@ -238,7 +239,7 @@ def test_secret_extra_vars_reach_ansible_playbook_but_no_file_of_the_run(tmp_pat
     words = SecretVars(secret_args)
     try:
         shown = subprocess.run([str(ansible_playbook()), "-i", "localhost,", "-c", "local", *words.words, str(play),
-                                "-e", f"ansible_python_interpreter={sys.executable}"],
+                                "-e", f"ansible_python_interpreter={host_python()}"],
                                capture_output=True, text=True, timeout=120)
     finally:
         words.remove()

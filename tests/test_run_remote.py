@@ -20,7 +20,7 @@ from app.run import journal as J
 from app.run.cli_run import EXIT_FAILED, EXIT_OK, EXIT_PREFLIGHT
 from app.run.engine import RunEngine
 from app.run.plan import run_steps, select_steps
-from bench.sandbox_hosts import SandboxLab
+from bench.sandbox_hosts import SandboxLab, host_python
 from tests.run_beds import TEMPLATES, write_bed, write_fio_bed
 from topology.fileformat import load
 from topology.methodology import generate
@@ -221,7 +221,7 @@ def test_the_exported_ansible_playbook_runs_against_the_same_hosts(lab, tmp_path
                         "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ans-local"), "ANSIBLE_REMOTE_TEMP": "/tmp/.ansible-tbs"}
     r = subprocess.run([str(ansible), "-i", str(tmp_path / "ansible" / "inventory.yml"),
                         str(tmp_path / "ansible" / "playbook.yml"),
-                        "-e", f"ansible_python_interpreter={sys.executable}",
+                        "-e", f"ansible_python_interpreter={host_python()}",
                         "-e", f"testbed_markers_dir={tmp_path / 'done'}"],
                        capture_output=True, text=True, timeout=400, env=env, stdin=subprocess.DEVNULL)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]

@@ -21,7 +21,7 @@ import pytest
 from app.run import events as E
 from app.run import journal as J
 from app.run.cli_run import EXIT_OK
-from bench.sandbox_hosts import SandboxLab
+from bench.sandbox_hosts import SandboxLab, host_python
 from tests.run_beds import write_bed
 from tests.waiting import wait_for
 
@@ -91,7 +91,7 @@ def _args(bed: Path, templates: str, runs: Path, engine: str, *extra: str) -> li
     args = [sys.executable, "-m", "app.cli", "run", str(bed), "--runs-dir", str(runs), "--templates", templates,
             "--skip-manual", "--no-preflight", "--engine", engine, *extra]
     if engine == "ansible":
-        args += ["-e", f"ansible_python_interpreter={sys.executable}"]
+        args += ["-e", f"ansible_python_interpreter={host_python()}"]
     return args
 
 
@@ -142,7 +142,7 @@ def test_a_step_that_ends_between_the_question_and_the_stop_is_taken_as_it_ended
         time.sleep(0.5)             # and its exit status is recorded on the host
         return "stop"
 
-    extra = [f"ansible_python_interpreter={sys.executable}"] if engine == "ansible" else []
+    extra = [f"ansible_python_interpreter={host_python()}"] if engine == "ansible" else []
     session = RunSession.from_file(bed, templates=[templates], runs_dir=runs, ask=ask, on_event=events.append,
                                    engine=engine, extra_vars=extra)
     try:
