@@ -111,13 +111,13 @@ class StepModel(QAbstractTableModel):
         return [self.data(self.index(row, 0)) for row in self.title_rows()]
 
     # ------------------------------------------------------------------ the model's interface
-    def rowCount(self, parent: Index = QModelIndex()) -> int:    # noqa: N802, B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:    # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:     # noqa: N802, B008
+    def columnCount(self, parent: Index = QModelIndex()) -> int:     # noqa: B008
         return 0 if parent.isValid() else 2
 
-    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return HEADERS[section]
         return None
