@@ -17,8 +17,8 @@ from topology.fileformat import load
 from topology.synthetic import generate
 from widgets import open_progress
 from widgets.main_window import MainWindow
-from widgets.methodology_view import MethodologyView
 from widgets.methodology_steps import StepModel
+from widgets.methodology_view import MethodologyView
 from widgets.placement_cards import HostCard
 from widgets.placement_view import PlacementView
 
@@ -85,8 +85,7 @@ def test_a_bed_that_cannot_be_read_closes_its_splash_before_the_message(qtbot, w
     bad.write_text("format_version: 1\nbed: {name: x}\nservers: [{id: 'a/b', role: nas}]\n", encoding="utf-8")
     assert not window.open_path(bad)
     assert len(shown) == 1 and "bad.yaml" in shown[0][0]
-    assert shown[0][1] is False, ("the splash closed before the message", [
-        (type(w).__name__, w.closed) for w in QApplication.topLevelWidgets() if isinstance(w, open_progress.OpenProgress)])
+    assert shown[0][1] is False, "the splash closed before the message"
     assert not _splash_on_screen()
 
 
@@ -140,3 +139,53 @@ def test_methodology_asks_only_for_the_rows_in_view(qtbot, monkeypatch):
     view.grab().save(str(SHOTS / "methodology-virtual-rows.png"))
     view.wait()
     document.undo_stack.blockSignals(True)
+
+
+def test_a_fitted_big_bed_draws_every_device_in_one_pass_and_selection_still_shows(qtbot):
+    from PySide6.QtCore import QPointF, Qt
+
+    from app import diagram
+    from widgets.canvas import items
+    from widgets.canvas.far_drawing import FAR_ZOOM
+    from widgets.canvas.view import Canvas
+
+    painted: list[str] = []
+    paint = items.DeviceItem.paint
+    items.DeviceItem.paint = lambda self, *a: (painted.append(self.ident), paint(self, *a))[1]
+    try:
+        doc = Document(generate(hosts=300, vms=300, arrays=2, disks=48, rack_size=20))
+        selection = Selection()
+        canvas = Canvas(doc, selection)
+        qtbot.addWidget(canvas)
+        canvas.resize(1000, 700)
+        with qtbot.waitExposed(canvas):
+            canvas.show()
+        canvas.fit()
+        QApplication.processEvents()
+        assert canvas.zoom() < FAR_ZOOM
+        image = canvas.viewport().grab().toImage()
+        assert not painted, "far away, no device item paints itself"
+        checked = 0         # each device big enough on screen shows its body's colour at its centre
+        for ident, item in canvas.devices.items():
+            centre = canvas.mapFromScene(item.pos() + QPointF(item.w / 2, item.h / 2))
+            if item.w * canvas.zoom() < 6 or not image.rect().contains(centre):
+                continue
+            fill, _border = diagram.body_style(canvas.objects[ident])
+            assert image.pixelColor(centre).name() == fill.name(), ident
+            checked += 1
+        assert checked > 250, checked
+        # a click on a far device selects it, and it is drawn selected (its edge in the selection colour)
+        host = canvas.devices["host5"]
+        on_screen = canvas.mapFromScene(host.sceneBoundingRect()).boundingRect()
+        before = image.copy(on_screen)
+        qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton,
+                         pos=canvas.mapFromScene(host.pos() + QPointF(host.w / 2, host.h / 2)))
+        assert selection.ids == frozenset({"host5"})
+        QApplication.processEvents()
+        assert canvas.viewport().grab().toImage().copy(on_screen) != before, "the selected device looks selected"
+        assert not painted
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        canvas.viewport().grab().save(str(SHOTS / "canvas-300-hosts-fitted.png"))
+    finally:
+        items.DeviceItem.paint = paint
+    doc.undo_stack.blockSignals(True)
