@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QRectF, Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QPainter, QPixmap
-from PySide6.QtWidgets import QApplication, QSplashScreen, QWidget
+from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtWidgets import QApplication, QWidget
 
 BIG_BED_BYTES = 500_000          # File › Open shows progress from this size of file up (500 devices: 0.67 MB)
 SIZE = (520, 180)
@@ -26,12 +26,15 @@ STAGES = {   # stage: (share of the bar done when it starts, what the splash say
 GIVE_UP_MS = 60_000              # closed anyway if the window never paints (a dialog took over)
 
 
-class OpenProgress(QSplashScreen):
+class OpenProgress(QWidget):
+    """A splash window (not QSplashScreen: its show() waits up to a second for the window to be
+    exposed, which is most of the half second it has)."""
+
     def __init__(self, name: str):
-        pixmap = QPixmap(*SIZE)
-        pixmap.fill(QColor("#fafbfc"))
-        super().__init__(pixmap)
+        super().__init__(None, Qt.WindowType.SplashScreen | Qt.WindowType.FramelessWindowHint)
         self.setObjectName("openProgress")
+        self.setFixedSize(*SIZE)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.name = name
         self.key = ""
         self.fraction = 0.0
@@ -43,6 +46,9 @@ class OpenProgress(QSplashScreen):
     @classmethod
     def start(cls, path: str | Path, first_stage: str = "reading") -> OpenProgress:
         splash = cls(Path(path).name)
+        screen = QApplication.primaryScreen()
+        if screen is not None:      # in the middle of the screen, where the window will be
+            splash.move(screen.availableGeometry().center() - splash.rect().center())
         splash.show()
         splash.stage(first_stage)
         return splash
@@ -63,13 +69,15 @@ class OpenProgress(QSplashScreen):
         self.key = key
         self.fraction, self.text = STAGES[key]
         self.stages_seen.append(key)
-        self.showMessage(self.text)         # repaints at once
         # the window system maps and exposes the splash: no input is taken meanwhile
         QApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+        self.repaint()          # at once: the opening goes on without the event loop
 
-    def drawContents(self, painter: QPainter) -> None:
+    def paintEvent(self, _event) -> None:
+        painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         w, h = SIZE
+        painter.fillRect(self.rect(), QColor("#fafbfc"))
         painter.setPen(QColor("#90a4ae"))
         painter.drawRect(QRectF(0.5, 0.5, w - 1, h - 1))
         title = QFont(self.font())
@@ -92,6 +100,7 @@ class OpenProgress(QSplashScreen):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor("#1565c0"))
         painter.drawRoundedRect(QRectF(bar.left(), bar.top(), bar.width() * self.fraction, bar.height()), 4, 4)
+        painter.end()
 
     def close_after_paint(self, widget: QWidget) -> None:
         """Close once `widget` (the diagram) has painted the bed: the window shows it then."""
