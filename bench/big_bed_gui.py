@@ -122,7 +122,7 @@ def _child(path: str) -> dict:
     methodology = window.methodology
     methodology.wait(600000)
     t = time.perf_counter()
-    while methodology.methodology is None and time.perf_counter() - t < 600:
+    while methodology.revision_shown != doc.revision and time.perf_counter() - t < 600:
         app.processEvents()
         time.sleep(0.01)
     _say("generated")
