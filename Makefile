@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 SETUP  := bash .ci/setup.sh
 # two workers (CI has two cores); one file's tests stay on one worker (they share its servers)
-PYTEST ?= -q -n 2 --dist loadfile
+PYTEST ?= -q -n 2 --dist loadfile --no-loadscope-reorder
 FUZZ_MINUTES ?= 5
 
 .PHONY: help run test bench fuzz setup bundle clean

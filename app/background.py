@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -38,6 +38,27 @@ Work = Callable[[], Any]
 class BackgroundJob(QObject):
     result = Signal(object)         # Outcome of the current revision only
     busy_changed = Signal(bool)
+    # jobs asked to run while the window is being built; None: nothing is held
+    _held: ClassVar[list[BackgroundJob] | None] = None
+
+    @classmethod
+    def hold_until_event_loop(cls) -> None:
+        """The window's start: work asked for from now on starts at the event loop's first turn,
+        once per job, on the bed as it is then.  A start builds every view on an empty bed and
+        then opens one; that work was thrown away, and its worker competed with the start for
+        the interpreter (the window came up about 0.3 s later)."""
+        if cls._held is None:
+            cls._held = []
+            QTimer.singleShot(0, cls._release)
+
+    @classmethod
+    def _release(cls) -> None:
+        held, cls._held = cls._held or [], None
+        for job in held:
+            try:
+                job.run_now()
+            except RuntimeError:        # its view went away before the event loop turned
+                pass
 
     def __init__(self, parent: QObject | None = None, *, name: str = "background",
                  prepare: Callable[[], tuple[int, Work]] | None = None, debounce_ms: int = 0,
@@ -65,8 +86,16 @@ class BackgroundJob(QObject):
             self._timer.start()
 
     def run_now(self) -> None:
+        self._run_now(hold=True)
+
+    def _run_now(self, hold: bool) -> None:
         self._timer.stop()
         if self._closed or self._prepare is None:
+            return
+        held = BackgroundJob._held
+        if hold and held is not None:
+            if self not in held:
+                held.append(self)
             return
         if self._running:
             self._again = True          # started again as soon as the running one is back
@@ -112,8 +141,12 @@ class BackgroundJob(QObject):
     def wait(self, msecs: int = 5000) -> bool:
         """Tests and printing: start a pending request now and block until the worker is done
         (its outcome is handed on by the event loop afterwards)."""
-        if self._timer.isActive():
-            self.run_now()
+        held = BackgroundJob._held
+        was_held = held is not None and self in held
+        if was_held:
+            held.remove(self)
+        if was_held or self._timer.isActive():
+            self._run_now(hold=False)
         thread = self._thread
         if thread is not None:
             thread.join(msecs / 1000)

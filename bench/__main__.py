@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 OTHER_BENCHMARKS = ("bench.methodology", "bench.appendix", "bench.canvas", "bench.big_bed_gui", "bench.run",
-                    "bench.output", "bench.dashboard")
+                    "bench.output", "bench.dashboard", "bench.run_tab")
 
 
 def _run_other_benchmarks() -> None:

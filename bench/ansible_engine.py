@@ -4,6 +4,12 @@ The engine writes a playbook for the step and runs it through ansible-runner, jo
 task's events; its overhead is measured against ansible-playbook running that same playbook,
 inventory and settings by itself (target: under 10 %).  Each run gets fresh ssh control
 sockets, so neither side reuses connections the other opened.
+
+`compare_engines` runs a small build (three stages of two steps on every host) through the
+built-in engine and through `run --engine ansible`, alternating (issue 33: < 1.6 x the built-in
+engine's wall time on 3 hosts and on 50):
+
+    python -m bench.run --hosts 3 --engines-only --repeat 3
 """
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -118,3 +125,121 @@ def print_rows(pairs: list[tuple[Timing, Timing]], hosts: int, builtin_s: float 
     if builtin_s:
         print(f"    the built-in engine (connect + step {builtin_s:.2f} s) is {engine_s / builtin_s:.1f} x faster "
               f"than --engine ansible on this step ({STEP_SCRIPT!r})")
+
+
+# ---------------------------------------------------------------------- built-in engine vs --engine ansible
+
+PLAN = (("network", "Network", ("uname -n", "ip -o link show lo >/dev/null; echo link")),
+        ("storage", "Storage", ("sleep 0.2; echo disks", "df -P / | tail -1")),
+        ("hosts", "Hosts", ("sleep 0.2; echo ready", "date +%s")))
+
+
+def plan_steps(hosts: list[str]):
+    """A small build, the same for both engines: three sections of two steps on every host (each
+    section is a stage: one pass of ansible-playbook; the built-in engine runs it over the
+    connections pre-flight opened)."""
+    from app.run.plan import RunStep, Task
+    steps = []
+    for s, (section, title, scripts) in enumerate(PLAN, 1):
+        for n, script in enumerate(scripts, 1):
+            number = f"{s}.{n}"
+            steps += [RunStep(number, f"Bench step {number}", section, title, h, [Task(number, h, "bash", script)],
+                              template=f"bench#{section}-{n}") for h in hosts]
+    return steps
+
+
+def time_builtin_plan(lab, hosts: list[str], work: Path) -> float:
+    """Seconds for the plan through the built-in engine: connecting (pre-flight) and every step."""
+    from app.remote.ssh import SSHTransport
+    from app.run import journal as J
+    from app.run.engine import RunEngine
+    info = J.new_run("bench.yaml", "", root=work / "runs")
+    engine = RunEngine(info, plan_steps(hosts), lambda h: SSHTransport(**lab.connection(h)), workers=64, timeout=120)
+    try:
+        t0 = time.perf_counter()
+        checks = engine.preflight()
+        if not all(c.ok for c in checks):
+            raise RuntimeError(next(c.message for c in checks if not c.ok))
+        ok = engine.run_steps(engine.steps)
+        seconds = time.perf_counter() - t0
+    finally:
+        engine.close()
+    if not ok:
+        bad = engine.failed_tasks()
+        raise RuntimeError(f"{len(bad)} host(s) failed, e.g. {bad[0].host}: {bad[0].message}")
+    return seconds
+
+
+def host_python() -> str:
+    """The Python Ansible's modules run under on the sandbox hosts: the system's, as on a real host
+    (this venv's interpreter starts slower: about a third of the plan's time went to it here)."""
+    system = Path("/usr/bin/python3")
+    return str(system) if system.exists() else sys.executable
+
+
+def time_ansible_plan(lab, hosts: list[str], work: Path) -> tuple[float, int]:
+    """Seconds for the same plan through `run --engine ansible`'s engine, and its passes of ansible-playbook."""
+    from app.ansible.engine import AnsibleEngine
+    from app.remote.ssh import SSHTransport
+    from app.run import journal as J
+    info = J.new_run("bench.yaml", "", root=work / "runs", engine="ansible")
+    engine = AnsibleEngine(info, plan_steps(hosts), lambda h: SSHTransport(**lab.connection(h)),
+                           bed=_bed(lab, hosts, work / "bench-bed.yaml"), known_hosts=Path(lab.known_hosts_path),
+                           extra_vars=[f"ansible_python_interpreter={host_python()}"], workers=64, timeout=120)
+    os.environ["ANSIBLE_SSH_CONTROL_PATH_DIR"] = _fresh_sockets(work, "plan")
+    try:
+        t0 = time.perf_counter()
+        ok = engine.run_steps(engine.steps)
+        seconds = time.perf_counter() - t0
+    finally:
+        engine.close()
+        os.environ.pop("ANSIBLE_SSH_CONTROL_PATH_DIR", None)
+    if not ok:
+        bad = engine.failed_tasks()
+        raise RuntimeError(f"{len(bad)} host(s) failed, e.g. {bad[0].host}: {bad[0].message}")
+    return seconds, len(list(engine.folder.glob("pass-*")))
+
+
+def playbook_start_s() -> float | None:
+    """ansible-playbook's own start and end on an empty play on this machine (no host): what each pass costs
+    before any task."""
+    from app.ansible.engine import ansible_playbook
+    binary = ansible_playbook()
+    if binary is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="tbs-bench-empty-") as tmp:
+        play = Path(tmp) / "play.yml"
+        play.write_text("- hosts: localhost\n  gather_facts: false\n  tasks: []\n")
+        t0 = time.perf_counter()
+        subprocess.run([str(binary), "-i", "localhost,", "-c", "local", str(play)], capture_output=True, timeout=120,
+                       stdin=subprocess.DEVNULL, cwd=tmp)
+        return time.perf_counter() - t0
+
+
+TARGET_RATIO = 1.6
+
+
+def compare_engines(lab, hosts: list[str], work: Path, repeat: int) -> int:
+    """The plan through each engine, alternating which goes first; best of `repeat` each; the ratio
+    against issue 33's target (< 1.6 x the built-in engine's wall time).  1 when it is over."""
+    builtin, ansible, passes = [], [], 0
+    for n in range(repeat):
+        order = ("builtin", "ansible") if n % 2 == 0 else ("ansible", "builtin")
+        for which in order:
+            if which == "builtin":
+                builtin.append(time_builtin_plan(lab, hosts, work / f"builtin-{n}"))
+            else:
+                seconds, passes = time_ansible_plan(lab, hosts, work / f"ansible-{n}")
+                ansible.append(seconds)
+    ratio = min(ansible) / min(builtin)
+    start = playbook_start_s()
+    steps = sum(len(scripts) for _s, _t, scripts in PLAN)
+    print(f"  {steps} steps in {len(PLAN)} stages on {len(hosts)} hosts (best of {repeat}, alternating): built-in "
+          f"engine {min(builtin):.2f} s (pre-flight connections included), run --engine ansible {min(ansible):.2f} s "
+          f"in {passes} passes of ansible-playbook (modules under {host_python()}): {ratio:.2f} x  "
+          f"(target < {TARGET_RATIO} x) "
+          f"{'ok' if ratio < TARGET_RATIO else 'OVER'}")
+    print("    each repetition, built-in / ansible (s): "
+          + ", ".join(f"{b:.2f} / {a:.2f}" for b, a in zip(builtin, ansible, strict=True))
+          + (f"; ansible-playbook on an empty play takes {start:.2f} s here (each pass pays it)" if start else ""))
+    return 0 if ratio < TARGET_RATIO else 1

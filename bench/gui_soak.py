@@ -162,11 +162,9 @@ def script(s, minutes: float, figures: dict):
 
 
 def child(minutes: float, size: str) -> int:
-    from PySide6.QtCore import QTimer
-
     from app.gc_owner import CollectionWatch
     from app.gui import application
-    from tests.x_session import Session
+    from tests.x_session import Session, play
     from widgets.main_window import MainWindow
     app = application()
     width, height = map(int, size.split("x"))
@@ -176,48 +174,32 @@ def child(minutes: float, size: str) -> int:
     window.show()
     window.document.open(soak_bed(folder))
     figures: dict = {"repaints": [], "rss": []}
-    steps = script(Session(app, window), minutes, figures)
-    waiting: list = [None, 0.0]
-    failure: list[str] = []
-
-    def tick() -> None:
-        condition, deadline = waiting
-        if condition is not None:
-            if condition():
-                waiting[0] = None
-            elif time.monotonic() > deadline:
-                failure.append(f"waited 20 s at line {steps.gi_frame.f_lineno if steps.gi_frame else '?'}")
-                app.exit(0)
-            return
-        try:
-            waiting[:] = [next(steps), time.monotonic() + 20.0]
-        except StopIteration:
-            app.exit(0)
-        except Exception as exc:
-            failure.append(repr(exc))
-            app.exit(0)
-
     with CollectionWatch() as gc_watch:
-        timer = QTimer(interval=10, timeout=tick)
-        timer.start()
-        app.exec()
-        timer.stop()
+        failure = play(app, script(Session(app, window), minutes, figures), 20.0)
     window.run.shutdown()
     window.document.undo_stack.setClean()
     window.close()
     delays = [d for _, d in figures["repaints"]]
     slow = [(name, round(d, 2)) for name, d in figures["repaints"] if d > REPAINT_LIMIT_S]
+    worst_name = f" ({max(figures['repaints'], key=lambda nd: nd[1])[0]})" if delays else ""
+    by_action: dict[str, list[float]] = {}
+    for name, d in figures["repaints"]:
+        by_action.setdefault(name, []).append(d)
     settled = [mb for t, mb in figures["rss"] if t >= SETTLE_S]
     growth = (settled[-1] - settled[0]) if len(settled) >= 2 else 0.0
     print(f"gui soak {minutes:g} min at {size}: {figures.get('loops', 0)} loops, {len(delays)} actions; "
           f"action to repaint median {statistics.median(delays) * 1000 if delays else 0:.0f} ms, "
-          f"worst {max(delays, default=0) * 1000:.0f} ms, over {REPAINT_LIMIT_S:g} s: {len(slow)} {slow[:5]}; "
+          f"worst {max(delays, default=0) * 1000:.0f} ms{worst_name}, "
+          f"over {REPAINT_LIMIT_S:g} s: {len(slow)} {slow[:5]}; "
           f"RSS {settled[0] if settled else 0:.0f} MB at {SETTLE_S} s -> {settled[-1] if settled else 0:.0f} MB "
           f"at the end (growth {growth:+.1f} MB, limit {RSS_GROWTH_LIMIT_MB}); collections off the GUI thread: "
           f"{len(gc_watch.off_thread)}, on it: {gc_watch.on_thread}; longest collection by generation: "
           + ", ".join(f"{g}: {t * 1000:.0f} ms" for g, t in sorted(gc_watch.longest.items())), flush=True)
+    print("  by action, median / worst ms: " + ", ".join(f"{name} {statistics.median(ds) * 1000:.0f} / "
+                                                        f"{max(ds) * 1000:.0f}" for name, ds in by_action.items()),
+          flush=True)
     if failure:
-        print(f"gui soak: {failure[0]}", file=sys.stderr)
+        print(f"gui soak: {failure}", file=sys.stderr)
         return 1
     return int(bool(slow) or growth > RSS_GROWTH_LIMIT_MB or bool(gc_watch.off_thread))
 

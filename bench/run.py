@@ -5,6 +5,8 @@
   engine >= 5 x faster);
 * the same step through `run --engine ansible` against plain ansible-playbook running the
   playbook it writes (target: overhead < 10 %; bench/ansible_engine.py);
+* a small build (three stages of two steps) through the built-in engine and `run --engine
+  ansible` (target: ansible < 1.6 x; `--engines-only` for that row alone);
 * how long a line printed on a host takes to reach the engine's listener (target < 100 ms).
 
     python -m bench.run [--hosts 50] [--no-ansible]
@@ -114,6 +116,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--ansible-engine-only", action="store_true",
                     help="only `run --engine ansible` against plain ansible-playbook")
+    ap.add_argument("--engines-only", action="store_true",
+                    help="only the built-in engine against `run --engine ansible` on a small build (quick)")
     ns = ap.parse_args(argv)
     from bench.sandbox_hosts import SandboxLab
     reason = SandboxLab.unavailable_reason()
@@ -126,6 +130,9 @@ def main(argv=None) -> int:
         lab.start_many(ns.hosts)
         print(f"started {ns.hosts} sshd hosts in {time.perf_counter() - t0:.2f} s")
         names = sorted(lab.hosts, key=lambda n: int(n.lstrip("h")))
+        if ns.engines_only:
+            from bench.ansible_engine import compare_engines
+            return compare_engines(lab, names, work / "engines", ns.repeat)
         if ns.ansible_engine_only:
             from bench.ansible_engine import compare, print_rows
             print_rows(compare(lab, names, work / "ansible-engine", ns.repeat), ns.hosts, None)
@@ -152,6 +159,8 @@ def main(argv=None) -> int:
             if ans is not None:
                 from bench.ansible_engine import compare, print_rows
                 print_rows(compare(lab, names, work / "ansible-engine", ns.repeat), ns.hosts, many)
+                from bench.ansible_engine import compare_engines
+                compare_engines(lab, names, work / "engines", ns.repeat)
         delays = output_latency_ms(lab, names[0], work / "runs")
         if delays:
             print(f"remote line -> engine listener: median {statistics.median(delays):.1f} ms, "

@@ -131,15 +131,28 @@ def _v(v: Version) -> str:
     return f"{v[0]}" + (" R2" if len(v) > 1 and v[1] == 2 else "")
 
 
+_SHELL_FINDINGS: dict[tuple[str, str], list[str]] = {}
+
+
 def shell_problems(items: list[tuple[str, str]], dialect: str = "bash") -> list[str]:
     """`DIALECT -n` and shellcheck (everything but style) over every (label, script), each tool
-    started once for all of them (a start per script is most of the time these checks take)."""
-    if not items:
-        return []
-    out = []
+    started once for all of them (a start per script is most of the time these checks take).
+    A script text is checked once per process: procedures repeat the same script for many hosts
+    and beds, and both tools answer the same for the same text."""
+    fresh = list(dict.fromkeys(text for _label, text in items if (dialect, text) not in _SHELL_FINDINGS))
+    for text, found in zip(fresh, _check_shell_texts(fresh, dialect)):
+        _SHELL_FINDINGS[(dialect, text)] = found
+    return [f"{label} {finding}" for label, text in items for finding in _SHELL_FINDINGS[(dialect, text)]]
+
+
+def _check_shell_texts(texts: list[str], dialect: str) -> list[list[str]]:
+    """What `DIALECT -n` and shellcheck say of each text, in the order given."""
+    out: list[list[str]] = [[] for _ in texts]
+    if not texts:
+        return out
     with tempfile.TemporaryDirectory() as tmp:
         files = []
-        for k, (_label, text) in enumerate(items):
+        for k, text in enumerate(texts):
             p = Path(tmp) / f"s{k}.sh"
             p.write_text(f"#!/bin/{dialect}\n" + text + "\n", encoding="utf-8")
             files.append(p)
@@ -148,14 +161,14 @@ def shell_problems(items: list[tuple[str, str]], dialect: str = "bash") -> list[
                                 timeout=300)
         for line in syntax.stdout.splitlines():
             k = int(line.split(".sh", 1)[0][1:])
-            out.append(f"{items[k][0]} {dialect} -n: {line}")
+            out[k].append(f"{dialect} -n: {line}")
         check = subprocess.run(["shellcheck", "-s", dialect, "-S", "info", "-f", "json1", *map(str, files)],
                                capture_output=True, text=True, timeout=300)
         for c in json.loads(check.stdout or '{"comments": []}')["comments"]:
             k = int(Path(c["file"]).stem[1:])
-            lines = items[k][1].splitlines() or [""]
+            lines = texts[k].splitlines() or [""]
             where = lines[min(max(0, c["line"] - 2), len(lines) - 1)]   # line 1 of the file is the shebang
-            out.append(f"{items[k][0]} shellcheck -s {dialect} SC{c['code']}: {c['message']} in: {where}")
+            out[k].append(f"shellcheck -s {dialect} SC{c['code']}: {c['message']} in: {where}")
     return out
 
 

@@ -118,6 +118,7 @@ def printed(tmp_path_factory, qapp):
 
 # ---------------------------------------------------------------------------- PDF
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [SEED000, SEED001, SEED002])
 def test_pdf_prints_the_report_values(printed, name):
     text = printed[name]["text"]

@@ -169,8 +169,7 @@ def test_the_canvas_draws_the_card_and_it_grows_with_a_new_volume(qtbot):
     qtbot.waitUntil(lambda: canvas.chips["eql-group"].h == before, timeout=5000)
 
 
-def test_picking_the_card_says_what_the_group_holds_not_that_it_names_nothing(qtbot, dialogs, tmp_path,
-                                                                               monkeypatch):
+def test_picking_the_card_opens_the_groups_form_not_that_it_names_nothing(qtbot, dialogs, tmp_path, monkeypatch):
     from tests.dialogs import forget_changes
     from widgets.main_window import MainWindow
     monkeypatch.setenv("TESTBED_STUDIO_STATE_DIR", str(tmp_path / "state"))
@@ -184,11 +183,12 @@ def test_picking_the_card_says_what_the_group_holds_not_that_it_names_nothing(qt
     qtbot.mouseClick(w.canvas.viewport(), Qt.MouseButton.LeftButton,
                      pos=w.canvas.mapFromScene(chip.mapToScene(chip.w / 2, chip.h / 2)))
     qtbot.waitUntil(lambda: w.selection.ids == {"eql-group"}, timeout=5000)
-    words = w.properties.subtitle.text()
-    assert "names nothing" not in words and all(v in words for v in GROUP_VOLUMES)
+    assert w.properties.title.text() == "Array group eql-group"
+    assert "names nothing" not in w.properties.subtitle.text()
+    w.properties.editor("address")                  # its form (tests/test_array_group_form.py edits it)
     w.selection.set(["eql-group:guest2-data"])
-    words = w.properties.subtitle.text()
-    assert "guest2-data · pool default" in words and "guest1-data" not in words
+    assert w.properties.title.text() == "Volume eql-group:guest2-data"
+    assert w.properties.editor("pool").currentText() == "default"
     w.document.validation.wait()
     w.methodology.wait()
 
@@ -223,3 +223,26 @@ def test_the_card_shows_the_chosen_configurations_volumes(qtbot, tmp_path):
     assert "vol3 · pool data · 100 GB" in tip
     choice.choose("small")
     qtbot.waitUntil(lambda: canvas.chips["eqlgrp"].h == small, timeout=5000)
+
+
+def test_a_group_known_only_from_discovery_gets_a_card_saying_what_is_known(tmp_path):
+    """The PS6110XV bed models its group by name and network only (volumes on the members): the diagram
+    draws the group's card with what is known and 'not stated' for the rest, not nothing."""
+    bed = load(example_path("equallogic-ps6110-hyperv"))
+    (group,) = bed.array_groups
+    assert not group.holds_storage
+    box = layout(bed)[group.name]
+    assert not [pair for pair in overlapping(layout(bed)) if group.name in pair]
+    everything = cells(export_diagram(bed, tmp_path / "bed.drawio").path)
+    (card,) = [c for c in everything.values() if c.get("testbed_kind") == "array_group"]
+    assert card["geo"] == (box.x, box.y, box.w, box.h) and card["members"] == "PS6110XV-1, PS6110XV-2"
+    assert "group address not stated · 2 members: PS6110XV-1 … PS6110XV-2" in card["label"]
+    rows = [c["label"] for c in everything.values() if c.get("parent") == card["id"]]
+    assert rows == ["discovery network san-iscsi", "model not stated · firmware not stated",
+                    "known from discovery only:", "pools, volumes, access records not stated"]
+    # no member names the group: its members are not stated, not "0"
+    lone = loads(example_path("equallogic-ps6110-hyperv").read_text(encoding="utf-8")
+                 .replace("    group: PS-Series-group\n", ""), "lone.yaml")
+    everything = cells(export_diagram(lone, tmp_path / "lone.drawio").path)
+    (card,) = [c for c in everything.values() if c.get("testbed_kind") == "array_group"]
+    assert "group address not stated · members not stated" in card["label"]

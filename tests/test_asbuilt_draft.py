@@ -87,6 +87,7 @@ def test_the_dry_run_lists_the_draft_and_changes_nothing(lab, tmp_path):
     assert "(dry run:" in out
 
 
+@pytest.mark.slow
 def test_the_draft_is_one_change_the_bed_keeps_and_then_checks_as_built(lab, tmp_path):
     bed = tmp_path / "bed.yaml"
     bed.write_text(BED)

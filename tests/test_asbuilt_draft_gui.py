@@ -50,6 +50,7 @@ def _read_hosts(inventory: str | None):
     return act
 
 
+@pytest.mark.slow
 def test_draft_from_an_inventory_opens_as_a_new_unsaved_bed_the_cli_would_make(qtbot, window, lab, tmp_path):
     doc = window.document
     answered = answer_modal(_read_hosts(str(lab["inventory"])))

@@ -140,6 +140,7 @@ def _fix(ctx) -> None:
     (ctx["folder"] / "h4-bin" / "sessions.txt").write_text(_two_sessions())
 
 
+@pytest.mark.slow
 def test_five_planted_differences_give_exactly_five_findings_and_fixed_hosts_none(lab, tmp_path):
     bed = tmp_path / "bed.yaml"
     bed.write_text(_bed(lab["lab"]))

@@ -100,6 +100,7 @@ def _runs_with_ds2(runs_dir: Path, configuration: str, figures: list[dict[str, i
     return ids
 
 
+@pytest.mark.slow
 def test_two_configurations_of_one_server_validate_get_a_procedure_each_and_compare_in_a_chart(tmp_path):
     """The issue's "done when": validate, a procedure per configuration, imported results, the chart."""
     v = cli("validate", str(STUDY))

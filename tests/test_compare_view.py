@@ -119,3 +119,51 @@ def test_the_compare_page_puts_configurations_side_by_side_and_attaches_result_f
     view.sides.item(0).setCheckState(Qt.CheckState.Unchecked)
     assert view.table_shown is None and "Tick two or more" in view.notes.text()
     document.undo_stack.cleanChanged.disconnect()
+
+
+def test_runs_that_end_join_the_compare_page_when_it_is_shown_read_on_a_worker(qtbot, study, tmp_path):
+    """Starting or stopping a run tells the page (follow_runs); it reads the runs folder and compares
+    again on a worker, and only once it is looked at (issue 24: 0.2-1.2 s on the GUI thread before)."""
+    import threading
+
+    from PySide6.QtWidgets import QTabWidget
+
+    from app.metrics import comparison as C
+    from widgets.compare_view import CompareView
+    for configuration, opm in (("hyperv", 5000), ("esxi", 5200)):
+        info = J.new_run(str(study), "", configuration=configuration)
+        attach_file(info.dir, _ds2(tmp_path, f"{configuration}.txt", opm), host="SQL1")
+    document = Document()
+    document.open(study)
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    view = CompareView(document)
+    tabs.addTab(QTabWidget(), "another page")
+    tabs.addTab(view, "Compare")
+    tabs.show()
+    assert view.table_shown is not None and not view.isVisible()
+    listed = view.sides.count()
+    threads: list[str] = []
+    resolve = C.resolve_sides
+
+    def spied(*args, **kw):
+        threads.append(threading.current_thread().name)
+        return resolve(*args, **kw)
+    C.resolve_sides = spied
+    try:
+        newer = J.new_run(str(study), "", configuration="esxi")
+        attach_file(newer.dir, _ds2(tmp_path, "esxi-2.txt", 5400), host="SQL1")
+        view.follow_runs()
+        qtbot.wait(200)
+        assert view.sides.count() == listed and threads == []       # a hidden page waits
+        tabs.setCurrentWidget(view)
+        qtbot.waitUntil(lambda: view.sides.count() == listed + 1 and not view._following.busy, timeout=10000)
+        assert view.sides.item(listed).data(Qt.ItemDataRole.UserRole) == newer.id
+        assert threads and "MainThread" not in threads
+        # the ticked configurations compared again, with the newer esxi run among esxi's figures
+        sql1 = next(r for r in view.table_shown.rows if r.subject == "SQL1")
+        assert view.checked() == ["hyperv", "esxi"]
+        assert sql1.values[0] == 5000 and sql1.values[1] == pytest.approx((5200 + 5400) / 2)
+    finally:
+        C.resolve_sides = resolve
+        document.undo_stack.cleanChanged.disconnect()

@@ -167,6 +167,7 @@ def test_a_procedure_per_configuration_each_with_its_own_values(bed):
     assert "R720:SAN1 mtu: 9000 -> 1500" in opening.text
 
 
+@pytest.mark.slow
 def test_the_methodology_command_prints_one_procedure_per_configuration_or_the_one_asked(tmp_path):
     both = cli("methodology", str(BED))
     assert both.returncode == 0, both.stderr

@@ -69,6 +69,7 @@ def _place_times(place, source: str, metric: str = M.IOPS) -> list[float]:
                   and np.isfinite(s.value))
 
 
+@pytest.mark.slow
 def test_a_finished_run_opened_again_shows_each_place_on_its_own_as_results_tables_it(qtbot, dashboard,
                                                                                       recorded_run):
     report = placed_report(recorded_run, load_samples(recorded_run))

@@ -32,6 +32,7 @@ def test_every_script_of_an_example_parses_and_fits_its_hosts_version(name):
         assert script_checks.problems(view, meth) == [], config
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case, transport", CASES, ids=[f"{c.id}-{t}" for c, t in CASES])
 def test_every_script_of_a_platform_bed_parses_and_fits_its_hosts_version(case, transport):
     bed = platform_bed(case, transport)

@@ -305,6 +305,7 @@ def test_a_hard_linked_bed_stays_one_file_when_saved(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]        # no copy left behind
 
 
+@pytest.mark.slow
 def test_exports_are_not_written_through_a_symlink_at_the_output_path(tmp_path):
     bed_path = tmp_path / "bed.yaml"
     assert _cli("new", "--example", _cli("examples").stdout.split()[0], "-o", str(bed_path)).returncode == 0

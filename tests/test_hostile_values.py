@@ -325,6 +325,7 @@ def test_powershell_scripts_parse_and_hold_each_value_in_one_string_literal(name
 
 # ====================================================== Ansible: the exported playbook, really run
 
+@pytest.mark.slow
 @pytest.mark.timeout(450)     # 30 hosts, each step with its marker and check: over 2 minutes on a busy machine
 def test_exported_playbook_runs_with_every_value_and_templates_none_of_them(lab, tmp_path):
     ansible = Path(sys.executable).with_name("ansible-playbook")
@@ -354,7 +355,10 @@ def test_exported_playbook_runs_with_every_value_and_templates_none_of_them(lab,
     steps = [s for s in run_steps(generate(bed, extra_dirs=[TEMPLATES]), {a.host: a.transport for a in bed.access})
              if s.template.endswith("#hello")]
     paths = export(bed, steps, tmp_path / "ansible")
+    # no file copy per task; but no kept connection either: hosts that differ only by a hostile key
+    # file or jump host would ride the first host's connection to the same address and not be refused
     env = os.environ | {"ANSIBLE_HOST_KEY_CHECKING": "True", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORKS": "30",
+                        "ANSIBLE_PIPELINING": "True",
                         "ANSIBLE_SSH_ARGS": f"-o UserKnownHostsFile={lab.known_hosts_path} -o IdentitiesOnly=yes",
                         "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ans-local"), "ANSIBLE_REMOTE_TEMP": "/tmp/.ansible-tbs",
                         "ANSIBLE_TIMEOUT": "5"}
@@ -375,7 +379,8 @@ def test_exported_playbook_runs_with_every_value_and_templates_none_of_them(lab,
     # the hosts whose connection settings are hostile were refused by ssh, without running anything
     hostile_settings = ("user", "key_file", "jump", "address")
     refused = {h: line for h, line in recap.items() if h.rstrip("0123456789") in hostile_settings}
-    assert len(refused) == 20 and all("unreachable=1" in line for line in refused.values())
+    reached = [line for line in refused.values() if "unreachable=1" not in line]
+    assert len(refused) == 20 and not reached, reached
 
 
 # ====================================================== paths derived from values

@@ -61,6 +61,7 @@ def _reference_notes(steps, idx: BedIndex) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", example_names())
 def test_a_note_on_any_one_object_is_placed_as_the_straightforward_resolution_places_it(name):
     bed = load(example_path(name))

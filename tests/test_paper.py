@@ -92,6 +92,7 @@ def test_the_print_preview_has_the_pages_of_the_exported_pdf(qtbot, view, tmp_pa
     assert page_footers(printed) == page_footers(exported) == [f"Page {n} of {pages}" for n in range(1, pages + 1)]
 
 
+@pytest.mark.slow
 def test_the_command_line_prints_on_the_chosen_paper(tmp_path):
     env = os.environ | {preferences.STATE_DIR_ENV: str(tmp_path / "state"), "LANG": "en_US.UTF-8", "LC_ALL": ""}
     bed = resources.example_path("md3000i-hyperv-cluster")

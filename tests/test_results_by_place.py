@@ -57,6 +57,7 @@ def two_runs(tmp_path_factory):
     return run_dir, runs, env
 
 
+@pytest.mark.slow
 def test_each_repetition_of_a_run_is_its_own_table_with_its_own_result_file(two_runs):
     run_dir, runs, env = two_runs
     files = attached(run_dir)
@@ -98,6 +99,7 @@ def test_results_prints_dvd_store_files_imported_into_a_run(tmp_path):
     assert "average response time 137 ms" in r.stdout and "recorded no metrics" not in r.stdout
 
 
+@pytest.mark.slow
 def test_published_results_are_recorded_onto_a_configuration_without_a_run(tmp_path):
     bed = tmp_path / "bed.yaml"
     bed.write_text(TWO_HYPERVISORS.read_text() + "# the lab's own closing comment\n")

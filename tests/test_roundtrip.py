@@ -204,6 +204,7 @@ _SCALAR_FIELDS = [("servers", "memory_gb", st.integers(1, 4096)),
                   ("servers", "os", st.sampled_from(["", "Windows Server 2012 R2", "yes", "0048"]))]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_edits_of_an_example_read_back_as_the_bed_and_keep_every_other_comment(data):

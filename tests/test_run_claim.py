@@ -76,12 +76,14 @@ def _races(tmp_path: Path, access: dict, rounds: int, env: dict | None = None) -
         assert marks.read_text() == "begin\nend\n", f"round {n}: the step ran {marks.read_text().count('begin')} times"
 
 
+@pytest.mark.slow
 def test_two_local_runs_of_one_bed_started_together_run_each_step_once(tmp_path):
     _races(tmp_path, {"transport": "local"}, rounds=6)
 
 
 @pytest.mark.skipif(SandboxLab.unavailable_reason() is not None,
                     reason=f"no sandbox sshd hosts here: {SandboxLab.unavailable_reason()}")
+@pytest.mark.slow
 def test_two_ssh_runs_of_one_bed_started_together_run_each_step_once(tmp_path):
     with SandboxLab(tmp_path / "lab") as lab:
         lab.start_many(1)

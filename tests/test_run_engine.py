@@ -53,6 +53,7 @@ def test_the_same_step_on_every_host_runs_in_one_stage_with_a_lane_per_host(bed)
     assert [s.template.split("#")[1] for s in stage.lanes["lin2"]] == ["hello", "mark", "work"]
 
 
+@pytest.mark.slow
 def test_a_run_executes_every_step_and_journals_start_and_end_per_host(bed, tmp_path):
     runs = tmp_path / "runs"
     steps = _host_steps(bed)
@@ -73,6 +74,7 @@ def test_a_run_executes_every_step_and_journals_start_and_end_per_host(bed, tmp_
     assert (tmp_path / "marks" / "lin1.visits").read_text() == "visit\n"
 
 
+@pytest.mark.slow
 def test_a_failed_step_stops_the_run_and_resume_reruns_only_what_did_not_succeed(bed, tmp_path):
     runs, marks = tmp_path / "runs", tmp_path / "marks"
     marks.mkdir()

@@ -27,6 +27,7 @@ def _cli(*args: str, env: dict | None = None, timeout: float = 120) -> subproces
                           timeout=timeout, stdin=subprocess.DEVNULL, env=env)
 
 
+@pytest.mark.slow
 def test_a_driver_killed_before_it_journalled_the_jobs_process_is_resumed_by_adopting_the_job(tmp_path):
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
     runs = tmp_path / "runs"
@@ -76,6 +77,7 @@ def test_the_job_folder_of_an_earlier_attempt_is_not_taken_for_a_later_attempt_t
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\nbegin\nend\n"
 
 
+@pytest.mark.slow
 def test_the_ansible_engine_reads_the_result_files_it_fetched_as_the_builtin_engine_does(tmp_path):
     """Hostile files a step leaves (100,000-deep JSON, a DiskSpd count written 1.5e3, fio `jobs`
     holding a number) are problems of the step, journalled with what is wrong; the good file is
@@ -199,6 +201,7 @@ def _files_holding(folder: Path, text: str) -> list[str]:
     return [str(p) for p in folder.rglob("*") if p.is_file() and text.encode() in p.read_bytes()]
 
 
+@pytest.mark.slow
 def test_secret_extra_vars_reach_ansible_playbook_but_no_file_of_the_run(tmp_path):
     """`-e ansible_become_password=...` and a mapping holding a token: ansible-playbook gets them,
     the run folder (run.json, journal, outputs, ansible-runner's command and cmdline) never holds

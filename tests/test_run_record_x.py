@@ -32,7 +32,7 @@ from tests.x_run_record import fio_bed
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENES = ROOT / "tests" / "x_run_record.py"
-LOAD_S = 40
+LOAD_S = 30
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("xdotool") and shutil.which("fio")),

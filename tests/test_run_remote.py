@@ -107,6 +107,7 @@ def test_an_unknown_host_key_is_not_accepted_without_consent(lab, tmp_path):
     assert lab.hosts["h1"].host_key_public.split()[1] in known.read_text()
 
 
+@pytest.mark.slow
 def test_a_host_that_dies_mid_step_is_reported_and_resume_continues_from_that_step(lab, tmp_path):
     bed = write_bed(tmp_path / "bed.yaml", [_ssh_access(lab, n) for n in ("h1", "h2")],
                     mark_dir=tmp_path / "marks", work_s=4)
@@ -137,6 +138,7 @@ def test_a_host_that_dies_mid_step_is_reported_and_resume_continues_from_that_st
     assert (tmp_path / "marks" / "h1.visits").read_text() == "visit\n"      # 'mark' ran once only
 
 
+@pytest.mark.slow
 def test_a_cut_link_ends_the_step_at_its_timeout_and_resume_finishes_after_the_link_returns(tmp_path):
     reason = SandboxLab.netns_unavailable_reason()
     if reason:
@@ -228,6 +230,7 @@ def test_the_exported_ansible_playbook_runs_against_the_same_hosts(lab, tmp_path
     assert (tmp_path / "marks" / "h2.visits").read_text() == "visit\n"
 
 
+@pytest.mark.slow
 def test_fio_over_ssh_is_recorded_with_the_run_and_printed_in_the_results_appendix(lab, tmp_path):
     """Issue 6 end to end: `run` streams real fio on an sshd host, `results` prints the run's
     table, `appendix --run` prints it with the charts (checked in the PDF with poppler)."""

@@ -100,6 +100,7 @@ def test_the_powershell_fetch_command_parses_and_holds_the_path_as_one_literal()
 
 # ------------------------------------------------------------------ fetched when the step ends
 
+@pytest.mark.slow
 def test_a_workload_step_over_ssh_fetches_fios_report_and_keeps_it_with_the_run(tmp_path):
     from bench.sandbox_hosts import SandboxLab
     from tests.run_beds import write_fio_bed

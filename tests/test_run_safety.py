@@ -65,6 +65,7 @@ def _killed_mid_step(slow_bed, runs: Path) -> tuple[Path, int]:
     return run_dir, pid
 
 
+@pytest.mark.slow
 def test_a_second_driver_of_a_run_is_refused_and_told_who_holds_it(slow_bed, tmp_path):
     bed, templates = slow_bed
     runs = tmp_path / "runs"
@@ -89,6 +90,7 @@ def test_a_second_driver_of_a_run_is_refused_and_told_who_holds_it(slow_bed, tmp
     assert len(list(runs.iterdir())) == 1
 
 
+@pytest.mark.slow
 def test_resume_after_kill_9_refuses_to_start_a_second_copy_then_adopts_the_running_step(slow_bed, tmp_path):
     bed, templates = slow_bed
     runs = tmp_path / "runs"
@@ -127,6 +129,7 @@ def test_resume_can_stop_the_step_a_killed_driver_left_and_run_it_again(slow_bed
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nbegin\nend\n"
 
 
+@pytest.mark.slow
 def test_a_step_that_ended_while_no_driver_ran_is_taken_as_it_ended_not_run_again(tmp_path):
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=2)
     runs = tmp_path / "runs"
@@ -172,6 +175,7 @@ def test_a_full_disk_ends_a_local_step_at_once_with_a_clear_message(tiny_disk, t
     assert "Free space there, then resume" in state.message
 
 
+@pytest.mark.slow
 def test_runs_lists_good_runs_and_names_each_damaged_one(tmp_path):
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=0)
     runs = tmp_path / "runs"
@@ -205,6 +209,7 @@ def test_runs_lists_good_runs_and_names_each_damaged_one(tmp_path):
         assert name in r.stderr and ("cannot resume" in r.stderr or "not a mapping" in r.stderr), r.stderr
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_journal_emptied_after_steps_ran(tmp_path):
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=0)
     runs = tmp_path / "runs"
@@ -219,6 +224,7 @@ def test_resume_refuses_a_journal_emptied_after_steps_ran(tmp_path):
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"      # nothing ran again
 
 
+@pytest.mark.slow
 def test_a_torn_last_record_is_still_resumable_after_a_second_resume(tmp_path):
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=0)
     runs = tmp_path / "runs"

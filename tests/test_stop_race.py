@@ -122,6 +122,7 @@ def _kill_mid_step(tmp_path: Path, bed: Path, templates: str, runs: Path, engine
     return run_dir
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_step_that_ends_between_the_question_and_the_stop_is_taken_as_it_ended(lab, tmp_path, engine):
     from app.run.session import RunSession
@@ -164,6 +165,7 @@ TABLE = ([pytest.param("builtin", n, id=f"builtin-{n}") for n in range(4)]
          + [pytest.param("ansible", n, id=f"ansible-{n}", marks=_ANSIBLE_MARKS) for n in range(2)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine, case", TABLE)
 def test_stop_at_random_points_never_runs_a_finished_step_again(lab, tmp_path, engine, case):
     import time

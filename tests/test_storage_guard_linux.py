@@ -224,6 +224,7 @@ def _cli(lab, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300, env=env, cwd=Path(__file__).parent.parent)
 
 
+@pytest.mark.slow
 def test_run_lists_the_disks_asks_before_writing_and_formats_with_yes_destructive(lab, tmp_path):
     data = lab["luns"]["data"]
     _wipe(data)

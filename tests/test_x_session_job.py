@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not all(shutil.which(t) for t in ("Xvfb", "xdotool", "fio")), reason="needs Xvfb, xdotool, fio")
 def test_a_two_host_bed_from_nothing_to_a_finished_fio_run_in_a_real_x_server():
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "x_session_job.py"), "1366x768"],

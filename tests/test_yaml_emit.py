@@ -51,6 +51,7 @@ _data = st.recursive(st.one_of(_scalar, _flow, _flowmap),
                      max_leaves=25)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(_key, _data, min_size=1, max_size=6))
 def test_any_plain_data_is_written_as_libyaml_writes_it_and_reads_back_the_same(data):

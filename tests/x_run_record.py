@@ -201,6 +201,8 @@ class Scene:
         # the Compare page lists the run that just finished, without the bed being opened again
         from PySide6.QtCore import Qt
         compare = self.window.compare
+        self.window.tabs.setCurrentWidget(compare)      # the page reads the runs folder when shown, on a worker
+        yield lambda: compare.isVisible() and not compare._following.busy
         listed = [compare.sides.item(i).data(Qt.ItemDataRole.UserRole) for i in range(compare.sides.count())]
         self.say(compare_lists=listed)
 
@@ -284,10 +286,9 @@ def _points(dashboard) -> dict:
 
 
 def drive(scene_name: str, out: Path, args: list[str]) -> int:
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from tests.x_session import Session
+    from tests.x_session import Session, play
     app = QApplication.instance() or QApplication([])
     from widgets.main_window import MainWindow
     window = MainWindow()
@@ -297,37 +298,13 @@ def drive(scene_name: str, out: Path, args: list[str]) -> int:
     method = {"start": scene.start, "resume": scene.resume, "other-bed": scene.other_bed,
               "reopen": scene.reopen}[scene_name]
     steps = method(*[Path(a) if a.startswith("/") else a for a in args])
-    waiting: list = [None, 0.0]
-
-    def tick() -> None:
-        condition, deadline = waiting
-        if condition is not None:
-            if condition():
-                waiting[0] = None
-            elif time.monotonic() > deadline:
-                line = steps.gi_frame.f_lineno if steps.gi_frame else "?"
-                scene.say(failure=f"waited {WAIT_S:.0f} s at line {line}",
-                          failure_shot=scene.shoot(f"{scene_name}-failure"))
-                app.exit(1)
-            return
-        try:
-            waiting[:] = [next(steps), time.monotonic() + WAIT_S]
-        except StopIteration:
-            scene.say(done=True)
-            app.exit(0)
-        except Exception as exc:
-            scene.say(failure=repr(exc), failure_shot=scene.shoot(f"{scene_name}-failure"))
-            app.exit(1)
-    timer = QTimer(interval=10, timeout=tick)
-    timer.start()
-    status = app.exec()
-    timer.stop()
-    for widget in (QApplication.activeModalWidget(), QApplication.activePopupWidget()):
-        if widget is not None:
-            widget.close()
+    failure = play(app, steps, WAIT_S,
+                   lambda text: scene.say(failure=text, failure_shot=scene.shoot(f"{scene_name}-failure")))
+    if failure is None:
+        scene.say(done=True)
     window.document.undo_stack.setClean()
     window.close()
-    return status
+    return 0 if failure is None else 1
 
 
 if __name__ == "__main__":

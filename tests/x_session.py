@@ -33,6 +33,52 @@ def later(seconds: float):
     return lambda: time.monotonic() >= end
 
 
+def play(app, steps, wait_s: float, on_failure=None) -> str | None:
+    """Run a scripted session: each item STEPS yields is a condition the event loop waits for (at
+    most WAIT_S s), so the script goes on while a menu or a dialog runs its own loop.  Returns what
+    went wrong (None when the script ran to its end); ON_FAILURE(text) runs at the moment it does,
+    while the screen still shows it.  Menus and dialogs left open are closed afterwards."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    waiting: list = [None, 0.0]
+    failure: list[str] = []
+
+    def fail(text: str) -> None:
+        failure.append(f"{text} at line {steps.gi_frame.f_lineno if steps.gi_frame else '?'}")
+        if on_failure is not None:
+            on_failure(failure[0])
+        app.exit(1)
+
+    def tick() -> None:
+        condition, deadline = waiting
+        if failure:
+            return
+        if condition is not None:
+            if condition():
+                waiting[0] = None
+            elif time.monotonic() > deadline:
+                fail(f"waited {wait_s:g} s")
+            return
+        try:
+            waiting[:] = [next(steps), time.monotonic() + wait_s]
+            if os.environ.get("X_SESSION_TRACE"):
+                print("x-session at line", steps.gi_frame.f_lineno if steps.gi_frame else "?", file=sys.stderr)
+        except StopIteration:
+            app.exit(0)
+        except Exception as exc:
+            fail(repr(exc))
+
+    timer = QTimer(interval=10, timeout=tick)
+    timer.start()
+    app.exec()
+    timer.stop()
+    for widget in (QApplication.activeModalWidget(), QApplication.activePopupWidget()):
+        if widget is not None:
+            widget.close()
+    return failure[0] if failure else None
+
+
 class Session:
     """The script is a generator run by a timer, so that it goes on while a menu or a dialog runs
     its own event loop: it yields conditions to wait for (10 s each at most)."""
@@ -277,7 +323,6 @@ def script(s: Session, tag: str, result: dict):
 
 
 def run(tag: str, width: int, height: int) -> dict:
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])
@@ -288,46 +333,16 @@ def run(tag: str, width: int, height: int) -> dict:
     window.setGeometry(0, 0, width, height)
     window.show()
     result: dict = {"size": tag}
-    steps = script(Session(app, window), tag, result)
-    waiting: list = [None, 0.0]
-    failure: list[str] = []
 
-    def tick() -> None:
-        condition, deadline = waiting
-        if condition is not None:
-            if condition():
-                waiting[0] = None
-            elif time.monotonic() > deadline:
-                failure.append(f"waited 10 s at line {steps.gi_frame.f_lineno if steps.gi_frame else '?'}")
-                print(f"x-session {tag}: {failure[-1]}", file=sys.stderr, flush=True)
-                window.screen().grabWindow(0).save(str(OUT / f"{tag}-failure.png"))
-                timer.stop()
-                app.exit(0)
-            return
-        try:
-            waiting[:] = [next(steps), time.monotonic() + 10.0]
-            if os.environ.get("X_SESSION_TRACE"):
-                print("x-session at line", steps.gi_frame.f_lineno if steps.gi_frame else "?", file=sys.stderr)
-        except StopIteration:
-            timer.stop()
-            app.exit(0)
-        except Exception as exc:
-            failure.append(repr(exc))
-            app.exit(0)
-    timer = QTimer(interval=10, timeout=tick)
-    timer.start()
-    app.exec()
-    timer.stop()
-    for widget in (QApplication.activeModalWidget(), QApplication.activePopupWidget()):
-        if widget is not None:
-            widget.close()
-    if failure:
-        window.grab().save(str(OUT / f"{tag}-failure.png"))
+    def shot(failure: str) -> None:
+        print(f"x-session {tag}: {failure}", file=sys.stderr, flush=True)
+        window.screen().grabWindow(0).save(str(OUT / f"{tag}-failure.png"))
+    failure = play(app, script(Session(app, window), tag, result), 10.0, shot)
     window.document.undo_stack.clear()
     window.document.undo_stack.setClean()
     window.close()                        # shuts the workers down before the widgets go
     if failure:
-        raise SystemExit(f"x-session {tag}: {failure[0]}")
+        raise SystemExit(f"x-session {tag}: {failure}")
     return result
 
 

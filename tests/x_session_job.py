@@ -21,12 +21,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "x-session-job"
-RUN_SECONDS = 20
+RUN_SECONDS = 10
 
 
 def into_view(widget):
@@ -291,11 +290,10 @@ def script(s, tag: str, result: dict, folder: Path):
 
 
 def run(tag: str, width: int, height: int) -> dict:
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     import tests.x_session as xs
-    from tests.x_session import Session
+    from tests.x_session import Session, play
     xs.OUT = OUT                               # the screenshots of this session go beside its failure shot
     app = QApplication.instance() or QApplication([])
     from app.gc_owner import GuiCollector
@@ -306,40 +304,13 @@ def run(tag: str, width: int, height: int) -> dict:
     window.move(0, 0)
     window.show()
     result: dict = {"size": tag}
-    steps = script(Session(app, window), tag, result, folder)
-    waiting: list = [None, 0.0]
-    failure: list[str] = []
-
-    def tick() -> None:
-        condition, deadline = waiting
-        if condition is not None:
-            if condition():
-                waiting[0] = None
-            elif time.monotonic() > deadline:
-                failure.append(f"waited 15 s at line {steps.gi_frame.f_lineno if steps.gi_frame else '?'}")
-                window.screen().grabWindow(0).save(str(OUT / f"{tag}-failure.png"))
-                app.exit(0)
-            return
-        try:
-            waiting[:] = [next(steps), time.monotonic() + 15.0]
-        except StopIteration:
-            app.exit(0)
-        except Exception as exc:
-            failure.append(f"{exc!r} at line {steps.gi_frame.f_lineno if steps.gi_frame else '?'}")
-            window.screen().grabWindow(0).save(str(OUT / f"{tag}-failure.png"))
-            app.exit(0)
-    timer = QTimer(interval=10, timeout=tick)
-    timer.start()
-    app.exec()
-    timer.stop()
-    for widget in (QApplication.activeModalWidget(), QApplication.activePopupWidget()):
-        if widget is not None:
-            widget.close()
+    failure = play(app, script(Session(app, window), tag, result, folder), 15.0,
+                   lambda _text: window.screen().grabWindow(0).save(str(OUT / f"{tag}-failure.png")))
     window.document.undo_stack.clear()
     window.document.undo_stack.setClean()
     window.close()
     if failure:
-        raise SystemExit(f"x-session-job {tag}: {failure[0]}")
+        raise SystemExit(f"x-session-job {tag}: {failure}")
     return result
 
 

@@ -45,5 +45,10 @@ class ArrayGroup:
     note: str = fld("")
 
     @property
+    def id(self) -> str:
+        """The id the group is selected and edited by (its card, its form): its name."""
+        return self.name
+
+    @property
     def holds_storage(self) -> bool:
         return bool(self.pools or self.volumes or self.hosts or self.mappings)

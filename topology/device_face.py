@@ -128,9 +128,13 @@ def group_card_lines(group: Any, members: list[str]) -> tuple[str, list[str]]:
 
     address = f"group address {said(group.address)}" if group.address or group.address is NOT_STATED \
         else "group address not set"
-    head = f"{address} · {len(members)} member{'s' if len(members) != 1 else ''}"
     if members:
-        head += f": {members[0]}" + (f" … {members[-1]}" if len(members) > 1 else "")
+        head = f"{address} · {len(members)} member{'s' if len(members) != 1 else ''}: {members[0]}" \
+            + (f" … {members[-1]}" if len(members) > 1 else "")
+    else:       # a group has at least one member: none named in the bed is a count not stated
+        head = f"{address} · members not stated"
+    if not group.holds_storage:
+        return head, discovery_rows(group)
     rows = []
     for v in group.volumes[:GROUP_VOLUMES_SHOWN]:
         size = stated(v.size_gb)
@@ -149,6 +153,19 @@ def group_card_lines(group: Any, members: list[str]) -> tuple[str, list[str]]:
     return head, rows
 
 
+def discovery_rows(group: Any) -> list[str]:
+    """A group known only from discovery (no pools, volumes or access records in the bed): what is
+    known of it, and 'not stated' for the rest."""
+    from topology.unknown import NOT_STATED
+
+    def known(label: str, value: Any) -> str:
+        return f"{label} {value}" if value and value is not NOT_STATED else f"{label} not stated"
+
+    return [known("discovery network", group.network),
+            known("model", group.model) + " · " + known("firmware", group.firmware),
+            "known from discovery only:", "pools, volumes, access records not stated"]
+
+
 def group_card_size(group: Any, members: list[str]) -> tuple[float, float]:
     head, rows = group_card_lines(group, members)
     widest = max([text_width(group.name) * 1.2, text_width(head)] + [text_width(r) * 0.92 for r in rows])
@@ -165,3 +182,87 @@ def chassis_bays(chassis: Any) -> int | None:
         return bays
     documented = limit("chassis", chassis.model, "bays")
     return documented[0] if documented is not None else None
+
+
+CHASSIS_H = 150.0        # room for the blade bays, the I/O module row and a line of notes
+BLADE_PITCH = 18.0       # a blade bay's width where the chassis states its count
+CHASSIS_TITLE_H = 40.0
+IO_ROW_H = 24.0
+NOTE_H = 14.0
+
+
+@dataclass(frozen=True)
+class BayTile:
+    """One bay drawn on a chassis' face: a blade bay ('blade') or an I/O module bay ('io'), at x, y
+    (w x h) inside the chassis; `occupants`: the ids of the blades or modules the bed puts there."""
+    kind: str
+    bay: int
+    x: float
+    y: float
+    w: float
+    h: float
+    occupants: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChassisFace:
+    """What a chassis draws inside its outline: its blade bays (every bay of a stated or documented
+    count, else only the bays its blades name), the I/O module bays its modules name, and notes for
+    what the bed leaves open -- a blade or module whose bay is not stated gets no tile, it is named in a
+    note, never put in an assumed bay."""
+    blades: list[BayTile]
+    io: list[BayTile]
+    notes: list[str]
+
+
+def _bay_of(dev: Any) -> int | None:
+    bay = getattr(dev, "bay", None)
+    return bay if isinstance(bay, int) and not isinstance(bay, bool) else None
+
+
+def chassis_width(chassis: Any) -> float:
+    bays = chassis_bays(chassis)
+    return max(180.0, BLADE_PITCH * (bays or 0) + 16)
+
+
+def chassis_face(chassis: Any, contents: Any, w: float, h: float) -> ChassisFace:
+    """Where the blades (servers) and I/O modules (switches) in `contents` are drawn on a chassis of
+    w x h: each in the tile of the bay it states."""
+    bays = chassis_bays(chassis)
+    blades: dict[int, list[str]] = {}
+    modules: dict[int, list[str]] = {}
+    unplaced: list[str] = []
+    beyond: list[str] = []
+    for dev in contents:
+        bay = _bay_of(dev)
+        into = modules if isinstance(dev, Switch) else blades
+        if bay is None:
+            unplaced.append(dev.id)
+        elif into is blades and bays is not None and not 1 <= bay <= bays:
+            beyond.append(f"{dev.id} (bay {bay})")
+        else:
+            into.setdefault(bay, []).append(dev.id)
+    notes = []
+    if bays is None:
+        notes.append("bays not stated")
+    if unplaced:
+        notes.append("bay not stated: " + ", ".join(unplaced))
+    if beyond:
+        notes.append(f"beyond its {bays} bays: " + ", ".join(beyond))
+    bottom = h - (NOTE_H if notes else 0.0) - 4
+    io_tiles: list[BayTile] = []
+    if modules:
+        shown = sorted(modules)
+        top = bottom - IO_ROW_H + 2
+        iw = (w - 16) / len(shown)
+        io_tiles = [BayTile("io", bay, 8 + i * iw, top, iw - 2, IO_ROW_H - 4, tuple(modules[bay]))
+                    for i, bay in enumerate(shown)]
+        bottom = top - 4
+    numbers = list(range(1, bays + 1)) if bays is not None else sorted(blades)
+    blade_tiles: list[BayTile] = []
+    if numbers:
+        bw = (w - 16) / len(numbers) if bays is not None else min((w - 16) / len(numbers), 40.0)
+        height = max(bottom - CHASSIS_TITLE_H, 4.0)
+        blade_tiles = [BayTile("blade", bay, 8 + i * bw, CHASSIS_TITLE_H, bw - 2, height, tuple(blades.get(bay, ())))
+                       for i, bay in enumerate(numbers)]
+    return ChassisFace(blade_tiles, io_tiles, notes)

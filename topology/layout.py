@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from topology.device_face import face_size, group_card_size
+from topology.device_face import CHASSIS_H, chassis_width, face_size, group_card_size
 from topology.ids import SEP
 from topology.model import VM, Bed, Chassis, Network, Server, StorageArray, Switch
 
@@ -161,14 +161,19 @@ def vm_grid(width: float, count: int) -> tuple[int, int]:
 
 def drawn_size(dev: Any, vms: int = 0, *, expanded: bool = False) -> tuple[float, float]:
     """Width and height of a device on the diagram: the layout's size plus room for VM chips."""
-    if isinstance(dev, Chassis):
-        bays = dev.bays or 14
-        return max(180.0, 16.0 * bays + 24), 84.0
+    if isinstance(dev, Chassis):        # its blades and I/O modules are drawn in their bays inside it
+        return chassis_width(dev), CHASSIS_H
     w, h = device_size(dev, expanded=expanded)
     if isinstance(dev, Server) and vms:
         _cols, rows = vm_grid(w, vms)
         h += rows * VM_CHIP_H + 4
     return w, h
+
+
+def chassis_contents(bed: Bed, chassis: str) -> list[Server | Switch]:
+    """The blades (servers) and I/O modules (switches) a chassis holds, drawn in its bays."""
+    blades: list[Server | Switch] = [s for s in bed.servers if s.chassis == chassis]
+    return blades + [s for s in bed.switches if s.chassis == chassis]
 
 
 def vms_by_host(bed: Bed) -> dict[str, list[VM]]:
@@ -233,12 +238,12 @@ def chip_size(item: Any) -> tuple[float, float]:
 
 
 def drawn_groups(bed: Bed) -> list[Any]:
-    """The array groups the diagram draws as cards: those that hold storage (pools, volumes, access),
-    under a name no other component takes."""
+    """The array groups the diagram draws as cards, under a name no other component takes: one that
+    holds storage lists its volumes, one known only from discovery says what is known of it."""
     taken: set[str] = set()
     for coll in (bed.servers, bed.switches, bed.arrays, bed.chassis, bed.networks, bed.vms):
         taken.update(d.id for d in coll)
-    return [g for g in bed.array_groups if g.holds_storage and g.name and g.name not in taken]
+    return [g for g in bed.array_groups if g.name and g.name not in taken]
 
 
 def group_member_ids(bed: Bed, group: str) -> list[str]:

@@ -32,6 +32,7 @@ from topology.ids import (
 from topology.index import BedIndex, parse_slot_range
 from topology.model import (
     VM,
+    ArrayGroup,
     ArrayHost,
     Bed,
     ExceptionRecord,
@@ -60,7 +61,7 @@ class Located:
     #                            controller, enclosure, disk set
     obj: Any                   # the model object the form edits
     device: Any                # the top-level component holding it (itself for a component)
-    array: StorageArray | None = None
+    array: StorageArray | ArrayGroup | None = None     # the scope its local names are looked up in
     detail: str = ""           # e.g. "slot 3 of E0" for a disk set reached through a slot
 
     @property
@@ -73,7 +74,7 @@ class Located:
         """The attribute holding the name a rename changes (None: not renamable)."""
         if self.kind == "disk set":
             return None
-        return "id" if self.obj is self.device else "name"
+        return "id" if self.obj is self.device and not isinstance(self.obj, ArrayGroup) else "name"
 
     @property
     def name(self) -> str | None:
@@ -108,6 +109,10 @@ def locate(bed: Bed, subject: str) -> Located | None:
     if hit is not None:
         return Located(subject, hit[0], hit[1], hit[1], hit[1] if isinstance(hit[1], StorageArray) else None)
     dev_id, rest = split_owner(subject)
+    group = next((g for g in bed.array_groups if g.name == (dev_id if SEP in subject else subject)), None)
+    if group is not None:       # an array group (its card) or one of its pools or volumes
+        return Located(subject, "array group", group, group, None) if SEP not in subject else \
+            _locate_in_group(subject, group, rest)
     hit = find_component(bed, dev_id) if SEP in subject else None
     if hit is None:
         return None
@@ -154,6 +159,17 @@ def _locate_in_array(subject: str, a: StorageArray, rest: str) -> Located | None
     return None
 
 
+def _locate_in_group(subject: str, g: ArrayGroup, rest: str) -> Located | None:
+    """A pool (GROUP:pool:NAME) or volume (GROUP:VOLUME) of an array group: the group is their scope,
+    as an array is its own parts' (`array`: where their local references are looked up)."""
+    part = parse_array_part(rest)
+    if part.kind == POOL and part.name:
+        pool = next((p for p in g.pools if p.name == part.name), None)
+        return Located(subject, "pool", pool, g, g) if pool else None
+    volume = next((v for v in g.volumes if v.name == rest), None)
+    return Located(subject, "volume", volume, g, g) if volume else None
+
+
 def _slots(text: str) -> range:
     try:
         return parse_slot_range(text)
@@ -163,9 +179,11 @@ def _slots(text: str) -> range:
 
 # ============================================================================ reference candidates
 
-def ref_candidates(bed: Bed, kind: str, array: StorageArray | None = None,
+def ref_candidates(bed: Bed, kind: str, array: StorageArray | ArrayGroup | None = None,
                    idx: BedIndex | None = None) -> list[str]:
     """The ids a reference field of this kind may name (the loader refuses anything else)."""
+    if kind == "array" and isinstance(array, ArrayGroup):   # a group's pool spans members of the group only
+        return [a.id for a in bed.arrays if a.group == array.name]
     idx = idx or BedIndex(bed)
     tables: dict[str, dict[str, Any]] = {
         "server": idx.servers, "switch": idx.switches, "array": idx.arrays, "network": idx.networks,
@@ -183,10 +201,12 @@ def ref_candidates(bed: Bed, kind: str, array: StorageArray | None = None,
         return list(idx.components) + list(idx.volumes)
     if array is None:
         return []
+    # an array group has no disk groups, controllers or enclosures of its own
     local: dict[str, list[Any]] = {
-        "disk_group": array.disk_groups, "pool": array.pools, "controller": array.controllers,
-        "local_volume": array.volumes, "host_group": array.host_groups,
-        "array_target": list(array.hosts) + list(array.host_groups), "enclosure": array.enclosures}
+        "disk_group": getattr(array, "disk_groups", []), "pool": array.pools,
+        "controller": getattr(array, "controllers", []), "local_volume": array.volumes,
+        "host_group": array.host_groups, "array_target": list(array.hosts) + list(array.host_groups),
+        "enclosure": getattr(array, "enclosures", [])}
     return [x.name for x in local.get(kind, [])]
 
 
@@ -278,12 +298,13 @@ def _walk_plan(cls: type) -> tuple[tuple[str, str, str], ...]:
     return tuple(out)
 
 
-def _sites(obj: Any, array: StorageArray | None, owner: str) -> Iterator[tuple[Any, str, Any, Any, str, Any, str]]:
+def _sites(obj: Any, array: StorageArray | ArrayGroup | None,
+           owner: str) -> Iterator[tuple[Any, str, Any, Any, str, Any, str]]:
     """(holder, attr, key, value, kind, array, owner) for every place an id is written.
 
     key is None for a plain attribute, an index for a list entry; placement mappings are
     yielded whole with kind "placement"."""
-    if isinstance(obj, StorageArray):
+    if isinstance(obj, (StorageArray, ArrayGroup)):     # the scope of the local names below it
         array = obj
     for attr, how, kind in _walk_plan(type(obj)):
         value = getattr(obj, attr)
@@ -379,9 +400,14 @@ def check_name(bed: Bed, loc: Located, name: str) -> str | None:
         return None
     if loc.obj is loc.device:
         hit = find_component(bed, name)
+        if hit is None and any(g.name == name for g in bed.array_groups):
+            hit = ("array group", None)
         return f"{name!r} is already used by a {hit[0]}" if hit else None
     dev = loc.device
-    if isinstance(dev, StorageArray):
+    if isinstance(dev, ArrayGroup):     # its pools; its volumes (GROUP:VOLUME)
+        taken = {p.name: "pool" for p in dev.pools} if loc.kind == "pool" else \
+            {v.name: "volume" for v in dev.volumes}
+    elif isinstance(dev, StorageArray):
         if loc.kind == "disk group":
             taken = {g.name: "disk group" for g in dev.disk_groups}
         elif loc.kind == "pool":
@@ -429,6 +455,8 @@ def rename(bed: Bed, old: str, new: str) -> Edit:
         return Rename([], text, old=old, new=new)
     translate = _translator(loc, old, new, name)
     edits: list[Edit] = [SetField(loc.obj, name_attr, name, text=text, owner=loc.owner)]
+    if isinstance(loc.obj, ArrayGroup):     # its members name it in their `group` (plain text, no reference)
+        edits += [SetField(a, "group", name, text=text, owner=a.id) for a in bed.arrays if a.group == old]
     for holder, attr, key, value, kind, array, owner in list(_all_sites(bed)):
         if kind == "placement":
             items = [(_maybe(translate, k, "vm", array), _maybe(translate, v, "server", array))

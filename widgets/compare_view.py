@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.background import BackgroundJob, Outcome
 from app.configuration_choice import ConfigurationChoice
 from app.metrics import comparison as C
 from app.run import journal as J
@@ -78,8 +79,22 @@ class CompareView(QWidget):
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         right.addWidget(self.notes)
-        document.reset.connect(self.reload)
-        self.reload()
+        # a run that starts or ends joins the list: the runs folder is read, and the comparison worked
+        # out again, on a worker, so that starting or stopping a run never waits on this page
+        self._shown = 0         # bumped by every comparison shown: one worked out before it is stale
+        self._following = BackgroundJob(self, name="compare-runs", prepare=self._follow_work)
+        self._following.result.connect(self._followed)
+        self._follow_when_shown = False
+        # a bed's sides are listed and compared when the page is shown (its comparison reads run
+        # folders and brings numpy): the window's start and every open of a bed skip it while hidden
+        self._stale = True
+        document.reset.connect(self._bed_changed)
+        self._bed_changed()
+
+    def _bed_changed(self) -> None:
+        self._stale = True
+        if self.isVisible():
+            self.reload()
 
     # ------------------------------------------------------------------ importing result files
 
@@ -136,13 +151,10 @@ class CompareView(QWidget):
     # ------------------------------------------------------------------ what can be compared
 
     def _my_runs(self) -> list[J.RunInfo]:
-        path = self.document.path
-        if path is None:
-            return []
-        mine = Path(path).resolve()
-        return [i for i in J.list_runs(self.runs_root) if Path(i.bed_file).resolve() == mine]
+        return runs_of_bed(self.document.path, self.runs_root)
 
     def reload(self) -> None:
+        self._stale = False
         bed = self.document.bed
         runs = self._my_runs()
         self.sides.blockSignals(True)
@@ -173,19 +185,61 @@ class CompareView(QWidget):
 
     def follow_runs(self) -> None:
         """Runs of the bed that started or finished since the list was made join it (unticked);
-        what is ticked stays ticked, and a ticked run that has finished is compared again."""
+        what is ticked stays ticked, and a ticked run that has finished is compared again.  Worked
+        out on a worker (the runs folder, every run's figures) when the page is shown: a worker
+        that reads and compares holds the interpreter's lock long enough to slow the window's
+        repaints, for a page nobody looks at."""
+        if self._stale:             # not listed since the bed was opened: listed whole when shown
+            if self.isVisible():
+                self.reload()
+        elif self.isVisible():
+            self._following.run_now()
+        else:
+            self._follow_when_shown = True
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._follow_when_shown = False
+            self.reload()
+        elif self._follow_when_shown:
+            self._follow_when_shown = False
+            self._following.run_now()
+
+    def _follow_work(self):
+        """On the GUI thread: what the worker needs, taken now (the bed's recorded figures copied)."""
+        path, runs_root = self.document.path, self.runs_root
+        names, baseline = self.checked(), self.baseline.currentData()
+        metrics = self._metrics_to_try()
+        bed = _recorded_figures(self.document.bed)
+
+        def work():
+            runs = runs_of_bed(path, runs_root)
+            shown = compare_first(names, metrics, baseline, runs_root=runs_root, bed=bed, bed_file=path) \
+                if len(names) > 1 else None
+            return runs, names, shown
+        return self._shown, work
+
+    def _followed(self, outcome: Outcome) -> None:
+        if outcome.error:
+            return
+        runs, names, shown = outcome.value
         listed = {self.sides.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.sides.count())}
         self.sides.blockSignals(True)
         added = False
-        for info in reversed(self._my_runs()):          # oldest first, as reload lists them
+        for info in reversed(runs):          # oldest first, as reload lists them
             if info.id not in listed:
                 within = f", {info.configuration}" if info.configuration else ""
                 self._add_side(info.id, f"run {info.id}{within}", checked=False)
                 self.import_run.addItem(info.id, info.id)
                 added = True
         self.sides.blockSignals(False)
-        if added or len(self.checked()) > 1:
-            self.refresh(keep_baseline=True)
+        if outcome.revision != self._shown or names != self.checked():
+            if added and len(self.checked()) > 1:
+                self.follow_runs()       # the page changed meanwhile: worked out again
+            return
+        if shown is not None:
+            self._show_outcome(*shown)
 
     def _add_side(self, key: str, label: str, checked: bool) -> None:
         item = QListWidgetItem(label)
@@ -211,24 +265,24 @@ class CompareView(QWidget):
         if wanted in names:
             self.baseline.setCurrentIndex(names.index(wanted))
         if len(names) < 2:
+            self._shown += 1
             return self._show(None, "Tick two or more configurations, scenarios or runs to compare them.")
+        self._show_outcome(*compare_first(names, self._metrics_to_try(), self.baseline.currentData(),
+                                          runs_root=self.runs_root, bed=self.document.bed,
+                                          bed_file=self.document.path))
+
+    def _metrics_to_try(self) -> list:
         chosen = self.figure.currentData()
-        metrics = [chosen] + [m for m in (self.figure.itemData(i) for i in range(self.figure.count()))
-                              if m != chosen]
-        problem = ""
         if chosen is not None and self._picked_figure:
-            metrics = [chosen]                     # a figure picked by hand is not swapped for another
-        for metric in metrics:
-            try:
-                sides = C.resolve_sides(names, metric, runs_root=self.runs_root, bed=self.document.bed,
-                                        bed_file=str(self.document.path) if self.document.path else None)
-                table = C.compare_sides(sides, metric, self.baseline.currentData())
-            except ValueError as exc:
-                problem = problem or str(exc)
-                continue
-            self.figure.setCurrentIndex(max(0, self.figure.findData(metric)))
-            return self._show(table, "")
-        self._show(None, f"Nothing to compare yet: {gui_words(problem)}")
+            return [chosen]                     # a figure picked by hand is not swapped for another
+        return [chosen] + [m for m in (self.figure.itemData(i) for i in range(self.figure.count())) if m != chosen]
+
+    def _show_outcome(self, table: C.ComparisonTable | None, metric, problem: str) -> None:
+        self._shown += 1
+        if table is None:
+            return self._show(None, f"Nothing to compare yet: {gui_words(problem)}")
+        self.figure.setCurrentIndex(max(0, self.figure.findData(metric)))
+        self._show(table, "")
 
     def _show(self, table: C.ComparisonTable | None, message: str) -> None:
         self.table_shown = table
@@ -280,6 +334,34 @@ class CompareView(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._draw_chart()
+
+
+def compare_first(names: list[str], metrics: list, baseline, *, runs_root, bed, bed_file):
+    """(table, metric, "") for the first metric the sides all have figures of, else (None, None, the
+    first reason); reads the runs' files (a worker may call it)."""
+    problem = ""
+    for metric in metrics:
+        try:
+            sides = C.resolve_sides(names, metric, runs_root=runs_root, bed=bed,
+                                    bed_file=str(bed_file) if bed_file else None)
+            return C.compare_sides(sides, metric, baseline), metric, ""
+        except ValueError as exc:
+            problem = problem or str(exc)
+    return None, None, problem
+
+
+def runs_of_bed(path, runs_root) -> list[J.RunInfo]:
+    if path is None:
+        return []
+    mine = Path(path).resolve()
+    return [i for i in J.list_runs(runs_root) if Path(i.bed_file).resolve() == mine]
+
+
+def _recorded_figures(bed):
+    """The part of the bed a comparison reads (its recorded results), copied for a worker."""
+    from copy import copy
+    from types import SimpleNamespace
+    return SimpleNamespace(results=[copy(r) for r in bed.results])
 
 
 def _fmt(v: float) -> str:

@@ -86,6 +86,18 @@ def _array(a: Any) -> Node:
     return node
 
 
+def _group(g: Any) -> Node:
+    """An array group (picked, its form opens), its pools and its volumes (GROUP:pool:NAME, GROUP:VOLUME)."""
+    gid = g.name
+    node = Node(gid, "array group", _join(g.model, g.address and f"address {g.address}"), gid)
+    node.children += [Node(p.name, "pool", _join(raid_name(p.raid), p.members and "members " + (
+        ", ".join(p.members) if isinstance(p.members, list) else str(p.members))), f"{gid}:pool:{p.name}")
+        for p in g.pools]
+    node.children += [Node(v.name, "volume", _join(_num(v.size_gb, "GB", "size"), v.pool, ", ".join(v.purpose)),
+                           f"{gid}:{v.name}") for v in g.volumes]
+    return node
+
+
 def _slots(text: str) -> range:
     try:
         return parse_slot_range(text)
@@ -102,6 +114,7 @@ SECTIONS: tuple[tuple[str, str, Any], ...] = (
     ("Networks", "networks", lambda n: Node(n.id, f"{n.role} network", _join(n.cidr, n.vlan and f"VLAN {n.vlan}"),
                                             n.id)),
     ("Storage arrays", "arrays", lambda a: _array(a)),
+    ("Array groups", "array_groups", lambda g: _group(g)),
     ("Virtual machines", "vms", lambda v: Node(v.id, "VM", _join(v.role, f"{v.vcpu} vCPU",
                                                                   _num(v.memory_gb, "GB", "memory"),
                                                                   v.host and f"on {v.host}"), v.id,

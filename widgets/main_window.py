@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
+from app.background import BackgroundJob
 from app.document import Document
 from app.selection import Selection
 from widgets import window_state
@@ -114,6 +115,8 @@ def _load(dotted: str) -> Any:
 class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, parent=None):
         super().__init__(parent)
+        # the views' background work (validation, methodology, paths) starts once the window is up
+        BackgroundJob.hold_until_event_loop()
         self.document = document or Document(parent=self)
         self.selection = Selection(self)
         self.actions_by_name: dict[str, QAction] = {}

@@ -35,7 +35,7 @@ from topology.edits import SetField
 from topology.fileformat import plan
 from topology.index import BedIndex
 from topology.model import AccessSpec as IoMix
-from topology.model import Bed, Criterion, HostAccess, LocalDisk, Switch, Workload, WorkloadLevel
+from topology.model import ArrayGroup, Bed, Criterion, HostAccess, LocalDisk, Switch, Workload, WorkloadLevel
 from topology.names import field_problem
 from topology.rename_ops import Located, RenameError, locate, ref_candidates, rename
 from topology.unknown import MARKER, NOT_STATED, accepts_not_stated
@@ -44,6 +44,7 @@ from topology.xml_chars import NOT_XML, problem_text
 from widgets.forms.access_box import ACCESS_HIDDEN, AccessBox
 from widgets.forms.binding import FieldBinding, NestedRecord
 from widgets.forms.fields import BoolField, ChoiceCombo, NoteField, NumberBox, RefCombo, TextField
+from widgets.forms.group_members import GroupMembers
 from widgets.forms.keys import watch_keys
 from widgets.forms.labels import configuration_words, edit_words, field_label
 from widgets.forms.list_fields import ChoiceListField, MappingField, TextListField
@@ -66,22 +67,6 @@ _KIND_TITLES = {"VM": "VM", "virtual NIC": "Virtual NIC"}
 
 def _is_optional(fp: Any) -> bool:
     return not fp.required and fp.default is None
-
-
-def _group_words(bed: Bed, subject: str) -> str:
-    """What an array group (or one of its GROUP:VOLUME volumes, a card on the diagram) holds; the form
-    has no fields for a group yet, so it says where it is edited rather than "names nothing"."""
-    from topology.device_face import group_card_lines
-    from topology.layout import group_member_ids
-    name, _sep, volume = subject.partition(":")
-    group = next((g for g in bed.array_groups if g.name == name), None)
-    if group is None or (volume and not any(v.name == volume for v in group.volumes)):
-        return ""
-    head, rows = group_card_lines(group, group_member_ids(bed, name))
-    shown = [r for r in rows if r.split(" · ")[0] == volume] if volume else rows
-    return (f"Array group {escape(name)}: {escape(head)}.<br>" + "<br>".join(escape(r) for r in shown)
-            + "<br>Its pools, volumes and access records are edited under <code>array_groups:</code> in the bed "
-              "file; Appendix D lists them.")
 
 
 class PropertyEditor(QWidget):
@@ -204,8 +189,7 @@ class PropertyEditor(QWidget):
             if loc is None:
                 self._mode, self._loc, self._subject = "missing", None, None
                 self.title.setText(subject)
-                self.subtitle.setText(_group_words(bed, subject)
-                                      or "This id names nothing in the bed (it was removed or renamed).")
+                self.subtitle.setText("This id names nothing in the bed (it was removed or renamed).")
                 self._finish_form(None)
                 return
             self._mode, self._loc, self._subject = "component", loc, subject
@@ -214,6 +198,10 @@ class PropertyEditor(QWidget):
             self._add_fields(form, lambda loc=loc: loc.obj, type(loc.obj), "", root=True)
             if loc.obj is loc.device and loc.kind in REACHABLE_KINDS:
                 self._add_access(form)
+            if isinstance(loc.obj, ArrayGroup):     # its members: the arrays that name it
+                members = GroupMembers(self.document, lambda loc=loc: loc.obj, lambda s: self.selection.set([s]))
+                form.insertRow(1, QLabel("Members"), members)
+                self._summaries.append((None, None, members))
             self._finish_form(form)
         elif not ids:
             self._mode, self._loc, self._subject = "bed", None, ""

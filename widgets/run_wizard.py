@@ -12,6 +12,7 @@ and answers its questions.  Transports and credentials are the session's busines
 """
 from __future__ import annotations
 
+import importlib
 import time
 from pathlib import Path
 
@@ -32,6 +33,10 @@ from widgets.run_questions import answer_question, confirm_run_start, confirm_sa
 from widgets.run_status_look import STATUS_LOOK, status_icon
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
+
+WARM_UP_MS = 2000
+WARM_IMPORTS = ("pyqtgraph", "widgets.dashboard")      # the dashboard's imports, each a turn of its own
+
 
 def _clock(seconds: float) -> str:
     seconds = int(max(0, seconds))
@@ -58,7 +63,14 @@ class RunWizard(QWidget):
         self.save_bed = None
         self._history_stale = False
         self._items: dict[str, QTreeWidgetItem] = {}
+        self._drawn: dict[str, E.StepLook] = {}     # the look each step's line shows now
         self._build()
+        # the live plots (pyqtgraph's import, the dashboard, the bed's criterion lines) are made a while
+        # after the window is up, one piece per turn of the event loop, instead of when a run starts
+        self._warm_steps = [*(lambda m=m: importlib.import_module(m) for m in WARM_IMPORTS),
+                            self.ensure_dashboard, self._warm_thresholds]
+        self._warm_timer = QTimer(self, singleShot=True, interval=WARM_UP_MS, timeout=self._warm_up)
+        self._warm_timer.start()
         c = self.controller
         c.event.connect(self._on_event)
         c.output_lines.connect(self._show_output)
@@ -128,12 +140,17 @@ class RunWizard(QWidget):
         if session is not None and not self.open_bed.is_bed_of(session):
             self.detach()
         self.refresh_history()
+        if self._warm_thresholds not in self._warm_steps:      # the other bed's criterion lines, at idle
+            self._warm_steps.append(self._warm_thresholds)
+            if not self._warm_timer.isActive():
+                self._warm_timer.start(WARM_UP_MS)
 
     def detach(self) -> None:
         going_on = self.controller.detach()
         self.steps = []
         self._driven_s, self._busy_since, self._recorded_s = 0.0, None, None
         self._items.clear()
+        self._drawn.clear()
         self.tree.clear()
         self.output.clear()
         self.run_warnings = []
@@ -238,6 +255,17 @@ class RunWizard(QWidget):
             return          # a run this window no longer shows
         self.dashboard.ingest(samples)
 
+    def _warm_up(self) -> None:
+        if self._warm_steps:
+            self._warm_steps.pop(0)()
+            self._warm_timer.start(0)
+
+    def _warm_thresholds(self) -> None:
+        """The open bed's criterion lines, drawn before a run of it starts (never while one is shown)."""
+        if self.controller.session is None and not self.controller.busy:
+            from widgets.dashboard import thresholds_from_bed
+            self.dashboard.set_thresholds(thresholds_from_bed(self.document.bed))
+
     def ensure_dashboard(self):
         if self.dashboard is None:
             from widgets.dashboard import MetricsDashboard
@@ -274,19 +302,23 @@ class RunWizard(QWidget):
     def _fill_tree(self) -> None:
         self.tree.clear()
         self._items.clear()
+        self._drawn.clear()
         sections: dict[str, QTreeWidgetItem] = {}
         for step in self.steps:
             parent = sections.get(step.section)
             if parent is None:
-                parent = QTreeWidgetItem(self.tree, [f"{step.number.split('.')[0]}  {step.section_title}"])
-                parent.setFirstColumnSpanned(True)
-                parent.setExpanded(True)
-                sections[step.section] = parent
+                parent = sections[step.section] = QTreeWidgetItem(
+                    [f"{step.number.split('.')[0]}  {step.section_title}"])
             item = QTreeWidgetItem(parent, [f"{step.number}  {_short(step.text)}",
                                             "by hand" if step.manual else ", ".join(step.hosts)])
             item.setData(0, STEP_ROLE, step.number)
             self._items[step.number] = item
+        # drawn before they join the tree: a big bed's 1,500 steps then cost the view one update, not one each
         self._redraw_statuses()
+        self.tree.addTopLevelItems(list(sections.values()))
+        for parent in sections.values():
+            parent.setFirstColumnSpanned(True)
+            parent.setExpanded(True)
         first = self.session.first_unfinished() if self.session else None
         if first is not None:
             self._select(first.number)
@@ -308,11 +340,14 @@ class RunWizard(QWidget):
         return look.status if look else E.PENDING
 
     def _redraw_statuses(self) -> None:
+        """Every step whose status changed since it was drawn (a step's line costs more to draw than
+        to compare)."""
         session = self.session
         if session is not None:
+            drawn = self._drawn
             for number in self._items:
                 look = session.look(number)
-                if look is not None:
+                if look is not None and drawn.get(number) != look:
                     self._draw_step(look)
         self._update_progress()
 
@@ -325,6 +360,7 @@ class RunWizard(QWidget):
         item = self._items.get(look.number)
         if item is None:
             return
+        self._drawn[look.number] = look
         item.setIcon(0, status_icon(look.status))
         messages = [f"{t.host}: {t.message}" for t in look.tasks if t.message]
         item.setToolTip(0, STATUS_LOOK.get(look.status, ("", look.status))[1]

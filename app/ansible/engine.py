@@ -340,12 +340,12 @@ class AnsibleEngine(RunEngine):
                                  f"{state.started} (ansible)")
         self._notify("task_started", task)
 
-    @staticmethod
-    def _host_started(item: _Progress, started: float) -> None:
+    def _host_started(self, item: _Progress, started: float) -> None:
         """An adopted job's start, on its host's clock, as the start of the step's attempt."""
         if item.state is not None:
             from datetime import datetime
             item.state.started = datetime.fromtimestamp(started).astimezone().isoformat(timespec="milliseconds")
+            self._state_changed(item.task.step)
 
     def _output(self, item: _Progress, data: dict) -> None:
         res = data.get("res") or {}

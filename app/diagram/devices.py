@@ -30,7 +30,7 @@ from topology.device_face import (
     GROUP_LINE_H,
     GROUP_VOLUMES_SHOWN,
     array_line,
-    chassis_bays,
+    chassis_face,
     group_card_lines,
     server_lines,
     switch_line,
@@ -216,29 +216,41 @@ def _paint_enclosures(painter: QPainter, a: StorageArray, area: QRectF) -> None:
     draw_text(painter, area.left() + slots * slot_w + 4, area.top(), label_w, label, 9, colour_=SUBTLE)
 
 
-def _paint_chassis(painter: QPainter, c: Chassis, w: float, h: float, blades: Sequence[Any], border: QColor) -> None:
+def _paint_chassis(painter: QPainter, c: Chassis, w: float, h: float, contents: Sequence[Any],
+                   border: QColor) -> None:
+    """The chassis with its blades and I/O modules drawn in the bays they state (topology.device_face
+    places them; one whose bay is not stated is named in a note, never put in an assumed bay)."""
     _title(painter, 8, 4, w - 28, c.id)
     draw_text(painter, 8, 21, w - 16, c.model or "blade chassis", 10, colour_=SUBTLE)
-    bays = chassis_bays(c)
-    placed = sorted({b for b in (getattr(s, "bay", None) for s in blades)
-                     if isinstance(b, int) and not isinstance(b, bool)})
-    if bays is None:
-        # the count is not stated: draw only the bays the blades name, and say so (never an assumed count)
-        draw_text(painter, 8, h - 16, w - 16, "bays not stated", 9, colour_=SUBTLE)
-        shown, used, bottom = placed, set(placed), h - 20
-    else:
-        shown, used, bottom = list(range(1, bays + 1)), set(placed), h - 8
-    if not shown:
-        return
-    bw = (w - 16) / len(shown) if bays is not None else min((w - 16) / len(shown), 40.0)
-    painter.setFont(font(8))
-    for i, bay in enumerate(shown):
-        r = QRectF(8 + i * bw, 40, bw - 2, max(bottom - 40, 4))
+    face = chassis_face(c, contents, w, h)
+    for tile in face.blades:
+        r = QRectF(tile.x, tile.y, tile.w, tile.h)
         painter.setPen(QPen(border, 0.7))
-        painter.setBrush(QColor("#9fa8da") if bay in used else QColor("#ffffff"))
+        painter.setBrush(QColor("#9fa8da") if tile.occupants else QColor("#ffffff"))
         painter.drawRect(r)
-        painter.setPen(SUBTLE)
-        painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), str(bay))
+        painter.setFont(font(8))
+        painter.setPen(SUBTLE if not tile.occupants else TEXT)
+        number = QRectF(r.left(), r.bottom() - 12, r.width(), 11)
+        painter.drawText(number, int(Qt.AlignmentFlag.AlignCenter), str(tile.bay))
+        if tile.occupants and r.height() > 24:
+            # the blade's name up the bay, as the blade stands in it
+            painter.save()
+            painter.translate(r.left() + r.width() / 2 + 4, r.bottom() - 14)
+            painter.rotate(-90)
+            room = r.height() - 16
+            painter.setFont(font(9 if r.width() >= 14 else 8))
+            painter.drawText(QRectF(0, -6, room, 12), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                             elide(", ".join(tile.occupants), 9, room))
+            painter.restore()
+    for tile in face.io:
+        r = QRectF(tile.x, tile.y, tile.w, tile.h)
+        painter.setPen(QPen(border, 0.8))
+        painter.setBrush(QColor("#c5cae9"))
+        painter.drawRoundedRect(r, 2, 2)
+        draw_text(painter, r.left() + 3, r.top() + (r.height() - 13) / 2, r.width() - 5,
+                  f"I/O {tile.bay} · " + ", ".join(tile.occupants), 8)
+    if face.notes:
+        draw_text(painter, 8, h - 16, w - 16, "; ".join(face.notes), 9, colour_=SUBTLE)
 
 
 def _paint_ports(painter: QPainter, dev: Any, marks: Mapping[str, PortMark], cabled: set[str], highlight: set[str],

@@ -17,8 +17,8 @@ from typing import Any
 from app.diagram.findings import badges
 from app.diagram.geometry import content_rect, link_geometry, port_marks, ref_parts, uncabled_paths, vm_chip_rects
 from app.diagram.style import LEGEND_KEYS, ROLE_COLOURS, ROLE_LABELS, ROUTED_MAX, body_style, colour
-from topology.device_face import GROUP_HEAD_H, GROUP_LINE_H, GROUP_VOLUMES_SHOWN, group_card_lines
-from topology.layout import Box, drawn_groups, group_member_ids, layout, network_label, vms_by_host
+from topology.device_face import GROUP_HEAD_H, GROUP_LINE_H, GROUP_VOLUMES_SHOWN, chassis_face, group_card_lines
+from topology.layout import Box, chassis_contents, drawn_groups, group_member_ids, layout, network_label, vms_by_host
 from topology.model import ArrayGroup, Chassis, Network, Server, StorageArray, Switch
 
 _BASE_TEXT = "html=0;whiteSpace=wrap;fontFamily=DejaVu Sans;"
@@ -107,6 +107,26 @@ class _Doc:
         return ET.tostring(self.root_el, encoding="unicode", xml_declaration=False) + "\n"
 
 
+def _chassis_bays(doc: _Doc, cell: str, chassis: Chassis, contents: list[Any], w: float, h: float) -> None:
+    """The chassis' bays inside it, as the canvas draws them: each blade and I/O module in the bay it
+    states (a traceable cell per occupied bay), and a note naming those whose bay is not stated."""
+    face = chassis_face(chassis, contents, w, h)
+    for tile in face.blades + face.io:
+        blade = tile.kind == "blade"
+        label = (f"{tile.bay}" if blade else f"I/O {tile.bay}") + ("" if not tile.occupants else
+                                                                  " · " + ", ".join(tile.occupants))
+        style = (f"{_BASE_TEXT}fontSize=7;fontStyle=0;strokeColor=#3f51b5;resizable=0;movable=0;"
+                 f"fillColor={'#c5cae9' if not blade else '#9fa8da' if tile.occupants else '#ffffff'};"
+                 + ("horizontal=0;verticalAlign=bottom;" if blade else "align=left;spacingLeft=3;"))
+        data = {"testbed_kind": "blade bay" if blade else "I/O module bay", "bay": str(tile.bay)}
+        if tile.occupants:
+            data["testbed_id"] = ", ".join(tile.occupants)
+        doc.vertex(label, style, tile.x, tile.y, tile.w, tile.h, parent=cell, data=data, prefix="b")
+    if face.notes:
+        doc.vertex("; ".join(face.notes), f"text;{_BASE_TEXT}fontSize=8;fontStyle=0;align=left;verticalAlign=middle;",
+                   8, h - 16, w - 16, 14, parent=cell, data={"testbed_kind": "chassis note"}, prefix="b")
+
+
 def _n(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".") if v == v else "0"
 
@@ -179,6 +199,8 @@ def drawio_document(bed: Any, positions: dict[str, Box] | None = None,
                        data={"testbed_id": vms[i].id, "testbed_kind": "vm"} if not label.startswith("+") else None,
                        prefix="m")
             counts.vms += 1
+        if isinstance(dev, Chassis):
+            _chassis_bays(doc, cell, dev, chassis_contents(bed, ident), b.w, b.h)
 
     # cables from port to port, with the canvas's bends
     obstacles = list(rects.values()) if len(rects) <= ROUTED_MAX else []

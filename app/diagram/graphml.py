@@ -153,6 +153,11 @@ def graphml_document(bed: Any, positions: dict[str, Box] | None = None) -> tuple
         for member in cl.nodes:
             if member in devices:
                 g.edge(member, node, "member")
+    for ident, dev in devices.items():     # a blade or I/O module in its chassis' bay, or 'not stated'
+        if isinstance(dev, (Server, Switch)) and dev.chassis in devices:
+            bay = dev.bay
+            g.edge(ident, dev.chassis, "in_bay", {"bay": ("string", MARKER if bay is NOT_STATED else
+                                                          "" if bay is None else str(bay))})
     for array in bed.arrays:
         for vol in array.volumes:
             ref = f"{array.id}:{vol.name}"

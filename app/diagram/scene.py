@@ -12,7 +12,7 @@ from app.diagram.devices import Badge, paint_badge, paint_chip, paint_device
 from app.diagram.findings import badges
 from app.diagram.geometry import PortMark, Rect, content_rect, link_geometry, port_marks, ref_parts, uncabled_paths
 from app.diagram.style import LEGEND_KEYS, ROLE_LABELS, ROUTED_MAX, colour, draw_text, link_pen
-from topology.layout import Box, drawn_groups, group_member_ids, layout, vms_by_host
+from topology.layout import Box, chassis_contents, drawn_groups, group_member_ids, layout, vms_by_host
 from topology.model import ArrayGroup, Chassis
 
 
@@ -113,7 +113,7 @@ def render_bed(bed: Any, painter: QPainter, target_rect: QRectF, findings: Itera
             continue
         painter.save()
         painter.translate(r[0], r[1])
-        blades = [s for s in bed.servers if s.chassis == ident] if isinstance(dev, Chassis) else hosted.get(ident, ())
+        blades = chassis_contents(bed, ident) if isinstance(dev, Chassis) else hosted.get(ident, ())
         paint_device(painter, dev, r[2], r[3], vms=blades, badge=found.get(ident),
                      cabled=cabled.get(ident, ()), marks=marks[ident])
         painter.restore()

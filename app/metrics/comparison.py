@@ -18,11 +18,16 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.metrics.results import Comparison, compare, load_samples
-from app.metrics.run_results import attached
-from app.metrics.series import is_host_series
 from topology.unknown import NOT_STATED
+
+if TYPE_CHECKING:
+    from app.metrics.results import Comparison
+
+# app.metrics.results, run_results and series are imported where a comparison is made: they bring
+# numpy and the result file parsers, which the window's start (its Compare page lists the sides
+# and figures from this module) does not need
 
 # metric name -> (what it is called, unit, higher is better, how the total is made)
 METRICS: dict[str, tuple[str, str, bool, str]] = {
@@ -218,6 +223,9 @@ def run_figures(run_dir: Path, metric: str, label: str = "") -> list[RunFigures]
     scenarios and levels are different subjects ("2 active cells: SQL1"), never added together.
     From its result files, else from its recorded series' averages."""
     from app.metrics.by_place import OUTSIDE, samples_by_place, step_windows
+    from app.metrics.results import load_samples
+    from app.metrics.run_results import attached
+    from app.metrics.series import is_host_series
     from app.run.positions import read_positions
     total_rule = describe(metric)[3]
     per: dict[tuple, dict[str, list[float]]] = {}
@@ -359,6 +367,7 @@ def _aligned(sides: list[Side]) -> tuple[list[Side], str, list[float | None]]:
 
 def _add_per_rows(table: ComparisonTable, scores: list[Scored], levels: list[float | None], names: list[str],
                   b: int, unit: str) -> None:
+    from app.metrics.results import compare
     per_vm = [total_of(sc.values, table.metric) / max(1, sum(1 for v in sc.values.values() if not math.isnan(v)))
               for sc in scores]
     per_level = [total_of(sc.values, table.metric) / n if n else math.nan for sc, n in zip(scores, levels,
@@ -373,6 +382,7 @@ def _add_per_rows(table: ComparisonTable, scores: list[Scored], levels: list[flo
 
 def _add_rows(table: ComparisonTable, subjects: list[str], scores: list[Scored], names: list[str], b: int,
               metric: str, unit: str) -> None:
+    from app.metrics.results import compare
     for subject in _with_totals(subjects):
         level, _, total = subject.rpartition(LEVEL_SEP) if subject.endswith(TOTAL) else ("", "", "")
         if total == TOTAL:
@@ -451,6 +461,7 @@ def resolve_sides(refs: Iterable[str], metric: str, *, runs_root: Path | None = 
 def attach_published(table: ComparisonTable, bed) -> None:
     """The percentages the bed's results record (`published_percent` against `published_against`)
     for the sides and metric of the table, each worked out again from the table's figures."""
+    from app.metrics.results import compare
     if bed is None:
         return
     names = table.names

@@ -161,6 +161,10 @@ class RunEngine:
             raise
         self.states: dict[tuple[str, str], TaskState] = replay(read.records)
         self._states_lock = threading.Lock()
+        # bumped by every change to a task's state (set, or a field of one changed), under the lock:
+        # where the run stands is worked out again only when it moved (RunSession.standing)
+        self.state_version = 0
+        self.step_changed: dict[str, int] = {}      # step number -> the state_version of its last change
         self._cancel = threading.Event()
         self._kept: frozenset[tuple[str, str]] = frozenset()
 
@@ -274,6 +278,17 @@ class RunEngine:
     def _set(self, state: TaskState) -> None:
         with self._states_lock:
             self.states[(state.step, state.host)] = state
+            self._bump(state.step)
+
+    def _bump(self, step: str) -> None:
+        """Under the states lock: a task of this step changed."""
+        self.state_version += 1
+        self.step_changed[step] = self.state_version
+
+    def _state_changed(self, step: str) -> None:
+        """A field of a task's state was changed in place (its pid, when it started)."""
+        with self._states_lock:
+            self._bump(step)
 
     def _job(self, task: Task, taken: tuple[int, int] = (0, 0)) -> jobs.Job:
         def started(pid: int) -> None:
@@ -283,6 +298,7 @@ class RunEngine:
                 st = self.states.get(task.key)
                 if st is not None:
                     st.pid = pid
+                    self._bump(task.step)
         return jobs.Job(self.info.id, task.step, task.host, on_started=started, skip_out=taken[0],
                         skip_err=taken[1], attempt=self.task_state(task).attempts)
 
@@ -328,6 +344,7 @@ class RunEngine:
                 st = self.states.get(task.key)
                 if st is not None:
                     st.pid = None
+                    self._bump(task.step)
 
     def _execute(self, task: Task, adopt: bool = False) -> bool:
         previous = self.task_state(task)
@@ -415,6 +432,7 @@ class RunEngine:
         if started is not None and ended is not None and ended >= started:
             from datetime import datetime
             state.started = datetime.fromtimestamp(started).astimezone().isoformat(timespec="milliseconds")
+            self._state_changed(task.step)
             return now - (ended - started)
         try:
             from datetime import datetime

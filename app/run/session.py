@@ -70,6 +70,11 @@ class RunSession:
         self._bed_changed = False
         self._waiting_recorded: str | None = None
         self._close_lock = threading.Lock()
+        # where the run stands and each step's look, kept until a task's state changes: a view asks
+        # many times per event, and each answer walks every task of a big bed
+        self._standing_memo: tuple[tuple, RunStanding] | None = None
+        self._looks: dict[str, tuple[int, StepLook]] = {}      # step -> (engine state_version, its look)
+        self.standings_worked_out = 0       # how often standing() really computed (a test counts it)
 
     @classmethod
     def from_file(cls, path: str | Path, **options) -> RunSession:
@@ -222,6 +227,7 @@ class RunSession:
                                          f"its playbooks and events: {info.dir / 'ansible'}"))
         self.engine, self.info, self.steps = engine, info, list(steps)
         self.by_number = {s.number: s for s in self.steps}
+        self._looks, self._standing_memo = {}, None      # the memos were of the engine before
         self._completed = any(r.get("kind") == "run" and r.get("event") == "complete"
                               for r in J.read_journal(info.dir).records)
         self._settled = False
@@ -265,17 +271,36 @@ class RunSession:
     def run_id(self) -> str:
         return self.info.id if self.info else ""
 
+    def _memo_key(self, engine: RunEngine) -> tuple:
+        # read before the states are: a change during the computation leaves the memo stale, never wrong
+        return (id(engine), engine.state_version, self._completed, self._bed_changed, len(engine.journal_problems))
+
     def standing(self) -> RunStanding:
         engine = self.engine
         if engine is None:
             return RunStanding(self.run_id, False, 0, 0, 0)
-        return stand(engine.info.id, [], steps=engine.steps, task_state=engine.task_state,
-                     journal_problems=engine.journal_problems, bed_changed=self._bed_changed,
-                     completed=self._completed)
+        key = self._memo_key(engine)
+        memo = self._standing_memo
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        self.standings_worked_out += 1
+        standing = stand(engine.info.id, [], steps=engine.steps, task_state=engine.task_state,
+                         journal_problems=engine.journal_problems, bed_changed=self._bed_changed,
+                         completed=self._completed)
+        self._standing_memo = (key, standing)
+        return standing
 
     def look(self, number: str) -> StepLook | None:
         engine, step = self.engine, self.by_number.get(number)
-        return step_look(step, engine.task_state) if engine is not None and step is not None else None
+        if engine is None or step is None:
+            return None
+        memo = self._looks.get(number)
+        if memo is not None and memo[0] >= engine.step_changed.get(number, -1):
+            return memo[1]
+        version = engine.state_version      # read first: a change while the look is made leaves it stale
+        look = step_look(step, engine.task_state)
+        self._looks[number] = (version, look)
+        return look
 
     def first_unfinished(self) -> RunStep | None:
         number = self.standing().next_step

@@ -44,9 +44,9 @@ class ModelDrawing:
         for group in layout.drawn_groups(bed):     # a card of the group's volumes, in the chips' strip
             objects[group.name] = group
         blades: dict[str, list] = {}
-        for s in bed.servers:
-            if s.chassis:
-                blades.setdefault(s.chassis, []).append(s)
+        for dev in (*bed.servers, *bed.switches):     # blades and I/O modules, drawn in the chassis' bays
+            if dev.chassis:
+                blades.setdefault(dev.chassis, []).append(dev)
         self.blades_of = blades
         self._follow_configuration_view()
         return objects, vms_of

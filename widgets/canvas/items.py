@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsRectIte
 
 from app import diagram
 from topology import layout
+from topology.device_face import chassis_face
 from topology.layout import drawn_size
 from topology.model import ArrayGroup, Chassis, Server
 
@@ -86,6 +87,16 @@ class DeviceItem(QGraphicsRectItem):
                 if d < best_d:
                     best, best_d = name, d
         return best
+
+    def bay_at(self, local: QPointF) -> Any:
+        """The chassis bay under a point that holds a blade or I/O module (a BayTile), else None."""
+        dev = self.canvas.objects.get(self.ident)
+        contents = self.canvas.blades_of.get(self.ident)
+        if not contents or not isinstance(dev, Chassis):
+            return None
+        face = chassis_face(dev, contents, self.w, self.h)
+        return next((t for t in face.blades + face.io
+                     if t.occupants and QRectF(t.x, t.y, t.w, t.h).contains(local)), None)
 
     def vm_at(self, local: QPointF) -> str | None:
         vms = self.canvas.vms_of.get(self.ident, ())

@@ -65,6 +65,10 @@ class Tooltips:
                      if f"{item.ident}:{port}" in (lk.a, lk.b)]
             bits.append(f"cabled to {other[0]}" if other else "not cabled: drag from here to cable it")
             return "<br>".join(bits)
+        bay = item.bay_at(local)
+        if bay is not None:
+            where = f"bay {bay.bay}" if bay.kind == "blade" else f"I/O module bay {bay.bay}"
+            return f"<b>{escape(', '.join(bay.occupants))}</b> in {where} of {escape(item.ident)}<br>click to select it"
         vm = item.vm_at(local)
         if vm is not None:
             v = next((x for x in self.vms_of.get(item.ident, ()) if x.id == vm), None)

@@ -81,7 +81,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
         # views of the model, rebuilt from it (never edited directly)
         self.objects: dict[str, Any] = {}          # drawn id -> model object
         self.vms_of: dict[str, list] = {}          # host id -> its VMs
-        self.blades_of: dict[str, list] = {}       # chassis id -> its servers
+        self.blades_of: dict[str, list] = {}       # chassis id -> its blades and I/O modules
         self.cabled: dict[str, set[str]] = {}      # device id -> port names with a cable
         self.badges: dict[str, diagram.Badge] = {}
         self.highlight: frozenset[str] = frozenset()   # selected ports and VMs (drawn inside devices)
@@ -289,6 +289,12 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
                 if vm is not None:
                     self._clear_link_selection()
                     self._select_vm(vm)
+                    event.accept()
+                    return
+                bay = device.bay_at(local)
+                if bay is not None:         # a blade or I/O module in its chassis bay: select it
+                    self._clear_link_selection()
+                    self.selection.set({bay.occupants[0]})
                     event.accept()
                     return
             else:
