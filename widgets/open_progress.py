@@ -27,11 +27,12 @@ GIVE_UP_MS = 60_000              # closed anyway if the window never paints (a d
 
 
 class OpenProgress(QWidget):
-    """A splash window (not QSplashScreen: its show() waits up to a second for the window to be
-    exposed, which is most of the half second it has)."""
+    """A frameless window over the others.  Not QSplashScreen: its show() waits up to a second for
+    the window to be exposed, most of the half second it has."""
 
     def __init__(self, name: str):
-        super().__init__(None, Qt.WindowType.SplashScreen | Qt.WindowType.FramelessWindowHint)
+        super().__init__(None, Qt.WindowType.Tool | Qt.WindowType.FramelessWindowHint
+                         | Qt.WindowType.WindowStaysOnTopHint)
         self.setObjectName("openProgress")
         self.setFixedSize(*SIZE)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
@@ -69,9 +70,12 @@ class OpenProgress(QWidget):
         self.key = key
         self.fraction, self.text = STAGES[key]
         self.stages_seen.append(key)
-        # the window system maps and exposes the splash: no input is taken meanwhile
+        self.raise_()           # over the window shown meanwhile (no window manager keeps a splash on top)
+        # the window system maps and exposes the splash, and it is painted now (the opening goes on
+        # without the event loop).  Between two stages the bed is whole (the old one, then the new
+        # one), so what else is waiting may run here too; input waits for the window.
         QApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
-        self.repaint()          # at once: the opening goes on without the event loop
+        self.repaint()
 
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
