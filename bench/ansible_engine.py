@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.run import STEP_SCRIPT, _steps
+from bench.run import STEP_SCRIPT, _steps, require_success
 
 
 def _bed(lab, hosts: list[str], path: Path):
@@ -71,9 +71,7 @@ def time_engine(lab, hosts: list[str], work: Path) -> tuple[float, float, Path]:
     finally:
         engine.close()
         os.environ.pop("ANSIBLE_SSH_CONTROL_PATH_DIR", None)
-    if not ok:
-        bad = engine.failed_tasks()
-        raise RuntimeError(f"{len(bad)} host(s) failed, e.g. {bad[0].host}: {bad[0].message}")
+    require_success(engine, ok)
     return seconds, cpu, next(engine.folder.glob("pass-*"))
 
 
@@ -164,9 +162,7 @@ def time_builtin_plan(lab, hosts: list[str], work: Path) -> float:
         seconds = time.perf_counter() - t0
     finally:
         engine.close()
-    if not ok:
-        bad = engine.failed_tasks()
-        raise RuntimeError(f"{len(bad)} host(s) failed, e.g. {bad[0].host}: {bad[0].message}")
+    require_success(engine, ok)
     return seconds
 
 
@@ -194,9 +190,7 @@ def time_ansible_plan(lab, hosts: list[str], work: Path) -> tuple[float, int]:
     finally:
         engine.close()
         os.environ.pop("ANSIBLE_SSH_CONTROL_PATH_DIR", None)
-    if not ok:
-        bad = engine.failed_tasks()
-        raise RuntimeError(f"{len(bad)} host(s) failed, e.g. {bad[0].host}: {bad[0].message}")
+    require_success(engine, ok)
     return seconds, len(list(engine.folder.glob("pass-*")))
 
 

@@ -63,11 +63,11 @@ def soak_bed(folder: Path) -> Path:
 
 def script(s, minutes: float, figures: dict):
     """A generator the x_session driver runs: yields conditions to wait for."""
-    from PySide6.QtCore import QEvent, QObject, QPoint
+    from PySide6.QtCore import QPoint
     from PySide6.QtWidgets import QApplication
 
     from app.configuration_choice import ConfigurationChoice
-    from tests.x_session import later
+    from tests.x_session import later, paint_watch
     window = s.window
     doc = window.document
     yield lambda: window.isVisible() and window.canvas.viewport().isVisible()
@@ -75,13 +75,7 @@ def script(s, minutes: float, figures: dict):
     s.xdo("search", "--sync", "--name", "Testbed Studio", "windowfocus", "--sync")
     yield lambda: QApplication.activeWindow() is window
     painted: list[float] = []
-
-    class PaintWatch(QObject):
-        def eventFilter(self, obj, event):
-            if event.type() == QEvent.Type.Paint:
-                painted.append(time.perf_counter())
-            return False
-    watch = PaintWatch()
+    watch = paint_watch(painted)
     QApplication.instance().installEventFilter(watch)
 
     def action(name: str):

@@ -27,6 +27,13 @@ from pathlib import Path
 STEP_SCRIPT = "sleep 0.5; uname -n; echo done"
 
 
+def require_success(engine, ok: bool) -> None:
+    """A timed plan that failed on a host times nothing: say which host and why."""
+    if not ok:
+        bad = engine.failed_tasks()
+        raise RuntimeError(f"{len(bad)} host(s) failed, e.g. {bad[0].host}: {bad[0].message}")
+
+
 def _steps(hosts: list[str], script: str = STEP_SCRIPT):
     from app.run.plan import RunStep, Task
     return [RunStep("1.1", "Run the probe on every host.", "hosts", "Bench", h, [Task("1.1", h, "bash", script)],
@@ -57,9 +64,7 @@ def time_engine(lab, hosts: list[str], runs: Path) -> tuple[float, float]:
         seconds = time.perf_counter() - t0
     finally:
         engine.close()
-    if not ok:
-        bad = engine.failed_tasks()
-        raise RuntimeError(f"{len(bad)} host(s) failed, e.g. {bad[0].host}: {bad[0].message}")
+    require_success(engine, ok)
     return connect, seconds
 
 

@@ -26,10 +26,11 @@ TARGET_S = 1.0
 def measure(repeats: int, warm_s: float) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("TESTBED_STUDIO_STATE_DIR", tempfile.mkdtemp(prefix="bench-run-tab-"))
-    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtCore import QTimer
 
     from app.gui import application
     from bench.gui_soak import soak_bed
+    from tests.x_session import paint_watch
     from widgets.main_window import MainWindow
     app = application()
     window = MainWindow()
@@ -40,13 +41,7 @@ def measure(repeats: int, warm_s: float) -> dict:
     heartbeat = QTimer(interval=5, timeout=lambda: beats.append((time.perf_counter(), time.thread_time())))
     heartbeat.start()
     painted: list[float] = []
-
-    class PaintWatch(QObject):
-        def eventFilter(self, obj, event):
-            if event.type() == QEvent.Type.Paint:
-                painted.append(time.perf_counter())
-            return False
-    watch = PaintWatch()
+    watch = paint_watch(painted)
     app.installEventFilter(watch)
 
     def spin(seconds: float, until=None) -> None:

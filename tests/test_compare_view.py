@@ -138,10 +138,15 @@ def test_runs_that_end_join_the_compare_page_when_it_is_shown_read_on_a_worker(q
     tabs = QTabWidget()
     qtbot.addWidget(tabs)
     view = CompareView(document)
-    tabs.addTab(QTabWidget(), "another page")
+    other = QTabWidget()
+    tabs.addTab(other, "another page")
     tabs.addTab(view, "Compare")
     tabs.show()
-    assert view.table_shown is not None and not view.isVisible()
+    assert view.table_shown is None          # a hidden page lists and compares nothing at open ...
+    tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.table_shown is not None, timeout=10000)     # ... it does when shown
+    tabs.setCurrentWidget(other)
+    assert not view.isVisible()
     listed = view.sides.count()
     threads: list[str] = []
     resolve = C.resolve_sides

@@ -33,6 +33,19 @@ def later(seconds: float):
     return lambda: time.monotonic() >= end
 
 
+def paint_watch(times: list[float]):
+    """An event filter that notes in TIMES when each paint event it sees arrives (install it on a
+    widget, or on the application for every widget)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class PaintWatch(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                times.append(time.perf_counter())
+            return False
+    return PaintWatch()
+
+
 def play(app, steps, wait_s: float, on_failure=None) -> str | None:
     """Run a scripted session: each item STEPS yields is a condition the event loop waits for (at
     most WAIT_S s), so the script goes on while a menu or a dialog runs its own loop.  Returns what
@@ -170,7 +183,6 @@ class Session:
 
     def place(self, key: str, at):
         """Pick `key` in the palette (unless armed), click the canvas at `at`; times click to repaint."""
-        from PySide6.QtCore import QEvent, QObject
         w = self.window
         palette = w.palette
         if w.canvas.armed != key:
@@ -180,13 +192,7 @@ class Session:
         bed = w.document.bed
         count = len(bed.servers) + len(bed.switches) + len(bed.arrays)
         painted: list[float] = []
-
-        class PaintWatch(QObject):
-            def eventFilter(self, obj, event):
-                if event.type() == QEvent.Type.Paint:
-                    painted.append(time.perf_counter())
-                return False
-        watch = PaintWatch()
+        watch = paint_watch(painted)
         x, y = self.point(w.canvas.viewport(), at)
         self.xdo("mousemove", x, y)
         yield later(0.1)
