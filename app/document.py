@@ -8,7 +8,7 @@ QtCore/QtGui only (QUndoStack lives in QtGui): no widgets here.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from topology import roundtrip
 from topology.edits import Edit
+from topology.fileformat import loads, read_text
 from topology.model import Bed, BedInfo
 from topology.roundtrip import ProjectSource
 
@@ -89,9 +90,16 @@ class Document(QObject):
         return not self.undo_stack.isClean()
 
     # ------------------------------------------------------------------ files
-    def open(self, path: str | Path) -> None:
-        """Replace the bed with a file's.  Raises BedFileError and leaves everything as it was."""
-        bed, source = roundtrip.load(path)
+    def open(self, path: str | Path, progress: Callable[[str], None] | None = None) -> None:
+        """Replace the bed with a file's.  Raises BedFileError and leaves everything as it was.
+        `progress` is told each stage as it begins (reading, model, validation: a splash shows it)."""
+        say = progress or (lambda _stage: None)
+        say("reading")
+        text = read_text(path)
+        say("model")
+        bed = loads(text, str(path))
+        source = ProjectSource.of(text, bed)
+        say("validation")
         self.replace(bed, Path(path), source=source)
 
     def replace(self, bed: Bed, path: Path | None, *, dirty: bool = False,

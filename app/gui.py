@@ -30,10 +30,16 @@ def main(path: str | None = None, *, smoke: bool = False) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
 
+    app = application()
+    progress = None
+    if path and not smoke:
+        # a bed named on the command line: its progress from the first moment, before the window's
+        # modules are imported
+        from widgets.open_progress import OpenProgress
+        progress = OpenProgress.start(path, "start")
+
     import resources
     from widgets.main_window import APP_NAME, MainWindow
-
-    app = application()
     app.setApplicationName(APP_NAME)
     app.setOrganizationName("Testbed Studio")
     app.setDesktopFileName("testbed-studio")
@@ -46,7 +52,7 @@ def main(path: str | None = None, *, smoke: bool = False) -> int:
     window = MainWindow()
     window.show_restored()
     if not smoke:
-        window.open_initial(path)
+        window.open_initial(path, progress)
     else:  # open inside the event loop, so that even an error dialog cannot outlive the timer
         def finish() -> None:
             print(f"smoke ok: {window.windowTitle()}", flush=True)

@@ -70,11 +70,14 @@ CRASH_AFTER_EDIT = textwrap.dedent('''\
     def edit() -> None:
         from topology.edits import SetField
         from widgets.main_window import MainWindow
-        window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
-        doc = window.document
-        if str(doc.path) != bed_file:
-            print(f"the window shows {doc.path}, not {bed_file}", flush=True)
-            os._exit(4)
+        window = next((w for w in app.topLevelWidgets() if isinstance(w, MainWindow)), None)
+        doc = window.document if window is not None else None
+        if doc is None or str(doc.path) != bed_file:    # the start-up splash turns the loop while it opens
+            if time.monotonic() > deadline:
+                print(f"the window shows {doc.path if doc else None}, not {bed_file}", flush=True)
+                os._exit(4)
+            QTimer.singleShot(50, edit)
+            return
         doc.apply(SetField(doc.bed.bed, "name", new_name))
         doc.apply(SetField(doc.bed.servers[0], "memory_gb", new_memory))
         print(f"edited; title {window.windowTitle()!r}", flush=True)

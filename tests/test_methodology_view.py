@@ -40,10 +40,10 @@ def view(qtbot):
 def click_step(qtbot, view, number: str):
     item = view.item_for(number)
     assert item is not None, number
-    view.tree.scrollToItem(item)
-    rect = view.tree.visualItemRect(item)
+    view.tree.scrollTo(item)
+    rect = view.tree.visualRect(item)
     qtbot.mouseClick(view.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert view.tree.currentItem() is item
+    assert view.tree.currentIndex() == item
     return view._step(item)
 
 
@@ -67,11 +67,14 @@ def first_step(view, predicate):
 
 def test_shows_the_sections_of_seed_000(view):
     expected = generate(view.document.bed)
-    shown = [view.tree.topLevelItem(i).text(0) for i in range(view.tree.topLevelItemCount())]
+    model = view.tree.model()       # a row per section title (spanning the table) and per step under it
+    rows = [model.index(i, 0).data() for i in range(model.rowCount())]
+    shown = [r for r in rows if not r.startswith(" ")]
     assert shown == [f"{s.number}. {s.title}" for s in expected.sections]
     assert len(shown) >= 8
-    steps = sum(view.tree.topLevelItem(i).childCount() for i in range(view.tree.topLevelItemCount()))
-    assert steps == sum(len(s.steps) for s in expected.sections)
+    assert all(view.tree.columnSpan(i, 0) == 2 for i in range(len(rows)) if not rows[i].startswith(" "))
+    steps = [r for r in rows if r.startswith(" ")]
+    assert steps == [f"    {t.number}  {' '.join(t.text.split())}" for s in expected.sections for t in s.steps]
     assert "sections" in view.status.text() and "steps" in view.status.text()
 
 
@@ -123,7 +126,7 @@ def test_an_edit_to_the_bed_shows_in_the_step_after_a_moment(qtbot, view):
     qtbot.waitUntil(lambda: view.revision_shown == view.document.revision, timeout=15000)
     item = view.item_for(number)
     assert "192.168.130.221" in view._step(item).text
-    assert view.tree.currentItem() is item          # the step stays picked across regenerations
+    assert view.tree.currentIndex() == item          # the step stays picked across regenerations
 
 
 def test_export_buttons_write_the_appendix(qtbot, view, tmp_path, monkeypatch):

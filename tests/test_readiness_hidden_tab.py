@@ -34,9 +34,10 @@ def window(qtbot, dialogs, tmp_path, monkeypatch):
 
 
 def _tree_text(view) -> str:
-    tree = view.tree
-    return "\n".join(tree.topLevelItem(i).child(j).text(0) for i in range(tree.topLevelItemCount())
-                     for j in range(tree.topLevelItem(i).childCount()))
+    """The step rows the Methodology page shows (section titles left out)."""
+    model = view.tree.model()
+    rows = (model.index(i, 0).data() for i in range(model.rowCount()))
+    return "\n".join(row.strip() for row in rows if row.startswith(" "))
 
 
 def _gap_subjects(w) -> set[str]:

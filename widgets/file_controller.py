@@ -38,9 +38,13 @@ class FileController:
         self.autosave.failed.connect(lambda text: self.window.statusBar().showMessage(text, 10000))
 
     # ------------------------------------------------------------------ opening
-    def open_initial(self, path: str | None = None) -> bool:
-        """At start: offer the work a crash left, else open `path`, else the default example."""
+    def open_initial(self, path: str | None = None, progress: Any = None) -> bool:
+        """At start: offer the work a crash left, else open `path`, else the default example.
+        `progress`: the start-up splash (widgets/open_progress.py) the command line's bed goes on with."""
         self.autosave.start()
+        if progress is not None and (not path or self._recovery_to_offer()):
+            progress.close()        # no bed of its own to show, or a question comes first
+            progress = None
         recovered = self.offer_recovery()
         if recovered is not None:
             if path:
@@ -48,7 +52,7 @@ class FileController:
                     f"Recovered unsaved work for “{recovered.bed_name}”; {path} was not opened.", 10000)
             return True
         if path:
-            return self.open_path(path)
+            return self.open_path(path, progress=progress)
         default = resources.example_path(resources.DEFAULT_EXAMPLE)
         if default.is_file():
             return self.open_path(default, remember=False)
@@ -91,19 +95,29 @@ class FileController:
         path, _ = QFileDialog.getOpenFileName(self.window, "Open test bed", start, FILE_FILTER)
         return self.open_path(path) if path else False
 
-    def open_path(self, path: str | Path, *, remember: bool = True) -> bool:
-        """Load a project file; on failure show the loader's message and keep the current bed."""
+    def open_path(self, path: str | Path, *, remember: bool = True, progress: Any = None) -> bool:
+        """Load a project file; on failure show the loader's message and keep the current bed.
+        A big bed shows its progress (a splash from widgets/open_progress.py) until it is drawn."""
+        from widgets.open_progress import OpenProgress
+        if progress is None and OpenProgress.wanted(path):
+            progress = OpenProgress.start(path)
         try:
-            self.document.open(path)
+            self.document.open(path, progress.stage if progress is not None else None)
         except BedFileError as exc:
+            if progress is not None:
+                progress.close()        # before any question or message: it would sit over them
             repaired = self._open_for_repair(Path(path), remember)
             if repaired is not None:
                 return repaired
             self.error("Cannot open test bed", str(exc).replace(CLI_EXAMPLE_HINT, GUI_EXAMPLE_HINT))
             return False
         except Exception as exc:
+            if progress is not None:
+                progress.close()
             self.error("Cannot open test bed", f"{path}: unexpected error while reading: {exc!r}")
             return False
+        if progress is not None:
+            progress.close_after_paint(self.window.canvas)
         if remember:
             self.remember(Path(path))
         self.autosave.start()
@@ -139,6 +153,14 @@ class FileController:
         return True
 
     # ------------------------------------------------------------------ crash recovery
+    @staticmethod
+    def _recovery_to_offer() -> bool:
+        try:
+            orphans, unreadable = find_orphans()
+        except OSError:
+            return False
+        return bool(orphans or unreadable)
+
     def offer_recovery(self) -> Orphan | None:
         """Offer each autosave a crashed session left, newest first; returns the one recovered.
 

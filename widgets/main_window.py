@@ -306,9 +306,10 @@ class MainWindow(QMainWindow):
         return run
 
     # ------------------------------------------------------------------ documents
-    def open_initial(self, path: str | None = None) -> bool:
-        """Open `path`, offer crash recovery, or show the default example."""
-        return self.files.open_initial(path)
+    def open_initial(self, path: str | None = None, progress: Any = None) -> bool:
+        """Open `path`, offer crash recovery, or show the default example (`progress`: the
+        start-up splash, widgets/open_progress.py)."""
+        return self.files.open_initial(path, progress)
 
     def open_path(self, path: Any) -> bool:
         return self.files.open_path(path)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QGuiApplication
+from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -30,8 +30,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSplitter,
-    QTreeWidget,
-    QTreeWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -39,8 +38,8 @@ from PySide6.QtWidgets import (
 from app.background import BackgroundJob, Outcome
 from app.report.html import mark_missing
 from app.report.steps import command_label, step_targets
+from widgets.methodology_steps import StepModel, worked_out
 
-STEP_ROLE = Qt.ItemDataRole.UserRole
 ALL_TARGETS = "All hosts"
 EXPORTS = (("pdf", "Export PDF…", "PDF document (*.pdf)"),
            ("html", "Export HTML…", "Web page (*.html)"),
@@ -54,6 +53,7 @@ def _generate(snapshot: bytes, configuration: str | None = None) -> Any:
     (_, methodology), = procedures(bed, configuration)
     # what keeps this procedure from being carried out, worked out here off the GUI thread
     methodology.readiness = assess(configured(bed, configuration) if configuration else bed, methodology)
+    worked_out(methodology)         # each step's hosts and the counts, for the view
     return methodology
 
 
@@ -77,7 +77,7 @@ class MethodologyView(QWidget):
         self.selection = selection
         self.methodology: Any = None
         self.revision_shown = -1
-        self.known_ids: set[str] = set()
+        self._known: set[str] | None = None
         self._current: tuple[int, int] | None = None
         self._fill_pending = False      # a procedure arrived while the page was out of sight
         self._preview = None
@@ -115,15 +115,26 @@ class MethodologyView(QWidget):
         self.status = QLabel(objectName="methodologyStatus")
         self.status.setWordWrap(True)
 
-        self.tree = QTreeWidget(objectName="steps")
-        self.tree.setColumnCount(2)
-        self.tree.setHeaderLabels(["Step", "Target"])
-        self.tree.setUniformRowHeights(True)
-        header = self.tree.header()
+        # model/view: only the rows in sight are asked for (a big bed's procedure has 100,000+ steps)
+        # a flat table (section titles are rows spanning both columns): a tree view lays out every
+        # row it holds, a table only the rows it shows
+        self.steps = StepModel(self)
+        self.tree = QTableView(objectName="steps")
+        self.tree.setModel(self.steps)
+        self.tree.setShowGrid(False)
+        self.tree.setWordWrap(False)
+        self.tree.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.tree.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.tree.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
+        rows = self.tree.verticalHeader()
+        rows.hide()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.fontMetrics().height() + 6)
+        header = self.tree.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.currentItemChanged.connect(lambda cur, _prev: self._show_step(cur))
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)     # sized from the host names
+        self.tree.selectionModel().currentChanged.connect(lambda cur, _prev: self._show_step(cur))
 
         self.detail = QWidget(objectName="stepDetail")
         self.detail_layout = QVBoxLayout(self.detail)
@@ -183,7 +194,7 @@ class MethodologyView(QWidget):
         self.revision_shown = revision
         if error:
             self.methodology = None
-            self.tree.clear()
+            self.steps.set_methodology(None, None)
             self._show_step(None)
             self.status.setText(error)
             self.status.setStyleSheet("color: #9c1c1c;")
@@ -198,11 +209,19 @@ class MethodologyView(QWidget):
         self._fill_now()
 
     def _fill_now(self) -> None:
-        from topology.index import BedIndex
         self._fill_pending = False
-        idx = BedIndex(self.document.bed)
-        self.known_ids = set(idx.components) | set(idx.ports) | set(idx.volumes)
+        self._known = None
         self._fill()
+
+    @property
+    def known_ids(self) -> set[str]:
+        """Every component, port and volume id of the bed: a step's value names one of them
+        (worked out when a step's sources are first shown, not with the tree)."""
+        if self._known is None:
+            from topology.index import BedIndex
+            idx = BedIndex(self.document.bed)
+            self._known = set(idx.components) | set(idx.ports) | set(idx.volumes)
+        return self._known
 
     def _fill_if_pending(self) -> None:
         if self._fill_pending and self.methodology is not None:
@@ -213,37 +232,17 @@ class MethodologyView(QWidget):
         m = self.methodology
         keep = self._current_number()
         chosen = self.target_filter.currentText()
-        targets = sorted({t for s in m.steps() for t in step_targets(s)})
+        self.steps.set_methodology(m, None)
+        targets = m.hosts
         self.target_filter.blockSignals(True)
         self.target_filter.clear()
         self.target_filter.addItems([ALL_TARGETS] + targets)
         self.target_filter.setCurrentIndex(max(0, self.target_filter.findText(chosen)))
         self.target_filter.blockSignals(False)
-        self.tree.blockSignals(True)
-        self.tree.clear()
-        bold = QFont(self.font())
-        bold.setBold(True)
-        found = None
-        unresolved = 0
-        for si, section in enumerate(m.sections):
-            top = QTreeWidgetItem(self.tree, [f"{section.number}. {section.title}", ""])
-            top.setFont(0, bold)
-            top.setFirstColumnSpanned(False)
-            for ti, step in enumerate(section.steps):
-                text = " ".join(str(step.text).split())
-                item = QTreeWidgetItem(top, [f"{step.number}  {text}", ", ".join(step_targets(step))])
-                item.setData(0, STEP_ROLE, (si, ti))
-                item.setToolTip(0, text)
-                if step.unresolved:
-                    unresolved += 1
-                    item.setForeground(0, QBrush(QColor("#9c1c1c")))
-                    item.setToolTip(0, text + "\n\nUnresolved: " + ", ".join(map(str, step.unresolved)))
-                if str(step.number) == keep:
-                    found = item
-            top.setExpanded(True)
-        self.tree.blockSignals(False)
+        widest = max((self.tree.fontMetrics().horizontalAdvance(t) for t in targets), default=0)
+        self.tree.horizontalHeader().resizeSection(1, min(260, max(80, widest + 24)))
         steps = sum(len(s.steps) for s in m.sections)
-        automated = sum(1 for s in m.steps() if s.automation)
+        automated, unresolved = m.automated, m.unresolved
         text = f"{len(m.sections)} sections · {steps} steps ({automated} with commands)"
         if unresolved:
             text += f" · {unresolved} with unresolved values (red)"
@@ -253,66 +252,46 @@ class MethodologyView(QWidget):
             text += f" · validation: {errors} error(s), {warnings} warning(s)"
         self.status.setText(text)
         self.status.setToolTip("\n".join(summary + [getattr(m, "incomplete_note", "")]).strip())
-        self._apply_filter()
-        if found is not None and not found.isHidden():
-            self.tree.setCurrentItem(found)
-        else:
-            self._show_step(self.tree.currentItem())
+        self._apply_filter(keep)
 
-    def _apply_filter(self) -> None:
+    def _apply_filter(self, keep: str | None = None) -> None:
+        """Show the steps done on the chosen host (all of them for "All hosts"); the step picked
+        stays picked while it is shown."""
+        if keep is None:
+            keep = self._current_number()
         target = self.target_filter.currentText()
-        everything = target in ("", ALL_TARGETS)
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
-            shown = 0
-            for j in range(top.childCount()):
-                item = top.child(j)
-                step = self._step(item)
-                visible = everything or (step is not None and target in step_targets(step))
-                item.setHidden(not visible)
-                shown += visible
-            top.setHidden(shown == 0)
-        current = self.tree.currentItem()
-        if current is not None and current.isHidden():
-            self.tree.setCurrentItem(None)
-            self._show_step(None)
+        self.tree.selectionModel().blockSignals(True)
+        self.steps.set_target(None if target in ("", ALL_TARGETS) else target)
+        self.tree.selectionModel().blockSignals(False)
+        self.tree.clearSpans()
+        for row in self.steps.title_rows():
+            self.tree.setSpan(row, 0, 1, 2)
+        found = self.steps.index_of(keep) if keep else None
+        if found is not None and found.isValid():
+            self.tree.setCurrentIndex(found)
+            self.tree.scrollTo(found)
+        self._show_step(self.tree.currentIndex())
 
-    def _step(self, item: QTreeWidgetItem | None) -> Any:
-        if item is None or self.methodology is None:
+    def _step(self, index) -> Any:
+        if index is None or self.methodology is None:
             return None
-        where = item.data(0, STEP_ROLE)
-        if not where:
-            return None
-        si, ti = where
-        try:
-            return self.methodology.sections[si].steps[ti]
-        except IndexError:
-            return None
+        return self.steps.step(index)
 
     def _current_number(self) -> str:
-        step = self._step(self.tree.currentItem())
+        step = self._step(self.tree.currentIndex())
         return str(step.number) if step is not None else ""
 
     def visible_steps(self) -> list[Any]:
-        out = []
         self._fill_if_pending()
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
-            for j in range(top.childCount()):
-                item = top.child(j)
-                if not item.isHidden() and not top.isHidden():
-                    out.append(self._step(item))
-        return out
+        return self.steps.shown_steps() if self.methodology is not None else []
 
-    def item_for(self, number: str) -> QTreeWidgetItem | None:
+    def item_for(self, number: str):
+        """The row of step `number` in the tree (a QModelIndex), None when it is not shown."""
         self._fill_if_pending()
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
-            for j in range(top.childCount()):
-                step = self._step(top.child(j))
-                if step is not None and str(step.number) == str(number):
-                    return top.child(j)
-        return None
+        if self.steps.methodology is None:
+            return None
+        found = self.steps.index_of(str(number))
+        return found if found.isValid() else None
 
     # ------------------------------------------------------------------ detail
     def _clear_detail(self) -> None:
@@ -326,7 +305,7 @@ class MethodologyView(QWidget):
             elif item.layout() is not None:
                 QWidget().setLayout(item.layout())
 
-    def _show_step(self, item: QTreeWidgetItem | None) -> None:
+    def _show_step(self, item) -> None:
         self._clear_detail()
         self.copy_buttons: list[QPushButton] = []
         self.source_buttons: list[QPushButton] = []

@@ -7,10 +7,17 @@ VMs restart — `Context.placement`, the same failover the CAP rules check — a
 have nowhere to go.  Each card carries live load bars: RAM used against RAM less the
 policy reserve, vCPUs against hardware threads and the policy's vCPU-per-thread limit,
 green / amber / red.  Everything is redrawn from the model on every change.
+
+Only the cards in sight are built (`CardShelf`): the board is as wide as every card side by
+side, and scrolling builds the cards it brings into view and drops those far out of it, so a
+bed of 4,000 hosts opens its placement as fast as one of 10.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, Qt
+from collections.abc import Iterator, Mapping
+
+from PySide6.QtCore import QEvent, QPoint, QRect
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -26,6 +33,38 @@ from topology import placement_ops as ops
 from topology.unknown import stated
 from widgets.placement_cards import BOARD_STYLE, CARD_WIDTH, HostCard, VmChip
 
+MARGIN, GAP = 8, 12
+STEP = CARD_WIDTH + GAP         # from one card's left edge to the next
+KEEP_SLOTS = 2                  # cards built beyond each side of the view (a drag reaches them)
+
+
+class CardShelf(Mapping):
+    """The host cards in board order, by host id.  Every host of the placement is a key; its
+    card is built when it comes into view or is asked for (`shelf[host]`)."""
+
+    def __init__(self, view: PlacementView):
+        self._view = view
+        self.order: list[str] = []
+        self.slot: dict[str, int] = {}
+        self.built: dict[str, HostCard] = {}
+
+    def __getitem__(self, host: str) -> HostCard:
+        card = self.built.get(host)
+        if card is None:
+            if host not in self.slot:
+                raise KeyError(host)
+            card = self._view._build_card(host)
+        return card
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.order)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __contains__(self, host: object) -> bool:
+        return host in self.slot
+
 
 class PlacementView(QWidget):
     def __init__(self, document, selection, parent=None):
@@ -34,8 +73,9 @@ class PlacementView(QWidget):
         self.selection = selection
         self._stale = True
         self.scenario_id: str | None = None
-        self.cards: dict[str, HostCard] = {}
+        self.cards = CardShelf(self)
         self._signatures: dict[str, tuple] = {}
+        self._vms: dict = {}
         self.stopped_card: QFrame | None = None
         self.loads: dict[str, dict] = {}
         self.outcome: ops.Outcome | None = None
@@ -55,16 +95,14 @@ class PlacementView(QWidget):
         top.addWidget(self.scenario_combo)
         top.addWidget(QLabel("Drag a VM onto another host to move it in this scenario."), 1)
 
-        self.board = QWidget()
+        self.board = QWidget()          # the cards sit on it side by side, placed by slot
         self.board.setObjectName("placementBoard")
         self.board.setStyleSheet(BOARD_STYLE)
-        self.row = QHBoxLayout(self.board)
-        self.row.setContentsMargins(8, 8, 8, 8)
-        self.row.setSpacing(12)
-        self.row.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(self.board)
+        self.scroll.horizontalScrollBar().valueChanged.connect(lambda _v: self._fill_view())
+        self.scroll.viewport().installEventFilter(self)
+        self._card_height = 0
 
         self.message = QLabel()
         self.message.setObjectName("placementMessage")
@@ -173,13 +211,16 @@ class PlacementView(QWidget):
                 self.refresh()
 
     def _clear_board(self) -> None:
-        while self.row.count():
-            item = self.row.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
-        self.cards = {}
+        for card in self.cards.built.values():
+            card.hide()
+            card.deleteLater()
+        if self.stopped_card is not None:
+            self.stopped_card.hide()
+            self.stopped_card.deleteLater()
+        self.cards = CardShelf(self)
         self._signatures = {}
         self.stopped_card = None
+        self._place_board()
 
     def _plan(self) -> list[tuple[str, tuple]]:
         """(host, what its card shows) for every host card, from the model."""
@@ -241,8 +282,73 @@ class PlacementView(QWidget):
         card.layout_.addStretch(1)
         return card
 
+    # ------------------------------------------------------------------ the board: cards in view only
+    def _build_card(self, host: str) -> HostCard:
+        """Build one host's card in its slot (it comes into view, or a caller asks for it)."""
+        card = self._make_card(host, self._signatures[host], self._vms)
+        self.cards.built[host] = card
+        natural = card.sizeHint().height()
+        if natural > self._card_height:         # taller than the estimate: the board grows for it
+            self._card_height = natural
+            self._place_board()
+        card.setGeometry(self._slot_rect(self.cards.slot[host]))
+        card.show()      # at once, not on the next event-loop turn: a grab or a drag right after sees it
+        self._mark_chips(card.chips)
+        return card
+
+    def _slot_rect(self, slot: int) -> QRect:
+        return QRect(MARGIN + slot * STEP, MARGIN, CARD_WIDTH, self.board.height() - 2 * MARGIN)
+
+    def _estimated_height(self, spec: tuple) -> int:
+        """A card's height without building it: its head, its failure note and its chips."""
+        _detail, _failed, _numbers, _policy, failed_note, chips = spec
+        fm = QFontMetrics(self.font())
+        line = fm.height()
+        height = 150 + line * 2 * len(failed_note)      # title, detail, two bars; a note's lines wrap
+        for _vm, note in chips:
+            words = len(note) * fm.averageCharWidth() // max(1, CARD_WIDTH - 60) + 1 if note else 0
+            height += 8 + line * (1 + words) + 2 + 6
+        return height
+
+    def _place_board(self) -> None:
+        """The board as wide as every slot and as tall as the tallest card (or the view)."""
+        slots = len(self.cards) + (1 if self.stopped_card is not None else 0)
+        width = 2 * MARGIN + max(0, slots * STEP - GAP)
+        viewport = self.scroll.viewport().size()
+        height = max(viewport.height(), self._card_height + 2 * MARGIN)
+        if self.board.size() != QRect(0, 0, width, height).size():
+            self.board.resize(width, height)
+            for host, card in self.cards.built.items():
+                card.setGeometry(self._slot_rect(self.cards.slot[host]))
+            if self.stopped_card is not None:
+                self.stopped_card.setGeometry(self._slot_rect(len(self.cards)))
+
+    def _fill_view(self) -> None:
+        """Build the cards in view (and a few beside it); drop those far out of it."""
+        if not self.cards:
+            return
+        left = self.scroll.horizontalScrollBar().value()
+        first = max(0, (left - MARGIN) // STEP - KEEP_SLOTS)
+        last = min(len(self.cards) - 1, (left + self.scroll.viewport().width()) // STEP + KEEP_SLOTS)
+        for host in [h for h in self.cards.built if not first - KEEP_SLOTS <= self.cards.slot[h] <= last + KEEP_SLOTS]:
+            if self._drop_target is not None and self._drop_target.host_id == host:
+                continue        # the card a drag is over stays
+            card = self.cards.built.pop(host)
+            card.hide()
+            card.deleteLater()
+        for slot in range(first, last + 1):
+            host = self.cards.order[slot]
+            if host not in self.cards.built:
+                self._build_card(host)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.scroll.viewport() and event.type() == QEvent.Type.Resize:
+            self._place_board()
+            self._fill_view()
+        return super().eventFilter(watched, event)
+
     def _build_cards(self) -> None:
-        """Bring the board in line with the model, rebuilding only the cards that changed
+        """Bring the board in line with the model, rebuilding only the cards in view that changed
         (a drag touches two hosts; a 100-host board must not be rebuilt for it)."""
         bed = self.shown_bed()
         try:
@@ -253,30 +359,27 @@ class PlacementView(QWidget):
             return
         self.loads = ops.host_loads(bed, self.scenario_id, self.outcome)
         self.lost = ops.lost_storage(bed, self.scenario_id, self.outcome)
-        vms = {v.id: v for v in bed.vms}
+        self._vms = vms = {v.id: v for v in bed.vms}
         plan = self._plan()
-        if [h for h, _ in plan] != list(self.cards):
+        if [h for h, _ in plan] != self.cards.order:
             self._clear_board()
-            for host, spec in plan:
-                card = self._make_card(host, spec, vms)
-                self.row.addWidget(card)
-                card.show()      # at once, not on the next event-loop turn: a grab or a drag right after sees it
-                self.cards[host] = card
-                self._signatures[host] = spec
-            self.row.addStretch(1)
+            self.cards.order = [h for h, _ in plan]
+            self.cards.slot = {h: i for i, h in enumerate(self.cards.order)}
+            self._signatures = dict(plan)
         else:
             for host, spec in plan:
                 if self._signatures.get(host) == spec:
                     continue
-                old = self.cards[host]
-                card = self._make_card(host, spec, vms)
-                self.row.replaceWidget(old, card)
-                old.hide()
-                old.deleteLater()
-                card.show()
-                self.cards[host] = card
                 self._signatures[host] = spec
+                old = self.cards.built.pop(host, None)
+                if old is not None:         # in view: built again now; out of view: when it comes in
+                    old.hide()
+                    old.deleteLater()
+                    self._build_card(host)
+        self._card_height = max((self._estimated_height(spec) for _h, spec in plan), default=0)
         self._update_stopped_card(vms)
+        self._place_board()
+        self._fill_view()
         self._mark_selected()
         self._summarise()
 
@@ -308,10 +411,13 @@ class PlacementView(QWidget):
                                   f"{policy.vcpu_per_thread:g} per thread = {limit:g} (CAP-002)")
 
     def _mark_selected(self) -> None:
-        ids = self.selection.ids
-        chips = [c for card in self.cards.values() for c in card.chips]
+        chips = [c for card in self.cards.built.values() for c in card.chips]
         if self.stopped_card is not None:
             chips += self.stopped_card.findChildren(VmChip)
+        self._mark_chips(chips)
+
+    def _mark_chips(self, chips) -> None:
+        ids = self.selection.ids
         for chip in chips:
             on = chip.vm_id in ids
             if chip.selected != on:
@@ -323,7 +429,6 @@ class PlacementView(QWidget):
         if self.stopped_card is not None and getattr(self.stopped_card, "signature", None) == stranded:
             return
         if self.stopped_card is not None:
-            self.row.removeWidget(self.stopped_card)
             self.stopped_card.hide()
             self.stopped_card.deleteLater()
             self.stopped_card = None
@@ -340,9 +445,11 @@ class PlacementView(QWidget):
         for vm_id, why in stranded:
             lay.addWidget(VmChip(self, vms[vm_id], why, stopped=True, parent=card))
         lay.addStretch(1)
-        self.row.insertWidget(len(self.cards), card)
-        card.show()
         self.stopped_card = card
+        self._card_height = max(self._card_height, card.sizeHint().height())
+        self._place_board()
+        card.setGeometry(self._slot_rect(len(self.cards)))
+        card.show()
 
     def _summarise(self) -> None:
         o = self.outcome
@@ -406,7 +513,7 @@ class PlacementView(QWidget):
 
     # ------------------------------------------------------------------ dragging
     def card_at(self, global_pos: QPoint) -> HostCard | None:
-        for card in self.cards.values():
+        for card in self.cards.built.values():      # a card out of view is not under the pointer
             if QRect(card.mapToGlobal(QPoint(0, 0)), card.size()).contains(global_pos):
                 return card
         return None

@@ -118,6 +118,7 @@ class ModelDrawing:
     def _add_device(self, ident: str, obj: Any) -> DeviceItem:
         item = DeviceItem(self, ident)
         self.devices[ident] = item
+        self.mark_far(item)
         self._refresh_device(item, obj)
         self.scene().addItem(item)
         return item

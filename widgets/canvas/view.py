@@ -23,6 +23,7 @@ from widgets.canvas.cabling import Cabling
 from widgets.canvas.drawing import ModelDrawing
 from widgets.canvas.editing import Editing
 from widgets.canvas.export import DiagramExport
+from widgets.canvas.far_drawing import FarDrawing
 from widgets.canvas.items import ChipItem, DeviceItem, LinkItem
 from widgets.canvas.legend import LegendOverlay
 from widgets.canvas.links import LinkRouting
@@ -48,7 +49,7 @@ def application() -> QApplication:
 
 
 class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, SelectionSync, Editing, Placing,
-             DiagramExport, Tooltips, QGraphicsView):
+             DiagramExport, Tooltips, FarDrawing, QGraphicsView):
     message = Signal(str)             # what the canvas told the user (also shown in the status bar)
     armed_changed = Signal(str)       # the palette kind the next click places ("" = none)
 
@@ -419,6 +420,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
         super().wheelEvent(event)
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        self.follow_far_zoom()      # before the items: far away, the devices are drawn in one pass
         painter.fillRect(rect, QColor("#ffffff"))
         if not self.grid_enabled or self.zoom() < 0.5:
             return
@@ -437,6 +439,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
         painter.drawLines(lines)
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+        self.draw_far_devices(painter, rect)
         if not self.devices:
             painter.save()
             painter.resetTransform()

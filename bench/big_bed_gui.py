@@ -1,0 +1,216 @@
+"""The whole window on the 5,000-device canvas bed (issue 32, "big beds"), each figure against its
+target:
+
+* splash on screen: from the process's start to the splash painted, as `testbed-studio BED`
+  starts (the QApplication, then the splash, then the window's modules) [< 0.5 s];
+* first frame: painting the first frame of the diagram with the bed opened by File › Open (fitted
+  to the window; the validation and methodology workers already running) [< 2 s]; the time from
+  File › Open to that frame is printed beside it;
+* first visit to VM placement and to Methodology: from the tab's click to its first painted
+  frame, the procedure already generated on its worker [< 1 s each];
+* the longest GUI-thread stall after one edit with every tab open (each tab shown once, a 10 ms
+  heartbeat timer on the GUI thread until the findings and the procedure are back) [< 100 ms].
+
+    python -m bench.big_bed_gui            # 5,000 devices (bench.canvas's bed)
+    python -m bench.big_bed_gui --quick    # 500 devices, the same rows
+    python -m bench.big_bed_gui --json
+
+Offscreen; the window runs in a fresh process (a child of this one)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGETS = {"splash_s": 0.5, "first_frame_s": 2.0, "placement_first_visit_s": 1.0, "methodology_first_visit_s": 1.0,
+           "edit_stall_s": 0.1}
+NAMES = {"splash_s": "splash on screen after the start",
+         "first_frame_s": "first frame of the opened bed",
+         "placement_first_visit_s": "first visit to VM placement",
+         "methodology_first_visit_s": "first visit to Methodology",
+         "edit_stall_s": "longest GUI stall after an edit"}
+
+
+def _painted(app, widget) -> float:
+    """Seconds until `widget` has painted (its next paint event has ended)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    done: list[float] = []
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint and not done:
+                # the paint runs after this returns: the next turn of the loop sees it ended
+                done.append(0.0)
+            return False
+
+    watch = Watch()
+    target = widget.viewport() if hasattr(widget, "viewport") else widget
+    target.installEventFilter(watch)
+    t = time.perf_counter()
+    while not done and time.perf_counter() - t < 600:
+        app.processEvents()
+    app.processEvents()
+    target.removeEventFilter(watch)
+    return time.perf_counter() - t
+
+
+def _say(text: str) -> None:
+    if os.environ.get("BENCH_VERBOSE"):
+        print(f"{time.perf_counter():.2f} {text}", file=sys.stderr, flush=True)
+
+
+def _since_process_start() -> float:
+    """Seconds since this process was started (its start time in /proc, in clock ticks since boot)."""
+    with open("/proc/self/stat", encoding="ascii") as fh:
+        started = int(fh.read().rpartition(")")[2].split()[19]) / os.sysconf("SC_CLK_TCK")
+    with open("/proc/uptime", encoding="ascii") as fh:
+        return float(fh.read().split()[0]) - started
+
+
+def _child(path: str) -> dict:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    out: dict = {}
+    # as app.gui.main starts with a bed on its command line: the splash first, then the window's modules
+    from app.gui import application
+    app = application()
+    from widgets.open_progress import OpenProgress
+    splash = OpenProgress.start(path, "start")
+    out["splash_s"] = _since_process_start()
+    splash.close()
+    from PySide6.QtCore import QTimer
+
+    from widgets.main_window import MainWindow
+    window = MainWindow()
+    window.resize(1400, 900)
+    window.show()
+    app.processEvents()
+    canvas = window.canvas
+    frame: list[float] = []         # the first frame's start and end (its background, then its foreground)
+    background, foreground = canvas.drawBackground, canvas.drawForeground
+
+    def started(painter, rect):
+        if not frame and canvas.devices:
+            frame.append(time.perf_counter())
+        background(painter, rect)
+
+    def ended(painter, rect):
+        foreground(painter, rect)
+        if len(frame) == 1:
+            frame.append(time.perf_counter())
+    canvas.drawBackground, canvas.drawForeground = started, ended
+    t = time.perf_counter()
+    window.files.open_path(path)
+    out["open_s"] = time.perf_counter() - t
+    _say("opened")
+    if len(frame) < 2:      # the splash's last stage paints the window: most often it is painted already
+        _painted(app, window.canvas)
+    _say("painted")
+    out["open_to_frame_s"] = frame[1] - t
+    out["first_frame_s"] = frame[1] - frame[0]
+    canvas.drawBackground, canvas.drawForeground = background, foreground
+    doc = window.document
+    out["devices"] = len(doc.bed.servers) + len(doc.bed.switches) + len(doc.bed.arrays)
+    tabs = window.tabs
+    # the procedure is generated on a worker after the open: wait for it, then visit the tab
+    methodology = window.methodology
+    methodology.wait(600000)
+    t = time.perf_counter()
+    while methodology.revision_shown != doc.revision and time.perf_counter() - t < 600:
+        app.processEvents()
+        time.sleep(0.01)
+    _say("generated")
+    out["steps"] = sum(len(s.steps) for s in methodology.methodology.sections)
+
+    def visit(page) -> float:
+        t = time.perf_counter()
+        tabs.setCurrentWidget(page)
+        app.processEvents()
+        return time.perf_counter() - t
+
+    out["placement_first_visit_s"] = visit(window.placement)
+    out["host_cards"] = len(window.placement.loads)
+    _say("placement")
+    out["methodology_first_visit_s"] = visit(methodology)
+    _say("methodology")
+    for i in range(tabs.count()):      # every tab open once
+        tabs.setCurrentIndex(i)
+        app.processEvents()
+    tabs.setCurrentWidget(window.canvas)
+    app.processEvents()
+    # one edit: the longest the GUI thread is blocked until the findings and the procedure are back
+    from topology.operations import move
+    server = doc.bed.servers[0].id
+    beats = [time.perf_counter()]
+    heartbeat = QTimer()
+    heartbeat.setInterval(10)
+    heartbeat.timeout.connect(lambda: beats.append(time.perf_counter()))
+    heartbeat.start()
+    item = window.canvas.devices[server]
+    doc.apply(move(doc.bed, {server: (item.pos().x() + 20, item.pos().y())}))
+    revision = doc.revision
+    _say("edited")
+    t = time.perf_counter()
+    while (doc.validation.revision_shown != revision or methodology.revision_shown != revision) \
+            and time.perf_counter() - t < 600:
+        app.processEvents()
+        time.sleep(0.002)
+    _say(f"settled {doc.validation.revision_shown} {methodology.revision_shown} {revision}")
+    for _ in range(20):      # and the repaints that follow
+        app.processEvents()
+        time.sleep(0.01)
+    heartbeat.stop()
+    gaps = [b - a for a, b in zip(beats, beats[1:])] + [time.perf_counter() - beats[-1]]
+    out["edit_stall_s"] = max(gaps)
+    out["edit_settled_s"] = time.perf_counter() - t
+    return out      # the window stays: closing would ask about the unsaved edit
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.big_bed_gui", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="500 devices instead of 5,000")
+    parser.add_argument("--devices", type=int, help="devices in the bed (bench.canvas's generator)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(_child(args.child)), flush=True)
+        os._exit(0)     # no teardown of a window holding the big bed
+    from bench.canvas import big_bed
+    from topology.fileformat import save
+    devices = args.devices or (500 if args.quick else 5000)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.yaml"
+        save(big_bed(devices, devices * 2), path)
+        env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+                   XDG_STATE_HOME=tmp, XDG_CONFIG_HOME=tmp)
+        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        proc = subprocess.run([sys.executable, "-m", "bench.big_bed_gui", "--child", str(path)], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=1800)
+        if "{" not in proc.stdout:
+            print(proc.stderr, file=sys.stderr)
+            return 1
+        f = json.loads(proc.stdout.strip().splitlines()[-1])
+    if args.json:
+        print(json.dumps(f, indent=2))
+        return 0
+    print(f"Big bed in the window: {f['devices']} devices, {f['steps']} methodology steps, "
+          f"{f['host_cards']} host cards; offscreen, load average {os.getloadavg()[0]:.1f}")
+    for key, target in TARGETS.items():
+        value, ratio = f[key], f[key] / target
+        print(f"  {NAMES[key]:<36} {value:8.2f} s  target {target:g} s  ratio {ratio:5.2f}  "
+              f"{'ok' if ratio <= 1 else 'OVER'}")
+    print(f"      File › Open to the first frame {f['open_to_frame_s']:.1f} s (reading, model, views: "
+          f"{f['open_s']:.1f} s, the splash on screen throughout); the edit settled "
+          f"(findings and procedure back) in {f['edit_settled_s']:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
