@@ -123,6 +123,23 @@ def dialogs(monkeypatch) -> list[tuple[str, str]]:
     return shown
 
 
+@pytest.fixture
+def laptop_window(qtbot, dialogs, tmp_path, monkeypatch):
+    """The main window, empty, at a laptop's 1366x768, with its own state folder; its background
+    work is waited for before it goes."""
+    from tests.dialogs import forget_changes
+    from widgets.main_window import MainWindow
+    monkeypatch.setenv("TESTBED_STUDIO_STATE_DIR", str(tmp_path / "state"))
+    w = MainWindow()
+    qtbot.addWidget(w, before_close_func=forget_changes)
+    w.setGeometry(0, 0, 1366, 768)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.document.validation.wait()
+    w.methodology.wait()
+
+
 @pytest.fixture(autouse=True)
 def a_dialog_nobody_answers_fails_the_test():
     """A modal dialog no test answers would wait until the suite's timeout ends the whole run (a

@@ -12,11 +12,9 @@ from PySide6.QtWidgets import QApplication
 import resources
 from app.document import Document
 from app.selection import Selection
-from tests.dialogs import forget_changes
 from topology.fileformat import load
 from topology.synthetic import generate
 from widgets import open_progress
-from widgets.main_window import MainWindow
 from widgets.methodology_steps import StepModel
 from widgets.methodology_view import MethodologyView
 from widgets.placement_cards import HostCard
@@ -26,16 +24,8 @@ SHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"
 
 
 @pytest.fixture
-def window(qtbot, dialogs, tmp_path, monkeypatch):
-    monkeypatch.setenv("TESTBED_STUDIO_STATE_DIR", str(tmp_path / "state"))
-    w = MainWindow()
-    qtbot.addWidget(w, before_close_func=forget_changes)
-    w.setGeometry(0, 0, 1366, 768)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.document.validation.wait()
-    w.methodology.wait()
+def window(laptop_window):
+    return laptop_window
 
 
 def test_opening_a_big_bed_shows_each_stage_until_the_diagram_is_drawn(qtbot, window, monkeypatch):

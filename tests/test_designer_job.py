@@ -21,16 +21,8 @@ STUDY = ROOT / "tests" / "data" / "configurations" / "one-server-two-hypervisors
 
 
 @pytest.fixture
-def window(qtbot, dialogs, tmp_path, monkeypatch):
-    monkeypatch.setenv("TESTBED_STUDIO_STATE_DIR", str(tmp_path / "state"))
-    w = MainWindow()
-    qtbot.addWidget(w, before_close_func=forget_changes)
-    w.setGeometry(0, 0, 1366, 768)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.document.validation.wait()
-    w.methodology.wait()
+def window(laptop_window):
+    return laptop_window
 
 
 def _bed(tmp_path: Path, text: str) -> Path:

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dialogs import forget_changes
 from topology import operations as ops
-from widgets.main_window import MainWindow
 
 ONE_HOST = """format_version: 1
 bed: {name: one host}
@@ -21,16 +19,8 @@ servers:
 
 
 @pytest.fixture
-def window(qtbot, dialogs, tmp_path, monkeypatch):
-    monkeypatch.setenv("TESTBED_STUDIO_STATE_DIR", str(tmp_path / "state"))
-    w = MainWindow()
-    qtbot.addWidget(w, before_close_func=forget_changes)
-    w.setGeometry(0, 0, 1366, 768)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.document.validation.wait()
-    w.methodology.wait()
+def window(laptop_window):
+    return laptop_window
 
 
 def _tree_text(view) -> str:
