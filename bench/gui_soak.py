@@ -61,6 +61,15 @@ def soak_bed(folder: Path) -> Path:
     return path
 
 
+def soak_load_step(run):
+    """The Run tab's fio load step on the soak bed's load client (what its test matrix names)."""
+    load = next((st for st in run.steps if st.template.endswith("run.yaml#load")
+                 and any(t.host == "soak-lc" for t in st.tasks)), None)
+    if load is None:
+        raise LookupError("the soak bed's procedure has no fio load step on soak-lc")
+    return load
+
+
 def script(s, minutes: float, figures: dict):
     """A generator the x_session driver runs: yields conditions to wait for."""
     from PySide6.QtCore import QPoint
@@ -138,11 +147,7 @@ def script(s, minutes: float, figures: dict):
             yield later(0.2)
             mark()
             run.new_run()
-            load = next((st for st in run.steps if st.template.endswith("run.yaml#load")
-                         and any(t.host == "soak-lc" for t in st.tasks)), None)
-            if load is None:
-                raise LookupError("the soak bed's procedure has no fio load step on soak-lc")
-            run._run([load])
+            run._run([soak_load_step(run)])
             yield from action("run start")
             yield later(4.0)
             mark()

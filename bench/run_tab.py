@@ -29,7 +29,7 @@ def measure(repeats: int, warm_s: float) -> dict:
     from PySide6.QtCore import QTimer
 
     from app.gui import application
-    from bench.gui_soak import soak_bed
+    from bench.gui_soak import soak_bed, soak_load_step
     from tests.x_session import paint_watch
     from widgets.main_window import MainWindow
     app = application()
@@ -65,11 +65,7 @@ def measure(repeats: int, warm_s: float) -> dict:
         painted.clear()
         t0, c0 = time.perf_counter(), time.thread_time()
         run.new_run()
-        load = next((st for st in run.steps if st.template.endswith("run.yaml#load")
-                     and any(t.host == "soak-lc" for t in st.tasks)), None)
-        if load is None:
-            raise LookupError("the soak bed's procedure has no fio load step on soak-lc")
-        run._run([load])
+        run._run([soak_load_step(run)])
         spin(5.0, lambda t0=t0: any(p > t0 for p in painted))
         figures["start_paint"].append(min((p for p in painted if p > t0), default=t0 + 5.0) - t0)
         spin(1.0)
