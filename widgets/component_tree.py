@@ -472,6 +472,8 @@ class ComponentTree(QTreeWidget):
                     severity = f.severity
                 lines.append(line)
                 by_subject[subject] = (severity, lines)
+        if by_subject == self._by_subject:
+            return          # an edit that changed no finding (a move): the markers stand, thousands of rows unvisited
         self._by_subject = by_subject
         self._apply_markers()
 

@@ -230,7 +230,8 @@ class ValidationPanel(QWidget):
         self.readiness.setText(f' · <a href="readiness" style="color:{colour}">not ready: {escape(text)}</a>'
                                if text else "")
         self.readiness.setToolTip("What keeps the procedure from being carried out: the Readiness panel")
-        self._rebuild()
+        if not self.findings or self._failed:
+            self._rebuild()     # the readiness is only in the list's message row, shown when nothing is listed
         self.summary_changed.emit(self.summary())
 
     def show_about(self, subject: str) -> None:
@@ -322,11 +323,19 @@ class ValidationPanel(QWidget):
 
     # ------------------------------------------------------------------ showing
     def show_findings(self, findings: list[Any]) -> None:
+        findings = list(findings)
+        # most edits (a move, a rename of a note) change no finding: the list as shown stands, with
+        # its scroll, current row and open groups; re-laying out tens of thousands of rows stalled
+        # the window for seconds on a big bed
+        same = not self._failed and findings == self.findings
         self._failed = ""
-        self.findings = list(findings)
+        self.findings = findings
         self._fill_scenario_box()
         self._set_checking(False)
-        self._rebuild()
+        if same:
+            self.model.findings = findings      # equal findings, this revision's objects
+        else:
+            self._rebuild()
         text = self.summary()
         self.summary_changed.emit(text)
 
