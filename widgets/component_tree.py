@@ -193,6 +193,7 @@ class ComponentTree(QTreeWidget):
         self._rows: dict[str, list[QTreeWidgetItem]] = {}    # id -> the component's own rows
         self._pending: set[str] | None = None    # touched ids since the last redraw; None = everything
         self._by_subject: dict[str, tuple[str, list[str]]] = {}
+        self._findings: list[Any] = []          # the findings the markers show
         self._marks: dict[int, tuple[QTreeWidgetItem, str, str]] = {}
         self._blank = QIcon(self._blank_pixmap())
         self._icons = {k: self.style().standardIcon(v) for k, v in _MARKER_ICONS.items()}
@@ -461,6 +462,9 @@ class ComponentTree(QTreeWidget):
 
     # ------------------------------------------------------------------ finding markers
     def show_findings(self, findings: list[Any]) -> None:
+        if findings == self._findings:
+            return          # an edit that changed no finding (the validator hands back the same list)
+        self._findings = list(findings)
         by_subject: dict[str, tuple[str, list[str]]] = {}
         for f in findings:
             if getattr(f, "accepted", False):
