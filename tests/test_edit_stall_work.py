@@ -10,6 +10,7 @@ import pickle
 import threading
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 import app.autosave as autosave
@@ -122,3 +123,49 @@ def test_an_edit_that_runs_into_the_autosave_snapshot_is_written_next(qtbot, win
                                 for p in text.glob("*.yaml")), timeout=10000)
     assert calls[:2] == [False, False], "the snapshots were taken on the GUI thread"
     assert saver.gui_snapshots == 0
+
+
+def test_a_changed_list_of_thousands_asks_only_for_the_rows_in_sight(qtbot, monkeypatch):
+    """A tree view laid out every row of an open group each time the findings changed (a Python
+    call per row: seconds on a big bed); the list now asks for the rows it shows."""
+    from app.document import Document
+    from app.selection import Selection
+    from topology.fileformat import load
+    from topology.validation.registry import Finding
+    from widgets.findings_model import FindingsModel
+    from widgets.validation_panel import ValidationPanel
+    asked = {"flags": 0}
+    real_flags = FindingsModel.flags
+
+    def flags(self, index):
+        asked["flags"] += 1
+        return real_flags(self, index)
+    monkeypatch.setattr(FindingsModel, "flags", flags)
+    doc = Document(load(DEFAULT))
+    panel = ValidationPanel(doc, Selection())
+    qtbot.addWidget(panel)
+    panel.resize(1100, 520)
+    panel.show()
+    doc.validation.wait()
+    qtbot.waitUntil(lambda: bool(panel.findings), timeout=5000)
+
+    def many(n: int, word: str) -> list:
+        return [Finding(code="NET-007", severity="error" if i % 3 else "warning", subjects=(f"host-{i}",),
+                        message=f"{word} address {i}", reason="", source="", hint="") for i in range(n)]
+    for n, word in ((5000, "duplicate"), (5001, "repeated")):
+        asked["flags"] = 0
+        panel.show_findings(many(n, word))
+        qtbot.wait(20)          # painted
+        assert len(panel.visible_findings()) == n
+        assert asked["flags"] < 500, asked
+    # grouping, counts and the keyboard as before
+    assert panel.group_titles() == ["Errors (3334)", "Warnings (1667)"]
+    panel.tree.setCurrentIndex(panel.index_for(panel.visible_findings()[1]))
+    qtbot.keyClick(panel.tree, Qt.Key.Key_Up)
+    assert panel.current_finding() is panel.visible_findings()[0]
+    qtbot.keyClick(panel.tree, Qt.Key.Key_Left)                     # to its group ...
+    qtbot.keyClick(panel.tree, Qt.Key.Key_Left)                     # ... and closed
+    assert not panel.index_for(panel.visible_findings()[0]).isValid()
+    assert panel.index_for(panel.visible_findings()[3334]).row() == 2   # the warnings follow the closed group
+    qtbot.keyClick(panel.tree, Qt.Key.Key_Right)                    # open again
+    assert panel.index_for(panel.visible_findings()[0]).row() == 1
