@@ -150,7 +150,7 @@ def auto_layout_steps(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
                     yield
                 around = [order[n] for n in g.get(d.id, ()) if n in order]
                 rank[d.id] = (sum(around) / len(around) if around else float("inf"), d.id)
-            members = sorted(members, key=lambda d, _rank=rank: _rank[d.id])
+            members = sorted(members, key=lambda d: rank[d.id])
         else:
             members = sorted(members, key=lambda d: d.id)
         sizes = [size_of[d.id] for d in members]
@@ -175,10 +175,13 @@ def auto_layout_steps(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
     for d in devices:
         by_tier.setdefault(tier(d), []).append(d.id)
     for ids in by_tier.values():
+        yield
         right = max(boxes[ident].x + boxes[ident].w for ident in ids)
         left = min(boxes[ident].x for ident in ids)
         shift = (width - (right - left)) / 2 - left
-        for ident in ids:
+        for pause, ident in _stepping(ids):
+            if pause:
+                yield
             b = boxes[ident]
             boxes[ident] = Box(b.x + shift, b.y, b.w, b.h)
     return boxes
@@ -262,8 +265,11 @@ def layout_steps(bed: Bed, *, keep_positions: bool = True) -> Generator[None, No
     if need_auto:
         raw = yield from auto_layout_steps(bed, row_gap=TIER_GAP)
         auto = _make_room(raw, {i: sizes[i] for i in raw})
+        yield
     boxes: dict[str, Box] = {}
-    for ident, dev in devices.items():
+    for pause, (ident, dev) in _stepping(list(devices.items())):
+        if pause:
+            yield
         w, h = sizes[ident]
         if keep_positions and dev.x is not None and dev.y is not None:
             boxes[ident] = Box(dev.x, dev.y, w, h)
