@@ -127,6 +127,8 @@ class Canvas(SlicedBuild, ModelDrawing, LinkRouting, Cabling, PortStrips, PathHi
         self.scene().selectionChanged.connect(self._scene_selection_changed)
         document.reset.connect(self._rebuild)
         document.changed.connect(self._on_changed)
+        if hasattr(document, "about_to_edit"):      # a big bed's build ends on the bed as it was opened
+            document.about_to_edit.connect(self.finish_build)
         selection.changed.connect(self._follow_selection)
         selection.centre_requested.connect(self.centre_on)
         validation = getattr(document, "validation", None)
