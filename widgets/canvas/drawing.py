@@ -7,7 +7,7 @@ action writes it, as one step).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QTimer
@@ -109,10 +109,12 @@ class ModelDrawing:
     def _build_scene(self) -> Iterator[None]:
         """The items of the bed, in steps (each yield is a point where the build may pause)."""
         self._fallback = yield from layout.layout_steps(self.bed)
+        yield
         self._set_free_spot()
         if self.building:       # the drawing's frame is known: zoomed out, the devices are made far-drawn
             self._fit_layout()
-        self.cabled = self._cabled_ports()
+            yield
+        self.cabled = yield from self._cabled_ports_steps()
         yield
         self.badges = self._badges_for(getattr(getattr(self.document, "validation", None), "findings", []))
         for n, (ident, obj) in enumerate(self.objects.items()):
@@ -214,13 +216,18 @@ class ModelDrawing:
                 item.set_box(b.x, b.y, b.w, b.h)
 
     def _cabled_ports(self) -> dict[str, set[str]]:
+        return layout.run_steps(self._cabled_ports_steps())
+
+    def _cabled_ports_steps(self) -> Generator[None, None, dict[str, set[str]]]:
         # worked out again only when a cable's ends or the drawn ids changed: most edits (a move,
         # a property) change neither, and on 10,000 cables this took ~40 ms of every edit
         key = ([(link.a, link.b) for link in self.bed.links], set(self.objects))
         if key == getattr(self, "_cabled_for", None):
             return self.cabled
         out: dict[str, set[str]] = {}
-        for a, b in key[0]:
+        for n, (a, b) in enumerate(key[0]):
+            if n % (STEP * 20) == STEP * 20 - 1:
+                yield
             for ref in (a, b):
                 dev, port = self._split(ref)
                 if port:
