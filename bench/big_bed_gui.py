@@ -113,8 +113,14 @@ def _child(path: str) -> dict:
     window.files.open_path(path)
     out["open_s"] = time.perf_counter() - t
     _say("opened")
-    if len(frame) < 2:      # the splash's last stage paints the window: most often it is painted already
+    # the splash's last stage paints the window: most often it is painted already; a big bed's canvas
+    # is built in slices (widgets/canvas/building.py): its first frame with devices comes a few turns later
+    deadline = time.perf_counter() + 600
+    while len(frame) < 2 and time.perf_counter() < deadline:
+        window.canvas.viewport().update()
         _painted(app, window.canvas)
+    while getattr(canvas, "building", False) and time.perf_counter() < deadline:
+        app.processEvents()
     _say("painted")
     out["open_to_frame_s"] = frame[1] - t
     out["first_frame_s"] = frame[1] - frame[0]
