@@ -59,6 +59,9 @@ INSTALL_HINT = ("pip install 'testbed-studio[ansible]' (or, into this environmen
                 f"{sys.executable} -m pip install ansible-runner ansible-core)")
 _STEP_OF_TASK = re.compile(r"^(\d+(?:\.\d+)*) ")
 _TIMES_MARK = "@testbed-studio-job-times "
+# a script's failure says "non-zero return code": its exit status and output say it better
+_SCRIPT_ACTIONS = ("ansible.builtin.shell", "shell", "ansible.builtin.raw", "raw",
+                   "ansible.windows.win_shell", "win_shell")
 
 
 def ansible_playbook() -> Path | None:
@@ -408,8 +411,7 @@ class AnsibleEngine(RunEngine):
                 self._write_output(item.task, ("[stderr] " if stream == "stderr" else "") + line)
                 self._notify("output", item.task, stream, line)
         msg = res.get("msg")
-        if isinstance(msg, str) and msg and not res.get("stdout") and data.get("task_action") not in (
-                "ansible.builtin.shell", "shell", "ansible.windows.win_shell", "win_shell"):
+        if isinstance(msg, str) and msg and not res.get("stdout") and data.get("task_action") not in _SCRIPT_ACTIONS:
             line = f"[{data.get('task', '')}] {msg}"
             item.lines.append(("info", line))
             self._write_output(item.task, line)
