@@ -93,7 +93,11 @@ class MetricsDashboard(QWidget):
         self._colours: dict[str, str] = {}
         self._last_store_revision = -1
         self._peaks: dict[tuple[str, str], float] = {}      # highest value drawn of each curve
-        self._buckets: dict[tuple[str, str], PeakBuckets] = {}    # each curve's decimation, kept between ticks
+        # the decimation kept between ticks: of each all-hosts curve, and of each group of series sharing a time axis
+        self._buckets: dict[tuple, PeakBuckets] = {}
+        self._buckets_used: set[tuple] = set()
+        self._bucket_idle: dict[tuple, int] = {}
+        self._origins: dict[tuple[str, str], float] = {}     # the oldest time each series has held
         self._line_texts: dict[Threshold, str] = {}       # the full label of each criterion line
         self._elided: dict[Threshold, tuple[str, int]] = {}    # what its label shows, at which width
         self._off_scale: dict[str, QGraphicsSimpleTextItem] = {}
@@ -286,6 +290,7 @@ class MetricsDashboard(QWidget):
         self._drawn.clear()
         self._peaks.clear()
         self._buckets.clear()
+        self._origins.clear()
         self._y_tops.clear()
         self.series_menu.clear()
         self._series_actions.clear()
@@ -419,14 +424,19 @@ class MetricsDashboard(QWidget):
             view_moved = True
             self._x_range = (x0, x1)
         combined: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        shown: dict[tuple[str, str], int] = {}          # the series in the plots: their revisions
+        changed: set[tuple[str, str]] = set()            # those to draw again
+        pixels_of: dict[str, int] = {}
         for plot_key, metric, _title, _unit, how in PLOTS:
-            pixels = max(int(self.plots[plot_key].vb.width()), 100)
-            for src in sources:
-                rev = self.store.series_revision(src, metric)
-                if rev < 0 or src in self._hidden or (self._drawn.get((src, metric)) == rev and not view_moved):
+            pixels = pixels_of[metric] = max(int(self.plots[plot_key].vb.width()), 100)
+            revisions = self.store.series_revisions(metric, sources)
+            for src, rev in zip(sources, revisions):
+                if rev < 0 or src in self._hidden:
                     continue
-                self._draw(src, plot_key, metric, *self.store.series(src, metric), x0, x1, pixels)
-                self._drawn[(src, metric)] = rev
+                shown[(src, metric)] = rev
+                if self._drawn.get((src, metric)) != rev or view_moved:
+                    self._curve(src, plot_key, metric)          # made in this order: the legend's and the paint's
+                    changed.add((src, metric))
             if len(visible) == 1:
                 combined[plot_key] = self.store.series(visible[0], metric)
             elif visible:
@@ -435,6 +445,19 @@ class MetricsDashboard(QWidget):
                                       else self.store.aggregate(metric, visible, how))
                 if ALL_HOSTS not in self._hidden and combined[plot_key][0].size:
                     self._draw(ALL_HOSTS, plot_key, metric, *combined[plot_key], x0, x1, pixels)
+        # the series that share a time axis are cut and decimated together, one numpy pass each
+        # (a group is every shown series on that axis, changed or not, so it stays the same from
+        # one tick to the next and keeps its buckets)
+        for keys, t, values in self.store.shared_axes(shown, changed):
+            by_width: dict[int, list[int]] = {}
+            for row, (_src, metric) in enumerate(keys):
+                by_width.setdefault(pixels_of[metric], []).append(row)
+            for pixels, rows in by_width.items():
+                part = keys if len(rows) == len(keys) else [keys[r] for r in rows]
+                self._draw_rows(part, t, values if len(rows) == len(keys) else values[rows], x0, x1, pixels)
+            for key in keys:
+                self._drawn[key] = shown[key]
+        self._forget_unused_buckets()
         for layer in self.layers.values():
             layer.commit()
         self._update_threshold_labels(combined)
@@ -529,6 +552,42 @@ class MetricsDashboard(QWidget):
             dt, dv = buckets.window(x0, x1)
         self.layers[plot_key].set_data(line.key, dt, dv)
         self._peaks[line.key] = line.top
+
+    def _draw_rows(self, keys: list[tuple[str, str]], t, values, x0, x1, pixels) -> None:
+        """_draw for series sharing the time axis `t` (a row of `values` each) and a plot width."""
+        if t.shape[0] <= 2 * pixels or \
+                int(np.searchsorted(t, x1, "right")) - int(np.searchsorted(t, x0, "left")) <= 2 * pixels:
+            dt, dv = peak_decimate(t, values, x0, x1, pixels)
+        else:
+            group = tuple(keys)
+            buckets = self._buckets.get(group)
+            if buckets is None:
+                buckets = self._buckets[group] = PeakBuckets()
+            # the oldest time each series has held: a group made anew still knows its ring drops samples
+            oldest = float(t[0])
+            for key in keys:
+                self._origins[key] = min(self._origins.get(key, oldest), oldest)
+            buckets.update(t, values, bucket_width(x1 - x0, pixels), origin=min(self._origins[key] for key in keys))
+            self._buckets_used.add(group)
+            dt, dv = buckets.window(x0, x1)
+        for plot_key, metric, *_rest in PLOTS:
+            rows = [row for row, key in enumerate(keys) if key[1] == metric]
+            if not rows:
+                continue
+            layer = self.layers[plot_key]
+            layer.set_rows([keys[r] for r in rows], dt, dv if len(rows) == len(keys) else dv[rows])
+            for r in rows:
+                self._peaks[keys[r]] = layer.lines[keys[r]].top
+
+    def _forget_unused_buckets(self) -> None:
+        # a shared axis that splits for a tick (one host's sample late) leaves its group's
+        # buckets behind: those not used for a few redraws are dropped
+        self._bucket_idle = {g: (0 if g in self._buckets_used else self._bucket_idle.get(g, 0) + 1)
+                             for g in self._buckets if isinstance(g[0], tuple)}
+        for group, idle in self._bucket_idle.items():
+            if idle > 8:
+                del self._buckets[group]
+        self._buckets_used = set()
 
     def _update_threshold_labels(self, combined: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         notes = []
