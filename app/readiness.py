@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-
 # how a template's value name reads in a sentence
 _VALUE_WORDS = {
     "server.os": "operating system", "port.ip": "port addresses (IP with prefix length)",

@@ -37,8 +37,9 @@ from PySide6.QtWidgets import (
 from app.metrics import sample as M
 from app.metrics.chart import PALETTE  # a host has the same colour on screen and in print
 from app.metrics.criterion_scale import criterion_scale
-from app.metrics.peak_buckets import PeakBuckets, bucket_width
-from app.metrics.series import SeriesStore, is_host_series, peak_decimate, time_beyond
+from app.metrics.kept_decimation import KeptDecimation
+from app.metrics.peak_buckets import bucket_width
+from app.metrics.series import SeriesStore, is_host_series, time_beyond
 from topology.vocabulary import UNITS
 from widgets.series_layer import SeriesLayer
 
@@ -92,12 +93,7 @@ class MetricsDashboard(QWidget):
         self._hidden: set[str] = set()
         self._colours: dict[str, str] = {}
         self._last_store_revision = -1
-        self._peaks: dict[tuple[str, str], float] = {}      # highest value drawn of each curve
-        # the decimation kept between ticks: of each all-hosts curve, and of each group of series sharing a time axis
-        self._buckets: dict[tuple, PeakBuckets] = {}
-        self._buckets_used: set[tuple] = set()
-        self._bucket_idle: dict[tuple, int] = {}
-        self._origins: dict[tuple[str, str], float] = {}     # the oldest time each series has held
+        self._decimation = KeptDecimation()       # each curve's points, the buckets kept between ticks
         self._line_texts: dict[Threshold, str] = {}       # the full label of each criterion line
         self._elided: dict[Threshold, tuple[str, int]] = {}    # what its label shows, at which width
         self._off_scale: dict[str, QGraphicsSimpleTextItem] = {}
@@ -288,9 +284,7 @@ class MetricsDashboard(QWidget):
                 sample.deleteLater()
         self._curves.clear()
         self._drawn.clear()
-        self._peaks.clear()
-        self._buckets.clear()
-        self._origins.clear()
+        self._decimation.clear()
         self._y_tops.clear()
         self.series_menu.clear()
         self._series_actions.clear()
@@ -426,14 +420,15 @@ class MetricsDashboard(QWidget):
         combined: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         shown: dict[tuple[str, str], int] = {}          # the series in the plots: their revisions
         changed: set[tuple[str, str]] = set()            # those to draw again
-        pixels_of: dict[str, int] = {}
+        pixels_of: dict[tuple[str, str], int] = {}      # each series' plot width
         for plot_key, metric, _title, _unit, how in PLOTS:
-            pixels = pixels_of[metric] = max(int(self.plots[plot_key].vb.width()), 100)
+            pixels = max(int(self.plots[plot_key].vb.width()), 100)
             revisions = self.store.series_revisions(metric, sources)
             for src, rev in zip(sources, revisions):
                 if rev < 0 or src in self._hidden:
                     continue
                 shown[(src, metric)] = rev
+                pixels_of[(src, metric)] = pixels
                 if self._drawn.get((src, metric)) != rev or view_moved:
                     self._curve(src, plot_key, metric)          # made in this order: the legend's and the paint's
                     changed.add((src, metric))
@@ -445,19 +440,17 @@ class MetricsDashboard(QWidget):
                                       else self.store.aggregate(metric, visible, how))
                 if ALL_HOSTS not in self._hidden and combined[plot_key][0].size:
                     self._draw(ALL_HOSTS, plot_key, metric, *combined[plot_key], x0, x1, pixels)
-        # the series that share a time axis are cut and decimated together, one numpy pass each
-        # (a group is every shown series on that axis, changed or not, so it stays the same from
-        # one tick to the next and keeps its buckets)
+        # the series sharing a time axis are cut and decimated in one numpy pass; a group is every shown
+        # series on that axis, changed or not, so it stays the same from tick to tick and keeps its buckets
         for keys, t, values in self.store.shared_axes(shown, changed):
-            by_width: dict[int, list[int]] = {}
-            for row, (_src, metric) in enumerate(keys):
-                by_width.setdefault(pixels_of[metric], []).append(row)
-            for pixels, rows in by_width.items():
-                part = keys if len(rows) == len(keys) else [keys[r] for r in rows]
-                self._draw_rows(part, t, values if len(rows) == len(keys) else values[rows], x0, x1, pixels)
+            for part, dt, dv in self._decimation.by_width(keys, t, values, x0, x1, pixels_of):
+                for metric in dict.fromkeys(m for _src, m in part):          # each plot's rows to its layer
+                    rows = [row for row, key in enumerate(part) if key[1] == metric]
+                    self.layers[self._plot_key_of[metric]].set_rows(
+                        [part[r] for r in rows], dt, dv if len(rows) == len(part) else dv[rows])
             for key in keys:
                 self._drawn[key] = shown[key]
-        self._forget_unused_buckets()
+        self._decimation.end_redraw()
         for layer in self.layers.values():
             layer.commit()
         self._update_threshold_labels(combined)
@@ -540,54 +533,9 @@ class MetricsDashboard(QWidget):
 
     def _draw(self, source, plot_key, metric, t, v, x0, x1, pixels) -> None:
         line = self._curve(source, plot_key, metric)
-        if t.shape[0] <= 2 * pixels or \
-                int(np.searchsorted(t, x1, "right")) - int(np.searchsorted(t, x0, "left")) <= 2 * pixels:
-            dt, dv = peak_decimate(t, v, x0, x1, pixels)        # few enough to draw every point
-        else:
-            buckets = self._buckets.get(line.key)
-            if buckets is None:
-                # the all-hosts sum of a second changes until every host's sample of it is in
-                buckets = self._buckets[line.key] = PeakBuckets(settle=30.0 if source == ALL_HOSTS else 0.0)
-            buckets.update(t, v, bucket_width(x1 - x0, pixels))
-            dt, dv = buckets.window(x0, x1)
+        # the all-hosts sum of a second changes until every host's sample of it is in
+        dt, dv = self._decimation.one(line.key, t, v, x0, x1, pixels, settle=30.0 if source == ALL_HOSTS else 0.0)
         self.layers[plot_key].set_data(line.key, dt, dv)
-        self._peaks[line.key] = line.top
-
-    def _draw_rows(self, keys: list[tuple[str, str]], t, values, x0, x1, pixels) -> None:
-        """_draw for series sharing the time axis `t` (a row of `values` each) and a plot width."""
-        if t.shape[0] <= 2 * pixels or \
-                int(np.searchsorted(t, x1, "right")) - int(np.searchsorted(t, x0, "left")) <= 2 * pixels:
-            dt, dv = peak_decimate(t, values, x0, x1, pixels)
-        else:
-            group = tuple(keys)
-            buckets = self._buckets.get(group)
-            if buckets is None:
-                buckets = self._buckets[group] = PeakBuckets()
-            # the oldest time each series has held: a group made anew still knows its ring drops samples
-            oldest = float(t[0])
-            for key in keys:
-                self._origins[key] = min(self._origins.get(key, oldest), oldest)
-            buckets.update(t, values, bucket_width(x1 - x0, pixels), origin=min(self._origins[key] for key in keys))
-            self._buckets_used.add(group)
-            dt, dv = buckets.window(x0, x1)
-        for plot_key, metric, *_rest in PLOTS:
-            rows = [row for row, key in enumerate(keys) if key[1] == metric]
-            if not rows:
-                continue
-            layer = self.layers[plot_key]
-            layer.set_rows([keys[r] for r in rows], dt, dv if len(rows) == len(keys) else dv[rows])
-            for r in rows:
-                self._peaks[keys[r]] = layer.lines[keys[r]].top
-
-    def _forget_unused_buckets(self) -> None:
-        # a shared axis that splits for a tick (one host's sample late) leaves its group's
-        # buckets behind: those not used for a few redraws are dropped
-        self._bucket_idle = {g: (0 if g in self._buckets_used else self._bucket_idle.get(g, 0) + 1)
-                             for g in self._buckets if isinstance(g[0], tuple)}
-        for group, idle in self._bucket_idle.items():
-            if idle > 8:
-                del self._buckets[group]
-        self._buckets_used = set()
 
     def _update_threshold_labels(self, combined: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         notes = []
@@ -608,8 +556,9 @@ class MetricsDashboard(QWidget):
     def _fit_y(self) -> None:
         # from 0 to the data's peak; a criterion near it is drawn as its line, one far above is
         # named at the top edge instead (a 20 ms line must not flatten 0.3 ms of latency)
-        for key, metric, _t, _u, _h in PLOTS:
-            peak = max((peak for (src, m), peak in self._peaks.items() if m == metric and src not in self._hidden),
+        for key, _metric, _t, _u, _h in PLOTS:
+            # the highest value drawn of each curve shown
+            peak = max((line.top for (src, _m), line in self.layers[key].lines.items() if src not in self._hidden),
                        default=0.0)
             lines = [th for th in self._lines if th.plot == key]
             scale = criterion_scale(peak, [th.value for th in lines])

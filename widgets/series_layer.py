@@ -49,7 +49,7 @@ class SeriesLayer(pg.GraphicsObject):
         self.lines: dict[object, Line] = {}
         self._bounds = QRectF()
         self._dirty: list[tuple[float, float]] | None = []     # x spans changed since commit (None: all)
-        self._rows: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}    # (times, values) of the lines set_rows set together
+        self._rows: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}    # (times, values) of lines set together
 
     def line(self, key, pen: QPen, bold: bool = False) -> Line:
         found = self.lines.get(key)
