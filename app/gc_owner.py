@@ -5,9 +5,18 @@ a timer on the GUI thread, generation by generation as the counts pass the thres
 pyqtgraph's own `util/garbage_collector.py` does).  A Qt object that ends up in a reference
 cycle is therefore always destroyed on the GUI thread, whatever thread dropped it.
 
-`settle()` runs after a bed is loaded: the model that was just built lives as long as the
-document, so it is frozen (`gc.freeze()`) and later collections do not rescan it; the bed
-before it is unfrozen and collected first, so opening another bed frees the old one.
+A full (generation 2) collection walks every object the process keeps, Qt wrappers included:
+150,000 objects and 150–600 ms on the largest example, long enough to be felt when it lands on a
+click.  Two things keep it rare and short, as CPython's own automatic mode does for the first:
+- it runs only when the objects that reached generation 2 since the last one are a quarter of
+  those it kept (CPython's `long_lived_pending > long_lived_total / 4`), so its cost stays in
+  proportion to what was allocated instead of recurring every ten generation-1 collections;
+- `settle()` runs after a bed is loaded: the modules, the views and the model that was just built
+  live as long as the document, so they are frozen (`gc.freeze()`) and later collections do not
+  rescan them; so is what the first full collection after it keeps (the views built in idle
+  turns, the dashboard's late imports, the methodology's caches).  The bed before is unfrozen
+  and collected first, so opening another bed frees the old one.  What is frozen and dropped
+  later waits for that next open: one load's worth, never more.
 
 `CollectionWatch` counts collections that happen off the GUI thread (tests and the soak use it).
 QtCore only (app/ never imports QtWidgets outside the GUI entry point).
@@ -28,13 +37,20 @@ INTERVAL_MS = 100
 
 class GuiCollector(QObject):
     _installed: GuiCollector | None = None
+    # The test suite opens hundreds of beds in one process, each after the last: a full walk of
+    # its ever larger heap at every open would cost it minutes, so it keeps small beds unfrozen.
+    freeze_small_beds = True
 
     def __init__(self, parent: QObject | None = None, interval_ms: int = INTERVAL_MS):
         super().__init__(parent)
         self.thread_id = threading.get_ident()
         self.thresholds = gc.get_threshold()
         self.collections = [0, 0, 0]        # per generation, for tests and the soak
+        self.full_deferred = 0              # times generation 2 was due by count but not worth its walk
         self._frozen = False
+        self._long_lived = 0                # objects generation 2 kept at the last full collection
+        self._recheck_at = 0                # the generation-2 count at which to weigh a full one again
+        self._freeze_next_full = False      # the first full collection after a load freezes what it kept
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self.collect_due)
@@ -62,25 +78,46 @@ class GuiCollector(QObject):
         c0, c1, c2 = gc.get_count()
         if c0 <= t0:
             return 0
-        generation = 2 if c2 > t2 else 1 if c1 > t1 else 0     # the oldest one due, as CPython picks
+        generation = 1 if c1 > t1 else 0            # the oldest one due, as CPython picks
+        if c2 > t2 and c2 >= self._recheck_at:
+            if self._full_is_worth_it():
+                generation = 2
+            else:
+                self.full_deferred += 1
+                self._recheck_at = c2 + t2          # weighing it costs a list of generation 2
         self.collections[generation] += 1
-        return gc.collect(generation)
+        found = gc.collect(generation)
+        if generation == 2:
+            if self._freeze_next_full:      # views, caches and late imports of the bed just opened
+                gc.freeze()
+                self._freeze_next_full = False
+            self._long_lived, self._recheck_at = len(gc.get_objects(2)), 0
+        return found
+
+    def _full_is_worth_it(self) -> bool:
+        pending = len(gc.get_objects(2)) - self._long_lived
+        return pending > self._long_lived // 4
 
     def settle(self, large: bool) -> None:
-        """A bed was loaded: collect what a frozen bed before it left, then freeze a large one.
+        """A bed was loaded: collect what a frozen bed before it left, then freeze what lives on.
 
-        Only a large bed is worth it: a full collection walks the whole heap (a small bed would
-        pay more for the walk than its rescans ever cost)."""
+        A large bed's build leaves enough garbage to be worth a full walk before freezing; for a
+        small one only the young generations are collected first (a full walk would add a pause
+        to every open), so the few cycles already in generation 2 stay frozen until the next
+        open, which collects them."""
         if threading.get_ident() != self.thread_id:
             return
         if self._frozen:
             gc.unfreeze()
             gc.collect()
             self._frozen = False
-        if large:
-            gc.collect()
-            gc.freeze()
-            self._frozen = True
+        if not (large or self.freeze_small_beds):
+            return
+        gc.collect() if large else gc.collect(1)
+        gc.freeze()
+        self._frozen = True
+        self._long_lived, self._recheck_at = 0, 0
+        self._freeze_next_full = True
 
 
 LARGE_BED = 2_000       # servers, VMs, switches and arrays together

@@ -57,7 +57,7 @@ def one_qapplication_for_the_session(qapp):
         QSettings.setPath(fmt, QSettings.Scope.UserScope, os.path.join(_PRIVATE, "settings"))
     # as in the application: the GUI thread (this one) owns garbage collection
     from app.gc_owner import GuiCollector
-    GuiCollector.install(qapp)
+    GuiCollector.install(qapp).freeze_small_beds = False     # see GuiCollector.freeze_small_beds
     return qapp
 
 

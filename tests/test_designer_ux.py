@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 from dialogs import forget_changes
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtWidgets import QMenu
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtWidgets import QApplication, QMenu
 from test_canvas import small, studio  # noqa: F401 - fixtures
 
 import resources
@@ -79,7 +80,21 @@ def test_right_click_selects_the_device_and_its_menu_acts_on_it(small):
     s.selection.set(["host-2"])
     s.mouse(QEvent.Type.MouseButtonPress, s.centre("host-1"), button=Qt.MouseButton.RightButton,
             buttons=Qt.MouseButton.RightButton)
-    assert s.selection.ids == {"host-1"}, "a right press selects what is under it"
+    assert s.canvas.selected_ids() == ["host-1"], "a right press selects what is under it"
+    # the menu opens at once; the other views (the property form) follow when it has closed
+    while_open: list[set] = []
+
+    def look_and_close() -> None:
+        popup = QApplication.activePopupWidget()
+        if popup is None:
+            QTimer.singleShot(10, look_and_close)
+            return
+        while_open.append(set(s.selection.ids))
+        popup.close()
+    QTimer.singleShot(10, look_and_close)
+    at, viewport = s.view_pos(s.centre("host-1")), s.canvas.viewport()
+    QApplication.sendEvent(viewport, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, at, viewport.mapToGlobal(at)))
+    assert while_open == [{"host-2"}] and s.selection.ids == {"host-1"}
     menu = canvas_menu(s.canvas, s.view_pos(s.centre("host-1")))
     assert {"Properties of host-1", "Connect…", "Duplicate", "Delete host-1", "Select in component tree",
             "Validate this"} <= set(titles(menu))

@@ -33,15 +33,20 @@ def later(seconds: float):
     return lambda: time.monotonic() >= end
 
 
-def paint_watch(times: list[float]):
+def paint_watch(times: list[float], presses: list[float] | None = None):
     """An event filter that notes in TIMES when each paint event it sees arrives (install it on a
-    widget, or on the application for every widget)."""
+    widget, or on the application for every widget), and in PRESSES when each mouse button or key
+    press reaches the application (the moment a person acted, not when the driver began)."""
     from PySide6.QtCore import QEvent, QObject
+    pressed = (QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress)
 
     class PaintWatch(QObject):
         def eventFilter(self, obj, event):
-            if event.type() == QEvent.Type.Paint:
+            kind = event.type()
+            if kind == QEvent.Type.Paint:
                 times.append(time.perf_counter())
+            elif presses is not None and kind in pressed:
+                presses.append(time.perf_counter())
             return False
     return PaintWatch()
 

@@ -122,6 +122,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
             self.configuration = ConfigurationChoice.of(document)
             self.configuration.changed.connect(self._configuration_chosen)
         self._publish_timer = QTimer(self, singleShot=True, interval=0, timeout=self._publish_selection)
+        self._publish_after_menu = False     # a right press selected; the menu publishes it
         self.scene().selectionChanged.connect(self._scene_selection_changed)
         document.reset.connect(self._rebuild)
         document.changed.connect(self._on_changed)
@@ -183,14 +184,19 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
         return True
 
     def _select_for_menu(self, scene_pos: QPointF) -> None:
-        """A right press selects what is under it (unless it is part of the selection already)."""
+        """A right press selects what is under it (unless it is part of the selection already).
+
+        The other views hear of it when the menu has closed: the menu reads the canvas's own
+        selection, and the property form rebuilt for the new device would hold the menu back
+        (75–500 ms) for a panel the open menu covers the attention of anyway."""
         device = self._device_at(scene_pos)
         if device is not None:
             if not device.isSelected():
                 self._clear_link_selection()
                 self.scene().clearSelection()
                 device.setSelected(True)
-                self._publish_selection()
+                self._publish_timer.stop()
+                self._publish_after_menu = True
             return
         link = self._link_at(scene_pos)
         if link is not None:
@@ -405,11 +411,16 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
 
     def contextMenuEvent(self, event) -> None:
         from widgets.context_menus import canvas_menu
-        menu = canvas_menu(self, event.pos())
-        if menu is not None and not menu.isEmpty():
-            exec_once(menu, event.globalPos())
-        elif menu is not None:
-            menu.deleteLater()
+        try:
+            menu = canvas_menu(self, event.pos())
+            if menu is not None and not menu.isEmpty():
+                exec_once(menu, event.globalPos())
+            elif menu is not None:
+                menu.deleteLater()
+        finally:
+            if self._publish_after_menu:
+                self._publish_after_menu = False
+                self._publish_selection()
         event.accept()
 
     def wheelEvent(self, event) -> None:
