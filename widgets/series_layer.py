@@ -161,19 +161,19 @@ class SeriesLayer(pg.GraphicsObject):
         m = painter.transform()
         px = (1 / m.m11() if m.m11() else 0.0, 1 / m.m22() if m.m22() else 0.0)
         exposed = option.exposedRect if option is not None else self._bounds
-        part = exposed.width() < 0.5 * self._bounds.width()
-        cuts: dict[int, tuple[int, int]] = {}       # lines sharing their times share the cut
+        columns = _exposed_columns(painter, exposed, self._bounds.width())
+        cuts: dict[int, list[tuple[int, int]]] = {}       # lines sharing their times share the cuts
         for line in self.lines.values():
             if not line.visible or line.x.shape[0] < 2:
                 continue
-            if part:
+            if columns:
                 # the points inside the exposed columns, and one each side so the segments reach out
                 cut = cuts.get(id(line.x))
                 if cut is None:
-                    a = max(int(np.searchsorted(line.x, exposed.left() - abs(px[0]) * 2, "left")) - 1, 0)
-                    b = int(np.searchsorted(line.x, exposed.right() + abs(px[0]) * 2, "right")) + 1
-                    cut = cuts[id(line.x)] = (a, b)
-                polylines = _polylines(line.x[cut[0]:cut[1]], line.y[cut[0]:cut[1]])
+                    cut = cuts[id(line.x)] = [
+                        (max(int(np.searchsorted(line.x, left - abs(px[0]) * 2, "left")) - 1, 0),
+                         int(np.searchsorted(line.x, right + abs(px[0]) * 2, "right")) + 1) for left, right in columns]
+                polylines = [p for a, b in cut for p in _polylines(line.x[a:b], line.y[a:b])]
             else:
                 if line.polylines is None:
                     line.polylines = _polylines(line.x, line.y)
@@ -188,6 +188,34 @@ class SeriesLayer(pg.GraphicsObject):
                     painter.drawPolyline(polyline)
                 if dx or dy:
                     painter.translate(-dx, -dy)
+
+
+def _exposed_columns(painter, exposed: QRectF, width: float) -> list[tuple[float, float]]:
+    """The x spans a paint must draw, when they are under half the item's width; else [] (draw
+    every point).  A live tick repaints a narrow column at the right of each plot; an item is
+    told the bounding rect of every column of the view, which for the right-hand plots is their
+    whole width (from the left-hand plots' column on), so the columns are read from the
+    paint's own region (the system clip, in device coordinates)."""
+    if exposed.width() < 0.5 * width:
+        return [(exposed.left(), exposed.right())]
+    engine = painter.paintEngine()
+    region = engine.systemClip() if engine is not None else None
+    m = painter.deviceTransform()
+    if region is None or region.isEmpty() or m.m12() or m.m21() or not m.m11():
+        return []
+    spans: list[tuple[float, float]] = []
+    for rect in region:
+        a, b = sorted(((rect.left() - m.dx()) / m.m11(), (rect.left() + rect.width() - m.dx()) / m.m11()))
+        a, b = max(a, exposed.left()), min(b, exposed.right())
+        if b > a:
+            spans.append((a, b))
+    merged: list[tuple[float, float]] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged if merged and sum(b - a for a, b in merged) < 0.5 * width else []
 
 
 def _polylines(x: np.ndarray, y: np.ndarray) -> list[QPolygonF]:
