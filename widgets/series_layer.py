@@ -60,17 +60,20 @@ class SeriesLayer(pg.GraphicsObject):
     def set_data(self, key, x: np.ndarray, y: np.ndarray) -> None:
         """Call commit() once the lines of this redraw are set."""
         line = self.lines[key]
-        spans = _changed_spans(line.x, line.y, x, y) if line.visible else []
-        if spans is None or self._dirty is None:
-            self._dirty = None
-        else:
-            self._dirty.extend(spans)
+        self._mark_dirty(_changed_spans(line.x, line.y, x, y) if line.visible else [])
         line.x, line.y = x, y
         line.polylines = None             # made when a paint needs the whole line: a live tick paints a few columns
         lo, hi = (y.min(), y.max()) if y.shape[0] else (np.inf, -np.inf)
         if lo != lo or hi != hi:          # a gap in view: NaN
             lo, hi = np.nanmin(y, initial=np.inf), np.nanmax(y, initial=-np.inf)
         self._set_bounds(line, lo, hi)
+
+    def _mark_dirty(self, spans) -> None:
+        """Columns to repaint; None: the whole plot (then it stays whole until the commit)."""
+        if spans is None or self._dirty is None:
+            self._dirty = None
+        else:
+            self._dirty.extend(spans)
 
     def set_rows(self, keys, x: np.ndarray, ys: np.ndarray) -> None:
         """set_data for lines sharing the points' times `x`, a row of `ys` each: their value
@@ -88,17 +91,10 @@ class SeriesLayer(pg.GraphicsObject):
             if before is not None and all(line.visible and line.x is before[0] for line in lines) else False
         self._rows[group] = (x, ys)
         if spans is not False:
-            if spans is None or self._dirty is None:
-                self._dirty = None
-            else:
-                self._dirty.extend(spans)
+            self._mark_dirty(spans)
         for line, y, lo, hi in zip(lines, ys, los.tolist(), his.tolist()):
             if spans is False:
-                row_spans = _changed_spans(line.x, line.y, x, y) if line.visible else []
-                if row_spans is None or self._dirty is None:
-                    self._dirty = None
-                else:
-                    self._dirty.extend(row_spans)
+                self._mark_dirty(_changed_spans(line.x, line.y, x, y) if line.visible else [])
             line.x, line.y = x, y
             line.polylines = None
             self._set_bounds(line, lo, hi)
