@@ -239,6 +239,8 @@ def test_twenty_right_clicks_leave_no_menu_behind(qtbot):
     window.resize(1200, 800)
     window.show()
     qtbot.waitExposed(window)
+    while window.run._warm_steps:     # the dashboard (pyqtgraph's own menus) is built in idle turns
+        window.run._warm_up()         # after the window shows: on a slow machine, mid-test
     _delete_later_now()
     before = len(window.findChildren(QMenu))
     view = window.canvas.view if hasattr(window.canvas, "view") else window.canvas
