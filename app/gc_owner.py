@@ -7,7 +7,7 @@ cycle is therefore always destroyed on the GUI thread, whatever thread dropped i
 
 A full (generation 2) collection walks every object the process keeps, Qt wrappers included:
 150,000 objects and 150–600 ms on the largest example, long enough to be felt when it lands on a
-click.  Two things keep it rare and short, as CPython's own automatic mode does for the first:
+click.  Three things keep the walks rare and short (the first as CPython's own automatic mode):
 - it runs only when the objects that reached generation 2 since the last one are a quarter of
   those it kept (CPython's `long_lived_pending > long_lived_total / 4`), so its cost stays in
   proportion to what was allocated instead of recurring every ten generation-1 collections;
@@ -15,12 +15,15 @@ click.  Two things keep it rare and short, as CPython's own automatic mode does 
   live as long as the document, so they are frozen (`gc.freeze()`) and later collections do not
   rescan them; so is what the first full collection after it keeps (the views built in idle
   turns, the dashboard's late imports, the methodology's caches).  The bed before is unfrozen
-  and collected first, so opening another bed frees the old one.  What is frozen and dropped
-  later waits for that next open: one load's worth, never more.
+  and collected first, so opening another bed frees the old one (what is frozen is still freed
+  by reference count when dropped; only what is dropped inside a cycle waits for that open);
 - while a worker holds `collector_paused()` (it is making a bed's worth of containers: validation,
   the methodology, a save), due collections wait for it to end (10 s at most): walking what it is
   making, at every tick, cost 0.1–0.25 s each on the 5,000-device bed, and most of it is freed by
-  reference count when the job ends.
+  reference count when the job ends.  What the job hands back (the 5,000-device bed's procedure and
+  findings: a million objects) is frozen when it arrives instead of walked: three walks of it,
+  young, middle and full, stalled the window for about a second after each edit.  It is freed by
+  reference count when the next result replaces it (RSS stayed level over eight edits).
 
 `CollectionWatch` counts collections that happen off the GUI thread (tests and the soak use it).
 QtCore only (app/ never imports QtWidgets outside the GUI entry point).
@@ -38,6 +41,7 @@ from topology import gc_pause
 
 INTERVAL_MS = 100
 MAX_WAIT_FOR_PAUSE_S = 10.0     # a bulk job that runs longer gets its young garbage collected anyway
+BULK_YOUNG = 200_000            # young objects beyond which they are a bulk result, frozen unwalked
 
 
 class GuiCollector(QObject):
@@ -57,6 +61,7 @@ class GuiCollector(QObject):
         self._recheck_at = 0                # the generation-2 count at which to weigh a full one again
         self._freeze_next_full = False      # the first full collection after a load freezes what it kept
         self.waited_for_pause = 0           # ticks a due collection waited for a worker's bulk job
+        self.bulk_frozen = 0                # times a bulk job's result was frozen instead of walked
         self._held_since = 0.0
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
@@ -95,6 +100,13 @@ class GuiCollector(QObject):
                 self.waited_for_pause += 1
                 return 0
         self._held_since = 0.0
+        if c0 > BULK_YOUNG:
+            # a worker's result has arrived (a big bed's procedure, its findings): walking it in
+            # three generations would cost a second each; it lives until the next edit replaces
+            # it, and is freed then by reference count, frozen or not
+            gc.freeze()
+            self.bulk_frozen += 1
+            return 0
         generation = 1 if c1 > t1 else 0            # the oldest one due, as CPython picks
         if c2 > t2 and c2 >= self._recheck_at:
             if self._full_is_worth_it():

@@ -103,6 +103,26 @@ def test_due_collections_wait_while_a_worker_makes_a_bulk_job_and_run_when_it_en
     del young
 
 
+def test_a_bulk_result_is_frozen_when_it_arrives_not_walked():
+    """The 5,000-device bed's procedure and findings (a million objects) arrive from the workers
+    after each edit; walked young, then middle, then full, they stalled the window a second."""
+    from app import gc_owner
+    collector = GuiCollector()
+    frozen = gc.get_freeze_count()
+    result = [_Cycle() for _ in range(gc_owner.BULK_YOUNG + 1000)]
+    gone = weakref.ref(result[0])
+    try:
+        before = list(collector.collections)
+        collector.collect_due()
+        assert collector.collections == before and collector.bulk_frozen == 1
+        assert gc.get_freeze_count() > frozen + gc_owner.BULK_YOUNG
+    finally:
+        gc.unfreeze()
+    del result
+    gc.collect()
+    assert gone() is None
+
+
 def test_a_loaded_bed_is_frozen_and_opening_the_next_one_frees_it():
     """What lives as long as the document is frozen after a load, so the periodic collections do
     not walk it; the next open unfreezes and collects it, so a closed bed's cycles are freed."""
