@@ -42,6 +42,7 @@ class _EditCommand(QUndoCommand):
 class Document(QObject):
     changed = Signal(object)          # set[str] of touched component ids (empty set: unknown, redraw all)
     reset = Signal()                  # a different bed is shown
+    about_to_edit = Signal()          # an edit or its undo is about to change the model (views still mid-build finish)
     dirty_changed = Signal(bool)
     path_changed = Signal(object)     # Path | None
 
@@ -71,6 +72,7 @@ class Document(QObject):
     @contextmanager
     def editing(self) -> Iterator[None]:
         """Around every change of the model on the GUI thread (see `edit_seq`)."""
+        self.about_to_edit.emit()
         self.edit_seq += 1
         try:
             yield

@@ -80,6 +80,11 @@ class LiveValidator(QObject):
     def run_now(self) -> None:
         self._job.run_now()
 
+    @property
+    def busy(self) -> bool:
+        """A validation is under way (a big canvas's build gives way to it: widgets/canvas/building.py)."""
+        return self._job.busy
+
     def _finished(self, outcome: Outcome) -> None:
         if outcome.error:
             if outcome.error.startswith(_EditedMeanwhile.__name__):

@@ -43,6 +43,11 @@ def owned() -> bool:
     return _owned
 
 
+def held() -> bool:
+    """A bulk job is making its containers now (the owner's collections would walk them)."""
+    return _holders > 0
+
+
 def release_owner() -> None:
     """The owner is gone (its application quit, a test ends it): collection is automatic again
     unless a pause is still held (then the last holder turns it on)."""

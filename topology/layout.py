@@ -14,12 +14,35 @@ least the widest item of its tier plus a gap.
 from __future__ import annotations
 
 import math
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from topology.device_face import CHASSIS_H, chassis_width, face_size, group_card_size
 from topology.ids import SEP
 from topology.model import VM, Bed, Chassis, Network, Server, StorageArray, Switch
+
+# the steps below hand control back (yield) every this many components: a window lays a big bed
+# out a slice at a time between its event loop's turns (widgets/canvas/building.py)
+STEP = 100
+
+T = TypeVar("T")
+
+
+def run_steps(steps: Generator[None, None, T]) -> T:
+    """All of a stepped computation at once: its result."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def _stepping(items: list[T]) -> Iterator[tuple[bool, T]]:
+    """Each item, and whether a step ends before it."""
+    for n, item in enumerate(items):
+        yield n > 0 and n % STEP == 0, item
+
 
 TIER_OF_ROLE = {"infrastructure": 0, "load_client": 0, "test_controller": 0, "management": 0,
                 "hypervisor": 1, "application": 1}
@@ -54,9 +77,9 @@ def tier(dev) -> int:
     return 4
 
 
-def _device_graph(bed: Bed) -> dict[str, dict[str, None]]:
+def _device_graph(bed: Bed) -> Generator[None, None, dict[str, dict[str, None]]]:
     """Which drawn devices a cable or a path joins (read from the ids alone: a full BedIndex of a
-    big bed costs more than the whole layout)."""
+    big bed costs more than the whole layout); in steps."""
     devices = {d.id for coll in (bed.servers, bed.switches, bed.arrays) for d in coll}
 
     def owner(ref: str) -> str | None:
@@ -76,11 +99,15 @@ def _device_graph(bed: Bed) -> dict[str, dict[str, None]]:
         g.setdefault(a, {})[b] = None
         g.setdefault(b, {})[a] = None
 
-    for link in bed.links:
+    for pause, link in _stepping(bed.links):
+        if pause:
+            yield
         a, b = owner(link.a), owner(link.b)
         if a is not None and b is not None and a != b:
             join(a, b)
-    for p in bed.paths:
+    for pause, p in _stepping(bed.paths):
+        if pause:
+            yield
         host = p.host if p.host in devices else vm_hosts.get(p.host)
         tgt = owner(p.target)
         if host in devices and tgt is not None:
@@ -91,25 +118,41 @@ def _device_graph(bed: Bed) -> dict[str, dict[str, None]]:
 def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
                 max_per_row: int | None = None) -> dict[str, Box]:
     """Positions for every server, switch and array (top-left corners)."""
+    return run_steps(auto_layout_steps(bed, gap=gap, row_gap=row_gap, max_per_row=max_per_row))
+
+
+def auto_layout_steps(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
+                      max_per_row: int | None = None) -> Generator[None, None, dict[str, Box]]:
+    """`auto_layout` in steps (see STEP)."""
     devices: list[Server | Switch | StorageArray] = [*bed.servers, *bed.switches, *bed.arrays]
     tiers: dict[int, list] = {}
     for d in devices:
         tiers.setdefault(tier(d), []).append(d)
-    g = _device_graph(bed)
-    size_of = {d.id: device_size(d) for d in devices}
+    g = yield from _device_graph(bed)
+    size_of: dict[str, tuple[float, float]] = {}
+    for pause, d in _stepping(devices):
+        if pause:
+            yield
+        size_of[d.id] = device_size(d)
     if max_per_row is None:
         max_per_row = max(8, int(math.sqrt(len(devices)) * 1.6))
     order: dict[str, float] = {}
     boxes: dict[str, Box] = {}
     y = 0.0
     for t in sorted(tiers):
+        yield
         members = tiers[t]
-
-        def key(d, _order=order):
-            around = [_order[n] for n in g.get(d.id, ()) if n in _order]
-            return (sum(around) / len(around) if around else float("inf"), d.id)
-
-        members = sorted(members, key=key) if order else sorted(members, key=lambda d: d.id)
+        if order:
+            # each device by the mean position of its neighbours in the tiers above (its id breaks ties)
+            rank: dict[str, tuple[float, str]] = {}
+            for pause, d in _stepping(members):
+                if pause:
+                    yield
+                around = [order[n] for n in g.get(d.id, ()) if n in order]
+                rank[d.id] = (sum(around) / len(around) if around else float("inf"), d.id)
+            members = sorted(members, key=lambda d: rank[d.id])
+        else:
+            members = sorted(members, key=lambda d: d.id)
         sizes = [size_of[d.id] for d in members]
         slot = max(w for w, _ in sizes) + gap
         height = max(h for _, h in sizes)
@@ -123,6 +166,7 @@ def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
                 boxes[d.id] = Box(x, y, w, h)
                 order[d.id] = x
             y += height + row_gap * (0.5 if len(rows) > 1 else 1)
+            yield
         if len(rows) > 1:
             y += row_gap * 0.5
     # centre each tier on the widest
@@ -131,10 +175,13 @@ def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
     for d in devices:
         by_tier.setdefault(tier(d), []).append(d.id)
     for ids in by_tier.values():
+        yield
         right = max(boxes[ident].x + boxes[ident].w for ident in ids)
         left = min(boxes[ident].x for ident in ids)
         shift = (width - (right - left)) / 2 - left
-        for ident in ids:
+        for pause, ident in _stepping(ids):
+            if pause:
+                yield
             b = boxes[ident]
             boxes[ident] = Box(b.x + shift, b.y, b.w, b.h)
     return boxes
@@ -177,16 +224,27 @@ def chassis_contents(bed: Bed, chassis: str) -> list[Server | Switch]:
 
 
 def vms_by_host(bed: Bed) -> dict[str, list[VM]]:
+    return run_steps(_vms_by_host_steps(bed))
+
+
+def _vms_by_host_steps(bed: Bed) -> Generator[None, None, dict[str, list[VM]]]:
     servers = {s.id for s in bed.servers}
     out: dict[str, list[VM]] = {}
-    for vm in bed.vms:
+    for pause, vm in _stepping(bed.vms):
+        if pause:
+            yield
         if vm.host in servers:
             out.setdefault(vm.host, []).append(vm)
     return out
 
 
 def layout(bed: Bed, *, keep_positions: bool = True) -> dict[str, Box]:
-    """Where every drawn component goes (top-left corners and drawn sizes).
+    """Where every drawn component goes (top-left corners and drawn sizes): `layout_steps` at once."""
+    return run_steps(layout_steps(bed, keep_positions=keep_positions))
+
+
+def layout_steps(bed: Bed, *, keep_positions: bool = True) -> Generator[None, None, dict[str, Box]]:
+    """Where every drawn component goes (top-left corners and drawn sizes), in steps (see STEP).
 
     Devices the model positions keep their x/y (unless keep_positions is false); the rest
     take their place in `auto_layout`'s tiers, with rows pushed apart to
@@ -194,17 +252,24 @@ def layout(bed: Bed, *, keep_positions: bool = True) -> dict[str, Box]:
     networks and VMs without a host (which have no position in the model) line up in a
     strip above everything.
     """
-    hosted = vms_by_host(bed)
+    hosted = yield from _vms_by_host_steps(bed)
     drawn: list[Server | Switch | StorageArray] = [*bed.servers, *bed.switches, *bed.arrays]
     devices = {d.id: d for d in drawn}
     need_auto = [d for d in devices.values() if not keep_positions or d.x is None or d.y is None]
     auto: dict[str, Box] = {}
-    sizes = {ident: drawn_size(dev, len(hosted.get(ident, ()))) for ident, dev in devices.items()}
+    sizes: dict[str, tuple[float, float]] = {}
+    for pause, (ident, dev) in _stepping(list(devices.items())):
+        if pause:
+            yield
+        sizes[ident] = drawn_size(dev, len(hosted.get(ident, ())))
     if need_auto:
-        raw = auto_layout(bed, row_gap=TIER_GAP)
+        raw = yield from auto_layout_steps(bed, row_gap=TIER_GAP)
         auto = _make_room(raw, {i: sizes[i] for i in raw})
+        yield
     boxes: dict[str, Box] = {}
-    for ident, dev in devices.items():
+    for pause, (ident, dev) in _stepping(list(devices.items())):
+        if pause:
+            yield
         w, h = sizes[ident]
         if keep_positions and dev.x is not None and dev.y is not None:
             boxes[ident] = Box(dev.x, dev.y, w, h)

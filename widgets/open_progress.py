@@ -42,6 +42,7 @@ class OpenProgress(QWidget):
         self.text = ""
         self.stages_seen: list[str] = []
         self._watched: QObject | None = None
+        self._drawing: QWidget | None = None
         self.closed = False
 
     @classmethod
@@ -115,10 +116,13 @@ class OpenProgress(QWidget):
             return
         target.installEventFilter(self)
         self._watched = target
+        self._drawing = widget
         QTimer.singleShot(GIVE_UP_MS, self.close)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._watched and event.type() == QEvent.Type.Paint:
+        # a big bed's diagram is built over several turns of the event loop: its first paint after that
+        if watched is self._watched and event.type() == QEvent.Type.Paint \
+                and not getattr(self._drawing, "building", False):
             watched.removeEventFilter(self)
             self._watched = None
             QTimer.singleShot(0, self.close)        # after this paint has reached the screen

@@ -6,9 +6,11 @@ built-in engine's: the run's journal and its records, the run lock, pre-flight, 
 the session's events (so `runs`, `results`, the Run tab and the appendix read an Ansible run
 as they read any other).
 
-Each stage is one pass: a playbook of the tasks of that stage that have not succeeded yet
+Each stage is one play of the tasks of that stage that have not succeeded yet
 (app.ansible.playbook, each host its own task list), so a resume starts at the first task that
-did not succeed, on every host and across plays; tasks that succeeded are never in it.
+did not succeed, on every host and across plays; tasks that succeeded are never in it.  A run
+of stages that no person and no earlier outcome has to decide is one pass of ansible-playbook,
+with a gate between its plays (app.ansible.passes).
 ansible-runner's per-task events become the journal's start and end records and the session's
 step events as they arrive.  Stages run one after the other and a stage with a failure ends
 the run, as in the built-in engine.
@@ -34,8 +36,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.ansible import passes
 from app.ansible.inventory import inventory, inventory_name, reach
 from app.ansible.playbook import Book, Lane, automated_play
+from app.ansible.runner_events import message_of as _message
+from app.ansible.runner_events import rc_of as _rc
+from app.ansible.runner_events import status_of as _status_of
 from app.ansible.tasks import result_tasks, step_tasks
 from app.ansible.wrapper import PDEATHSIG_WRAPPER
 from app.ansible.yaml_out import dump, name
@@ -45,7 +51,7 @@ from app.run import journal as J
 from app.run.engine import DEFAULT_TIMEOUT_S, RunEngine
 from app.run.extra_vars import SecretVars
 from app.run.journal import TaskState
-from app.run.plan import RunStep, Stage, Task
+from app.run.plan import RunStep, Stage, Task, stages
 from topology.fileformat import write_atomic
 
 ENGINE_NAME = "ansible"
@@ -53,7 +59,9 @@ INSTALL_HINT = ("pip install 'testbed-studio[ansible]' (or, into this environmen
                 f"{sys.executable} -m pip install ansible-runner ansible-core)")
 _STEP_OF_TASK = re.compile(r"^(\d+(?:\.\d+)*) ")
 _TIMES_MARK = "@testbed-studio-job-times "
-_TIMED_OUT = re.compile(r"expected time frame|timed out", re.I)
+# a script's failure says "non-zero return code": its exit status and output say it better
+_SCRIPT_ACTIONS = ("ansible.builtin.shell", "shell", "ansible.builtin.raw", "raw",
+                   "ansible.windows.win_shell", "win_shell")
 
 
 def ansible_playbook() -> Path | None:
@@ -117,17 +125,27 @@ class AnsibleEngine(RunEngine):
         self._passes = 0
         self._write_lock = threading.Lock()
         self._places: dict[str, tuple[str | None, str | None]] = {}
+        self._stages: list[Stage] = []
+        self._covered: set[tuple[tuple[str, str], ...]] = set()      # stages a pass of this run_steps took
 
     # ------------------------------------------------------------------ running
     # run_steps is the built-in engine's (stages in order, a stage with a failure ends the run);
-    # a stage is one pass of ansible-playbook
+    # a run of stages nothing but Ansible decides is one pass of ansible-playbook (app.ansible.passes)
 
-    def _run_stage(self, stage: Stage, rerun: bool) -> None:
+    def run_steps(self, steps: Sequence[RunStep], **options) -> bool:
+        self._stages, self._covered = stages(steps), set()
+        return super().run_steps(steps, **options)
+
+    def _stage_lanes(self, stage: Stage, rerun: bool, ahead: bool = False) -> dict[str, Lane] | None:
+        """Each host's tasks of the stage still to run; None when `ahead` (looking past the stage
+        that runs now) meets a manual step: the stage waits for what the ones before it do."""
         lanes: dict[str, Lane] = {}
         for lane_steps in stage.lanes.values():
             for step in lane_steps:
                 if self.succeeded(step) and not rerun:
                     continue
+                if step.manual and ahead:
+                    return None
                 if step.manual and not self.take_fetched(step):
                     break       # the host's lane waits for a person, as in the built-in engine
                 for task in step.tasks:
@@ -135,8 +153,24 @@ class AnsibleEngine(RunEngine):
                         continue        # adopted just before: its outcome is the one taken
                     if not task.manual and (rerun or self.task_state(task).status not in J.SUCCEEDED):
                         lanes.setdefault(task.host, []).append((step, task))
-        if lanes:
-            self._pass(stage.title, lanes, measurement=stage.steps[0].section == "run")
+        return lanes
+
+    def _run_stage(self, stage: Stage, rerun: bool) -> None:
+        if passes.stage_key(stage) in self._covered:
+            return      # ran in the pass of a stage before it
+        keys = [passes.stage_key(s) for s in self._stages]
+        at = keys.index(passes.stage_key(stage)) if passes.stage_key(stage) in keys else len(keys)
+        following = ((s, self._stage_lanes(s, rerun, ahead=True)) for s in self._stages[at + 1:])
+
+        def unattended(planned: tuple[Stage, dict[str, Lane] | None]) -> bool:
+            return planned[1] is not None and passes.runs_unattended(
+                planned[0], planned[1], lambda t: self.task_state(t).status,
+                lambda h: bool(self.reached.refused.get(h) or self._unreachable_why(h)))
+        group = passes.one_pass((stage, self._stage_lanes(stage, rerun)), following, unattended)
+        self._covered |= {passes.stage_key(s) for s, _ in group}
+        plays = [(s.title, lanes, s.steps[0].section == "run") for s, lanes in group if lanes]
+        if plays:
+            self._pass(plays)
 
     def _place(self, host: str) -> tuple[str | None, str | None]:
         """(the folder of the host's jobs, the folder its steps start in), where the built-in
@@ -172,27 +206,36 @@ class AnsibleEngine(RunEngine):
         return (f"( {jobs.follow_script(job, base)}\n); s=$?\n"
                 f"t=$( {jobs.times_script(job, base)}\n)\necho \"{_TIMES_MARK}$t\" >&2\nexit $s")
 
-    def _pass(self, title: str, lanes: dict[str, Lane], measurement: bool, adopt: bool = False) -> None:
-        """One ansible-playbook run of these lanes; its events journalled as they come."""
-        refused = {h: why for h in lanes if (why := self.reached.refused.get(h) or self._unreachable_why(h))}
-        for host in refused:
-            for _, task in lanes.pop(host):
-                self._begin(task)
-                self._finish(task, J.FAILED, refused[host])
-        if not lanes:
+    def _pass(self, plays: list[tuple[str, dict[str, Lane], bool]], adopt: bool = False) -> None:
+        """One ansible-playbook run of these stages (title, each host's lane, whether it is a
+        measurement), one play each with a gate between them; its events journalled as they come."""
+        for _, lanes, _ in plays:
+            refused = {h: why for h in lanes if (why := self.reached.refused.get(h) or self._unreachable_why(h))}
+            for host in refused:
+                for _, task in lanes.pop(host):
+                    self._begin(task)
+                    self._finish(task, J.FAILED, refused[host])
+        plays = [play for play in plays if play[1]]
+        if not plays:
             return
         script = self._follow_script if adopt else self._job_script
         book = Book()
         def chdir(host: str) -> str | None:
             return self._place(host)[1]
-        automated_play(book, name(title), lanes, measurement, "tasks", job_script=script, chdir=chdir)
         progress: dict[tuple[str, str], _Progress] = {}
-        for host, lane in lanes.items():
-            for index, (step, task) in enumerate(lane):
-                count = (len(step_tasks(step, task, index, measurement, script, chdir(host)))
-                         + len(result_tasks(step, task)))
-                progress[task.key] = _Progress(task, count)
-        self._add_timeouts(book, lanes)
+        hosts: dict[str, None] = {}
+        for title, lanes, measurement in plays:
+            if hosts:
+                book.plays.append(passes.gate_play([*hosts, *(h for h in lanes if h not in hosts)]))
+            hosts.update(dict.fromkeys(lanes))
+            files = "tasks" if len(plays) == 1 else f"tasks/play_{len(book.plays) + 1:02d}"
+            play = automated_play(book, name(title), lanes, measurement, files, job_script=script, chdir=chdir)
+            for host, lane in lanes.items():
+                for index, (step, task) in enumerate(lane):
+                    count = (len(step_tasks(step, task, index, measurement, script, chdir(host)))
+                             + len(result_tasks(step, task)))
+                    progress[task.key] = _Progress(task, count)
+            self._add_timeouts(book, play, files, lanes)
         folder = self._write_pass(book)
         outcome = self._run_playbook(folder, lambda event: self._on_event(event, progress, adopt))
         self._settle_pass(progress, outcome)
@@ -204,13 +247,13 @@ class AnsibleEngine(RunEngine):
         return (f"{host} is not in the Ansible inventory (no access entry Ansible can use); run its steps "
                 "with the built-in engine or by hand")
 
-    def _add_timeouts(self, book: Book, lanes: dict[str, Lane]) -> None:
+    def _add_timeouts(self, book: Book, play: dict, folder: str, lanes: dict[str, Lane]) -> None:
         """The built-in engine's step timeouts, as Ansible's task `timeout:`."""
         for host in lanes:
             seconds = int(self.timeout or self.host_timeouts.get(host) or DEFAULT_TIMEOUT_S)
-            tasks = book.task_files.get(f"tasks/{inventory_name(host)}.yml")
+            tasks = book.task_files.get(f"{folder}/{inventory_name(host)}.yml")
             if tasks is None:
-                tasks = [t for t in book.plays[-1]["tasks"] if "ansible.builtin.include_tasks" not in t]
+                tasks = [t for t in play["tasks"] if "ansible.builtin.include_tasks" not in t]
             for t in tasks:
                 t.setdefault("timeout", seconds)
 
@@ -302,8 +345,8 @@ class AnsibleEngine(RunEngine):
         data = event.get("event_data") or {}
         host = self._by_name.get(str(data.get("host", "")))
         match = _STEP_OF_TASK.match(str(data.get("task", "")))
-        if host is None:
-            return
+        if host is None or data.get("task") == passes.GATE_TASK:
+            return      # the gate's failure is no step's: the steps that failed before it say why
         item = progress.get((match.group(1), host)) if match else None
         if item is None:
             if kind in ("runner_on_failed", "runner_on_unreachable") and not data.get("ignore_errors"):
@@ -368,8 +411,7 @@ class AnsibleEngine(RunEngine):
                 self._write_output(item.task, ("[stderr] " if stream == "stderr" else "") + line)
                 self._notify("output", item.task, stream, line)
         msg = res.get("msg")
-        if isinstance(msg, str) and msg and not res.get("stdout") and data.get("task_action") not in (
-                "ansible.builtin.shell", "shell", "ansible.windows.win_shell", "win_shell"):
+        if isinstance(msg, str) and msg and not res.get("stdout") and data.get("task_action") not in _SCRIPT_ACTIONS:
             line = f"[{data.get('task', '')}] {msg}"
             item.lines.append(("info", line))
             self._write_output(item.task, line)
@@ -491,7 +533,7 @@ class AnsibleEngine(RunEngine):
                     "executable": "/bin/sh"}, "changed_when": False})
         if not lanes:
             return answers
-        _plain_play(book, "Steps a stopped run left on their hosts", lanes)
+        passes.plain_play(book, "Steps a stopped run left on their hosts", lanes)
 
         def on_event(event: dict) -> None:
             data = event.get("event_data") or {}
@@ -505,8 +547,8 @@ class AnsibleEngine(RunEngine):
     def adopt(self, task: Task) -> bool:
         """Follow the job a dead driver left on its host to its end and take its outcome."""
         step = self.by_number[task.step]
-        self._pass(f"{step.section_title}: adopting {task.step}", {task.host: [(step, task)]},
-                   measurement=step.section == "run", adopt=True)
+        title = f"{step.section_title}: adopting {task.step}"
+        self._pass([(title, {task.host: [(step, task)]}, step.section == "run")], adopt=True)
         return self.task_state(task).status == J.OK
 
     def stop_leftover(self, task: Task) -> tuple[str, int | None]:
@@ -530,7 +572,7 @@ class AnsibleEngine(RunEngine):
                         "executable": "/bin/sh"}, "changed_when": True})
         if not lanes:
             return answers
-        _plain_play(book := Book(), "Stop the steps of a stopped run", lanes)
+        passes.plain_play(book := Book(), "Stop the steps of a stopped run", lanes)
 
         def on_event(event: dict) -> None:
             data = event.get("event_data") or {}
@@ -545,39 +587,3 @@ class AnsibleEngine(RunEngine):
         finally:
             self._cancel = cancel
         return answers
-
-
-def _plain_play(book: Book, title: str, lanes: dict[str, list[dict]]) -> None:
-    play: dict = {"name": title, "hosts": ",".join(inventory_name(h) for h in lanes), "gather_facts": False}
-    if len(lanes) == 1:
-        play["tasks"] = next(iter(lanes.values()))
-    else:
-        play["strategy"] = "free"
-        for host, tasks in lanes.items():
-            book.task_files[f"tasks/{inventory_name(host)}.yml"] = tasks
-        play["tasks"] = [{"name": "Each host's own tasks",
-                          "ansible.builtin.include_tasks": {"file": "tasks/{{ inventory_hostname }}.yml"}}]
-    book.plays.append(play)
-
-
-def _status_of(kind: str, data: dict) -> str:
-    if kind == "runner_on_unreachable":
-        return J.UNREACHABLE
-    msg = str((data.get("res") or {}).get("msg", ""))
-    return J.TIMEOUT if _TIMED_OUT.search(msg) else J.FAILED
-
-
-def _rc(data: dict) -> int | None:
-    rc = (data.get("res") or {}).get("rc")
-    return rc if isinstance(rc, int) and not isinstance(rc, bool) else None
-
-
-def _message(data: dict) -> str:
-    res = data.get("res") or {}
-    msg = str(res.get("msg", "") or "").strip()
-    task = str(data.get("task", ""))
-    if "Host key verification failed" in msg:
-        msg += " (accept the host's key first: run the pre-flight check, or --trust its fingerprint)"
-    if isinstance(res.get("rc"), int) and res.get("rc"):
-        msg = f"exit status {res['rc']}" + (f": {msg}" if msg and msg != "non-zero return code" else "")
-    return f"{task}: {msg}" if msg else f"{task} failed"

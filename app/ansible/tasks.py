@@ -112,12 +112,18 @@ def step_tasks(step: RunStep, task: Task, index: int, measurement: bool,
         if spec["module"] in ("ansible.builtin.command", "ansible.builtin.shell") and not spec.get("creates"):
             t["changed_when"] = True
         out.append(t | {"register": done, "tags": tags})
+    elif as_job:
+        assert job_script is not None
+        # `raw`: the job's starter and follower are sh, so no Python module is sent to the host and
+        # started there for them (about 1 s a task on a busy machine, issue 33); without a tty its
+        # stdout and stderr stay apart, and a follower whose driver died gets a broken pipe, as over
+        # the built-in engine's connection (the job itself goes on, in its own session)
+        out.append({"name": title, "ansible.builtin.raw": {"_raw_params": Unsafe(job_script(step, task)),
+                                                            "executable": "/bin/sh"},
+                    "vars": {"ansible_ssh_use_tty": False},
+                    "register": done, "changed_when": True, "tags": tags})
     elif measurement or job_script is not None:
-        if as_job:
-            assert job_script is not None
-            module, args = "ansible.builtin.shell", {"cmd": Unsafe(job_script(step, task)), "executable": "/bin/sh"}
-        else:
-            module, args = _shell(task, task.script, chdir)
+        module, args = _shell(task, task.script, chdir)
         out.append({"name": title, module: args, "register": done, "changed_when": True, "tags": tags})
     else:
         marker = _marker(task, step)

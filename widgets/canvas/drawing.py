@@ -7,7 +7,7 @@ action writes it, as one step).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QTimer
@@ -18,6 +18,8 @@ from topology.layout import Box
 from topology.model import ArrayGroup, Chassis, Server, StorageArray, Switch
 from topology.unknown import NOT_STATED
 from widgets.canvas.items import ChipItem, DeviceItem
+
+STEP = 15       # devices or cables between two points where a sliced build may pause
 
 
 class ModelDrawing:
@@ -67,6 +69,7 @@ class ModelDrawing:
         return self.configured_objects.get(ident, obj)
 
     def _configuration_chosen(self, _name: Any = None) -> None:
+        self.finish_build()
         self._follow_configuration_view()
         for ident, item in self.devices.items():
             obj = self.objects.get(ident)
@@ -76,8 +79,10 @@ class ModelDrawing:
         for item in self.chips.values():
             item.update()
 
-    def _rebuild(self) -> None:
-        """A different bed: new items for everything."""
+    def _rebuild(self, at_once: bool = False) -> None:
+        """A different bed: new items for everything (a big bed's a slice at a time unless `at_once`,
+        widgets/canvas/building.py)."""
+        self._stop_build()
         self._cancel_link()
         self._path_overlay = None          # the scene's clear takes it; the path view shows it again
         self._syncing = True
@@ -93,24 +98,64 @@ class ModelDrawing:
         self._obstacles = None
         self._strips_selected, self._strip_hovered = set(), None
         self.objects, self.vms_of = self._model_maps()
-        self._fallback = layout.layout(self.bed)
+        self.badges = {}
+        steps = self._build_scene()
+        if not at_once and self.builds_in_slices(self.bed):
+            self._start_build(steps)
+        else:
+            for _ in steps:
+                pass
+
+    def _build_scene(self) -> Iterator[None]:
+        """The items of the bed, in steps (each yield is a point where the build may pause)."""
+        self._fallback = yield from layout.layout_steps(self.bed)
+        yield
         self._set_free_spot()
-        self.cabled = self._cabled_ports()
+        if self.building:       # the drawing's frame is known: zoomed out, the devices are made far-drawn
+            self._fit_layout()
+            yield
+        self.cabled = yield from self._cabled_ports_steps()
+        yield
         self.badges = self._badges_for(getattr(getattr(self.document, "validation", None), "findings", []))
-        for ident, obj in self.objects.items():
+        for n, (ident, obj) in enumerate(self.objects.items()):
             if isinstance(obj, (Server, Switch, StorageArray, Chassis)):
                 self._add_device(ident, obj)
+            if n % STEP == STEP - 1:
+                yield
         self._place_chips(again=True)
+        yield
         self._dirty_links, self._moved = set(), set()   # new links are routed as they are made
-        for link in self.bed.links:
+        for n, link in enumerate(self.bed.links):
             if link.b is not NOT_STATED:    # a cable whose far end is not stated joins nothing drawn
                 self._add_link(link)
+            if n % STEP == STEP - 1:
+                yield
         for path in diagram.uncabled_paths(self.bed, self._device_objects()):
             self._add_link(path, dashed=True)
+        yield
         self._update_scene_rect()
         self._follow_hint()
         self._follow_selection(self.selection.ids)
         QTimer.singleShot(0, self, self.fit)   # bound to the canvas: nothing runs once it is gone
+
+    def _fit_layout(self) -> None:
+        boxes = [self._position_box(i, o) for i, o in self.objects.items()
+                 if isinstance(o, (Server, Switch, StorageArray, Chassis))] + [
+            b for i, b in self._fallback.items() if i in self.objects and not isinstance(
+                self.objects[i], (Server, Switch, StorageArray, Chassis))]
+        if boxes:
+            left, top = min(b.x for b in boxes), min(b.y for b in boxes)
+            right, bottom = max(b.x + b.w for b in boxes), max(b.y + b.h for b in boxes)
+            content = QRectF(left, top, right - left, bottom - top)
+            self.scene().setSceneRect(content.adjusted(-600, -600, 600, 600))
+            self.fit_rect(content)
+            self.follow_far_zoom()
+
+    def _position_box(self, ident: str, obj: Any) -> Box:
+        box = self._fallback.get(ident)
+        if obj.x is not None and obj.y is not None and box is not None:
+            return Box(obj.x, obj.y, box.w, box.h)
+        return box or Box(obj.x or 0.0, obj.y or 0.0, 0.0, 0.0)
 
     def _device_objects(self) -> dict[str, Any]:
         return {i: o for i, o in self.objects.items() if isinstance(o, (Server, Switch, StorageArray, Chassis))}
@@ -171,13 +216,18 @@ class ModelDrawing:
                 item.set_box(b.x, b.y, b.w, b.h)
 
     def _cabled_ports(self) -> dict[str, set[str]]:
+        return layout.run_steps(self._cabled_ports_steps())
+
+    def _cabled_ports_steps(self) -> Generator[None, None, dict[str, set[str]]]:
         # worked out again only when a cable's ends or the drawn ids changed: most edits (a move,
         # a property) change neither, and on 10,000 cables this took ~40 ms of every edit
         key = ([(link.a, link.b) for link in self.bed.links], set(self.objects))
         if key == getattr(self, "_cabled_for", None):
             return self.cabled
         out: dict[str, set[str]] = {}
-        for a, b in key[0]:
+        for n, (a, b) in enumerate(key[0]):
+            if n % (STEP * 20) == STEP * 20 - 1:
+                yield
             for ref in (a, b):
                 dev, port = self._split(ref)
                 if port:
@@ -192,6 +242,7 @@ class ModelDrawing:
         return (dev, port) if sep else (ref, None)
 
     def _on_changed(self, touched: set[str]) -> None:
+        self.finish_build()         # an edit while a big bed is still being built: its items first
         bed = self.bed
         old_objects, old_vms = self.objects, self.vms_of
         self.objects, self.vms_of = self._model_maps()

@@ -31,6 +31,7 @@ class Editing:
 
     def current_boxes(self) -> dict[str, Box]:
         """Where everything is drawn right now (for exports that match the screen)."""
+        self.finish_build()
         out = {i: Box(d.pos().x(), d.pos().y(), d.w, d.h) for i, d in self.devices.items()}
         out.update({i: Box(c.pos().x(), c.pos().y(), c.w, c.h) for i, c in self.chips.items()})
         return out

@@ -91,6 +91,7 @@ class SelectionSync:
     def centre_on(self, ids: Iterable[str]) -> None:
         """Bring these components into sight (a finding was clicked, say) and select them.  What is
         already wholly in sight stays where it is: the drawing does not move under the pointer."""
+        self.finish_build()
         ids = list(ids)
         rect = self._scene_rect_of(ids)
         if not rect.isNull():
@@ -105,6 +106,7 @@ class SelectionSync:
     def zoom_to(self, ids: Iterable[str]) -> None:
         """Find's jump: the match centred at a zoom where it reads — 100 % for a device, port names'
         zoom for a port — or for a device the zoom that shows all of it; a closer zoom already there is kept."""
+        self.finish_build()
         ids = list(ids)
         rect = self._scene_rect_of(ids)
         if rect.isNull():

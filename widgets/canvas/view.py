@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsLineItem, QGraphicsScene, Q
 from app import diagram
 from topology import operations
 from topology.layout import Box
+from widgets.canvas.building import SlicedBuild
 from widgets.canvas.cabling import Cabling
 from widgets.canvas.drawing import ModelDrawing
 from widgets.canvas.editing import Editing
@@ -48,10 +49,11 @@ def application() -> QApplication:
     return QApplication.instance() or QApplication([])
 
 
-class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, SelectionSync, Editing, Placing,
-             DiagramExport, Tooltips, FarDrawing, QGraphicsView):
+class Canvas(SlicedBuild, ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, SelectionSync, Editing,
+             Placing, DiagramExport, Tooltips, FarDrawing, QGraphicsView):
     message = Signal(str)             # what the canvas told the user (also shown in the status bar)
     armed_changed = Signal(str)       # the palette kind the next click places ("" = none)
+    built = Signal()                  # a bed built in slices has all its items (widgets/canvas/building.py)
 
     def __init__(self, document, selection, parent=None):
         super().__init__(parent)
@@ -126,6 +128,8 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
         self.scene().selectionChanged.connect(self._scene_selection_changed)
         document.reset.connect(self._rebuild)
         document.changed.connect(self._on_changed)
+        if hasattr(document, "about_to_edit"):      # a big bed's build ends on the bed as it was opened
+            document.about_to_edit.connect(self.finish_build)
         selection.changed.connect(self._follow_selection)
         selection.centre_requested.connect(self.centre_on)
         validation = getattr(document, "validation", None)
@@ -137,7 +141,7 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
         self.legend = LegendOverlay(self)
         self.notice = CanvasNotice(self)
         document.reset.connect(self.clear_messages)
-        self._rebuild()
+        self._rebuild(at_once=True)         # the document's bed as it is: the caller uses the items at once
 
     def place_overlays(self) -> None:
         vp = self.viewport().geometry()
@@ -224,7 +228,10 @@ class Canvas(ModelDrawing, LinkRouting, Cabling, PortStrips, PathHighlight, Sele
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
 
     def fit(self) -> None:
-        content = self.scene().itemsBoundingRect()
+        self.fit_rect(self.scene().itemsBoundingRect())
+
+    def fit_rect(self, content: QRectF) -> None:
+        """`content` (the drawing's extent) in view."""
         if content.isNull():
             self.setTransform(QTransform())
             return

@@ -1,0 +1,132 @@
+"""`run --engine ansible` runs a run of stages in one pass of ansible-playbook (app.ansible.passes),
+for real: ansible-playbook on two local hosts.  What a user relies on is the built-in engine's
+rule, unchanged: a stage starts once every host finished the stage before, a failure or a stop
+anywhere ends the run after what was running, the journal records exactly the steps that ran,
+and a resume runs each step that did not succeed once, never one that did."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from app.ansible.passes import GATE_TASK
+from app.run import journal as J
+from app.run.plan import RunStep, Task
+from bench.sandbox_hosts import host_python
+from tests.run_beds import write_bed
+from tests.waiting import wait_for
+
+HOSTS = ("h1", "h2")
+
+
+def _plan(marks: Path, scripts: dict[tuple[str, str], str], sizes: tuple[int, int, int]) -> list[RunStep]:
+    """Three stages (network, storage, hosts) of `sizes` steps on each host; each step appends its
+    number to its host's mark file, after its own script from `scripts` (by step, host)."""
+    steps = []
+    for s, (section, title) in enumerate((("network", "Network"), ("storage", "Storage"), ("hosts", "Hosts")), 1):
+        for n in range(1, sizes[s - 1] + 1):
+            number = f"{s}.{n}"
+            for h in HOSTS:
+                script = scripts.get((number, h), "") + f"\necho {number} >> {marks / h}"
+                steps.append(RunStep(number, f"Step {number}", section, title, h, [Task(number, h, "bash", script)]))
+    return steps
+
+
+def _engine(tmp_path: Path, steps: list[RunStep], info: J.RunInfo | None = None):
+    from app.ansible.engine import AnsibleEngine, missing
+    from app.remote.local import LocalTransport
+    from topology.fileformat import load
+    if missing():
+        pytest.skip(missing())
+    bed = write_bed(tmp_path / "bed.yaml", [{"id": h, "transport": "local"} for h in HOSTS],
+                    mark_dir=tmp_path / "bed-marks")
+    info = info or J.new_run(str(bed), "", root=tmp_path / "runs", engine="ansible")
+    return AnsibleEngine(info, steps, lambda host: LocalTransport(host), bed=load(bed),
+                         extra_vars=[f"ansible_python_interpreter={host_python()}"]), info
+
+
+def _run(tmp_path: Path, steps: list[RunStep], info: J.RunInfo | None = None) -> tuple[bool, J.RunInfo]:
+    engine, info = _engine(tmp_path, steps, info)
+    try:
+        return engine.run_steps(steps), info
+    finally:
+        engine.close()
+
+
+def _starts(info: J.RunInfo) -> list[tuple[str, str]]:
+    return [(r["step"], r["host"]) for r in J.read_records(info.dir)[0] if r["kind"] == "start"]
+
+
+def _marks(marks: Path, host: str) -> list[str]:
+    path = marks / host
+    return path.read_text().split() if path.exists() else []
+
+
+@pytest.mark.slow      # ~15 s: two passes of ansible-playbook
+def test_a_failure_in_a_pass_of_three_stages_ends_it_after_that_stage_and_the_resume_runs_each_step_once(tmp_path):
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    fixed = tmp_path / "fixed"
+    # h1 fails in the middle of the first stage while h2 is still in its own second step
+    steps = _plan(marks, {("1.2", "h1"): f"test -e {fixed} || exit 3",
+                          ("1.2", "h2"): "sleep 1"}, (2, 1, 1))
+    ok, info = _run(tmp_path, steps)
+    assert not ok
+    # one ansible-playbook pass for the three stages
+    assert len(list((info.dir / "ansible").glob("pass-*"))) == 1
+    # h2 finished the stage it was in; no host started the next stage
+    assert _marks(marks, "h1") == ["1.1"] and _marks(marks, "h2") == ["1.1", "1.2"]
+    assert sorted(_starts(info)) == [("1.1", "h1"), ("1.1", "h2"), ("1.2", "h1"), ("1.2", "h2")]
+    states = J.replay(J.read_records(info.dir)[0])
+    assert states[("1.2", "h1")].status == J.FAILED and states[("1.2", "h1")].exit_code == 3
+    assert states[("1.2", "h2")].status == J.OK and states[("1.1", "h1")].status == J.OK
+    # the gate that ended the pass is no step: the failed step alone says why
+    assert not any(GATE_TASK in str(r.get("message", "")) for r in J.read_records(info.dir)[0])
+
+    # the cause fixed: the failed step and everything after it run once, nothing that succeeded again
+    fixed.write_text("")
+    ok, _ = _run(tmp_path, steps, info)
+    assert ok
+    assert _marks(marks, "h1") == _marks(marks, "h2") == ["1.1", "1.2", "2.1", "3.1"]
+    starts = _starts(info)
+    assert starts.count(("1.2", "h1")) == 2
+    assert all(starts.count(k) == 1 for k in set(starts) - {("1.2", "h1")}), starts
+
+
+@pytest.mark.slow      # ~20 s: a pass stopped, the stop's own pass, and the resumed pass
+def test_a_stop_in_the_middle_of_a_pass_journals_exactly_the_steps_that_ran_and_stops_the_step_on_its_host(tmp_path):
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    release = tmp_path / "release"
+    log = marks / "h1.held"
+    held = f"echo begin >> {log}; while [ ! -e {release} ]; do sleep 0.1; done; echo end >> {log}"
+    steps = _plan(marks, {("2.1", "h1"): held}, (1, 2, 1))
+    engine, info = _engine(tmp_path, steps)
+    try:
+        worker = threading.Thread(target=engine.run_steps, args=(steps,))
+        worker.start()
+        wait_for(lambda: _marks(marks, "h1.held") == ["begin"], seconds=120, what="h1 inside step 2.1")
+        engine.cancel()
+        worker.join(120)
+        assert not worker.is_alive()
+    finally:
+        engine.close()
+    states = J.replay(J.read_records(info.dir)[0])
+    assert states[("2.1", "h1")].status == J.CANCELLED
+    # the third stage never started; h1 never went past the step that was stopped
+    assert not any(step.startswith("3.") for step, _ in _starts(info))
+    assert ("2.2", "h1") not in _starts(info) and _marks(marks, "h1") == ["1.1"]
+    # every step the journal says ended well did run, once; every step that ran is journalled
+    for h in HOSTS:
+        ran = _marks(marks, h)
+        assert sorted(ran) == sorted({s for s, host in _starts(info) if host == h and states[(s, h)].status == J.OK})
+    # stopped on its host: released now, the first attempt never reaches its end
+    release.write_text("")
+    ok, _ = _run(tmp_path, steps, info)
+    assert ok
+    assert _marks(marks, "h1.held") == ["begin", "begin", "end"]
+    assert _marks(marks, "h1") == _marks(marks, "h2") == ["1.1", "2.1", "2.2", "3.1"]
+    starts = _starts(info)
+    assert starts.count(("2.1", "h1")) == 2
+    assert all(starts.count(k) == 1 for k in set(starts) - {("2.1", "h1")}), starts
