@@ -102,10 +102,16 @@ class Placement:
         if scenario is None:
             return place
         excluded = set(scenario.excluded)
+        named: set[str] | None = None    # the scenario's VMs by name, made once, not walked per entry
         for vm_id, host in scenario.placement.items():
-            if vm_id in place or any(v.id == vm_id for v in vms):
-                place[vm_id] = host
-        place = {v: h for v, h in place.items() if h not in excluded and v not in excluded}
+            if vm_id not in place:
+                if named is None:
+                    named = {v.id for v in vms}
+                if vm_id not in named:
+                    continue
+            place[vm_id] = host
+        if excluded:     # a copy of every VM's place per scenario only where something is left out
+            place = {v: h for v, h in place.items() if h not in excluded and v not in excluded}
         failed = set(scenario.failed)
         if failed:
             place = self.fail_over(place, failed)
