@@ -7,9 +7,12 @@ opening another bed or closing the window normally deletes both; only a crash le
 them behind.  On the next start `find_orphans()` returns the autosaves whose process is
 gone, and the file controller offers them to the user.
 
-Rendering YAML is the slow part (about 2 s for a 4,000-device bed), so the GUI thread
-only takes a plain-data snapshot of the model (`to_data`, ~0.15 s at that size) and a
-worker thread turns it into text and writes it.
+Nothing of the writing runs on the GUI thread: a worker takes the plain-data snapshot of the
+live model (`to_data`, seconds on a 5,000-device bed, which stalled the window after each edit),
+renders it and writes it.  The snapshot is kept only if no edit ran while it was taken
+(`app.background.unless_edited`); an edit that runs into it sends the write round again a moment
+later, and after `GUI_FALLBACK_AFTER` such rounds in a row the snapshot is taken on the GUI thread,
+the way it always was, so a stream of edits cannot put an autosave off for good.
 QtCore only.
 """
 from __future__ import annotations
@@ -20,12 +23,14 @@ import os
 import shutil
 import socket
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
+from app.background import EditedMeanwhile, unless_edited
 from app.preferences import STATE_DIR_ENV, state_dir  # noqa: F401 - where the state lives, for its users
 from topology import roundtrip
 from topology.fileformat import to_data, write_atomic
@@ -35,6 +40,8 @@ from topology.roundtrip import ProjectSource
 INTERVAL_ENV = "TESTBED_STUDIO_AUTOSAVE_SECONDS"    # overrides DEFAULT_INTERVAL_S
 DEFAULT_INTERVAL_S = 30.0
 SIDECAR_FORMAT = 1
+RETRY_MS = 500              # an edit ran into the worker's snapshot: the write goes round again after this
+GUI_FALLBACK_AFTER = 3      # rounds an edit ran into in a row, then the GUI thread takes the snapshot
 
 
 # ====================================================================== where
@@ -205,20 +212,29 @@ def find_orphans(directory: Path | None = None) -> tuple[list[Orphan], list[Unre
 class _Relay(QObject):
     failed = Signal(str)
     written = Signal(object)    # Path of the autosave text
+    interrupted = Signal()      # an edit ran while the worker took the snapshot: nothing was written
 
 
 class _WriteJob(QRunnable):
-    def __init__(self, data: Any, text_path: Path, meta: dict[str, Any], relay: _Relay,
+    def __init__(self, take: Callable[[], Any], text_path: Path, meta: dict[str, Any], relay: _Relay,
                  source: ProjectSource | None = None):
         super().__init__()
-        self.data, self.text_path, self.meta, self.relay = data, text_path, meta, relay
+        self.take, self.text_path, self.meta, self.relay = take, text_path, meta, relay
         self.source = source
 
     def run(self) -> None:
         try:
+            data = self.take()
+        except EditedMeanwhile:
+            self.relay.interrupted.emit()
+            return
+        except Exception as exc:
+            self.relay.failed.emit(f"Autosave failed: {exc}")
+            return
+        try:
             # render() takes plain data as it takes a bed, so this is the exact project text
             # (over the file's own text: a recovered bed keeps the comments the file had)
-            text = roundtrip.render(self.data, self.source).text
+            text = roundtrip.render(data, self.source).text
             self.text_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             write_atomic(self.text_path, text.encode("utf-8"))
             meta_path = self.text_path.with_suffix(".json")
@@ -258,9 +274,13 @@ class Autosaver(QObject):
         self.text_path: Path | None = None     # this session's autosave, once written
         self._written_revision: int | None = None
         self._pending = False
+        self._interrupted = 0               # snapshots in a row that an edit ran into
+        self.gui_snapshots = 0              # snapshots taken on the GUI thread (the fallback)
         self._relay = _Relay(self)
         self._relay.failed.connect(self._on_failed)
         self._relay.written.connect(self._on_written)
+        self._relay.interrupted.connect(self._on_interrupted)
+        self._retry = QTimer(self, singleShot=True, interval=RETRY_MS, timeout=self._tick)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)         # one writer: files are written in order
         seconds = interval_s if interval_s is not None else interval_from_environment()
@@ -303,12 +323,23 @@ class Autosaver(QObject):
                 "pid": os.getpid(), "process_start": process_start_token(), "host": socket.gethostname()}
         self._written_revision = doc.revision
         self.text_path = path
-        self._pool.start(_WriteJob(snapshot_data(doc.bed), path, meta, self._relay, getattr(doc, "source", None)))
+        bed = doc.bed
+        if self._interrupted >= GUI_FALLBACK_AFTER or not hasattr(doc, "edit_seq"):
+            data = snapshot_data(bed)
+            self.gui_snapshots += 1
+
+            def take() -> Any:
+                return data
+        else:
+            def take() -> Any:
+                return unless_edited(doc, lambda: snapshot_data(bed))
+        self._pool.start(_WriteJob(take, path, meta, self._relay, getattr(doc, "source", None)))
 
     def wait(self, msecs: int = 10000) -> bool:
         return self._pool.waitForDone(msecs)
 
     def remove(self) -> None:
+        self._retry.stop()
         self._pool.clear()
         self._pool.waitForDone()   # a write in flight must not recreate the file after this
         self._written_revision = None
@@ -331,9 +362,16 @@ class Autosaver(QObject):
         if self.document.dirty:
             self.write_now()
 
+    def _on_interrupted(self) -> None:
+        self._interrupted += 1
+        self._written_revision = None       # not written: the write goes round again
+        if self.document.dirty and self._timer.isActive():
+            self._retry.start()
+
     def _on_failed(self, text: str) -> None:
         self._written_revision = None  # try again next tick
         self.failed.emit(text)
 
     def _on_written(self, path: Path) -> None:
+        self._interrupted = 0
         self.written.emit(path)

@@ -35,6 +35,36 @@ class _Relay(QObject):
 Work = Callable[[], Any]
 
 
+class EditedMeanwhile(Exception):
+    """The bed changed while a worker read it: that reading is thrown away (the edit has asked for
+    the next one)."""
+
+
+def unless_edited(document: Any, work: Work) -> Any:
+    """On a worker: `work()` reads the document's own bed, no copy, and its result is kept only if
+    no edit ran meanwhile (`document.edit_seq`, odd while an edit changes the model); otherwise
+    EditedMeanwhile, whatever the work returned or raised.  A copy of a 5,000-device bed (pickle)
+    holds the interpreter lock for longer than a frame on any thread, and on the GUI thread it
+    was a stall of seconds after each edit."""
+    before = document.edit_seq
+    if before % 2:
+        raise EditedMeanwhile
+    try:
+        value = work()
+    except Exception:
+        if document.edit_seq != before:
+            raise EditedMeanwhile from None
+        raise
+    if document.edit_seq != before:
+        raise EditedMeanwhile
+    return value
+
+
+def edited_meanwhile(outcome: Outcome) -> bool:
+    """An outcome thrown away because an edit ran while it was worked out."""
+    return outcome.error.startswith(EditedMeanwhile.__name__ + ":")
+
+
 class BackgroundJob(QObject):
     result = Signal(object)         # Outcome of the current revision only
     busy_changed = Signal(bool)

@@ -11,6 +11,9 @@ import sys
 SMOKE_MS = 1000
 
 
+SWITCH_INTERVAL_S = 0.001
+
+
 def application():
     """The QApplication, built once, with the GUI thread owning garbage collection (app/gc_owner.py)."""
     from PySide6.QtWidgets import QApplication
@@ -18,6 +21,10 @@ def application():
     from app.gc_owner import GuiCollector
     app = QApplication.instance() or QApplication(sys.argv[:1])
     GuiCollector.install(app)       # Qt objects in cycles end on this thread, never on a worker
+    # the GUI thread gets the interpreter lock back from busy workers within 1 ms, not CPython's 5 ms:
+    # each Qt call it makes lets the lock go, and with the validation, methodology and path workers
+    # all waiting for it too, a view's few dozen calls cost hundreds of ms on a 5,000-device bed
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     return app
 
 

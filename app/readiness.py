@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.run.plan import MANUAL_HOST, run_steps
-
 # how a template's value name reads in a sentence
 _VALUE_WORDS = {
     "server.os": "operating system", "port.ip": "port addresses (IP with prefix length)",
@@ -73,6 +71,9 @@ def _reach(bed: Any, steps: list[Any]) -> list[Gap]:
     servers = {s.id: s for s in bed.servers}
     access = {a.host: a for a in bed.access}
     transports = {a.host: a.transport for a in bed.access}
+    # imported here: the window's Readiness panel imports this module at start, and the run
+    # planner brings the whole procedure generator with it (bench.canvas --cold-start-only)
+    from app.run.plan import run_steps
     planned = run_steps(_Procedure(steps), transports)
     automated = [s for s in steps if s.automation and not s.unresolved]
     no_os = {}
@@ -125,6 +126,7 @@ def _workloads(bed: Any, steps: list[Any]) -> list[Gap]:
 
 
 def _stated(value: Any) -> bool:
+    from app.run.plan import MANUAL_HOST
     from topology.unknown import stated
     v = stated(value)
     return bool(v) and v != MANUAL_HOST

@@ -254,10 +254,9 @@ def test_twenty_right_clicks_leave_no_menu_behind(qtbot):
     window.document.validation.wait(30000)
     qtbot.waitUntil(lambda: window.findings.model.rowCount() > 0, timeout=10000)
     tree = window.findings.tree
-    index = tree.model().index(0, 0)
-    while window.findings.model.finding_index(index) is None and tree.model().rowCount(index):
-        tree.expand(index)
-        index = tree.model().index(0, 0, index)
+    model = window.findings.model
+    index = next(model.index(r, 0) for r in range(model.rowCount())
+                 if model.finding_index(model.index(r, 0)) is not None)
     for _ in range(5):
         _close_popup_soon()
         window.findings._context_menu(tree.visualRect(index).center())

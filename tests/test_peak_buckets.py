@@ -76,3 +76,46 @@ def test_a_sum_still_changing_is_not_kept_before_it_settles():
     whole.update(t, v2, width)
     assert np.array_equal(kept.window(t[0], t[-1])[1], whole.window(t[0], t[-1])[1])
     assert 99.0 in kept.window(t[0], t[-1])[1]
+
+
+def test_series_sharing_a_time_axis_draw_together_what_each_draws_alone():
+    """The dashboard decimates the series that share a time axis in one pass, a row each
+    (app.metrics.kept_decimation): each row is the curve its series draws alone, tick by tick
+    as the ring wraps, a spike and a gap in one row and not the others included."""
+    from app.metrics.kept_decimation import KeptDecimation
+    rng = np.random.default_rng(8)
+    rows = 100 + 10 * rng.standard_normal((3, 900))
+    rows[1, 500] = 5000.0
+    rows[2, 610:613] = np.nan
+    store = SeriesStore(capacity=600)
+    together, alone = KeptDecimation(), KeptDecimation()
+    keys = [(f"h{i}", "iops") for i in range(3)]
+    t0 = 1.7e9 + 0.25
+    for i in range(900):
+        store.ingest([Sample(t0 + i, src, metric, float(rows[r, i]), "IO/s") for r, (src, metric) in enumerate(keys)])
+        [(grouped, t, values)] = store.shared_axes(keys, keys)
+        assert grouped == keys and values.shape == (3, t.shape[0])
+        x1 = t[-1]
+        dt, dv = together.rows(keys, t, values, x1 - 600.0, x1, 150)
+        for r, (src, metric) in enumerate(keys):
+            at, av = alone.one((src, metric), *store.series(src, metric), x1 - 600.0, x1, 150)
+            assert np.array_equal(dt, at) and np.array_equal(dv[r], av, equal_nan=True), f"tick {i}, row {r}"
+        together.end_redraw()
+        alone.end_redraw()
+    assert together._buckets and dt.shape[0] < 2 * 2 * 150       # the kept buckets drew the last ticks
+
+
+def test_series_on_other_times_are_not_put_on_one_axis():
+    store = SeriesStore()
+    t = 1.7e9 + np.arange(100.0)
+    store.ingest_arrays("a", "iops", "IO/s", t, np.ones(100))
+    store.ingest_arrays("a", "read", "ms", t, np.ones(100))          # the same report's times
+    store.ingest_arrays("b", "iops", "IO/s", t + 0.013, np.ones(100))   # another host's clock
+    shifted = t.copy()
+    shifted[50] += 0.5                                                   # the same ends, another time between
+    store.ingest_arrays("c", "iops", "IO/s", shifted, np.ones(100))
+    keys = [("a", "iops"), ("a", "read"), ("b", "iops"), ("c", "iops")]
+    groups = sorted(g for g, _t, _v in store.shared_axes(keys, keys))
+    assert groups == [[("a", "iops"), ("a", "read")], [("b", "iops")], [("c", "iops")]]
+    # only the groups holding a series asked for
+    assert [g for g, _t, _v in store.shared_axes(keys, {("b", "iops")})] == [[("b", "iops")]]

@@ -1,5 +1,5 @@
 """The window's start (issue 33, cold start < 1.2 s): the window is built and the default example
-opened before any view's background work starts or numpy is imported; that work then runs once,
+opened before any view's background work starts, numpy is imported or the Run page is built; that work then runs once,
 on the opened bed, as soon as the event loop turns, and the Compare page lists the bed's
 configurations and scenarios when it is shown.  `python -m bench.canvas --cold-start-only` times it.
 
@@ -32,7 +32,8 @@ from widgets.main_window import MainWindow
 window = MainWindow()
 window.show()
 window.open_initial()
-built = {"numpy": "numpy" in sys.modules, "launched": list(launched),
+built = {"numpy": "numpy" in sys.modules, "run_page": "widgets.run_wizard" in sys.modules,
+         "planner": "app.run.plan" in sys.modules, "launched": list(launched),
          "workers": sorted(t.name for t in threading.enumerate() if t is not threading.main_thread()),
          "servers": len(window.document.bed.servers)}
 def done():
@@ -43,7 +44,11 @@ def done():
     sides = [window.compare.sides.item(i).text() for i in range(window.compare.sides.count())]
     bed = window.document.bed
     configurations = [c.id for c in bed.configurations] + [r.scenario for r in bed.results if r.scenario]
-    print(json.dumps({**built, "after": sorted(launched), "findings": len(window.document.validation.findings),
+    from PySide6.QtTest import QTest
+    QTest.qWait(1500)           # the Run page is built a second after the window shows
+    run_built = "widgets.run_wizard" in sys.modules
+    print(json.dumps({**built, "run_built": run_built, "run_page_shown": window.tabs.indexOf(window.run) >= 0,
+                      "after": sorted(launched), "findings": len(window.document.validation.findings),
                       "validated": window.document.validation.revision_shown == window.document.revision,
                       "sides": sides, "configurations": configurations}), flush=True)
     app.quit()
@@ -64,6 +69,10 @@ def test_the_window_is_up_before_background_work_and_numpy_and_that_work_runs_on
     assert start["servers"] > 0
     assert start["launched"] == [] and start["workers"] == [], start
     assert not start["numpy"]
+    # the Run page and the run planner (with it the procedure generator) wait until the window is up,
+    # then the page is built by itself, in its tab
+    assert not start["run_page"] and not start["planner"], start
+    assert start["run_built"] and start["run_page_shown"], start
     # the first turn of the event loop: each view's work once, on the opened bed (never on the empty one)
     names = [name for name, _servers in start["after"]]
     assert sorted(set(names)) == names, start["after"]

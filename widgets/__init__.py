@@ -1,0 +1,3 @@
+from widgets import pyside_imports
+
+pyside_imports.install()

@@ -19,10 +19,11 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import QStyle, QTreeWidget, QTreeWidgetItem
 
-from topology.ids import owner_of, parent_of
+from topology.ids import owner_of
 from topology.index import parse_slot_range
 from topology.unknown import is_not_stated
 from topology.vocabulary import raid_name
+from widgets.tree_markers import FindingMarkers
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -153,15 +154,13 @@ def worst_severity(findings: list[Any]) -> dict[str, str]:
 _MARKER_ICONS = {"error": QStyle.StandardPixmap.SP_MessageBoxCritical,
                  "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
                  "info": QStyle.StandardPixmap.SP_MessageBoxInformation}
-_RANK = {"error": 0, "warning": 1, "info": 2}
-MARKER_ROLE = Qt.ItemDataRole.UserRole + 1       # the severity marked on a row ("" for none)
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
 UNBUILT_ROLE = Qt.ItemDataRole.UserRole + 3      # a component row whose children are made when it opens
 SECTION_ROLE = Qt.ItemDataRole.UserRole + 4      # the bed collection a section row lists
 CONFIGURED_ROLE = Qt.ItemDataRole.UserRole + 5   # greyed: not in use in the chosen configuration
 
 
-class ComponentTree(QTreeWidget):
+class ComponentTree(FindingMarkers, QTreeWidget):
     """Redraws from the document; selecting a row selects the component everywhere.
 
     `storage_view_requested(ids)` says the person asked for the storage view (the window
@@ -193,6 +192,9 @@ class ComponentTree(QTreeWidget):
         self._rows: dict[str, list[QTreeWidgetItem]] = {}    # id -> the component's own rows
         self._pending: set[str] | None = None    # touched ids since the last redraw; None = everything
         self._by_subject: dict[str, tuple[str, list[str]]] = {}
+        self._findings: list[Any] = []          # the findings the markers show
+        self._section_ids: dict[str, list[str]] = {}    # a section's component ids, in its rows' order
+        self._configured_shown = False          # a configuration greyed rows or changed their details
         self._marks: dict[int, tuple[QTreeWidgetItem, str, str]] = {}
         self._blank = QIcon(self._blank_pixmap())
         self._icons = {k: self.style().standardIcon(v) for k, v in _MARKER_ICONS.items()}
@@ -253,6 +255,9 @@ class ComponentTree(QTreeWidget):
         (its OS, hypervisor) in the Details column as it has it."""
         choice = self.configuration
         name = choice.name if choice is not None else None
+        if name is None and not self._configured_shown:
+            return          # the bed as drawn, and no row shows a configuration: nothing to visit
+        self._configured_shown = name is not None
         excluded = choice.excluded() if choice is not None else frozenset()
         view = choice.view() if choice is not None else None
         servers = {s.id: s for s in view.servers} if view is not None else {}
@@ -281,6 +286,7 @@ class ComponentTree(QTreeWidget):
         keep their rows untouched unless they were added, removed or moved."""
         wanted = [(title, attr, build) for title, attr, build in SECTIONS if getattr(bed, attr)]
         for attr in [a for a in self._sections if a not in {w[1] for w in wanted}]:
+            self._section_ids.pop(attr, None)
             section = self._sections.pop(attr)
             self.takeTopLevelItem(self.indexOfTopLevelItem(section))
             self._forget(section)
@@ -307,6 +313,12 @@ class ComponentTree(QTreeWidget):
 
     def _reconcile_section(self, section: QTreeWidgetItem, comps: list, build: Any,
                            touched: set[str] | None) -> None:
+        attr = section.data(0, SECTION_ROLE)
+        ids = [c.id for c in comps]
+        if touched is not None and self._section_ids.get(attr) == ids and self._refill_touched(section, comps,
+                                                                                                 build, touched):
+            return      # nothing added, removed or moved here: thousands of rows left unvisited
+        self._section_ids.pop(attr, None)
         existing: dict[str, list[QTreeWidgetItem]] = {}
         for i in range(section.childCount()):
             child = section.child(i)
@@ -319,14 +331,31 @@ class ComponentTree(QTreeWidget):
                 rows.append((self._create(build(comp), lazy=True), True))
                 continue
             if touched is None or comp.id in touched:
-                node = build(comp)
-                self._fill(item, node)
-                if item.data(0, UNBUILT_ROLE):
-                    self._set_unbuilt(item, bool(node.children))
-                else:
-                    self._sync_children(item, node.children)
+                self._refill(item, build(comp))
             rows.append((item, False))
         self._arrange(section, rows)
+        if len(set(ids)) == len(ids):
+            self._section_ids[attr] = ids
+
+    def _refill(self, item: QTreeWidgetItem, node: Node) -> None:
+        self._fill(item, node)
+        if item.data(0, UNBUILT_ROLE):
+            self._set_unbuilt(item, bool(node.children))
+        else:
+            self._sync_children(item, node.children)
+
+    def _refill_touched(self, section: QTreeWidgetItem, comps: list, build: Any, touched: set[str]) -> bool:
+        """The section's rows are the components as they were: refill the touched ones' rows only
+        (False, nothing done, when one of them has no row of its own under the section)."""
+        changed = [(c, self._own_row(section, c.id)) for c in comps if c.id in touched]
+        if any(item is None for _c, item in changed):
+            return False
+        for comp, item in changed:
+            self._refill(item, build(comp))
+        return True
+
+    def _own_row(self, section: QTreeWidgetItem, ident: str) -> QTreeWidgetItem | None:
+        return next((r for r in self._rows.get(ident, ()) if r.parent() is section), None)
 
     def _arrange(self, parent: QTreeWidgetItem, rows: list[tuple[QTreeWidgetItem, bool]]) -> None:
         """Make `parent`'s children exactly `rows` (item, is_new), moving as few as possible."""
@@ -458,69 +487,6 @@ class ComponentTree(QTreeWidget):
 
     def items_for(self, ident: str) -> list[QTreeWidgetItem]:
         return list(self._items.get(ident, []))
-
-    # ------------------------------------------------------------------ finding markers
-    def show_findings(self, findings: list[Any]) -> None:
-        by_subject: dict[str, tuple[str, list[str]]] = {}
-        for f in findings:
-            if getattr(f, "accepted", False):
-                continue
-            line = f"{f.code} ({f.severity}): {f.message}"
-            for subject in f.subjects:
-                severity, lines = by_subject.get(subject, (f.severity, []))
-                if _RANK[f.severity] < _RANK[severity]:
-                    severity = f.severity
-                lines.append(line)
-                by_subject[subject] = (severity, lines)
-        self._by_subject = by_subject
-        self._apply_markers()
-
-    def _apply_markers(self) -> None:
-        wanted: dict[int, list] = {}
-        for subject, (severity, lines) in self._by_subject.items():
-            for item in self._marker_targets(subject):
-                entry = wanted.get(id(item))
-                if entry is None:
-                    wanted[id(item)] = [item, severity, list(lines)]
-                else:
-                    if _RANK[severity] < _RANK[entry[1]]:
-                        entry[1] = severity
-                    entry[2] += [x for x in lines if x not in entry[2]]
-        for key, (item, _sev, _tip) in list(self._marks.items()):
-            if key not in wanted:
-                item.setIcon(0, self._blank)
-                item.setData(0, MARKER_ROLE, "")
-                item.setToolTip(0, "")
-                del self._marks[key]
-        for key, (item, severity, lines) in wanted.items():
-            shown = lines[:8] + ([f"… and {len(lines) - 8} more"] if len(lines) > 8 else [])
-            tip = "\n".join(shown)
-            if self._marks.get(key, (None, "", ""))[1:] != (severity, tip):
-                item.setIcon(0, self._icons[severity])
-                item.setData(0, MARKER_ROLE, severity)
-                item.setToolTip(0, tip)
-                self._marks[key] = (item, severity, tip)
-
-    def _marker_targets(self, subject: str) -> list[QTreeWidgetItem]:
-        """The rows that show a finding on `subject`: its own row (or the nearest row that
-        holds it, e.g. a slot's enclosure, or a port's device before it is opened) and the
-        component row above it."""
-        ident = subject
-        while ident and ident not in self._rows:
-            ident = parent_of(ident)
-        rows = self._rows.get(ident, [])
-        out = list(rows)
-        for row in rows:
-            parent = row.parent()
-            while parent is not None and parent.parent() is not None:
-                out.append(parent)
-                parent = parent.parent()
-        return out
-
-    def marker(self, ident: str) -> str:
-        """The severity marked on a component's row ('' for none)."""
-        rows = self._rows.get(ident, [])
-        return (rows[0].data(0, MARKER_ROLE) or "") if rows else ""
 
     # ------------------------------------------------------------------ selection, both ways
     def _follow_selection(self, ids) -> None:

@@ -37,8 +37,9 @@ from PySide6.QtWidgets import (
 from app.metrics import sample as M
 from app.metrics.chart import PALETTE  # a host has the same colour on screen and in print
 from app.metrics.criterion_scale import criterion_scale
-from app.metrics.peak_buckets import PeakBuckets, bucket_width
-from app.metrics.series import SeriesStore, is_host_series, peak_decimate, time_beyond
+from app.metrics.kept_decimation import KeptDecimation
+from app.metrics.peak_buckets import bucket_width
+from app.metrics.series import SeriesStore, is_host_series, time_beyond
 from topology.vocabulary import UNITS
 from widgets.series_layer import SeriesLayer
 
@@ -92,8 +93,7 @@ class MetricsDashboard(QWidget):
         self._hidden: set[str] = set()
         self._colours: dict[str, str] = {}
         self._last_store_revision = -1
-        self._peaks: dict[tuple[str, str], float] = {}      # highest value drawn of each curve
-        self._buckets: dict[tuple[str, str], PeakBuckets] = {}    # each curve's decimation, kept between ticks
+        self._decimation = KeptDecimation()       # each curve's points, the buckets kept between ticks
         self._line_texts: dict[Threshold, str] = {}       # the full label of each criterion line
         self._elided: dict[Threshold, tuple[str, int]] = {}    # what its label shows, at which width
         self._off_scale: dict[str, QGraphicsSimpleTextItem] = {}
@@ -284,8 +284,7 @@ class MetricsDashboard(QWidget):
                 sample.deleteLater()
         self._curves.clear()
         self._drawn.clear()
-        self._peaks.clear()
-        self._buckets.clear()
+        self._decimation.clear()
         self._y_tops.clear()
         self.series_menu.clear()
         self._series_actions.clear()
@@ -419,14 +418,20 @@ class MetricsDashboard(QWidget):
             view_moved = True
             self._x_range = (x0, x1)
         combined: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        shown: dict[tuple[str, str], int] = {}          # the series in the plots: their revisions
+        changed: set[tuple[str, str]] = set()            # those to draw again
+        pixels_of: dict[tuple[str, str], int] = {}      # each series' plot width
         for plot_key, metric, _title, _unit, how in PLOTS:
             pixels = max(int(self.plots[plot_key].vb.width()), 100)
-            for src in sources:
-                rev = self.store.series_revision(src, metric)
-                if rev < 0 or src in self._hidden or (self._drawn.get((src, metric)) == rev and not view_moved):
+            revisions = self.store.series_revisions(metric, sources)
+            for src, rev in zip(sources, revisions):
+                if rev < 0 or src in self._hidden:
                     continue
-                self._draw(src, plot_key, metric, *self.store.series(src, metric), x0, x1, pixels)
-                self._drawn[(src, metric)] = rev
+                shown[(src, metric)] = rev
+                pixels_of[(src, metric)] = pixels
+                if self._drawn.get((src, metric)) != rev or view_moved:
+                    self._curve(src, plot_key, metric)          # made in this order: the legend's and the paint's
+                    changed.add((src, metric))
             if len(visible) == 1:
                 combined[plot_key] = self.store.series(visible[0], metric)
             elif visible:
@@ -435,6 +440,17 @@ class MetricsDashboard(QWidget):
                                       else self.store.aggregate(metric, visible, how))
                 if ALL_HOSTS not in self._hidden and combined[plot_key][0].size:
                     self._draw(ALL_HOSTS, plot_key, metric, *combined[plot_key], x0, x1, pixels)
+        # the series sharing a time axis are cut and decimated in one numpy pass; a group is every shown
+        # series on that axis, changed or not, so it stays the same from tick to tick and keeps its buckets
+        for keys, t, values in self.store.shared_axes(shown, changed):
+            for part, dt, dv in self._decimation.by_width(keys, t, values, x0, x1, pixels_of):
+                for metric in dict.fromkeys(m for _src, m in part):          # each plot's rows to its layer
+                    rows = [row for row, key in enumerate(part) if key[1] == metric]
+                    self.layers[self._plot_key_of[metric]].set_rows(
+                        [part[r] for r in rows], dt, dv if len(rows) == len(part) else dv[rows])
+            for key in keys:
+                self._drawn[key] = shown[key]
+        self._decimation.end_redraw()
         for layer in self.layers.values():
             layer.commit()
         self._update_threshold_labels(combined)
@@ -517,18 +533,9 @@ class MetricsDashboard(QWidget):
 
     def _draw(self, source, plot_key, metric, t, v, x0, x1, pixels) -> None:
         line = self._curve(source, plot_key, metric)
-        if t.shape[0] <= 2 * pixels or \
-                int(np.searchsorted(t, x1, "right")) - int(np.searchsorted(t, x0, "left")) <= 2 * pixels:
-            dt, dv = peak_decimate(t, v, x0, x1, pixels)        # few enough to draw every point
-        else:
-            buckets = self._buckets.get(line.key)
-            if buckets is None:
-                # the all-hosts sum of a second changes until every host's sample of it is in
-                buckets = self._buckets[line.key] = PeakBuckets(settle=30.0 if source == ALL_HOSTS else 0.0)
-            buckets.update(t, v, bucket_width(x1 - x0, pixels))
-            dt, dv = buckets.window(x0, x1)
+        # the all-hosts sum of a second changes until every host's sample of it is in
+        dt, dv = self._decimation.one(line.key, t, v, x0, x1, pixels, settle=30.0 if source == ALL_HOSTS else 0.0)
         self.layers[plot_key].set_data(line.key, dt, dv)
-        self._peaks[line.key] = line.top
 
     def _update_threshold_labels(self, combined: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         notes = []
@@ -549,8 +556,9 @@ class MetricsDashboard(QWidget):
     def _fit_y(self) -> None:
         # from 0 to the data's peak; a criterion near it is drawn as its line, one far above is
         # named at the top edge instead (a 20 ms line must not flatten 0.3 ms of latency)
-        for key, metric, _t, _u, _h in PLOTS:
-            peak = max((peak for (src, m), peak in self._peaks.items() if m == metric and src not in self._hidden),
+        for key, _metric, _t, _u, _h in PLOTS:
+            # the highest value drawn of each curve shown
+            peak = max((line.top for (src, _m), line in self.layers[key].lines.items() if src not in self._hidden),
                        default=0.0)
             lines = [th for th in self._lines if th.plot == key]
             scale = criterion_scale(peak, [th.value for th in lines])

@@ -3,9 +3,10 @@ one row per finding with its code, components and message; counts in words; the 
 severity.  The validation panel shows it."""
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon
 from PySide6.QtWidgets import QStyle, QWidget
 
@@ -60,9 +61,11 @@ def count_words(findings: list[Any]) -> str:
 _NO_PARENT = QModelIndex()     # the invisible root, as Qt passes it
 
 
-class FindingsModel(QAbstractItemModel):
-    """Findings grouped by severity (accepted ones apart), filtered; rows are made on demand,
-    so thousands of findings cost the panel next to nothing."""
+class FindingsModel(QAbstractTableModel):
+    """Findings grouped by severity (accepted ones apart), filtered, as one flat list: each group's
+    row, then its findings unless the group is collapsed.  Flat, for a QTableView: a tree view lays
+    out every row of an open group whenever the list changes (a Python call per row, seconds for
+    the 25,000 findings of a big bed); a table asks only for the rows in sight."""
 
     COLUMNS = ("Code", "Finding", "Components")
 
@@ -72,6 +75,9 @@ class FindingsModel(QAbstractItemModel):
         self.findings: list[Any] = []
         self.groups: list[tuple[str, list[int], int]] = []      # (key, finding indices shown, total)
         self.message = ""                                          # a single text row instead of groups
+        self.collapsed: set[str] = set()                           # group keys shown closed
+        self._starts: list[int] = []                               # each group's own row
+        self._rows = 0
         self._icons = {k: severity_icon(panel, k) for k in _ICONS}
         self._grey = QBrush(QColor(SEVERITY_COLOURS["accepted"]))
         self._group_brushes = {k: QBrush(QColor(c)) for k, c in SEVERITY_COLOURS.items()}
@@ -79,35 +85,59 @@ class FindingsModel(QAbstractItemModel):
     def show(self, findings: list[Any], groups: list[tuple[str, list[int], int]], message: str) -> None:
         self.beginResetModel()
         self.findings, self.groups, self.message = findings, groups, message
+        self._lay_out()
         self.endResetModel()
 
-    # structure: top-level rows are groups (internal id 0); a finding row's internal id is its group + 1
-    # index(), rowCount() and flags() run once per row when a big group opens: kept to plain comparisons
-    def index(self, row: int, column: int, parent: QModelIndex = _NO_PARENT) -> QModelIndex:
-        if row < 0 or not 0 <= column < 3:
-            return QModelIndex()
-        if not parent.isValid():
-            if row < (1 if self.message else len(self.groups)):
-                return self.createIndex(row, column, 0)
-            return QModelIndex()
-        if parent.internalId() == 0 and not self.message and row < len(self.groups[parent.row()][1]):
-            return self.createIndex(row, column, parent.row() + 1)
-        return QModelIndex()
+    def _lay_out(self) -> None:
+        starts, row = [], 0
+        for key, shown, _total in self.groups:
+            starts.append(row)
+            row += 1 + (0 if key in self.collapsed else len(shown))
+        self._starts, self._rows = starts, (1 if self.message else row)
 
-    def parent(self, index: QModelIndex = _NO_PARENT) -> QModelIndex:  # type: ignore[override]
-        if not index.isValid() or index.internalId() == 0:
-            return QModelIndex()
-        return self.createIndex(index.internalId() - 1, 0, 0)
+    def set_collapsed(self, key: str, collapsed: bool) -> None:
+        """Close or open a group: its findings' rows go or come, nothing else moves."""
+        if collapsed == (key in self.collapsed):
+            return
+        g = next((i for i, (k, _s, _t) in enumerate(self.groups) if k == key), None)
+        n = len(self.groups[g][1]) if g is not None and not self.message else 0
+        first = self._starts[g] + 1 if n else 0
+        if n:
+            (self.beginRemoveRows if collapsed else self.beginInsertRows)(_NO_PARENT, first, first + n - 1)
+        (self.collapsed.add if collapsed else self.collapsed.discard)(key)
+        self._lay_out()
+        if n:
+            (self.endRemoveRows if collapsed else self.endInsertRows)()
+        if g is not None and not self.message:
+            row = self.index(self._starts[g], 0)
+            self.dataChanged.emit(row, row)
+
+    # rows: locate() is a bisection over the few groups, so any row costs the same
+    def locate(self, row: int) -> tuple[int, int]:
+        """(group, position among its findings shown; -1 for the group's own row)."""
+        g = bisect_right(self._starts, row) - 1
+        return g, row - self._starts[g] - 1
+
+    def group_rows(self) -> list[int]:
+        """The rows of the groups (the message's row when there is one)."""
+        return [0] if self.message else list(self._starts)
+
+    def finding_row(self, group: int, position: int) -> int | None:
+        """The row of a group's `position`-th finding shown (None while the group is closed)."""
+        return None if self.groups[group][0] in self.collapsed else self._starts[group] + 1 + position
+
+    def group_key(self, index: QModelIndex) -> str | None:
+        """The group a group's row stands for (None on a finding's row)."""
+        if not index.isValid() or self.message:
+            return None
+        g, position = self.locate(index.row())
+        return self.groups[g][0] if position < 0 else None
 
     def rowCount(self, parent: QModelIndex = _NO_PARENT) -> int:
-        if not parent.isValid():
-            return 1 if self.message else len(self.groups)
-        if parent.internalId() == 0 and parent.column() == 0 and not self.message:
-            return len(self.groups[parent.row()][1])
-        return 0
+        return 0 if parent.isValid() else self._rows
 
     def columnCount(self, parent: QModelIndex = _NO_PARENT) -> int:
-        return len(self.COLUMNS)
+        return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
@@ -120,21 +150,23 @@ class FindingsModel(QAbstractItemModel):
     def flags(self, index: QModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return self._GROUP_FLAGS if index.internalId() == 0 else self._ROW_FLAGS
+        return self._ROW_FLAGS if self.finding_index(index) is not None else self._GROUP_FLAGS
 
     def finding_index(self, index: QModelIndex) -> int | None:
-        if not index.isValid() or index.internalId() == 0:
+        if not index.isValid() or self.message or not self._starts:
             return None
-        return self.groups[index.internalId() - 1][1][index.row()]
+        g, position = self.locate(index.row())
+        return self.groups[g][1][position] if position >= 0 else None
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         col = index.column()
-        if index.internalId() == 0:
-            if self.message:
-                return self.message if role == Qt.ItemDataRole.DisplayRole and col == 0 else None
-            key, shown, total = self.groups[index.row()]
+        if self.message:
+            return self.message if role == Qt.ItemDataRole.DisplayRole and col == 0 else None
+        g, position = self.locate(index.row())
+        if position < 0:
+            key, shown, total = self.groups[g]
             if col != 0:
                 return None
             if role == Qt.ItemDataRole.DisplayRole:
@@ -151,7 +183,7 @@ class FindingsModel(QAbstractItemModel):
             if role == GROUP_ROLE:
                 return key
             return None
-        i = self.finding_index(index)
+        i = self.groups[g][1][position]
         f = self.findings[i]
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:

@@ -11,9 +11,9 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from app.background import BackgroundJob
 from app.document import Document
@@ -107,6 +107,12 @@ PANELS: tuple[tuple[str, str, str, Qt.DockWidgetArea | None], ...] = (
 )
 
 
+# pages not needed for the first frame: built a while after the window shows (or when first
+# asked for), so their imports and widgets do not hold the window back (bench.canvas --cold-start-only)
+LATER_PAGES = ("run",)
+LATER_PAGES_MS = 1000
+
+
 def _load(dotted: str) -> Any:
     module, _, name = dotted.rpartition(".")
     return getattr(importlib.import_module(module), name)
@@ -125,7 +131,14 @@ class MainWindow(QMainWindow):
         self.tabs.setObjectName("centralTabs")
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(self.tabs)
+        self._later: dict[str, tuple[str, QWidget]] = {}      # page: (its class, the stand-in shown till built)
         for attr, dotted, title, area in PANELS:
+            if attr in LATER_PAGES:
+                stand_in = QWidget(self)
+                stand_in.setObjectName(f"{attr}StandIn")
+                self._later[attr] = (dotted, stand_in)
+                self.tabs.add_page(stand_in, title)
+                continue
             widget = _load(dotted)(self.document, self.selection, self)
             widget.setObjectName(attr)
             setattr(self, attr, widget)
@@ -169,9 +182,9 @@ class MainWindow(QMainWindow):
         self.menuBar().setCornerWidget(self.configuration_bar, Qt.Corner.TopRightCorner)
         from widgets.file_controller import FileController
         self.files = FileController(self)
-        self.run.save_bed = self.files.save      # a new run saves the bed the way File › Save does
-        self.run.runs_changed.connect(self.compare.follow_runs)    # the Compare list follows runs as they end
-        self.page_docks = PageDocks(self, self.run)     # the Run page has a layout of its own
+        # a later page picked before it is built is built first, then the page's docks follow it
+        self.tabs.currentChanged.connect(lambda _index: self._build_shown_page())
+        self.page_docks = PageDocks(self, self._later["run"][1])     # the Run page has a layout of its own
         self._build_actions()
         self.document.dirty_changed.connect(lambda _: self.update_title())
         self.document.path_changed.connect(lambda _: self.update_title())
@@ -194,6 +207,40 @@ class MainWindow(QMainWindow):
         if not getattr(self, "_shown_once", False):
             self._shown_once = True
             self._hide_stray_tab_bars()
+            QTimer.singleShot(LATER_PAGES_MS, self._build_later_pages)
+
+    @property
+    def run(self) -> Any:
+        """The Run page (widgets/run_wizard.py), built now if it was not yet."""
+        return self._page("run")
+
+    def _page(self, attr: str) -> Any:
+        built = self.__dict__.get(f"_{attr}_page")
+        if built is not None:
+            return built
+        dotted, stand_in = self._later[attr]
+        widget = _load(dotted)(self.document, self.selection, self)
+        widget.setObjectName(attr)
+        self.__dict__[f"_{attr}_page"] = widget
+        holder = stand_in.parentWidget().parentWidget()        # the page's scroll area (CentralTabs)
+        holder.takeWidget()
+        holder.setWidget(widget)
+        stand_in.deleteLater()
+        if attr == "run":
+            widget.save_bed = self.files.save      # a new run saves the bed the way File › Save does
+            widget.runs_changed.connect(self.compare.follow_runs)    # the Compare list follows runs as they end
+            self.page_docks.run_page = widget
+        return widget
+
+    def _build_later_pages(self) -> None:
+        for attr in self._later:
+            self._page(attr)
+
+    def _build_shown_page(self) -> None:
+        shown = self.tabs.currentWidget()
+        for attr, (_dotted, stand_in) in self._later.items():
+            if shown is stand_in and self.__dict__.get(f"_{attr}_page") is None:
+                self._page(attr)
 
     def _hide_stray_tab_bars(self) -> None:
         """Docks tabified before the window has a size leave a stray copy of an earlier tab bar drawn
@@ -336,7 +383,9 @@ class MainWindow(QMainWindow):
                 self.lab_drafter.shutdown()
             # worker threads must be done before the widgets they report to are destroyed
             for attr, *_ in PANELS:
-                getattr(getattr(self, attr), "shutdown", lambda: None)()
+                # a later page never built has nothing to stop
+                page = self.__dict__.get(f"_{attr}_page") if attr in self._later else getattr(self, attr)
+                getattr(page, "shutdown", lambda: None)()
             self.document.validation.shutdown()
             self.page_docks.drawing_layout()
             window_state.remember(self)

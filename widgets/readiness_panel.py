@@ -23,6 +23,7 @@ class ReadinessPanel(QWidget):
         super().__init__(parent)
         self.document, self.selection = document, selection
         self.gaps: list[Any] = []
+        self._shown = False
         self.heading = QLabel(self)
         self.heading.setWordWrap(True)
         self.tree = QTreeWidget(self)
@@ -43,7 +44,11 @@ class ReadinessPanel(QWidget):
         self.show_gaps([])
 
     def show_gaps(self, gaps: list[Any]) -> None:
-        self.gaps = list(gaps)
+        gaps = list(gaps)
+        if self._shown and gaps == self.gaps:
+            return      # an edit that left the procedure's gaps as they were: the rows stand
+        self._shown = True
+        self.gaps = gaps
         self.tree.clear()
         areas: dict[str, QTreeWidgetItem] = {}
         for gap in self.gaps:

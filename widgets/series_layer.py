@@ -27,7 +27,7 @@ class Line:
         self.pen = pen
         self.bold = bold              # drawn 2 px wide
         self.x = self.y = np.empty(0)
-        self.polylines: list[QPolygonF] = []
+        self.polylines: list[QPolygonF] | None = []      # None: not made since the points changed
         self.visible = True
         self.rect = QRectF()
         self.top = 0.0                # the highest value drawn
@@ -49,6 +49,7 @@ class SeriesLayer(pg.GraphicsObject):
         self.lines: dict[object, Line] = {}
         self._bounds = QRectF()
         self._dirty: list[tuple[float, float]] | None = []     # x spans changed since commit (None: all)
+        self._rows: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}    # (times, values) of lines set together
 
     def line(self, key, pen: QPen, bold: bool = False) -> Line:
         found = self.lines.get(key)
@@ -59,16 +60,48 @@ class SeriesLayer(pg.GraphicsObject):
     def set_data(self, key, x: np.ndarray, y: np.ndarray) -> None:
         """Call commit() once the lines of this redraw are set."""
         line = self.lines[key]
-        spans = _changed_spans(line.x, line.y, x, y) if line.visible else []
+        self._mark_dirty(_changed_spans(line.x, line.y, x, y) if line.visible else [])
+        line.x, line.y = x, y
+        line.polylines = None             # made when a paint needs the whole line: a live tick paints a few columns
+        lo, hi = (y.min(), y.max()) if y.shape[0] else (np.inf, -np.inf)
+        if lo != lo or hi != hi:          # a gap in view: NaN
+            lo, hi = np.nanmin(y, initial=np.inf), np.nanmax(y, initial=-np.inf)
+        self._set_bounds(line, lo, hi)
+
+    def _mark_dirty(self, spans) -> None:
+        """Columns to repaint; None: the whole plot (then it stays whole until the commit)."""
         if spans is None or self._dirty is None:
             self._dirty = None
         else:
             self._dirty.extend(spans)
-        line.x, line.y = x, y
-        line.polylines = _polylines(x, y)
-        lo, hi = (y.min(), y.max()) if y.shape[0] else (np.inf, -np.inf)
-        if lo != lo or hi != hi:          # a gap in view: NaN
-            lo, hi = np.nanmin(y, initial=np.inf), np.nanmax(y, initial=-np.inf)
+
+    def set_rows(self, keys, x: np.ndarray, ys: np.ndarray) -> None:
+        """set_data for lines sharing the points' times `x`, a row of `ys` each: their value
+        ranges come from one pass over all rows."""
+        if not x.shape[0]:
+            for key, y in zip(keys, ys):
+                self.set_data(key, x, y)
+            return
+        los, his = np.fmin.reduce(ys, axis=1), np.fmax.reduce(ys, axis=1)     # fmin/fmax: a gap (NaN) is passed over
+        group = tuple(keys)
+        before = self._rows.get(group)
+        lines = [self.lines[key] for key in keys]
+        # the same rows set together last time and shown since: compared as one block
+        spans = _changed_spans(*before, x, ys) \
+            if before is not None and all(line.visible and line.x is before[0] for line in lines) else False
+        self._rows[group] = (x, ys)
+        if spans is not False:
+            self._mark_dirty(spans)
+        for line, y, lo, hi in zip(lines, ys, los.tolist(), his.tolist()):
+            if spans is False:
+                self._mark_dirty(_changed_spans(line.x, line.y, x, y) if line.visible else [])
+            line.x, line.y = x, y
+            line.polylines = None
+            self._set_bounds(line, lo, hi)
+
+    @staticmethod
+    def _set_bounds(line: Line, lo: float, hi: float) -> None:
+        x = line.x
         line.rect = QRectF(float(x[0]), float(lo), float(x[-1] - x[0]), float(hi - lo)) if hi >= lo else QRectF()
         line.top = float(hi) if hi >= lo else 0.0
 
@@ -81,6 +114,7 @@ class SeriesLayer(pg.GraphicsObject):
 
     def remove_all(self) -> None:
         self.lines.clear()
+        self._rows.clear()
         self._dirty = None
         self.commit()
 
@@ -123,16 +157,25 @@ class SeriesLayer(pg.GraphicsObject):
         m = painter.transform()
         px = (1 / m.m11() if m.m11() else 0.0, 1 / m.m22() if m.m22() else 0.0)
         exposed = option.exposedRect if option is not None else self._bounds
-        part = exposed.width() < 0.5 * self._bounds.width()
+        columns = _exposed_columns(painter, exposed, self._bounds.width())
+        cuts: dict[int, list[tuple[int, int]]] = {}       # lines sharing their times share the cuts
         for line in self.lines.values():
-            if not (line.visible and line.polylines):
+            if not line.visible or line.x.shape[0] < 2:
                 continue
-            polylines = line.polylines
-            if part:
+            if columns:
                 # the points inside the exposed columns, and one each side so the segments reach out
-                a = max(int(np.searchsorted(line.x, exposed.left() - abs(px[0]) * 2, "left")) - 1, 0)
-                b = int(np.searchsorted(line.x, exposed.right() + abs(px[0]) * 2, "right")) + 1
-                polylines = _polylines(line.x[a:b], line.y[a:b])
+                cut = cuts.get(id(line.x))
+                if cut is None:
+                    cut = cuts[id(line.x)] = [
+                        (max(int(np.searchsorted(line.x, left - abs(px[0]) * 2, "left")) - 1, 0),
+                         int(np.searchsorted(line.x, right + abs(px[0]) * 2, "right")) + 1) for left, right in columns]
+                polylines = [p for a, b in cut for p in _polylines(line.x[a:b], line.y[a:b])]
+            else:
+                if line.polylines is None:
+                    line.polylines = _polylines(line.x, line.y)
+                polylines = line.polylines
+            if not polylines:
+                continue
             painter.setPen(line.pen)
             for dx, dy in ((0, 0), (px[0], 0), (0, px[1])) if line.bold else ((0, 0),):
                 if dx or dy:
@@ -141,6 +184,34 @@ class SeriesLayer(pg.GraphicsObject):
                     painter.drawPolyline(polyline)
                 if dx or dy:
                     painter.translate(-dx, -dy)
+
+
+def _exposed_columns(painter, exposed: QRectF, width: float) -> list[tuple[float, float]]:
+    """The x spans a paint must draw, when they are under half the item's width; else [] (draw
+    every point).  A live tick repaints a narrow column at the right of each plot; an item is
+    told the bounding rect of every column of the view, which for the right-hand plots is their
+    whole width (from the left-hand plots' column on), so the columns are read from the
+    paint's own region (the system clip, in device coordinates)."""
+    if exposed.width() < 0.5 * width:
+        return [(exposed.left(), exposed.right())]
+    engine = painter.paintEngine()
+    region = engine.systemClip() if engine is not None else None
+    m = painter.deviceTransform()
+    if region is None or region.isEmpty() or m.m12() or m.m21() or not m.m11():
+        return []
+    spans: list[tuple[float, float]] = []
+    for rect in region:
+        a, b = sorted(((rect.left() - m.dx()) / m.m11(), (rect.left() + rect.width() - m.dx()) / m.m11()))
+        a, b = max(a, exposed.left()), min(b, exposed.right())
+        if b > a:
+            spans.append((a, b))
+    merged: list[tuple[float, float]] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged if merged and sum(b - a for a, b in merged) < 0.5 * width else []
 
 
 def _polylines(x: np.ndarray, y: np.ndarray) -> list[QPolygonF]:
@@ -170,18 +241,20 @@ _TAIL = 4          # points that may change at the newest end (the newest bucket
 def _changed_spans(ox: np.ndarray, oy: np.ndarray, nx: np.ndarray, ny: np.ndarray):
     """The x spans that differ between a curve's old and new points, when all but its first
     bucket and its newest end are the same points (the old first bucket may have left, so the
-    rest are compared two points along); None when more changed (repaint the whole plot)."""
+    rest are compared two points along); None when more changed (repaint the whole plot).
+    oy and ny may hold several curves on the times ox and nx, a row each: the spans of all."""
     m = nx.shape[0]
     middle = m - _EDGE - _TAIL
-    if middle < 2 or ox.shape[0] < 2:
+    if middle < 2 or ox.shape[0] < 2 or oy.shape[:-1] != ny.shape[:-1]:
         return None
     for shift in (0, _EDGE):
         a, b = _EDGE + shift, _EDGE + shift + middle
         # compared as bytes: one memcmp, and a gap (NaN) equals the same gap
         if b <= ox.shape[0] and ox[a:b].tobytes() == nx[_EDGE:m - _TAIL].tobytes() \
-                and oy[a:b].tobytes() == ny[_EDGE:m - _TAIL].tobytes():
+                and oy[..., a:b].tobytes() == ny[..., _EDGE:m - _TAIL].tobytes():
             spans = [(float(nx[m - _TAIL - 1]), float(max(ox[-1], nx[-1])))]
-            if shift or ox[:_EDGE].tobytes() != nx[:_EDGE].tobytes() or oy[:_EDGE].tobytes() != ny[:_EDGE].tobytes():
+            if shift or ox[:_EDGE].tobytes() != nx[:_EDGE].tobytes() \
+                    or oy[..., :_EDGE].tobytes() != ny[..., :_EDGE].tobytes():
                 spans.append((float(min(ox[0], nx[0])), float(nx[_EDGE])))
             return spans
     return None

@@ -22,7 +22,6 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -33,7 +32,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTextBrowser,
     QToolButton,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -44,7 +42,6 @@ from topology.exception_ops import ExceptionError, accept_finding, exception_sub
 from widgets.findings_model import (
     _ICONS,
     GROUP_ORDER,
-    GROUP_ROLE,
     GROUP_TITLES,
     SEVERITIES,
     SEVERITY_COLOURS,
@@ -55,6 +52,7 @@ from widgets.findings_model import (
     scenario_words,
     severity_icon,
 )
+from widgets.findings_view import FindingsView
 from widgets.lifetimes import exec_once
 
 
@@ -73,7 +71,6 @@ class ValidationPanel(QWidget):
         self.selection = selection
         self.findings: list[Any] = []
         self._current_key: tuple | None = None
-        self._collapsed: set[str] = set()
         self._rebuilding = False
         self._focused_by_current: QPersistentModelIndex | None = None
         self._failed = ""
@@ -130,18 +127,11 @@ class ValidationPanel(QWidget):
 
         # the list
         self.model = FindingsModel(self)
-        self.tree = QTreeView(self)
-        self.tree.setModel(self.model)
-        self.tree.setUniformRowHeights(True)
-        self.tree.setAlternatingRowColors(True)
-        self.tree.setWordWrap(False)
-        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree = FindingsView(self.model, self)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
         self.tree.clicked.connect(self._clicked)
-        self.tree.expanded.connect(lambda i: self._rebuilding or self._collapsed.discard(i.data(GROUP_ROLE)))
-        self.tree.collapsed.connect(lambda i: self._rebuilding or self._collapsed.add(i.data(GROUP_ROLE)))
         width = self.fontMetrics().horizontalAdvance
         columns = self.tree.header()
         columns.setStretchLastSection(True)
@@ -230,7 +220,8 @@ class ValidationPanel(QWidget):
         self.readiness.setText(f' · <a href="readiness" style="color:{colour}">not ready: {escape(text)}</a>'
                                if text else "")
         self.readiness.setToolTip("What keeps the procedure from being carried out: the Readiness panel")
-        self._rebuild()
+        if not self.findings or self._failed:
+            self._rebuild()     # the readiness is only in the list's message row, shown when nothing is listed
         self.summary_changed.emit(self.summary())
 
     def show_about(self, subject: str) -> None:
@@ -308,25 +299,40 @@ class ValidationPanel(QWidget):
         return [self.findings[i] for _key, shown, _total in self.model.groups for i in shown]
 
     def group_titles(self) -> list[str]:
-        root = QModelIndex()
-        return [self.model.index(r, 0, root).data() for r in range(self.model.rowCount(root))]
+        return [self.model.index(r, 0).data() for r in self.model.group_rows()] if self.model.rowCount() else []
+
+    def group_title_of(self, index: QModelIndex) -> str:
+        """The title of the group a row is listed under ('' for none)."""
+        if not index.isValid() or self.model.message:
+            return ""
+        g, _position = self.model.locate(index.row())
+        return self.model.index(self.model.group_rows()[g], 0).data()
 
     def index_for(self, finding: Any) -> QModelIndex:
-        """The row of a finding in the list (invalid when it is filtered out)."""
+        """The row of a finding in the list (invalid when it is filtered out or its group is closed)."""
         key = finding_key(finding)
         for g, (_k, shown, _t) in enumerate(self.model.groups):
             for r, i in enumerate(shown):
                 if finding_key(self.findings[i]) == key:
-                    return self.model.index(r, 0, self.model.index(g, 0))
+                    row = self.model.finding_row(g, r)
+                    return self.model.index(row, 0) if row is not None else QModelIndex()
         return QModelIndex()
 
     # ------------------------------------------------------------------ showing
     def show_findings(self, findings: list[Any]) -> None:
+        findings = list(findings)
+        # most edits (a move, a rename of a note) change no finding: the list as shown stands, with
+        # its scroll, current row and open groups; re-laying out tens of thousands of rows stalled
+        # the window for seconds on a big bed
+        same = not self._failed and findings == self.findings
         self._failed = ""
-        self.findings = list(findings)
+        self.findings = findings
         self._fill_scenario_box()
         self._set_checking(False)
-        self._rebuild()
+        if same:
+            self.model.findings = findings      # equal findings, this revision's objects
+        else:
+            self._rebuild()
         text = self.summary()
         self.summary_changed.emit(text)
 
@@ -401,18 +407,14 @@ class ValidationPanel(QWidget):
                        "No findings: the bed passes every rule." if not self.findings else
                        "No finding matches the filter.")
             self.model.show(self.findings, groups, message)
-            root = QModelIndex()
-            for g, (key, shown, _t) in enumerate(groups):
-                group = self.model.index(g, 0, root)
-                tree.setFirstColumnSpanned(g, root, True)
-                tree.setExpanded(group, key not in self._collapsed)
-                if current is None and self._current_key is not None:
-                    for r, i in enumerate(shown):
-                        if finding_key(self.findings[i]) == self._current_key:
-                            current = self.model.index(r, 0, group)
-                            break
-            if message:
-                tree.setFirstColumnSpanned(0, root, True)
+            if self._current_key is not None:
+                for g, (_key, shown, _t) in enumerate(groups):
+                    r = next((r for r, i in enumerate(shown) if finding_key(self.findings[i]) == self._current_key),
+                             None)
+                    row = self.model.finding_row(g, r) if r is not None else None
+                    if row is not None:
+                        current = self.model.index(row, 0)
+                        break
             if current is not None:
                 tree.setCurrentIndex(current)
             self._show_detail(self.current_finding())

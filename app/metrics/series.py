@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from datetime import datetime
 
 import numpy as np
@@ -98,13 +98,17 @@ class _PerSecond:
         np.add.at(self.seen, slot, 1)
 
     def read(self, how: str) -> tuple[np.ndarray, np.ndarray]:
-        used = np.flatnonzero((self.second > self.newest - self.second.shape[0]) & (self.seen > 0))
-        used = used[np.argsort(self.second[used])]
+        cap = self.second.shape[0]
+        held = (self.second > self.newest - cap) & (self.seen > 0)
+        # a second's slot is its number modulo the capacity: from the slot after the newest
+        # second's round the ring, the seconds held come oldest first (no sort on every redraw)
+        start = (self.newest + 1) % cap
+        used = np.concatenate((np.flatnonzero(held[start:]) + start, np.flatnonzero(held[:start])))
         count = self.count[used]
         with np.errstate(invalid="ignore", divide="ignore"):
             values = self.total[used] / count if how == "mean" else self.total[used].copy()
         values[count == 0] = np.nan
-        return with_gaps(self.second[used].astype(float), values)
+        return with_gaps(self.second[used].astype(float), values, ordered=True)
 
 
 def is_host_series(source: str) -> bool:
@@ -210,12 +214,59 @@ class SeriesStore:
             ring = self._rings.get((source, metric))
             return ring.revision if ring else -1
 
+    def series_revisions(self, metric: str, sources: Sequence[str]) -> list[int]:
+        """series_revision of each source's `metric` series, under one hold of the lock."""
+        with self._lock:
+            rings = self._rings
+            return [ring.revision if (ring := rings.get((src, metric))) is not None else -1 for src in sources]
+
     def series(self, source: str, metric: str) -> tuple[np.ndarray, np.ndarray]:
         with self._lock:
             ring = self._rings.get((source, metric))
             if ring is None:
                 return np.empty(0), np.empty(0)
             return ring.ordered()
+
+    def shared_axes(self, keys: Iterable[tuple[str, str]], wanted: Container[tuple[str, str]]
+                    ) -> list[tuple[list[tuple[str, str]], np.ndarray, np.ndarray]]:
+        """The (source, metric) series of `keys`, oldest first, grouped by time axis: series whose
+        rings hold the very same times (the metrics of one report, hosts sampled on the same
+        seconds) come back as one t and a 2-D array of their values, a row each, so a view
+        cuts and decimates them in one pass instead of one per curve.  Only the groups holding
+        a `wanted` series are returned."""
+        groups: dict[tuple, tuple[_Ring, list[tuple[str, str]], list[_Ring]]] = {}
+        with self._lock:
+            for key in keys:
+                ring = self._rings.get(key)
+                if ring is None or not ring.count:
+                    continue
+                cap = ring.t.shape[0]
+                # a cheap look first (where the ring stands, its newest and oldest times), then all times
+                oldest = ring.head if ring.count == cap else 0
+                look = (cap, ring.head, ring.count, float(ring.t[oldest]), float(ring.t[(ring.head - 1) % cap]))
+                found = groups.get(look)
+                while found is not None and not np.array_equal(found[0].t[:ring.count], ring.t[:ring.count]):
+                    look = (*look, None)        # same ends, other times between: a group of its own
+                    found = groups.get(look)
+                if found is None:
+                    groups[look] = (ring, [key], [ring])
+                else:
+                    found[1].append(key)
+                    found[2].append(ring)
+            out = []
+            for first, group_keys, rings in groups.values():
+                if not any(key in wanted for key in group_keys):
+                    continue
+                t = first.ordered()[0]
+                values = np.empty((len(rings), t.shape[0]))
+                cap, head = first.t.shape[0], first.head
+                for row, ring in zip(values, rings):
+                    if ring.count < cap:
+                        row[:] = ring.v[:ring.count]
+                    else:
+                        row[:cap - head], row[cap - head:] = ring.v[head:], ring.v[:head]
+                out.append((group_keys, t, values))
+        return out
 
     def aggregate(self, metric: str, sources: Iterable[str], how: str = "sum") -> tuple[np.ndarray, np.ndarray]:
         """Per whole second across `sources`: the sum (IOPS, throughput) or the mean (latency).
@@ -270,10 +321,10 @@ def gap_text(gaps: Sequence[tuple[float, float]]) -> str:
     return f"no samples {shown}{more}"
 
 
-def find_gaps(t: np.ndarray, interval: float | None = None) -> list[tuple[float, float]]:
+def find_gaps(t: np.ndarray, interval: float | None = None, ordered: bool = False) -> list[tuple[float, float]]:
     """Stretches between consecutive samples longer than GAP_FACTOR intervals (the median one
-    unless given): (last sample before, first sample after)."""
-    t = np.sort(np.asarray(t, dtype=float))
+    unless given): (last sample before, first sample after).  ordered: `t` is sorted already."""
+    t = np.asarray(t, dtype=float) if ordered else np.sort(np.asarray(t, dtype=float))
     if t.size < 2:
         return []
     steps = np.diff(t)
@@ -282,9 +333,9 @@ def find_gaps(t: np.ndarray, interval: float | None = None) -> list[tuple[float,
     return [(float(t[i]), float(t[i + 1])) for i in where]
 
 
-def with_gaps(t: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def with_gaps(t: np.ndarray, v: np.ndarray, ordered: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(t, v) with a NaN inside every gap, so a line is broken there instead of drawn across."""
-    gaps = find_gaps(t)
+    gaps = find_gaps(t, ordered=ordered)
     if not gaps:
         return t, v
     cut_t = np.array([(a + b) / 2 for a, b in gaps])
@@ -296,27 +347,28 @@ def peak_decimate(t: np.ndarray, v: np.ndarray, x0: float, x1: float, buckets: i
     """The points a plot `buckets` pixels wide needs to show (t, v) between x0 and x1: the
     points in that window (and one on each side, so the line reaches the edges); when there
     are more than two per pixel, the lowest and highest of each run of points, so a spike
-    stays visible.  A run holding a gap is a gap, so the gap stays visible too."""
+    stays visible.  A run holding a gap is a gap, so the gap stays visible too.  `v` may hold
+    several series on the time axis `t`, one per row: all are decimated in one pass."""
     n = t.shape[0]
     if n == 0:
         return t, v
     i0 = max(int(np.searchsorted(t, x0, "left")) - 1, 0)
     i1 = min(int(np.searchsorted(t, x1, "right")) + 1, n)
-    t, v = t[i0:i1], v[i0:i1]
+    t, v = t[i0:i1], v[..., i0:i1]
     n = t.shape[0]
     if buckets < 1 or n <= 2 * buckets:
         return t, v
     k = -(-n // buckets)
     m = n // k * k
-    tb, vb = t[:m].reshape(-1, k), v[:m].reshape(-1, k)
-    lo = vb.min(axis=1)            # NaN propagates: a run holding a gap is drawn as a gap
-    hi = vb.max(axis=1)
-    pairs = 2 * lo.shape[0]
+    tb, vb = t[:m].reshape(-1, k), v[..., :m].reshape(v.shape[:-1] + (-1, k))
+    lo = vb.min(axis=-1)            # NaN propagates: a run holding a gap is drawn as a gap
+    hi = vb.max(axis=-1)
+    pairs = 2 * tb.shape[0]
     out_t = np.empty(pairs + n - m)
-    out_v = np.empty_like(out_t)
+    out_v = np.empty(v.shape[:-1] + out_t.shape)
     out_t[0:pairs:2], out_t[1:pairs:2] = tb[:, 0], tb[:, -1]
-    out_v[0:pairs:2], out_v[1:pairs:2] = lo, hi
-    out_t[pairs:], out_v[pairs:] = t[m:], v[m:]
+    out_v[..., 0:pairs:2], out_v[..., 1:pairs:2] = lo, hi
+    out_t[pairs:], out_v[..., pairs:] = t[m:], v[..., m:]
     return out_t, out_v
 
 
