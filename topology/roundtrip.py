@@ -104,15 +104,24 @@ def _written_if_canonical(source: ProjectSource, new: dict) -> str | None:
     data (then `source.canonical` is set), else None.  The writer's text is its top-level
     entries' texts one after the other, so an entry the edit left alone is written once for
     both questions: after a one-field edit this costs about one write, not two."""
-    old = source.data
+    old, text = source.data, source.text
     try:
         written = {key: yaml_emit.entry(key, value) for key, value in new.items()}
-        was = "".join(written[key] if key in new and new[key] == value else yaml_emit.entry(key, value)
-                      for key, value in old.items())
+        # compared entry by entry against the text, not joined first: a second copy of a 28 MB
+        # file's text is work and memory that grow with the bed
+        at = 0
+        for key, value in old.items():
+            piece = written[key] if key in new and new[key] == value else yaml_emit.entry(key, value)
+            if not text.startswith(piece, at):
+                break
+            at += len(piece)
+        else:
+            source.canonical = at == len(text)
+            return "".join(written.values()) if source.canonical else None
     except yaml_emit.Unsupported:
         return None   # the writer hands such data to libyaml: decided the slow way
-    source.canonical = was == source.text
-    return "".join(written.values()) if source.canonical else None
+    source.canonical = False
+    return None
 
 
 def _reads_as(text: str, data: dict) -> bool:
