@@ -23,7 +23,9 @@ click.  Three things keep the walks rare and short (the first as CPython's own a
   reference count when the job ends.  What the job hands back (the 5,000-device bed's procedure and
   findings: a million objects) is frozen when it arrives instead of walked: three walks of it,
   young, middle and full, stalled the window for about a second after each edit.  It is freed by
-  reference count when the next result replaces it (RSS stayed level over eight edits).
+  reference count when the next result replaces it (RSS stayed level over eight edits); should
+  the frozen objects ever pass what the load left plus twice the largest result (garbage in
+  cycles among them), they are walked once and frozen again.  Only once a bed is frozen: before that, a bulk is walked.
 
 `CollectionWatch` counts collections that happen off the GUI thread (tests and the soak use it).
 QtCore only (app/ never imports QtWidgets outside the GUI entry point).
@@ -62,6 +64,8 @@ class GuiCollector(QObject):
         self._freeze_next_full = False      # the first full collection after a load freezes what it kept
         self.waited_for_pause = 0           # ticks a due collection waited for a worker's bulk job
         self.bulk_frozen = 0                # times a bulk job's result was frozen instead of walked
+        self._frozen_base = 0               # objects frozen after the load (and its first full walk)
+        self._bulk_largest = 0              # the most young objects a bulk freeze took at once
         self._held_since = 0.0
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
@@ -100,12 +104,24 @@ class GuiCollector(QObject):
                 self.waited_for_pause += 1
                 return 0
         self._held_since = 0.0
-        if c0 > BULK_YOUNG:
+        # the count is allocations less deallocations: a result replacing the one before (freed
+        # from the frozen set) leaves it near zero while a million new objects wait in generation 0
+        young = len(gc.get_objects(0)) + len(gc.get_objects(1)) if self._frozen else 0
+        if young > BULK_YOUNG:
             # a worker's result has arrived (a big bed's procedure, its findings): walking it in
             # three generations would cost a second each; it lives until the next edit replaces
             # it, and is freed then by reference count, frozen or not
             gc.freeze()
             self.bulk_frozen += 1
+            self._bulk_largest = max(self._bulk_largest, young)
+            if gc.get_freeze_count() > self._frozen_base + 2 * self._bulk_largest:
+                # more frozen than the load plus twice the largest result: some may be garbage in
+                # cycles (results are replaced, so the count stays level otherwise): walk it all once
+                gc.unfreeze()
+                self.collections[2] += 1
+                gc.collect()
+                gc.freeze()
+                self._frozen_base = gc.get_freeze_count()
             return 0
         generation = 1 if c1 > t1 else 0            # the oldest one due, as CPython picks
         if c2 > t2 and c2 >= self._recheck_at:
@@ -120,6 +136,7 @@ class GuiCollector(QObject):
             if self._freeze_next_full:      # views, caches and late imports of the bed just opened
                 gc.freeze()
                 self._freeze_next_full = False
+                self._frozen_base = gc.get_freeze_count()
             self._long_lived, self._recheck_at = len(gc.get_objects(2)), 0
         return found
 
@@ -145,6 +162,7 @@ class GuiCollector(QObject):
         gc.collect() if large else gc.collect(1)
         gc.freeze()
         self._frozen = True
+        self._frozen_base, self._bulk_largest = gc.get_freeze_count(), 0
         self._long_lived, self._recheck_at = 0, 0
         self._freeze_next_full = True
 
