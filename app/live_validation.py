@@ -20,34 +20,22 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.background import BackgroundJob, Outcome
+from app.background import BackgroundJob, Outcome, edited_meanwhile, unless_edited
 from topology.gc_pause import collector_paused
-
-
-class _EditedMeanwhile(Exception):
-    """The bed changed while it was being validated: this run's result would be dropped anyway."""
 
 
 def validate_unless_edited(document: Any, bed: Any, scenario: str | None = None) -> tuple[list, dict]:
     """On the worker: the findings of `bed` and the diagram's badges of them (for `scenario`, as the
-    canvas counts them), or _EditedMeanwhile when an edit ran while they were worked out (whatever
+    canvas counts them), or EditedMeanwhile when an edit ran while they were worked out (whatever
     went wrong then is the edit's doing)."""
     from app.diagram.findings import badges, drawn
     from topology.validation import validate
+
+    def work() -> tuple[list, dict]:
+        findings = validate(bed)
+        return findings, badges(findings, *drawn(bed), scenario=scenario)
     with collector_paused():
-        before = document.edit_seq
-        if before % 2:
-            raise _EditedMeanwhile
-        try:
-            findings = validate(bed)
-            out = findings, badges(findings, *drawn(bed), scenario=scenario)
-        except Exception:
-            if document.edit_seq != before:
-                raise _EditedMeanwhile from None
-            raise
-        if document.edit_seq != before:
-            raise _EditedMeanwhile
-        return out
+        return unless_edited(document, work)
 
 
 def _kept(previous: list, result: tuple[list, dict]) -> tuple[list, dict]:
@@ -95,7 +83,7 @@ class LiveValidator(QObject):
 
     def _finished(self, outcome: Outcome) -> None:
         if outcome.error:
-            if outcome.error.startswith(_EditedMeanwhile.__name__):
+            if edited_meanwhile(outcome):
                 return
             self.failed.emit(f"validation failed: {outcome.error}")
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
+from app.background import EditedMeanwhile
 from app.document import Document
 from topology import synthetic
 from topology.edits import RemoveItem, SetField
@@ -64,7 +65,7 @@ def test_a_validation_an_edit_ran_into_is_dropped(qtbot):
     with doc.editing():         # as if the GUI thread were half-way through an edit
         try:
             live_validation.validate_unless_edited(doc, doc.bed)
-        except live_validation._EditedMeanwhile:
+        except EditedMeanwhile:
             dropped = True
         else:
             dropped = False
