@@ -21,7 +21,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QGraphicsView
 
 SLICED_FROM = 1000          # drawn devices and cables (a cable counts half) from which a bed is built in slices
-SLICE_S = 0.012             # one slice's share of the GUI thread
+SLICE_S = 0.012             # one slice's share of the GUI thread while the validator works
+FREE_SLICE_S = 0.06         # ... once it is done (each turn between slices costs the build time)
 BACKOFF_MS = 100            # the pause between slices while the validator works
 
 
@@ -73,7 +74,9 @@ class SlicedBuild:
         steps = self._build_steps
         if steps is None:
             return
-        deadline = time.perf_counter() + SLICE_S
+        validation = getattr(self.document, "validation", None)
+        waiting = validation is not None and getattr(validation, "busy", False)
+        deadline = time.perf_counter() + (SLICE_S if waiting else FREE_SLICE_S)
         try:
             while time.perf_counter() < deadline:
                 next(steps)
