@@ -74,9 +74,7 @@ class SlicedBuild:
         steps = self._build_steps
         if steps is None:
             return
-        validation = getattr(self.document, "validation", None)
-        waiting = validation is not None and getattr(validation, "busy", False)
-        deadline = time.perf_counter() + (SLICE_S if waiting else FREE_SLICE_S)
+        deadline = time.perf_counter() + (SLICE_S if self._validator_busy() else FREE_SLICE_S)
         try:
             while time.perf_counter() < deadline:
                 next(steps)
@@ -84,7 +82,9 @@ class SlicedBuild:
             self._stop_build()
             self.built.emit()
             return
-        validation = getattr(self.document, "validation", None)
-        waiting = validation is not None and getattr(validation, "busy", False)
         assert self._build_timer is not None
-        self._build_timer.start(BACKOFF_MS if waiting else 0)
+        self._build_timer.start(BACKOFF_MS if self._validator_busy() else 0)
+
+    def _validator_busy(self) -> bool:
+        validation = getattr(self.document, "validation", None)
+        return validation is not None and getattr(validation, "busy", False)
