@@ -25,7 +25,8 @@ click.  Three things keep the walks rare and short (the first as CPython's own a
   young, middle and full, stalled the window for about a second after each edit.  It is freed by
   reference count when the next result replaces it (RSS stayed level over eight edits); should
   the frozen objects ever pass what the load left plus twice the largest result (garbage in
-  cycles among them), they are walked once and frozen again.  Only once a bed is frozen: before that, a bulk is walked.
+  cycles among them), they are walked once and frozen again.  Only once a bed is frozen: before
+  that, a bulk is walked.
 
 `CollectionWatch` counts collections that happen off the GUI thread (tests and the soak use it).
 QtCore only (app/ never imports QtWidgets outside the GUI entry point).
@@ -153,13 +154,16 @@ class GuiCollector(QObject):
         open, which collects them."""
         if threading.get_ident() != self.thread_id:
             return
+        walk_all = large or self._frozen      # a large build's garbage, or the old bed's cycles
         if self._frozen:
             gc.unfreeze()
-            gc.collect()
             self._frozen = False
+        if walk_all:                          # one full walk serves both
+            gc.collect()
         if not (large or self.freeze_small_beds):
             return
-        gc.collect() if large else gc.collect(1)
+        if not walk_all:
+            gc.collect(1)
         gc.freeze()
         self._frozen = True
         self._frozen_base, self._bulk_largest = gc.get_freeze_count(), 0
