@@ -65,6 +65,70 @@ def edited_meanwhile(outcome: Outcome) -> bool:
     return outcome.error.startswith(EditedMeanwhile.__name__ + ":")
 
 
+class DrawingFirst(QObject):
+    """While a bed is opened and a big bed's diagram is built (widgets/canvas/building.py), the work
+    that no view on screen waits for (the methodology, the paths, the component tree, the run
+    page's warm-up) is held: it would share the interpreter lock with the opening and the build's
+    slices, and the diagram is what the person waits for after File › Open.  Live validation is
+    not held (its findings are on screen).  A held job runs once when the hold ends, on the bed as
+    it is then.  Each holder ("opening", "drawing") lets go on every way out (opened or refused,
+    built, another bed, an edit, the canvas gone), and GIVE_UP_MS ends the hold anyway, so no
+    work is held for good."""
+
+    GIVE_UP_MS = 120_000
+    released = Signal()
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._holders: set[str] = set()
+        self._waiting: list[BackgroundJob] = []
+        self._give_up = QTimer(self, singleShot=True, interval=self.GIVE_UP_MS, timeout=self._end)
+
+    @classmethod
+    def of(cls, document: Any) -> DrawingFirst:
+        """The document's hold (made on first use, owned by the document)."""
+        hold = getattr(document, "_drawing_first", None)
+        if hold is None:
+            hold = cls(document if isinstance(document, QObject) else None)
+            document._drawing_first = hold
+        return hold
+
+    @property
+    def holding(self) -> bool:
+        return bool(self._holders)
+
+    def hold(self, holder: str) -> None:
+        self._holders.add(holder)
+        self._give_up.start()
+
+    def release(self, holder: str) -> None:
+        if holder in self._holders:
+            self._holders.discard(holder)
+            if not self._holders:
+                self._end()
+
+    def _end(self) -> None:
+        self._holders.clear()
+        self._give_up.stop()
+        waiting, self._waiting = self._waiting, []
+        self.released.emit()
+        for job in waiting:
+            try:
+                job.run_now()
+            except RuntimeError:        # its view went away meanwhile
+                pass
+
+    def keep(self, job: BackgroundJob) -> None:
+        if job not in self._waiting:
+            self._waiting.append(job)
+
+    def forget(self, job: BackgroundJob) -> bool:
+        if job in self._waiting:
+            self._waiting.remove(job)
+            return True
+        return False
+
+
 class BackgroundJob(QObject):
     result = Signal(object)         # Outcome of the current revision only
     busy_changed = Signal(bool)
@@ -92,9 +156,10 @@ class BackgroundJob(QObject):
 
     def __init__(self, parent: QObject | None = None, *, name: str = "background",
                  prepare: Callable[[], tuple[int, Work]] | None = None, debounce_ms: int = 0,
-                 current_revision: Callable[[], int] | None = None):
+                 current_revision: Callable[[], int] | None = None, waits_for: DrawingFirst | None = None):
         super().__init__(parent)
         self.name = name
+        self._waits_for = waits_for
         self._prepare = prepare
         self._current_revision = current_revision
         self._thread: threading.Thread | None = None
@@ -126,6 +191,9 @@ class BackgroundJob(QObject):
         if hold and held is not None:
             if self not in held:
                 held.append(self)
+            return
+        if hold and self._waits_for is not None and self._waits_for.holding:
+            self._waits_for.keep(self)
             return
         if self._running:
             self._again = True          # started again as soon as the running one is back
@@ -175,6 +243,8 @@ class BackgroundJob(QObject):
         was_held = held is not None and self in held
         if was_held:
             held.remove(self)
+        if self._waits_for is not None and self._waits_for.forget(self):
+            was_held = True     # printing or a test needs it now: the diagram's build waits instead
         if was_held or self._timer.isActive():
             self._run_now(hold=False)
         thread = self._thread
@@ -187,6 +257,8 @@ class BackgroundJob(QObject):
         """The window is closing: nothing new starts; a running piece may finish."""
         self._closed = True
         self._timer.stop()
+        if self._waits_for is not None:
+            self._waits_for.forget(self)
         thread = self._thread
         if thread is not None:
             thread.join(msecs / 1000)

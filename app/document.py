@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from app.background import DrawingFirst
 from topology import roundtrip
 from topology.edits import Edit
 from topology.fileformat import loads, read_text
@@ -96,13 +97,19 @@ class Document(QObject):
         """Replace the bed with a file's.  Raises BedFileError and leaves everything as it was.
         `progress` is told each stage as it begins (reading, model, validation: a splash shows it)."""
         say = progress or (lambda _stage: None)
-        say("reading")
-        text = read_text(path)
-        say("model")
-        bed = loads(text, str(path))
-        source = ProjectSource.of(text, bed)
-        say("validation")
-        self.replace(bed, Path(path), source=source)
+        # what no view on screen waits for waits for the opening (and a big bed's drawing)
+        hold = DrawingFirst.of(self)
+        hold.hold("opening")
+        try:
+            say("reading")
+            text = read_text(path)
+            say("model")
+            bed = loads(text, str(path))
+            source = ProjectSource.of(text, bed)
+            say("validation")
+            self.replace(bed, Path(path), source=source)
+        finally:
+            hold.release("opening")
 
     def replace(self, bed: Bed, path: Path | None, *, dirty: bool = False,
                 source: ProjectSource | None = None) -> None:

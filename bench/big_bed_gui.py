@@ -3,9 +3,11 @@ target:
 
 * splash on screen: from the process's start to the splash painted, as `testbed-studio BED`
   starts (the QApplication, then the splash, then the window's modules) [< 0.5 s];
-* first frame: painting the first frame of the diagram with the bed opened by File › Open (fitted
-  to the window; the validation and methodology workers already running) [< 2 s]; the time from
-  File › Open to that frame is printed beside it;
+* File › Open to the first frame: from File › Open to the end of the first painted frame of the
+  diagram that shows the bed's devices (a big bed's are painted from the model until their items
+  are made, widgets/canvas/building.py) [< 2 s]; printed beside it, how long painting that frame
+  took, open_path's own share (reading, model, views), when the canvas was built, and the
+  longest GUI-thread stall from that frame until the findings and the procedure are back;
 * first visit to VM placement and to Methodology: from the tab's click to its first painted
   frame, the procedure already generated on its worker [< 1 s each];
 * the longest GUI-thread stall after one edit with every tab open (each tab shown once, a 10 ms
@@ -32,10 +34,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGETS = {"splash_s": 0.5, "first_frame_s": 2.0, "placement_first_visit_s": 1.0, "methodology_first_visit_s": 1.0,
+TARGETS = {"splash_s": 0.5, "open_to_frame_s": 2.0, "placement_first_visit_s": 1.0, "methodology_first_visit_s": 1.0,
            "edit_stall_s": 0.1}
 NAMES = {"splash_s": "splash on screen after the start",
-         "first_frame_s": "first frame of the opened bed",
+         "open_to_frame_s": "File › Open to the first frame",
          "placement_first_visit_s": "first visit to VM placement",
          "methodology_first_visit_s": "first visit to Methodology",
          "edit_stall_s": "longest GUI stall after an edit"}
@@ -96,11 +98,13 @@ def _child(path: str) -> dict:
     window.show()
     app.processEvents()
     canvas = window.canvas
-    frame: list[float] = []         # the first frame's start and end (its background, then its foreground)
+    # the first frame that shows the bed's devices (built, or painted from the model while a big bed's
+    # items are made: widgets/canvas/building.py): its start and end (its background, then its foreground)
+    frame: list[float] = []
     background, foreground = canvas.drawBackground, canvas.drawForeground
 
     def started(painter, rect):
-        if not frame and canvas.devices:
+        if not frame and getattr(canvas, "shows_bed", canvas.devices and not getattr(canvas, "building", False)):
             frame.append(time.perf_counter())
         background(painter, rect)
 
@@ -109,33 +113,45 @@ def _child(path: str) -> dict:
         if len(frame) == 1:
             frame.append(time.perf_counter())
     canvas.drawBackground, canvas.drawForeground = started, ended
+    beats: list[float] = []     # a 10 ms heartbeat on the GUI thread from the first frame on
+    heartbeat = QTimer()
+    heartbeat.setInterval(10)
+    heartbeat.timeout.connect(lambda: beats.append(time.perf_counter()) if len(frame) == 2 else None)
+    heartbeat.start()
     t = time.perf_counter()
     window.files.open_path(path)
     out["open_s"] = time.perf_counter() - t
     _say("opened")
-    # the splash's last stage paints the window: most often it is painted already; a big bed's canvas
-    # is built in slices (widgets/canvas/building.py): its first frame with devices comes a few turns later
+    # the window paints as it would for a person (nothing here asks for a frame)
     deadline = time.perf_counter() + 600
     while len(frame) < 2 and time.perf_counter() < deadline:
-        window.canvas.viewport().update()
-        _painted(app, window.canvas)
-    while getattr(canvas, "building", False) and time.perf_counter() < deadline:
         app.processEvents()
+        time.sleep(0.001)
     _say("painted")
     out["open_to_frame_s"] = frame[1] - t
     out["first_frame_s"] = frame[1] - frame[0]
+    while getattr(canvas, "building", False) and time.perf_counter() < deadline:
+        app.processEvents()
+        time.sleep(0.001)
+    out["open_to_built_s"] = time.perf_counter() - t
+    _say("built")
     canvas.drawBackground, canvas.drawForeground = background, foreground
     doc = window.document
     out["devices"] = len(doc.bed.servers) + len(doc.bed.switches) + len(doc.bed.arrays)
     tabs = window.tabs
     # the procedure is generated on a worker after the open: wait for it, then visit the tab
     methodology = window.methodology
-    methodology.wait(600000)
-    t = time.perf_counter()
-    while methodology.revision_shown != doc.revision and time.perf_counter() - t < 600:
+    while (methodology.revision_shown != doc.revision or doc.validation.revision_shown != doc.revision) \
+            and time.perf_counter() - t < 600:
         app.processEvents()
         time.sleep(0.01)
     _say("generated")
+    heartbeat.stop()
+    beats.append(time.perf_counter())
+    gaps = [b - a for a, b in zip(beats, beats[1:])]
+    out["after_frame_stall_s"] = max(gaps, default=0.0)
+    out["after_frame_stalls_over_100ms"] = sum(1 for gap in gaps if gap > 0.1)
+    out["open_to_settled_s"] = time.perf_counter() - t
     out["steps"] = sum(len(s.steps) for s in methodology.methodology.sections)
 
     def visit(page) -> float:
@@ -235,9 +251,13 @@ def main(argv: list[str] | None = None) -> int:
         value, ratio = f[key], f[key] / target
         print(f"  {NAMES[key]:<36} {value:8.2f} s  target {target:g} s  ratio {ratio:5.2f}  "
               f"{'ok' if ratio <= 1 else 'OVER'}")
-    print(f"      File › Open to the first frame {f['open_to_frame_s']:.1f} s (reading, model, views: "
-          f"{f['open_s']:.1f} s, the splash on screen throughout); the edit settled "
-          f"(findings and procedure back) in {f['edit_settled_s']:.1f} s")
+    print(f"      the first frame shows every device (painted from the model while the items are made); "
+          f"painting it took {f['first_frame_s']:.2f} s; reading, model, views (open_path): {f['open_s']:.1f} s, "
+          f"the splash on screen throughout")
+    print(f"      from the first frame until the findings and the procedure were back (canvas built at "
+          f"{f['open_to_built_s']:.1f} s, all back at {f['open_to_settled_s']:.1f} s after File › Open): longest "
+          f"GUI stall {f['after_frame_stall_s']:.2f} s ({f['after_frame_stalls_over_100ms']} over 100 ms)")
+    print(f"      the edit settled (findings and procedure back) in {f['edit_settled_s']:.1f} s")
     print(f"      after the edit: longest stall outside the collector {f['edit_stall_outside_gc_s']:.2f} s "
           f"({f['edit_stalls_outside_gc_over_100ms']} over 100 ms), the collector's longest pause "
           f"{f['edit_gc_longest_s']:.2f} s")

@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import QStyle, QTreeWidget, QTreeWidgetItem
 
+from app.background import DrawingFirst
 from topology.ids import owner_of
 from topology.index import parse_slot_range
 from topology.unknown import is_not_stated
@@ -199,6 +200,7 @@ class ComponentTree(FindingMarkers, QTreeWidget):
         self._blank = QIcon(self._blank_pixmap())
         self._icons = {k: self.style().standardIcon(v) for k, v in _MARKER_ICONS.items()}
         self._refresh = QTimer(self, singleShot=True, interval=150, timeout=self._redraw)
+        self._after_drawing = False     # the rows wait for the diagram (see _redraw_all)
         document.reset.connect(self._redraw_all)
         document.changed.connect(self._touched)
         document.validation.findings_changed.connect(self.show_findings)
@@ -228,7 +230,22 @@ class ComponentTree(FindingMarkers, QTreeWidget):
 
     def _redraw_all(self) -> None:
         self._pending = None
+        hold = DrawingFirst.of(self.document)
+        if hold.holding:    # a bed is opening, or a big one's diagram is drawn: that comes first
+            self._refresh.stop()
+            self.show_message("Listing the components once the diagram is drawn…")
+            self._section_ids = {}
+            if not self._after_drawing:
+                self._after_drawing = True
+                hold.released.connect(self._drawn)
+            return
         self._redraw()
+
+    def _drawn(self) -> None:
+        if self._after_drawing:
+            self._after_drawing = False
+            DrawingFirst.of(self.document).released.disconnect(self._drawn)
+            self._redraw_all()
 
     def _redraw(self) -> None:
         self._refresh.stop()

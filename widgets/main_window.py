@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
-from app.background import BackgroundJob
+from app.background import BackgroundJob, DrawingFirst
 from app.document import Document
 from app.selection import Selection
 from widgets import window_state
@@ -233,6 +233,9 @@ class MainWindow(QMainWindow):
         return widget
 
     def _build_later_pages(self) -> None:
+        if DrawingFirst.of(self.document).holding:      # a bed is opening or drawn: after that
+            QTimer.singleShot(LATER_PAGES_MS, self._build_later_pages)
+            return
         for attr in self._later:
             self._page(attr)
 

@@ -120,9 +120,10 @@ class OpenProgress(QWidget):
         QTimer.singleShot(GIVE_UP_MS, self.close)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        # a big bed's diagram is built over several turns of the event loop: its first paint after that
+        # a big bed's diagram is built over several turns of the event loop: its first paint that shows
+        # the bed's devices (painted from the model until their items exist, widgets/canvas/building.py)
         if watched is self._watched and event.type() == QEvent.Type.Paint \
-                and not getattr(self._drawing, "building", False):
+                and getattr(self._drawing, "shows_bed", not getattr(self._drawing, "building", False)):
             watched.removeEventFilter(self)
             self._watched = None
             QTimer.singleShot(0, self.close)        # after this paint has reached the screen

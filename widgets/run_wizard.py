@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.background import DrawingFirst
 from app.run import events as E
 from app.run.journal import JournalRefused
 from app.run.qt_runner import RunController
@@ -256,6 +257,9 @@ class RunWizard(QWidget):
         self.dashboard.ingest(samples)
 
     def _warm_up(self) -> None:
+        if DrawingFirst.of(self.document).holding:      # a bed is opening or drawn: that comes first
+            self._warm_timer.start(WARM_UP_MS)
+            return
         if self._warm_steps:
             self._warm_steps.pop(0)()
             self._warm_timer.start(0)

@@ -8,6 +8,13 @@ and the validation worker share one interpreter lock: while the validator is bus
 takes a slice only every BACKOFF_MS, so the findings come first (the findings are what the
 person waits for; the drawing is the same work either way, only later).
 
+The first frame does not wait for the items: once the layout is known (the build's first
+steps, taken at full speed), the view paints every device from the model, at its place, with its
+name where it is wide enough (widgets/canvas/far_drawing.py, `draw_preview`); the cables follow
+when the build ends.  While it runs, the methodology and path workers are held
+(app/background.py, DrawingFirst): they share the interpreter lock with the slices and no view
+on screen waits for them; every way out of the build releases them.
+
 Whatever needs every item (an edit, an export, a device to centre on) finishes the build first,
 at once.  A small bed is built at once, as before.
 """
@@ -20,16 +27,26 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QGraphicsView
 
+from app.background import DrawingFirst
+
 SLICED_FROM = 1000          # drawn devices and cables (a cable counts half) from which a bed is built in slices
 SLICE_S = 0.012             # one slice's share of the GUI thread while the validator works
 FREE_SLICE_S = 0.06         # ... once it is done (each turn between slices costs the build time)
 BACKOFF_MS = 100            # the pause between slices while the validator works
 
 
+def _let_go(hold: DrawingFirst) -> None:
+    try:
+        hold.release("drawing")
+    except RuntimeError:        # the document went first, and its hold with it
+        pass
+
+
 class SlicedBuild:
     """Mixed into Canvas (document, bed, `built` signal)."""
 
     building = False        # the scene is still being built (a benchmark and the splash wait for it)
+    previewing = False      # ... and its devices are painted from the model meanwhile (the layout is known)
     _build_steps: Iterator[None] | None = None
     _build_timer: QTimer | None = None
     _update_mode = QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate
@@ -39,9 +56,28 @@ class SlicedBuild:
         drawn = len(bed.servers) + len(bed.switches) + len(bed.arrays) + len(bed.chassis)
         return drawn + len(bed.links) / 2 >= SLICED_FROM
 
+    @property
+    def shows_bed(self) -> bool:
+        """A frame painted now shows the bed's devices (built, or painted from the model)."""
+        return bool(self.objects) and (not self.building or self.previewing)
+
+    def _drawing_first(self) -> DrawingFirst | None:
+        document = getattr(self, "document", None)
+        if document is None or not hasattr(document, "revision"):
+            return None
+        hold = DrawingFirst.of(document)
+        if not getattr(self, "_hold_bound", False):     # the canvas gone mid-build: nothing stays held
+            self._hold_bound = True
+            self.destroyed.connect(lambda *_: _let_go(hold))
+        return hold
+
     def _start_build(self, steps: Iterator[None]) -> None:
         self._build_steps = steps
         self.building = True
+        self.previewing = False
+        hold = self._drawing_first()
+        if hold is not None:
+            hold.hold("drawing")
         # no frame of a half-built drawing: each would cost as much as the whole one (the far
         # drawing's one pass, the cables) and take the interpreter from the validator
         self._update_mode = self.viewportUpdateMode()
@@ -50,32 +86,44 @@ class SlicedBuild:
             self._build_timer = QTimer(self, singleShot=True, timeout=self._build_slice)
         self._build_timer.start(0)
 
-    def _stop_build(self) -> None:
-        """Another bed: what was being built is dropped with the scene."""
+    def _stop_build(self, release: bool = True) -> None:
+        """Built, or another bed (what was being built is dropped with the scene).  `release`: the
+        held workers may start (not when another big bed's build follows at once)."""
         if self._build_timer is not None:
             self._build_timer.stop()
         self._build_steps = None
         if self.building:
-            self.building = False
+            self.building = self.previewing = False
             self.setViewportUpdateMode(self._update_mode)
             self.viewport().update()
+        if release:
+            self._release_workers()
+
+    def _release_workers(self) -> None:
+        hold = self._drawing_first()
+        if hold is not None:
+            hold.release("drawing")     # after the items: the released workers start on a built canvas
 
     def finish_build(self) -> None:
         """The rest of the build now: something needs every item."""
         steps = self._build_steps
         if steps is None:
             return
-        self._stop_build()
+        self._build_steps = None
         for _ in steps:
             pass
+        self._stop_build()
         self.built.emit()
 
     def _build_slice(self) -> None:
         steps = self._build_steps
         if steps is None:
             return
-        deadline = time.perf_counter() + (SLICE_S if self._validator_busy() else FREE_SLICE_S)
+        # until the first frame (the layout) at full speed: that is what the person waits for
+        busy = self.previewing and self._validator_busy()
+        deadline = time.perf_counter() + (SLICE_S if busy else FREE_SLICE_S)
         try:
+            next(steps)         # at least one step a slice
             while time.perf_counter() < deadline:
                 next(steps)
         except StopIteration:
@@ -83,7 +131,12 @@ class SlicedBuild:
             self.built.emit()
             return
         assert self._build_timer is not None
-        self._build_timer.start(BACKOFF_MS if self._validator_busy() else 0)
+        self._build_timer.start(BACKOFF_MS if self.previewing and self._validator_busy() else 0)
+
+    def _preview_ready(self) -> None:
+        """The layout is known: the next frame paints every device from the model."""
+        self.previewing = True
+        self.viewport().update()
 
     def _validator_busy(self) -> bool:
         validation = getattr(self.document, "validation", None)

@@ -82,7 +82,7 @@ class ModelDrawing:
     def _rebuild(self, at_once: bool = False) -> None:
         """A different bed: new items for everything (a big bed's a slice at a time unless `at_once`,
         widgets/canvas/building.py)."""
-        self._stop_build()
+        self._stop_build(release=False)     # held workers wait for this bed's build, if it has one
         self._cancel_link()
         self._path_overlay = None          # the scene's clear takes it; the path view shows it again
         self._syncing = True
@@ -105,6 +105,7 @@ class ModelDrawing:
         else:
             for _ in steps:
                 pass
+            self._release_workers()
 
     def _build_scene(self) -> Iterator[None]:
         """The items of the bed, in steps (each yield is a point where the build may pause)."""
@@ -113,6 +114,7 @@ class ModelDrawing:
         self._set_free_spot()
         if self.building:       # the drawing's frame is known: zoomed out, the devices are made far-drawn
             self._fit_layout()
+            self._preview_ready()       # painted from the model until the items exist
             yield
         self.cabled = yield from self._cabled_ports_steps()
         yield

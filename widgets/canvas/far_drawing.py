@@ -11,16 +11,19 @@ its foreground pass, in one Python call per frame, with the same painting code.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
 from app import diagram
 from app.diagram.devices import FAR_NAME_MIN_SCREEN_W
-from topology.model import Chassis
+from topology.model import Chassis, Server, StorageArray, Switch
 
 FAR_ZOOM = 0.3          # app/diagram/devices.py draws a device as its shape and name below this
 NO_CONTENTS = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+DRAWN = (Server, Switch, StorageArray, Chassis)
 
 
 class FarDrawing:
@@ -48,6 +51,22 @@ class FarDrawing:
         or wide enough on screen for its name one by one, as its item paints it."""
         if not self.far_drawn:
             return
+        self._draw_devices(painter, exposed, ((ident, item.x(), item.y(), item.w, item.h, item.marks, item.expanded)
+                                              for ident, item in self.devices.items()))
+
+    def draw_preview(self, painter: QPainter, exposed: QRectF) -> None:
+        """While a big bed is built (widgets/canvas/building.py): the devices that have no item yet,
+        from the model and the layout, as their items will paint them (names where wide enough)."""
+        if not (self.building and self.previewing):
+            return
+        made, boxes = self.devices, []
+        for ident, obj in self.objects.items():
+            if ident not in made and isinstance(obj, DRAWN):
+                box = self._position_box(ident, obj)
+                boxes.append((ident, box.x, box.y, box.w, box.h, {}, False))
+        self._draw_devices(painter, exposed, boxes)
+
+    def _draw_devices(self, painter: QPainter, exposed: QRectF, devices: Iterable[tuple]) -> None:
         lod = painter.worldTransform().m11()
         left, top, right, bottom = exposed.left(), exposed.top(), exposed.right(), exposed.bottom()
         objects, shown, excluded, badges = self.objects, self.shown, self.excluded_ids, self.badges
@@ -56,8 +75,7 @@ class FarDrawing:
         plain: dict[tuple, list[QRectF]] = {}
         styles: dict[tuple, tuple] = {}
         one_by_one = []
-        for ident, item in self.devices.items():
-            x, y, w, h = item.x(), item.y(), item.w, item.h
+        for ident, x, y, w, h, marks, expanded in devices:
             if x > right or y > bottom or x + w < left or y + h < top:
                 continue
             dev = objects.get(ident)
@@ -65,7 +83,7 @@ class FarDrawing:
                 continue
             dev = shown(ident, dev)
             if ident in selected or ident in excluded or ident in badges or w >= named_from:
-                one_by_one.append((ident, item, dev, x, y))
+                one_by_one.append((ident, dev, x, y, w, h, marks, expanded))
                 continue
             key = (type(dev), getattr(dev, "role", None), getattr(dev, "kind", None))
             if key not in styles:
@@ -76,12 +94,12 @@ class FarDrawing:
             painter.setBrush(fill)
             painter.setPen(QPen(border, 1.2))
             painter.drawRects(rects)
-        for ident, item, dev, x, y in one_by_one:
+        for ident, dev, x, y, w, h, marks, expanded in one_by_one:
             painter.save()
             painter.translate(x, y)
             if ident in excluded:
                 painter.setOpacity(0.35)
             contents = self.blades_of.get(ident, ()) if isinstance(dev, Chassis) else self.vms_of.get(ident, ())
-            diagram.paint_device(painter, dev, item.w, item.h, vms=contents, selected=ident in selected,
-                                 badge=badges.get(ident), lod=lod, marks=item.marks, expanded=item.expanded)
+            diagram.paint_device(painter, dev, w, h, vms=contents, selected=ident in selected,
+                                 badge=badges.get(ident), lod=lod, marks=marks, expanded=expanded)
             painter.restore()

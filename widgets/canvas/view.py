@@ -458,7 +458,8 @@ class Canvas(SlicedBuild, ModelDrawing, LinkRouting, Cabling, PortStrips, PathHi
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         self.draw_far_devices(painter, rect)
-        if not self.devices:
+        self.draw_preview(painter, rect)
+        if not self.devices and not self.building:
             painter.save()
             painter.resetTransform()
             painter.setPen(diagram.SUBTLE)

@@ -1,0 +1,159 @@
+"""File › Open of a big bed: the diagram first (issue 32, "first frame < 2 s").  While a big bed's
+canvas is built in slices, its devices are painted from the model, and the work no view on screen
+waits for (the methodology and path workers, the component tree) is held
+(app/background.py DrawingFirst); every way out of the build lets it go.  These count work and
+check order, not time: bench.big_bed_gui times it."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication
+
+from app.background import DrawingFirst
+from app.document import Document
+from app.selection import Selection
+from topology.operations import move
+from topology.synthetic import generate
+from widgets.canvas.building import SlicedBuild
+from widgets.canvas.view import Canvas
+from widgets.component_tree import ComponentTree
+from widgets.methodology_view import MethodologyView
+from widgets.path_view import PathView
+
+
+@pytest.fixture(autouse=True)
+def _slices(monkeypatch):
+    """A bed of a few dozen devices is built in slices of a step or two each (quick, and every step
+    of the build is a point where the window answers)."""
+    from widgets.canvas import building
+    monkeypatch.setattr(building, "SLICED_FROM", 30)
+    monkeypatch.setattr(building, "FREE_SLICE_S", 0.0005)
+    monkeypatch.setattr(building, "SLICE_S", 0.0005)
+    monkeypatch.setattr(building, "BACKOFF_MS", 0)
+
+
+def _big_bed(hosts: int = 24):
+    bed = generate(hosts=hosts, vms=0, arrays=1, disks=8, rack_size=8)
+    assert SlicedBuild.builds_in_slices(bed), "the bed must be big enough to be built in slices"
+    return bed
+
+
+def _window(qtbot):
+    doc, selection = Document(), Selection()
+    canvas = Canvas(doc, selection)
+    qtbot.addWidget(canvas)
+    canvas.resize(1000, 700)
+    canvas.show()
+    methodology = MethodologyView(doc, selection)      # after the canvas, as in the main window
+    paths = PathView(doc, selection)
+    tree = ComponentTree(doc, selection)
+    for view in (methodology, paths, tree):
+        qtbot.addWidget(view)
+    methodology.wait(30000)
+    paths.wait(30000)
+    qtbot.waitUntil(lambda: not methodology._job.busy and not paths._job.busy, timeout=30000)
+    return doc, canvas, methodology, paths, tree
+
+
+def _started(job) -> bool:
+    return job.busy
+
+
+def test_the_methodology_and_paths_wait_for_a_big_beds_diagram_and_start_once_it_is_built(qtbot):
+    doc, canvas, methodology, paths, tree = _window(qtbot)
+    doc.replace(_big_bed(), None)
+    assert canvas.building
+    hold = DrawingFirst.of(doc)
+    assert hold.holding
+    # no worker shares the interpreter with the build's slices
+    assert not _started(methodology._job) and not _started(paths._job)
+    assert tree.component_count() == 0, "the component tree is listed after the diagram"
+    starts_seen_building: list[bool] = []
+    methodology._job.busy_changed.connect(lambda busy: busy and starts_seen_building.append(canvas.building))
+    qtbot.waitUntil(lambda: not canvas.building, timeout=60000)
+    assert not hold.holding
+    assert tree.component_count() == len(doc.bed.servers) + len(doc.bed.switches) + len(doc.bed.arrays) + len(
+        doc.bed.networks) + len(doc.bed.array_groups) + len(doc.bed.vms) + len(doc.bed.clusters) + len(
+        doc.bed.workloads)
+    qtbot.waitUntil(lambda: methodology.revision_shown == doc.revision, timeout=60000)
+    assert starts_seen_building == [False], "the methodology ran once, after the build"
+
+
+def test_a_small_bed_holds_nothing(qtbot):
+    doc, canvas, methodology, paths, tree = _window(qtbot)
+    doc.replace(generate(hosts=4, vms=0, arrays=1, disks=8), None)
+    assert not canvas.building and not DrawingFirst.of(doc).holding
+    assert _started(methodology._job)
+    assert tree.component_count() > 0
+
+
+def test_an_edit_during_the_build_is_kept_and_lets_the_workers_go(qtbot):
+    doc, canvas, methodology, paths, tree = _window(qtbot)
+    doc.replace(_big_bed(), None)
+    assert canvas.building and not _started(methodology._job)
+    host = doc.bed.servers[0]
+    doc.apply(move(doc.bed, {host.id: (12340.0, 5670.0)}))
+    assert not canvas.building and not DrawingFirst.of(doc).holding
+    item = canvas.devices[host.id]
+    assert (item.pos().x(), item.pos().y()) == (12340.0, 5670.0)
+    assert (host.x, host.y) == (12340.0, 5670.0)
+    assert doc.undo_stack.count() == 1
+    qtbot.waitUntil(lambda: methodology.revision_shown == doc.revision, timeout=60000)
+    assert tree.component_count() > 0
+
+
+def test_another_bed_during_the_build_keeps_the_workers_held_for_its_own_build(qtbot):
+    doc, canvas, methodology, paths, tree = _window(qtbot)
+    doc.replace(_big_bed(), None)
+    second = _big_bed(26)
+    doc.replace(second, None)
+    assert canvas.building and DrawingFirst.of(doc).holding
+    assert not _started(methodology._job) and not _started(paths._job)
+    qtbot.waitUntil(lambda: not canvas.building, timeout=60000)
+    qtbot.waitUntil(lambda: methodology.revision_shown == doc.revision, timeout=60000)
+    assert len(canvas.devices) == len(second.servers) + len(second.switches) + len(second.arrays)
+
+
+def test_the_canvas_gone_during_the_build_holds_nothing(qtbot):
+    doc, selection = Document(), Selection()
+    canvas = Canvas(doc, selection)
+    methodology = MethodologyView(doc, selection)
+    qtbot.addWidget(methodology)
+    methodology.wait(30000)
+    qtbot.waitUntil(lambda: not methodology._job.busy, timeout=30000)
+    doc.replace(_big_bed(), None)
+    assert DrawingFirst.of(doc).holding
+    canvas.deleteLater()
+    qtbot.waitUntil(lambda: not DrawingFirst.of(doc).holding, timeout=5000)
+    qtbot.waitUntil(lambda: methodology.revision_shown == doc.revision, timeout=60000)
+
+
+def test_printing_does_not_wait_for_the_diagram(qtbot):
+    doc, canvas, methodology, paths, tree = _window(qtbot)
+    doc.replace(_big_bed(), None)
+    assert canvas.building
+    assert methodology.wait(60000)      # what printing and the tests call: it runs now
+    qtbot.waitUntil(lambda: methodology.revision_shown == doc.revision, timeout=60000)
+
+
+def test_the_first_frame_paints_every_device_from_the_model_before_its_items_exist(qtbot):
+    doc, canvas, methodology, paths, tree = _window(qtbot)
+    bed = _big_bed()
+    doc.replace(bed, None)
+    qtbot.waitUntil(lambda: canvas.previewing, timeout=30000)
+    drawn = [s for s in (*bed.servers, *bed.switches, *bed.arrays)]
+    assert len(canvas.devices) < len(drawn), "painted before every item is made"
+    frame = canvas.viewport().grab().toImage()
+    white = QColor("#ffffff").rgb()
+    inside = unpainted = 0
+    for dev in drawn:
+        box = canvas._position_box(dev.id, dev)
+        at = canvas.mapFromScene(box.x + box.w / 2, box.y + box.h / 2)
+        if 0 <= at.x() < frame.width() and 0 <= at.y() < frame.height():
+            inside += 1
+            unpainted += frame.pixel(at) == white
+    assert inside > len(drawn) * 0.9, "the frame is fitted to the bed"
+    assert unpainted == 0, f"{unpainted} of {inside} devices in view not painted"
+    qtbot.waitUntil(lambda: not canvas.building, timeout=60000)
+    QApplication.processEvents()
+    assert not canvas.previewing
