@@ -8,17 +8,19 @@ QtCore/QtGui only (QUndoStack lives in QtGui): no widgets here.
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.background import DrawingFirst
 from topology import roundtrip
 from topology.edits import Edit
 from topology.fileformat import loads, read_text
+from topology.gc_pause import collector_paused
 from topology.model import Bed, BedInfo
 from topology.roundtrip import ProjectSource
 
@@ -52,7 +54,8 @@ class Document(QObject):
         self.bed: Bed = bed if bed is not None else new_bed()
         self.path: Path | None = Path(path) if path else None
         # the text the bed was read from: saving rewrites only what the edits changed in it
-        self.source: ProjectSource | None = None
+        self._source: ProjectSource | None = None
+        self._source_later: SourceLater | None = None
         self.last_save = ""
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
@@ -65,6 +68,19 @@ class Document(QObject):
         from app.current_scenario import CurrentScenario
         self.scenario = CurrentScenario(self)    # the scenario every view shows
 
+    @property
+    def source(self) -> ProjectSource | None:
+        later = self._source_later
+        if later is not None:
+            self._source_later = None
+            self._source = later.result()
+        return self._source
+
+    @source.setter
+    def source(self, value: ProjectSource | None) -> None:
+        self._source_later = None
+        self._source = value
+
     def _clean_changed(self, clean: bool) -> None:
         # a bound method, not a lambda: Qt drops the connection when the document goes away
         self.dirty_changed.emit(not clean)
@@ -74,6 +90,7 @@ class Document(QObject):
     def editing(self) -> Iterator[None]:
         """Around every change of the model on the GUI thread (see `edit_seq`)."""
         self.about_to_edit.emit()
+        _ = self.source             # read before the bed changes (SourceLater)
         self.edit_seq += 1
         try:
             yield
@@ -105,18 +122,27 @@ class Document(QObject):
             text = read_text(path)
             say("model")
             bed = loads(text, str(path))
-            source = ProjectSource.of(text, bed)
             say("validation")
-            self.replace(bed, Path(path), source=source)
+            # the file's plain data (what saving compares with) is worked out after the diagram,
+            # on a worker: it was a fifth of opening a 5,000-device bed (see SourceLater)
+            later = SourceLater(text, bed)
+            self.replace(bed, Path(path), source_later=later)
         finally:
             hold.release("opening")
+        if hold.holding:        # not for a bed opened after it meanwhile
+            hold.released.connect(lambda: self._source_later is later and later.start(),
+                                  Qt.ConnectionType.SingleShotConnection)
+        else:
+            later.start()
 
     def replace(self, bed: Bed, path: Path | None, *, dirty: bool = False,
-                source: ProjectSource | None = None) -> None:
-        """Show another bed; `source` is the text it was read from (kept on save)."""
+                source: ProjectSource | None = None, source_later: SourceLater | None = None) -> None:
+        """Show another bed; `source` is the text it was read from (kept on save), or
+        `source_later` works it out."""
         self.undo_stack.clear()
         self.bed = bed
         self.source = source
+        self._source_later = source_later
         self.path = Path(path) if path else None
         self.revision += 1
         self.undo_stack.setClean()
@@ -148,6 +174,42 @@ class Document(QObject):
     @property
     def title(self) -> str:
         return self.bed.bed.name or (self.path.stem if self.path else "untitled")
+
+
+class SourceLater:
+    """`ProjectSource.of(text, bed)` for a bed just opened, worked out on a worker once the bed is
+    on screen (`start`), or on the GUI thread when it is asked for first (`result`).  The worker
+    reads the bed while nothing can change it: `Document.editing` asks for the result (waiting
+    for the worker) before any edit."""
+
+    def __init__(self, text: str, bed: Bed):
+        self.text, self.bed = text, bed
+        self._value: ProjectSource | None = None
+        self._error: BaseException | None = None
+        self._done = False
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None and not self._done:
+            self._thread = threading.Thread(target=self._work, name="project-source", daemon=True)
+            self._thread.start()
+
+    def _work(self) -> None:
+        try:
+            with collector_paused():
+                self._value = ProjectSource.of(self.text, self.bed)
+        except Exception as exc:        # handed to whoever asks for the result
+            self._error = exc
+        self._done = True
+
+    def result(self) -> ProjectSource | None:
+        if self._thread is not None:
+            self._thread.join()
+        elif not self._done:
+            self._work()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def new_bed(name: str = "untitled test bed") -> Bed:

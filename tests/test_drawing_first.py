@@ -157,3 +157,31 @@ def test_the_first_frame_paints_every_device_from_the_model_before_its_items_exi
     qtbot.waitUntil(lambda: not canvas.building, timeout=60000)
     QApplication.processEvents()
     assert not canvas.previewing
+
+
+def test_the_files_own_text_is_worked_out_off_the_gui_thread_and_an_edit_right_after_opening_keeps_it(
+        qtbot, tmp_path, monkeypatch):
+    import threading
+
+    from topology.fileformat import save
+    from topology.roundtrip import ProjectSource
+    path = tmp_path / "bed.yaml"
+    save(generate(hosts=3, vms=0, arrays=1, disks=8), path)
+    text = path.read_text(encoding="utf-8").replace("\n", "\n# the lab's own note, kept on save\n", 1)
+    path.write_text(text, encoding="utf-8")
+    threads: list[str] = []
+    of = ProjectSource.of.__func__
+
+    def counted(cls, text, bed):
+        threads.append(threading.current_thread().name)
+        return of(cls, text, bed)
+    monkeypatch.setattr(ProjectSource, "of", classmethod(counted))
+    doc = Document()
+    doc.open(path)
+    host = doc.bed.servers[0]
+    doc.apply(move(doc.bed, {host.id: (777.0, 888.0)}))       # at once: the worker may still be at it
+    assert threads == ["project-source"], "worked out once, on its worker"
+    doc.save()
+    saved = path.read_text(encoding="utf-8")
+    assert "# the lab's own note, kept on save" in saved
+    assert "777" in saved and saved.count("\n") <= text.count("\n") + 2, "only the edit is rewritten"

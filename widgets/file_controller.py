@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 import resources
 from app import preferences
 from app.autosave import Autosaver, Orphan, find_orphans
+from app.background import DrawingFirst
 from app.document import new_bed
 from topology.errors import BedFileError
 from topology.fileformat import loads, loads_keeping_broken_references, read_text
@@ -98,6 +99,16 @@ class FileController:
     def open_path(self, path: str | Path, *, remember: bool = True, progress: Any = None) -> bool:
         """Load a project file; on failure show the loader's message and keep the current bed.
         A big bed shows its progress (a splash from widgets/open_progress.py) until it is drawn."""
+        # the splash's turns of the event loop run none of the work that waits for the bed (the
+        # run page, the warm-up): app.background.DrawingFirst, released whatever the outcome
+        hold = DrawingFirst.of(self.document)
+        hold.hold("file")
+        try:
+            return self._open_path(path, remember, progress)
+        finally:
+            hold.release("file")
+
+    def _open_path(self, path: str | Path, remember: bool, progress: Any) -> bool:
         from widgets.open_progress import OpenProgress
         if progress is None and OpenProgress.wanted(path):
             progress = OpenProgress.start(path)
