@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.background import DrawingFirst
@@ -129,11 +129,15 @@ class Document(QObject):
             self.replace(bed, Path(path), source_later=later)
         finally:
             hold.release("opening")
-        if hold.holding:        # not for a bed opened after it meanwhile
-            hold.released.connect(lambda: self._source_later is later and later.start(),
-                                  Qt.ConnectionType.SingleShotConnection)
+        def start() -> None:        # not for a bed opened after it meanwhile
+            if self._source_later is later:
+                later.start()
+        def start_soon() -> None:   # at the event loop's next turn (a start: once the window is up)
+            QTimer.singleShot(0, self, start)
+        if hold.holding:
+            hold.released.connect(start_soon, Qt.ConnectionType.SingleShotConnection)
         else:
-            later.start()
+            start_soon()
 
     def replace(self, bed: Bed, path: Path | None, *, dirty: bool = False,
                 source: ProjectSource | None = None, source_later: SourceLater | None = None) -> None:

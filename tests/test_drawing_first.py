@@ -178,6 +178,8 @@ def test_the_files_own_text_is_worked_out_off_the_gui_thread_and_an_edit_right_a
     monkeypatch.setattr(ProjectSource, "of", classmethod(counted))
     doc = Document()
     doc.open(path)
+    assert threads == [], "not on the GUI thread while the bed opens"
+    QApplication.processEvents()        # the event loop turns: the worker starts
     host = doc.bed.servers[0]
     doc.apply(move(doc.bed, {host.id: (777.0, 888.0)}))       # at once: the worker may still be at it
     assert threads == ["project-source"], "worked out once, on its worker"
