@@ -55,6 +55,11 @@ def _window(qtbot):
     return doc, canvas, methodology, paths, tree
 
 
+def _components(bed) -> int:
+    return sum(len(getattr(bed, attr)) for attr in (
+        "servers", "switches", "networks", "arrays", "array_groups", "vms", "clusters", "workloads"))
+
+
 def _started(job) -> bool:
     return job.busy
 
@@ -72,9 +77,8 @@ def test_the_methodology_and_paths_wait_for_a_big_beds_diagram_and_start_once_it
     methodology._job.busy_changed.connect(lambda busy: busy and starts_seen_building.append(canvas.building))
     qtbot.waitUntil(lambda: not canvas.building, timeout=60000)
     assert not hold.holding
-    assert tree.component_count() == len(doc.bed.servers) + len(doc.bed.switches) + len(doc.bed.arrays) + len(
-        doc.bed.networks) + len(doc.bed.array_groups) + len(doc.bed.vms) + len(doc.bed.clusters) + len(
-        doc.bed.workloads)
+    qtbot.waitUntil(lambda: not tree.filling, timeout=60000)
+    assert tree.component_count() == _components(doc.bed)
     qtbot.waitUntil(lambda: methodology.revision_shown == doc.revision, timeout=60000)
     assert starts_seen_building == [False], "the methodology ran once, after the build"
 
@@ -99,7 +103,24 @@ def test_an_edit_during_the_build_is_kept_and_lets_the_workers_go(qtbot):
     assert (host.x, host.y) == (12340.0, 5670.0)
     assert doc.undo_stack.count() == 1
     qtbot.waitUntil(lambda: methodology.revision_shown == doc.revision, timeout=60000)
-    assert tree.component_count() > 0
+    qtbot.waitUntil(lambda: not tree.filling, timeout=60000)
+    assert tree.component_count() == _components(doc.bed)
+
+
+def test_the_component_tree_is_listed_a_slice_at_a_time_and_an_edit_meanwhile_lists_it_whole(qtbot, monkeypatch):
+    from widgets import tree_filling
+    monkeypatch.setattr(tree_filling, "CHUNK", 5)
+    doc, canvas, methodology, paths, tree = _window(qtbot)
+    doc.replace(_big_bed(), None)
+    qtbot.waitUntil(lambda: not canvas.building, timeout=60000)
+    assert tree.filling, "listed between the event loop's turns"
+    assert tree.component_count() < _components(doc.bed)
+    host = doc.bed.servers[-1]
+    doc.apply(move(doc.bed, {host.id: (100.0, 200.0)}))
+    qtbot.waitUntil(lambda: not tree.filling and not tree._refresh.isActive(), timeout=60000)
+    QApplication.processEvents()
+    assert tree.component_count() == _components(doc.bed)
+    assert len(tree.items_for(host.id)) == 1, "each component listed once"
 
 
 def test_another_bed_during_the_build_keeps_the_workers_held_for_its_own_build(qtbot):

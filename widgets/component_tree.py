@@ -19,11 +19,11 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import QStyle, QTreeWidget, QTreeWidgetItem
 
-from app.background import DrawingFirst
 from topology.ids import owner_of
 from topology.index import parse_slot_range
 from topology.unknown import is_not_stated
 from topology.vocabulary import raid_name
+from widgets.tree_filling import TreeFilling
 from widgets.tree_markers import FindingMarkers
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -161,7 +161,7 @@ SECTION_ROLE = Qt.ItemDataRole.UserRole + 4      # the bed collection a section 
 CONFIGURED_ROLE = Qt.ItemDataRole.UserRole + 5   # greyed: not in use in the chosen configuration
 
 
-class ComponentTree(FindingMarkers, QTreeWidget):
+class ComponentTree(TreeFilling, FindingMarkers, QTreeWidget):
     """Redraws from the document; selecting a row selects the component everywhere.
 
     `storage_view_requested(ids)` says the person asked for the storage view (the window
@@ -173,6 +173,7 @@ class ComponentTree(FindingMarkers, QTreeWidget):
     changed."""
 
     storage_view_requested = Signal(list)
+    SECTIONS = SECTIONS
 
     def __init__(self, document, selection, parent=None):
         super().__init__(parent)
@@ -200,7 +201,6 @@ class ComponentTree(FindingMarkers, QTreeWidget):
         self._blank = QIcon(self._blank_pixmap())
         self._icons = {k: self.style().standardIcon(v) for k, v in _MARKER_ICONS.items()}
         self._refresh = QTimer(self, singleShot=True, interval=150, timeout=self._redraw)
-        self._after_drawing = False     # the rows wait for the diagram (see _redraw_all)
         document.reset.connect(self._redraw_all)
         document.changed.connect(self._touched)
         document.validation.findings_changed.connect(self.show_findings)
@@ -230,25 +230,15 @@ class ComponentTree(FindingMarkers, QTreeWidget):
 
     def _redraw_all(self) -> None:
         self._pending = None
-        hold = DrawingFirst.of(self.document)
-        if hold.holding:    # a bed is opening, or a big one's diagram is drawn: that comes first
-            self._refresh.stop()
-            self.show_message("Listing the components once the diagram is drawn…")
-            self._section_ids = {}
-            if not self._after_drawing:
-                self._after_drawing = True
-                hold.released.connect(self._drawn)
+        if self._wait_for_drawing():    # a bed is opening, or a big one's diagram is drawn: that comes first
             return
         self._redraw()
 
-    def _drawn(self) -> None:
-        if self._after_drawing:
-            self._after_drawing = False
-            DrawingFirst.of(self.document).released.disconnect(self._drawn)
-            self._redraw_all()
-
     def _redraw(self) -> None:
         self._refresh.stop()
+        if self.filling:        # an edit while the rows are listed: all of them now
+            self._stop_filling()
+            self._pending = None
         pending, self._pending = self._pending, set()
         touched = None if pending is None else {owner_of(i) for i in pending}
         self._syncing = True
@@ -312,11 +302,7 @@ class ComponentTree(FindingMarkers, QTreeWidget):
         for title, attr, build in wanted:
             section = self._sections.get(attr)
             if section is None:
-                section = QTreeWidgetItem()
-                section.setData(0, KIND_ROLE, "section")
-                section.setData(0, SECTION_ROLE, attr)
-                section.setIcon(0, self._blank)
-                self._sections[attr] = section
+                section = self._new_section(attr)
                 rows.append((section, True))
             else:
                 rows.append((section, False))
@@ -327,6 +313,14 @@ class ComponentTree(FindingMarkers, QTreeWidget):
         for section, new in rows:
             if new:
                 section.setExpanded(True)
+
+    def _new_section(self, attr: str) -> QTreeWidgetItem:
+        section = QTreeWidgetItem()
+        section.setData(0, KIND_ROLE, "section")
+        section.setData(0, SECTION_ROLE, attr)
+        section.setIcon(0, self._blank)
+        self._sections[attr] = section
+        return section
 
     def _reconcile_section(self, section: QTreeWidgetItem, comps: list, build: Any,
                            touched: set[str] | None) -> None:
