@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QTreeWidgetItem
 
 from app.background import DrawingFirst
 
-CHUNK = 200         # component rows listed in one turn of the event loop
+CHUNK = 100         # component rows listed in one turn of the event loop
 
 
 class TreeFilling:
