@@ -233,8 +233,9 @@ class MainWindow(QMainWindow):
         return widget
 
     def _build_later_pages(self) -> None:
-        if DrawingFirst.of(self.document).holding:      # a bed is opening or drawn: after that
-            QTimer.singleShot(LATER_PAGES_MS, self._build_later_pages)
+        hold = DrawingFirst.of(self.document)
+        if hold.holding:        # a bed is opening or drawn: right after that
+            hold.released.connect(self._build_later_pages, Qt.ConnectionType.SingleShotConnection)
             return
         for attr in self._later:
             self._page(attr)

@@ -257,8 +257,10 @@ class RunWizard(QWidget):
         self.dashboard.ingest(samples)
 
     def _warm_up(self) -> None:
-        if DrawingFirst.of(self.document).holding:      # a bed is opening or drawn: that comes first
-            self._warm_timer.start(WARM_UP_MS)
+        hold = DrawingFirst.of(self.document)
+        if hold.holding:    # a bed is opening or drawn: that comes first, the warm-up right after it
+            self._warm_timer.setInterval(0)
+            hold.released.connect(self._warm_timer.start, Qt.ConnectionType.SingleShotConnection)
             return
         if self._warm_steps:
             self._warm_steps.pop(0)()
