@@ -257,8 +257,7 @@ class RunWizard(QWidget):
         self.dashboard.ingest(samples)
 
     def _warm_up(self) -> None:
-        hold = DrawingFirst.of(self.document)
-        if hold.holding:    # a bed is opening or drawn: that comes first, the warm-up right after it
+        if (hold := DrawingFirst.of(self.document)).holding:    # a bed is opening or drawn: first that
             self._warm_timer.setInterval(0)
             hold.released.connect(self._warm_timer.start, Qt.ConnectionType.SingleShotConnection)
             return
