@@ -108,15 +108,24 @@ def test_an_edit_during_the_build_is_kept_and_lets_the_workers_go(qtbot):
 
 
 def test_the_component_tree_is_listed_a_slice_at_a_time_and_an_edit_meanwhile_lists_it_whole(qtbot, monkeypatch):
+    from PySide6.QtCore import QTimer
+
     from widgets import tree_filling
     monkeypatch.setattr(tree_filling, "CHUNK", 5)
     doc, canvas, methodology, paths, tree = _window(qtbot)
     doc.replace(_big_bed(), None)
-    qtbot.waitUntil(lambda: not canvas.building, timeout=60000)
-    assert tree.filling, "listed between the event loop's turns"
-    assert tree.component_count() < _components(doc.bed)
     host = doc.bed.servers[-1]
-    doc.apply(move(doc.bed, {host.id: (100.0, 200.0)}))
+    seen: list[tuple[bool, int]] = []
+
+    def edit_when_partly_listed() -> None:      # between two of the listing's turns
+        if tree.filling and tree.component_count() > 0:
+            seen.append((tree.filling, tree.component_count()))
+            doc.apply(move(doc.bed, {host.id: (100.0, 200.0)}))
+        elif not seen:
+            QTimer.singleShot(0, edit_when_partly_listed)
+    canvas.built.connect(edit_when_partly_listed)
+    qtbot.waitUntil(lambda: bool(seen), timeout=60000)
+    assert seen[0][1] < _components(doc.bed), "listed between the event loop's turns"
     qtbot.waitUntil(lambda: not tree.filling and not tree._refresh.isActive(), timeout=60000)
     QApplication.processEvents()
     assert tree.component_count() == _components(doc.bed)
