@@ -35,9 +35,9 @@ FREE_SLICE_S = 0.06         # ... once it is done (each turn between slices cost
 BACKOFF_MS = 100            # the pause between slices while the validator works
 
 
-def _let_go(hold: DrawingFirst) -> None:
+def _let_go(hold: DrawingFirst, holder: str) -> None:
     try:
-        hold.release("drawing")
+        hold.release(holder)
     except RuntimeError:        # the document went first, and its hold with it
         pass
 
@@ -68,7 +68,8 @@ class SlicedBuild:
         hold = DrawingFirst.of(document)
         if not getattr(self, "_hold_bound", False):     # the canvas gone mid-build: nothing stays held
             self._hold_bound = True
-            self.destroyed.connect(lambda *_: _let_go(hold))
+            holder = self._holder = f"drawing {id(self)}"      # a canvas lets go of its own hold only
+            self.destroyed.connect(lambda *_: _let_go(hold, holder))
         return hold
 
     def _start_build(self, steps: Iterator[None]) -> None:
@@ -77,7 +78,7 @@ class SlicedBuild:
         self.previewing = False
         hold = self._drawing_first()
         if hold is not None:
-            hold.hold("drawing")
+            hold.hold(self._holder)
         # no frame of a half-built drawing: each would cost as much as the whole one (the far
         # drawing's one pass, the cables) and take the interpreter from the validator
         self._update_mode = self.viewportUpdateMode()
@@ -102,7 +103,7 @@ class SlicedBuild:
     def _release_workers(self) -> None:
         hold = self._drawing_first()
         if hold is not None:
-            hold.release("drawing")     # after the items: the released workers start on a built canvas
+            hold.release(self._holder)      # after the items: the released workers start on a built canvas
 
     def finish_build(self) -> None:
         """The rest of the build now: something needs every item."""
