@@ -71,9 +71,9 @@ class DrawingFirst(QObject):
     page's warm-up) is held: it would share the interpreter lock with the opening and the build's
     slices, and the diagram is what the person waits for after File › Open.  Live validation is
     not held (its findings are on screen).  A held job runs once when the hold ends, on the bed as
-    it is then.  Each holder ("file", "opening", each canvas's "drawing …") lets go on every way out (opened or refused,
-    built, another bed, an edit, the canvas gone), and GIVE_UP_MS ends the hold anyway, so no
-    work is held for good."""
+    it is then.  Each holder ("file", "opening", each canvas's "drawing …") lets go on every way
+    out (opened or refused, built, another bed, an edit, the canvas gone), and GIVE_UP_MS ends the
+    hold anyway, so no work is held for good."""
 
     GIVE_UP_MS = 120_000
     released = Signal()
