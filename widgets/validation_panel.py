@@ -205,7 +205,8 @@ class ValidationPanel(QWidget):
 
     # ------------------------------------------------------------------ public
     def summary(self) -> str:
-        text = count_words(self.findings)
+        progress = self.document.validation.progress     # after an open, while the rules still run
+        text = count_words(self.findings) + (f" so far, checking {progress}" if progress else "")
         return f"{text} · not ready: {self._readiness}" if self._readiness else text
 
     def rows_height(self, rows: int) -> int:
@@ -328,7 +329,7 @@ class ValidationPanel(QWidget):
         self._failed = ""
         self.findings = findings
         self._fill_scenario_box()
-        self._set_checking(False)
+        self._set_checking(self.document.validation.progress)    # "7 of 66 rules": the list is not complete
         if same:
             self.model.findings = findings      # equal findings, this revision's objects
         else:
@@ -344,8 +345,8 @@ class ValidationPanel(QWidget):
         self._rebuild()
         self.summary_changed.emit(text)
 
-    def _set_checking(self, checking: bool) -> None:
-        self.state.setText("checking…" if checking else "")
+    def _set_checking(self, checking: bool | str) -> None:
+        self.state.setText(("checking… " + checking if isinstance(checking, str) else "checking…") if checking else "")
 
     def in_scenario(self, f: Any) -> bool:
         """Whether a finding belongs to the scenario the list follows (it holds in the reference or in it)

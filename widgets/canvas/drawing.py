@@ -343,7 +343,7 @@ class ModelDrawing:
     def _badges_for(self, findings: Iterable[Any]) -> dict[str, diagram.Badge]:
         live = getattr(self.document, "validation", None)
         scenario = self.badge_scenario()
-        if (live is not None and findings is live.findings and live.revision_shown == self.document.revision
+        if (live is not None and findings is live.findings and live.revision_listed == self.document.revision
                 and getattr(live, "badges_scenario", None) == scenario):
             return live.badges      # the live validator sorted them on its worker, for this very bed and scenario
         vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}
