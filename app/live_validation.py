@@ -101,7 +101,10 @@ class LiveValidator(QObject):
         previous, revision, relay, staged = self.findings, doc.revision, self._partials.arrived, self._opened
 
         def publish(findings: list, badges: dict, progress: str) -> None:
-            relay.emit((revision, scenario, findings, badges, progress))
+            try:
+                relay.emit((revision, scenario, findings, badges, progress))
+            except RuntimeError:        # the window went away while this ran: nobody waits for it
+                pass
         return revision, lambda: (scenario, _kept(previous, validate_unless_edited(
             doc, bed, scenario, publish if staged else None, (self.FIRST_FINDINGS_S, self.MORE_FINDINGS_S))))
 
