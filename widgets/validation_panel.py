@@ -76,6 +76,7 @@ class ValidationPanel(QWidget):
         self._failed = ""
         self._filling = False
         self._readiness = ""             # app.readiness.counts of the procedure shown ('' = ready)
+        self._counted: tuple[list, str] | None = None     # the findings list and count_words of it
         self._menu_filter = ""           # a component 'Validate this' narrowed the list to
 
         # header: counts, state, filters, search
@@ -205,7 +206,9 @@ class ValidationPanel(QWidget):
 
     # ------------------------------------------------------------------ public
     def summary(self) -> str:
-        text = count_words(self.findings)
+        if self._counted is None or self._counted[0] is not self.findings:
+            self._counted = (self.findings, count_words(self.findings))
+        text = self._counted[1]
         return f"{text} · not ready: {self._readiness}" if self._readiness else text
 
     def rows_height(self, rows: int) -> int:
@@ -325,6 +328,8 @@ class ValidationPanel(QWidget):
         # its scroll, current row and open groups; re-laying out tens of thousands of rows stalled
         # the window for seconds on a big bed
         same = not self._failed and findings == self.findings
+        if same and self._counted is not None and self._counted[0] is self.findings:
+            self._counted = (findings, self._counted[1])    # equal counts: 25,000 findings not walked again
         self._failed = ""
         self.findings = findings
         self._fill_scenario_box()
