@@ -200,3 +200,35 @@ def test_a_bulk_result_is_frozen_without_counting_the_frozen_set_and_piled_up_ga
     finally:
         gc.unfreeze()
         gc.collect()
+
+
+def test_a_changed_readiness_list_keeps_the_rows_of_the_gaps_still_there(qtbot, monkeypatch):
+    """Filling in one host on the big bed changes one gap of thousands: its row goes, the others
+    stand (rebuilt whole, the list made every row again); the rows read as a fresh list's."""
+    from app.readiness import PROCEDURE, REACH, Gap
+    from widgets import readiness_panel
+    from widgets.readiness_panel import ReadinessPanel
+
+    def gaps(hosts: range, reach: bool = True) -> list:
+        out = [Gap(PROCEDURE, f"h{n}", f"h{n} lacks its address", "fill in the address") for n in hosts]
+        return out + ([Gap(REACH, "", "no host has access", "add access")] if reach else [])
+
+    def rows(panel) -> list:
+        tree = panel.tree
+        return [(tree.topLevelItem(g).text(0), [tree.topLevelItem(g).child(r).text(c) for r in
+                 range(tree.topLevelItem(g).childCount()) for c in range(3)]) for g in range(tree.topLevelItemCount())]
+    panel = ReadinessPanel(Document(), Selection())
+    qtbot.addWidget(panel)
+    panel.show_gaps(gaps(range(300)))
+    made = []
+    real = readiness_panel.QTreeWidgetItem
+    monkeypatch.setattr(readiness_panel, "QTreeWidgetItem", lambda *a: made.append(a) or real(*a))
+    for changed in (gaps(range(1, 300)), gaps(range(1, 301)), gaps(range(1, 301), reach=False),
+                    gaps([7, *range(1, 301)], reach=False)):
+        made.clear()
+        panel.show_gaps(changed)
+        assert len(made) <= 1, "only a gap that is new gets a row"
+        fresh = ReadinessPanel(Document(), Selection())
+        qtbot.addWidget(fresh)
+        fresh.show_gaps(changed)
+        assert rows(panel) == rows(fresh)
