@@ -112,6 +112,7 @@ def test_the_component_tree_is_listed_a_slice_at_a_time_and_an_edit_meanwhile_li
 
     from widgets import tree_filling
     monkeypatch.setattr(tree_filling, "CHUNK", 5)
+    monkeypatch.setattr(tree_filling, "LIST_AT_ONCE", 0)
     doc, canvas, methodology, paths, tree = _window(qtbot)
     doc.replace(_big_bed(), None)
     host = doc.bed.servers[-1]

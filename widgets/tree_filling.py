@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QTreeWidgetItem
 from app.background import DrawingFirst
 
 CHUNK = 100         # component rows listed in one turn of the event loop
+LIST_AT_ONCE = 500  # ... unless the bed has no more components than this
 
 
 class TreeFilling:
@@ -44,8 +45,13 @@ class TreeFilling:
             return
         self._after_drawing = False
         DrawingFirst.of(self.document).released.disconnect(self._drawn)
+        bed = self.document.bed
+        if sum(len(getattr(bed, attr)) for _title, attr, _build in self.SECTIONS) <= LIST_AT_ONCE:
+            self._pending = None        # a few hundred rows: at once, as before
+            self._redraw()
+            return
         self._pending = set()
-        self._fill_steps = self._listing(self.document.bed)
+        self._fill_steps = self._listing(bed)
         if self._fill_timer is None:
             self._fill_timer = QTimer(self, singleShot=True, interval=0, timeout=self._fill_slice)
         self._fill_timer.start()
