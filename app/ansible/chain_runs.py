@@ -7,7 +7,7 @@ _finish, _place and _stop_jobs.
 """
 from __future__ import annotations
 
-import itertools
+import uuid
 from dataclasses import dataclass
 
 from app.ansible import chains
@@ -16,8 +16,6 @@ from app.remote import jobs
 from app.run import journal as J
 from app.run.engine import DEFAULT_TIMEOUT_S
 from app.run.plan import RunStep, Task
-
-_CHAIN_IDS = itertools.count(1)
 
 
 @dataclass
@@ -70,7 +68,7 @@ class ChainRuns:
     def _new_chain(self, host: str, run: Lane) -> None:
         members = [chains.Member(task.step, self.task_state(task).attempts + 1, task.script, task.shell,
                                  self.step_timeout(host)) for _, task in run]
-        chain = Chain(f"{self.info.id}-{next(_CHAIN_IDS)}", host, list(run), members)
+        chain = Chain(uuid.uuid4().hex[:12], host, list(run), members)
         self._chains[run[0][1].key] = chain
         # before ansible-playbook starts: a driver that dies from here on leaves a resume that asks
         self.journal.record("chain", host=host, chain=chain.id,
@@ -111,6 +109,9 @@ class ChainRuns:
             own[variable] = tasks[0]["ansible.builtin.raw"]["_raw_params"]
             own[variable + "_timeout"] = int(tasks[0]["timeout"])
             self._shared_tasks[(title, host)] = tasks[0]["name"].split(" ", 1)[0]
+        # one task under `linear`: every host ends its task before Ansible looks at failures, so
+        # `any_errors_fatal` ends the pass after the stage as the gate play would (passes.gate_play)
+        play["strategy"], play["any_errors_fatal"] = "linear", True
         play["tasks"] = [{"name": title, "ansible.builtin.raw": {
             "_raw_params": "{{ " + variable + " }}", "executable": "/bin/sh"},
             "vars": {"ansible_ssh_use_tty": False}, "changed_when": True,
@@ -129,9 +130,11 @@ class ChainRuns:
         reports = chains.parse(str(res.get("stdout") or ""), str(res.get("stderr") or ""))
         if not reports:
             from app.ansible.runner_events import message_of, rc_of
-            why = message_of(data)
+            if rc_of(data) != 125:
+                return      # cut off before it said anything (Ansible's own timeout): the pass's end settles it
+            # it refused to start (a chain of the run still runs there, or no folder for it): no step ran
             err = str(res.get("stderr") or "").strip().splitlines()
-            self._finish(first.task, J.FAILED, why + (f": {err[-1]}" if err else ""), first, rc_of(data))
+            self._finish(first.task, J.FAILED, message_of(data) + (f": {err[-1]}" if err else ""), first, 125)
             self._chain_settled(chain)
             return
         complete = True
@@ -177,10 +180,17 @@ class ChainRuns:
         then each of its steps that may have started is stopped unless it ended, and journalled as
         what the host says: ended (its status), stopped, or never started (nothing)."""
         open_ = [c for c in self._chains.values() if not c.settled]
+        for chain in [c for c in open_ if not cancelled and progress[c.tasks[0][1].key].started is None]:
+            # ansible-playbook ended by itself before this chain's task (a gate stopped the pass): Ansible
+            # says so before it starts a task on a host, so none of its steps ran
+            self._chain_settled(chain)
+            open_.remove(chain)
         if not open_:
             return
         answers = self._stop_jobs([], chains_to_settle=open_)
         for chain in open_:
+            if not all(task.key in answers for _, task in chain.tasks):
+                continue        # its host did not answer: still open, the next resume asks again
             for (_, task), member in zip(chain.tasks, chain.members, strict=True):
                 state = self.task_state(task)
                 if state.status not in (J.RUNNING, J.PENDING) and state.attempts >= member.attempt:

@@ -234,7 +234,7 @@ class AnsibleEngine(ChainRuns, RunEngine):
         progress: dict[tuple[str, str], _Progress] = {}
         hosts: dict[str, None] = {}
         for title, lanes, measurement in plays:
-            if hosts:
+            if hosts and not book.plays[-1].get("any_errors_fatal"):     # else the play before is its own gate
                 book.plays.append(passes.gate_play([*hosts, *(h for h in lanes if h not in hosts)]))
             hosts.update(dict.fromkeys(lanes))
             files = "tasks" if len(plays) == 1 else f"tasks/play_{len(book.plays) + 1:02d}"
