@@ -100,7 +100,7 @@ class ChainRuns:
         if len(lanes) < 2 or len(play["tasks"]) != 1 or any(
                 t is None or len(t) != 1 or "ansible.builtin.raw" not in t[0] for t in files.values()):
             return
-        number = len(book.plays)
+        number = len({title for title, _ in self._shared_tasks}) + 1
         variable = f"testbed_play_{number:02d}"
         title = f"Each host's steps (play {number})"
         for host, tasks in files.items():
@@ -109,13 +109,24 @@ class ChainRuns:
             own[variable] = tasks[0]["ansible.builtin.raw"]["_raw_params"]
             own[variable + "_timeout"] = int(tasks[0]["timeout"])
             self._shared_tasks[(title, host)] = tasks[0]["name"].split(" ", 1)[0]
-        # one task under `linear`: every host ends its task before Ansible looks at failures, so
-        # `any_errors_fatal` ends the pass after the stage as the gate play would (passes.gate_play)
-        play["strategy"], play["any_errors_fatal"] = "linear", True
-        play["tasks"] = [{"name": title, "ansible.builtin.raw": {
+        task = {"name": title, "ansible.builtin.raw": {
             "_raw_params": "{{ " + variable + " }}", "executable": "/bin/sh"},
             "vars": {"ansible_ssh_use_tty": False}, "changed_when": True,
-            "timeout": "{{ " + variable + "_timeout }}"}]
+            "timeout": "{{ " + variable + "_timeout | default(60) }}", "when": f"{variable} is defined"}
+        # under `linear` a task ends on every host before the next starts, and Ansible looks at failures
+        # only then: with `any_errors_fatal` one play holds a run of such stages, a task each, in order,
+        # and ends the pass after the stage where a host failed, as the gate play would (passes.gate_play).
+        # A new play costs about 4 s on 50 hosts here (3 plays of one task 23-25 s, one play of 3: 15.6 s).
+        before = book.plays[-2] if len(book.plays) >= 2 else None
+        if before is not None and before.get("any_errors_fatal") and str(before["tasks"][-1]["name"]).startswith(
+                "Each host's steps (play "):
+            known = before["hosts"].split(",")
+            before["hosts"] = ",".join([*known, *(h for h in play["hosts"].split(",") if h not in known)])
+            before["tasks"].append(task)
+            book.plays.pop()
+            return
+        play["strategy"], play["any_errors_fatal"] = "linear", True
+        play["tasks"] = [task]
 
     # ------------------------------------------------------------------ its output
 
