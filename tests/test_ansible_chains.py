@@ -68,23 +68,6 @@ def test_a_failed_step_ends_the_chain_there_and_no_later_step_starts(tmp_path):
     assert _host_says(tmp_path, members[2]) == (jobs.GONE, None)
 
 
-def test_a_steps_timeout_inside_a_chain_is_reported_on_that_step_and_stops_it_on_its_host(tmp_path):
-    marks = tmp_path / "marks"
-    pid_file = tmp_path / "sleeper"
-    members = _members(marks, ["true", f"echo $$ > {pid_file}; sleep 60", "true"], timeout_s=1)
-    t0 = time.monotonic()
-    chain = _run(tmp_path, members)
-    out, err = chain.communicate(timeout=60)
-    reports = chains.parse(out, err)
-    assert time.monotonic() - t0 < 15        # the step's own second, not the sleep's minute
-    assert reports["1.1"].exit_code == 0 and not reports["1.1"].timed_out
-    assert reports["1.2"].timed_out and reports["1.2"].ended and "1.3" not in reports
-    assert chain.returncode != 0 and _marks(marks) == ["1.1"]
-    # the step itself was stopped on its host, not only the chain's wait for it
-    sleeper = int(pid_file.read_text())
-    wait_for(lambda: not Path(f"/proc/{sleeper}").exists(), seconds=10, what="the timed-out step stopped")
-
-
 def test_a_killed_chain_starts_no_further_step_and_its_host_says_which_steps_ran(tmp_path):
     """What a resume relies on after a driver died in the middle of a chain (app.ansible.chain_runs):
     the chain is killed first, then the host is asked about each step the chain may have started."""
@@ -125,3 +108,85 @@ def test_a_second_chain_of_the_run_is_refused_while_one_runs_on_the_host(tmp_pat
         release.write_text("")
         first.communicate(timeout=30)
     assert _marks(marks) == ["1.1"]
+
+
+# ---------------------------------------------------------------- the engine's side (app.ansible.chain_runs)
+
+def _chain_engine(tmp_path: Path, scripts: dict[tuple[str, str], str], timeout: float, info=None):
+    from tests.test_ansible_passes import _engine, _plan
+    marks = tmp_path / "marks"
+    marks.mkdir(exist_ok=True)
+    steps = [s for s in _plan(marks, scripts, (3, 0, 0)) if s.target == "h1"]
+    engine, info = _engine(tmp_path, steps, info)
+    engine.timeout = timeout
+    return engine, info, steps, marks
+
+
+def _start_chain(engine, steps):
+    """What a pass does with h1's three steps before and as Ansible starts its task."""
+    from app.ansible.engine import _Progress
+    engine._chains, engine._shared_tasks = {}, {}
+    lanes = engine._chain_lanes({"h1": [(s, s.tasks[0]) for s in steps]})
+    assert [step.number for step, _ in lanes["h1"]] == ["1.1"]      # one task for the three steps
+    chain = engine._chains[steps[0].tasks[0].key]
+    progress = {s.tasks[0].key: _Progress(s.tasks[0], 1) for s in steps}
+    engine._begin(steps[0].tasks[0], progress[steps[0].tasks[0].key])     # Ansible's runner_on_start
+    script = engine._chain_script(steps[0].tasks[0])
+    return chain, progress, script
+
+
+def test_a_timeout_in_a_chain_is_journalled_on_its_step_once_and_nothing_after_it_starts(tmp_path):
+    from app.run import journal as J
+    pid_file = tmp_path / "sleeper"
+    engine, info, steps, marks = _chain_engine(tmp_path, {("1.2", "h1"): f"echo $$ > {pid_file}; sleep 60"}, timeout=1)
+    try:
+        chain, progress, script = _start_chain(engine, steps)
+        t0 = time.monotonic()
+        ran = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=60)
+        assert time.monotonic() - t0 < 15        # the step's own second, not its sleep's minute
+        engine._chain_event(chain, "runner_on_failed", {"res": {"stdout": ran.stdout, "stderr": ran.stderr,
+                                                                "rc": ran.returncode}}, progress)
+    finally:
+        engine.close()
+    records = J.read_records(info.dir)[0]
+    states = J.replay(records)
+    assert states[("1.1", "h1")].status == J.OK
+    assert states[("1.2", "h1")].status == J.TIMEOUT and "timed out after 1 s" in states[("1.2", "h1")].message
+    assert ("1.3", "h1") not in states and _marks(marks / "h1") == ["1.1"]
+    assert [(r["kind"], r.get("step")) for r in records if r["kind"] in ("start", "end")] == [
+        ("start", "1.1"), ("end", "1.1"), ("start", "1.2"), ("end", "1.2")]
+    # the chain was journalled before it ran, and its end: a resume has nothing of it to ask about
+    assert [r["steps"] for r in records if r["kind"] == "chain"] == [[["1.1", 1], ["1.2", 1], ["1.3", 1]]]
+    assert sum(r["kind"] == "chain-end" for r in records) == 1
+    # the step itself was stopped on its host, not only the chain's wait for it
+    sleeper = int(pid_file.read_text())
+    wait_for(lambda: not Path(f"/proc/{sleeper}").exists(), seconds=10, what="the timed-out step stopped")
+
+
+def test_a_resume_after_a_driver_died_in_a_chain_asks_about_every_step_the_chain_may_have_started(tmp_path):
+    """The driver died while the chain ran 1.2, whose start no journal record holds (Ansible hands
+    the chain's output over when it ends): the resume must ask the host about 1.2 and 1.3 too,
+    or it would start 1.2 beside the copy still running, and 1.3 maybe a second time."""
+    engine, info, steps, marks = _chain_engine(
+        tmp_path, {("1.2", "h1"): f"while [ ! -e {tmp_path / 'release'} ]; do sleep 0.05; done"}, timeout=60)
+    try:
+        chain, _, script = _start_chain(engine, steps)
+        running = subprocess.Popen(["sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   start_new_session=True)
+        member = chain.members[1]
+        base = engine._place("h1")[0]
+        asked = chains.Member(member.step, member.attempt, "", "bash", 0)
+        say = ["sh", "-c", chains.status_script(info.id, "h1", asked, base)]
+        wait_for(lambda: subprocess.run(say, capture_output=True, text=True).stdout.startswith(jobs.RUNNING),
+                 seconds=30, what="1.2 running in the chain")
+        os.killpg(running.pid, signal.SIGKILL)      # the driver and its connection die: so does the chain
+        running.wait(10)
+    finally:
+        engine.close()
+    resumed, _, _, _ = _chain_engine(tmp_path, {}, timeout=60, info=info)
+    try:
+        assert [t.key for t in resumed.leftovers()] == [("1.1", "h1"), ("1.2", "h1"), ("1.3", "h1")]
+        assert resumed._resume_lanes(resumed.leftovers())["h1"][0]["name"] == "Stop the chain of steps"
+    finally:
+        (tmp_path / "release").write_text("")
+        resumed.close()
