@@ -282,6 +282,26 @@ class ChainRuns:
             lanes.setdefault(task.host, []).append(_raw(name(f"{task.step} job status"), script))
         return lanes
 
+    def adopt(self, task: Task) -> bool:
+        """Follow the job a dead driver left on its host to its end and take its outcome.  Every job
+        its host said had ended is taken in the same pass as the first of them (they need no one's
+        decision): a chain leaves several, and each pass costs ansible-playbook's start."""
+        if self.task_state(task).status not in (J.INTERRUPTED, J.LOST):
+            return self.task_state(task).status == J.OK      # taken with an earlier one
+        answers = getattr(self, "_leftover_status", None) or {}
+        ended = answers.get(task.key, ("",))[0] == jobs.ENDED
+        batch = [task]
+        if ended:
+            batch += [t for t in self.leftovers() if t.key != task.key and answers.get(t.key, ("",))[0] == jobs.ENDED
+                      and self.task_state(t).status in (J.INTERRUPTED, J.LOST)]
+        plays: dict[bool, dict[str, Lane]] = {}
+        for t in batch:
+            step = self.by_number[t.step]
+            plays.setdefault(step.section == "run", {}).setdefault(t.host, []).append((step, t))
+        self._pass([(f"Adopting {', '.join(t.step for t in batch)}", lanes, measurement)
+                    for measurement, lanes in plays.items()], adopt=True)
+        return self.task_state(task).status == J.OK
+
     def _took_chain_member(self, task: Task, status: str) -> None:
         """A step an unsettled chain started (the host says it ran): journalled as started, so it is
         adopted or stopped as any step a dead driver left."""

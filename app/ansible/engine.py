@@ -573,13 +573,6 @@ class AnsibleEngine(ChainRuns, RunEngine):
             self._cancel = cancel
         return answers
 
-    def adopt(self, task: Task) -> bool:
-        """Follow the job a dead driver left on its host to its end and take its outcome."""
-        step = self.by_number[task.step]
-        title = f"{step.section_title}: adopting {task.step}"
-        self._pass([(title, {task.host: [(step, task)]}, step.section == "run")], adopt=True)
-        return self.task_state(task).status == J.OK
-
     def stop_leftover(self, task: Task) -> tuple[str, int | None]:
         """Stop the job unless it ended meanwhile, decided on the host (jobs.stop_script)."""
         found = self._stop_jobs([task]).get(task.key)
