@@ -16,6 +16,7 @@ diagram's badges are sorted out on the worker too (a stress bed has tens of thou
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -24,15 +25,26 @@ from app.background import BackgroundJob, Outcome, edited_meanwhile, unless_edit
 from topology.gc_pause import collector_paused
 
 
-def validate_unless_edited(document: Any, bed: Any, scenario: str | None = None) -> tuple[list, dict]:
+def validate_unless_edited(document: Any, bed: Any, scenario: str | None = None,
+                           publish: Callable[[list, dict, str], None] | None = None,
+                           stages: tuple[float, float] = (0.5, 2.0)) -> tuple[list, dict]:
     """On the worker: the findings of `bed` and the diagram's badges of them (for `scenario`, as the
     canvas counts them), or EditedMeanwhile when an edit ran while they were worked out (whatever
-    went wrong then is the edit's doing)."""
+    went wrong then is the edit's doing).  `publish(findings, badges, progress)`: handed the findings
+    of the rules done so far while the rest run, first after `stages[0]` s, then every `stages[1]` s
+    (`topology.validation.progress`), and only while no edit has run."""
     from app.diagram.findings import badges, drawn
     from topology.validation import validate
+    from topology.validation.progress import Partial, validate_in_stages
+    before = document.edit_seq
+
+    def partial(p: Partial) -> None:
+        if publish is not None and document.edit_seq == before:
+            publish(p.findings, badges(p.findings, *drawn(bed), scenario=scenario), f"{p.done} of {p.total} rules")
 
     def work() -> tuple[list, dict]:
-        findings = validate(bed)
+        findings = validate(bed) if publish is None else \
+            validate_in_stages(bed, partial, first_after_s=stages[0], every_s=stages[1])
         return findings, badges(findings, *drawn(bed), scenario=scenario)
     with collector_paused():
         return unless_edited(document, work)
@@ -45,11 +57,22 @@ def _kept(previous: list, result: tuple[list, dict]) -> tuple[list, dict]:
     return (previous if findings == previous else findings), badges
 
 
+class _Partials(QObject):
+    arrived = Signal(object)        # (revision, scenario, findings, badges, progress), emitted on the worker
+
+
 class LiveValidator(QObject):
+    """`findings_changed` hands on the findings of the bed as it is now.  After an open (a reset) a
+    big bed's first findings come while the rules still run: then `progress` says how far they are
+    ("7 of 66 rules"), and the complete list follows; `progress` is "" whenever the list shown is
+    complete.  After an edit the list shown stays until the complete new one is in."""
     findings_changed = Signal(object)     # list[Finding]
     failed = Signal(str)
 
     DEBOUNCE_MS = 250
+    # after an open: the first findings once this much time has gone and a rule found something,
+    # then the findings so far this often until the complete list is in
+    FIRST_FINDINGS_S, MORE_FINDINGS_S = 0.5, 2.0
 
     def __init__(self, document: Any, parent: QObject | None = None):
         super().__init__(parent or document)
@@ -57,12 +80,17 @@ class LiveValidator(QObject):
         self.findings: list[Any] = []
         self.badges: dict[str, Any] = {}      # device id -> Badge, made on the worker ...
         self.badges_scenario: str | None = None   # ... counting this scenario's findings (None: the reference's)
-        self.revision_shown = -1
+        self.revision_shown = -1       # the revision whose complete findings are listed
+        self.revision_listed = -1      # ... whose findings are listed, complete or so far (`progress`)
+        self.progress = ""
+        self._opened = False            # the bed was opened (reset) and its complete findings are not in yet
+        self._partials = _Partials(self)
+        self._partials.arrived.connect(self._partial)
         self._job = BackgroundJob(self, name="live-validation", prepare=self._prepare,
                                   debounce_ms=self.DEBOUNCE_MS, current_revision=lambda: self.document.revision)
         self._job.result.connect(self._finished)
         document.changed.connect(lambda _ids: self._job.request())
-        document.reset.connect(self.run_now)
+        document.reset.connect(self._opened_now)
 
     def _prepare(self):
         doc, bed = self.document, self.document.bed
@@ -70,11 +98,30 @@ class LiveValidator(QObject):
         # until someone picks one): sorting 28,000 findings into badges on the GUI thread took 0.1 s
         choice = getattr(doc, "scenario", None)
         scenario = (choice.value if choice is not None else "") or None
-        previous = self.findings
-        return doc.revision, lambda: (scenario, _kept(previous, validate_unless_edited(doc, bed, scenario)))
+        previous, revision, relay, staged = self.findings, doc.revision, self._partials.arrived, self._opened
+
+        def publish(findings: list, badges: dict, progress: str) -> None:
+            try:
+                relay.emit((revision, scenario, findings, badges, progress))
+            except RuntimeError:        # the window went away while this ran: nobody waits for it
+                pass
+        return revision, lambda: (scenario, _kept(previous, validate_unless_edited(
+            doc, bed, scenario, publish if staged else None, (self.FIRST_FINDINGS_S, self.MORE_FINDINGS_S))))
 
     def run_now(self) -> None:
         self._job.run_now()
+
+    def _opened_now(self) -> None:
+        self._opened = True
+        self.run_now()
+
+    def _partial(self, item: tuple) -> None:
+        revision, scenario, findings, badges, progress = item
+        if revision != self.document.revision or revision == self.revision_shown:
+            return                      # another bed's, or the complete list is in already
+        self.findings, self.badges, self.badges_scenario, self.progress = findings, badges, scenario, progress
+        self.revision_listed = revision
+        self.findings_changed.emit(findings)
 
     @property
     def busy(self) -> bool:
@@ -85,10 +132,12 @@ class LiveValidator(QObject):
         if outcome.error:
             if edited_meanwhile(outcome):
                 return
+            self.progress, self._opened = "", False
             self.failed.emit(f"validation failed: {outcome.error}")
             return
         self.badges_scenario, (self.findings, self.badges) = outcome.value
-        self.revision_shown = outcome.revision
+        self.revision_shown = self.revision_listed = outcome.revision
+        self.progress, self._opened = "", False
         self.findings_changed.emit(self.findings)
 
     def current_findings(self) -> list:

@@ -3,11 +3,20 @@ bed every tab open, one move stalled the window for seconds).  Counted, not time
 changes no finding rebuilds no findings list, no readiness list and no finding markers, and the bed
 is copied or serialised on the GUI thread by nobody (the methodology, the path view and the
 autosave read it on their workers).  An edit that runs into the autosave's snapshot is not lost:
-the snapshot is taken again and the autosave has the edit."""
+the snapshot is taken again and the autosave has the edit.
+
+The same counted for what the window does with an edit on the big bed: a device moved redraws that
+device and its cables without the canvas walking every device and cable again; findings that came
+back equal are neither counted again nor compared badge by badge; a changed readiness list keeps
+the rows of the gaps still there; a bulk result is frozen without following the frozen set's list.
+"""
 from __future__ import annotations
 
+import gc
 import pickle
+import sys
 import threading
+import weakref
 
 import pytest
 from PySide6.QtCore import Qt
@@ -15,9 +24,14 @@ from PySide6.QtTest import QTest
 
 import app.autosave as autosave
 import resources
+from app.document import Document
+from app.selection import Selection
 from topology.edits import SetField
 from topology.model import Bed
-from topology.operations import move
+from topology.operations import apply_layout, connect, delete, move
+from topology.rename_ops import rename
+from topology.synthetic import generate
+from widgets.canvas.view import Canvas
 
 DEFAULT = resources.example_path(resources.DEFAULT_EXAMPLE)
 
@@ -169,3 +183,219 @@ def test_a_changed_list_of_thousands_asks_only_for_the_rows_in_sight(qtbot, monk
     assert panel.index_for(panel.visible_findings()[3334]).row() == 2   # the warnings follow the closed group
     qtbot.keyClick(panel.tree, Qt.Key.Key_Right)                    # open again
     assert panel.index_for(panel.visible_findings()[0]).row() == 1
+
+
+def _canvas(qtbot, hosts: int) -> tuple[Document, Canvas]:
+    doc = Document()
+    canvas = Canvas(doc, Selection())
+    qtbot.addWidget(canvas)
+    doc.replace(generate(hosts=hosts, vms=hosts, arrays=2, disks=12, rack_size=20), None)
+    canvas.finish_build()
+    return doc, canvas
+
+
+def _calls_during(action) -> int:
+    """Python and C function calls made on this thread while `action` runs (a walk over the bed's
+    devices or cables makes one or more per component)."""
+    calls = 0
+
+    def count(_frame, event, _arg):
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+    sys.setprofile(count)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def _moved(doc: Document, canvas: Canvas) -> int:
+    host = doc.bed.servers[0].id
+    item = canvas.devices[host]
+    x, y = item.pos().x() + 40, item.pos().y()
+    calls = _calls_during(lambda: doc.apply(move(doc.bed, {host: (x, y)})))
+    assert (canvas.devices[host].pos().x(), canvas.devices[host].pos().y()) == (x, y)
+    return calls
+
+
+def test_moving_one_device_costs_the_same_on_a_bed_four_times_as_big(qtbot, monkeypatch):
+    from app import diagram
+    monkeypatch.setattr(diagram, "ROUTED_MAX", 0)      # as on a big bed: cables are not routed around devices
+    small = _moved(*_canvas(qtbot, 20))
+    big = _moved(*_canvas(qtbot, 80))
+    # the same 407 calls on both now; the old redraw rebuilt the id maps, compared every cable and
+    # worked out the dashed paths again: 885 and 2,091 calls
+    assert big < small + 400, (small, big)
+
+
+def test_a_move_redraws_the_device_and_its_cables_and_leaves_the_rest(qtbot):
+    doc, canvas = _canvas(qtbot, 30)
+    host = doc.bed.servers[0].id
+    refreshed: list[str] = []
+    refresh = canvas._refresh_device
+    canvas._refresh_device = lambda item, obj: (refreshed.append(item.ident), refresh(item, obj))
+    cables = {key: item.path().boundingRect().getRect() for key, item in canvas.links.items()}
+    ours = canvas._links_at[host]
+    doc.apply(move(doc.bed, {host: (canvas.devices[host].pos().x(), canvas.devices[host].pos().y() + 300)}))
+    assert refreshed == [host]
+    after = {key: item.path().boundingRect().getRect() for key, item in canvas.links.items()}
+    assert {key for key in cables if after[key] != cables[key]} <= ours
+    assert any(after[key] != cables[key] for key in ours & set(cables)), "the device's cables follow it"
+
+
+def _drawing(canvas: Canvas) -> tuple:
+    return (sorted((i, d.pos().x(), d.pos().y(), d.w, d.h) for i, d in canvas.devices.items()),
+            sorted(i for i in canvas.chips),
+            sorted((tuple(item.ends), tuple(item.path().boundingRect().getRect()))
+                   for item in canvas.links.values()),
+            len(canvas.paths), sorted(canvas.cabled.items()))
+
+
+def test_after_each_kind_of_edit_the_canvas_is_the_one_a_fresh_drawing_makes(qtbot):
+    """The quick redraw is taken only when no component, cable, path or VM placement changed: an
+    edit that changes one of those is drawn as a fresh canvas draws the bed."""
+    doc, canvas = _canvas(qtbot, 6)
+    first, second = doc.bed.servers[0], doc.bed.servers[1]
+    cable = next(lk for lk in doc.bed.links if lk.a.partition(":")[0] == second.id)
+    ends = (cable.a, cable.b)
+    edits = [lambda: apply_layout(doc.bed),      # every device's place in the model, as a fresh drawing reads it
+             lambda: move(doc.bed, {first.id: (900.0, 900.0)}),
+             lambda: rename(doc.bed, first.id, "RENAMED-HOST"),
+             lambda: move(doc.bed, {"RENAMED-HOST": (1200.0, 40.0)}),
+             lambda: delete(doc.bed, [], links=[cable]),
+             lambda: connect(doc.bed, *ends),
+             lambda: delete(doc.bed, [second.id])]
+    for make in edits:
+        doc.apply(make())
+        _same(_drawing(canvas), _drawing(_fresh(qtbot, doc)))
+    while doc.undo_stack.canUndo():
+        doc.undo_stack.undo()
+    _same(_drawing(canvas), _drawing(_fresh(qtbot, doc)))
+
+
+def _fresh(qtbot, doc: Document) -> Canvas:
+    """The bed drawn by a canvas of its own (a document of its own: the edits do not reach it)."""
+    own = Document()
+    canvas = Canvas(own, Selection())
+    qtbot.addWidget(canvas)
+    own.replace(doc.bed, None)
+    canvas.finish_build()
+    return canvas
+
+
+def _same(a, b):
+    for part, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            xs, ys = (set(x), set(y)) if isinstance(x, list) else ({x}, {y})
+            raise AssertionError(f"part {part}: only here {sorted(xs - ys)[:5]}, only fresh {sorted(ys - xs)[:5]}")
+
+
+def test_findings_that_come_back_equal_are_not_counted_or_compared_again(qtbot, monkeypatch):
+    from widgets import validation_panel
+    from widgets.validation_panel import ValidationPanel
+    doc, canvas = _canvas(qtbot, 20)
+    panel = ValidationPanel(doc, Selection())
+    qtbot.addWidget(panel)
+    doc.validation.run_now()
+    assert doc.validation.wait(20000)
+    qtbot.waitUntil(lambda: doc.validation.revision_shown == doc.revision, timeout=20000)
+    findings = doc.validation.findings
+    assert findings and panel.summary()
+    counted = []
+    words = validation_panel.count_words
+    monkeypatch.setattr(validation_panel, "count_words", lambda f: counted.append(len(f)) or words(f))
+    looked_up: list[str] = []
+    devices = canvas.devices
+    canvas.devices = _Spy(devices, looked_up)
+    equal = list(findings)          # the live validator hands back the list it showed when none changed
+    panel.show_findings(equal)
+    canvas._on_findings(equal)
+    assert counted == [] and looked_up == []
+    canvas.devices = devices
+    panel.show_findings(equal[1:])   # one fewer: counted again
+    assert counted == [len(equal) - 1]
+
+
+class _Spy(dict):
+    def __init__(self, data, seen):
+        super().__init__(data)
+        self.seen = seen
+
+    def get(self, key, default=None):
+        self.seen.append(key)
+        return super().get(key, default)
+
+
+class _Cycle:
+    def __init__(self):
+        self.me = self
+
+
+def test_a_bulk_result_is_frozen_without_counting_the_frozen_set_and_piled_up_garbage_is_walked(monkeypatch):
+    """gc.get_freeze_count follows the frozen list (millions of objects on the big bed: 0.1–0.5 s
+    with the interpreter held); a result that replaces the last one does not need it.  Results
+    that pile up (garbage in cycles) are still walked once the frozen set passes twice the largest."""
+    from app import gc_owner
+    from app.gc_owner import GuiCollector
+    counts = []
+    real = gc.get_freeze_count
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: counts.append(1) or real())
+    monkeypatch.setattr(gc_owner, "BULK_YOUNG", 20_000)     # a result of 200,000 objects behaves alike, slower
+    size = gc_owner.BULK_YOUNG + 1000
+    collector = GuiCollector()
+    try:
+        collector.settle(large=False)
+        counts.clear()
+        result = [_Cycle() for _ in range(size)]
+        collector.collect_due()
+        assert collector.bulk_frozen == 1 and counts == []
+        result = [_Cycle() for _ in range(size)]        # the next edit's result replaces it
+        collector.collect_due()
+        assert collector.bulk_frozen == 2 and counts == []
+        lost = weakref.ref(result[0])
+        result = None          # garbage in cycles, frozen: only a walk frees it
+        walked = collector.collections[2]
+        piles = []
+        for _ in range(4):
+            piles.append([_Cycle() for _ in range(size)])
+            collector.collect_due()
+            piles[-1] = None
+        assert collector.collections[2] > walked, "the frozen set passed twice the largest result: walked"
+        assert lost() is None
+    finally:
+        gc.unfreeze()
+        gc.collect()
+
+
+def test_a_changed_readiness_list_keeps_the_rows_of_the_gaps_still_there(qtbot, monkeypatch):
+    """Filling in one host on the big bed changes one gap of thousands: its row goes, the others
+    stand (rebuilt whole, the list made every row again); the rows read as a fresh list's."""
+    from app.readiness import PROCEDURE, REACH, Gap
+    from widgets import readiness_panel
+    from widgets.readiness_panel import ReadinessPanel
+
+    def gaps(hosts: range, reach: bool = True) -> list:
+        out = [Gap(PROCEDURE, f"h{n}", f"h{n} lacks its address", "fill in the address") for n in hosts]
+        return out + ([Gap(REACH, "", "no host has access", "add access")] if reach else [])
+
+    def rows(panel) -> list:
+        tree = panel.tree
+        return [(tree.topLevelItem(g).text(0), [tree.topLevelItem(g).child(r).text(c) for r in
+                 range(tree.topLevelItem(g).childCount()) for c in range(3)]) for g in range(tree.topLevelItemCount())]
+    panel = ReadinessPanel(Document(), Selection())
+    qtbot.addWidget(panel)
+    panel.show_gaps(gaps(range(300)))
+    made = []
+    real = readiness_panel.QTreeWidgetItem
+    monkeypatch.setattr(readiness_panel, "QTreeWidgetItem", lambda *a: made.append(a) or real(*a))
+    for changed in (gaps(range(1, 300)), gaps(range(1, 301)), gaps(range(1, 301), reach=False),
+                    gaps([7, *range(1, 301)], reach=False)):
+        made.clear()
+        panel.show_gaps(changed)
+        assert len(made) <= 1, "only a gap that is new gets a row"
+        fresh = ReadinessPanel(Document(), Selection())
+        qtbot.addWidget(fresh)
+        fresh.show_gaps(changed)
+        assert rows(panel) == rows(fresh)

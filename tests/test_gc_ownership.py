@@ -147,6 +147,29 @@ def test_a_loaded_bed_is_frozen_and_opening_the_next_one_frees_it():
         gc.unfreeze()
 
 
+def test_a_large_bed_opened_first_is_frozen_without_a_walk_and_the_next_open_walks_once():
+    """Loading the 5,000-device bed leaves no cycle to free; walking its 394,000 objects held the GUI
+    thread 0.1–0.4 s just as its validation started.  The next open still frees the first bed's cycles."""
+    collector = GuiCollector()
+    first_bed = _Cycle()
+    gone = weakref.ref(first_bed)
+    walks: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start":
+            walks.append(info["generation"])
+    gc.callbacks.append(count)
+    try:
+        collector.settle(large=True)
+        assert walks == [] and gc.get_freeze_count() > 0
+        del first_bed
+        collector.settle(large=True)
+        assert walks == [2] and gone() is None
+    finally:
+        gc.callbacks.remove(count)
+        gc.unfreeze()
+
+
 def test_without_an_owner_a_pause_is_counted_across_threads_and_restores_collection():
     """The command line keeps automatic collection outside its pauses; two threads that pause at
     once nest, and only the last one out turns it back on."""

@@ -31,7 +31,7 @@ from topology.path_parts import Endpoint, Hop, PinFailure, StoragePath, derived_
 from topology.unknown import NOT_STATED
 
 # a pair's answer: (index of the exit port, switches crossed, ("", "")) when it carries a path,
-# else (None, (), (the initiator it was worked out for, why not))
+# else (None, (), (the initiator it was worked out for, "" when its ports alike get the same words; why not))
 Verdict = tuple[int | None, tuple[str, ...], tuple[str, str]]
 # (initiator's position, target, exit, switches crossed, volume -> LUN, the hops after the exit port)
 PlanEntry = tuple[int, "Endpoint", int, tuple[str, ...], Mapping[str, "int | None"], tuple["Hop", ...]]
@@ -180,7 +180,7 @@ class PathDerivation:
         """(the hops from initiator to target port, '') or (None, the first hop that fails)."""
         exit_at, switches, gap = self._verdict(ini, tgt, pinned)
         if exit_at is None:
-            if gap[0] != ini.ref:   # worked out for a look-alike port: say it of this one
+            if gap[0] and gap[0] != ini.ref:   # worked out for a look-alike port: say it of this one
                 gap = (ini.ref, self._carry_now(ini, tgt, pinned)[2][1])
             return None, gap[1]
         return self._hops(ini, tgt, exit_at, switches), ""
@@ -225,6 +225,8 @@ class PathDerivation:
             return fail(f"{ini.ref} is on no virtual switch with an uplink")
         route = self._cabling(ini, tgt, pinned)
         if isinstance(route, str):
+            if ini.attach[0][1] and route.startswith(_NO_JOIN):     # (14,048 pins of the 5,000-device bed)
+                return None, (), ("", route)   # said of the switches, which ports alike share: said of each
             return fail(route)
         exit_ref, switches = route
         if ini.proto == "iscsi":
@@ -285,7 +287,7 @@ class PathDerivation:
                 best, best_exit = r, exit_ref
         if best is None:
             first = ", ".join(sorted(ini.attach[0][1])) or ini.exits[0]
-            return f"no cable or switch link joins {first} to {', '.join(sorted(tgt_sw)) or tgt.ref}"
+            return f"{_NO_JOIN}{first} to {', '.join(sorted(tgt_sw)) or tgt.ref}"
         return best_exit, best
 
     def _unplugged(self, ref: str) -> bool:   # cabled in the drawn bed (the view has no cable for it)
@@ -585,6 +587,7 @@ class PathDerivation:
         return by_host.get(host, [])
 
 
+_NO_JOIN = "no cable or switch link joins "
 _NOT_STORAGE = frozenset({"lan", "management", "heartbeat", "live_migration", "unused", "replication"})
 
 

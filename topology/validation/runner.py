@@ -7,7 +7,7 @@ never this module.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from topology.gc_pause import collector_paused
 from topology.index import BedIndex
@@ -19,6 +19,9 @@ from topology.unknown import NOT_STATED
 from topology.validation.context import Context
 from topology.validation.grouping import group
 from topology.validation.registry import RULES, SEVERITY_ORDER, Finding, RuleInfo, could_not_judge
+
+# told the cases found so far, how many rules are done and how many there are
+Progress = Callable[[list[Finding], int, int], None]
 
 
 def _load_rule_modules() -> None:
@@ -45,7 +48,7 @@ def _load_rule_modules() -> None:
 
 def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None, *,
              scenario: str | None = None, reference_only: bool = False,
-             configuration: str | None = None) -> list[Finding]:
+             configuration: str | None = None, progress: Progress | None = None) -> list[Finding]:
     """The findings of `bed`, one per fact (`topology.validation.grouping`): every case the rules
     find (`validate_cases`), a root cause with the findings it explains listed under it, the cases
     of one fact together, each saying where it holds.  Judged in full (every rule, scenario and
@@ -53,7 +56,7 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
     codes = list(codes) if codes is not None else None
     with collector_paused():    # as the rules run: the grouping makes small objects next to a large model
         cases = validate_cases(bed, codes, idx, scenario=scenario, reference_only=reference_only,
-                               configuration=configuration)
+                               configuration=configuration, progress=progress)
         findings = group(cases, configured=bool(bed.configurations))
         if scenario is None and configuration is None and not reference_only and \
                 (codes is None or "EXC-001" in codes):
@@ -65,7 +68,7 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
 
 def validate_cases(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None = None, *,
                    scenario: str | None = None, reference_only: bool = False,
-                   configuration: str | None = None) -> list[Finding]:
+                   configuration: str | None = None, progress: Progress | None = None) -> list[Finding]:
     """Every case each registered rule (or the given codes) finds, with the bed's documented exceptions
     applied: one finding per case, as the rules yield them.
 
@@ -79,6 +82,9 @@ def validate_cases(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex |
     A bed with `configurations:` is judged in each of them (`topology.configurations`): a
     finding of every configuration is listed once, one of some configurations once for each,
     naming it.  `configuration=NAME` judges that configuration alone.
+
+    `progress(cases, done, total)`: told the reference's cases after each of its rules, when the
+    reference is the bed as drawn (`topology.validation.progress` publishes them while the rest runs).
     """
     if configuration is not None or bed.configurations:
         return _configured(bed, codes, scenario, reference_only, configuration)
@@ -96,7 +102,7 @@ def validate_cases(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex |
             ref_ctx = Context(bed, idx)
             reference = _reference_scenario(bed)
             if reference is None:
-                findings = _run(ref_ctx, codes, None)
+                findings = _run(ref_ctx, codes, None, progress)
             else:
                 findings = _judge_reference(bed, idx, reference, codes, ref_ctx)
             if not reference_only:
@@ -214,13 +220,15 @@ def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, ref
 _VM_SET_RULES = frozenset({"CAP-001", "CAP-002", "CAP-003", "CAP-006", "RAID-009"})
 
 
-def _run(ctx: Context, codes: Iterable[str] | None, scenario: str | None) -> list[Finding]:
+def _run(ctx: Context, codes: Iterable[str] | None, scenario: str | None,
+         progress: Progress | None = None) -> list[Finding]:
     wanted = set(codes) if codes is not None else None
     findings: list[Finding] = []
     vms_unstated = ctx.scenario is not None and ctx.scenario.vms is NOT_STATED
-    for code in sorted(RULES):
-        if wanted is not None and code not in wanted:
-            continue
+    chosen = [code for code in sorted(RULES) if wanted is None or code in wanted]
+    for done, code in enumerate(chosen, 1):
+        if progress is not None and done > 1:
+            progress(findings, done - 1, len(chosen))
         info, fn = RULES[code]
         seen: set = set()
         for h in fn(ctx):

@@ -8,6 +8,7 @@ action writes it, as one step).
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable, Iterator
+from operator import attrgetter
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QTimer
@@ -20,6 +21,8 @@ from topology.unknown import NOT_STATED
 from widgets.canvas.items import ChipItem, DeviceItem
 
 STEP = 15       # devices or cables between two points where a sliced build may pause
+_HOST, _CHASSIS, _NAME = attrgetter("host"), attrgetter("chassis"), attrgetter("name")
+_ENDS, _PATH_ENDS = attrgetter("a", "b"), attrgetter("initiator", "target")
 
 
 class ModelDrawing:
@@ -83,6 +86,7 @@ class ModelDrawing:
         """A different bed: new items for everything (a big bed's a slice at a time unless `at_once`,
         widgets/canvas/building.py)."""
         self._stop_build()
+        self._shape_seen = None             # known again once the build has ended
         self._cancel_link()
         self._path_overlay = None          # the scene's clear takes it; the path view shows it again
         self._syncing = True
@@ -135,6 +139,7 @@ class ModelDrawing:
         yield
         self._update_scene_rect()
         self._follow_hint()
+        self._remember_shape(self._known_ids())
         self._follow_selection(self.selection.ids)
         QTimer.singleShot(0, self, self.fit)   # bound to the canvas: nothing runs once it is gone
 
@@ -241,13 +246,72 @@ class ModelDrawing:
         dev, sep, port = ref.rpartition(":")
         return (dev, port) if sep else (ref, None)
 
+    def _shape(self) -> tuple:
+        """What the drawing's items are made of besides each component's own fields: which
+        components there are (identity and id), which host each VM is on, which chassis each blade
+        is in, where each cable and path ends.  Read at C speed (map, attrgetter): an edit that
+        leaves it as it was redraws only what it touched, without walking the bed."""
+        bed, ident = self.bed, attrgetter("id")
+        out: list = []
+        for coll in (bed.servers, bed.switches, bed.arrays, bed.chassis, bed.networks, bed.vms, bed.clusters,
+                     bed.virtual_switches, bed.workloads, bed.scenarios):
+            out += (tuple(map(id, coll)), tuple(map(ident, coll)))
+        out += (tuple(map(_HOST, bed.vms)), tuple(map(_CHASSIS, bed.servers)), tuple(map(_CHASSIS, bed.switches)),
+                tuple(map(id, bed.links)), tuple(map(_ENDS, bed.links)), tuple(map(id, bed.paths)),
+                tuple(map(_PATH_ENDS, bed.paths)), tuple(map(id, bed.array_groups)),
+                tuple(map(_NAME, bed.array_groups)))
+        return tuple(out)
+
+    def _remember_shape(self, known: set[str]) -> None:
+        self._shape_seen, self._known = self._shape(), known
+        self._group_ids = [i for i, o in self.objects.items() if isinstance(o, ArrayGroup)]
+
+    def _known_ids(self) -> set[str]:
+        bed = self.bed
+        return set(self.objects) | {v.id for v in bed.vms} | {
+            c.id for coll in (bed.clusters, bed.virtual_switches, bed.workloads, bed.scenarios) for c in coll}
+
     def _on_changed(self, touched: set[str]) -> None:
         self.finish_build()         # an edit while a big bed is still being built: its items first
+        if touched and getattr(self, "_shape_seen", None) is not None:
+            known = self._known
+            mapped = {i if i in known else i.partition(":")[0] for i in touched}
+            if mapped <= known and self._shape() == self._shape_seen:
+                self._redraw_touched(mapped)
+                return
+        self._redraw_changed(touched)
+
+    def _redraw_touched(self, refresh: set[str]) -> None:
+        """An edit that changed fields of the components it touched and nothing else (a move, a
+        property): their items redraw, as the whole comparison below would find, the rest stand."""
+        self._follow_configuration_view()
+        for ident in list(refresh):
+            chassis = getattr(self.objects.get(ident), "chassis", None)
+            if chassis and chassis in self.blades_of:
+                refresh.add(chassis)
+        for ident in refresh:
+            item, obj = self.devices.get(ident), self.objects.get(ident)
+            if item is not None and obj is not None:
+                self._refresh_device(item, obj)
+                self._dirty_links |= self._links_at.get(ident, set())
+        groups = self._group_ids
+        if groups and any(i in refresh for i in groups):
+            self._place_chips(again=True)
+        for ident in (refresh | set(groups)) & set(self.chips):
+            self.chips[ident].update()
+        self._flush_links()
+        rect = self.scene().sceneRect()
+        if not all(rect.contains(self.devices[i].sceneBoundingRect().adjusted(-600, -600, 600, 600))
+                   for i in refresh if i in self.devices):
+            self._update_scene_rect(keep_view=True)
+        self._follow_hint()
+
+    def _redraw_changed(self, touched: set[str]) -> None:
+        """Components added, removed, re-hosted or re-cabled: the model compared with the items."""
         bed = self.bed
         old_objects, old_vms = self.objects, self.vms_of
         self.objects, self.vms_of = self._model_maps()
-        known = set(old_objects) | set(self.objects) | {v.id for v in bed.vms} | {
-            c.id for coll in (bed.clusters, bed.virtual_switches, bed.workloads, bed.scenarios) for c in coll}
+        known = set(old_objects) | self._known_ids()
         # a port, volume or disk group ("MD3000i:Logs") stands for its device
         mapped = {i if i in known else i.partition(":")[0] for i in touched}
         full = not touched or not mapped <= known
@@ -304,6 +368,7 @@ class ModelDrawing:
         self._flush_links()
         self._update_scene_rect(keep_view=True)
         self._follow_hint()
+        self._remember_shape(self._known_ids())
 
     def _follow_hint(self) -> None:
         """The empty canvas's hint is drawn over the whole view: the first device placed (or the
@@ -343,7 +408,7 @@ class ModelDrawing:
     def _badges_for(self, findings: Iterable[Any]) -> dict[str, diagram.Badge]:
         live = getattr(self.document, "validation", None)
         scenario = self.badge_scenario()
-        if (live is not None and findings is live.findings and live.revision_shown == self.document.revision
+        if (live is not None and findings is live.findings and live.revision_listed == self.document.revision
                 and getattr(live, "badges_scenario", None) == scenario):
             return live.badges      # the live validator sorted them on its worker, for this very bed and scenario
         vm_hosts = {vm.id: host for host, vms in self.vms_of.items() for vm in vms}
@@ -362,6 +427,8 @@ class ModelDrawing:
     def _on_findings(self, findings: list) -> None:
         new = self._badges_for(findings)
         old, self.badges = self.badges, new
+        if new == old:
+            return      # most edits change no badge: 5,000 devices' not looked up one by one
         for ident in set(old) | set(new):
             if old.get(ident) != new.get(ident):
                 item = self.devices.get(ident) or self.chips.get(ident)
