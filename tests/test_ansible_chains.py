@@ -167,6 +167,7 @@ def test_a_resume_after_a_driver_died_in_a_chain_asks_about_every_step_the_chain
     """The driver died while the chain ran 1.2, whose start no journal record holds (Ansible hands
     the chain's output over when it ends): the resume must ask the host about 1.2 and 1.3 too,
     or it would start 1.2 beside the copy still running, and 1.3 maybe a second time."""
+    from app.run import journal as J
     engine, info, steps, marks = _chain_engine(
         tmp_path, {("1.2", "h1"): f"while [ ! -e {tmp_path / 'release'} ]; do sleep 0.05; done"}, timeout=60)
     try:
@@ -178,14 +179,15 @@ def test_a_resume_after_a_driver_died_in_a_chain_asks_about_every_step_the_chain
         asked = chains.Member(member.step, member.attempt, "", "bash", 0)
         say = ["sh", "-c", chains.status_script(info.id, "h1", asked, base)]
         wait_for(lambda: subprocess.run(say, capture_output=True, text=True).stdout.startswith(jobs.RUNNING),
-                 seconds=30, what="1.2 running in the chain")
+                 seconds=90, what="1.2 running in the chain")
         os.killpg(running.pid, signal.SIGKILL)      # the driver and its connection die: so does the chain
         running.wait(10)
     finally:
         engine.close()
     resumed, _, _, _ = _chain_engine(tmp_path, {}, timeout=60, info=info)
     try:
-        assert [t.key for t in resumed.leftovers()] == [("1.1", "h1"), ("1.2", "h1"), ("1.3", "h1")]
+        left = [t.key for t in resumed.leftovers()]
+        assert left == [("1.1", "h1"), ("1.2", "h1"), ("1.3", "h1")], (left, J.read_records(info.dir)[0])
         assert resumed._resume_lanes(resumed.leftovers())["h1"][0]["name"] == "Stop the chain of steps"
     finally:
         (tmp_path / "release").write_text("")
