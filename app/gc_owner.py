@@ -21,7 +21,9 @@ click.  Three things keep the walks rare and short (the first as CPython's own a
   the methodology, a save), due collections wait for it to end (10 s at most): walking what it is
   making, at every tick, cost 0.1–0.25 s each on the 5,000-device bed, and most of it is freed by
   reference count when the job ends.  What the job hands back (the 5,000-device bed's procedure and
-  findings: a million objects) is frozen when it arrives instead of walked: three walks of it,
+  findings: a million objects; sized by the blocks the job left allocated as it ended, since
+  listing the young generation to count them cost 0.1–0.2 s) is frozen when it arrives instead
+  of walked: three walks of it,
   young, middle and full, stalled the window for about a second after each edit.  It is freed by
   reference count when the next result replaces it (RSS stayed level over eight edits); should
   the frozen objects ever pass what the load left plus twice the largest result (garbage in
@@ -46,7 +48,8 @@ from topology import gc_pause
 
 INTERVAL_MS = 100
 MAX_WAIT_FOR_PAUSE_S = 10.0     # a bulk job that runs longer gets its young garbage collected anyway
-BULK_YOUNG = 200_000            # young objects beyond which they are a bulk result, frozen unwalked
+BULK_YOUNG = 200_000            # a bulk job's result beyond this (in allocated blocks: each object one
+                                # at least) is frozen unwalked
 
 
 class GuiCollector(QObject):
@@ -70,7 +73,7 @@ class GuiCollector(QObject):
         self._frozen_base = 0               # objects frozen after the load (and its first full walk)
         self._blocks_base = 0               # sys.getallocatedblocks() then
         self._blocks_looked = 0             # the blocks at which the frozen set was last counted, plus a result
-        self._bulk_largest = 0              # the most young objects a bulk freeze took at once
+        self._bulk_largest = 0              # the most blocks a bulk job left that were frozen at once
         self._held_since = 0.0
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
@@ -110,16 +113,21 @@ class GuiCollector(QObject):
                 return 0
         self._held_since = 0.0
         # the count is allocations less deallocations: a result replacing the one before (freed
-        # from the frozen set) leaves it near zero while a million new objects wait in generation 0
-        young = len(gc.get_objects(0)) + len(gc.get_objects(1)) if self._frozen else 0
-        if young > BULK_YOUNG:
+        # from the frozen set) leaves it near zero while a million new objects wait in generation 0;
+        # the bulk jobs measure what they leave in the interpreter's blocks, so their results need
+        # no list of the young generations (0.1–0.2 s for a million); other young objects do
+        made = gc_pause.take_made() if self._frozen else 0
+        if self._frozen and made <= BULK_YOUNG:
+            made = len(gc.get_objects(0)) + len(gc.get_objects(1))
+        if made > BULK_YOUNG:
             # a worker's result has arrived (a big bed's procedure, its findings): walking it in
             # three generations would cost a second each; it lives until the next edit replaces
             # it, and is freed then by reference count, frozen or not
             gc.freeze()
             self.bulk_frozen += 1
-            self._bulk_largest = max(self._bulk_largest, young)
-            if self._frozen_may_have_grown() and gc.get_freeze_count() > self._frozen_base + 2 * self._bulk_largest:
+            self._bulk_largest = max(self._bulk_largest, made)
+            if self._frozen_may_have_grown() and \
+                    gc.get_freeze_count() > self._frozen_base + 2 * self._bulk_largest / self._blocks_per_object():
                 # more frozen than the load plus twice the largest result: some may be garbage in
                 # cycles (results are replaced, so the count stays level otherwise): walk it all once
                 gc.unfreeze()
@@ -149,17 +157,20 @@ class GuiCollector(QObject):
         self._frozen_base, self._blocks_base = gc.get_freeze_count(), sys.getallocatedblocks()
         self._blocks_looked = 0
 
+    def _blocks_per_object(self) -> float:
+        """The load's allocated blocks per frozen object: a bulk job's blocks in objects."""
+        return max(self._blocks_base / max(self._frozen_base, 1), 1.0)
+
     def _frozen_may_have_grown(self) -> bool:
         """Whether the frozen set may have passed the load plus twice the largest result, judged
-        by the interpreter's allocated blocks (a sum over its arenas, 2 ms) in the load's blocks per
-        frozen object.  Counting the frozen set itself (gc.get_freeze_count) follows its list of
-        millions on the 5,000-device bed: 0.1–0.5 s with the interpreter held, after every edit."""
+        by the interpreter's allocated blocks (a sum over its arenas, 2 ms).  Counting the frozen
+        set itself (gc.get_freeze_count) follows its list of millions on the 5,000-device bed:
+        0.1–0.5 s with the interpreter held, after every edit."""
         blocks = sys.getallocatedblocks()
-        per_object = self._blocks_base / max(self._frozen_base, 1)
-        bar = max(self._blocks_base + 2 * self._bulk_largest * per_object, self._blocks_looked)
+        bar = max(self._blocks_base + 2 * self._bulk_largest, self._blocks_looked)
         if blocks <= bar:
             return False
-        self._blocks_looked = blocks + self._bulk_largest * per_object     # counted now: again a result later
+        self._blocks_looked = blocks + self._bulk_largest     # counted now: again a result later
         return True
 
     def _full_is_worth_it(self) -> bool:
@@ -176,6 +187,7 @@ class GuiCollector(QObject):
         What either leaves frozen is collected at the next open, which walks everything once."""
         if threading.get_ident() != self.thread_id:
             return
+        gc_pause.take_made()                  # the load's own blocks are the bed, frozen here, not a result
         walk_all = self._frozen               # the old bed's cycles
         if self._frozen:
             gc.unfreeze()

@@ -333,6 +333,16 @@ class _Cycle:
         self.me = self
 
 
+class _Step:
+    """A result's object in no cycle, as a procedure's steps and the findings are."""
+
+
+def _made_by_a_bulk_job(size: int, kind: type = _Cycle) -> list:
+    from topology.gc_pause import collector_paused
+    with collector_paused():        # as validation and the methodology make their results
+        return [kind() for _ in range(size)]
+
+
 def test_a_bulk_result_is_frozen_without_counting_the_frozen_set_and_piled_up_garbage_is_walked(monkeypatch):
     """gc.get_freeze_count follows the frozen list (millions of objects on the big bed: 0.1–0.5 s
     with the interpreter held); a result that replaces the last one does not need it.  Results
@@ -348,18 +358,22 @@ def test_a_bulk_result_is_frozen_without_counting_the_frozen_set_and_piled_up_ga
     try:
         collector.settle(large=False)
         counts.clear()
-        result = [_Cycle() for _ in range(size)]
+        result = _made_by_a_bulk_job(size, _Step)
         collector.collect_due()
         assert collector.bulk_frozen == 1 and counts == []
-        result = [_Cycle() for _ in range(size)]        # the next edit's result replaces it
+        result = _made_by_a_bulk_job(size)        # the next edit's result replaces it (freed by count)
+        # the old result's deallocation took the young count back near zero: the GUI's next objects
+        # make a collection due
+        busy = [[] for _ in range(collector.thresholds[0] + 100)]
         collector.collect_due()
+        del busy
         assert collector.bulk_frozen == 2 and counts == []
         lost = weakref.ref(result[0])
         result = None          # garbage in cycles, frozen: only a walk frees it
         walked = collector.collections[2]
         piles = []
         for _ in range(4):
-            piles.append([_Cycle() for _ in range(size)])
+            piles.append(_made_by_a_bulk_job(size))
             collector.collect_due()
             piles[-1] = None
         assert collector.collections[2] > walked, "the frozen set passed twice the largest result: walked"
@@ -399,3 +413,25 @@ def test_a_changed_readiness_list_keeps_the_rows_of_the_gaps_still_there(qtbot, 
         qtbot.addWidget(fresh)
         fresh.show_gaps(changed)
         assert rows(panel) == rows(fresh)
+
+
+def test_a_bulk_result_is_sized_by_its_job_without_listing_the_young_generations(monkeypatch):
+    """Listing generation 0 to count a million new objects held the GUI thread 0.1–0.2 s after
+    each edit of the big bed; the bulk job measures what it leaves as it ends."""
+    from app import gc_owner
+    from app.gc_owner import GuiCollector
+    listed = []
+    real = gc.get_objects
+    monkeypatch.setattr(gc, "get_objects", lambda generation=None: listed.append(generation) or real(generation))
+    monkeypatch.setattr(gc_owner, "BULK_YOUNG", 20_000)
+    collector = GuiCollector()
+    try:
+        collector.settle(large=False)
+        listed.clear()
+        result = _made_by_a_bulk_job(gc_owner.BULK_YOUNG + 1000, _Step)
+        collector.collect_due()
+        assert collector.bulk_frozen == 1 and not {0, 1} & set(listed)
+        assert result
+    finally:
+        gc.unfreeze()
+        gc.collect()

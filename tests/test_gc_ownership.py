@@ -123,7 +123,8 @@ def test_a_bulk_result_is_frozen_when_it_arrives_not_walked():
     try:
         collector.settle(large=False)        # a bed is open (in the application, always)
         frozen = gc.get_freeze_count()
-        result += [_Cycle() for _ in range(gc_owner.BULK_YOUNG + 1000)]
+        with gc_pause.collector_paused():        # a worker's bulk job (validation, the methodology)
+            result += [_Cycle() for _ in range(gc_owner.BULK_YOUNG + 1000)]
         before = list(collector.collections)
         collector.collect_due()
         assert collector.collections == before and collector.bulk_frozen == 1

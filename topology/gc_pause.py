@@ -20,6 +20,7 @@ automatic collection outside the pauses.
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ _lock = threading.Lock()
 _holders = 0
 _turn_back_on = False      # collection was on when the first holder came in
 _owned = False             # an owner collects by itself: nobody else turns collection on
+_made = 0                  # allocated blocks the bulk jobs left behind since the owner last asked
 
 
 def hand_to_owner() -> None:
@@ -60,18 +62,32 @@ def release_owner() -> None:
             gc.enable()
 
 
+def take_made() -> int:
+    """The interpreter's allocated blocks that bulk jobs ended since the last call left behind (their
+    results, mostly; what other threads allocated meanwhile counts too), and start counting again.
+    The owner sizes a result by it: listing the young generation to count a million new objects
+    held the GUI thread 0.1–0.2 s after each edit of the 5,000-device bed."""
+    global _made
+    with _lock:
+        made, _made = _made, 0
+    return made
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    global _holders, _turn_back_on
+    global _holders, _turn_back_on, _made
     with _lock:
         if _holders == 0:
             _turn_back_on = gc.isenabled() and not _owned
         _holders += 1
         gc.disable()
+    blocks = sys.getallocatedblocks()
     try:
         yield
     finally:
+        made = sys.getallocatedblocks() - blocks
         with _lock:
+            _made += max(made, 0)
             _holders -= 1
             if _holders == 0 and _turn_back_on and not _owned:
                 gc.enable()

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.ansible import passes
+from app.ansible.chain_runs import ChainRuns, _raw
 from app.ansible.inventory import inventory, inventory_name, reach
 from app.ansible.playbook import Book, Lane, automated_play
 from app.ansible.runner_events import message_of as _message
@@ -109,9 +110,10 @@ class _Progress:
     state: TaskState | None = None
     lines: list[tuple[str, str]] = field(default_factory=list)
     host_seconds: float | None = None   # an adopted job's own time on its host (its start to its end)
+    stopped_on_host: bool = False       # a chain stopped it at its timeout: nothing left to stop
 
 
-class AnsibleEngine(RunEngine):
+class AnsibleEngine(ChainRuns, RunEngine):
     def __init__(self, info: J.RunInfo, steps: Sequence[RunStep], connect, *, bed,
                  known_hosts: Path | None = None, extra_vars: Sequence[str] = (), **options):
         super().__init__(info, steps, connect, **options)
@@ -127,6 +129,7 @@ class AnsibleEngine(RunEngine):
         self._places: dict[str, tuple[str | None, str | None]] = {}
         self._stages: list[Stage] = []
         self._covered: set[tuple[tuple[str, str], ...]] = set()      # stages a pass of this run_steps took
+        self._chains_init()
 
     # ------------------------------------------------------------------ running
     # run_steps is the built-in engine's (stages in order, a stage with a failure ends the run);
@@ -195,6 +198,9 @@ class AnsibleEngine(RunEngine):
     def _job_script(self, step: RunStep, task: Task) -> str:
         base, workdir = self._place(task.host)
         # the pass journals the task's start (its next attempt) before the job starts
+        chained = self._chain_script(task)
+        if chained is not None:
+            return chained
         job = self._job_of(task, self.task_state(task).attempts + 1)
         return jobs.start_script(job, task.script, task.shell, base, workdir or "")
 
@@ -219,13 +225,16 @@ class AnsibleEngine(RunEngine):
         if not plays:
             return
         script = self._follow_script if adopt else self._job_script
+        self._chains, self._shared_tasks = {}, {}
+        if not adopt:
+            plays = [(title, self._chain_lanes(lanes), measurement) for title, lanes, measurement in plays]
         book = Book()
         def chdir(host: str) -> str | None:
             return self._place(host)[1]
         progress: dict[tuple[str, str], _Progress] = {}
         hosts: dict[str, None] = {}
         for title, lanes, measurement in plays:
-            if hosts:
+            if hosts and not book.plays[-1].get("any_errors_fatal"):     # else the play before is its own gate
                 book.plays.append(passes.gate_play([*hosts, *(h for h in lanes if h not in hosts)]))
             hosts.update(dict.fromkeys(lanes))
             files = "tasks" if len(plays) == 1 else f"tasks/play_{len(book.plays) + 1:02d}"
@@ -235,17 +244,20 @@ class AnsibleEngine(RunEngine):
                     count = (len(step_tasks(step, task, index, measurement, script, chdir(host)))
                              + len(result_tasks(step, task)))
                     progress[task.key] = _Progress(task, count)
+                    if task.key in self._chains:
+                        for _, member in self._chains[task.key].tasks[1:]:
+                            progress[member.key] = _Progress(member, 1)
             self._add_timeouts(book, play, files, lanes)
+            self._one_task_each(book, play, files, lanes)
         folder = self._write_pass(book)
         outcome = self._run_playbook(folder, lambda event: self._on_event(event, progress, adopt))
         self._settle_pass(progress, outcome)
         self._keep_results(folder, progress)
 
     def _unreachable_why(self, host: str) -> str | None:
-        if host in self.reached.transports:
-            return None
-        return (f"{host} is not in the Ansible inventory (no access entry Ansible can use); run its steps "
-                "with the built-in engine or by hand")
+        return None if host in self.reached.transports else (
+            f"{host} is not in the Ansible inventory (no access entry Ansible can use); run its steps "
+            "with the built-in engine or by hand")
 
     def _add_timeouts(self, book: Book, play: dict, folder: str, lanes: dict[str, Lane]) -> None:
         """The built-in engine's step timeouts, as Ansible's task `timeout:`."""
@@ -256,6 +268,9 @@ class AnsibleEngine(RunEngine):
                 tasks = [t for t in play["tasks"] if "ansible.builtin.include_tasks" not in t]
             for t in tasks:
                 t.setdefault("timeout", seconds)
+                backstop = self.chain_backstop(str(t.get("name", "")), host)
+                if backstop is not None:
+                    t["timeout"] = backstop
 
     def _write_pass(self, book: Book) -> Path:
         with self._write_lock:
@@ -347,7 +362,8 @@ class AnsibleEngine(RunEngine):
         match = _STEP_OF_TASK.match(str(data.get("task", "")))
         if host is None or data.get("task") == passes.GATE_TASK:
             return      # the gate's failure is no step's: the steps that failed before it say why
-        item = progress.get((match.group(1), host)) if match else None
+        step = match.group(1) if match else self._shared_tasks.get((str(data.get("task", "")), host))
+        item = progress.get((step, host)) if step else None
         if item is None:
             if kind in ("runner_on_failed", "runner_on_unreachable") and not data.get("ignore_errors"):
                 # a task of no step (the vault check) failed: the host's next step cannot run
@@ -359,6 +375,12 @@ class AnsibleEngine(RunEngine):
         if kind == "runner_on_start":
             if item.started is None:
                 self._begin(item.task, item, adopt)
+            return
+        chain = self._chains.get(item.task.key)
+        if chain is not None and kind in ("runner_on_ok", "runner_on_failed", "runner_on_unreachable"):
+            if item.started is None:
+                self._begin(item.task, item, adopt)
+            self._chain_event(chain, kind, data, progress)
             return
         if item.started is None:
             self._begin(item.task, item, adopt)
@@ -472,8 +494,10 @@ class AnsibleEngine(RunEngine):
     def _settle_pass(self, progress: dict[tuple[str, str], _Progress], outcome: tuple[str, int | None, str]) -> None:
         status, rc, tail = outcome
         cancelled = self._cancel.is_set() or status == "canceled"
+        self._settle_chains(progress, cancelled)
         running = [p for p in progress.values() if self.task_state(p.task).status == J.RUNNING]
-        timed_out = [p for p in progress.values() if self.task_state(p.task).status == J.TIMEOUT]
+        timed_out = [p for p in progress.values()
+                     if self.task_state(p.task).status == J.TIMEOUT and not p.stopped_on_host]
         # the built-in engine stops a cancelled or timed-out step on its host: so does this one
         # (Ansible's task timeout ends only the task that follows the job)
         stop = [p.task for p in (running if cancelled else []) + timed_out if p.task.shell in jobs.SHELLS]
@@ -507,33 +531,33 @@ class AnsibleEngine(RunEngine):
     def leftovers(self) -> list[Task]:
         """Scripts a driver that died left as jobs on their hosts: its journal says they started
         (interrupted, or their connection was lost) and never ended."""
-        return [t for s in self.steps for t in s.tasks
+        left = [t for s in self.steps for t in s.tasks
                 if t.shell in jobs.SHELLS and self.task_state(t).status in (J.INTERRUPTED, J.LOST)]
+        return left + [t for t in self._chain_leftovers() if t not in left]
 
     def leftover_status(self, task: Task) -> tuple[str, int | None]:
         if self._leftover_status is None:
-            self._leftover_status = self._ask_hosts(self.leftovers())
+            self._leftover_status = answers = self._ask_hosts(self.leftovers())
+            by_key = {t.key: t for s in self.steps for t in s.tasks}
+            for key, (status, _) in answers.items():
+                self._took_chain_member(by_key[key], status)
+            self._chains_resumed({h for _, h in answers})
         found = self._leftover_status.get(task.key)
         if found is None:
-            raise RemoteError(f"{task.host} could not be asked about step {task.step} "
-                                             "through Ansible (see the run's ansible/ folder)")
+            raise RemoteError(f"{task.host} could not be asked about step {task.step} through Ansible (see the run's "
+                              "ansible/ folder)")
         return found
 
     def _ask_hosts(self, tasks: list[Task]) -> dict[tuple[str, str], tuple[str, int | None]]:
-        """Each job's status, asked of its host in one ansible-playbook run."""
+        """Each job's status, asked of its host in one ansible-playbook run (its chain killed first)."""
+        return self._answers(self._resume_lanes(tasks), "Steps a stopped run left on their hosts")
+
+    def _answers(self, lanes: dict[str, list[dict]], title: str) -> dict[tuple[str, str], tuple[str, int | None]]:
+        """One pass of these tasks, never cancelled; what each task named after a step printed."""
         answers: dict[tuple[str, str], tuple[str, int | None]] = {}
-        book = Book()
-        lanes: dict[str, list[dict]] = {}
-        for task in tasks:
-            if task.host not in self.reached.transports:
-                continue
-            lanes.setdefault(task.host, []).append({
-                "name": name(f"{task.step} job status"), "ansible.builtin.shell": {
-                    "cmd": jobs.status_script(self._job_of(task), self._place(task.host)[0]),
-                    "executable": "/bin/sh"}, "changed_when": False})
         if not lanes:
             return answers
-        passes.plain_play(book, "Steps a stopped run left on their hosts", lanes)
+        passes.plain_play(book := Book(), title, lanes)
 
         def on_event(event: dict) -> None:
             data = event.get("event_data") or {}
@@ -541,15 +565,13 @@ class AnsibleEngine(RunEngine):
             match = _STEP_OF_TASK.match(str(data.get("task", "")))
             if event.get("event") == "runner_on_ok" and host and match:
                 answers[(match.group(1), host)] = jobs.parse_status(str((data.get("res") or {}).get("stdout", "")))
-        self._run_playbook(self._write_pass(book), on_event)
+        cancel = self._cancel
+        self._cancel = threading.Event()        # a stop or a question must not be cancelled itself
+        try:
+            self._run_playbook(self._write_pass(book), on_event)
+        finally:
+            self._cancel = cancel
         return answers
-
-    def adopt(self, task: Task) -> bool:
-        """Follow the job a dead driver left on its host to its end and take its outcome."""
-        step = self.by_number[task.step]
-        title = f"{step.section_title}: adopting {task.step}"
-        self._pass([(title, {task.host: [(step, task)]}, step.section == "run")], adopt=True)
-        return self.task_state(task).status == J.OK
 
     def stop_leftover(self, task: Task) -> tuple[str, int | None]:
         """Stop the job unless it ended meanwhile, decided on the host (jobs.stop_script)."""
@@ -560,30 +582,12 @@ class AnsibleEngine(RunEngine):
         self._stopped(task, *found)
         return found
 
-    def _stop_jobs(self, tasks: list[Task]) -> dict[tuple[str, str], tuple[str, int | None]]:
-        """Each job stopped unless it has ended: what each stop reported, by task."""
-        answers: dict[tuple[str, str], tuple[str, int | None]] = {}
-        lanes: dict[str, list[dict]] = {}
+    def _stop_jobs(self, tasks: list[Task], chains_to_settle=()) -> dict[tuple[str, str], tuple[str, int | None]]:
+        """Each job stopped unless it has ended (and each chain killed first, then each step it may
+        have started settled): what each stop reported, by task."""
+        lanes = self._chain_stop_lanes(list(chains_to_settle))
         for task in tasks:
             if task.host in self.reached.transports:
-                lanes.setdefault(task.host, []).append({
-                    "name": name(f"{task.step} stop the job"), "ansible.builtin.shell": {
-                        "cmd": jobs.stop_script(self._job_of(task), self._place(task.host)[0]),
-                        "executable": "/bin/sh"}, "changed_when": True})
-        if not lanes:
-            return answers
-        passes.plain_play(book := Book(), "Stop the steps of a stopped run", lanes)
-
-        def on_event(event: dict) -> None:
-            data = event.get("event_data") or {}
-            host = self._by_name.get(str(data.get("host", "")))
-            match = _STEP_OF_TASK.match(str(data.get("task", "")))
-            if event.get("event") == "runner_on_ok" and host and match:
-                answers[(match.group(1), host)] = jobs.parse_status(str((data.get("res") or {}).get("stdout", "")))
-        cancel = self._cancel
-        self._cancel = threading.Event()        # the stop itself must not be cancelled
-        try:
-            self._run_playbook(self._write_pass(book), on_event)
-        finally:
-            self._cancel = cancel
-        return answers
+                lanes.setdefault(task.host, []).append(_raw(name(f"{task.step} stop the job"), jobs.stop_script(
+                    self._job_of(task), self._place(task.host)[0])))
+        return self._answers(lanes, "Stop the steps of a stopped run")
