@@ -85,3 +85,23 @@ def test_an_open_lists_findings_while_rules_remain_and_the_panel_never_shows_gre
     qtbot.waitUntil(lambda: doc.validation.revision_shown == doc.revision, timeout=30_000)
     assert seen and all(progress == "" for progress, *_ in seen)
     doc.validation.shutdown()
+
+
+def test_another_bed_shows_neither_the_last_beds_findings_nor_green_until_its_own_are_in(qtbot):
+    """Between an open and the new bed's first findings (half a second and more on a big bed) the
+    list showed the last bed's findings, or, after an empty one, 'the bed passes every rule'."""
+    doc = Document()
+    panel = ValidationPanel(doc, Selection())
+    qtbot.addWidget(panel)
+    assert "passes every rule" not in panel.model.message, "nothing checked yet"
+    first = load(WITH_EXCEPTIONS)
+    doc.replace(first, WITH_EXCEPTIONS)
+    qtbot.waitUntil(lambda: doc.validation.revision_shown == doc.revision, timeout=30_000)
+    assert panel.findings and panel.state.text() == ""
+    other = ROOT / "resources" / "examples" / "rhel-kvm-sriov-iscsi.yaml"
+    doc.replace(load(other), other)
+    assert panel.findings == [] and panel.state.text() == "checking…"
+    assert panel.model.message == "Checking the bed against the rules…"
+    qtbot.waitUntil(lambda: doc.validation.revision_shown == doc.revision, timeout=30_000)
+    assert panel.state.text() == "" and panel.findings == doc.validation.findings
+    doc.validation.shutdown()

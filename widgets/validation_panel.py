@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from app.current_scenario import ALL as ALL_SCENARIOS
 from app.current_scenario import REFERENCE
 from topology.exception_ops import ExceptionError, accept_finding, exception_subject, unaccept_finding
+from widgets.finding_cases import cases_html
 from widgets.findings_model import (
     _ICONS,
     GROUP_ORDER,
@@ -185,7 +186,7 @@ class ValidationPanel(QWidget):
         validation.findings_changed.connect(self.show_findings)
         validation.failed.connect(self.show_message)
         document.changed.connect(lambda _ids: self._set_checking(True))
-        document.reset.connect(lambda: self._set_checking(True))
+        document.reset.connect(self._new_bed)
         # a message about the last action goes with the next one; another bed starts unfiltered
         document.changed.connect(lambda _ids: self._tell(""))
         selection.changed.connect(self._selection_moved)
@@ -346,6 +347,12 @@ class ValidationPanel(QWidget):
         self._rebuild()
         self.summary_changed.emit(text)
 
+    def _new_bed(self) -> None:
+        """Another bed: the findings shown were the last bed's, and its own are not in yet."""
+        self._failed, self.findings = "", []
+        self._set_checking(True)
+        self._rebuild()
+
     def _set_checking(self, checking: bool | str) -> None:
         self.state.setText(("checking… " + checking if isinstance(checking, str) else "checking…") if checking else "")
 
@@ -404,6 +411,7 @@ class ValidationPanel(QWidget):
                     buckets[key].append(index)
             groups = [(k, buckets[k], total[k]) for k in GROUP_ORDER if buckets[k]]
             message = ("" if groups else
+                       "Checking the bed against the rules…" if self.state.text() and not self.findings else
                        f"No rule findings — but the procedure is not ready ({self._readiness}): see Readiness."
                        if self._readiness and not self.findings else
                        "No findings: the bed passes every rule." if not self.findings else
@@ -453,7 +461,7 @@ class ValidationPanel(QWidget):
                 + (' · <b>accepted</b>' if f.accepted else "") + f" — {escape(f.message)}</p>",
                 f"<p><b>Holds in</b> {escape(scenario_words(f))}</p>",
                 f"<p><b>Components ({len(f.subjects)}):</b> {links or '—'}</p>"]
-        html += _cases_html(f)
+        html += cases_html(f)
         if f.accepted:
             html.append(f"<p><b>Accepted as a documented exception:</b> {escape(f.exception_reason)}</p>")
         if f.hint:
@@ -556,24 +564,6 @@ class ValidationPanel(QWidget):
 
 
 MIN_ROWS = 8
-_CASES_SHOWN = 50
-
-
-def _cases_html(f: Any) -> list[str]:
-    """A grouped finding's cases, one line each, and the findings its cause explains."""
-    out = []
-    members = getattr(f, "members", ())
-    if members:
-        items = "".join(f"<li>{escape(c.message)}</li>" for c in members[:_CASES_SHOWN])
-        more = f"<li>and {len(members) - _CASES_SHOWN} more</li>" if len(members) > _CASES_SHOWN else ""
-        out.append(f"<p><b>{len(members)} cases:</b></p><ul>{items}{more}</ul>")
-    consequences = getattr(f, "consequences", ())
-    if consequences:
-        n = sum(c.count for c in consequences)
-        items = "".join(f"<li><b>{escape(c.code)}</b> {escape(c.severity)}: {escape(c.message)}</li>"
-                        for c in consequences)
-        out.append(f"<p><b>Explains {n} other case(s)</b> (listed here instead of beside it):</p><ul>{items}</ul>")
-    return out
 
 
 def add_finding_entries(panel: ValidationPanel, menu: QMenu, f: Any) -> None:
