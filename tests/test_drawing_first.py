@@ -218,3 +218,38 @@ def test_the_files_own_text_is_worked_out_off_the_gui_thread_and_an_edit_right_a
     saved = path.read_text(encoding="utf-8")
     assert "# the lab's own note, kept on save" in saved
     assert "777" in saved and saved.count("\n") <= text.count("\n") + 2, "only the edit is rewritten"
+
+
+
+def test_the_trees_markers_are_set_a_few_rows_a_turn_and_findings_that_come_meanwhile_win(qtbot):
+    """After a big bed's listing the markers of its 9,500 rows were set in one go (0.4 s).  Set a
+    few hundred a turn, findings that arrive between two turns must leave the rows as a tree given
+    them at once shows them (not the older findings' markers on the rows after the turn)."""
+    from topology.validation import validate
+    bed = generate(hosts=12, vms=12, arrays=1, disks=8, rack_size=8)
+    findings = [f for f in validate(bed) if f.subjects]
+    assert len({s for f in findings for s in f.subjects}) > 6, "enough subjects for several turns"
+    later = findings[: len(findings) // 3]
+    trees = []
+    for _ in range(2):
+        doc = Document()
+        doc.replace(bed, None)
+        tree = ComponentTree(doc, Selection())
+        qtbot.addWidget(tree)
+        qtbot.waitUntil(lambda t=tree: t.component_count() == _components(bed), timeout=30000)
+        trees.append(tree)
+    stepped, at_once = trees
+    stepped.show_findings([])
+    stepped.show_findings(findings)
+    stepped.show_findings(later)
+    assert sum(1 for _ in stepped._marking(every=2)) > 2, "a few subjects and rows a turn"
+    stepped.show_findings(findings)
+    stepped._marks.clear()
+    steps = stepped._marking(every=2)
+    next(steps)
+    stepped.show_findings(later)          # the validator's next list, between two turns
+    assert sum(1 for _ in steps) == 0, "the older findings' steps end there"
+    at_once.show_findings(later)
+    ids = [c.id for attr in ("servers", "vms", "switches", "arrays") for c in getattr(bed, attr)]
+    assert [stepped.marker(i) for i in ids] == [at_once.marker(i) for i in ids]
+    assert any(at_once.marker(i) for i in ids) and not all(at_once.marker(i) for i in ids)

@@ -18,6 +18,7 @@ from app.background import DrawingFirst
 
 CHUNK = 100         # component rows listed in one turn of the event loop
 LIST_AT_ONCE = 500  # ... unless the bed has no more components than this
+MARKS = 400         # findings' subjects, then marked rows, in one turn once the rows are listed
 
 
 class TreeFilling:
@@ -101,7 +102,7 @@ class TreeFilling:
         for col in (0, 1):
             self.resizeColumnToContents(col)
         self.setColumnWidth(0, self.columnWidth(0) + 24)   # room for the finding marker
-        self._apply_markers()
+        yield from self._marking(every=MARKS)
         self._show_configuration()
         self.select_ids(set(self.selection.ids), scroll=False)
 
