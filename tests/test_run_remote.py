@@ -166,6 +166,13 @@ def test_a_cut_link_ends_the_step_at_its_timeout_and_resume_finishes_after_the_l
         assert f"{work} on n1:" in err
         r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", TEMPLATES,
                  known_hosts=known)
+        if r.returncode != EXIT_OK and "this step is already running on this host" in r.stdout + r.stderr:
+            # right after the link returns, the host may still run the timed-out step's job (its stop
+            # could not reach it): the host refuses a second one and says so; once that job has
+            # ended, the next resume finishes the run (seen once in four suite runs)
+            time.sleep(5)
+            r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", TEMPLATES,
+                     known_hosts=known)
         assert r.returncode == EXIT_OK, r.stdout + r.stderr
 
 
