@@ -347,6 +347,10 @@ class ValidationPanel(QWidget):
         self._rebuild()
         self.summary_changed.emit(text)
 
+    def _unlisted(self) -> bool:
+        """No list of the bed as it is now has come from the validator yet."""
+        return self.document.validation.revision_listed != self.document.revision
+
     def _new_bed(self) -> None:
         """Another bed: the findings shown were the last bed's, and its own are not in yet."""
         self._failed, self.findings = "", []
@@ -411,7 +415,7 @@ class ValidationPanel(QWidget):
                     buckets[key].append(index)
             groups = [(k, buckets[k], total[k]) for k in GROUP_ORDER if buckets[k]]
             message = ("" if groups else
-                       "Checking the bed against the rules…" if self.state.text() and not self.findings else
+                       "Checking the bed against the rules…" if not self.findings and self._unlisted() else
                        f"No rule findings — but the procedure is not ready ({self._readiness}): see Readiness."
                        if self._readiness and not self.findings else
                        "No findings: the bed passes every rule." if not self.findings else
