@@ -22,6 +22,8 @@ from app.run.engine import RunEngine
 from app.run.plan import run_steps, select_steps
 from bench.sandbox_hosts import SandboxLab, host_python
 from tests.run_beds import TEMPLATES, write_bed, write_fio_bed
+from tests.safety_beds import HOLD_S, long_step_bed, release
+from tests.waiting import wait_for
 from topology.fileformat import load
 from topology.methodology import generate
 
@@ -48,9 +50,9 @@ def _cli(*args: str, known_hosts: Path, timeout: float = 90, **popen) -> subproc
                           timeout=timeout, stdin=subprocess.DEVNULL, env=env)
 
 
-def _steps(bed_path: Path):
+def _steps(bed_path: Path, templates: str = TEMPLATES):
     bed = load(bed_path)
-    return [s for s in run_steps(generate(bed, extra_dirs=[TEMPLATES]), {a.host: a.transport for a in bed.access})
+    return [s for s in run_steps(generate(bed, extra_dirs=[templates]), {a.host: a.transport for a in bed.access})
             if s.section == "hosts"]
 
 
@@ -139,41 +141,56 @@ def test_a_host_that_dies_mid_step_is_reported_and_resume_continues_from_that_st
 
 
 @pytest.mark.slow
-def test_a_cut_link_ends_the_step_at_its_timeout_and_resume_finishes_after_the_link_returns(tmp_path):
+def test_a_cut_link_ends_the_step_at_its_timeout_and_resume_stops_the_copy_the_stop_never_reached(tmp_path):
+    """The step works on (held by design) past its timeout while the link is cut: the driver's stop
+    cannot reach the host and the step's job goes on there.  Resume, once the link is back, asks the
+    host, stops that copy (the journal says the step timed out: nobody is asked, nothing refused)
+    and runs the step again; the journal keeps the timeout and one result per attempt."""
     reason = SandboxLab.netns_unavailable_reason()
     if reason:
         pytest.skip(f"network namespaces unavailable: {reason}")
     with SandboxLab(tmp_path / "nslab") as lab:
         lab.add_netns_host("n1")
-        bed = write_bed(tmp_path / "bed.yaml", [_ssh_access(lab, "n1")], mark_dir=tmp_path / "marks", work_s=3)
-        steps = _steps(bed)
-        sec = steps[0].number.split(".")[0]
+        bed, templates = long_step_bed(tmp_path, _ssh_access(lab, "n1"), work_s=HOLD_S)
+        step = next(s for s in _steps(bed, templates) if s.target == "n1")
         runs, known = tmp_path / "runs", _known_hosts_copy(lab, tmp_path)
         env = os.environ | {"TESTBED_STUDIO_KNOWN_HOSTS": str(known)}
-        proc = subprocess.Popen([sys.executable, "-m", "app.cli", "run", str(bed), "--steps", sec, "--timeout", "6",
-                                 "--runs-dir", str(runs), "--templates", TEMPLATES], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env)
-        work = _number(steps, "work", "n1")
-        run_dir = _wait_for_start(runs, work, "n1")
+        run = [sys.executable, "-m", "app.cli", "run", str(bed), "--steps", step.number, "--runs-dir", str(runs),
+               "--templates", templates]
+        proc = subprocess.Popen([*run, "--timeout", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True, env=env)
+        run_dir = _wait_for_start(runs, step.number, "n1")
+        wait_for(lambda: any(r["kind"] == "process" for r in J.read_records(run_dir)[0]),
+                 what="the step's job on n1", seconds=30)
         lab.link_down("n1")
         try:
             out, err = proc.communicate(timeout=60)
         finally:
             lab.link_up("n1")
         assert proc.returncode == EXIT_FAILED, out + err
-        state = J.replay(J.read_records(run_dir)[0])
-        assert state[(work, "n1")].status in (J.TIMEOUT, J.LOST), state[(work, "n1")]
-        assert f"{work} on n1:" in err
-        r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", TEMPLATES,
-                 known_hosts=known)
-        if r.returncode != EXIT_OK and "this step is already running on this host" in r.stdout + r.stderr:
-            # right after the link returns, the host may still run the timed-out step's job (its stop
-            # could not reach it): the host refuses a second one and says so; once that job has
-            # ended, the next resume finishes the run (seen once in four suite runs)
-            time.sleep(5)
-            r = _cli("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", TEMPLATES,
-                     known_hosts=known)
-        assert r.returncode == EXIT_OK, r.stdout + r.stderr
+        ended = J.replay(J.read_records(run_dir)[0])[(step.number, "n1")]
+        assert ended.status == J.TIMEOUT and "the stop did not reach" in ended.message, ended
+        assert (tmp_path / "marks" / "n1.log").read_text() == "begin\n"     # held: still working on n1
+
+        resumed = subprocess.Popen([*run[:5], "--resume", run_dir.name, *run[5:], "--timeout", "60"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                   text=True, env=env)
+        try:
+            wait_for(lambda: any(r["kind"] == "note" and r["message"].startswith("stopped the copy")
+                                 for r in J.read_records(run_dir)[0]), what="the left copy stopped", seconds=60)
+            release(tmp_path, "n1")            # the step's next copy may run to its end
+            out, err = resumed.communicate(timeout=60)
+        finally:
+            if resumed.poll() is None:
+                resumed.kill()
+        assert resumed.returncode == EXIT_OK, out + err
+        assert f"stopping step {step.number} on n1 (process group " in out and "it timed out" in out, out
+        # the first copy was stopped before its end, the second ran to its end: never two at once
+        assert (tmp_path / "marks" / "n1.log").read_text() == "begin\nbegin\nend\n"
+        records = J.read_records(run_dir)[0]
+        assert [r["status"] for r in records if r["kind"] == "end"] == [J.TIMEOUT, J.OK]
+        state = J.replay(records)[(step.number, "n1")]
+        assert state.status == J.OK and state.attempts == 2
 
 
 def test_a_refused_password_and_a_missing_host_each_end_their_step_with_a_clear_status(lab, tmp_path):

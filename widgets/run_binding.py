@@ -48,6 +48,11 @@ class OpenBed:
 
 
 def leftover_text(e: E.Leftover) -> str:
+    if e.detail and e.what in ("ended", "stopping"):
+        # the driver's own stop (timeout, Stop) never reached the host: what became of that copy
+        then = (f"it has ended there since (exit status {e.number}); its result is taken." if e.what == "ended" else
+                f"stopping it (process group {e.number}); it runs again.")
+        return f"Step {e.step} on {e.host}: {e.detail}; {then}"
     return {"ended": f"Step {e.step} on {e.host} ended on its own while no driver ran (exit status {e.number}); "
                      "its result is taken.",
             "adopting": f"Step {e.step} on {e.host} is still running (process group {e.number}); waiting for it "

@@ -113,7 +113,7 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
 mkdir -p "$d" && cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
-if [ ! -s exit ] && [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; then
+{_later_attempt(job)}if [ ! -s exit ] && [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; then
   echo "{ALREADY_RUNNING} (process group $(cat pid)); resume the run to adopt it or stop it" >&2; exit 125
 fi
 rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping attempt
@@ -131,6 +131,16 @@ done
 
 def _attempt_mark(job: Job) -> str:
     return f"echo {int(job.attempt)} > attempt\n" if job.attempt > 0 else ""
+
+
+def _later_attempt(job: Job) -> str:
+    """A start that reaches the host after a later attempt of its step began there (it was held up
+    in a cut link while its driver gave up on it and a resume went on) starts nothing."""
+    if job.attempt <= 0:
+        return ""
+    return (f'if [ -s attempt ] && [ "$(cat attempt)" -gt {int(job.attempt)} ] 2>/dev/null; then\n'
+            f'  echo "attempt $(cat attempt) of this step already started here: this start of attempt '
+            f'{int(job.attempt)} came too late (its driver had given up on it) and starts nothing" >&2; exit 125\nfi\n')
 
 
 def _other_attempt(job: Job) -> str:
@@ -183,12 +193,28 @@ else echo "{DEAD} $(cat "$d/pid" 2>/dev/null)"; fi
 """
 
 
+# Whether a process group still has a member that is not a zombie.  An init that reaps orphans
+# late (a container's) keeps a stopped job's group "alive" for kill -0 until the wait runs out;
+# /proc says they have all ended.  Without a /proc that lists the group it answers yes: the wait
+# goes on as before.
+_LIVE_IN_GROUP = r"""live_in_group() {
+  [ -r /proc/self/stat ] || return 0
+  for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; done |
+    awk -v g="$1" '{ sub(/.*\) /, ""); if ($3 == g) { seen = 1; if ($1 != "Z") live = 1 } }
+                   END { exit (live || !seen) ? 0 : 1 }'
+}
+"""
+
+
 def stop_script(job: Job, base: str | None = None) -> str:
     """Stops the job's whole process group (TERM, then KILL) and removes its folder, only if the
-    job has not ended: prints one line, `stopped`, `ended STATUS` (it ended before the stop could
+    job has not ended and the folder is `job.attempt`'s (a job is named by its run, step, host and
+    attempt; another's process group is never signalled): prints one line, `stopped`, `ended STATUS` (it ended before the stop could
     claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
-cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
+{_LIVE_IN_GROUP}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
+# the folder holds another attempt's job: not this one's to stop
+if {_other_attempt(job)}; then echo {GONE}; exit 0; fi
 if [ -s exit ]; then echo "{ENDED} $(cat exit)"; exit 0; fi
 if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
   # the last word is ours (or an older job without the token): the job has no recorded end
@@ -200,7 +226,7 @@ if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
   if [ -s exit.new ]; then mv exit.new exit; echo "{ENDED} $(cat exit)"; exit 0; fi
   if [ -s pid ]; then pid=$(cat pid)
     kill -s TERM -- -"$pid" 2>/dev/null
-    n=0; while kill -s 0 -- -"$pid" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
+    n=0; while kill -s 0 -- -"$pid" 2>/dev/null && [ $n -lt 50 ] && live_in_group "$pid"; do sleep 0.1; n=$((n+1)); done
     kill -s KILL -- -"$pid" 2>/dev/null
   fi
   cd / && rm -rf "$d"; echo {STOPPED}

@@ -267,8 +267,14 @@ class SSHTransport(Transport):
             return CommandResult(FAILED, None, f"the step's output could not be read ({pump_error}); the step was "
                                  "stopped and what it printed is incomplete", seconds, tail)
         if ended in (TIMEOUT, CANCELLED):
-            self._stop(channel, remote_pid[0] if remote_pid else None)
-            msg = f"still running after {timeout:g} s: stopped" if ended == TIMEOUT else "stopped by the user"
+            reached = self._stop(channel, remote_pid[0] if remote_pid else None)
+            msg = f"still running after {timeout:g} s" if ended == TIMEOUT else "stopped by the user"
+            if reached:
+                msg += ": stopped" if ended == TIMEOUT else ""
+            else:
+                # a cut link: saying "stopped" would be a guess
+                msg += (f"; the stop did not reach {self.where}, so the step may still be running there"
+                        + ("; resuming the run stops it before the step runs again" if job is not None else ""))
             return CommandResult(ended, None, msg, seconds, tail)
         if ended == LOST:
             self._forget()
@@ -285,14 +291,15 @@ class SSHTransport(Transport):
         return CommandResult(FAILED, code, "command not found" if code == 127 else f"exit status {code}",
                              seconds, tail)
 
-    def _stop(self, channel: paramiko.Channel, pid: int | None) -> None:
+    def _stop(self, channel: paramiko.Channel, pid: int | None) -> bool:
+        """True when the host confirmed the stop of the step's process group."""
         # closing the channel alone leaves a silent script running on the host
         try:
             channel.close()
         except Exception:
             pass
         if not pid:
-            return
+            return False
         try:
             killer = self._client.get_transport().open_session(timeout=self.connect_timeout)
             # `kill -s SIG -- -PGID` is the form both bash and dash accept
@@ -302,9 +309,11 @@ class SSHTransport(Transport):
             deadline = time.monotonic() + _STOP_WAIT_S
             while not killer.exit_status_ready() and time.monotonic() < deadline:
                 time.sleep(_POLL_S)
+            confirmed = killer.exit_status_ready()
             killer.close()
+            return confirmed
         except Exception:
-            pass
+            return False
 
     def _forget(self) -> None:
         with self._lock:

@@ -141,6 +141,9 @@ class _Terminal:
         if e.what == "unreachable":
             _err(f"step {e.step} on {e.host} may still be running there, and the host cannot be asked: "
                  f"{e.detail}. Nothing was started; when the host answers again: {hint}")
+        elif e.what == "ended" and e.detail:
+            self.say(f"step {e.step} on {e.host}: {e.detail}; it has ended there since (exit status {e.number}): "
+                     "taking its result")
         elif e.what == "ended":
             self.say(f"step {e.step} on {e.host} ended on its own while no driver ran (exit status {e.number}); "
                      "taking its result")
@@ -152,7 +155,8 @@ class _Terminal:
         elif e.what == "adopting":
             self.say(f"step {e.step} on {e.host} is still running (process group {e.number}); waiting for it")
         else:
-            self.say(f"stopping step {e.step} on {e.host} (process group {e.number}); it runs again below")
+            why = f": {e.detail}" if e.detail else ""
+            self.say(f"stopping step {e.step} on {e.host} (process group {e.number}){why}; it runs again below")
 
     def ask(self, q):
         from app.run import events as E

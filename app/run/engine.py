@@ -17,6 +17,7 @@ from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
 from app.run.fault_points import reached as fault_point
 from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
+from app.run.leftover_choice import MAY_BE_LEFT, STOPPED_BY_DRIVER
 from app.run.plan import RunStep, Stage, Task, hosts_of, stages
 from app.run.result_fetch import fetch_results, result_paths
 from app.run.runlock import RunLock
@@ -307,9 +308,11 @@ class RunEngine:
     def leftovers(self) -> list[Task]:
         """Tasks whose job may still exist on its host: interrupted (the driver died) or lost (the
         connection dropped) after their start was journalled, with its process or without (a
-        driver that died between starting the job and journalling its pid): the host is asked."""
+        driver that died between starting the job and journalling its pid), or ended by the
+        driver's own stop (timeout, Stop) that a cut link may have kept from the host: the host
+        is asked (app.run.leftover_choice says what then)."""
         return [t for s in self.steps for t in s.tasks
-                if self.task_state(t).status in (J.INTERRUPTED, J.LOST)
+                if self.task_state(t).status in MAY_BE_LEFT
                 and (self.task_state(t).pid or (t.shell in jobs.SHELLS and not t.manual))]
 
     def leftover_status(self, task: Task) -> tuple[str, int | None]:
@@ -334,10 +337,13 @@ class RunEngine:
         return status, number
 
     def _stopped(self, task: Task, status: str, number: int | None) -> None:
-        message = ("stopped the copy a dead driver left running" if status == jobs.STOPPED else
-                   f"the copy a dead driver left ended (exit status {number}) before it could be stopped: "
+        ended = self.task_state(task).status
+        copy = (f"the copy that kept running after {'its timeout' if ended == J.TIMEOUT else 'the user stopped it'} "
+                "(that stop never reached the host)" if ended in STOPPED_BY_DRIVER else "the copy a dead driver left")
+        message = (f"stopped {copy}" if status == jobs.STOPPED else
+                   f"{copy} ended (exit status {number}) before it could be stopped: "
                    "taken as it ended" if status == jobs.ENDED else
-                   "the copy a dead driver left was gone when it was to be stopped")
+                   f"{copy} was gone when it was to be stopped")
         self.journal.record("note", step=task.step, host=task.host, message=message)
         if status != jobs.ENDED:
             with self._states_lock:

@@ -62,11 +62,13 @@ class RunSession:
         self.steps: list[RunStep] = []
         self.by_number: dict[str, RunStep] = {}
         self.engine: RunEngine | None = None
+        self.engine_in_use = ""     # BUILTIN or ANSIBLE once a run is open
         self.info: J.RunInfo | None = None
         self._tap = None
         self._completed = False
         self._settled = False
         self._adopted: set[tuple[str, str]] = set()
+        self._settled_as: dict[tuple[str, str], tuple[str, int]] = {}    # task -> its state when settled
         self._bed_changed = False
         self._waiting_recorded: str | None = None
         self._close_lock = threading.Lock()
@@ -230,7 +232,8 @@ class RunSession:
         self._looks, self._standing_memo = {}, None      # the memos were of the engine before
         self._completed = any(r.get("kind") == "run" and r.get("event") == "complete"
                               for r in J.read_journal(info.dir).records)
-        self._settled = False
+        self._settled, self._settled_as, self._adopted = False, {}, set()
+        self.engine_in_use = kind
         self._tap = MetricsTap(info.dir, _Forward(self),
                                on_samples=lambda samples: self._emit(E.Samples(info.id, tuple(samples))),
                                on_problem=lambda text: self._emit(E.MetricsProblem(info.id, text)),
@@ -337,46 +340,59 @@ class RunSession:
             record(self.info.dir, result)
         return result
 
-    def settle_leftovers(self) -> str | None:
-        """A step a dead driver left on its host is adopted or stopped (the presenter is asked,
-        StillRunning) before anything else runs: never started a second time beside it.  None
-        when all is settled, else "unreachable" or "undecided" (nothing was started)."""
+    def settle_leftovers(self, steps: Sequence[RunStep] | None = None) -> str | None:
+        """A step's job still on its host is adopted or stopped before anything else runs: never
+        started a second time beside it.  Which of the two is app.run.leftover_choice's: a job that
+        ended is taken as it ended; one still running is stopped when the journal says the driver
+        ended it (its timeout or Stop never reached the host), else the presenter is asked
+        (StillRunning).  `steps`: only theirs (default: the run's).  None when all is settled,
+        else "unreachable" or "undecided" (nothing was started)."""
         from app.remote import jobs
         from app.remote.base import RemoteError
+        from app.run import leftover_choice as L
         engine, run_id = self.engine, self.run_id
-        self._adopted = set()
+        wanted = None if steps is None else {s.number for s in steps}
         for task in engine.leftovers():
+            if (wanted is not None and task.step not in wanted) or self._settled_as.get(task.key) == self._as(task):
+                continue        # not asked for, or settled by this driver and unchanged since
             try:
                 status, number = engine.leftover_status(task)
             except RemoteError as exc:
                 self._emit(E.Leftover(run_id, task.step, task.host, "unreachable", None, str(exc)))
                 return "unreachable"
-            if status == jobs.ENDED:
-                self._emit(E.Leftover(run_id, task.step, task.host, "ended", number))
-                self._adopted.add(task.key)
-                engine.adopt(task)
-            elif status == jobs.RUNNING:
-                choice = self._question(E.StillRunning(task.host, task.step, number))
-                if choice not in ("adopt", "stop"):
+            ended = engine.task_state(task)
+            action = L.choice(ended.status, status)
+            # said beside what is done: the driver's own stop of this step never reached the host
+            why = L.why_stopped(ended.status, ended.message) if ended.status in L.STOPPED_BY_DRIVER else ""
+            if action == L.ASK:
+                action = self._question(E.StillRunning(task.host, task.step, number))
+                if action not in (L.ADOPT, L.STOP):
                     self._emit(E.Leftover(run_id, task.step, task.host, "undecided", number))
                     return "undecided"
-                if choice == "adopt":
-                    self._emit(E.Leftover(run_id, task.step, task.host, "adopting", number))
+            if action == L.ADOPT:
+                self._emit(E.Leftover(run_id, task.step, task.host, "ended" if status == jobs.ENDED else "adopting",
+                                      number, why))
+                self._adopted.add(task.key)
+                engine.adopt(task)
+            elif action == L.STOP:
+                self._emit(E.Leftover(run_id, task.step, task.host, "stopping", number, why))
+                try:
+                    stopped, code = engine.stop_leftover(task)
+                except RemoteError as exc:
+                    self._emit(E.Leftover(run_id, task.step, task.host, "unreachable", None, str(exc)))
+                    return "unreachable"
+                if stopped == jobs.ENDED:
+                    # it ended between the question and the stop: taken as it ended, never run again
+                    self._emit(E.Leftover(run_id, task.step, task.host, "ended", code, why))
                     self._adopted.add(task.key)
                     engine.adopt(task)
-                else:
-                    self._emit(E.Leftover(run_id, task.step, task.host, "stopping", number))
-                    try:
-                        stopped, code = engine.stop_leftover(task)
-                    except RemoteError as exc:
-                        self._emit(E.Leftover(run_id, task.step, task.host, "unreachable", None, str(exc)))
-                        return "unreachable"
-                    if stopped == jobs.ENDED:
-                        # it ended between the question and the stop: taken as it ended, never run again
-                        self._emit(E.Leftover(run_id, task.step, task.host, "ended", code))
-                        engine.adopt(task)
+            self._settled_as[task.key] = self._as(task)
         self._settled = True
         return None
+
+    def _as(self, task) -> tuple[str, int]:
+        state = self.engine.task_state(task)
+        return state.status, state.attempts
 
     def run(self, steps: Sequence[RunStep], rerun: bool = False, writer: J.Writer | None = None) -> RunStanding:
         """Run these steps' automated tasks (stages in order, lanes in parallel) after settling
@@ -385,7 +401,11 @@ class RunSession:
         a task adopted in this call is never started again by it, even when `rerun`.
         `writer`: the run and bed the asking view shows (JournalRefused when not this one's)."""
         self.engine.journal.check(writer)
-        if not self._settled and self.settle_leftovers() is not None:
+        # once per driver for the whole run; then again for the steps asked for, whose own timeout,
+        # Stop or lost connection in this session may have left their job on the host (a Retry after
+        # a cut link).  Ansible's engine asks its hosts once per driver (one playbook for all)
+        again = self._settled and self.engine_in_use == BUILTIN
+        if (not self._settled or again) and self.settle_leftovers(steps if again else None) is not None:
             return self._ended()
         adopted, self._adopted = frozenset(self._adopted), set()
         self.engine.run_steps(steps, rerun=rerun, keep=adopted, writer=writer)

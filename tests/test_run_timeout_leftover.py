@@ -1,0 +1,140 @@
+"""A step that timed out while its link was cut: the driver's stop never reached the host and the
+step's job kept running there.  Resume asks the host and settles it without a question and
+without a refusal: a copy still running is stopped (by the job folder of this run, step and
+attempt) and the step runs again; a copy that ended meanwhile is taken as it ended, never run
+twice.  Real jobs on this machine (local transport, app.remote.jobs); the cut link itself is
+tests/test_run_remote.py's (sshd in a network namespace)."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app.remote import jobs
+from app.run import events as E
+from app.run import journal as J
+from app.run import leftover_choice as L
+from app.run.session import RunSession
+from tests.safety_beds import HOLD_S, long_step_bed, release
+from tests.waiting import wait_for
+
+
+@pytest.mark.parametrize(("journal", "host", "expected"), [
+    (J.TIMEOUT, jobs.RUNNING, L.STOP), (J.CANCELLED, jobs.RUNNING, L.STOP),
+    (J.INTERRUPTED, jobs.RUNNING, L.ASK), (J.LOST, jobs.RUNNING, L.ASK),
+    (J.TIMEOUT, jobs.ENDED, L.ADOPT), (J.LOST, jobs.ENDED, L.ADOPT),
+    (J.TIMEOUT, jobs.DEAD, L.RUN), (J.TIMEOUT, jobs.GONE, L.RUN), (J.INTERRUPTED, jobs.GONE, L.RUN)])
+def test_what_a_resume_does_with_a_job_its_host_still_holds(journal, host, expected):
+    assert L.choice(journal, host) == expected
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:        # a zombie has ended
+        return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _timed_out_with_its_stop_cut_off(tmp_path: Path) -> tuple[Path, str, Path, int]:
+    """A run whose one step timed out while its link was cut, as that driver leaves it: its journal
+    says the attempt started (with its process) and timed out, and on the host the step's job
+    still runs, its follower gone with the connection.  (bed, templates, runs dir, job's pid)"""
+    bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
+    runs = tmp_path / "runs"
+    first = RunSession.from_file(bed, templates=[templates], runs_dir=runs, timeout=0.5)
+    assert first.start_new()
+    engine = first.engine
+    task = first.steps[0].tasks[0]
+    engine.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=1)
+    transport = engine.connections.get(task.host)
+    job = jobs.Job(first.run_id, task.step, task.host, attempt=1)
+    follower = subprocess.Popen(["sh", "-s"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True, text=True)
+    follower.stdin.write(jobs.start_script(job, task.script, task.shell, transport.job_base, str(transport.workdir)))
+    follower.stdin.close()
+    mark = follower.stderr.readline()
+    assert mark.startswith(jobs.PID_MARK), mark
+    pid = int(mark[len(jobs.PID_MARK):])
+    engine.journal.record("process", step=task.step, host=task.host, pid=pid)
+    os.killpg(follower.pid, signal.SIGKILL)          # the connection is cut: its follower is gone
+    follower.wait(timeout=10)
+    engine.journal.record("end", step=task.step, host=task.host, status=J.TIMEOUT, exit_code=None,
+                          message="still running after 0.5 s: stopped", seconds=0.5, tail=[])
+    first.close()
+    assert _pid_alive(pid), "the step's job should outlive the cut-off stop"
+    return bed, templates, runs, pid
+
+
+def _resume(bed: Path, templates: str, runs: Path, events: list, questions: list) -> RunSession:
+    session = RunSession.from_file(bed, templates=[templates], runs_dir=runs, timeout=60, on_event=events.append,
+                                   ask=lambda q: questions.append(q))
+    assert session.resume(next(runs.iterdir()).name)
+    return session
+
+
+def test_resume_stops_the_copy_a_timed_out_step_left_running_and_runs_the_step_again(tmp_path):
+    bed, templates, runs, pid = _timed_out_with_its_stop_cut_off(tmp_path)
+    events, questions = [], []
+    session = _resume(bed, templates, runs, events, questions)
+    try:
+        assert session.settle_leftovers() is None
+        assert not _pid_alive(pid)                 # stopped before anything ran again
+        release(tmp_path)
+        standing = session.run(session.steps)
+    finally:
+        session.close()
+    assert questions == []                         # the journal said it timed out: nobody is asked
+    stopping = [e for e in events if isinstance(e, E.Leftover)]
+    assert [e.what for e in stopping] == ["stopping"] and stopping[0].number == pid
+    assert "timed out" in stopping[0].detail and "never reached the host" in stopping[0].detail
+    # the first copy was stopped before its end, the second ran to its end: one copy at a time
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nbegin\nend\n"
+    records = J.read_records(runs / session.run_id)[0]
+    ends = [r["status"] for r in records if r["kind"] == "end"]
+    assert ends == [J.TIMEOUT, J.OK]               # the timeout stays recorded, one result per attempt
+    assert any(r["kind"] == "note" and r["message"].startswith("stopped the copy that kept running after its "
+                                                               "timeout") for r in records)
+    state = J.replay(records)[(session.steps[0].number, "h1")]
+    assert state.status == J.OK and state.attempts == 2
+    assert standing.failed_step is None
+
+
+def test_a_copy_that_ended_after_its_timeout_is_taken_as_it_ended_not_run_again(tmp_path):
+    bed, templates, runs, pid = _timed_out_with_its_stop_cut_off(tmp_path)
+    release(tmp_path)
+    wait_for(lambda: not _pid_alive(pid), what="the left copy's end", seconds=30)
+    events, questions = [], []
+    session = _resume(bed, templates, runs, events, questions)
+    try:
+        standing = session.run(session.steps)
+    finally:
+        session.close()
+    assert questions == []
+    ended = [e for e in events if isinstance(e, E.Leftover)]
+    assert [(e.what, e.number) for e in ended] == [("ended", 0)] and "timed out" in ended[0].detail
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"       # never a second copy
+    state = J.replay(J.read_records(runs / session.run_id)[0])[(session.steps[0].number, "h1")]
+    assert state.status == J.OK and state.exit_code == 0 and state.attempts == 1
+    assert standing.failed_step is None
+
+
+def test_a_start_that_reaches_the_host_after_a_later_attempt_began_starts_nothing(tmp_path):
+    """A cut link can hold a start back until after its driver gave up and a resume ran the step
+    again: that late start must not run the step a second time."""
+    base, ran = str(tmp_path / "jobs"), tmp_path / "ran"
+
+    def start(attempt: int) -> subprocess.CompletedProcess:
+        text = jobs.start_script(jobs.Job("run-1", "1.1", "h1", attempt=attempt), f"echo {attempt} >> {ran}",
+                                 "sh", base, str(tmp_path))
+        return subprocess.run(["sh", "-s"], input=text, capture_output=True, text=True, timeout=30)
+
+    assert start(2).returncode == 0
+    late = start(1)
+    assert late.returncode == 125 and "attempt 2 of this step already started here" in late.stderr
+    assert ran.read_text() == "2\n"
+    assert start(3).returncode == 0 and ran.read_text() == "2\n3\n"      # a later attempt still runs
