@@ -209,8 +209,8 @@ _LIVE_IN_GROUP = r"""live_in_group() {
 def stop_script(job: Job, base: str | None = None) -> str:
     """Stops the job's whole process group (TERM, then KILL) and removes its folder, only if the
     job has not ended and the folder is `job.attempt`'s (a job is named by its run, step, host and
-    attempt; another's process group is never signalled): prints one line, `stopped`, `ended STATUS` (it ended before the stop could
-    claim it; its folder and status are kept) or `gone`."""
+    attempt; another's process group is never signalled): prints one line, `stopped`, `ended
+    STATUS` (it ended before the stop could claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
 {_LIVE_IN_GROUP}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
 # the folder holds another attempt's job: not this one's to stop
