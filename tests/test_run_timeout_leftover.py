@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -48,11 +49,20 @@ def _timed_out_with_its_stop_cut_off(tmp_path: Path) -> tuple[Path, str, Path, i
     runs = tmp_path / "runs"
     first = RunSession.from_file(bed, templates=[templates], runs_dir=runs, timeout=0.5)
     assert first.start_new()
-    engine = first.engine
-    task = first.steps[0].tasks[0]
+    pid = _time_out_with_the_stop_cut_off(first)
+    first.close()
+    assert _pid_alive(pid), "the step's job should outlive the cut-off stop"
+    return bed, templates, runs, pid
+
+
+def _time_out_with_the_stop_cut_off(session: RunSession) -> int:
+    """What the session's driver does and leaves when its one step times out while the link is cut:
+    the job runs on, the journal says timeout.  The job's pid."""
+    engine = session.engine
+    task = session.steps[0].tasks[0]
     engine.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=1)
     transport = engine.connections.get(task.host)
-    job = jobs.Job(first.run_id, task.step, task.host, attempt=1)
+    job = jobs.Job(session.run_id, task.step, task.host, attempt=1)
     follower = subprocess.Popen(["sh", "-s"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, start_new_session=True, text=True)
     follower.stdin.write(jobs.start_script(job, task.script, task.shell, transport.job_base, str(transport.workdir)))
@@ -63,11 +73,11 @@ def _timed_out_with_its_stop_cut_off(tmp_path: Path) -> tuple[Path, str, Path, i
     engine.journal.record("process", step=task.step, host=task.host, pid=pid)
     os.killpg(follower.pid, signal.SIGKILL)          # the connection is cut: its follower is gone
     follower.wait(timeout=10)
+    message = "still running after 0.5 s; the stop did not reach the host"
     engine.journal.record("end", step=task.step, host=task.host, status=J.TIMEOUT, exit_code=None,
-                          message="still running after 0.5 s: stopped", seconds=0.5, tail=[])
-    first.close()
-    assert _pid_alive(pid), "the step's job should outlive the cut-off stop"
-    return bed, templates, runs, pid
+                          message=message, seconds=0.5, tail=[])
+    engine._set(J.TaskState(task.step, task.host, J.TIMEOUT, None, message, attempts=1))
+    return pid
 
 
 def _resume(bed: Path, templates: str, runs: Path, events: list, questions: list) -> RunSession:
@@ -138,3 +148,28 @@ def test_a_start_that_reaches_the_host_after_a_later_attempt_began_starts_nothin
     assert late.returncode == 125 and "attempt 2 of this step already started here" in late.stderr
     assert ran.read_text() == "2\n"
     assert start(3).returncode == 0 and ran.read_text() == "2\n3\n"      # a later attempt still runs
+
+
+def test_running_a_step_again_in_the_same_session_stops_the_copy_its_cut_off_timeout_left(tmp_path):
+    """The Run page's Retry (the same driver, no resume in between) settles it the same way."""
+    bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
+    events, questions = [], []
+    session = RunSession.from_file(bed, templates=[templates], runs_dir=tmp_path / "runs", timeout=60,
+                                   on_event=events.append, ask=lambda q: questions.append(q))
+    try:
+        assert session.start_new()
+        session.run([])                           # this driver has settled the run once already
+        pid = _time_out_with_the_stop_cut_off(session)
+        assert _pid_alive(pid)
+        retry = threading.Thread(target=session.run, args=(session.steps[:1],))
+        retry.start()
+        wait_for(lambda: not _pid_alive(pid), what="the left copy stopped", seconds=30)
+        release(tmp_path)
+        retry.join(timeout=60)
+        assert not retry.is_alive()
+        state = session.task_state(session.steps[0].tasks[0])
+    finally:
+        session.close()
+    assert questions == [] and [e.what for e in events if isinstance(e, E.Leftover)] == ["stopping"]
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nbegin\nend\n"
+    assert state.status == J.OK and state.attempts == 2
