@@ -34,9 +34,7 @@ def choice(journal_status: str, host_status: str) -> str:
     return RUN
 
 
-def why_stopped(journal_status: str, message: str = "") -> str:
-    """Why a copy of a step is stopped without a question: what the journal says ended it."""
-    cause = ("it timed out" if journal_status == J.TIMEOUT else
-             "it was stopped by the user" if journal_status == J.CANCELLED else f"it ended {journal_status}")
-    said = f" ({message})" if message else ""
-    return f"{cause}{said}, but that stop never reached the host and the step kept running there"
+def why_stopped(journal_status: str) -> str:
+    """Why a copy of a step is stopped (or taken) without a question: what the journal says ended it."""
+    cause = "it timed out" if journal_status == J.TIMEOUT else "the user stopped it"
+    return f"{cause} earlier, but that stop never reached the host and the step kept running there"

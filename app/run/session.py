@@ -363,7 +363,7 @@ class RunSession:
             ended = engine.task_state(task)
             action = L.choice(ended.status, status)
             # said beside what is done: the driver's own stop of this step never reached the host
-            why = L.why_stopped(ended.status, ended.message) if ended.status in L.STOPPED_BY_DRIVER else ""
+            why = L.why_stopped(ended.status) if ended.status in L.STOPPED_BY_DRIVER else ""
             if action == L.ASK:
                 action = self._question(E.StillRunning(task.host, task.step, number))
                 if action not in (L.ADOPT, L.STOP):
