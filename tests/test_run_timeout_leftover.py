@@ -7,6 +7,7 @@ tests/test_run_remote.py's (sshd in a network namespace)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -107,8 +108,9 @@ def test_resume_stops_the_copy_a_timed_out_step_left_running_and_runs_the_step_a
     records = J.read_records(runs / session.run_id)[0]
     ends = [r["status"] for r in records if r["kind"] == "end"]
     assert ends == [J.TIMEOUT, J.OK]               # the timeout stays recorded, one result per attempt
-    assert any(r["kind"] == "note" and r["message"].startswith("stopped the copy that kept running after its "
-                                                               "timeout") for r in records)
+    stop = next(r["message"] for r in records if r["kind"] == "note")
+    assert stop.startswith("stopped the copy that kept running after its timeout"), stop
+    assert re.search(r"after it had run \d+ s there$", stop), stop      # its real time on the host
     state = J.replay(records)[(session.steps[0].number, "h1")]
     assert state.status == J.OK and state.attempts == 2
     assert standing.failed_step is None

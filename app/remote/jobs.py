@@ -209,7 +209,8 @@ _LIVE_IN_GROUP = r"""live_in_group() {
 def stop_script(job: Job, base: str | None = None) -> str:
     """Stops the job's whole process group (TERM, then KILL) and removes its folder, only if the
     job has not ended and the folder is `job.attempt`'s (a job is named by its run, step, host and
-    attempt; another's process group is never signalled): prints one line, `stopped`, `ended
+    attempt; another's process group is never signalled): prints one line, `stopped SECONDS` (how
+    long it had run), `ended
     STATUS` (it ended before the stop could claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
 {_LIVE_IN_GROUP}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
@@ -229,7 +230,10 @@ if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
     n=0; while kill -s 0 -- -"$pid" 2>/dev/null && [ $n -lt 50 ] && live_in_group "$pid"; do sleep 0.1; n=$((n+1)); done
     kill -s KILL -- -"$pid" 2>/dev/null
   fi
-  cd / && rm -rf "$d"; echo {STOPPED}
+  # how long it ran on the host (whole seconds, host clock): the run record keeps its real time
+  began=$(cut -d. -f1 started 2>/dev/null); now=$(date +%s 2>/dev/null); ran=
+  case "$began$now" in ''|*[!0-9]*) ;; *) ran=$((now - began)) ;; esac
+  cd / && rm -rf "$d"; echo "{STOPPED} $ran"
 else
   # the job's runner claimed its end first: its status follows at once
   n=0; while [ ! -s exit ] && [ $n -lt 250 ]; do sleep 0.02; n=$((n+1)); done

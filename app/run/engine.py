@@ -331,7 +331,7 @@ class RunEngine:
         """Stop the job's whole process group unless it has ended meanwhile (decided on the host,
         app.remote.jobs.stop_script): jobs.STOPPED (the step then runs again like any interrupted
         one), jobs.ENDED (take it as it ended: adopt it) or jobs.GONE.  RemoteError when the host
-        cannot be asked.  With the exit status when it ended."""
+        cannot be asked.  With the exit status when it ended, how long it had run when stopped."""
         status, number = self.connections.get(task.host).stop_job(self._job(task))
         self._stopped(task, status, number)
         return status, number
@@ -340,7 +340,8 @@ class RunEngine:
         ended = self.task_state(task).status
         copy = (f"the copy that kept running after {'its timeout' if ended == J.TIMEOUT else 'the user stopped it'} "
                 "(that stop never reached the host)" if ended in STOPPED_BY_DRIVER else "the copy a dead driver left")
-        message = (f"stopped {copy}" if status == jobs.STOPPED else
+        ran = f" after it had run {number} s there" if status == jobs.STOPPED and number is not None else ""
+        message = (f"stopped {copy}{ran}" if status == jobs.STOPPED else
                    f"{copy} ended (exit status {number}) before it could be stopped: "
                    "taken as it ended" if status == jobs.ENDED else
                    f"{copy} was gone when it was to be stopped")
