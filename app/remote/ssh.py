@@ -300,13 +300,15 @@ class SSHTransport(Transport):
             pass
         if not pid:
             return False
+        # one budget for opening the killer's channel and its answer: on a cut link the run learns
+        # the stop did not reach the host (and says so) after _STOP_WAIT_S, not the connect timeout more
+        deadline = time.monotonic() + _STOP_WAIT_S
         try:
-            killer = self._client.get_transport().open_session(timeout=self.connect_timeout)
+            killer = self._client.get_transport().open_session(timeout=min(self.connect_timeout, _STOP_WAIT_S))
             # `kill -s SIG -- -PGID` is the form both bash and dash accept
             killer.exec_command(f"kill -s TERM -- -{pid} 2>/dev/null || kill -s TERM {pid}; sleep 1; "
                                 f"kill -s KILL -- -{pid} 2>/dev/null; true")
             # recv_exit_status() has no timeout: on a cut link it would wait for TCP to give up
-            deadline = time.monotonic() + _STOP_WAIT_S
             while not killer.exit_status_ready() and time.monotonic() < deadline:
                 time.sleep(_POLL_S)
             confirmed = killer.exit_status_ready()
