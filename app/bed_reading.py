@@ -72,6 +72,7 @@ class BedReader(QObject):
         self._arrived: dict[int, Outcome] = {}
         self._waiting: dict[int, QEventLoop] = {}
         self._progress: Any = None
+        self._closed = False
         self._stages = _Stages(self)
         self._stages.reached.connect(self._stage)
         self._job = BackgroundJob(self, name="read-bed", prepare=self._prepare,
@@ -90,6 +91,8 @@ class BedReader(QObject):
         revision = self._wanted
         self._path = Path(path)
         self._progress = progress
+        if self._closed:            # the window is closing: no read would ever come back
+            raise Superseded(str(path))
         if not reads_on_worker(path):
             return read_bed(path, progress)
         loop = QEventLoop(self)
@@ -143,5 +146,6 @@ class BedReader(QObject):
             loop.quit()
 
     def shutdown(self) -> None:
+        self._closed = True
         self.drop()
         self._job.shutdown(0)

@@ -122,15 +122,15 @@ def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
 
 
 def auto_layout_steps(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0, max_per_row: int | None = None,
-                      sizes: dict[str, tuple[float, float]] | None = None) -> Generator[None, None, dict[str, Box]]:
-    """`auto_layout` in steps (see STEP); `sizes`: each device's `device_size` when the caller has
+                      faces: dict[str, tuple[float, float]] | None = None) -> Generator[None, None, dict[str, Box]]:
+    """`auto_layout` in steps (see STEP); `faces`: each device's `device_size` when the caller has
     them already (the diagram's layout: a face's size walks its ports and measures its labels)."""
     devices: list[Server | Switch | StorageArray] = [*bed.servers, *bed.switches, *bed.arrays]
     tiers: dict[int, list] = {}
     for d in devices:
         tiers.setdefault(tier(d), []).append(d)
     g = yield from _device_graph(bed)
-    size_of: dict[str, tuple[float, float]] = dict(sizes or {})
+    size_of: dict[str, tuple[float, float]] = dict(faces or {})
     for pause, d in _stepping(devices):
         if pause:
             yield
@@ -271,7 +271,7 @@ def layout_steps(bed: Bed, *, keep_positions: bool = True) -> Generator[None, No
         faces[ident] = device_size(dev)
         sizes[ident] = _with_vm_chips(dev, faces[ident], len(hosted.get(ident, ())))
     if need_auto:
-        raw = yield from auto_layout_steps(bed, row_gap=TIER_GAP, sizes=faces)
+        raw = yield from auto_layout_steps(bed, row_gap=TIER_GAP, faces=faces)
         auto = _make_room(raw, {i: sizes[i] for i in raw})
         yield
     boxes: dict[str, Box] = {}
