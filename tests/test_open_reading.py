@@ -116,3 +116,20 @@ def test_a_bad_big_file_says_file_line_what_and_how_to_fix_after_a_read_on_a_wor
     assert f"{bad}:4:" in text and "'a/b' cannot be an id" in text      # file, line, what is wrong
     assert "how to fix:" in text
     assert reads and not reads[0]["gui"] and reads[0]["loop_turned"]
+
+
+def test_an_edit_made_while_a_big_file_is_read_is_kept_unless_the_user_lets_it_go(qtbot, big_reads):
+    from app.document import Document
+    from topology.operations import move
+    reads, hooks = big_reads
+    doc = Document()
+    doc.open(OTHER)
+    edited = doc.bed
+    server = edited.servers[0]
+    hooks.append(lambda read: doc.apply(move(doc.bed, {server.id: ((server.x or 0) + 20, server.y or 0)})))
+    asked: list[str] = []
+    assert doc.open(SMALL, confirm=lambda: asked.append("keep?") or False) is False
+    assert asked == ["keep?"] and doc.bed is edited and doc.dirty and doc.path == OTHER
+    assert doc.open(SMALL, confirm=lambda: True) is True     # edited again meanwhile, and let go this time
+    assert doc.path == SMALL and not doc.dirty
+    doc.validation.wait()
