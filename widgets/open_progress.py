@@ -68,7 +68,7 @@ class OpenProgress(QWidget):
 
     def stage(self, key: str) -> None:
         """Show `key`'s stage now: painted before the opening goes on (the event loop is not
-        turning while the GUI thread reads and builds)."""
+        turning while the GUI thread builds the model into the views)."""
         if self.closed or key == self.key:
             return
         self.key = key
