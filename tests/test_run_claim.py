@@ -93,3 +93,16 @@ def test_two_ssh_runs_of_one_bed_started_together_run_each_step_once(tmp_path):
         access = {"transport": "ssh", "address": h.address, "port": h.port, "user": "root",
                   "key_file": str(lab.client_key_path)}
         _races(tmp_path, access, rounds=4, env=os.environ | {"TESTBED_STUDIO_KNOWN_HOSTS": str(known)})
+
+
+def test_runs_of_same_named_beds_started_in_one_second_from_two_runs_folders_get_their_own_job_folders(
+        tmp_path, monkeypatch):
+    """A run's jobs live on its hosts under its id; two drivers (two laptops, two runs folders)
+    starting a bed of the same name in the same second once shared those folders, so one
+    driver's attempt 2 made the other's attempt 1 refuse to start."""
+    from app.remote.jobs import Job
+    from app.run import journal as J
+    monkeypatch.setattr(J.time, "strftime", lambda _format: "20261129-001500")
+    ids = {J.new_run("lab/bed.yaml", "0" * 64, root=tmp_path / f"laptop{n}").id for n in range(20)}
+    assert len(ids) == 20 and all(i.startswith("bed-20261129-001500-") for i in ids)
+    assert len({Job(i, "1.1", "h1").name for i in ids}) == 20

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -330,7 +331,10 @@ def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None =
     root = root or runs_root()
     root.mkdir(parents=True, exist_ok=True)
     stem = _SAFE.sub("_", Path(bed_file).stem)[:40] or "bed"
-    base = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    # a run's jobs are kept on its hosts under its id: another driver (another laptop, another
+    # runs folder) starting a bed of the same name in the same second must not get the same
+    # folders there, so the id carries a few random digits besides the time
+    base = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
     for n in range(1000):
         run_id = base if n == 0 else f"{base}-{n}"
         try:
