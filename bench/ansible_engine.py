@@ -90,7 +90,8 @@ def time_plain(lab, folder: Path, work: Path) -> tuple[float, float]:
     from app.ansible.engine import ansible_environment, ansible_playbook
     env = os.environ | ansible_environment(Path(lab.known_hosts_path)) | {
         "ANSIBLE_SSH_CONTROL_PATH_DIR": _fresh_sockets(work, "plain")}
-    cmd = [str(ansible_playbook()), "-i", str(folder.parent / "inventory.yml"), str(folder / "play.yml"),
+    inventory = folder / "inventory.yml" if (folder / "inventory.yml").is_file() else folder.parent / "inventory.yml"
+    cmd = [str(ansible_playbook()), "-i", str(inventory), str(folder / "play.yml"),
            "-e", f"ansible_python_interpreter={host_python()}", "--forks", "64"]
     t0, c0 = time.perf_counter(), _cpu()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=600,

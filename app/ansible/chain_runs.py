@@ -47,8 +47,10 @@ class ChainRuns:
 
     def _chain_lanes(self, lanes: dict[str, Lane]) -> dict[str, Lane]:
         """The lanes with each run of two or more chainable steps of a host as its first step: the
-        chain's task (its script: chain_script).  Each chain is journalled before the pass starts."""
+        chain's task (its script: chain_script).  Each chain is journalled before the pass starts, all
+        of them in one write (one fsync, not one a host)."""
         out: dict[str, Lane] = {}
+        known = set(self._chains)
         for host, lane in lanes.items():
             kept: Lane = []
             run: Lane = []
@@ -63,6 +65,10 @@ class ChainRuns:
                 if item is not None:
                     kept.append(item)
             out[host] = kept
+        # before ansible-playbook starts: a driver that dies from here on leaves a resume that asks
+        self.journal.record_many("chain", [{"host": c.host, "chain": c.id, "steps": [[m.step, m.attempt]
+                                                                                    for m in c.members]}
+                                           for key, c in self._chains.items() if key not in known])
         return out
 
     def _new_chain(self, host: str, run: Lane) -> None:
@@ -70,9 +76,6 @@ class ChainRuns:
                                  self.step_timeout(host)) for _, task in run]
         chain = Chain(uuid.uuid4().hex[:12], host, list(run), members)
         self._chains[run[0][1].key] = chain
-        # before ansible-playbook starts: a driver that dies from here on leaves a resume that asks
-        self.journal.record("chain", host=host, chain=chain.id,
-                            steps=[[m.step, m.attempt] for m in members])
 
     def _chain_script(self, task: Task) -> str | None:
         chain = self._chains.get(task.key)
@@ -92,9 +95,11 @@ class ChainRuns:
 
     def _one_task_each(self, book, play: dict, folder: str, lanes: dict[str, Lane]) -> None:
         """A play where every host has one task, a `raw` script (a chain, or one job step), as one
-        task for all its hosts whose script is a host variable of the pass (host_vars/HOST.yml beside
-        the playbook): no `include_tasks` per host, which costs Ansible about as much as a task
-        (issue 33: 50 hosts x 3 stages, 26 s -> 22 s of a loaded machine with `true` as every step)."""
+        task for all its hosts whose script is a host variable in the pass's own inventory: no
+        `include_tasks` per host, which costs Ansible about as much as a task (issue 33: 50 hosts x 3
+        stages, 26 s -> 22 s of a loaded machine with `true` as every step).  In the inventory, not in
+        host_vars/HOST.yml files: Ansible reads the inventory once, and looks for host_vars files again
+        for every task on every host."""
         from app.ansible.inventory import inventory_name
         files = {host: book.task_files.get(f"{folder}/{inventory_name(host)}.yml") for host in lanes}
         if len(lanes) < 2 or len(play["tasks"]) != 1 or any(
@@ -105,7 +110,7 @@ class ChainRuns:
         title = f"Each host's steps (play {number})"
         for host, tasks in files.items():
             del book.task_files[f"{folder}/{inventory_name(host)}.yml"]
-            own = book.task_files.setdefault(f"host_vars/{inventory_name(host)}.yml", {})
+            own = book.host_vars.setdefault(inventory_name(host), {})
             own[variable] = tasks[0]["ansible.builtin.raw"]["_raw_params"]
             own[variable + "_timeout"] = int(tasks[0]["timeout"])
             self._shared_tasks[(title, host)] = tasks[0]["name"].split(" ", 1)[0]

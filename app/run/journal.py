@@ -133,6 +133,17 @@ class Journal:
             os.write(self._fd, line)
             os.fsync(self._fd)
 
+    def record_many(self, kind: str, entries: list[dict[str, Any]]) -> None:
+        """Records of one kind, in one write and one fsync (a pass's chain records: 150 fsyncs on 50
+        hosts otherwise); each is a line of its own, as `record` writes it."""
+        if not entries:
+            return
+        lines = b"".join((json.dumps({"kind": kind, "time": now_iso(), **fields}, ensure_ascii=False,
+                                     separators=(",", ":")) + "\n").encode() for fields in entries)
+        with self._lock:
+            os.write(self._fd, lines)
+            os.fsync(self._fd)
+
     def output_path(self, step: str, host: str) -> Path:
         return self.dir / "output" / f"{_SAFE.sub('_', step)}@{_SAFE.sub('_', host)}.log"
 
