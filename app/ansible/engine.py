@@ -39,13 +39,15 @@ from pathlib import Path
 from app.ansible import passes
 from app.ansible.chain_runs import ChainRuns, _raw
 from app.ansible.inventory import inventory, inventory_name, reach
+from app.ansible.pass_files import PASS_INVENTORY, keep_results, write_pass
 from app.ansible.playbook import Book, Lane, automated_play
 from app.ansible.runner_events import message_of as _message
 from app.ansible.runner_events import rc_of as _rc
 from app.ansible.runner_events import status_of as _status_of
+from app.ansible.stage_gates import GATE_STOPPED, StageGates, write_plugin
 from app.ansible.tasks import result_tasks, step_tasks
 from app.ansible.wrapper import PDEATHSIG_WRAPPER
-from app.ansible.yaml_out import dump, name
+from app.ansible.yaml_out import name
 from app.remote import jobs
 from app.remote.base import RemoteError
 from app.run import journal as J
@@ -53,7 +55,6 @@ from app.run.engine import DEFAULT_TIMEOUT_S, RunEngine
 from app.run.extra_vars import SecretVars
 from app.run.journal import TaskState
 from app.run.plan import RunStep, Stage, Task, stages
-from topology.fileformat import write_atomic
 
 ENGINE_NAME = "ansible"
 INSTALL_HINT = ("pip install 'testbed-studio[ansible]' (or, into this environment: "
@@ -61,21 +62,9 @@ INSTALL_HINT = ("pip install 'testbed-studio[ansible]' (or, into this environmen
 _STEP_OF_TASK = re.compile(r"^(\d+(?:\.\d+)*) ")
 _TIMES_MARK = "@testbed-studio-job-times "
 # a script's failure says "non-zero return code": its exit status and output say it better
+_ENDED = ("runner_on_ok", "runner_on_failed", "runner_on_unreachable")
 _SCRIPT_ACTIONS = ("ansible.builtin.shell", "shell", "ansible.builtin.raw", "raw",
                    "ansible.windows.win_shell", "win_shell")
-
-
-# a pass whose hosts' scripts are host variables has its own inventory, in its folder
-PASS_INVENTORY = "inventory.yml"
-
-
-def _write_pass_file(path: Path, text: str) -> None:
-    """A file of one pass, read by the ansible-playbook this engine starts next and by nothing after
-    it (a resume writes a pass of its own), so not synced to the disk as write_atomic does; a new
-    name moved into place, so never read half-written."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def ansible_playbook() -> Path | None:
@@ -135,7 +124,7 @@ class _Progress:
     stopped_on_host: bool = False       # a chain stopped it at its timeout: nothing left to stop
 
 
-class AnsibleEngine(ChainRuns, RunEngine):
+class AnsibleEngine(ChainRuns, StageGates, RunEngine):
     def __init__(self, info: J.RunInfo, steps: Sequence[RunStep], connect, *, bed,
                  known_hosts: Path | None = None, extra_vars: Sequence[str] = (), **options):
         super().__init__(info, steps, connect, **options)
@@ -152,6 +141,7 @@ class AnsibleEngine(ChainRuns, RunEngine):
         self._stages: list[Stage] = []
         self._covered: set[tuple[tuple[str, str], ...]] = set()      # stages a pass of this run_steps took
         self._chains_init()
+        self._gates_init()
 
     # ------------------------------------------------------------------ running
     # run_steps is the built-in engine's (stages in order, a stage with a failure ends the run);
@@ -248,6 +238,7 @@ class AnsibleEngine(ChainRuns, RunEngine):
             return
         script = self._follow_script if adopt else self._job_script
         self._chains, self._shared_tasks = {}, {}
+        self._gates_init()
         if not adopt:
             plays = [(title, self._chain_lanes(lanes), measurement) for title, lanes, measurement in plays]
         book = Book()
@@ -256,7 +247,7 @@ class AnsibleEngine(ChainRuns, RunEngine):
         progress: dict[tuple[str, str], _Progress] = {}
         hosts: dict[str, None] = {}
         for title, lanes, measurement in plays:
-            if hosts and not book.plays[-1].get("any_errors_fatal"):     # else the play before is its own gate
+            if hosts:
                 book.plays.append(passes.gate_play([*hosts, *(h for h in lanes if h not in hosts)]))
             hosts.update(dict.fromkeys(lanes))
             files = "tasks" if len(plays) == 1 else f"tasks/play_{len(book.plays) + 1:02d}"
@@ -272,7 +263,13 @@ class AnsibleEngine(ChainRuns, RunEngine):
             self._add_timeouts(book, play, files, lanes)
             self._one_task_each(book, play, files, lanes)
         folder = self._write_pass(book)
-        outcome = self._run_playbook(folder, lambda event: self._on_event(event, progress, adopt))
+        if self._gate_of:
+            write_plugin(folder)
+            self._gate_folder = folder
+        try:
+            outcome = self._run_playbook(folder, lambda event: self._on_event(event, progress, adopt))
+        finally:
+            self._close_gates()
         self._settle_pass(progress, outcome)
         self._keep_results(folder, progress)
 
@@ -300,26 +297,7 @@ class AnsibleEngine(ChainRuns, RunEngine):
             existing = [int(p.name.split("-")[1]) for p in self.folder.glob("pass-*") if p.name[5:].isdigit()]
             self._passes = max([self._passes, *existing]) + 1
             folder = self.folder / f"pass-{self._passes:03d}"
-        head = f"# Generated by Testbed Studio for run {self.info.id}.\n"
-        folder.mkdir(parents=True)
-        hosts = inventory(self.bed, self.reached)
-        write_atomic(self.folder / "inventory.yml", (head + dump(hosts, fast=True)).encode())
-        if book.host_vars:
-            # the pass's own scripts as host variables (chain_runs._one_task_each): its own inventory
-            for group in hosts["all"]["children"].values():
-                for host_name in group["hosts"]:
-                    if host_name in book.host_vars and group["hosts"][host_name] is not None:
-                        group["hosts"][host_name] = group["hosts"][host_name] | book.host_vars.pop(host_name)
-            for group in hosts["all"]["children"].values():     # a host with no variables of its own
-                for host_name in group["hosts"]:
-                    if host_name in book.host_vars:
-                        group["hosts"][host_name] = book.host_vars.pop(host_name)
-            _write_pass_file(folder / PASS_INVENTORY, head + dump(hosts, fast=True))
-        _write_pass_file(folder / "play.yml", head + dump(book.plays, fast=True))
-        for relative, tasks in book.task_files.items():
-            path = folder / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            _write_pass_file(path, head + dump(tasks, fast=True))
+        write_pass(folder, self.info.id, inventory(self.bed, self.reached), book)
         return folder
 
     # ------------------------------------------------------------ ansible-runner
@@ -393,7 +371,15 @@ class AnsibleEngine(ChainRuns, RunEngine):
         if not kind.startswith("runner_on_"):
             return
         data = event.get("event_data") or {}
-        host = self._by_name.get(str(data.get("host", "")))
+        title, host = str(data.get("task", "")), self._by_name.get(str(data.get("host", "")))
+        if self._gated(title) and (kind == "runner_on_start" or (data.get("res") or {}).get("msg") == GATE_STOPPED):
+            return      # waiting for its gate, or stopped there: its step begins when the gate opens, or never
+        self._on_step_event(kind, data, host, progress, adopt)
+        if host is not None and (title, host) in self._shared_tasks and kind in _ENDED:
+            self._stage_host_ended(title, host, kind == "runner_on_ok", progress)
+
+    def _on_step_event(self, kind: str, data: dict, host: str | None, progress: dict[tuple[str, str], _Progress],
+                       adopt: bool) -> None:
         match = _STEP_OF_TASK.match(str(data.get("task", "")))
         if host is None or data.get("task") == passes.GATE_TASK:
             return      # the gate's failure is no step's: the steps that failed before it say why
@@ -501,30 +487,9 @@ class AnsibleEngine(ChainRuns, RunEngine):
         """The result files the pass fetched to results/HOST/, attached to the run as the built-in
         engine attaches them (app.metrics.run_results): `results`, `compare` and the appendix read the
         tool's own figures of either engine."""
-        from app.run.result_fetch import keep_fetched, result_paths
         for p in progress.values():
-            task = p.task
-            if self.task_state(task).status not in (J.OK, J.FAILED):
-                continue
-            fetched = folder / "results" / inventory_name(task.host)
-
-            def say(text: str, task: Task = task) -> None:
-                self._write_output(task, text)
-                self._notify("output", task, "info", text)
-
-            def problem(text: str, task: Task = task) -> None:
-                self.journal.record("note", step=task.step, host=task.host, message=text)
-            for path in result_paths(task):
-                found = sorted(fetched.rglob(Path(path).name)) if fetched.is_dir() else []
-                if not found:
-                    say(f"[results] {path}: the step left no such file on {task.host}")
-                    continue
-                try:
-                    raw = found[0].read_bytes()
-                except OSError as exc:
-                    say(f"[results] {path}: the copy Ansible fetched cannot be read ({exc.strerror or exc})")
-                    continue
-                keep_fetched(self.info.dir, raw, task, path, say, problem)
+            if self.task_state(p.task).status in (J.OK, J.FAILED):
+                keep_results(self, folder, p.task)
 
     def _settle_pass(self, progress: dict[tuple[str, str], _Progress], outcome: tuple[str, int | None, str]) -> None:
         status, rc, tail = outcome
