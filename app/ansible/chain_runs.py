@@ -68,9 +68,11 @@ class ChainRuns:
                     kept.append(item)
             out[host] = kept
         # before ansible-playbook starts: a driver that dies from here on leaves a resume that asks
-        self.journal.record_many("chain", [{"host": c.host, "chain": c.id, "steps": [[m.step, m.attempt]
-                                                                                    for m in c.members]}
-                                           for key, c in self._chains.items() if key not in known])
+        with self.journal.batched():
+            for key, c in self._chains.items():
+                if key not in known:
+                    self.journal.record("chain", host=c.host, chain=c.id,
+                                        steps=[[m.step, m.attempt] for m in c.members])
         return out
 
     def _new_chain(self, host: str, run: Lane) -> None:

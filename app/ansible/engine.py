@@ -374,7 +374,8 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
         title, host = str(data.get("task", "")), self._by_name.get(str(data.get("host", "")))
         if self._gated(title) and (kind == "runner_on_start" or (data.get("res") or {}).get("msg") == GATE_STOPPED):
             return      # waiting for its gate, or stopped there: its step begins when the gate opens, or never
-        self._on_step_event(kind, data, host, progress, adopt)
+        with self.journal.batched():        # one fsync for what one event says of its steps
+            self._on_step_event(kind, data, host, progress, adopt)
         if host is not None and (title, host) in self._shared_tasks and kind in _ENDED:
             self._stage_host_ended(title, host, kind == "runner_on_ok", progress)
 

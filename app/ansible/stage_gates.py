@@ -109,11 +109,12 @@ class StageGates:
             return
         following = order[at + 1]
         if all(ends.values()):
-            for (t, h), step in self._shared_tasks.items():
-                if t == following:
-                    item = progress.get((step, h))
-                    if item is not None and item.started is None:
-                        self._begin(item.task, item)
+            with self.journal.batched():    # on disk, in one fsync, before the gate opens
+                for (t, h), step in self._shared_tasks.items():
+                    if t == following:
+                        item = progress.get((step, h))
+                        if item is not None and item.started is None:
+                            self._begin(item.task, item)
             set_gate(self._gate_folder, self._gate_of[following], GO)
         else:
             for later in order[at + 1:]:
