@@ -377,7 +377,7 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
         with self.journal.batched():        # one fsync for what one event says of its steps
             self._on_step_event(kind, data, host, progress, adopt)
         if host is not None and (title, host) in self._shared_tasks and kind in _ENDED:
-            self._stage_host_ended(title, host, kind == "runner_on_ok", progress)
+            self._stage_host_ended(title, host, kind == "runner_on_ok", progress, adopt)
 
     def _on_step_event(self, kind: str, data: dict, host: str | None, progress: dict[tuple[str, str], _Progress],
                        adopt: bool) -> None:

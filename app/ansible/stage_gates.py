@@ -94,7 +94,7 @@ class StageGates:
     def _gated(self, title: str) -> bool:
         return title in self._gate_of
 
-    def _stage_host_ended(self, title: str, host: str, ok: bool, progress: dict) -> None:
+    def _stage_host_ended(self, title: str, host: str, ok: bool, progress: dict, adopt: bool = False) -> None:
         """A host ended the stage task `title`: once every host of it has, the next stage's gate."""
         order = next((titles for titles in self._gate_order.values() if title in titles), None)
         if order is None or self._gate_folder is None:
@@ -114,7 +114,7 @@ class StageGates:
                     if t == following:
                         item = progress.get((step, h))
                         if item is not None and item.started is None:
-                            self._begin(item.task, item)
+                            self._begin(item.task, item, adopt)
             set_gate(self._gate_folder, self._gate_of[following], GO)
         else:
             for later in order[at + 1:]:
