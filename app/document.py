@@ -17,9 +17,9 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.background import DrawingFirst
+from app.bed_reading import BedReader, Superseded
 from topology import roundtrip
 from topology.edits import Edit
-from topology.fileformat import loads, read_text
 from topology.gc_pause import collector_paused
 from topology.model import Bed, BedInfo
 from topology.roundtrip import ProjectSource
@@ -58,6 +58,7 @@ class Document(QObject):
         self._source_later: SourceLater | None = None
         self.last_save = ""
         self.undo_stack = QUndoStack(self)
+        self.reader = BedReader(self)     # File › Open's reads (a big file's on a worker)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.revision = 0             # bumps on every change; lets workers drop stale results
         # odd while an edit changes the model, bumped again when it is done: a worker that copies
@@ -110,23 +111,31 @@ class Document(QObject):
         return not self.undo_stack.isClean()
 
     # ------------------------------------------------------------------ files
-    def open(self, path: str | Path, progress: Callable[[str], None] | None = None) -> None:
+    def open(self, path: str | Path, progress: Callable[[str], None] | None = None, *,
+             confirm: Callable[[], bool] | None = None) -> bool:
         """Replace the bed with a file's.  Raises BedFileError and leaves everything as it was.
-        `progress` is told each stage as it begins (reading, model, validation: a splash shows it)."""
+        `progress` is told each stage as it begins (reading, model, validation: a splash shows it).
+        A big file is read on a worker while the event loop turns (app/bed_reading.py); False when
+        the read was overtaken meanwhile (another open, another bed, the window closing: nothing
+        changed), or when the bed was edited meanwhile and `confirm` does not let it go."""
         say = progress or (lambda _stage: None)
         # what no view on screen waits for waits for the opening (and a big bed's drawing)
         hold = DrawingFirst.of(self)
         hold.hold("opening")
         try:
             say("reading")
-            text = read_text(path)
-            say("model")
-            bed = loads(text, str(path))
+            edits_before = self.edit_seq
+            try:
+                read = self.reader.read(path, say)
+            except Superseded:
+                return False
+            if self.edit_seq != edits_before and self.dirty and confirm is not None and not confirm():
+                return False
             say("validation")
             # the file's plain data (what saving compares with) is worked out after the diagram,
             # on a worker: it was a fifth of opening a 5,000-device bed (see SourceLater)
-            later = SourceLater(text, bed)
-            self.replace(bed, Path(path), source_later=later)
+            later = SourceLater(read.text, read.bed)
+            self.replace(read.bed, read.path, source_later=later)
         finally:
             hold.release("opening")
         def start() -> None:        # not for a bed opened after it meanwhile
@@ -138,11 +147,13 @@ class Document(QObject):
             hold.released.connect(start_soon, Qt.ConnectionType.SingleShotConnection)
         else:
             start_soon()
+        return True
 
     def replace(self, bed: Bed, path: Path | None, *, dirty: bool = False,
                 source: ProjectSource | None = None, source_later: SourceLater | None = None) -> None:
         """Show another bed; `source` is the text it was read from (kept on save), or
         `source_later` works it out."""
+        self.reader.drop()          # a file still being read is not shown over this bed
         self.undo_stack.clear()
         self.bed = bed
         self.source = source

@@ -339,7 +339,7 @@ def test_the_dashboard_reuses_its_threshold_lines_and_ends_the_ones_it_drops(qtb
 
 # ------------------------------------------------------------------ the stress that deadlocked
 
-STRESS_S = 40
+STRESS_S = 25
 SILENCE_S = 20          # no tick for this long once ticking: the process is stuck
 START_S = 120           # to the first tick (imports, the window, the bed) on a busy machine
 

@@ -186,6 +186,29 @@ def test_all_hosts_series_sums_iops_averages_latency_per_second_and_keeps_gaps()
     assert t[0] == t0 and iops[-1] == 1.0 and store.series("h1", M.IOPS)[0][0] == t0 + 4
 
 
+def test_one_sample_a_second_is_held_as_an_array_batch_would_be_gaps_and_wrap_included():
+    """The dashboard's collectors send one sample per series a second; that path writes the
+    ring sample by sample and must hold what the array path holds: a silence drawn as a gap
+    (a NaN between the two ends), the oldest forgotten when the ring wraps, None as a gap."""
+    from app.metrics.series import SeriesStore
+    t0 = 1_700_000_000.0
+    times = [t0 + i for i in range(6)] + [t0 + 20 + i for i in range(8)]    # 14 s silent after 5
+    values = [float(i) for i in range(len(times))]
+    values[3] = None
+    one_by_one, arrays = SeriesStore(capacity=10), SeriesStore(capacity=10)
+    for t, v in zip(times, values):
+        one_by_one.ingest([Sample(t, "h1", M.IOPS, v, "IO/s")])
+        arrays.ingest_arrays("h1", M.IOPS, "IO/s", np.array([t]), np.array([np.nan if v is None else v]))
+    t, v = one_by_one.series("h1", M.IOPS)
+    np.testing.assert_array_equal(t, arrays.series("h1", M.IOPS)[0])
+    np.testing.assert_array_equal(v, arrays.series("h1", M.IOPS)[1])
+    assert t[0] == t0 + 5 and t[1] == (t0 + 5 + t0 + 20) / 2 and math.isnan(v[1])
+    assert t[-1] == t0 + 27 and len(t) == 10
+    assert [math.isnan(x) for x in v].count(True) == 1      # the silence; sample 3 was forgotten
+    np.testing.assert_array_equal(np.array(one_by_one.all_hosts(M.IOPS)),
+                                  np.array(arrays.all_hosts(M.IOPS)))
+
+
 def test_peak_decimation_keeps_spikes_gaps_and_the_window_edges():
     from app.metrics.series import peak_decimate
     t = np.arange(3600.0)

@@ -121,19 +121,21 @@ def auto_layout(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
     return run_steps(auto_layout_steps(bed, gap=gap, row_gap=row_gap, max_per_row=max_per_row))
 
 
-def auto_layout_steps(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0,
-                      max_per_row: int | None = None) -> Generator[None, None, dict[str, Box]]:
-    """`auto_layout` in steps (see STEP)."""
+def auto_layout_steps(bed: Bed, *, gap: float = 40.0, row_gap: float = 110.0, max_per_row: int | None = None,
+                      faces: dict[str, tuple[float, float]] | None = None) -> Generator[None, None, dict[str, Box]]:
+    """`auto_layout` in steps (see STEP); `faces`: each device's `device_size` when the caller has
+    them already (the diagram's layout: a face's size walks its ports and measures its labels)."""
     devices: list[Server | Switch | StorageArray] = [*bed.servers, *bed.switches, *bed.arrays]
     tiers: dict[int, list] = {}
     for d in devices:
         tiers.setdefault(tier(d), []).append(d)
     g = yield from _device_graph(bed)
-    size_of: dict[str, tuple[float, float]] = {}
+    size_of: dict[str, tuple[float, float]] = dict(faces or {})
     for pause, d in _stepping(devices):
         if pause:
             yield
-        size_of[d.id] = device_size(d)
+        if d.id not in size_of:
+            size_of[d.id] = device_size(d)
     if max_per_row is None:
         max_per_row = max(8, int(math.sqrt(len(devices)) * 1.6))
     order: dict[str, float] = {}
@@ -210,7 +212,11 @@ def drawn_size(dev: Any, vms: int = 0, *, expanded: bool = False) -> tuple[float
     """Width and height of a device on the diagram: the layout's size plus room for VM chips."""
     if isinstance(dev, Chassis):        # its blades and I/O modules are drawn in their bays inside it
         return chassis_width(dev), CHASSIS_H
-    w, h = device_size(dev, expanded=expanded)
+    return _with_vm_chips(dev, device_size(dev, expanded=expanded), vms)
+
+
+def _with_vm_chips(dev: Any, size: tuple[float, float], vms: int) -> tuple[float, float]:
+    w, h = size
     if isinstance(dev, Server) and vms:
         _cols, rows = vm_grid(w, vms)
         h += rows * VM_CHIP_H + 4
@@ -257,13 +263,15 @@ def layout_steps(bed: Bed, *, keep_positions: bool = True) -> Generator[None, No
     devices = {d.id: d for d in drawn}
     need_auto = [d for d in devices.values() if not keep_positions or d.x is None or d.y is None]
     auto: dict[str, Box] = {}
+    faces: dict[str, tuple[float, float]] = {}      # device_size: measured once for both layouts
     sizes: dict[str, tuple[float, float]] = {}
     for pause, (ident, dev) in _stepping(list(devices.items())):
         if pause:
             yield
-        sizes[ident] = drawn_size(dev, len(hosted.get(ident, ())))
+        faces[ident] = device_size(dev)
+        sizes[ident] = _with_vm_chips(dev, faces[ident], len(hosted.get(ident, ())))
     if need_auto:
-        raw = yield from auto_layout_steps(bed, row_gap=TIER_GAP)
+        raw = yield from auto_layout_steps(bed, row_gap=TIER_GAP, faces=faces)
         auto = _make_room(raw, {i: sizes[i] for i in raw})
         yield
     boxes: dict[str, Box] = {}

@@ -113,7 +113,8 @@ class FileController:
         if progress is None and OpenProgress.wanted(path):
             progress = OpenProgress.start(path)
         try:
-            self.document.open(path, progress.stage if progress is not None else None)
+            opened = self.document.open(path, progress.stage if progress is not None else None,
+                                        confirm=lambda: self.confirm_discard("opening another bed"))
         except BedFileError as exc:
             if progress is not None:
                 progress.close()        # before any question or message: it would sit over them
@@ -126,6 +127,10 @@ class FileController:
             if progress is not None:
                 progress.close()
             self.error("Cannot open test bed", f"{path}: unexpected error while reading: {exc!r}")
+            return False
+        if not opened:      # overtaken while it was read (another open, the window closing): nothing changed
+            if progress is not None:
+                progress.close()
             return False
         if progress is not None:
             progress.close_after_paint(self.window.canvas)
@@ -352,4 +357,5 @@ class FileController:
 
     def shutdown(self) -> None:
         """The window is closing for good (after the user saved or chose to discard)."""
+        self.document.reader.shutdown()     # a file still being read is not opened
         self.autosave.stop()

@@ -3,9 +3,9 @@ the command line names a bed (`testbed-studio BED`), and by File › Open for a 
 which stage the opening is in (reading the file, building the model, starting validation and
 the views, drawing) and closes when the window has painted the bed.
 
-The GUI thread owns it; the opening itself runs where it always ran (on the GUI thread), and
-each stage is painted at once, between the opening's steps, so something is on screen through
-a 5,000-device bed's many seconds of loading."""
+The GUI thread owns it.  Each stage is painted at once, between the opening's steps; while a big
+file is read on a worker (app/bed_reading.py) the event loop turns and the bar creeps towards the
+next stage, so something moves on screen through a 5,000-device bed's seconds of loading."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,6 +23,8 @@ STAGES = {   # stage: (share of the bar done when it starts, what the splash say
     "validation": (0.55, "Starting validation in the background and building the views…"),
     "drawing": (0.85, "Drawing the diagram…"),
 }
+CREEP_MS = 100                   # while the event loop turns, the bar moves this often ...
+CREEP_SHARE = 0.04               # ... by this share of what is left of its stage
 GIVE_UP_MS = 60_000              # closed anyway if the window never paints (a dialog took over)
 
 
@@ -44,6 +46,7 @@ class OpenProgress(QWidget):
         self._watched: QObject | None = None
         self._drawing: QWidget | None = None
         self.closed = False
+        self._creep = QTimer(self, interval=CREEP_MS, timeout=self._crept)
 
     @classmethod
     def start(cls, path: str | Path, first_stage: str = "reading") -> OpenProgress:
@@ -65,18 +68,27 @@ class OpenProgress(QWidget):
 
     def stage(self, key: str) -> None:
         """Show `key`'s stage now: painted before the opening goes on (the event loop is not
-        turning while the GUI thread reads and builds)."""
+        turning while the GUI thread builds the model into the views)."""
         if self.closed or key == self.key:
             return
         self.key = key
         self.fraction, self.text = STAGES[key]
         self.stages_seen.append(key)
+        self._creep.start()
         self.raise_()           # over the window shown meanwhile (no window manager keeps a splash on top)
         # the window system maps and exposes the splash, and it is painted now (the opening goes on
         # without the event loop).  Between two stages the bed is whole (the old one, then the new
         # one), so what else is waiting may run here too; input waits for the window.
         QApplication.processEvents(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
         self.repaint()
+
+    def _crept(self) -> None:
+        """A turn of the event loop while the stage goes on: the bar moves towards the next stage."""
+        keys = list(STAGES)
+        following = keys.index(self.key) + 1 if self.key in STAGES else len(keys)
+        ceiling = STAGES[keys[following]][0] if following < len(keys) else 0.97
+        self.fraction += (ceiling - self.fraction) * CREEP_SHARE
+        self.update()
 
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
@@ -133,6 +145,7 @@ class OpenProgress(QWidget):
         if self.closed:         # the give-up timer after the paint closed it (the object may be gone)
             return True
         self.closed = True
+        self._creep.stop()
         if self._watched is not None:
             self._watched.removeEventFilter(self)
             self._watched = None

@@ -20,7 +20,7 @@ GAP_FACTOR = 2.5               # no sample for this many intervals is a gap (app
 
 
 class _Ring:
-    __slots__ = ("t", "v", "head", "count", "revision", "unit")
+    __slots__ = ("t", "v", "head", "count", "revision", "unit", "newest", "step")
 
     def __init__(self, capacity: int, unit: str):
         self.t = np.full(capacity, np.nan)
@@ -29,21 +29,38 @@ class _Ring:
         self.count = 0
         self.revision = 0
         self.unit = unit
+        # the newest timestamp held and the interval before it (NaN when unknown), as plain
+        # floats: a collector's one sample a second is checked for a gap without reading the arrays
+        self.newest = np.nan
+        self.step = np.nan
 
     def last(self) -> tuple[float, float]:
         """The newest timestamp and the interval before it (NaN when unknown)."""
-        cap = self.t.shape[0]
-        if not self.count:
-            return np.nan, np.nan
-        newest = self.t[(self.head - 1) % cap]
-        before = self.t[(self.head - 2) % cap] if self.count > 1 else np.nan
-        return float(newest), float(newest - before)
+        return self.newest, self.step
+
+    def _ends_a_gap(self, t: float) -> bool:
+        """Nothing came for a while before t (the driver was down, a collector stopped): a gap,
+        to be drawn as one rather than as a line across."""
+        return self.step > 0 and t - self.newest > GAP_FACTOR * self.step
+
+    def append(self, t: float, v: float) -> None:
+        """One sample: the common case of a collector's one-second batch."""
+        if self._ends_a_gap(t):
+            self._put((self.newest + t) / 2, np.nan)
+        self._put(t, v)
+        self.revision += 1
+
+    def _put(self, t: float, v: float) -> None:
+        self.t[self.head] = t
+        self.v[self.head] = v
+        self.step = t - self.newest if self.count else np.nan
+        self.newest = t
+        self.head = (self.head + 1) % self.t.shape[0]
+        self.count = min(self.t.shape[0], self.count + 1)
 
     def extend(self, t: np.ndarray, v: np.ndarray) -> None:
-        newest, step = self.last()
-        if t.shape[0] and np.isfinite(step) and step > 0 and t[0] - newest > GAP_FACTOR * step:
-            # nothing came for a while (the driver was down, a collector stopped): a gap, not a line across
-            t, v = np.concatenate(([(newest + t[0]) / 2], t)), np.concatenate(([np.nan], v))
+        if t.shape[0] and self._ends_a_gap(float(t[0])):
+            t, v = np.concatenate(([(self.newest + t[0]) / 2], t)), np.concatenate(([np.nan], v))
         cap = self.t.shape[0]
         if t.shape[0] >= cap:
             t, v = t[-cap:], v[-cap:]
@@ -54,6 +71,10 @@ class _Ring:
         if n > first:
             self.t[:n - first] = t[first:]
             self.v[:n - first] = v[first:]
+        if n:
+            before = float(t[-2]) if n > 1 else (self.newest if self.count else np.nan)
+            self.newest = float(t[-1])
+            self.step = self.newest - before
         self.head = (self.head + n) % cap
         self.count = min(cap, self.count + n)
         self.revision += 1
@@ -111,6 +132,11 @@ class _PerSecond:
         return with_gaps(self.second[used].astype(float), values, ordered=True)
 
 
+def _number(value) -> float:
+    """A sample's value as the arrays hold it: None (a collector that read nothing) is a gap."""
+    return np.nan if value is None else float(value)
+
+
 def is_host_series(source: str) -> bool:
     """"HOST" rather than "HOST/device" or "HOST/job": the series the all-hosts line adds up."""
     return "/" not in source
@@ -140,30 +166,35 @@ class SeriesStore:
             return acc.read(how)
 
     def ingest(self, samples: Iterable[Sample]) -> int:
-        grouped: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
-        units: dict[tuple[str, str], str] = {}
+        grouped: dict[tuple[str, str], tuple[list[float], list[float], str]] = {}
         n = 0
         for s in samples:
             key = (s.source, s.metric)
-            grouped[key].append((s.timestamp, s.value))
-            units[key] = s.unit
+            entry = grouped.get(key)
+            if entry is None:
+                entry = grouped[key] = ([], [], s.unit)
+            entry[0].append(s.timestamp)
+            entry[1].append(s.value)
             n += 1
         if not n:
             return 0
-        arrays = {k: np.asarray(v, dtype=float) for k, v in grouped.items()}
+        host_times: dict[str, list[float]] = defaultdict(list)
+        host_values: dict[str, list[float]] = defaultdict(list)
         with self._lock:
-            for key, arr in arrays.items():
+            for key, (times, values, unit) in grouped.items():
                 ring = self._rings.get(key)
                 if ring is None:
-                    ring = self._rings[key] = _Ring(self.capacity, units[key])
-                ring.extend(arr[:, 0], arr[:, 1])
-            by_metric: dict[str, list[np.ndarray]] = defaultdict(list)
-            for (source, metric), arr in arrays.items():
-                if is_host_series(source):
-                    by_metric[metric].append(arr)
-            for metric, parts in by_metric.items():
-                both = parts[0] if len(parts) == 1 else np.concatenate(parts)
-                self._count_per_second("", metric, both[:, 0], both[:, 1])
+                    ring = self._rings[key] = _Ring(self.capacity, unit)
+                if len(times) == 1:
+                    ring.append(_number(times[0]), _number(values[0]))
+                else:
+                    ring.extend(np.asarray(times, dtype=float), np.asarray(values, dtype=float))
+                if is_host_series(key[0]):
+                    host_times[key[1]] += times
+                    host_values[key[1]] += values
+            for metric, times in host_times.items():
+                self._count_per_second("", metric, np.asarray(times, dtype=float),
+                                       np.asarray(host_values[metric], dtype=float))
             self.revision += 1
         return n
 
