@@ -17,7 +17,12 @@ Where the engine's time goes on 50 hosts (issue 33, plain ansible-playbook on `t
 opened) 10-12 s; each further task on every host 2.5-3 s (about 55 ms of the controller's CPU per task
 and host: a worker forked, its mux ssh, its result); each further play 4 s more; an include per host
 costs as much as a task.  So the engine runs a host's steps of a stage as one task (a chain,
-app.ansible.chains) and a run of such stages as one play.
+app.ansible.chains) and a run of such stages as one play, under `free`, each stage after the first
+waiting on the controller for its gate (app.ansible.stage_gates): a host's next task is started
+while the others still work, and the hosts begin the next stage together.  What is left on 50 hosts
+(a loaded machine, load 15-25): ansible-playbook's start 2-7 s, the first stage's tasks started one
+host after another (a fork and the host's variables each, 9-11 s with the ssh connections), and
+the next stages' tasks started one after another when every host ends a stage at the same moment.
 """
 from __future__ import annotations
 
@@ -90,7 +95,8 @@ def time_plain(lab, folder: Path, work: Path) -> tuple[float, float]:
     from app.ansible.engine import ansible_environment, ansible_playbook
     env = os.environ | ansible_environment(Path(lab.known_hosts_path)) | {
         "ANSIBLE_SSH_CONTROL_PATH_DIR": _fresh_sockets(work, "plain")}
-    cmd = [str(ansible_playbook()), "-i", str(folder.parent / "inventory.yml"), str(folder / "play.yml"),
+    inventory = folder / "inventory.yml" if (folder / "inventory.yml").is_file() else folder.parent / "inventory.yml"
+    cmd = [str(ansible_playbook()), "-i", str(inventory), str(folder / "play.yml"),
            "-e", f"ansible_python_interpreter={host_python()}", "--forks", "64"]
     t0, c0 = time.perf_counter(), _cpu()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=600,

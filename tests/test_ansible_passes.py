@@ -73,8 +73,12 @@ def test_a_failure_in_a_pass_of_three_stages_ends_it_after_that_stage_and_the_re
                           ("1.2", "h2"): "sleep 1"}, (2, 1, 1))
     ok, info = _run(tmp_path, steps)
     assert not ok
-    # one ansible-playbook pass for the three stages
-    assert len(list((info.dir / "ansible").glob("pass-*"))) == 1
+    # one ansible-playbook pass for the three stages: one play, whose later stages waited on the
+    # controller for a gate that the failure closed (app.ansible.stage_gates)
+    assert len(passes := list((info.dir / "ansible").glob("pass-*"))) == 1
+    assert (passes[0] / "play.yml").read_text().count("\n- name:") == 1
+    assert sorted((g.name, g.read_text()) for g in (passes[0] / "gates").iterdir()) == [("02", "stop\n"),
+                                                                                      ("03", "stop\n")]
     # h2 finished the stage it was in; no host started the next stage
     assert _marks(marks, "h1") == ["1.1"] and _marks(marks, "h2") == ["1.1", "1.2"]
     assert sorted(_starts(info)) == [("1.1", "h1"), ("1.1", "h2"), ("1.2", "h1"), ("1.2", "h2")]

@@ -11,7 +11,9 @@ import uuid
 from dataclasses import dataclass
 
 from app.ansible import chains
+from app.ansible.passes import GATE_PLAY
 from app.ansible.playbook import Lane
+from app.ansible.stage_gates import gated_task
 from app.remote import jobs
 from app.run import journal as J
 from app.run.engine import DEFAULT_TIMEOUT_S
@@ -47,8 +49,10 @@ class ChainRuns:
 
     def _chain_lanes(self, lanes: dict[str, Lane]) -> dict[str, Lane]:
         """The lanes with each run of two or more chainable steps of a host as its first step: the
-        chain's task (its script: chain_script).  Each chain is journalled before the pass starts."""
+        chain's task (its script: chain_script).  Each chain is journalled before the pass starts, all
+        of them in one write (one fsync, not one a host)."""
         out: dict[str, Lane] = {}
+        known = set(self._chains)
         for host, lane in lanes.items():
             kept: Lane = []
             run: Lane = []
@@ -63,6 +67,12 @@ class ChainRuns:
                 if item is not None:
                     kept.append(item)
             out[host] = kept
+        # before ansible-playbook starts: a driver that dies from here on leaves a resume that asks
+        with self.journal.batched():
+            for key, c in self._chains.items():
+                if key not in known:
+                    self.journal.record("chain", host=c.host, chain=c.id,
+                                        steps=[[m.step, m.attempt] for m in c.members])
         return out
 
     def _new_chain(self, host: str, run: Lane) -> None:
@@ -70,9 +80,6 @@ class ChainRuns:
                                  self.step_timeout(host)) for _, task in run]
         chain = Chain(uuid.uuid4().hex[:12], host, list(run), members)
         self._chains[run[0][1].key] = chain
-        # before ansible-playbook starts: a driver that dies from here on leaves a resume that asks
-        self.journal.record("chain", host=host, chain=chain.id,
-                            steps=[[m.step, m.attempt] for m in members])
 
     def _chain_script(self, task: Task) -> str | None:
         chain = self._chains.get(task.key)
@@ -92,9 +99,11 @@ class ChainRuns:
 
     def _one_task_each(self, book, play: dict, folder: str, lanes: dict[str, Lane]) -> None:
         """A play where every host has one task, a `raw` script (a chain, or one job step), as one
-        task for all its hosts whose script is a host variable of the pass (host_vars/HOST.yml beside
-        the playbook): no `include_tasks` per host, which costs Ansible about as much as a task
-        (issue 33: 50 hosts x 3 stages, 26 s -> 22 s of a loaded machine with `true` as every step)."""
+        task for all its hosts whose script is a host variable in the pass's own inventory: no
+        `include_tasks` per host, which costs Ansible about as much as a task (issue 33: 50 hosts x 3
+        stages, 26 s -> 22 s of a loaded machine with `true` as every step).  In the inventory, not in
+        host_vars/HOST.yml files: Ansible reads the inventory once, and looks for host_vars files again
+        for every task on every host."""
         from app.ansible.inventory import inventory_name
         files = {host: book.task_files.get(f"{folder}/{inventory_name(host)}.yml") for host in lanes}
         if len(lanes) < 2 or len(play["tasks"]) != 1 or any(
@@ -103,29 +112,40 @@ class ChainRuns:
         number = len({title for title, _ in self._shared_tasks}) + 1
         variable = f"testbed_play_{number:02d}"
         title = f"Each host's steps (play {number})"
+        # a play of several such stages waits between them on the controller (app.ansible.stage_gates)
+        def joinable(before: dict) -> bool:
+            return before.get("strategy") == "free" and str(before["tasks"][-1]["name"]).startswith(
+                "Each host's steps (play ")
+        if len(book.plays) >= 3 and book.plays[-2]["name"] == GATE_PLAY and joinable(book.plays[-3]):
+            del book.plays[-2]      # the gates between its tasks stand in for the gate play
+        before = book.plays[-2] if len(book.plays) >= 2 else None
+        joins = before is not None and joinable(before)
+        order = self._gate_order[str(before["tasks"][0]["name"])] if joins and before is not None else [title]
+        waits = sum(self._stage_longest[t] for t in order if t != title)
+        self._stage_longest[title] = 0
         for host, tasks in files.items():
             del book.task_files[f"{folder}/{inventory_name(host)}.yml"]
-            own = book.task_files.setdefault(f"host_vars/{inventory_name(host)}.yml", {})
+            own = book.host_vars.setdefault(inventory_name(host), {})
             own[variable] = tasks[0]["ansible.builtin.raw"]["_raw_params"]
-            own[variable + "_timeout"] = int(tasks[0]["timeout"])
+            own[variable + "_timeout"] = int(tasks[0]["timeout"]) + waits
+            self._stage_longest[title] = max(self._stage_longest[title], int(tasks[0]["timeout"]))
             self._shared_tasks[(title, host)] = tasks[0]["name"].split(" ", 1)[0]
         task = {"name": title, "ansible.builtin.raw": {
             "_raw_params": "{{ " + variable + " }}", "executable": "/bin/sh"},
             "vars": {"ansible_ssh_use_tty": False}, "changed_when": True,
             "timeout": "{{ " + variable + "_timeout | default(60) }}", "when": f"{variable} is defined"}
-        # under `linear` a task ends on every host before the next starts, and Ansible looks at failures
-        # only then: with `any_errors_fatal` one play holds a run of such stages, a task each, in order,
-        # and ends the pass after the stage where a host failed, as the gate play would (passes.gate_play).
-        # A new play costs about 4 s on 50 hosts here (3 plays of one task 23-25 s, one play of 3: 15.6 s).
-        before = book.plays[-2] if len(book.plays) >= 2 else None
-        if before is not None and before.get("any_errors_fatal") and str(before["tasks"][-1]["name"]).startswith(
-                "Each host's steps (play "):
+        if joins and before is not None:
+            # one play for a run of such stages: a play costs about 4 s on 50 hosts here (3 plays of
+            # one task 23-25 s, one play of 3: 15.6 s)
+            order.append(title)
+            self._gate_of[title] = f"{number:02d}"
             known = before["hosts"].split(",")
             before["hosts"] = ",".join([*known, *(h for h in play["hosts"].split(",") if h not in known)])
-            before["tasks"].append(task)
+            before["tasks"].append(gated_task(task, self._gate_of[title]))
             book.plays.pop()
             return
-        play["strategy"], play["any_errors_fatal"] = "linear", True
+        self._gate_order[title] = order
+        play["strategy"] = "free"
         play["tasks"] = [task]
 
     # ------------------------------------------------------------------ its output

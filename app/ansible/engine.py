@@ -39,13 +39,15 @@ from pathlib import Path
 from app.ansible import passes
 from app.ansible.chain_runs import ChainRuns, _raw
 from app.ansible.inventory import inventory, inventory_name, reach
+from app.ansible.pass_files import PASS_INVENTORY, keep_results, write_pass
 from app.ansible.playbook import Book, Lane, automated_play
 from app.ansible.runner_events import message_of as _message
 from app.ansible.runner_events import rc_of as _rc
 from app.ansible.runner_events import status_of as _status_of
+from app.ansible.stage_gates import GATE_STOPPED, StageGates, write_plugin
 from app.ansible.tasks import result_tasks, step_tasks
 from app.ansible.wrapper import PDEATHSIG_WRAPPER
-from app.ansible.yaml_out import dump, name
+from app.ansible.yaml_out import name
 from app.remote import jobs
 from app.remote.base import RemoteError
 from app.run import journal as J
@@ -53,7 +55,6 @@ from app.run.engine import DEFAULT_TIMEOUT_S, RunEngine
 from app.run.extra_vars import SecretVars
 from app.run.journal import TaskState
 from app.run.plan import RunStep, Stage, Task, stages
-from topology.fileformat import write_atomic
 
 ENGINE_NAME = "ansible"
 INSTALL_HINT = ("pip install 'testbed-studio[ansible]' (or, into this environment: "
@@ -61,6 +62,7 @@ INSTALL_HINT = ("pip install 'testbed-studio[ansible]' (or, into this environmen
 _STEP_OF_TASK = re.compile(r"^(\d+(?:\.\d+)*) ")
 _TIMES_MARK = "@testbed-studio-job-times "
 # a script's failure says "non-zero return code": its exit status and output say it better
+_ENDED = ("runner_on_ok", "runner_on_failed", "runner_on_unreachable")
 _SCRIPT_ACTIONS = ("ansible.builtin.shell", "shell", "ansible.builtin.raw", "raw",
                    "ansible.windows.win_shell", "win_shell")
 
@@ -90,6 +92,14 @@ def missing() -> str | None:
     return f"the ansible engine needs {' and '.join(lacking)}, not installed here: {INSTALL_HINT}"
 
 
+# What ansible-playbook's own process does for every task on every host, one host after another, that
+# the engine's passes do not need (issue 33: about 70 ms a task and host on a loaded machine, so 3.5 s
+# a stage on 50 hosts): looking for host_vars/group_vars files beside the playbook and the inventory
+# again (the engine writes none: a pass's variables are in its inventory, read once at the start), and
+# copying each host's facts into top-level variables (no pass gathers facts or reads them).
+_PER_TASK_SAVINGS = {"ANSIBLE_RUN_VARS_PLUGINS": "start", "ANSIBLE_INJECT_FACT_VARS": "False"}
+
+
 def ansible_environment(known_hosts: Path | None) -> dict[str, str]:
     """How ansible-playbook is started by the engine: ssh connections kept open between tasks,
     host keys checked against `known_hosts` (the keys pre-flight or --trust accepted)."""
@@ -97,7 +107,8 @@ def ansible_environment(known_hosts: Path | None) -> dict[str, str]:
     if known_hosts is not None:
         ssh += ["-o", f"UserKnownHostsFile={known_hosts}"]
     return {"ANSIBLE_SSH_ARGS": shlex.join(ssh), "ANSIBLE_HOST_KEY_CHECKING": "True",
-            "ANSIBLE_PIPELINING": "True", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "False"}
+            "ANSIBLE_PIPELINING": "True", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "False",
+            **_PER_TASK_SAVINGS}
 
 
 @dataclass
@@ -113,7 +124,7 @@ class _Progress:
     stopped_on_host: bool = False       # a chain stopped it at its timeout: nothing left to stop
 
 
-class AnsibleEngine(ChainRuns, RunEngine):
+class AnsibleEngine(ChainRuns, StageGates, RunEngine):
     def __init__(self, info: J.RunInfo, steps: Sequence[RunStep], connect, *, bed,
                  known_hosts: Path | None = None, extra_vars: Sequence[str] = (), **options):
         super().__init__(info, steps, connect, **options)
@@ -130,6 +141,7 @@ class AnsibleEngine(ChainRuns, RunEngine):
         self._stages: list[Stage] = []
         self._covered: set[tuple[tuple[str, str], ...]] = set()      # stages a pass of this run_steps took
         self._chains_init()
+        self._gates_init()
 
     # ------------------------------------------------------------------ running
     # run_steps is the built-in engine's (stages in order, a stage with a failure ends the run);
@@ -226,6 +238,7 @@ class AnsibleEngine(ChainRuns, RunEngine):
             return
         script = self._follow_script if adopt else self._job_script
         self._chains, self._shared_tasks = {}, {}
+        self._gates_init()
         if not adopt:
             plays = [(title, self._chain_lanes(lanes), measurement) for title, lanes, measurement in plays]
         book = Book()
@@ -234,7 +247,7 @@ class AnsibleEngine(ChainRuns, RunEngine):
         progress: dict[tuple[str, str], _Progress] = {}
         hosts: dict[str, None] = {}
         for title, lanes, measurement in plays:
-            if hosts and not book.plays[-1].get("any_errors_fatal"):     # else the play before is its own gate
+            if hosts:
                 book.plays.append(passes.gate_play([*hosts, *(h for h in lanes if h not in hosts)]))
             hosts.update(dict.fromkeys(lanes))
             files = "tasks" if len(plays) == 1 else f"tasks/play_{len(book.plays) + 1:02d}"
@@ -250,7 +263,13 @@ class AnsibleEngine(ChainRuns, RunEngine):
             self._add_timeouts(book, play, files, lanes)
             self._one_task_each(book, play, files, lanes)
         folder = self._write_pass(book)
-        outcome = self._run_playbook(folder, lambda event: self._on_event(event, progress, adopt))
+        if self._gate_of:
+            write_plugin(folder)
+            self._gate_folder = folder
+        try:
+            outcome = self._run_playbook(folder, lambda event: self._on_event(event, progress, adopt))
+        finally:
+            self._close_gates()
         self._settle_pass(progress, outcome)
         self._keep_results(folder, progress)
 
@@ -278,14 +297,7 @@ class AnsibleEngine(ChainRuns, RunEngine):
             existing = [int(p.name.split("-")[1]) for p in self.folder.glob("pass-*") if p.name[5:].isdigit()]
             self._passes = max([self._passes, *existing]) + 1
             folder = self.folder / f"pass-{self._passes:03d}"
-        head = f"# Generated by Testbed Studio for run {self.info.id}.\n"
-        folder.mkdir(parents=True)
-        write_atomic(self.folder / "inventory.yml", (head + dump(inventory(self.bed, self.reached))).encode())
-        write_atomic(folder / "play.yml", (head + dump(book.plays)).encode())
-        for relative, tasks in book.task_files.items():
-            path = folder / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, (head + dump(tasks)).encode())
+        write_pass(folder, self.info.id, inventory(self.bed, self.reached), book)
         return folder
 
     # ------------------------------------------------------------ ansible-runner
@@ -329,7 +341,8 @@ class AnsibleEngine(ChainRuns, RunEngine):
         try:
             runner = ansible_runner.run(
                 private_data_dir=str(folder), project_dir=str(folder),
-                inventory=str(self.folder / "inventory.yml"), binary=str(wrapper), forks=self.workers,
+                inventory=str(pass_inventory if (pass_inventory := folder / PASS_INVENTORY).is_file()
+                              else self.folder / "inventory.yml"), binary=str(wrapper), forks=self.workers,
                 envvars=ansible_environment(self.known_hosts), cmdline=cmdline, quiet=True,
                 event_handler=take, cancel_callback=self._cancel.is_set,
                 # how often a cancel is looked for while ansible-playbook runs
@@ -358,7 +371,16 @@ class AnsibleEngine(ChainRuns, RunEngine):
         if not kind.startswith("runner_on_"):
             return
         data = event.get("event_data") or {}
-        host = self._by_name.get(str(data.get("host", "")))
+        title, host = str(data.get("task", "")), self._by_name.get(str(data.get("host", "")))
+        if self._gated(title) and (kind == "runner_on_start" or (data.get("res") or {}).get("msg") == GATE_STOPPED):
+            return      # waiting for its gate, or stopped there: its step begins when the gate opens, or never
+        with self.journal.batched():        # one fsync for what one event says of its steps
+            self._on_step_event(kind, data, host, progress, adopt)
+        if host is not None and (title, host) in self._shared_tasks and kind in _ENDED:
+            self._stage_host_ended(title, host, kind == "runner_on_ok", progress, adopt)
+
+    def _on_step_event(self, kind: str, data: dict, host: str | None, progress: dict[tuple[str, str], _Progress],
+                       adopt: bool) -> None:
         match = _STEP_OF_TASK.match(str(data.get("task", "")))
         if host is None or data.get("task") == passes.GATE_TASK:
             return      # the gate's failure is no step's: the steps that failed before it say why
@@ -466,30 +488,9 @@ class AnsibleEngine(ChainRuns, RunEngine):
         """The result files the pass fetched to results/HOST/, attached to the run as the built-in
         engine attaches them (app.metrics.run_results): `results`, `compare` and the appendix read the
         tool's own figures of either engine."""
-        from app.run.result_fetch import keep_fetched, result_paths
         for p in progress.values():
-            task = p.task
-            if self.task_state(task).status not in (J.OK, J.FAILED):
-                continue
-            fetched = folder / "results" / inventory_name(task.host)
-
-            def say(text: str, task: Task = task) -> None:
-                self._write_output(task, text)
-                self._notify("output", task, "info", text)
-
-            def problem(text: str, task: Task = task) -> None:
-                self.journal.record("note", step=task.step, host=task.host, message=text)
-            for path in result_paths(task):
-                found = sorted(fetched.rglob(Path(path).name)) if fetched.is_dir() else []
-                if not found:
-                    say(f"[results] {path}: the step left no such file on {task.host}")
-                    continue
-                try:
-                    raw = found[0].read_bytes()
-                except OSError as exc:
-                    say(f"[results] {path}: the copy Ansible fetched cannot be read ({exc.strerror or exc})")
-                    continue
-                keep_fetched(self.info.dir, raw, task, path, say, problem)
+            if self.task_state(p.task).status in (J.OK, J.FAILED):
+                keep_results(self, folder, p.task)
 
     def _settle_pass(self, progress: dict[tuple[str, str], _Progress], outcome: tuple[str, int | None, str]) -> None:
         status, rc, tail = outcome

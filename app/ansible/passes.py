@@ -25,6 +25,7 @@ from app.run import journal as J
 from app.run.plan import Stage, Task
 
 GATE_TASK = "Stop here: a step of an earlier stage did not succeed"
+GATE_PLAY = "Gate: the stages before succeeded on every host"
 
 # (the stage, each host's lane of it in this pass; None: it cannot join a pass that runs now)
 Planned = tuple[Stage, dict[str, Lane] | None]
@@ -60,7 +61,7 @@ def one_pass(first: Planned, following: Iterable[Planned], unattended: Callable[
 def gate_play(hosts: Sequence[str]) -> dict:
     """A play over every host of the pass so far and of the next stage: it ends the pass when any
     of them failed or was unreachable before it."""
-    return {"name": "Gate: the stages before succeeded on every host",
+    return {"name": GATE_PLAY,
             "hosts": ",".join(inventory_name(h) for h in hosts), "gather_facts": False, "strategy": "linear",
             "any_errors_fatal": True,
             "tasks": [{"name": GATE_TASK, "ansible.builtin.fail": {"msg": GATE_TASK}, "run_once": True,

@@ -35,9 +35,11 @@ Lane = list[tuple[RunStep, Task]]
 @dataclass
 class Book:
     """A playbook: its plays and the task file of each host of each multi-host play (by path
-    relative to the playbook)."""
+    relative to the playbook); `host_vars`: variables of each host (by inventory name) that the
+    run engine's pass writes into the pass's own inventory."""
     plays: list[dict] = field(default_factory=list)
     task_files: dict[str, list[dict]] = field(default_factory=dict)
+    host_vars: dict[str, dict] = field(default_factory=dict)
 
 
 def plays(steps: Sequence[RunStep], bed_name: str, measurement: bool,

@@ -47,6 +47,19 @@ def _represent_name(dumper: yaml.SafeDumper, value: Name):
 _Dumper.add_representer(Unsafe, _represent_unsafe)
 _Dumper.add_representer(Name, _represent_name)
 
+# libyaml's emitter, for the files only ansible-playbook reads (the run engine's passes): the pure
+# Python emitter looks at every character of a long script in Python (issue 33: 3 s of 50 hosts'
+# chain scripts before each pass).  Same data and tags; its indentation is libyaml's, which
+# ansible-lint's layout rules do not expect, so exports keep the Python one.
+_FastDumper = None
+if getattr(yaml, "__with_libyaml__", False):
+    class _FastDumper(yaml.CSafeDumper):  # type: ignore[no-redef]
+        def ignore_aliases(self, data) -> bool:
+            return True
+
+    _FastDumper.add_representer(Unsafe, _represent_unsafe)
+    _FastDumper.add_representer(Name, _represent_name)
+
 
 def data(value) -> Unsafe:
     return Unsafe(str(value))
@@ -71,6 +84,8 @@ def unsafe_tree(value):
     return value
 
 
-def dump(document) -> str:
-    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=120, allow_unicode=True,
+def dump(document, *, fast: bool = False) -> str:
+    """`fast`: libyaml's emitter where it is built in (files no one lints: see _FastDumper)."""
+    dumper = _FastDumper if fast and _FastDumper is not None else _Dumper
+    return yaml.dump(document, Dumper=dumper, sort_keys=False, width=120, allow_unicode=True,
                      explicit_start=True)
