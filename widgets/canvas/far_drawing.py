@@ -8,17 +8,23 @@ validation and methodology workers that start with the bed (about 1 ms each, 4-5
 5,000-device bed's first frame).  So below FAR_ZOOM the items are marked as having no
 contents (they stay for selection, hit tests and tool tips) and the view draws them all in
 its foreground pass, in one Python call per frame, with the same painting code.
+
+That pass is kept as a picture of the viewport: a repaint (a finding's badge, a hover, the
+splash closing over the window) blits it unless the view's transform, the viewport's size or
+what is drawn changed since (far_changed: an edit, a move, the selection, the badges, the
+configuration).  Drawn afresh, the plain bodies and the badges go in one call per colour; only
+the selected, the faded and the named devices are painted one by one.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QPainter, QPen
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QGraphicsItem
 
 from app import diagram
-from app.diagram.devices import FAR_NAME_MIN_SCREEN_W
+from app.diagram.devices import FAR_NAME_MIN_SCREEN_W, far_badge_colour, far_badge_rect
 from topology.model import Chassis, Server, StorageArray, Switch
 
 FAR_ZOOM = 0.3          # app/diagram/devices.py draws a device as its shape and name below this
@@ -30,6 +36,56 @@ class FarDrawing:
     """Mixed into Canvas (devices, objects, shown, badges, excluded_ids, vms_of, blades_of)."""
 
     far_drawn = False       # the device items are drawn here, not by themselves
+    far_pictures_drawn = 0  # how often the far devices were drawn afresh (the rest were blits)
+    _far_changes = 0
+    _far_picture: QPixmap | None = None
+    _far_key: tuple | None = None
+
+    def far_changed(self) -> None:
+        """Something the far drawing shows changed (a device's size, place, marks or selection):
+        the next frame draws it afresh instead of blitting the last picture."""
+        self._far_changes += 1
+
+    def draw_far_layer(self, painter: QPainter, exposed: QRectF) -> None:
+        """The foreground's devices far away (and a big bed's preview while it is built), from the
+        viewport's picture when nothing it shows has changed."""
+        if not (self.far_drawn or (self.building and self.previewing)):
+            return
+        viewport = self.viewport()
+        if painter.device() is not viewport or painter.worldTransform() != self.viewportTransform():
+            self.draw_far_devices(painter, exposed)     # an export or a print: drawn as asked
+            self.draw_preview(painter, exposed)
+            return
+        picture = self._far_picture_now()
+        painter.save()
+        painter.resetTransform()
+        painter.drawPixmap(0, 0, picture)
+        painter.restore()
+
+    def _far_picture_now(self) -> QPixmap:
+        viewport = self.viewport()
+        ratio = viewport.devicePixelRatioF()
+        t = self.viewportTransform()
+        key = (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy(), viewport.width(), viewport.height(), ratio,
+               self.far_drawn, self.building, self.previewing, self._far_changes, id(self.objects),
+               id(self.badges), id(self.excluded_ids), id(self.configured_objects),
+               getattr(self.document, "revision", None))
+        if key != self._far_key or self._far_picture is None:
+            picture = QPixmap(max(1, round(viewport.width() * ratio)), max(1, round(viewport.height() * ratio)))
+            picture.setDevicePixelRatio(ratio)
+            picture.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(picture)
+            try:
+                painter.setRenderHints(self.renderHints())
+                painter.setTransform(t)
+                whole = self.mapToScene(viewport.rect()).boundingRect()
+                self.draw_far_devices(painter, whole)
+                self.draw_preview(painter, whole)
+            finally:
+                painter.end()
+            self.far_pictures_drawn += 1
+            self._far_picture, self._far_key = picture, key
+        return self._far_picture
 
     def follow_far_zoom(self) -> None:
         """Before the items are drawn: hand the devices to the one-pass drawing below FAR_ZOOM,
@@ -37,6 +93,7 @@ class FarDrawing:
         far = self.transform().m11() < FAR_ZOOM
         if far != self.far_drawn:
             self.far_drawn = far
+            self._far_picture = None    # the items paint themselves close up: no picture kept for nothing
             for item in self.devices.values():
                 item.setFlag(NO_CONTENTS, far)
 
@@ -74,6 +131,8 @@ class FarDrawing:
         named_from = FAR_NAME_MIN_SCREEN_W / lod if lod > 0 else float("inf")
         plain: dict[tuple, list[QRectF]] = {}
         styles: dict[tuple, tuple] = {}
+        flagged: dict[str, list[QRectF]] = {}       # the badges, by colour, drawn over the bodies
+        colours = {}
         one_by_one = []
         for ident, x, y, w, h, marks, expanded in devices:
             if x > right or y > bottom or x + w < left or y + h < top:
@@ -82,17 +141,26 @@ class FarDrawing:
             if dev is None:
                 continue
             dev = shown(ident, dev)
-            if ident in selected or ident in excluded or ident in badges or w >= named_from:
+            if ident in selected or ident in excluded or w >= named_from:
                 one_by_one.append((ident, dev, x, y, w, h, marks, expanded))
                 continue
             key = (type(dev), getattr(dev, "role", None), getattr(dev, "kind", None))
             if key not in styles:
                 styles[key] = diagram.body_style(dev)
             plain.setdefault(key, []).append(QRectF(x, y, w, h))
+            badge = badges.get(ident)
+            if badge is not None:
+                colour = far_badge_colour(badge)
+                colours[colour.name()] = colour
+                flagged.setdefault(colour.name(), []).append(far_badge_rect(x, y, w))
         for key, rects in plain.items():
             fill, border = styles[key]
             painter.setBrush(fill)
             painter.setPen(QPen(border, 1.2))
+            painter.drawRects(rects)
+        painter.setPen(Qt.PenStyle.NoPen)
+        for name, rects in flagged.items():
+            painter.setBrush(colours[name])
             painter.drawRects(rects)
         for ident, dev, x, y, w, h, marks, expanded in one_by_one:
             painter.save()

@@ -54,6 +54,11 @@ class DeviceItem(QGraphicsRectItem):
         self.marks = diagram.port_marks(dev, w, h, self.expanded)
         self.update()
 
+    def update(self, *rect) -> None:
+        """Repainted (a badge, a new look): far away the view draws it (widgets/canvas/far_drawing.py)."""
+        self.canvas.far_changed()
+        super().update(*rect)
+
     @property
     def body(self) -> QRectF:
         """The device body in scene coordinates."""

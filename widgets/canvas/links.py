@@ -70,6 +70,7 @@ class LinkRouting:
     def device_moved(self, ident: str) -> None:
         """A device item moved (drag, undo, refresh): its links follow when the event is done."""
         self._obstacles = None
+        self.far_changed()
         self._moved.add(ident)
         self._dirty_links |= self._links_at.get(ident, set())
 
