@@ -33,14 +33,15 @@ def _far_canvas(qtbot) -> Canvas:
     return canvas
 
 
-def _count_passes(canvas: Canvas) -> list[int]:
-    """How many devices each drawing pass drew (one entry a pass)."""
-    passes: list[int] = []
+def _count_passes(canvas: Canvas) -> list[float]:
+    """Each drawing pass: the share of the view it drew (1.0: all of it)."""
+    passes: list[float] = []
     draw = canvas._draw_devices
 
     def counted(painter, exposed, devices):
-        devices = list(devices)
-        passes.append(len(devices))
+        view = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+        shown = exposed.intersected(view)
+        passes.append(shown.width() * shown.height() / (view.width() * view.height()))
         draw(painter, exposed, devices)
     canvas._draw_devices = counted
     return passes
@@ -60,7 +61,7 @@ def test_a_repaint_that_changes_nothing_drawn_does_not_draw_the_devices_again(qt
         canvas.viewport().repaint()
     canvas.viewport().update(0, 0, 40, 40)       # a small piece of it, as a badge or a tool tip asks
     QApplication.processEvents()
-    assert len(passes) <= 1, f"{len(passes)} passes over {passes[0] if passes else 0} devices for the same picture"
+    assert len(passes) <= 1, f"{len(passes)} passes for the same picture"
     assert canvas.viewport().grab().toImage() == first, "the blitted picture is the drawn one"
 
 
@@ -81,14 +82,26 @@ def test_moving_a_far_device_draws_the_picture_again_with_the_device_at_its_new_
     assert moved != before
     assert _colour_at_centre(canvas, "host5") == fill, "the device is drawn at its new place"
     canvas.far_changed()            # drawn afresh, the picture is the same: the kept one was not stale
+    canvas.viewport().repaint()
     assert canvas.viewport().grab().toImage() == moved
-    # the selection and the zoom each draw it again
+    # a device changed in place (its badge, as the findings do) is drawn again in its own area
     count = len(passes)
-    canvas.devices["host7"].setSelected(True)
-    QApplication.processEvents()
-    canvas.viewport().grab()
-    assert len(passes) == count + 1
-    canvas.scale(1.1, 1.1)
-    QApplication.processEvents()
-    canvas.viewport().grab()
-    assert len(passes) == count + 2
+    host7 = canvas.devices["host7"]
+    canvas.badges = {**canvas.badges, "host7": diagram.Badge("error", 1)}
+    host7.update()
+    qtbot.wait(50)          # its area repainted, though the item has no contents of its own far away
+    assert len(passes) == count + 1 and passes[-1] < 0.1, f"drew {passes[-1]:.0%} of the view for one device"
+    badged = canvas.viewport().grab().toImage()
+    assert len(passes) == count + 1, "the grab blits it"
+    corner = badged.pixelColor(canvas.mapFromScene(host7.pos() + QPointF(host7.w - 8, 5)))
+    assert corner.red() > corner.green() + 60, f"the badge is on screen ({corner.name()})"
+    canvas.far_changed()
+    canvas.viewport().repaint()
+    assert canvas.viewport().grab().toImage() == badged, "the piece drawn again matches a whole drawing"
+    # the selection and the zoom draw it whole
+    for change in (lambda: host7.setSelected(True), lambda: canvas.scale(1.1, 1.1)):
+        count = len(passes)
+        change()
+        QApplication.processEvents()
+        canvas.viewport().grab()
+        assert len(passes) == count + 1 and passes[-1] == 1.0

@@ -56,7 +56,7 @@ class DeviceItem(QGraphicsRectItem):
 
     def update(self, *rect) -> None:
         """Repainted (a badge, a new look): far away the view draws it (widgets/canvas/far_drawing.py)."""
-        self.canvas.far_changed()
+        self.canvas.far_changed(self.sceneBoundingRect())
         super().update(*rect)
 
     @property
