@@ -181,6 +181,7 @@ class ModelDrawing:
         item.refresh(self.shown(item.ident, obj), contents)
         pos = self._position(item.ident, obj, item.w, item.h)
         if item.pos() != pos:
+            self.far_changed(item.sceneBoundingRect())     # where it was
             item.setPos(pos)
             self.device_moved(item.ident)
 

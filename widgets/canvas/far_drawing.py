@@ -48,9 +48,9 @@ class FarDrawing:
     _far_contents: tuple | None = None      # ... and what it shows
 
     def far_changed(self, area: QRectF | None = None) -> None:
-        """Something the far drawing shows changed: in `area` of the scene (a device's badge or
-        look: drawn again there, and repainted, which the view does not do for an item without
-        contents), or anywhere (a move, the selection: drawn again whole)."""
+        """Something the far drawing shows changed: in `area` of the scene (a device's badge, look,
+        size or place, before and after: drawn again there, and repainted, which the view does not
+        do for an item without contents), or anywhere (the selection: drawn again whole)."""
         if area is None:
             self._far_changes += 1
         elif self.far_drawn and not self.building and self._far_dirty is not ALL:
@@ -88,8 +88,9 @@ class FarDrawing:
         t = self.viewportTransform()
         frame = (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy(), viewport.width(), viewport.height(), ratio,
                  self.far_drawn, self.building, self.previewing, id(self.objects))
-        contents = (self._far_changes, id(self.excluded_ids), id(self.configured_objects),
-                    getattr(self.document, "revision", None))
+        # an edit that adds, removes or re-cables devices gives the canvas new `objects` (the frame);
+        # one that moves or changes devices in place reports their areas (far_changed)
+        contents = (self._far_changes, id(self.excluded_ids), id(self.configured_objects))
         picture, dirty, self._far_dirty = self._far_picture, self._far_dirty, None
         dirty = [] if dirty is None or dirty is ALL else dirty
         if picture is not None and frame == self._far_frame and contents == self._far_contents and not dirty:
