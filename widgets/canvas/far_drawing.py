@@ -90,7 +90,9 @@ class FarDrawing:
                  self.far_drawn, self.building, self.previewing, id(self.objects))
         # an edit that adds, removes or re-cables devices gives the canvas new `objects` (the frame);
         # one that moves or changes devices in place reports their areas (far_changed)
-        contents = (self._far_changes, id(self.excluded_ids), id(self.configured_objects))
+        # (every edit makes the configuration's maps anew: an empty one is no change)
+        configured = id(self.configured_objects) if self.configured_objects else None
+        contents = (self._far_changes, self.excluded_ids, configured)
         picture, dirty, self._far_dirty = self._far_picture, self._far_dirty, None
         dirty = [] if dirty is None or dirty is ALL else dirty
         if picture is not None and frame == self._far_frame and contents == self._far_contents and not dirty:
