@@ -44,7 +44,7 @@ test:
 
 bench:
 	@$(SETUP) test
-	$(PY) -m bench $(ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m bench $(ARGS)
 
 bundle:
 	@$(SETUP) bundle

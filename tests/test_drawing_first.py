@@ -282,3 +282,27 @@ def test_the_held_jobs_start_one_per_turn_of_the_event_loop_once_the_hold_ends(q
     assert len(set(turns)) == 3, f"each in a turn of its own, not all at the release: {started}"
     for job in jobs:
         job.wait()
+
+
+def test_the_run_pages_warm_up_waits_until_no_worker_is_at_work(qtbot):
+    """pyqtgraph's import (the Run page's live plots, made ahead of need) took 0.35–0.5 s of the GUI
+    thread's CPU; made while the bed's findings and procedure were worked out on workers holding
+    the interpreter it stalled the window 1.5–2 s after a 5,000-device bed's first frame."""
+    import threading
+
+    from app.background import BackgroundJob
+    from app.document import Document
+    from widgets.run_wizard import RunWizard
+    wizard = RunWizard(Document())
+    qtbot.addWidget(wizard)
+    qtbot.waitUntil(lambda: not BackgroundJob.any_working(), timeout=10_000)
+    go = threading.Event()
+    job = BackgroundJob(wizard, name="a bed's findings")
+    job.start(1, lambda: go.wait(10))
+    steps = len(wizard._warm_steps)
+    wizard._warm_up()
+    assert len(wizard._warm_steps) == steps and BackgroundJob.any_working()     # nothing done meanwhile
+    go.set()
+    qtbot.waitUntil(lambda: not BackgroundJob.any_working(), timeout=10_000)
+    wizard._warm_up()
+    assert len(wizard._warm_steps) == steps - 1

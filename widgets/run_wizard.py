@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.background import DrawingFirst
+from app.background import BackgroundJob, DrawingFirst
 from app.run import events as E
 from app.run.journal import JournalRefused
 from app.run.qt_runner import RunController
@@ -66,8 +66,7 @@ class RunWizard(QWidget):
         self._items: dict[str, QTreeWidgetItem] = {}
         self._drawn: dict[str, E.StepLook] = {}     # the look each step's line shows now
         self._build()
-        # the live plots (pyqtgraph's import, the dashboard, the bed's criterion lines) are made a while
-        # after the window is up, one piece per turn of the event loop, instead of when a run starts
+        # the live plots (pyqtgraph's import, the dashboard, the criterion lines): made at idle, a piece a turn
         self._warm_steps = [*(lambda m=m: importlib.import_module(m) for m in WARM_IMPORTS),
                             self.ensure_dashboard, self._warm_thresholds]
         self._warm_timer = QTimer(self, singleShot=True, interval=WARM_UP_MS, timeout=self._warm_up)
@@ -260,8 +259,9 @@ class RunWizard(QWidget):
         if (hold := DrawingFirst.of(self.document)).holding:    # a bed is opening or drawn: first that
             self._warm_timer.setInterval(0)
             hold.released.connect(self._warm_timer.start, Qt.ConnectionType.SingleShotConnection)
-            return
-        if self._warm_steps:
+        elif BackgroundJob.any_working():    # the bed's findings and procedure first: see any_working
+            self._warm_timer.start(WARM_UP_MS // 8)
+        elif self._warm_steps:
             self._warm_steps.pop(0)()
             self._warm_timer.start(0)
 
