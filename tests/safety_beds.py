@@ -4,6 +4,7 @@ once show as two 'begin' lines before an 'end'.  The step works until the test r
 the step for as long as it needs, however busy the machine (a plain sleep ran out under load)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.run_beds import write_bed
@@ -54,3 +55,13 @@ def long_step_bed(tmp_path: Path, access: dict, work_s: float) -> tuple[Path, st
     templates = long_step_templates(tmp_path / "templates")
     bed = write_bed(tmp_path / "bed.yaml", [{"id": "h1"} | access], mark_dir=tmp_path / "marks", work_s=work_s)
     return bed, templates
+
+
+def pid_alive(pid: int) -> bool:
+    """A process that exists and has not ended (a zombie has)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0] != "Z"

@@ -16,7 +16,7 @@ import pytest
 
 from app.run import journal as J
 from app.run.cli_run import EXIT_OK, EXIT_UNUSABLE
-from tests.safety_beds import HOLD_S, adopted, long_step_bed, release
+from tests.safety_beds import HOLD_S, adopted, long_step_bed, pid_alive, release
 from tests.waiting import wait_for
 
 
@@ -39,15 +39,6 @@ def _journalled_pid(run_dir: Path) -> int | None:
     return next((r["pid"] for r in J.read_records(run_dir)[0] if r["kind"] == "process"), None)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as fh:        # a zombie has ended
-        return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-
-
 @pytest.fixture
 def slow_bed(tmp_path):
     return long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
@@ -61,7 +52,7 @@ def _killed_mid_step(slow_bed, runs: Path) -> tuple[Path, int]:
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=30)
     pid = _journalled_pid(run_dir)
-    assert _pid_alive(pid), "the step should outlive its killed driver"
+    assert pid_alive(pid), "the step should outlive its killed driver"
     return run_dir, pid
 
 
@@ -121,7 +112,7 @@ def test_resume_can_stop_the_step_a_killed_driver_left_and_run_it_again(slow_bed
     run_dir, pid = _killed_mid_step(slow_bed, runs)
     stopper = _start("run", str(bed), "--resume", run_dir.name, "--runs-dir", str(runs), "--templates", templates,
                      "--skip-manual", "--still-running", "stop")
-    wait_for(lambda: not _pid_alive(pid), what="the left step stopped", seconds=90)
+    wait_for(lambda: not pid_alive(pid), what="the left step stopped", seconds=90)
     release(tmp_path)                      # the second copy may now run to its end
     out, err = stopper.communicate(timeout=90)
     assert stopper.returncode == EXIT_OK, out + err

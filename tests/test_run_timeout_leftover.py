@@ -20,7 +20,7 @@ from app.run import events as E
 from app.run import journal as J
 from app.run import leftover_choice as L
 from app.run.session import RunSession
-from tests.safety_beds import HOLD_S, long_step_bed, release
+from tests.safety_beds import HOLD_S, long_step_bed, pid_alive, release
 from tests.waiting import wait_for
 
 
@@ -33,15 +33,6 @@ def test_what_a_resume_does_with_a_job_its_host_still_holds(journal, host, expec
     assert L.choice(journal, host) == expected
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as fh:        # a zombie has ended
-        return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def _timed_out_with_its_stop_cut_off(tmp_path: Path) -> tuple[Path, str, Path, int]:
     """A run whose one step timed out while its link was cut, as that driver leaves it: its journal
     says the attempt started (with its process) and timed out, and on the host the step's job
@@ -52,7 +43,7 @@ def _timed_out_with_its_stop_cut_off(tmp_path: Path) -> tuple[Path, str, Path, i
     assert first.start_new()
     pid = _time_out_with_the_stop_cut_off(first)
     first.close()
-    assert _pid_alive(pid), "the step's job should outlive the cut-off stop"
+    assert pid_alive(pid), "the step's job should outlive the cut-off stop"
     return bed, templates, runs, pid
 
 
@@ -94,7 +85,7 @@ def test_resume_stops_the_copy_a_timed_out_step_left_running_and_runs_the_step_a
     session = _resume(bed, templates, runs, events, questions)
     try:
         assert session.settle_leftovers() is None
-        assert not _pid_alive(pid)                 # stopped before anything ran again
+        assert not pid_alive(pid)                 # stopped before anything ran again
         release(tmp_path)
         standing = session.run(session.steps)
     finally:
@@ -119,7 +110,7 @@ def test_resume_stops_the_copy_a_timed_out_step_left_running_and_runs_the_step_a
 def test_a_copy_that_ended_after_its_timeout_is_taken_as_it_ended_not_run_again(tmp_path):
     bed, templates, runs, pid = _timed_out_with_its_stop_cut_off(tmp_path)
     release(tmp_path)
-    wait_for(lambda: not _pid_alive(pid), what="the left copy's end", seconds=30)
+    wait_for(lambda: not pid_alive(pid), what="the left copy's end", seconds=30)
     events, questions = [], []
     session = _resume(bed, templates, runs, events, questions)
     try:
@@ -162,10 +153,10 @@ def test_running_a_step_again_in_the_same_session_stops_the_copy_its_cut_off_tim
         assert session.start_new()
         session.run([])                           # this driver has settled the run once already
         pid = _time_out_with_the_stop_cut_off(session)
-        assert _pid_alive(pid)
+        assert pid_alive(pid)
         retry = threading.Thread(target=session.run, args=(session.steps[:1],))
         retry.start()
-        wait_for(lambda: not _pid_alive(pid), what="the left copy stopped", seconds=30)
+        wait_for(lambda: not pid_alive(pid), what="the left copy stopped", seconds=30)
         release(tmp_path)
         retry.join(timeout=60)
         assert not retry.is_alive()
