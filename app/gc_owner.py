@@ -136,7 +136,7 @@ class GuiCollector(QObject):
                     # side by side and none was replaced yet: they are the bed's, not garbage, and
                     # walking them all held the GUI thread 1.6 s after a 5,000-device bed's first frame
                     self._results_based = True
-                    self._frozen_base, self._blocks_base = frozen, sys.getallocatedblocks()
+                    self._count_frozen(frozen)
                     return 0
                 # more frozen than the bed, its results and twice the largest result since: some may
                 # be garbage in cycles (results are replaced, so the count stays level otherwise):
@@ -164,8 +164,10 @@ class GuiCollector(QObject):
             self._long_lived, self._recheck_at = len(gc.get_objects(2)), 0
         return found
 
-    def _count_frozen(self) -> None:
-        self._frozen_base, self._blocks_base = gc.get_freeze_count(), sys.getallocatedblocks()
+    def _count_frozen(self, frozen: int | None = None) -> None:
+        """The frozen set and the interpreter's blocks as the base (`frozen`: counted just now)."""
+        self._frozen_base = gc.get_freeze_count() if frozen is None else frozen
+        self._blocks_base = sys.getallocatedblocks()
         self._blocks_looked = 0
 
     def _blocks_per_object(self) -> float:

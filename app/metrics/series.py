@@ -34,10 +34,6 @@ class _Ring:
         self.newest = np.nan
         self.step = np.nan
 
-    def last(self) -> tuple[float, float]:
-        """The newest timestamp and the interval before it (NaN when unknown)."""
-        return self.newest, self.step
-
     def _ends_a_gap(self, t: float) -> bool:
         """Nothing came for a while before t (the driver was down, a collector stopped): a gap,
         to be drawn as one rather than as a line across."""
