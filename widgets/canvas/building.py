@@ -24,10 +24,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QGraphicsView
 
-from app.background import DrawingFirst
+from app.background import DrawingFirst, FirstFrame
 
 SLICED_FROM = 1000          # drawn devices and cables (a cable counts half) from which a bed is built in slices
 SLICE_S = 0.012             # one slice's share of the GUI thread while the validator works
@@ -40,6 +40,22 @@ def _let_go(hold: DrawingFirst, holder: str) -> None:
         hold.release(holder)
     except RuntimeError:        # the document went first, and its hold with it
         pass
+
+
+class _FirstPaint(QObject):
+    """Lets go of live validation's hold once the viewport has painted the bed (after that paint)."""
+
+    def __init__(self, canvas: Any):
+        super().__init__(canvas)
+        self.canvas = canvas
+        canvas.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.canvas.shows_bed:
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self.canvas, self.canvas._release_first_frame)
+            self.deleteLater()
+        return False
 
 
 class SlicedBuild:
@@ -69,7 +85,8 @@ class SlicedBuild:
         if not getattr(self, "_hold_bound", False):     # the canvas gone mid-build: nothing stays held
             self._hold_bound = True
             holder = self._holder = f"drawing {id(self)}"      # a canvas lets go of its own hold only
-            self.destroyed.connect(lambda *_: _let_go(hold, holder))
+            first_frame = FirstFrame.of(document)
+            self.destroyed.connect(lambda *_: (_let_go(hold, holder), _let_go(first_frame, holder)))
         return hold
 
     def _start_build(self, steps: Iterator[None]) -> None:
@@ -79,6 +96,7 @@ class SlicedBuild:
         hold = self._drawing_first()
         if hold is not None:
             hold.hold(self._holder)
+            FirstFrame.of(self.document).hold(self._holder)    # live validation: until the first frame
         # no frame of a half-built drawing: each would cost as much as the whole one (the far
         # drawing's one pass, the cables) and take the interpreter from the validator
         self._update_mode = self.viewportUpdateMode()
@@ -104,6 +122,11 @@ class SlicedBuild:
         hold = self._drawing_first()
         if hold is not None:
             hold.release(self._holder)      # after the items: the released workers start on a built canvas
+        self._release_first_frame()
+
+    def _release_first_frame(self) -> None:
+        if self._drawing_first() is not None:
+            _let_go(FirstFrame.of(self.document), self._holder)
 
     def finish_build(self) -> None:
         """The rest of the build now: something needs every item."""
@@ -138,6 +161,10 @@ class SlicedBuild:
         """The layout is known: the next frame paints every device from the model."""
         self.previewing = True
         self.viewport().update()
+        if self.isVisible():
+            _FirstPaint(self)
+        else:       # no frame will come (another page shown): live validation need not wait for one
+            self._release_first_frame()
 
     def _validator_busy(self) -> bool:
         validation = getattr(self.document, "validation", None)
