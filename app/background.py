@@ -136,10 +136,10 @@ class FirstFrame(DrawingFirst):
     worker took the interpreter lock from the layout and that frame, which came 0.3-0.5 s later on
     the 5,000-device bed (issue 32, first frame < 2 s).  Its findings come a frame's work later,
     out of seconds of rules.  Held by the opening ("opening") and a sliced build ("drawing …"),
-    let go after that frame, on every way out of the build, and after GIVE_UP_MS (a canvas that
-    never paints: a minimised window)."""
+    let go after that frame and on every way out of the build (a canvas that never paints, in a
+    minimised window: when its build ends); GIVE_UP_MS as DrawingFirst's (a short one fired while
+    a big file was still being read on a loaded machine)."""
 
-    GIVE_UP_MS = 3_000
     _ATTR = "_first_frame"
 
 
