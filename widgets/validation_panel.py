@@ -53,7 +53,7 @@ from widgets.findings_model import (
     scenario_words,
     severity_icon,
 )
-from widgets.findings_view import FindingsView
+from widgets.grouped_rows_view import GroupedRowsView
 from widgets.lifetimes import exec_once
 
 
@@ -129,7 +129,7 @@ class ValidationPanel(QWidget):
 
         # the list
         self.model = FindingsModel(self)
-        self.tree = FindingsView(self.model, self)
+        self.tree = GroupedRowsView(self.model, self)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.tree.selectionModel().currentChanged.connect(self._current_changed)
@@ -294,7 +294,7 @@ class ValidationPanel(QWidget):
             self._filling = False
 
     def current_finding(self) -> Any:
-        i = self.model.finding_index(self.tree.currentIndex())
+        i = self.model.item_index(self.tree.currentIndex())
         return self.findings[i] if i is not None else None
 
     def visible_findings(self) -> list[Any]:
@@ -317,7 +317,7 @@ class ValidationPanel(QWidget):
         for g, (_k, shown, _t) in enumerate(self.model.groups):
             for r, i in enumerate(shown):
                 if finding_key(self.findings[i]) == key:
-                    row = self.model.finding_row(g, r)
+                    row = self.model.item_row(g, r)
                     return self.model.index(row, 0) if row is not None else QModelIndex()
         return QModelIndex()
 
@@ -425,7 +425,7 @@ class ValidationPanel(QWidget):
                 for g, (_key, shown, _t) in enumerate(groups):
                     r = next((r for r, i in enumerate(shown) if finding_key(self.findings[i]) == self._current_key),
                              None)
-                    row = self.model.finding_row(g, r) if r is not None else None
+                    row = self.model.item_row(g, r) if r is not None else None
                     if row is not None:
                         current = self.model.index(row, 0)
                         break
@@ -497,7 +497,7 @@ class ValidationPanel(QWidget):
         self._focused_by_current = None
         if already:
             return
-        i = self.model.finding_index(index)
+        i = self.model.item_index(index)
         if i is not None:
             self.subjects_selected.emit(list(self.findings[i].subjects))
 
@@ -516,7 +516,7 @@ class ValidationPanel(QWidget):
 
     def _context_menu(self, pos: Any) -> None:
         index = self.tree.indexAt(pos)
-        if self.model.finding_index(index) is None:
+        if self.model.item_index(index) is None:
             return
         self.tree.setCurrentIndex(index)
         f = self.current_finding()
