@@ -190,6 +190,30 @@ def test_the_first_frame_paints_every_device_from_the_model_before_its_items_exi
     assert not canvas.previewing
 
 
+def test_the_slice_that_works_out_the_layout_ends_there_and_the_first_frame_comes_before_any_item(
+        qtbot, monkeypatch):
+    """A slice ran on to its deadline (60 ms) making items after the layout was known, before the
+    frame that paints the devices from the model."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from widgets.canvas import building
+    doc, canvas, methodology, paths, tree = _window(qtbot)
+    monkeypatch.setattr(building, "FREE_SLICE_S", 30.0)
+    made: list[int] = []        # device items made when the first frame that shows the bed is painted
+
+    class Paints(QObject):
+        def eventFilter(self, _obj, event):
+            if event.type() == QEvent.Type.Paint and canvas.shows_bed and not made:
+                made.append(len(canvas.devices))
+            return False
+    paints = Paints()
+    canvas.viewport().installEventFilter(paints)
+    doc.replace(_big_bed(), None)
+    qtbot.waitUntil(lambda: bool(made), timeout=30000)
+    canvas.viewport().removeEventFilter(paints)
+    assert made == [0]
+
+
 def test_live_validation_starts_after_a_big_beds_first_frame_not_after_its_build(qtbot, tmp_path):
     """Its worker took the interpreter from the layout and the first frame (0.3-0.5 s of a
     5,000-device bed's File › Open); the findings are on screen, so they do not wait for the build."""

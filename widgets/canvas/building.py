@@ -146,9 +146,11 @@ class SlicedBuild:
         # until the first frame (the layout) at full speed: that is what the person waits for
         busy = self.previewing and self._validator_busy()
         deadline = time.perf_counter() + (SLICE_S if busy else FREE_SLICE_S)
+        previewing = self.previewing
         try:
             next(steps)         # at least one step a slice
-            while time.perf_counter() < deadline:
+            # ... and none after the layout is known: the first frame is painted at once
+            while time.perf_counter() < deadline and self.previewing == previewing:
                 next(steps)
         except StopIteration:
             self._stop_build()
