@@ -13,7 +13,8 @@ steps, taken at full speed), the view paints every device from the model, at its
 name where it is wide enough (widgets/canvas/far_drawing.py, `draw_preview`); the cables follow
 when the build ends.  While it runs, the methodology and path workers are held
 (app/background.py, DrawingFirst): they share the interpreter lock with the slices and no view
-on screen waits for them; every way out of the build releases them.
+on screen waits for them; every way out of the build releases them.  Live validation is held
+until that first frame is painted (FirstFrame), and the slice that works out the layout ends there.
 
 Whatever needs every item (an edit, an export, a device to centre on) finishes the build first,
 at once.  A small bed is built at once, as before.
