@@ -3,6 +3,7 @@ one row per finding with its code, components and message; counts in words; the 
 severity.  The validation panel shows it."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -50,13 +51,9 @@ def where_tag(f: Any) -> str:
 
 def count_words(findings: list[Any]) -> str:
     """'2 errors, 1 warning, 0 notes, 1 accepted' (accepted ones counted apart)."""
-    open_ = [f for f in findings if not f.accepted]
-    parts = []
-    for s in SEVERITIES:
-        n = sum(1 for f in open_ if f.severity == s)
-        parts.append(f"{n} {SEVERITY_WORDS[s][n != 1]}")
-    accepted = len(findings) - len(open_)
-    return ", ".join(parts) + (f", {accepted} accepted" if accepted else "")
+    counted = Counter("accepted" if f.accepted else f.severity for f in findings)
+    parts = [f"{counted[s]} {SEVERITY_WORDS[s][counted[s] != 1]}" for s in SEVERITIES]
+    return ", ".join(parts) + (f", {counted['accepted']} accepted" if counted["accepted"] else "")
 
 
 class FindingsModel(GroupedRowsModel):
