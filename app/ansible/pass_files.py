@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from app.ansible.inventory import inventory_name
+from app.ansible.pass_config import write_config
 from app.ansible.playbook import Book
 from app.ansible.yaml_out import dump
 from app.run.plan import Task
@@ -43,6 +44,7 @@ def write_pass(folder: Path, run_id: str, hosts: dict, book: Book) -> None:
                     group["hosts"][host_name] = own.pop(host_name)
         _write(folder / PASS_INVENTORY, head + dump(hosts, fast=True))
     _write(folder / "play.yml", head + dump(book.plays, fast=True))
+    write_config(folder)
     for relative, tasks in book.task_files.items():
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
