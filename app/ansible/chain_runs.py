@@ -114,8 +114,7 @@ class ChainRuns:
         title = f"Each host's steps (play {number})"
         # a play of several such stages waits between them on the controller (app.ansible.stage_gates)
         def joinable(before: dict) -> bool:
-            return before.get("strategy") == "free" and str(before["tasks"][-1]["name"]).startswith(
-                "Each host's steps (play ")
+            return len(before["tasks"]) == 1 and str(before["tasks"][0]["name"]).startswith("Each host's steps (play ")
         if len(book.plays) >= 3 and book.plays[-2]["name"] == GATE_PLAY and joinable(book.plays[-3]):
             del book.plays[-2]      # the gates between its tasks stand in for the gate play
         before = book.plays[-2] if len(book.plays) >= 2 else None
@@ -150,7 +149,10 @@ class ChainRuns:
             book.plays.pop()
             return
         self._gate_order[title] = order
-        play["strategy"] = "free"
+        # one task a host, so `linear` starts it on every host as `free` would; `free` then looks at every
+        # host for a next task until the play ends (with 50 hosts, half a core of ansible-playbook's process
+        # all pass long), `linear` only at the queue of results
+        play["strategy"] = "linear"
         play["tasks"] = [task]
 
     # ------------------------------------------------------------------ its output

@@ -41,6 +41,7 @@ from app.ansible.chain_runs import ChainRuns, _raw
 from app.ansible.inventory import inventory, inventory_name, reach
 from app.ansible.pass_files import PASS_INVENTORY, keep_results, write_pass
 from app.ansible.playbook import Book, Lane, automated_play
+from app.ansible.playbook_settings import ansible_environment
 from app.ansible.runner_events import message_of as _message
 from app.ansible.runner_events import rc_of as _rc
 from app.ansible.runner_events import status_of as _status_of
@@ -90,25 +91,6 @@ def missing() -> str | None:
     if not lacking:
         return None
     return f"the ansible engine needs {' and '.join(lacking)}, not installed here: {INSTALL_HINT}"
-
-
-# What ansible-playbook's own process does for every task on every host, one host after another, that
-# the engine's passes do not need (issue 33: about 70 ms a task and host on a loaded machine, so 3.5 s
-# a stage on 50 hosts): looking for host_vars/group_vars files beside the playbook and the inventory
-# again (the engine writes none: a pass's variables are in its inventory, read once at the start), and
-# copying each host's facts into top-level variables (no pass gathers facts or reads them).
-_PER_TASK_SAVINGS = {"ANSIBLE_RUN_VARS_PLUGINS": "start", "ANSIBLE_INJECT_FACT_VARS": "False"}
-
-
-def ansible_environment(known_hosts: Path | None) -> dict[str, str]:
-    """How ansible-playbook is started by the engine: ssh connections kept open between tasks,
-    host keys checked against `known_hosts` (the keys pre-flight or --trust accepted)."""
-    ssh = ["-C", "-o", "ControlMaster=auto", "-o", "ControlPersist=60s", "-o", "StrictHostKeyChecking=yes"]
-    if known_hosts is not None:
-        ssh += ["-o", f"UserKnownHostsFile={known_hosts}"]
-    return {"ANSIBLE_SSH_ARGS": shlex.join(ssh), "ANSIBLE_HOST_KEY_CHECKING": "True",
-            "ANSIBLE_PIPELINING": "True", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "False",
-            **_PER_TASK_SAVINGS}
 
 
 @dataclass

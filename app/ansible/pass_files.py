@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 
 from app.ansible.inventory import inventory_name
-from app.ansible.pass_config import write_config
 from app.ansible.playbook import Book
+from app.ansible.playbook_settings import write_config
 from app.ansible.yaml_out import dump
 from app.run.plan import Task
 from topology.fileformat import write_atomic
