@@ -4,7 +4,8 @@ A pass's folder holds its playbook, the task files of its hosts and, when its ho
 host variables (chain_runs._one_task_each), its own inventory; the run's ansible/inventory.yml is
 the inventory of the other passes.  They are read by the ansible-playbook the engine starts next
 and by nothing after it (a resume writes a pass of its own): written with libyaml's emitter
-(yaml_out.dump fast) and not synced to the disk, each under a new name moved into place.
+(yaml_out.dump fast) and not synced to the disk, each under a new name moved into place.  An
+ansible.cfg goes beside them when the person has none of their own (app.ansible.playbook_settings).
 """
 from __future__ import annotations
 
