@@ -143,6 +143,18 @@ class FirstFrame(DrawingFirst):
     _ATTR = "_first_frame"
 
 
+class _Gate:
+    """Plain Python (no Qt object): what the GUI thread's `destroyed` handler and a worker share."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def close(self, *_: object) -> None:
+        with self.lock:         # waits for an emit under way; acquiring lets go of the interpreter
+            self.closed = True
+
+
 class BackgroundJob(QObject):
     result = Signal(object)         # Outcome of the current revision only
     busy_changed = Signal(bool)
@@ -192,6 +204,11 @@ class BackgroundJob(QObject):
         self._closed = False
         self._relay = _Relay(self)
         self._relay.finished.connect(self._finished)
+        # a worker hands its outcome on through the relay only while the relay exists: a job
+        # dropped with its view (a test's document collected) while its worker still ran had the
+        # relay deleted on the GUI thread in the middle of the worker's emit (a crash)
+        self._handing_on = _Gate()
+        self.destroyed.connect(self._handing_on.close)
         self._timer = QTimer(self, singleShot=True, interval=debounce_ms, timeout=self.run_now)
 
     @property
@@ -233,17 +250,20 @@ class BackgroundJob(QObject):
 
     def _launch(self, revision: int, work: Work) -> None:
         self._running = True
-        relay = self._relay
+        relay, gate = self._relay, self._handing_on
 
         def body() -> None:
             try:
                 outcome = Outcome(revision, work())
             except Exception as exc:
                 outcome = Outcome(revision, None, f"{type(exc).__name__}: {exc}")
-            try:
-                relay.finished.emit(outcome)
-            except RuntimeError:        # the view went away while this ran: nobody waits for it
-                pass
+            with gate.lock:
+                if gate.closed:
+                    return              # the view went away while this ran: nobody waits for it
+                try:
+                    relay.finished.emit(outcome)
+                except RuntimeError:    # its wrapper let go of the relay first: nobody waits either
+                    pass
 
         self.busy_changed.emit(True)
         self._thread = threading.Thread(target=body, name=self.name, daemon=True)

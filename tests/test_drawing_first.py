@@ -329,3 +329,47 @@ def test_the_run_pages_warm_up_waits_until_no_worker_is_at_work(qtbot):
     qtbot.waitUntil(lambda: not BackgroundJob.any_working(), timeout=10_000)
     wizard._warm_up()
     assert len(wizard._warm_steps) == steps - 1
+
+
+def test_a_job_dropped_while_its_worker_hands_on_an_outcome_waits_for_that_to_end(qtbot):
+    """A view (a test's document) dropped on the GUI thread while its job's worker was handing its
+    outcome on: the relay was deleted in the middle of the worker's emit, and the process crashed
+    now and then (seen about 1 run in 10 of this file under load).  The job's end waits for an
+    emit under way, and a worker that ends after it touches nothing."""
+    import threading
+    import time
+
+    import shiboken6
+    from PySide6.QtCore import QObject, Qt
+
+    from app.background import BackgroundJob
+    owner = QObject()
+    job = BackgroundJob(owner, name="dropped")
+    emitting, order = threading.Event(), []
+
+    def slow_handing_on(_outcome) -> None:     # runs on the worker, inside its emit
+        emitting.set()
+        time.sleep(0.3)
+        order.append("emit ended")
+    job._relay.finished.connect(slow_handing_on, Qt.ConnectionType.DirectConnection)
+    job.start(1, lambda: "done")
+    assert emitting.wait(10)
+    shiboken6.delete(owner)                    # the job and its relay go with their owner
+    order.append("job deleted")
+    assert order == ["emit ended", "job deleted"]
+
+    late_owner = QObject()
+    late = BackgroundJob(late_owner, name="ends after its owner")
+    go = threading.Event()
+    worker_error: list[BaseException] = []
+    late.start(1, lambda: go.wait(10))
+    thread = late._thread
+    shiboken6.delete(late_owner)              # dropped while its worker still works
+    real_excepthook = threading.excepthook
+    threading.excepthook = lambda args: worker_error.append(args.exc_value)
+    try:
+        go.set()
+        thread.join(10)
+    finally:
+        threading.excepthook = real_excepthook
+    assert not thread.is_alive() and worker_error == []
