@@ -109,6 +109,7 @@ class Editing:
             if item is not None:
                 target = self.snap(start + delta)
                 if item.pos() != target:
+                    self.far_changed(item.sceneBoundingRect())     # where it was
                     item.setPos(target)
                     self.device_moved(ident)
         if self._dirty_links:

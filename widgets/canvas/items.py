@@ -49,10 +49,16 @@ class DeviceItem(QGraphicsRectItem):
         """Take the size and port markers from the model (contents: hosted VMs or chassis blades)."""
         w, h = drawn_size(dev, contents if isinstance(dev, Server) else 0, expanded=self.expanded)
         if (w, h) != (self.w, self.h):
+            self.canvas.far_changed(self.sceneBoundingRect())      # the area it took before
             self.w, self.h = w, h
             self.setRect(QRectF(-M, -M, w + 2 * M, h + 2 * M))
         self.marks = diagram.port_marks(dev, w, h, self.expanded)
         self.update()
+
+    def update(self, *rect) -> None:
+        """Repainted (a badge, a new look): far away the view draws it (widgets/canvas/far_drawing.py)."""
+        self.canvas.far_changed(self.sceneBoundingRect())
+        super().update(*rect)
 
     @property
     def body(self) -> QRectF:
