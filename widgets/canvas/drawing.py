@@ -181,8 +181,9 @@ class ModelDrawing:
         item.refresh(self.shown(item.ident, obj), contents)
         pos = self._position(item.ident, obj, item.w, item.h)
         if item.pos() != pos:
-            self.far_changed(item.sceneBoundingRect())     # where it was
+            was = item.sceneBoundingRect()
             item.setPos(pos)
+            self.far_changed(was)       # after the move: see FarDrawing.far_changed
             self.device_moved(item.ident)
 
     def _position(self, ident: str, obj: Any, w: float, h: float) -> QPointF:
