@@ -136,3 +136,19 @@ def test_an_edit_that_moves_far_devices_repaints_once_in_one_rectangle(qtbot):
     assert paints.rects == [1], f"paints after the move (rectangles in each): {paints.rects}"
     for ident in ("host1", "host58"):
         assert _colour_at_centre(canvas, ident) == diagram.body_style(canvas.objects[ident])[0].name()
+
+
+def test_a_badged_device_moved_over_another_is_drawn_over_it(qtbot):
+    # as when the badged devices were painted one by one after the plain ones
+    canvas = _far_canvas(qtbot)
+    doc = canvas.document
+    canvas.badges = {**canvas.badges, "host3": diagram.Badge("error", 1)}
+    canvas.devices["host3"].update()
+    under = canvas.devices["host4"]
+    doc.apply(move(doc.bed, {"host3": (under.pos().x() - under.w / 2, under.pos().y() + under.h / 4)}))
+    qtbot.wait(50)
+    over = canvas.devices["host3"]
+    # the plain device's left edge, where it runs under the badged device's body
+    edge = canvas.mapFromScene(QPointF(under.pos().x(), over.pos().y() + over.h * 0.6))
+    fill = diagram.body_style(canvas.objects["host3"])[0].name()
+    assert canvas.viewport().grab().toImage().pixelColor(edge).name() == fill

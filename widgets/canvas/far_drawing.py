@@ -152,8 +152,9 @@ class FarDrawing:
 
     def draw_far_devices(self, painter: QPainter, exposed: QRectF) -> None:
         """Every device in `exposed` (scene coordinates), as its item would paint it this far away:
-        the plain bodies in one drawRects per colour; a device selected, out of use, with a badge
-        or wide enough on screen for its name one by one, as its item paints it."""
+        the plain bodies in one drawRects per colour, then the bodies with a badge and the badges;
+        a device selected, out of use or wide enough on screen for its name one by one, as its item
+        paints it."""
         if not self.far_drawn:
             return
         self._draw_devices(painter, exposed, ((ident, item.x(), item.y(), item.w, item.h, item.marks, item.expanded)
@@ -178,6 +179,7 @@ class FarDrawing:
         selected = {getattr(i, "ident", None) for i in self.scene().selectedItems()}
         named_from = FAR_NAME_MIN_SCREEN_W / lod if lod > 0 else float("inf")
         plain: dict[tuple, list[QRectF]] = {}
+        badged: dict[tuple, list[QRectF]] = {}      # the bodies of devices with a badge
         styles: dict[tuple, tuple] = {}
         flagged: dict[str, list[QRectF]] = {}       # the badges, by colour, drawn over the bodies
         colours = {}
@@ -195,17 +197,20 @@ class FarDrawing:
             key = (type(dev), getattr(dev, "role", None), getattr(dev, "kind", None))
             if key not in styles:
                 styles[key] = diagram.body_style(dev)
-            plain.setdefault(key, []).append(QRectF(x, y, w, h))
             badge = badges.get(ident)
-            if badge is not None:
+            if badge is None:
+                plain.setdefault(key, []).append(QRectF(x, y, w, h))
+            else:       # over the plain bodies, as when a badged device was painted one by one
+                badged.setdefault(key, []).append(QRectF(x, y, w, h))
                 colour = far_badge_colour(badge)
                 colours[colour.name()] = colour
                 flagged.setdefault(colour.name(), []).append(far_badge_rect(x, y, w))
-        for key, rects in plain.items():
-            fill, border = styles[key]
-            painter.setBrush(fill)
-            painter.setPen(QPen(border, 1.2))
-            painter.drawRects(rects)
+        for bodies in (plain, badged):
+            for key, rects in bodies.items():
+                fill, border = styles[key]
+                painter.setBrush(fill)
+                painter.setPen(QPen(border, 1.2))
+                painter.drawRects(rects)
         painter.setPen(Qt.PenStyle.NoPen)
         for name, rects in flagged.items():
             painter.setBrush(colours[name])
