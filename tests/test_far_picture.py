@@ -142,11 +142,12 @@ def test_a_badged_device_moved_over_another_is_drawn_over_it(qtbot):
     # as when the badged devices were painted one by one after the plain ones
     canvas = _far_canvas(qtbot)
     doc = canvas.document
-    canvas.badges = {**canvas.badges, "host3": diagram.Badge("error", 1)}
-    canvas.devices["host3"].update()
     under = canvas.devices["host4"]
     doc.apply(move(doc.bed, {"host3": (under.pos().x() - under.w / 2, under.pos().y() + under.h / 4)}))
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: doc.validation.revision_shown == doc.revision, timeout=10000)  # its badges are in
+    canvas.badges = {**canvas.badges, "host3": diagram.Badge("error", 1)}
+    canvas.devices["host3"].update()
+    qtbot.wait(20)
     over = canvas.devices["host3"]
     # the plain device's left edge, where it runs under the badged device's body
     edge = canvas.mapFromScene(QPointF(under.pos().x(), over.pos().y() + over.h * 0.6))
