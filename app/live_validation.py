@@ -22,6 +22,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from app.background import BackgroundJob, Outcome, edited_meanwhile, unless_edited
+from app.finding_marks import subject_marks
 from topology.gc_pause import collector_paused
 
 
@@ -58,7 +59,7 @@ def _kept(previous: list, result: tuple[list, dict]) -> tuple[list, dict]:
 
 
 class _Partials(QObject):
-    arrived = Signal(object)        # (revision, scenario, findings, badges, progress), emitted on the worker
+    arrived = Signal(object)        # (revision, scenario, findings, badges, marks, progress), emitted on the worker
 
 
 class LiveValidator(QObject):
@@ -80,6 +81,7 @@ class LiveValidator(QObject):
         self.findings: list[Any] = []
         self.badges: dict[str, Any] = {}      # device id -> Badge, made on the worker ...
         self.badges_scenario: str | None = None   # ... counting this scenario's findings (None: the reference's)
+        self.marks: dict[str, tuple[str, list[str]]] = {}   # the component tree's markers of `findings`
         self.revision_shown = -1       # the revision whose complete findings are listed
         self.revision_listed = -1      # ... whose findings are listed, complete or so far (`progress`)
         self.progress = ""
@@ -98,15 +100,20 @@ class LiveValidator(QObject):
         # until someone picks one): sorting 28,000 findings into badges on the GUI thread took 0.1 s
         choice = getattr(doc, "scenario", None)
         scenario = (choice.value if choice is not None else "") or None
-        previous, revision, relay, staged = self.findings, doc.revision, self._partials.arrived, self._opened
+        previous, previous_marks = self.findings, self.marks
+        revision, relay, staged = doc.revision, self._partials.arrived, self._opened
 
         def publish(findings: list, badges: dict, progress: str) -> None:
             try:
-                relay.emit((revision, scenario, findings, badges, progress))
+                relay.emit((revision, scenario, findings, badges, subject_marks(findings), progress))
             except RuntimeError:        # the window went away while this ran: nobody waits for it
                 pass
-        return revision, lambda: (scenario, _kept(previous, validate_unless_edited(
-            doc, bed, scenario, publish if staged else None, (self.FIRST_FINDINGS_S, self.MORE_FINDINGS_S))))
+
+        def work() -> tuple:
+            findings, badges = _kept(previous, validate_unless_edited(
+                doc, bed, scenario, publish if staged else None, (self.FIRST_FINDINGS_S, self.MORE_FINDINGS_S)))
+            return scenario, (findings, badges), previous_marks if findings is previous else subject_marks(findings)
+        return revision, work
 
     def run_now(self) -> None:
         self._job.run_now()
@@ -116,10 +123,11 @@ class LiveValidator(QObject):
         self.run_now()
 
     def _partial(self, item: tuple) -> None:
-        revision, scenario, findings, badges, progress = item
+        revision, scenario, findings, badges, marks, progress = item
         if revision != self.document.revision or revision == self.revision_shown:
             return                      # another bed's, or the complete list is in already
         self.findings, self.badges, self.badges_scenario, self.progress = findings, badges, scenario, progress
+        self.marks = marks
         self.revision_listed = revision
         self.findings_changed.emit(findings)
 
@@ -135,7 +143,7 @@ class LiveValidator(QObject):
             self.progress, self._opened = "", False
             self.failed.emit(f"validation failed: {outcome.error}")
             return
-        self.badges_scenario, (self.findings, self.badges) = outcome.value
+        self.badges_scenario, (self.findings, self.badges), self.marks = outcome.value
         self.revision_shown = self.revision_listed = outcome.revision
         self.progress, self._opened = "", False
         self.findings_changed.emit(self.findings)

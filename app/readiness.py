@@ -54,8 +54,9 @@ def assess(bed: Any, methodology: Any) -> list[Gap]:
     gaps: list[Gap] = []
     missing: dict[tuple[str, str], list[Any]] = {}
     for step in steps:
-        for words in dict.fromkeys(value_words(n) for n in step.unresolved):
-            missing.setdefault((step.target, words), []).append(step)
+        if step.unresolved:
+            for words in dict.fromkeys(value_words(n) for n in step.unresolved):
+                missing.setdefault((step.target, words), []).append(step)
     for (target, words), held in missing.items():
         where = f" of {target}" if target else ""
         gaps.append(Gap(PROCEDURE, target, f"{len(held)} step(s) need the {words}{where}: step {_numbers(held)}",
@@ -74,13 +75,14 @@ def _reach(bed: Any, steps: list[Any]) -> list[Gap]:
     # imported here: the window's Readiness panel imports this module at start, and the run
     # planner brings the whole procedure generator with it (bench.canvas --cold-start-only)
     from app.run.plan import run_steps
-    planned = run_steps(_Procedure(steps), transports)
     automated = [s for s in steps if s.automation and not s.unresolved]
-    no_os = {}
+    # only such a step can be manual for want of access (a big bed's other steps are most of them)
+    planned = run_steps(_Procedure(automated), transports)
+    unknown_os = {s.id for s in bed.servers if not _stated(s.os) and not _stated(s.platform)}
+    no_os: dict[str, list[Any]] = {}
     for step in steps:
-        server = servers.get(step.target)
-        if server is not None and not _stated(server.os) and not _stated(server.platform):
-            no_os.setdefault(server.id, []).append(step)
+        if step.target in unknown_os:
+            no_os.setdefault(step.target, []).append(step)
     for host, held in no_os.items():
         gaps.append(Gap(REACH, host, f"the operating system of {host} is not stated: its {len(held)} step(s) "
                         f"are done by hand (step {_numbers(held)})",

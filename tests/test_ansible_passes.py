@@ -5,6 +5,8 @@ anywhere ends the run after what was running, the journal records exactly the st
 and a resume runs each step that did not succeed once, never one that did."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -134,3 +136,48 @@ def test_a_stop_in_the_middle_of_a_pass_journals_exactly_the_steps_that_ran_and_
     starts = _starts(info)
     assert starts.count(("2.1", "h1")) == 2
     assert all(starts.count(k) == 1 for k in set(starts) - {("2.1", "h1")}), starts
+
+
+def test_a_pass_has_ansible_playbook_look_for_work_every_50_ms_unless_the_person_has_an_ansible_cfg(
+        tmp_path, monkeypatch):
+    """Ansible's free strategy looked at every host every 1 ms for the whole pass: one of two cores
+    busy on 50 hosts (app.ansible.playbook_settings).  A person's own ansible.cfg is still the one read."""
+    from app.ansible import playbook_settings as pass_config
+    pytest.importorskip("ansible")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("ANSIBLE_CONFIG", raising=False)
+    monkeypatch.setattr(pass_config, "SYSTEM_CONFIG", tmp_path / "etc" / "ansible.cfg")
+    (tmp_path / "home").mkdir()
+
+    def poll_interval(folder: Path) -> float:
+        """What ansible-playbook started in the pass's folder reads (Ansible's own config lookup)."""
+        folder.mkdir()
+        pass_config.write_config(folder)
+        read = ("from ansible.config.manager import ConfigManager as M, find_ini_config_file as f; "
+                "print(M(f()).get_config_value('DEFAULT_INTERNAL_POLL_INTERVAL'))")
+        out = subprocess.run([sys.executable, "-c", read], cwd=folder, capture_output=True, text=True, timeout=60)
+        return float(out.stdout)
+
+    assert poll_interval(tmp_path / "pass-001") == 0.05
+    (tmp_path / "home" / ".ansible.cfg").write_text("[defaults]\nforks = 7\n")
+    assert poll_interval(tmp_path / "pass-002") == 0.001
+    assert not (tmp_path / "pass-002" / "ansible.cfg").exists()
+
+
+def test_a_passs_ssh_opens_its_connections_with_a_quick_key_exchange_and_keeps_ssh_s_others_behind_it():
+    """sntrup761, OpenSSH 9's first choice, cost the client 110 ms of CPU a connection: 5.5 s for 50
+    hosts at the start of every pass (app.ansible.playbook_settings)."""
+    import shlex
+    import shutil
+
+    from app.ansible.playbook_settings import ansible_environment
+    ssh = shutil.which("ssh")
+    if ssh is None or "sntrup761x25519-sha512" not in subprocess.run(
+            [ssh, "-Q", "kex"], capture_output=True, text=True, timeout=10).stdout.split():
+        pytest.skip("this ssh does not start with sntrup761")
+    args = shlex.split(ansible_environment(None)["ANSIBLE_SSH_ARGS"])
+    config = subprocess.run([ssh, "-G", *args, "sandbox.invalid"], capture_output=True, text=True, timeout=10).stdout
+    kex = next(line.split()[1] for line in config.splitlines() if line.startswith("kexalgorithms ")).split(",")
+    assert kex[0] in ("mlkem768x25519-sha256", "curve25519-sha256"), kex
+    assert "sntrup761x25519-sha512" in kex          # a server with neither still finds one it has
+    assert "stricthostkeychecking true" in config

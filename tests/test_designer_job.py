@@ -182,8 +182,9 @@ def test_validation_is_never_green_while_the_procedure_is_red(qtbot, window, tmp
     assert not any("passes every rule" in (t or "") for t in texts)
     messages = " | ".join(g.message for g in w.readiness.gaps)
     assert "operating system of h1 is not stated" in messages
-    qtbot.mouseClick(w.readiness.tree.viewport(), Qt.MouseButton.LeftButton,
-                     pos=w.readiness.tree.visualItemRect(w.readiness.tree.topLevelItem(0).child(0)).center())
+    first_gap = w.readiness.view.model().index(1, 0)         # the first group's first gap
+    qtbot.mouseClick(w.readiness.view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=w.readiness.view.visualRect(first_gap).center())
     assert w.selection.ids == {"h1"}
 
 

@@ -312,7 +312,7 @@ def test_twenty_right_clicks_leave_no_menu_behind(qtbot):
     tree = window.findings.tree
     model = window.findings.model
     index = next(model.index(r, 0) for r in range(model.rowCount())
-                 if model.finding_index(model.index(r, 0)) is not None)
+                 if model.item_index(model.index(r, 0)) is not None)
     for _ in range(5):
         _close_popup_soon()
         window.findings._context_menu(tree.visualRect(index).center())

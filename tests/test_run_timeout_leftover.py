@@ -166,3 +166,78 @@ def test_running_a_step_again_in_the_same_session_stops_the_copy_its_cut_off_tim
     assert questions == [] and [e.what for e in events if isinstance(e, E.Leftover)] == ["stopping"]
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nbegin\nend\n"
     assert state.status == J.OK and state.attempts == 2
+
+
+
+def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool):
+    """A run whose one attempt timed out while its start was held up in the cut link, resumed: the
+    resume finds nothing on the host, and the held-up start lands just before the resume's own
+    (with `late_copy_ends_first`, that late copy ends right after refusing it).  (session's final
+    state of the task, the journal's notes, the late copy's pid)"""
+    bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
+    runs = tmp_path / "runs"
+    first = RunSession.from_file(bed, templates=[templates], runs_dir=runs, timeout=0.5)
+    assert first.start_new()
+    task = first.steps[0].tasks[0]
+    first.engine.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=1)
+    first.engine.journal.record("end", step=task.step, host=task.host, status=J.TIMEOUT, exit_code=None,
+                                message="still running after 0.5 s; the stop did not reach the host",
+                                seconds=0.5, tail=[])
+    run_id = first.run_id
+    first.close()
+    questions: list = []
+    session = _resume(bed, templates, runs, [], questions)
+    transport = session.engine.connections.get(task.host)
+    real_run, late = transport.run, []
+
+    def held_up_start_lands_first(script, **kw):
+        if kw.get("job") is None or late:
+            return real_run(script, **kw)
+        job = jobs.Job(run_id, task.step, task.host, attempt=1)
+        follower = subprocess.Popen(["sh", "-s"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, start_new_session=True, text=True)
+        follower.stdin.write(jobs.start_script(job, task.script, task.shell, transport.job_base,
+                                               str(transport.workdir)))
+        follower.stdin.close()
+        late.append(int(follower.stderr.readline()[len(jobs.PID_MARK):]))
+        os.killpg(follower.pid, signal.SIGKILL)     # its driver gave up on it long ago
+        follower.wait(timeout=10)
+        refused = real_run(script, **kw)
+        if late_copy_ends_first:
+            release(tmp_path)
+            wait_for(lambda: not pid_alive(late[0]), what="the late copy's end", seconds=30)
+        return refused
+
+    transport.run = held_up_start_lands_first
+    try:
+        assert session.settle_leftovers() is None          # the host held nothing of it yet
+        running = threading.Thread(target=session.run, args=(session.steps,))
+        running.start()
+        if not late_copy_ends_first:
+            wait_for(lambda: late and not pid_alive(late[0]), what="the late copy stopped", seconds=30)
+            wait_for(lambda: (tmp_path / "marks" / "h1.log").read_text().count("begin") == 2,
+                     what="the step's own start", seconds=30)
+            release(tmp_path)
+        running.join(timeout=60)
+        assert not running.is_alive()
+        state = session.task_state(task)
+    finally:
+        release(tmp_path)
+        session.close()
+    assert questions == []
+    notes = [r["message"] for r in J.read_records(runs / run_id)[0] if r["kind"] == "note"]
+    return state, notes, late[0]
+
+
+def test_a_timed_out_attempts_start_that_lands_after_the_resume_looked_is_stopped_and_the_step_runs_once(tmp_path):
+    state, notes, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False)
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nbegin\nend\n"     # one copy at a time
+    assert state.status == J.OK and state.attempts == 2
+    assert any("reached the host late" in n and "stopped it" in n for n in notes), notes
+
+
+def test_a_late_copy_that_ended_before_it_could_be_stopped_is_taken_as_it_ended(tmp_path):
+    state, notes, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=True)
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"            # never run twice
+    assert state.status == J.OK and state.exit_code == 0
+    assert any("reached the host late" in n and "taken as it ended" in n for n in notes), notes

@@ -3,12 +3,14 @@ one row per finding with its code, components and message; counts in words; the 
 severity.  The validation panel shows it."""
 from __future__ import annotations
 
-from bisect import bisect_right
+from collections import Counter
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon
 from PySide6.QtWidgets import QStyle, QWidget
+
+from widgets.grouped_rows import GroupedRowsModel
 
 SEVERITIES = ("error", "warning", "info")
 GROUP_TITLES = {"error": "Errors", "warning": "Warnings", "info": "Notes", "accepted": "Accepted as documented"}
@@ -49,23 +51,13 @@ def where_tag(f: Any) -> str:
 
 def count_words(findings: list[Any]) -> str:
     """'2 errors, 1 warning, 0 notes, 1 accepted' (accepted ones counted apart)."""
-    open_ = [f for f in findings if not f.accepted]
-    parts = []
-    for s in SEVERITIES:
-        n = sum(1 for f in open_ if f.severity == s)
-        parts.append(f"{n} {SEVERITY_WORDS[s][n != 1]}")
-    accepted = len(findings) - len(open_)
-    return ", ".join(parts) + (f", {accepted} accepted" if accepted else "")
+    counted = Counter("accepted" if f.accepted else f.severity for f in findings)
+    parts = [f"{counted[s]} {SEVERITY_WORDS[s][counted[s] != 1]}" for s in SEVERITIES]
+    return ", ".join(parts) + (f", {counted['accepted']} accepted" if counted["accepted"] else "")
 
 
-_NO_PARENT = QModelIndex()     # the invisible root, as Qt passes it
-
-
-class FindingsModel(QAbstractTableModel):
-    """Findings grouped by severity (accepted ones apart), filtered, as one flat list: each group's
-    row, then its findings unless the group is collapsed.  Flat, for a QTableView: a tree view lays
-    out every row of an open group whenever the list changes (a Python call per row, seconds for
-    the 25,000 findings of a big bed); a table asks only for the rows in sight."""
+class FindingsModel(GroupedRowsModel):
+    """Findings grouped by severity (accepted ones apart), filtered (widgets/grouped_rows.py)."""
 
     COLUMNS = ("Code", "Finding", "Components")
 
@@ -73,117 +65,32 @@ class FindingsModel(QAbstractTableModel):
         super().__init__(panel)
         self.panel = panel
         self.findings: list[Any] = []
-        self.groups: list[tuple[str, list[int], int]] = []      # (key, finding indices shown, total)
-        self.message = ""                                          # a single text row instead of groups
-        self.collapsed: set[str] = set()                           # group keys shown closed
-        self._starts: list[int] = []                               # each group's own row
-        self._rows = 0
         self._icons = {k: severity_icon(panel, k) for k in _ICONS}
         self._grey = QBrush(QColor(SEVERITY_COLOURS["accepted"]))
         self._group_brushes = {k: QBrush(QColor(c)) for k, c in SEVERITY_COLOURS.items()}
 
     def show(self, findings: list[Any], groups: list[tuple[str, list[int], int]], message: str) -> None:
-        self.beginResetModel()
-        self.findings, self.groups, self.message = findings, groups, message
-        self._lay_out()
-        self.endResetModel()
+        self.findings = findings
+        self.show_groups(groups, message)
 
-    def _lay_out(self) -> None:
-        starts, row = [], 0
-        for key, shown, _total in self.groups:
-            starts.append(row)
-            row += 1 + (0 if key in self.collapsed else len(shown))
-        self._starts, self._rows = starts, (1 if self.message else row)
-
-    def set_collapsed(self, key: str, collapsed: bool) -> None:
-        """Close or open a group: its findings' rows go or come, nothing else moves."""
-        if collapsed == (key in self.collapsed):
-            return
-        g = next((i for i, (k, _s, _t) in enumerate(self.groups) if k == key), None)
-        n = len(self.groups[g][1]) if g is not None and not self.message else 0
-        first = self._starts[g] + 1 if n else 0
-        if n:
-            (self.beginRemoveRows if collapsed else self.beginInsertRows)(_NO_PARENT, first, first + n - 1)
-        (self.collapsed.add if collapsed else self.collapsed.discard)(key)
-        self._lay_out()
-        if n:
-            (self.endRemoveRows if collapsed else self.endInsertRows)()
-        if g is not None and not self.message:
-            row = self.index(self._starts[g], 0)
-            self.dataChanged.emit(row, row)
-
-    # rows: locate() is a bisection over the few groups, so any row costs the same
-    def locate(self, row: int) -> tuple[int, int]:
-        """(group, position among its findings shown; -1 for the group's own row)."""
-        g = bisect_right(self._starts, row) - 1
-        return g, row - self._starts[g] - 1
-
-    def group_rows(self) -> list[int]:
-        """The rows of the groups (the message's row when there is one)."""
-        return [0] if self.message else list(self._starts)
-
-    def finding_row(self, group: int, position: int) -> int | None:
-        """The row of a group's `position`-th finding shown (None while the group is closed)."""
-        return None if self.groups[group][0] in self.collapsed else self._starts[group] + 1 + position
-
-    def group_key(self, index: QModelIndex) -> str | None:
-        """The group a group's row stands for (None on a finding's row)."""
-        if not index.isValid() or self.message:
+    def group_data(self, key: str, shown: int, total: int, col: int, role: int) -> Any:
+        if col != 0:
             return None
-        g, position = self.locate(index.row())
-        return self.groups[g][0] if position < 0 else None
-
-    def rowCount(self, parent: QModelIndex = _NO_PARENT) -> int:
-        return 0 if parent.isValid() else self._rows
-
-    def columnCount(self, parent: QModelIndex = _NO_PARENT) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.COLUMNS[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{GROUP_TITLES[key]} ({shown}{f' of {total}' if shown != total else ''})"
+        if role == Qt.ItemDataRole.DecorationRole:
+            return self._icons.get(key)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._group_brushes[key]
+        if role == Qt.ItemDataRole.FontRole:
+            font = QFont(self.panel.font())
+            font.setBold(True)
+            return font
+        if role == GROUP_ROLE:
+            return key
         return None
 
-    _GROUP_FLAGS = Qt.ItemFlag.ItemIsEnabled
-    _ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return self._ROW_FLAGS if self.finding_index(index) is not None else self._GROUP_FLAGS
-
-    def finding_index(self, index: QModelIndex) -> int | None:
-        if not index.isValid() or self.message or not self._starts:
-            return None
-        g, position = self.locate(index.row())
-        return self.groups[g][1][position] if position >= 0 else None
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        col = index.column()
-        if self.message:
-            return self.message if role == Qt.ItemDataRole.DisplayRole and col == 0 else None
-        g, position = self.locate(index.row())
-        if position < 0:
-            key, shown, total = self.groups[g]
-            if col != 0:
-                return None
-            if role == Qt.ItemDataRole.DisplayRole:
-                n = len(shown)
-                return f"{GROUP_TITLES[key]} ({n}{f' of {total}' if n != total else ''})"
-            if role == Qt.ItemDataRole.DecorationRole:
-                return self._icons.get(key)
-            if role == Qt.ItemDataRole.ForegroundRole:
-                return self._group_brushes[key]
-            if role == Qt.ItemDataRole.FontRole:
-                font = QFont(self.panel.font())
-                font.setBold(True)
-                return font
-            if role == GROUP_ROLE:
-                return key
-            return None
-        i = self.groups[g][1][position]
+    def item_data(self, i: int, col: int, role: int) -> Any:
         f = self.findings[i]
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:

@@ -10,9 +10,9 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidgetItem
 
+from app.finding_marks import RANK, subject_marks
 from topology.ids import parent_of
 
-_RANK = {"error": 0, "warning": 1, "info": 2}
 MARKER_ROLE = Qt.ItemDataRole.UserRole + 1       # the severity marked on a row ("" for none)
 
 
@@ -23,22 +23,15 @@ class FindingMarkers:
     _marks: dict[int, tuple[QTreeWidgetItem, str, str]]
     _blank: Any
     _icons: dict[str, Any]
+    document: Any
 
     def show_findings(self, findings: list[Any]) -> None:
         if findings == self._findings:
             return          # an edit that changed no finding (the validator hands back the same list)
         self._findings = list(findings)
-        by_subject: dict[str, tuple[str, list[str]]] = {}
-        for f in findings:
-            if getattr(f, "accepted", False):
-                continue
-            line = f"{f.code} ({f.severity}): {f.message}"
-            for subject in f.subjects:
-                severity, lines = by_subject.get(subject, (f.severity, []))
-                if _RANK[f.severity] < _RANK[severity]:
-                    severity = f.severity
-                lines.append(line)
-                by_subject[subject] = (severity, lines)
+        live = getattr(self.document, "validation", None)
+        # the live validator's list comes with its markers, sorted on its worker
+        by_subject = live.marks if live is not None and findings is live.findings else subject_marks(findings)
         if by_subject == self._by_subject:
             return          # an edit that changed no finding (a move): the markers stand, thousands of rows unvisited
         self._by_subject = by_subject
@@ -60,7 +53,7 @@ class FindingMarkers:
                 if entry is None:
                     wanted[id(item)] = [item, severity, list(lines)]
                 else:
-                    if _RANK[severity] < _RANK[entry[1]]:
+                    if RANK[severity] < RANK[entry[1]]:
                         entry[1] = severity
                     entry[2] += [x for x in lines if x not in entry[2]]
             if every and n % every == 0:

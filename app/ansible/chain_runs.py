@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from app.ansible import chains
 from app.ansible.passes import GATE_PLAY
 from app.ansible.playbook import Lane
-from app.ansible.stage_gates import gated_task
+from app.ansible.stage_gates import STAGES_ACTION, stages_task
 from app.remote import jobs
 from app.run import journal as J
 from app.run.engine import DEFAULT_TIMEOUT_S
@@ -114,8 +114,7 @@ class ChainRuns:
         title = f"Each host's steps (play {number})"
         # a play of several such stages waits between them on the controller (app.ansible.stage_gates)
         def joinable(before: dict) -> bool:
-            return before.get("strategy") == "free" and str(before["tasks"][-1]["name"]).startswith(
-                "Each host's steps (play ")
+            return len(before["tasks"]) == 1 and str(before["tasks"][0]["name"]).startswith("Each host's steps (play ")
         if len(book.plays) >= 3 and book.plays[-2]["name"] == GATE_PLAY and joinable(book.plays[-3]):
             del book.plays[-2]      # the gates between its tasks stand in for the gate play
         before = book.plays[-2] if len(book.plays) >= 2 else None
@@ -128,24 +127,32 @@ class ChainRuns:
             own = book.host_vars.setdefault(inventory_name(host), {})
             own[variable] = tasks[0]["ansible.builtin.raw"]["_raw_params"]
             own[variable + "_timeout"] = int(tasks[0]["timeout"]) + waits
+            own["testbed_stages_timeout"] = max(own.get("testbed_stages_timeout", 0), own[variable + "_timeout"])
             self._stage_longest[title] = max(self._stage_longest[title], int(tasks[0]["timeout"]))
             self._shared_tasks[(title, host)] = tasks[0]["name"].split(" ", 1)[0]
         task = {"name": title, "ansible.builtin.raw": {
             "_raw_params": "{{ " + variable + " }}", "executable": "/bin/sh"},
             "vars": {"ansible_ssh_use_tty": False}, "changed_when": True,
             "timeout": "{{ " + variable + "_timeout | default(60) }}", "when": f"{variable} is defined"}
+        self._report_of[title] = f"{number:02d}"
         if joins and before is not None:
             # one play for a run of such stages: a play costs about 4 s on 50 hosts here (3 plays of
-            # one task 23-25 s, one play of 3: 15.6 s)
+            # one task 23-25 s, one play of 3: 15.6 s); one task for all of them (app.ansible.stage_gates)
             order.append(title)
             self._gate_of[title] = f"{number:02d}"
             known = before["hosts"].split(",")
             before["hosts"] = ",".join([*known, *(h for h in play["hosts"].split(",") if h not in known)])
-            before["tasks"].append(gated_task(task, self._gate_of[title]))
+            if STAGES_ACTION not in before["tasks"][0]:
+                first = self._report_of[order[0]]
+                before["tasks"][0] = stages_task(before["tasks"][0], f"testbed_play_{first}", first)
+            before["tasks"][0][STAGES_ACTION]["stages"].append([variable, self._gate_of[title], self._report_of[title]])
             book.plays.pop()
             return
         self._gate_order[title] = order
-        play["strategy"] = "free"
+        # one task a host, so `linear` starts it on every host as `free` would; `free` then looks at every
+        # host for a next task until the play ends (with 50 hosts, half a core of ansible-playbook's process
+        # all pass long), `linear` only at the queue of results
+        play["strategy"] = "linear"
         play["tasks"] = [task]
 
     # ------------------------------------------------------------------ its output

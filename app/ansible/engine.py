@@ -36,11 +36,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.ansible import passes
+from app.ansible import passes, runner_events
 from app.ansible.chain_runs import ChainRuns, _raw
 from app.ansible.inventory import inventory, inventory_name, reach
 from app.ansible.pass_files import PASS_INVENTORY, keep_results, write_pass
 from app.ansible.playbook import Book, Lane, automated_play
+from app.ansible.playbook_settings import ansible_environment
 from app.ansible.runner_events import message_of as _message
 from app.ansible.runner_events import rc_of as _rc
 from app.ansible.runner_events import status_of as _status_of
@@ -90,25 +91,6 @@ def missing() -> str | None:
     if not lacking:
         return None
     return f"the ansible engine needs {' and '.join(lacking)}, not installed here: {INSTALL_HINT}"
-
-
-# What ansible-playbook's own process does for every task on every host, one host after another, that
-# the engine's passes do not need (issue 33: about 70 ms a task and host on a loaded machine, so 3.5 s
-# a stage on 50 hosts): looking for host_vars/group_vars files beside the playbook and the inventory
-# again (the engine writes none: a pass's variables are in its inventory, read once at the start), and
-# copying each host's facts into top-level variables (no pass gathers facts or reads them).
-_PER_TASK_SAVINGS = {"ANSIBLE_RUN_VARS_PLUGINS": "start", "ANSIBLE_INJECT_FACT_VARS": "False"}
-
-
-def ansible_environment(known_hosts: Path | None) -> dict[str, str]:
-    """How ansible-playbook is started by the engine: ssh connections kept open between tasks,
-    host keys checked against `known_hosts` (the keys pre-flight or --trust accepted)."""
-    ssh = ["-C", "-o", "ControlMaster=auto", "-o", "ControlPersist=60s", "-o", "StrictHostKeyChecking=yes"]
-    if known_hosts is not None:
-        ssh += ["-o", f"UserKnownHostsFile={known_hosts}"]
-    return {"ANSIBLE_SSH_ARGS": shlex.join(ssh), "ANSIBLE_HOST_KEY_CHECKING": "True",
-            "ANSIBLE_PIPELINING": "True", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_RETRY_FILES_ENABLED": "False",
-            **_PER_TASK_SAVINGS}
 
 
 @dataclass
@@ -267,7 +249,8 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
             write_plugin(folder)
             self._gate_folder = folder
         try:
-            outcome = self._run_playbook(folder, lambda event: self._on_event(event, progress, adopt))
+            outcome = self._run_playbook(folder, lambda event: self._on_event(event, progress, adopt),
+                                         lambda: self._poll_reports(progress, adopt))
         finally:
             self._close_gates()
         self._settle_pass(progress, outcome)
@@ -302,11 +285,13 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
 
     # ------------------------------------------------------------ ansible-runner
 
-    def _run_playbook(self, folder: Path, on_event: Callable[[dict], None]) -> tuple[str, int | None, str]:
+    def _run_playbook(self, folder: Path, on_event: Callable[[dict], None],
+                      on_idle: Callable[[], None] = lambda: None) -> tuple[str, int | None, str]:
         """(runner status, exit code, last lines of ansible-playbook's output).
 
         Events are taken over by a thread of their own: reading ansible-playbook's output never
-        waits for the journal's fsync, and ansible-playbook never waits for its reader."""
+        waits for the journal's fsync, and ansible-playbook never waits for its reader.  The same
+        thread calls `on_idle` every 50 ms (what the hosts report beside Ansible's events)."""
         import ansible_runner
         wrapper = folder / "ansible-playbook"
         # -e arguments that may hold a secret reach ansible-playbook as files outside the run folder
@@ -319,11 +304,11 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
         failure: list[OSError] = []
 
         def consume() -> None:
-            while (event := events.get()) is not None:
+            for event in runner_events.taken(events):
                 if failure:
                     continue
                 try:
-                    on_event(event)
+                    on_event(event) if event else on_idle()
                 except OSError as exc:
                     failure.append(exc)         # the journal cannot be written: stop, as the built-in engine
                     self._cancel.set()
@@ -366,12 +351,9 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
 
     # ------------------------------------------------------------------ events
 
-    def _on_event(self, event: dict, progress: dict[tuple[str, str], _Progress], adopt: bool) -> None:
-        kind = event.get("event", "")
-        if not kind.startswith("runner_on_"):
-            return
-        data = event.get("event_data") or {}
-        title, host = str(data.get("task", "")), self._by_name.get(str(data.get("host", "")))
+    def _take_event(self, kind: str, data: dict, title: str, host: str | None,
+                    progress: dict[tuple[str, str], _Progress], adopt: bool) -> None:
+        """A task's event (StageGates._on_event: a stage's end counts as its own task's)."""
         if self._gated(title) and (kind == "runner_on_start" or (data.get("res") or {}).get("msg") == GATE_STOPPED):
             return      # waiting for its gate, or stopped there: its step begins when the gate opens, or never
         with self.journal.batched():        # one fsync for what one event says of its steps

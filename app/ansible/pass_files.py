@@ -4,7 +4,8 @@ A pass's folder holds its playbook, the task files of its hosts and, when its ho
 host variables (chain_runs._one_task_each), its own inventory; the run's ansible/inventory.yml is
 the inventory of the other passes.  They are read by the ansible-playbook the engine starts next
 and by nothing after it (a resume writes a pass of its own): written with libyaml's emitter
-(yaml_out.dump fast) and not synced to the disk, each under a new name moved into place.
+(yaml_out.dump fast) and not synced to the disk, each under a new name moved into place.  An
+ansible.cfg goes beside them when the person has none of their own (app.ansible.playbook_settings).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from app.ansible.inventory import inventory_name
 from app.ansible.playbook import Book
+from app.ansible.playbook_settings import write_config
 from app.ansible.yaml_out import dump
 from app.run.plan import Task
 from topology.fileformat import write_atomic
@@ -43,6 +45,7 @@ def write_pass(folder: Path, run_id: str, hosts: dict, book: Book) -> None:
                     group["hosts"][host_name] = own.pop(host_name)
         _write(folder / PASS_INVENTORY, head + dump(hosts, fast=True))
     _write(folder / "play.yml", head + dump(book.plays, fast=True))
+    write_config(folder)
     for relative, tasks in book.task_files.items():
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)

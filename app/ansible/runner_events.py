@@ -2,7 +2,10 @@
 status and the message a person reads."""
 from __future__ import annotations
 
+import queue
 import re
+import time
+from collections.abc import Iterator
 
 from app.run import journal as J
 
@@ -30,3 +33,23 @@ def message_of(data: dict) -> str:
     if isinstance(res.get("rc"), int) and res.get("rc"):
         msg = f"exit status {res['rc']}" + (f": {msg}" if msg and msg != "non-zero return code" else "")
     return f"{task}: {msg}" if msg else f"{task} failed"
+
+
+def taken(events: queue.SimpleQueue) -> Iterator[dict]:
+    """Each event put on `events` until None, and an empty one (the consumer's idle work) at least
+    every 50 ms, events or not, and once at the end: the stage ends the hosts report beside
+    Ansible's events (app.ansible.stage_gates) are read that often."""
+    looked = time.monotonic()
+    while True:
+        try:
+            event = events.get(timeout=0.05)
+        except queue.Empty:
+            event = {}
+        if event is None:
+            yield {}
+            return
+        if event:
+            yield event
+        if not event or time.monotonic() - looked >= 0.05:
+            looked = time.monotonic()
+            yield {}

@@ -17,7 +17,7 @@ from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
 from app.run.fault_points import reached as fault_point
 from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
-from app.run.leftover_choice import MAY_BE_LEFT, STOPPED_BY_DRIVER
+from app.run.leftover_choice import MAY_BE_LEFT, STOPPED_BY_DRIVER, late_copy_refused
 from app.run.plan import RunStep, Stage, Task, hosts_of, stages
 from app.run.result_fetch import fetch_results, result_paths
 from app.run.runlock import RunLock
@@ -395,6 +395,8 @@ class RunEngine:
         else:
             result = self._run_on_host(task, task.script, sink, _Either(self._cancel, stop), adopt=adopt,
                                        taken=(taken_out, taken_err))
+            if not adopt and late_copy_refused(previous.status, result):
+                result = self._past_the_late_copy(task, previous.attempts, sink, _Either(self._cancel, stop))
             if adopt:
                 start = self._adopted_start(task, state, start)
             if result.status == remote.OK and task.verify and not write_error:
@@ -425,6 +427,30 @@ class RunEngine:
         self._set(state)
         self._notify("task_finished", task, state)
         return state.status == J.OK
+
+    def _past_the_late_copy(self, task: Task, attempt: int, sink, cancel) -> CommandResult:
+        """This start was refused for a copy of the step's earlier `attempt`, which the driver had
+        ended itself (timeout, Stop) before its start reached the host: that copy is stopped by its
+        own job folder and the step started once more; one that ended meanwhile is taken as it
+        ended (its output and status), never run a second time."""
+        late = jobs.Job(self.info.id, task.step, task.host, attempt=attempt)
+        try:
+            transport = self.connections.get(task.host)
+            status, number = transport.stop_job(late)
+        except RemoteError as exc:
+            return CommandResult(exc.status, None, str(exc))
+        said = (f"the start of attempt {attempt}, ended by this driver's side, reached the host late and "
+                "ran there beside this attempt's start")
+        if status == jobs.ENDED:
+            self.journal.record("note", step=task.step, host=task.host,
+                                message=f"{said}; it ended (exit status {number}): taken as it ended")
+            sink("info", f"[resume] {said}; it ended: taken as it ended")
+            timeout = self.timeout or self.host_timeouts.get(task.host) or DEFAULT_TIMEOUT_S
+            return transport.follow_job(late, on_output=sink, timeout=timeout, cancel=cancel)
+        self.journal.record("note", step=task.step, host=task.host,
+                            message=f"{said}; stopped it, and started this attempt again")
+        sink("info", f"[resume] {said}: stopped it; starting this attempt again")
+        return self._run_on_host(task, task.script, sink, cancel)
 
     def _adopted_start(self, task: Task, state: TaskState, start: float) -> float:
         """Where an adopted task's time is counted from: when its job started on its host (its

@@ -38,3 +38,11 @@ def why_stopped(journal_status: str) -> str:
     """Why a copy of a step is stopped (or taken) without a question: what the journal says ended it."""
     cause = "it timed out" if journal_status == J.TIMEOUT else "the user stopped it"
     return f"{cause} earlier, but that stop never reached the host and the step kept running there"
+
+
+def late_copy_refused(journal_status: str, result) -> bool:
+    """A new attempt's start was refused because the step's job already runs on its host, while
+    the journal says the driver itself ended the attempt before (timeout, Stop): that attempt's
+    start was held up in a cut link and reached the host after the resume looked there."""
+    return (journal_status in STOPPED_BY_DRIVER and result.exit_code == 125
+            and any(jobs.ALREADY_RUNNING in line for line in result.tail))

@@ -1,10 +1,10 @@
-"""The findings list as a person uses it: a table of widgets/findings_model.py's flat rows that
-reads as a tree.  Each group's row spans the columns and carries an open/closed arrow; its
-findings are indented under it.  A click on the arrow or a double click opens or closes a group,
-and the keyboard works as in a tree: Left closes a group (on a finding: goes to its group), Right
-opens it (on an open group: goes to its first finding), + and - open and close, Space and Enter
-toggle.  A table, not a QTreeView: a tree lays out every row of an open group whenever the list
-changes, a table only the rows in sight."""
+"""A grouped list as a person uses it (the findings, the readiness gaps): a table of
+widgets/grouped_rows.py's flat rows that reads as a tree.  Each group's row spans the columns and
+carries an open/closed arrow; its items are indented under it.  A click on the arrow or a double
+click opens or closes a group, and the keyboard works as in a tree: Left closes a group (on an
+item: goes to its group), Right opens it (on an open group: goes to its first item), + and -
+open and close, Space and Enter toggle.  A table, not a QTreeView: a tree lays out every row of
+an open group whenever the list changes, a table only the rows in sight."""
 from __future__ import annotations
 
 from typing import Any
@@ -21,13 +21,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from widgets.findings_model import FindingsModel
+from widgets.grouped_rows import GroupedRowsModel
 
 INDENT = 20         # the arrow's room, as a tree indents a level
 
 
 class _TreeLook(QStyledItemDelegate):
-    """Group rows get a tree's arrow, finding rows the indentation under it."""
+    """Group rows get a tree's arrow, item rows the indentation under it."""
 
     def paint(self, painter: Any, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         view = self.parent()
@@ -51,8 +51,8 @@ class _TreeLook(QStyledItemDelegate):
         super().paint(painter, shifted, index)
 
 
-class FindingsView(QTableView):
-    def __init__(self, model: FindingsModel, parent: QWidget | None = None):
+class GroupedRowsView(QTableView):
+    def __init__(self, model: GroupedRowsModel, parent: QWidget | None = None):
         super().__init__(parent)
         self.setModel(model)
         self.setItemDelegate(_TreeLook(self))
@@ -111,13 +111,13 @@ class FindingsView(QTableView):
             return
         super().keyPressEvent(event)
 
-    def _tree_key(self, model: FindingsModel, index: QModelIndex, key: int) -> bool:
+    def _tree_key(self, model: GroupedRowsModel, index: QModelIndex, key: int) -> bool:
         K = Qt.Key
         g, position = model.locate(index.row())
         group = model.groups[g][0]
         closed = group in model.collapsed
         if position >= 0:
-            if key == K.Key_Left:               # a finding: to its group
+            if key == K.Key_Left:               # an item: to its group
                 self.setCurrentIndex(model.index(model.group_rows()[g], 0))
                 return True
             return False
