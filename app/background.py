@@ -70,12 +70,13 @@ class DrawingFirst(QObject):
     that no view on screen waits for (the methodology, the paths, the component tree, the run
     page's warm-up) is held: it would share the interpreter lock with the opening and the build's
     slices, and the diagram is what the person waits for after File › Open.  Live validation is
-    not held (its findings are on screen).  A held job runs once when the hold ends, on the bed as
-    it is then.  Each holder ("file", "opening", each canvas's "drawing …") lets go on every way
-    out (opened or refused, built, another bed, an edit, the canvas gone), and GIVE_UP_MS ends the
-    hold anyway, so no work is held for good."""
+    held only until the first frame (FirstFrame, below: its findings are on screen).  A held job
+    runs once when the hold ends, on the bed as it is then.  Each holder ("file", "opening", each
+    canvas's "drawing …") lets go on every way out (opened or refused, built, another bed, an edit,
+    the canvas gone), and GIVE_UP_MS ends the hold anyway, so no work is held for good."""
 
     GIVE_UP_MS = 120_000
+    _ATTR = "_drawing_first"        # where a document keeps its hold of this kind
     released = Signal()
 
     def __init__(self, parent: QObject | None = None):
@@ -88,10 +89,10 @@ class DrawingFirst(QObject):
     @classmethod
     def of(cls, document: Any) -> DrawingFirst:
         """The document's hold (made on first use, owned by the document)."""
-        hold = getattr(document, "_drawing_first", None)
+        hold = getattr(document, cls._ATTR, None)
         if hold is None:
             hold = cls(document if isinstance(document, QObject) else None)
-            document._drawing_first = hold
+            setattr(document, cls._ATTR, hold)
         return hold
 
     @property
@@ -141,6 +142,19 @@ class DrawingFirst(QObject):
                 jobs.remove(job)
                 found = True
         return found
+
+
+class FirstFrame(DrawingFirst):
+    """While a bed is opened and until a big bed's diagram has painted its first frame (its devices
+    painted from the model, widgets/canvas/building.py), live validation is held as well: its
+    worker took the interpreter lock from the layout and that frame, which came 0.3-0.5 s later on
+    the 5,000-device bed (issue 32, first frame < 2 s).  Its findings come a frame's work later,
+    out of seconds of rules.  Held by the opening ("opening") and a sliced build ("drawing …"),
+    let go after that frame and on every way out of the build (a canvas that never paints, in a
+    minimised window: when its build ends); GIVE_UP_MS as DrawingFirst's (a short one fired while
+    a big file was still being read on a loaded machine)."""
+
+    _ATTR = "_first_frame"
 
 
 class BackgroundJob(QObject):

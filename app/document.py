@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from app.background import DrawingFirst
+from app.background import DrawingFirst, FirstFrame
 from app.bed_reading import BedReader, Superseded
 from topology import roundtrip
 from topology.edits import Edit
@@ -122,6 +122,9 @@ class Document(QObject):
         # what no view on screen waits for waits for the opening (and a big bed's drawing)
         hold = DrawingFirst.of(self)
         hold.hold("opening")
+        # ... and live validation until the first frame (a big bed's canvas holds it from its reset on)
+        first_frame = FirstFrame.of(self)
+        first_frame.hold("opening")
         try:
             say("reading")
             edits_before = self.edit_seq
@@ -138,6 +141,7 @@ class Document(QObject):
             self.replace(read.bed, read.path, source_later=later)
         finally:
             hold.release("opening")
+            first_frame.release("opening")
         def start() -> None:        # not for a bed opened after it meanwhile
             if self._source_later is later:
                 later.start()

@@ -181,3 +181,22 @@ def test_a_passs_ssh_opens_its_connections_with_a_quick_key_exchange_and_keeps_s
     assert kex[0] in ("mlkem768x25519-sha256", "curve25519-sha256"), kex
     assert "sntrup761x25519-sha512" in kex          # a server with neither still finds one it has
     assert "stricthostkeychecking true" in config
+
+
+def test_a_key_exchange_the_person_chose_in_an_ssh_config_stands(tmp_path, monkeypatch):
+    """The engine's quick key exchange is prepended to ssh's defaults: over a person's own
+    KexAlgorithms (a post-quantum-only one, say) it would widen their choice back to ssh's list.
+    One named anywhere, for any host or in an included file, turns it off."""
+    from app.ansible import playbook_settings as settings
+    if settings._offered_kex() is None:
+        pytest.skip("this ssh does not start with sntrup761")
+    home = tmp_path / "home"
+    (home / ".ssh" / "conf.d").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    config = home / ".ssh" / "config"
+    config.write_text("Host *\n  ServerAliveInterval 30\n")
+    assert settings.quick_kex() is not None          # nothing chosen: the quick exchange goes first
+    config.write_text("Include conf.d/*.conf\nHost *\n  ServerAliveInterval 30\n")
+    (home / ".ssh" / "conf.d" / "lab.conf").write_text("Host lab-*\n  KexAlgorithms=sntrup761x25519-sha512\n")
+    assert settings.quick_kex() is None
+    assert "KexAlgorithms" not in settings.ansible_environment(None)["ANSIBLE_SSH_ARGS"]

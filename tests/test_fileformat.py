@@ -212,3 +212,37 @@ def test_message_format_has_file_line_and_fix():
     text = str(info.value)
     assert text.startswith("lab.yaml:5:")
     assert "how to fix:" in text
+
+
+def _model_classes() -> list[type]:
+    from topology.fileformat import Bed, plan
+    seen: list[type] = []
+    todo: list[type] = [Bed]
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.append(cls)
+        for fp in plan(cls):
+            if fp.kind == "dc":
+                todo.append(fp.inner)
+            elif fp.kind == "list" and fp.inner[0] == "dc":
+                todo.append(fp.inner[1])
+    return seen
+
+
+@pytest.mark.parametrize("cls", _model_classes(), ids=lambda cls: cls.__name__)
+def test_a_mapping_with_only_its_required_keys_builds_what_the_general_case_builds(cls):
+    """The loader's short way for a mapping that holds no optional key (a switch port's name) gives the
+    object and the messages the field-by-field way gives: an optional key written with no value
+    (`key:`) is read as not there, and takes the field-by-field way."""
+    from topology.fileformat import _Builder, plan
+    fields = plan(cls)
+    optional = next((fp.key for fp in fields if not fp.required), None)
+    if optional is None:
+        pytest.skip("every field is required")
+    required = {fp.key: "x1" for fp in fields if fp.required and fp.kind == "str"}
+    for given in ({}, required):
+        short, general = _Builder(), _Builder()
+        assert short.build(cls, dict(given), ()) == general.build(cls, {**given, optional: None}, ())
+        assert short.problems == general.problems

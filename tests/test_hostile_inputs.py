@@ -268,6 +268,16 @@ def test_the_loader_refuses_text_xml_cannot_carry_with_its_line(tmp_path, where,
     assert _cli("validate", str(bed)).returncode in (0, 1)
 
 
+def test_the_quick_look_for_text_xml_cannot_carry_misses_no_character():
+    """The loader walks a bed's values only when its text may hold such a character; an ASCII text is
+    looked at as bytes (issue 32: a 7 MB bed's File › Open): it must see every character the search
+    for them sees, anywhere in the text, ASCII or not."""
+    from topology import xml_chars
+    for code in [*range(0x100), 0x2028, 0xD800, 0xDFFF, 0xFFFE, 0xFFFF, 0x10FFFF]:
+        for text in (f"name: a{chr(code)}b\n", f"name: é{chr(code)}\n"):
+            assert xml_chars._may_hold(text) == (xml_chars._MAY_HOLD.search(text) is not None), hex(code)
+
+
 def test_an_export_is_parsed_back_before_it_is_kept(tmp_path):
     """A bed built in memory (the designer) can still hold such text: the export says so and
     writes nothing, instead of "wrote" a file no program opens."""

@@ -240,6 +240,20 @@ def test_quoted_numbers_beside_the_same_numbers_written_plain_stay_on_the_fast_p
     assert yaml_fast.parse(text)["settings"]["count"] == 1
 
 
+def test_a_text_written_many_times_is_looked_at_once_and_a_doubt_in_its_repeat_still_counts(monkeypatch):
+    """A 5,000-device bed writes switch ports '1' to '48' some 50,000 times: each text is weighed
+    once (the weighing was a fifth of the fast path's time there)."""
+    weighed: list[str] = []
+    weigh = yaml_fast._reads_as_written
+    monkeypatch.setattr(yaml_fast, "_reads_as_written", lambda written, *rest: (weighed.append(written),
+                                                                                weigh(written, *rest))[1])
+    text = S + "".join(f"  s{i}: {{ports: ['1', '2', '3'], up: '0048'}}\n" for i in range(200))
+    assert takes_fast_path(text)
+    assert sorted(weighed) == ["0048", "1", "2", "3"]
+    assert same(yaml_fast.parse(text), yaml_bounded.parse(text))
+    assert yaml_fast.parse(text + "  plain: 0048\n") is None, "one plain 0048 among the quoted ones"
+
+
 def test_windows_line_ends_stay_on_the_fast_path():
     text = CLEAN_BED.replace("\n", "\r\n")
     assert takes_fast_path(text)

@@ -131,12 +131,13 @@ def parse(text: str) -> Any:
         data = json.loads(js, object_pairs_hook=_mapping, parse_float=_float)
     except (ValueError, RecursionError, _Unsure):
         return None
-    for found in _UNSURE_TEXT.finditer(js):
-        if not _reads_as_written(found.group(1).decode(), bool(found.group(2)), text):
+    # each text once: a big bed writes the same few (switch ports '1' to '48') tens of thousands of times
+    for written, colon in set(_UNSURE_TEXT.findall(js)):
+        if not _reads_as_written(written.decode(), bool(colon), text):
             return None
     if any(word in text for word in _UNSURE_VALUE_WORDS):
-        for found in _UNSURE_WORD.finditer(js):
-            if not _reads_as_written(found.group(1).decode(), bool(found.group(2)), text):
+        for written, colon in set(_UNSURE_WORD.findall(js)):
+            if not _reads_as_written(written.decode(), bool(colon), text):
                 return None
     if b'"' + MARKER.encode() + b'"' in js:
         data = _marked(data)

@@ -9,12 +9,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 import resources
 from app import preferences
 from app.autosave import Autosaver, Orphan, find_orphans
-from app.background import DrawingFirst
+from app.background import DrawingFirst, FirstFrame
 from app.document import new_bed
 from topology.errors import BedFileError
 from topology.fileformat import loads, loads_keeping_broken_references, read_text
@@ -135,7 +136,7 @@ class FileController:
         if progress is not None:
             progress.close_after_paint(self.window.canvas)
         if remember:
-            self.remember(Path(path))
+            self._remember_after_first_frame(Path(path))
         self.autosave.start()
         self.window.statusBar().showMessage(f"Opened {path}", 5000)
         return True
@@ -313,6 +314,21 @@ class FileController:
             preferences.set_recent_files(items)
         except OSError as exc:      # the list is a convenience: the bed itself is open (or saved)
             self.window.statusBar().showMessage(f"Cannot keep the recent files list: {exc.strerror or exc}", 8000)
+
+    def _remember_after_first_frame(self, path: Path) -> None:
+        """The recent files list is written (fsync'd: 2-70 ms, over a second on a busy disk) once a
+        big bed's first frame is painted, not before it (app/background.py FirstFrame)."""
+        hold = FirstFrame.of(self.document)
+        if not hold.holding:
+            self.remember(path)
+            return
+
+        def later() -> None:
+            try:
+                self.remember(path)
+            except RuntimeError:        # the window closed before that frame: the list is written, its menu gone
+                pass
+        hold.released.connect(later, Qt.ConnectionType.SingleShotConnection)
 
     def remember(self, path: Path) -> None:
         entry = str(Path(path).resolve())

@@ -11,6 +11,9 @@ Three of these are there for speed on many hosts (issue 33, 50 sandbox hosts on 
   this ssh has it) and curve25519 at the head of its list: the built-in engine's paramiko
   settles on curve25519 as well.  Host keys are checked as before (StrictHostKeyChecking, the
   run's known_hosts), and a server that has neither still gets the rest of ssh's own list.
+  Where a server lacks ML-KEM this trades sntrup761's post-quantum exchange for curve25519's
+  classical one, as the built-in engine does; a person who chose their own KexAlgorithms in an
+  ssh config (for any host) keeps that choice: the engine then adds nothing.
 * What ansible-playbook's process does for every task on every host, one host after another,
   that the passes do not need (about 70 ms a task and host on a loaded machine): looking for
   host_vars/group_vars files again (a pass's variables are in its inventory, read once), and
@@ -27,6 +30,7 @@ Three of these are there for speed on many hosts (issue 33, 50 sandbox hosts on 
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import shlex
 import shutil
@@ -40,9 +44,18 @@ _QUICK_KEX = ("mlkem768x25519-sha256", "curve25519-sha256")
 _PER_TASK_SAVINGS = {"ANSIBLE_RUN_VARS_PLUGINS": "start", "ANSIBLE_INJECT_FACT_VARS": "False"}
 
 
-@functools.lru_cache(maxsize=1)
 def quick_kex() -> str | None:
-    """`-o KexAlgorithms=` for this machine's ssh (see the module's text); None: its own list."""
+    """`-o KexAlgorithms=` for this machine's ssh (see the module's text); None: its own list, and
+    always None when an ssh config this user's ssh reads names KexAlgorithms anywhere (for any
+    host): the person's choice stands, never prepended to or widened back to ssh's defaults."""
+    offered = _offered_kex()
+    if offered is None or _ssh_config_names_kex():
+        return None
+    return offered
+
+
+@functools.lru_cache(maxsize=1)
+def _offered_kex() -> str | None:
     ssh = shutil.which("ssh")
     if ssh is None:
         return None
@@ -53,6 +66,39 @@ def quick_kex() -> str | None:
         return None
     quick = [k for k in _QUICK_KEX if k in known]
     return "^" + ",".join(quick) if _SLOW_KEX in known and quick else None
+
+
+def _ssh_config_names_kex() -> bool:
+    """Whether ~/.ssh/config, /etc/ssh/ssh_config or a file either includes says KexAlgorithms
+    (ssh_config(5): an Include without an absolute path is under ~/.ssh for the user's file,
+    under /etc/ssh for the system's).  A file that cannot be read says nothing."""
+    user, system = Path.home() / ".ssh", Path("/etc/ssh")
+    pending = [(user / "config", user), (system / "ssh_config", system)]
+    seen: set[Path] = set()
+    while pending and len(seen) < 256:
+        path, base = pending.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            keyword, _, rest = line.strip().replace("=", " ", 1).partition(" ")
+            keyword = keyword.lower()
+            if keyword == "kexalgorithms":
+                return True
+            if keyword == "include":
+                try:
+                    patterns = shlex.split(rest)
+                except ValueError:
+                    return True         # a line ssh itself may read otherwise: the person's choice, unknown
+                for pattern in patterns:
+                    pattern = os.path.expanduser(pattern)
+                    full = pattern if os.path.isabs(pattern) else str(base / pattern)
+                    pending += [(Path(found), base) for found in sorted(glob.glob(full))]
+    return False
 
 
 def ansible_environment(known_hosts: Path | None) -> dict[str, str]:

@@ -13,7 +13,8 @@ steps, taken at full speed), the view paints every device from the model, at its
 name where it is wide enough (widgets/canvas/far_drawing.py, `draw_preview`); the cables follow
 when the build ends.  While it runs, the methodology and path workers are held
 (app/background.py, DrawingFirst): they share the interpreter lock with the slices and no view
-on screen waits for them; every way out of the build releases them.
+on screen waits for them; every way out of the build releases them.  Live validation is held
+until that first frame is painted (FirstFrame), and the slice that works out the layout ends there.
 
 Whatever needs every item (an edit, an export, a device to centre on) finishes the build first,
 at once.  A small bed is built at once, as before.
@@ -24,10 +25,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QGraphicsView
 
-from app.background import DrawingFirst
+from app.background import DrawingFirst, FirstFrame
 
 SLICED_FROM = 1000          # drawn devices and cables (a cable counts half) from which a bed is built in slices
 SLICE_S = 0.012             # one slice's share of the GUI thread while the validator works
@@ -40,6 +41,22 @@ def _let_go(hold: DrawingFirst, holder: str) -> None:
         hold.release(holder)
     except RuntimeError:        # the document went first, and its hold with it
         pass
+
+
+class _FirstPaint(QObject):
+    """Lets go of live validation's hold once the viewport has painted the bed (after that paint)."""
+
+    def __init__(self, canvas: Any):
+        super().__init__(canvas)
+        self.canvas = canvas
+        canvas.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.canvas.shows_bed:
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self.canvas, self.canvas._release_first_frame)
+            self.deleteLater()
+        return False
 
 
 class SlicedBuild:
@@ -69,7 +86,8 @@ class SlicedBuild:
         if not getattr(self, "_hold_bound", False):     # the canvas gone mid-build: nothing stays held
             self._hold_bound = True
             holder = self._holder = f"drawing {id(self)}"      # a canvas lets go of its own hold only
-            self.destroyed.connect(lambda *_: _let_go(hold, holder))
+            first_frame = FirstFrame.of(document)
+            self.destroyed.connect(lambda *_: (_let_go(hold, holder), _let_go(first_frame, holder)))
         return hold
 
     def _start_build(self, steps: Iterator[None]) -> None:
@@ -79,6 +97,7 @@ class SlicedBuild:
         hold = self._drawing_first()
         if hold is not None:
             hold.hold(self._holder)
+            FirstFrame.of(self.document).hold(self._holder)    # live validation: until the first frame
         # no frame of a half-built drawing: each would cost as much as the whole one (the far
         # drawing's one pass, the cables) and take the interpreter from the validator
         self._update_mode = self.viewportUpdateMode()
@@ -104,6 +123,11 @@ class SlicedBuild:
         hold = self._drawing_first()
         if hold is not None:
             hold.release(self._holder)      # after the items: the released workers start on a built canvas
+        self._release_first_frame()
+
+    def _release_first_frame(self) -> None:
+        if self._drawing_first() is not None:
+            _let_go(FirstFrame.of(self.document), self._holder)
 
     def finish_build(self) -> None:
         """The rest of the build now: something needs every item."""
@@ -123,9 +147,11 @@ class SlicedBuild:
         # until the first frame (the layout) at full speed: that is what the person waits for
         busy = self.previewing and self._validator_busy()
         deadline = time.perf_counter() + (SLICE_S if busy else FREE_SLICE_S)
+        previewing = self.previewing
         try:
             next(steps)         # at least one step a slice
-            while time.perf_counter() < deadline:
+            # ... and none after the layout is known: the first frame is painted at once
+            while time.perf_counter() < deadline and self.previewing == previewing:
                 next(steps)
         except StopIteration:
             self._stop_build()
@@ -138,6 +164,10 @@ class SlicedBuild:
         """The layout is known: the next frame paints every device from the model."""
         self.previewing = True
         self.viewport().update()
+        if self.isVisible():
+            _FirstPaint(self)
+        else:       # no frame will come (another page shown): live validation need not wait for one
+            self._release_first_frame()
 
     def _validator_busy(self) -> bool:
         validation = getattr(self.document, "validation", None)
