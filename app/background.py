@@ -83,6 +83,7 @@ class DrawingFirst(QObject):
         super().__init__(parent)
         self._holders: set[str] = set()
         self._waiting: list[BackgroundJob] = []
+        self._starting: list[BackgroundJob] = []        # released, started a turn at a time
         self._give_up = QTimer(self, singleShot=True, interval=self.GIVE_UP_MS, timeout=self._end)
 
     @classmethod
@@ -111,23 +112,36 @@ class DrawingFirst(QObject):
     def _end(self) -> None:
         self._holders.clear()
         self._give_up.stop()
-        waiting, self._waiting = self._waiting, []
+        self._starting += [job for job in self._waiting if job not in self._starting]
+        self._waiting = []
         self.released.emit()
-        for job in waiting:
-            try:
-                job.run_now()
-            except RuntimeError:        # its view went away meanwhile
-                pass
+        if self._starting:
+            QTimer.singleShot(0, self, self._start_next)
+
+    def _start_next(self) -> None:
+        """The held jobs start one per turn of the event loop: each takes its input on the GUI
+        thread, and together, right after a big bed's build, they were a stall of their own."""
+        if not self._starting:
+            return
+        job = self._starting.pop(0)
+        try:
+            job.run_now()       # held again meanwhile (another bed): kept for that hold's end
+        except RuntimeError:        # its view went away meanwhile
+            pass
+        if self._starting:
+            QTimer.singleShot(0, self, self._start_next)
 
     def keep(self, job: BackgroundJob) -> None:
         if job not in self._waiting:
             self._waiting.append(job)
 
     def forget(self, job: BackgroundJob) -> bool:
-        if job in self._waiting:
-            self._waiting.remove(job)
-            return True
-        return False
+        found = False
+        for jobs in (self._waiting, self._starting):
+            if job in jobs:
+                jobs.remove(job)
+                found = True
+        return found
 
 
 class FirstFrame(DrawingFirst):

@@ -307,6 +307,35 @@ def test_the_trees_markers_are_set_a_few_rows_a_turn_and_findings_that_come_mean
     assert any(at_once.marker(i) for i in ids) and not all(at_once.marker(i) for i in ids)
 
 
+def test_the_held_jobs_start_one_per_turn_of_the_event_loop_once_the_hold_ends(qtbot):
+    from PySide6.QtCore import QTimer
+
+    from app.background import BackgroundJob
+
+    hold = DrawingFirst()
+    turn = [0]
+    beat = QTimer(interval=0, timeout=lambda: turn.__setitem__(0, turn[0] + 1))
+    started: list[tuple[str, int]] = []
+    jobs = []
+    for name in ("methodology", "paths", "tree"):
+        job = BackgroundJob(name=name, prepare=lambda: (1, lambda: None), waits_for=hold)
+        job.busy_changed.connect(lambda busy, name=name: started.append((name, turn[0])) if busy else None)
+        jobs.append(job)
+    hold.hold("drawing")
+    for job in jobs:
+        job.run_now()
+    assert not started, "held while the diagram is drawn"
+    beat.start()
+    hold.release("drawing")
+    qtbot.waitUntil(lambda: len(started) == 3, timeout=5000)
+    beat.stop()
+    assert [name for name, _ in started] == ["methodology", "paths", "tree"], "in the order they were held"
+    turns = [t for _, t in started]
+    assert len(set(turns)) == 3, f"each in a turn of its own, not all at the release: {started}"
+    for job in jobs:
+        job.wait()
+
+
 def test_the_run_pages_warm_up_waits_until_no_worker_is_at_work(qtbot):
     """pyqtgraph's import (the Run page's live plots, made ahead of need) took 0.35–0.5 s of the GUI
     thread's CPU; made while the bed's findings and procedure were worked out on workers holding

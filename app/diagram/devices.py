@@ -69,8 +69,8 @@ def paint_device(painter: QPainter, dev: Any, w: float, h: float, *, vms: Sequen
         _far_name(painter, dev.id, w, h, lod)
         if badge is not None:
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(ERROR if badge.severity == "error" else WARNING)
-            painter.drawRect(QRectF(w - 24, 0, 24, 16))
+            painter.setBrush(far_badge_colour(badge))
+            painter.drawRect(far_badge_rect(0, 0, w))
         return
     painter.drawRoundedRect(body, 6, 6)
     highlight = set(highlight)
@@ -92,6 +92,15 @@ def paint_device(painter: QPainter, dev: Any, w: float, h: float, *, vms: Sequen
         _paint_port_names(painter, marks, 7, True)
     if badge is not None:
         paint_badge(painter, QPointF(w - 2, 2), badge)
+
+
+def far_badge_rect(x: float, y: float, w: float) -> QRectF:
+    """Far away a device's badge is a block of its colour in the body's top right corner."""
+    return QRectF(x + w - 24, y, 24, 16)
+
+
+def far_badge_colour(badge: Badge) -> QColor:
+    return ERROR if badge.severity == "error" else WARNING
 
 
 FAR_NAME_SCREEN_PX = 11      # a far device's name is this tall on screen, whatever the zoom

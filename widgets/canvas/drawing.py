@@ -139,7 +139,8 @@ class ModelDrawing:
         for path in diagram.uncabled_paths(self.bed, self._device_objects()):
             self._add_link(path, dashed=True)
         yield
-        self._update_scene_rect()
+        self._update_scene_rect()       # every item's bounds: a turn of its own on a big bed
+        yield
         self._follow_hint()
         self._remember_shape(self._known_ids())
         self._follow_selection(self.selection.ids)
@@ -180,7 +181,9 @@ class ModelDrawing:
         item.refresh(self.shown(item.ident, obj), contents)
         pos = self._position(item.ident, obj, item.w, item.h)
         if item.pos() != pos:
+            was = item.sceneBoundingRect()
             item.setPos(pos)
+            self.far_changed(was)       # after the move: see FarDrawing.far_changed
             self.device_moved(item.ident)
 
     def _position(self, ident: str, obj: Any, w: float, h: float) -> QPointF:

@@ -109,7 +109,9 @@ class Editing:
             if item is not None:
                 target = self.snap(start + delta)
                 if item.pos() != target:
+                    was = item.sceneBoundingRect()
                     item.setPos(target)
+                    self.far_changed(was)       # after the move: see FarDrawing.far_changed
                     self.device_moved(ident)
         if self._dirty_links:
             self._flush_links()

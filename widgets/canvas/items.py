@@ -49,10 +49,17 @@ class DeviceItem(QGraphicsRectItem):
         """Take the size and port markers from the model (contents: hosted VMs or chassis blades)."""
         w, h = drawn_size(dev, contents if isinstance(dev, Server) else 0, expanded=self.expanded)
         if (w, h) != (self.w, self.h):
+            was = self.sceneBoundingRect()
             self.w, self.h = w, h
             self.setRect(QRectF(-M, -M, w + 2 * M, h + 2 * M))
+            self.canvas.far_changed(was)        # the area it took before (after the change: see far_changed)
         self.marks = diagram.port_marks(dev, w, h, self.expanded)
         self.update()
+
+    def update(self, *rect) -> None:
+        """Repainted (a badge, a new look): far away the view draws it (widgets/canvas/far_drawing.py)."""
+        super().update(*rect)
+        self.canvas.far_changed(self.sceneBoundingRect())   # after Qt's own update: see far_changed
 
     @property
     def body(self) -> QRectF:

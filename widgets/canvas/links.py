@@ -70,6 +70,9 @@ class LinkRouting:
     def device_moved(self, ident: str) -> None:
         """A device item moved (drag, undo, refresh): its links follow when the event is done."""
         self._obstacles = None
+        item = self.devices.get(ident)
+        if item is not None:
+            self.far_changed(item.sceneBoundingRect())     # where it is now (its mover reported where it was)
         self._moved.add(ident)
         self._dirty_links |= self._links_at.get(ident, set())
 

@@ -126,6 +126,7 @@ class Canvas(SlicedBuild, ModelDrawing, LinkRouting, Cabling, PortStrips, PathHi
         self._publish_timer = QTimer(self, singleShot=True, interval=0, timeout=self._publish_selection)
         self._publish_after_menu = False     # a right press selected; the menu publishes it
         self.scene().selectionChanged.connect(self._scene_selection_changed)
+        self.scene().selectionChanged.connect(self.far_changed)
         document.reset.connect(self._rebuild)
         document.changed.connect(self._on_changed)
         if hasattr(document, "about_to_edit"):      # a big bed's build ends on the bed as it was opened
@@ -457,8 +458,7 @@ class Canvas(SlicedBuild, ModelDrawing, LinkRouting, Cabling, PortStrips, PathHi
         painter.drawLines(lines)
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
-        self.draw_far_devices(painter, rect)
-        self.draw_preview(painter, rect)
+        self.draw_far_layer(painter, rect)
         if not self.devices and not self.building:
             painter.save()
             painter.resetTransform()
