@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from app.background import DrawingFirst
 from app.document import Document
 from app.selection import Selection
+from tests.frame_watch import FrameWatch
 from topology.operations import move
 from topology.synthetic import generate
 from widgets.canvas.building import SlicedBuild
@@ -194,20 +195,12 @@ def test_the_slice_that_works_out_the_layout_ends_there_and_the_first_frame_come
         qtbot, monkeypatch):
     """A slice ran on to its deadline (60 ms) making items after the layout was known, before the
     frame that paints the devices from the model."""
-    from PySide6.QtCore import QEvent, QObject
-
     from widgets.canvas import building
     doc, canvas, methodology, paths, tree = _window(qtbot)
     monkeypatch.setattr(building, "FREE_SLICE_S", 30.0)
     made: list[int] = []        # device items made when the first frame that shows the bed is painted
 
-    class Paints(QObject):
-        def eventFilter(self, _obj, event):
-            if event.type() == QEvent.Type.Paint and canvas.shows_bed and not made:
-                made.append(len(canvas.devices))
-            return False
-    paints = Paints()
-    canvas.viewport().installEventFilter(paints)
+    paints = FrameWatch(canvas, lambda: made.append(len(canvas.devices)))
     doc.replace(_big_bed(), None)
     qtbot.waitUntil(lambda: bool(made), timeout=30000)
     canvas.viewport().removeEventFilter(paints)
@@ -217,21 +210,12 @@ def test_the_slice_that_works_out_the_layout_ends_there_and_the_first_frame_come
 def test_live_validation_starts_after_a_big_beds_first_frame_not_after_its_build(qtbot, tmp_path):
     """Its worker took the interpreter from the layout and the first frame (0.3-0.5 s of a
     5,000-device bed's File › Open); the findings are on screen, so they do not wait for the build."""
-    from PySide6.QtCore import QEvent, QObject
-
     from topology.fileformat import save
     doc, canvas, methodology, paths, tree = _window(qtbot)
     path = tmp_path / "big.yaml"
     save(_big_bed(), path)
     seen: list[str] = []
-
-    class Paints(QObject):
-        def eventFilter(self, _obj, event):
-            if event.type() == QEvent.Type.Paint and canvas.shows_bed and "frame" not in seen:
-                seen.append("frame")
-            return False
-    paints = Paints()
-    canvas.viewport().installEventFilter(paints)
+    paints = FrameWatch(canvas, lambda: seen.append("frame"))
     doc.validation._job.busy_changed.connect(
         lambda busy: busy and seen.append("validation while building" if canvas.building else "validation"))
     assert doc.open(path)

@@ -140,21 +140,13 @@ def test_an_edit_made_while_a_big_file_is_read_is_kept_unless_the_user_lets_it_g
 def test_the_recent_files_list_is_written_after_a_big_beds_first_frame_not_before(
         qtbot, laptop_window, monkeypatch):
     """Writing it (fsync'd: 2-70 ms, over a second on a busy disk) held that frame back."""
-    from PySide6.QtCore import QEvent, QObject
-
+    from tests.frame_watch import FrameWatch
     from widgets.canvas import building
     monkeypatch.setattr(building, "SLICED_FROM", 5)      # the example is built in slices, as a big bed is
     window = laptop_window
     canvas = window.canvas
     seen: list[str] = []
-
-    class Paints(QObject):
-        def eventFilter(self, _obj, event):
-            if event.type() == QEvent.Type.Paint and canvas.shows_bed and "frame" not in seen:
-                seen.append("frame")
-            return False
-    paints = Paints()
-    canvas.viewport().installEventFilter(paints)
+    paints = FrameWatch(canvas, lambda: seen.append("frame"))
     monkeypatch.setattr(window.files, "_keep_recent", lambda entries: seen.append("recent"))
     assert window.files.open_path(SMALL)
     qtbot.waitUntil(lambda: "recent" in seen, timeout=30000)
