@@ -63,7 +63,6 @@ class FindingsModel(GroupedRowsModel):
 
     def __init__(self, panel: QWidget):
         super().__init__(panel)
-        self.panel = panel
         self.findings: list[Any] = []
         self._icons = {k: severity_icon(panel, k) for k in _ICONS}
         self._grey = QBrush(QColor(SEVERITY_COLOURS["accepted"]))
@@ -82,10 +81,6 @@ class FindingsModel(GroupedRowsModel):
             return self._icons.get(key)
         if role == Qt.ItemDataRole.ForegroundRole:
             return self._group_brushes[key]
-        if role == Qt.ItemDataRole.FontRole:
-            font = QFont(self.panel.font())
-            font.setBold(True)
-            return font
         if role == GROUP_ROLE:
             return key
         return None

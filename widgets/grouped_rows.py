@@ -12,6 +12,7 @@ from bisect import bisect_right
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QFont
 
 _NO_PARENT = QModelIndex()     # the invisible root, as Qt passes it
 
@@ -19,8 +20,9 @@ _NO_PARENT = QModelIndex()     # the invisible root, as Qt passes it
 class GroupedRowsModel(QAbstractTableModel):
     COLUMNS: tuple[str, ...] = ()
 
-    def __init__(self, parent: Any):
-        super().__init__(parent)
+    def __init__(self, panel: Any):
+        super().__init__(panel)
+        self.panel = panel                                         # the widget whose font the rows take
         self.groups: list[tuple[str, list[int], int]] = []      # (key, item indices shown, total)
         self.message = ""                                          # a single text row instead of groups
         self.collapsed: set[str] = set()                           # group keys shown closed
@@ -113,8 +115,15 @@ class GroupedRowsModel(QAbstractTableModel):
         g, position = self.locate(index.row())
         key, shown, total = self.groups[g]
         if position < 0:
+            if role == Qt.ItemDataRole.FontRole and col == 0:
+                return self._bold()         # every list's group rows read as headings
             return self.group_data(key, len(shown), total, col, role)
         return self.item_data(shown[position], col, role)
+
+    def _bold(self) -> QFont:
+        font = QFont(self.panel.font())
+        font.setBold(True)
+        return font
 
     def group_data(self, key: str, shown: int, total: int, col: int, role: int) -> Any:
         raise NotImplementedError

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.readiness import AREA_TITLES, counts
@@ -29,7 +28,6 @@ class ReadinessModel(GroupedRowsModel):
 
     def __init__(self, panel: QWidget):
         super().__init__(panel)
-        self.panel = panel
         self.gaps: list[Any] = []
 
     def show(self, gaps: list[Any]) -> None:
@@ -44,10 +42,6 @@ class ReadinessModel(GroupedRowsModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return f"{AREA_TITLES.get(key, key)} ({shown})"
-        if role == Qt.ItemDataRole.FontRole:
-            font = QFont(self.panel.font())
-            font.setBold(True)
-            return font
         return None
 
     def item_data(self, i: int, col: int, role: int) -> Any:

@@ -445,8 +445,7 @@ class RunEngine:
             self.journal.record("note", step=task.step, host=task.host,
                                 message=f"{said}; it ended (exit status {number}): taken as it ended")
             sink("info", f"[resume] {said}; it ended: taken as it ended")
-            timeout = self.timeout or self.host_timeouts.get(task.host) or DEFAULT_TIMEOUT_S
-            return transport.follow_job(late, on_output=sink, timeout=timeout, cancel=cancel)
+            return transport.follow_job(late, on_output=sink, timeout=self._timeout(task.host), cancel=cancel)
         self.journal.record("note", step=task.step, host=task.host,
                             message=f"{said}; stopped it, and started this attempt again")
         sink("info", f"[resume] {said}: stopped it; starting this attempt again")
@@ -499,13 +498,17 @@ class RunEngine:
                 self._listener_failed = True
                 self.journal.record("note", message=f"the display stopped following the run: {exc!r}")
 
+    def _timeout(self, host: str) -> float:
+        """How long a step on `host` may run: the run's own limit, else the host's, else the default."""
+        return self.timeout or self.host_timeouts.get(host) or DEFAULT_TIMEOUT_S
+
     def _run_on_host(self, task: Task, script: str, sink, cancel, adopt: bool = False,
                      taken: tuple[int, int] = (0, 0)) -> CommandResult:
         try:
             transport = self.connections.get(task.host)
         except RemoteError as exc:
             return CommandResult(exc.status, None, str(exc))
-        timeout = self.timeout or self.host_timeouts.get(task.host) or DEFAULT_TIMEOUT_S
+        timeout = self._timeout(task.host)
         as_job = transport.supports_jobs and task.shell in jobs.SHELLS and script is task.script
         if adopt:
             result = transport.follow_job(self._job(task, taken), on_output=sink, timeout=timeout, cancel=cancel)
