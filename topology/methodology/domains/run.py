@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
+from topology.methodology.domains.load_disk import LOAD_DISK_NAMES, load_disk_values
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.domains.workloads import RUNNER_NAMES, WORKLOAD_NAMES, runner_values, workload_values
 from topology.methodology.run_timeline import Phase
@@ -305,7 +306,7 @@ def _load_groups(ctx: BedContext) -> list[Item]:
     return out
 
 
-LOAD_NAMES = WORKLOAD_NAMES | RUNNER_NAMES | BLOCK_NAMES | GROUP_NAMES | field_names(
+LOAD_NAMES = WORKLOAD_NAMES | RUNNER_NAMES | BLOCK_NAMES | GROUP_NAMES | LOAD_DISK_NAMES | field_names(
     "load", "when", "ramp_minutes", "ramp_s", "targets", "length")
 
 
@@ -337,6 +338,7 @@ def _loads(ctx: BedContext) -> list[Item]:
                     for when, part in (("start", g), ("collect", part_count(p) + 1)):
                         vals = dict(base)
                         vals.update(runner_values(ctx, rid, k, w.tool))
+                        vals.update(load_disk_values(ctx, w, rid if isinstance(rid, str) else "", vals))
                         put(vals, "load.when", as_token(when))
                         out.append(timeline_item(ctx, vals, rid if isinstance(rid, str) else "", platform_of(comp),
                                                  p, n, r, part, 1000 + wi * 1000 + k))
