@@ -64,8 +64,9 @@ def load_disk_values(ctx: BedContext, w: Any, machine: str, vals: Values) -> Val
         names = ", ".join(f"{a.id}:{v.name}" for a, v in volumes)
         one = len(volumes) == 1
         put(out, "workload.volume_note", as_text(
-            f"{names} {'is' if one else 'are'} not mapped to {machine}, which cannot see {'that LUN' if one else 'those LUNs'}: "
-            f"map it to {machine} on the array, or aim the workload at a volume {machine} sees", f"{w.id}.targets"))
+            f"{names} {'is' if one else 'are'} not mapped to {machine}, which cannot see "
+            f"{'that LUN' if one else 'those LUNs'}: map it to {machine} on the array, or aim the workload at a "
+            f"volume {machine} sees", f"{w.id}.targets"))
     mode = vals.get("workload.fio_rw")
     name = vals.get("workload.parameters.filename")
     on_device = bool(raw) or (name is not None and name.kind != "not_stated" and name.text.startswith("/dev/"))
