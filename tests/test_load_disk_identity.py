@@ -78,6 +78,8 @@ def test_a_load_on_a_volume_selects_its_disk_by_identity():
     script = write.automation[0].script
     assert '--filename="$TB_DEVICE"' in script and "/dev/sdb" not in script and "tb_select" in script
     assert "TB_SERIAL=beaf11" in script and "TB_LUN=1" in script
+    # the words that name the disk come from the field it is told apart by
+    assert write.sources["the disk with serial beaf11 (0.017 GB)"] == "array1:node1-data.serial"
     read = _load_step(_bed(mix="{block_kb: 4, read_pct: 100}"))
     assert not read.destructive and "tb_select" in read.automation[0].script
     unseen = _load_step(_bed(filename="/dev/sdb").replace("      - {volume: node1-data, to: deb1, lun: 1}\n", ""))
