@@ -33,6 +33,7 @@ from topology.methodology.values import (
 )
 from topology.unknown import NOT_STATED, stated
 from topology.workload_time import duration_minutes, spoken_duration
+from topology.workload_tools import varied_parameter
 
 
 @domain("run", set(), "the run plan (one item when the bed has one, else one item with run.present = false)")
@@ -320,6 +321,12 @@ def _loads(ctx: BedContext) -> list[Item]:
             gvals = _group_values(ctx, p, g)
             for w in group.workloads:
                 base = workload_values(ctx, w)
+                # a matrix that varies one of the load's parameters (queue depth 1, then 32): the phase's level is
+                # that parameter's value in this phase's command, not the workload's own
+                varied = varied_parameter(w.tool, p.entry.variable, w.parameters) \
+                    if p.entry is not None and p.level is not None else ""
+                if varied:
+                    put(base, f"workload.parameters.{varied}", as_any(p.level, f"{p.entry.id}.levels"))
                 base.update(gvals)
                 base.update(_block_values(ctx, p, n, r))
                 ramp = stated(w.ramp_minutes)
