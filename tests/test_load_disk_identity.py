@@ -65,9 +65,15 @@ def _load_step(text: str, templates: Path | None = None):
 
 def test_a_write_to_a_typed_device_name_never_runs():
     """fio's `filename: /dev/sdb` with writes in the mix: the device name says nothing of which disk it is."""
-    step = _load_step(_bed(filename="/dev/sdb", targets="[deb1]"))
+    text = _bed(filename="/dev/sdb", targets="[deb1]")
+    step = _load_step(text)
     assert step.destructive and step.manual and not step.automation
     assert "identity" in step.manual_reason, step.manual_reason
+    # the run says why where it stops for the step (run --dry-run, the manual prompt, the Run tab)
+    from app.run.plan import run_steps
+    meth = M.generate(loads(text, "loads.yaml"))
+    planned = [r for r in run_steps(meth, {"deb1": "local"}) if r.number == step.number]
+    assert planned[0].manual and "without an identity the bed states" in planned[0].why_manual
     read = _load_step(_bed(filename="/dev/sdb", targets="[deb1]", mix="{block_kb: 4, read_pct: 100}"))
     assert not read.destructive and read.automation        # a read hurts nothing: it runs as typed
 

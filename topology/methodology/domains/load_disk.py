@@ -26,16 +26,14 @@ LOAD_DISK_NAMES = ARRAY_NAMES | field_names("volume", *VOLUME_FIELDS) | field_na
     "workload", "writes_disk", "on_volume", "volume_note", "disk_write_note")
 
 
-def _lun_for(a: Any, volume: str, machine: str) -> int | None:
-    members = servers_behind_mapping_targets(a)
+def _lun_for(members: dict, a: Any, volume: str, machine: str) -> int | None:
     for m in a.mappings:
         if m.volume == volume and machine in members.get(m.to, []) and isinstance(m.lun, int):
             return m.lun
     return None
 
 
-def _mapped_to(a: Any, volume: str, machine: str) -> bool:
-    members = servers_behind_mapping_targets(a)
+def _mapped_to(members: dict, a: Any, volume: str, machine: str) -> bool:
     return any(m.volume == volume and machine in members.get(m.to, []) for m in a.mappings)
 
 
@@ -45,13 +43,15 @@ def load_disk_values(ctx: BedContext, w: Any, machine: str, vals: Values) -> Val
     bed's (no `drive:`, not reused), and `workload.writes_disk` when the load writes to a whole disk."""
     out: Values = {}
     volumes = [ctx.idx.volumes[t] for t in w.targets if isinstance(t, str) and t in ctx.idx.volumes]
-    mine = [(a, v) for a, v in volumes if machine and _mapped_to(a, v.name, machine)]
+    # array host or group -> the machines behind it, once per array the workload aims at
+    members = {a.id: servers_behind_mapping_targets(a) for a, _ in volumes} if machine else {}
+    mine = [(a, v) for a, v in volumes if machine and _mapped_to(members[a.id], a, v.name, machine)]
     raw = [(a, v) for a, v in mine if not v.drive and not v.reuse]
     if len(raw) == 1:
         a, v = raw[0]
         out.update(array_values(ctx, a))
         out.update(volume_values(ctx, a, v, False, None))
-        lun = _lun_for(a, v.name, machine)
+        lun = _lun_for(members[a.id], a, v.name, machine)
         if lun is not None:
             put(out, "volume.lun", as_number(lun, f"{a.id}.mappings"))
         identity_values(ctx, out, a, v, lun)
