@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 STEP_SCRIPT = "sleep 0.5; uname -n; echo done"
@@ -49,9 +50,52 @@ def _engine(lab, hosts: list[str], runs: Path, script: str = STEP_SCRIPT, listen
                      workers=64, timeout=60, listener=listener)
 
 
-def time_engine(lab, hosts: list[str], runs: Path) -> tuple[float, float]:
+def _last_pids(lab, hosts: list[str]) -> list[int] | None:
+    """Each host's last process number (its own pid namespace), read by a process started there;
+    None where nsenter cannot read it."""
+    found = []
+    for h in hosts:
+        sshd = _children(lab.hosts[h].process.pid)
+        r = subprocess.run(["nsenter", "-t", str(sshd[-1]), "-p", "cat", "/proc/sys/kernel/ns_last_pid"],
+                           capture_output=True, text=True)
+        if r.returncode != 0 or not r.stdout.strip().isdigit():
+            return None
+        found.append(int(r.stdout))
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    """pid and its first descendants down to the host's sshd (unshare forks it)."""
+    chain = [pid]
+    while True:
+        try:
+            kids = Path(f"/proc/{chain[-1]}/task/{chain[-1]}/children").read_text().split()
+        except OSError:
+            return chain
+        if not kids or Path(f"/proc/{chain[-1]}/exe").resolve().name == "sshd":
+            return chain
+        chain.append(int(kids[0]))
+
+
+def _machine_cpu_s() -> float:
+    """CPU seconds every process on this machine has used (user + system), from /proc/stat."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    return (int(fields[0]) + int(fields[1]) + int(fields[2])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class StepWork:
+    """What one step cost besides its wall time: the programs each host started for it and the
+    CPU the driver and the rest of the machine (the hosts' sshd and shells, and anything else
+    running) used meanwhile."""
+    processes_per_host: float | None
+    driver_cpu_s: float
+    other_cpu_s: float
+
+
+def time_engine(lab, hosts: list[str], runs: Path, work: list[StepWork] | None = None) -> tuple[float, float]:
     """Seconds to connect to `hosts` (what pre-flight does once per run), and seconds for one
-    step on all of them over those connections."""
+    step on all of them over those connections (what that step cost appended to `work`)."""
     engine = _engine(lab, hosts, runs)
     try:
         t0 = time.perf_counter()
@@ -59,13 +103,36 @@ def time_engine(lab, hosts: list[str], runs: Path) -> tuple[float, float]:
         connect = time.perf_counter() - t0
         if not all(c.ok for c in checks):
             raise RuntimeError(next(c.message for c in checks if not c.ok))
+        before = _last_pids(lab, hosts) if work is not None else None
+        machine0, driver0 = _machine_cpu_s(), time.process_time()
         t0 = time.perf_counter()
         ok = engine.run_steps(engine.steps)
         seconds = time.perf_counter() - t0
+        driver, machine = time.process_time() - driver0, _machine_cpu_s() - machine0
+        if work is not None:
+            after = _last_pids(lab, hosts)
+            # the reading process itself is the one number in between that is not the step's
+            started = (sum(after) - sum(before) - len(hosts)) / len(hosts) if before and after else None
+            work.append(StepWork(started, driver, max(0.0, machine - driver)))
     finally:
         engine.close()
     require_success(engine, ok)
     return connect, seconds
+
+
+def print_step_work(spent: list[StepWork], hosts: int) -> None:
+    """Why the 50-host row is what it is: the step's 0.5 s sleep costs no CPU, so what it waits
+    for beyond that is CPU, and this machine has os.cpu_count() cores for the driver, the hosts'
+    sshd and shells, and whatever else runs here."""
+    if not spent:
+        return
+    best = min(spent, key=lambda w: w.driver_cpu_s + w.other_cpu_s)
+    cores = os.cpu_count() or 1
+    started = f"{best.processes_per_host:.0f}" if best.processes_per_host is not None else "?"
+    print(f"  per step on {hosts} hosts: {started} processes started on each host; CPU: driver "
+          f"{best.driver_cpu_s:.2f} s, the rest of this machine {best.other_cpu_s:.2f} s "
+          f"(the hosts' sshd and shells, and any other work here) = "
+          f"{(best.driver_cpu_s + best.other_cpu_s) / cores:.2f} s of all {cores} cores")
 
 
 def time_ansible(lab, hosts: list[str], work: Path, forks: int | None = None) -> float | None:
@@ -142,14 +209,16 @@ def main(argv=None) -> int:
             from bench.ansible_engine import compare, print_rows
             print_rows(compare(lab, names, work / "ansible-engine", ns.repeat), ns.hosts, None)
             return 0
+        spent: list[StepWork] = []
         ones = [time_engine(lab, names[:1], work / "runs") for _ in range(ns.repeat)]
-        manys = [time_engine(lab, names, work / "runs") for _ in range(ns.repeat)]
+        manys = [time_engine(lab, names, work / "runs", spent) for _ in range(ns.repeat)]
         one, many = statistics.median(t for _, t in ones), statistics.median(t for _, t in manys)
         c1, cn = statistics.median(c for c, _ in ones), statistics.median(c for c, _ in manys)
         print(f"one step ({STEP_SCRIPT!r}), median of {ns.repeat}:")
         print(f"  1 host:              {one:6.2f} s   (connecting first, in pre-flight: {c1:.2f} s)")
         print(f"  {ns.hosts} hosts in parallel: {many:6.2f} s   ratio {many / one:.2f} x one host  (target < 1.5)"
               f"   (connecting: {cn:.2f} s; step + connect {(many + cn) / (one + c1):.2f} x)")
+        print_step_work(spent, ns.hosts)
         many = many + cn        # Ansible connects inside its run: compare like with like
         if not ns.no_ansible:
             ans = time_ansible(lab, names, work)
