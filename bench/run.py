@@ -1,6 +1,8 @@
 """Benchmark of the run engine on real sshd hosts (bench/sandbox_hosts.py):
 
-* one step on 1 host and on 50 hosts in parallel (target: 50 hosts < 1.5 x one host);
+* one step on 1 host and on 50 hosts in parallel (target: 50 hosts < 1.5 x one host), with what
+  the 50-host step cost besides time: the processes each host started for it and the CPU the
+  driver and the rest of the machine (the hosts' sshd and shells) used, against the cores there are;
 * the same step on the same 50 hosts with Ansible at its default 5 forks (target: the
   engine >= 5 x faster);
 * the same step through `run --engine ansible` against plain ansible-playbook running the
