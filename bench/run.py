@@ -79,20 +79,32 @@ def _children(pid: int) -> list[int]:
         chain.append(int(kids[0]))
 
 
-def _machine_cpu_s() -> float:
-    """CPU seconds every process on this machine has used (user + system), from /proc/stat."""
-    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    return (int(fields[0]) + int(fields[1]) + int(fields[2])) / os.sysconf("SC_CLK_TCK")
+def _hosts_cpu_s(lab, hosts: list[str]) -> float:
+    """CPU seconds (user + system) the hosts' processes have used: each sshd and what runs under
+    it, the ended ones through their parents' counts (an orphaned job is reaped by its host's
+    sshd, its pid 1).  Other work on this machine is not in it."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    todo = [lab.hosts[h].process.pid for h in hosts]
+    while todo:
+        pid = todo.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15])     # utime stime cutime cstime
+        todo.extend(int(k) for k in kids)
+    return total / tick
 
 
 @dataclass
 class StepWork:
-    """What one step cost besides its wall time: the programs each host started for it and the
-    CPU the driver and the rest of the machine (the hosts' sshd and shells, and anything else
-    running) used meanwhile."""
+    """What one step cost besides its wall time: the programs each host started for it, and the
+    CPU the hosts (sshd and the shells under it) and the driver used."""
     processes_per_host: float | None
+    hosts_cpu_s: float
     driver_cpu_s: float
-    other_cpu_s: float
 
 
 def time_engine(lab, hosts: list[str], runs: Path, work: list[StepWork] | None = None) -> tuple[float, float]:
@@ -106,35 +118,36 @@ def time_engine(lab, hosts: list[str], runs: Path, work: list[StepWork] | None =
         if not all(c.ok for c in checks):
             raise RuntimeError(next(c.message for c in checks if not c.ok))
         before = _last_pids(lab, hosts) if work is not None else None
-        machine0, driver0 = _machine_cpu_s(), time.process_time()
+        hosts0, driver0 = _hosts_cpu_s(lab, hosts), time.process_time()
         t0 = time.perf_counter()
         ok = engine.run_steps(engine.steps)
         seconds = time.perf_counter() - t0
-        driver, machine = time.process_time() - driver0, _machine_cpu_s() - machine0
+        driver = time.process_time() - driver0
         if work is not None:
             after = _last_pids(lab, hosts)
             # the reading process itself is the one number in between that is not the step's
             started = (sum(after) - sum(before) - len(hosts)) / len(hosts) if before and after else None
-            work.append(StepWork(started, driver, max(0.0, machine - driver)))
+            work.append(StepWork(started, _hosts_cpu_s(lab, hosts) - hosts0, driver))
     finally:
         engine.close()
     require_success(engine, ok)
     return connect, seconds
 
 
-def print_step_work(spent: list[StepWork], hosts: int) -> None:
-    """Why the 50-host row is what it is: the step's 0.5 s sleep costs no CPU, so what it waits
-    for beyond that is CPU, and this machine has os.cpu_count() cores for the driver, the hosts'
-    sshd and shells, and whatever else runs here."""
+def print_step_work(spent: list[StepWork], hosts: int, one_host_s: float) -> None:
+    """Why the row is what it is: the step's 0.5 s sleep costs no CPU, so what a step on many hosts
+    waits for beyond one host's time is CPU, and this machine's cores are shared by the driver
+    and every host's sshd and shells (and whatever else runs here)."""
     if not spent:
         return
-    best = min(spent, key=lambda w: w.driver_cpu_s + w.other_cpu_s)
+    best = min(spent, key=lambda w: w.driver_cpu_s + w.hosts_cpu_s)
     cores = os.cpu_count() or 1
     started = f"{best.processes_per_host:.0f}" if best.processes_per_host is not None else "?"
-    print(f"  per step on {hosts} hosts: {started} processes started on each host; CPU: driver "
-          f"{best.driver_cpu_s:.2f} s, the rest of this machine {best.other_cpu_s:.2f} s "
-          f"(the hosts' sshd and shells, and any other work here) = "
-          f"{(best.driver_cpu_s + best.other_cpu_s) / cores:.2f} s of all {cores} cores")
+    busy = (best.driver_cpu_s + best.hosts_cpu_s) / cores
+    print(f"  per step on {hosts} hosts: {started} processes started on each host; CPU: the hosts "
+          f"{best.hosts_cpu_s:.2f} s ({1000 * best.hosts_cpu_s / hosts:.0f} ms each), the driver "
+          f"{best.driver_cpu_s:.2f} s: {busy:.2f} s of all {cores} cores, "
+          f"{busy / one_host_s:.2f} x the one-host step on CPU alone")
 
 
 def time_ansible(lab, hosts: list[str], work: Path, forks: int | None = None) -> float | None:
@@ -220,7 +233,7 @@ def main(argv=None) -> int:
         print(f"  1 host:              {one:6.2f} s   (connecting first, in pre-flight: {c1:.2f} s)")
         print(f"  {ns.hosts} hosts in parallel: {many:6.2f} s   ratio {many / one:.2f} x one host  (target < 1.5)"
               f"   (connecting: {cn:.2f} s; step + connect {(many + cn) / (one + c1):.2f} x)")
-        print_step_work(spent, ns.hosts)
+        print_step_work(spent, ns.hosts, one)
         many = many + cn        # Ansible connects inside its run: compare like with like
         if not ns.no_ansible:
             ans = time_ansible(lab, names, work)
