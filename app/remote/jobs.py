@@ -112,9 +112,9 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
               'if [ -n "$2" ]; then cd "$2"; else cd; fi; '
               f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null 3>&- & c=$!; '
               'echo $c > "$1/child.new"; mv "$1/child.new" "$1/child"; '
-              # the starter learns the child's pid on fd 3 (a subshell: a starter gone since cannot
-              # end the runner with SIGPIPE); the script never holds fd 3
-              '(echo $c >&3) 2>/dev/null; exec 3>&-; wait $c; s=$?; '
+              # the starter learns the child's pid on fd 3; a starter gone since must not end the
+              # runner with SIGPIPE (ignored only now: the script started with the default)
+              "trap '' PIPE; { echo $c >&3; } 2>/dev/null; exec 3>&-; wait $c; s=$?; "
               # the status is kept first, then the last word claimed: a stop that claims it in between
               # finds the status and takes the job as ended
               'now > "$1/ended"; echo $s > "$1/exit.tmp"; mv "$1/exit.tmp" "$1/exit.new"; '
