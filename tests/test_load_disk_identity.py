@@ -160,3 +160,12 @@ def test_a_write_phase_refuses_a_disk_that_holds_a_file_system_or_is_not_there(l
     ghost = _run(lab, _bed(serial="nosuchserial"))               # a typo in the serial
     assert ghost.returncode != 0 and "no disk on" in ghost.stderr and "nosuchserial" in ghost.stderr
     assert _digests(lab) == before
+
+
+def test_the_disk_a_load_runs_on_raw_is_not_formatted_first():
+    """A procedure that made ext4 on the load's disk would have its own write phase refused (or write over it)."""
+    def formats(text: str) -> list[str]:
+        return [s.number for s in M.generate(loads(text, "loads.yaml")).steps()
+                if s.template == "linux/connectivity.yaml#format"]
+    assert formats(_bed()) == []
+    assert len(formats(_bed(targets="[deb1]", filename="/srv/fio.dat"))) == 1      # no load on it: it is formatted
