@@ -154,7 +154,7 @@ def test_a_write_phase_refuses_a_disk_that_holds_a_file_system_or_is_not_there(l
     neighbour: Lun = lab["luns"]["neighbour"]
     subprocess.run(["mkfs.ext4", "-q", "-F", str(neighbour.image)], check=True, timeout=60)
     before = _digests(lab)
-    held = _run(lab, _bed(serial=neighbour.serial))               # the bed's LUN was formatted meanwhile
+    held = _run(lab, _bed(serial=neighbour.serial).replace("lun: 1}", "lun: 2}"))   # formatted meanwhile
     assert held.returncode != 0 and "refused, nothing was written" in held.stderr, held.stderr
     assert "already holds" in held.stderr
     ghost = _run(lab, _bed(serial="nosuchserial"))               # a typo in the serial
@@ -169,3 +169,13 @@ def test_the_disk_a_load_runs_on_raw_is_not_formatted_first():
                 if s.template == "linux/connectivity.yaml#format"]
     assert formats(_bed()) == []
     assert len(formats(_bed(targets="[deb1]", filename="/srv/fio.dat"))) == 1      # no load on it: it is formatted
+
+
+@needs_lab
+def test_a_lun_presented_under_another_number_is_refused(lab):
+    """The bed says LUN 2; the disk with the volume's serial is LUN 1 of the target (the mappings were swapped)."""
+    lun = lab["luns"]["node1"]
+    before = _digests(lab)
+    proc = _run(lab, _bed(serial=lun.serial).replace("lun: 1}", "lun: 2}"))
+    assert proc.returncode != 0 and f"is not LUN 2 of {IQN}" in proc.stderr, proc.stderr
+    assert _digests(lab) == before
