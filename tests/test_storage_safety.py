@@ -230,10 +230,80 @@ def test_a_reused_volume_is_never_written_and_its_kept_step_is_guarded(name):
     # volume's file system; it is marked as a write (and done by hand, naming no identity) on its own
     assert not [s.number for s in steps if s.destructive and not s.template.endswith("#load")], name
     kept = [s for s in steps if s.template.split("#")[-1] in ("mount-kept", "guest-mount-kept", "rhev-domain-kept")]
-    assert kept or not any(h.volumes for h in (*bed.arrays, *bed.array_groups)), name
+    # a volume Linux nodes share (the synthetic Linux beds map every LUN to their cluster's group) is kept
+    # by hand, as a cluster file system: no script mounts it
+    shared = [s for s in steps if s.template.split("#")[-1] in ("shared-volume", "guest-shared-volume")]
+    assert not [s.number for s in shared if s.automation], name
+    assert kept or shared or not any(h.volumes for h in (*bed.arrays, *bed.array_groups)), name
     for s in kept:
         for c in s.automation:
             assert "--- Testbed Studio guard" in c.script, (name, s.number)
             own = c.script.split("--- end of guard", 1)[1]
             assert not any(p.search(own) for p in POSITIONAL), (name, s.number)
             assert re.search(r"(TB_WWN|TB_SERIAL|TB_TARGET|Wwn|Serial|Target) ?= ?'?\w", own), (name, s.number)
+
+
+# ------------------------------------------------------------------------ a volume several Linux hosts share
+
+SHARED_BED = """format_version: 1
+bed: {name: two Debian hosts share one LUN}
+networks:
+  - {id: san, cidr: 10.20.0.0/24, role: iscsi}
+servers:
+  - id: deb1
+    os: Debian GNU/Linux 12 (bookworm)
+    platform: linux
+    multipath: dm-multipath
+    adapters: [{name: nic, ports: [{name: san0, roles: [iscsi], address: 10.20.0.2/24, network: san}]}]
+  - id: deb2
+    os: Debian GNU/Linux 12 (bookworm)
+    platform: linux
+    multipath: dm-multipath
+    adapters: [{name: nic, ports: [{name: san0, roles: [iscsi], address: 10.20.0.3/24, network: san}]}]
+arrays:
+  - id: array1
+    model: Linux SCSI target framework (tgt)
+    connectivity: iscsi
+    controllers: [{name: c0, ports: [{name: p0, roles: [iscsi], address: 10.20.0.1/24, network: san}]}]
+    volumes:
+      - {name: shared, size_gb: 10, serial: beaf11, target: 'iqn.2026-11.lab:array1', drive: /srv/shared}
+      - {name: node1-data, size_gb: 5, serial: beaf12, target: 'iqn.2026-11.lab:array1', drive: /srv/node1}
+      - {name: node2-data, size_gb: 5, serial: beaf13, target: 'iqn.2026-11.lab:array1', drive: /srv/node2}
+    host_groups: [{name: pair}]
+    hosts:
+      - {name: deb1, server: deb1, host_group: pair, initiators: ['iqn.2026-11.lab:deb1']}
+      - {name: deb2, server: deb2, host_group: pair, initiators: ['iqn.2026-11.lab:deb2']}
+    mappings:
+      - {volume: shared, to: pair, lun: 1}
+      - {volume: node1-data, to: deb1, lun: 2}
+      - {volume: node2-data, to: deb2, lun: 3}
+"""
+CLUSTER = "clusters:\n  - {id: debclu, nodes: [deb1, deb2], shared_volumes: ['array1:shared']}\n"
+WRITES_A_FILE_SYSTEM = re.compile(r"\bmkfs|/etc/fstab|\bmount\b")
+
+
+@pytest.mark.parametrize("variant", ["host-group", "cluster", "cluster-reuse", "two-hosts"])
+def test_a_volume_several_linux_hosts_share_is_never_formatted_or_mounted_by_script(variant):
+    """ext4/XFS are not cluster file systems: a second node mounting the shared LUN (at failover, or both
+    at once) corrupts it, so no node gets a scripted mkfs or /etc/fstab line for it -- the step is manual
+    and says why -- while each host's own volume is still formatted and mounted by its guarded script."""
+    text = SHARED_BED + (CLUSTER if variant.startswith("cluster") else "")
+    if variant == "cluster-reuse":
+        text = text.replace("drive: /srv/shared}", "drive: /srv/shared, reuse: true}")
+    if variant == "two-hosts":       # mapped to each host on its own rather than to their group
+        text = text.replace("{volume: shared, to: pair, lun: 1}",
+                            "{volume: shared, to: deb1, lun: 1}\n      - {volume: shared, to: deb2, lun: 1}")
+    steps = list(M.generate(loads(text, "shared.yaml")).steps())
+    about_shared = [s for s in steps if "beaf11" in s.text or any("beaf11" in c.script for c in s.automation)]
+    assert not [s.number for s in about_shared if s.automation and any(
+        WRITES_A_FILE_SYSTEM.search(c.script.split("--- end of guard")[-1]) for c in s.automation)]
+    assert not [s for s in about_shared if s.template.split("#")[-1] in ("format", "mount-kept")]
+    manual = [s for s in about_shared if s.template.endswith("#shared-volume")]
+    assert [s.target for s in manual] == ["deb1"] and not manual[0].automation
+    assert "cluster file system" in manual[0].text and "deb2" in manual[0].text and "/srv/shared" in manual[0].text
+    assert ("cluster debclu" in manual[0].text) == variant.startswith("cluster")
+    own = {s.target: s for s in steps if s.template.endswith("#format")}
+    assert sorted(own) == ["deb1", "deb2"]
+    for host, serial, mnt in (("deb1", "beaf12", "/srv/node1"), ("deb2", "beaf13", "/srv/node2")):
+        script = own[host].automation[0].script
+        assert own[host].destructive and f"TB_SERIAL={serial}" in script and "mkfs" in script and mnt in script

@@ -73,7 +73,8 @@ def _host_disks(ctx: BedContext) -> list[Item]:
 
 
 @domain("host_volume",
-        HOST_NAMES | ARRAY_NAMES | field_names("volume", *VOLUME_FIELDS, "owner_reason") |
+        HOST_NAMES | ARRAY_NAMES | field_names("volume", *VOLUME_FIELDS, "owner_reason", "shared", "shared_with",
+                                               "clusters") |
         field_names("group", *GROUP_FIELDS),
         "each volume a server or VM formats (topology/volume_owner.py: the machine that uses it), after its logons")
 def _host_volumes(ctx: BedContext) -> list[Item]:
@@ -102,9 +103,22 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
                 identity_values(ctx, vals, a, v, lun, shows_wwn=_shows_wwn(ctx, sid))
                 who = ctx.volume_owners()[f"{a.id}:{v.name}"]
                 put(vals, "volume.owner_reason", as_text(who.reason, f"{a.id}:{v.name}"))
+                _put_sharing(ctx, vals, f"{a.id}:{v.name}", who)
                 out.append(Item(vals, sid, platform_of(s), ctx.machine_group(sid), 6000 + i * 1000 + j))
     return out
 
+
+def _put_sharing(ctx: BedContext, vals: Values, ref: str, who: Any) -> None:
+    """Whether machines other than the one that formats the volume reach it too (a host group, several
+    hosts, a cluster's shared volume): a single-node file system (ext4, XFS) mounted there at failover, or
+    on two nodes at once, is corrupted, so the templates make no file system and no mount of it by script.
+    The hypervisor host of a VM that reaches the LUN itself never mounts it (`topology/volume_owner.py`)."""
+    owner_vm = ctx.idx.vms.get(who.owner) if who.kind == "guest" else None
+    others = [m for m in who.others if owner_vm is None or m != owner_vm.host]
+    clusters = [c.id for c in ctx.bed.clusters if ref in c.shared_volumes]
+    put(vals, "volume.shared", as_bool(bool(others or clusters), f"{ref}.mappings"))
+    put(vals, "volume.shared_with", as_list(list(others), f"{ref}.mappings"))
+    put(vals, "volume.clusters", as_list(clusters, f"{ref}.clusters"))
 
 
 def _shows_wwn(ctx: BedContext, sid: str) -> bool:
