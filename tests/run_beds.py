@@ -40,3 +40,17 @@ def write_fio_bed(path: Path, host: str, data_file: Path, access: dict, minutes:
            "access": [{"host": host} | access]}
     path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
     return path
+
+
+def with_a_formatted_volume(bed_file: Path) -> Path:
+    """A bed of `write_fio_bed` with a LUN mapped to its load client, which formats it (a step that writes)."""
+    doc = yaml.safe_load(bed_file.read_text())
+    doc["servers"][0] |= {"software": ["fio", "sysstat", "open-iscsi"], "domain": "lab.example",
+                          "multipath": "dm-multipath"}
+    doc["arrays"] = [{"id": "array1", "model": "Linux SCSI target framework (tgt)", "connectivity": "iscsi",
+                      "volumes": [{"name": "data", "size_gb": 1, "serial": "beaf12",
+                                   "target": "iqn.2026-11.lab:array1", "drive": "/srv/data"}],
+                      "hosts": [{"name": "client1", "server": "client1"}],
+                      "mappings": [{"volume": "data", "to": "client1", "lun": 2}]}]
+    bed_file.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return bed_file

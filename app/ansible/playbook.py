@@ -21,6 +21,7 @@ import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from app.ansible.disk_writes import confirmation_task
 from app.ansible.inventory import inventory_name
 from app.ansible.tasks import result_tasks, step_tasks, tag, vault_names, vault_variable
 from app.ansible.yaml_out import Name, Unsafe, name
@@ -128,7 +129,11 @@ def automated_play(book: Book, title: Name, lanes: dict[str, Lane], measurement:
     secrets: set[str] = set()
     for host, lane in lanes.items():
         tasks = own.setdefault(host, [])
+        asked = job_script is not None      # the run engine asked before the run (app/run/destructive.py)
         for index, (step, task) in enumerate(lane):
+            if step.destructive and not asked:
+                asked = True
+                tasks.append(confirmation_task(host, [s for s, _ in lane]))
             tasks.extend(step_tasks(step, task, index, measurement, job_script, chdir(host)))
             tasks.extend(result_tasks(step, task))
             secrets |= vault_names((task.ansible or {}).get("args"))

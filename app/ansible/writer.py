@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from app.ansible.disk_writes import CONFIRM_ARGUMENT
 from app.ansible.inventory import Reach, inventory, inventory_name
 from app.ansible.playbook import plays, split
 from app.ansible.tasks import modules_of, vault_names, vault_variable
@@ -142,6 +143,11 @@ def _notes(bed: Bed, steps: Sequence[RunStep], reached: Reach, collections: list
                      + ": ansible-galaxy collection install -r requirements.yml")
     if secrets:
         notes.append("needs credentials from a vault: " + ", ".join(secrets) + " (see README.md)")
+    writes = [s for s in steps if s.destructive and not s.manual and s.target not in reached.refused]
+    if writes:
+        notes.append(f"{len(writes)} step(s) write to disks ({', '.join(s.number for s in writes[:8])}"
+                     f"{' ...' if len(writes) > 8 else ''}): each host stops before its first one unless the run "
+                     f"says {CONFIRM_ARGUMENT}; its message lists the disks")
     return notes
 
 
