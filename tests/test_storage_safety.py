@@ -307,3 +307,47 @@ def test_a_volume_several_linux_hosts_share_is_never_formatted_or_mounted_by_scr
     for host, serial, mnt in (("deb1", "beaf12", "/srv/node1"), ("deb2", "beaf13", "/srv/node2")):
         script = own[host].automation[0].script
         assert own[host].destructive and f"TB_SERIAL={serial}" in script and "mkfs" in script and mnt in script
+
+
+GUESTS_SHARE = """format_version: 1
+bed: {name: two guests share one LUN over in-guest iSCSI}
+servers:
+  - {id: kvm1, role: hypervisor, os: Debian GNU/Linux 12 (bookworm), hypervisor: KVM, platform: linux,
+     multipath: dm-multipath}
+arrays:
+  - id: array1
+    model: Linux SCSI target framework (tgt)
+    connectivity: iscsi
+    volumes:
+      - {name: quorum, size_gb: 1, serial: beaf21, target: 'iqn.2026-11.lab:array1', drive: /srv/quorum}
+      - {name: own, size_gb: 1, serial: beaf22, target: 'iqn.2026-11.lab:array1', drive: /srv/own}
+    hosts:
+      - {name: g1, server: g1}
+      - {name: g2, server: g2}
+      - {name: kvm1, server: kvm1}
+    mappings:
+      - {volume: quorum, to: g1, lun: 1}
+      - {volume: quorum, to: g2, lun: 1}
+      - {volume: quorum, to: kvm1, lun: 1}
+      - {volume: own, to: g1, lun: 2}
+      - {volume: own, to: kvm1, lun: 2}
+vms:
+  - {id: g1, host: kvm1, memory_gb: 4, guest_os: Debian GNU/Linux 12 (bookworm), storage_access: guest_iscsi,
+     multipath: dm-multipath}
+  - {id: g2, host: kvm1, memory_gb: 4, guest_os: Debian GNU/Linux 12 (bookworm), storage_access: guest_iscsi,
+     multipath: dm-multipath}
+"""
+
+
+def test_a_lun_two_linux_guests_share_is_never_formatted_inside_either_but_a_guests_own_lun_is():
+    """A guest cluster's LUN (two VMs log in to it themselves) is kept by hand too; the LUN one guest alone
+    reaches is formatted inside it, even though the array also maps it to the guest's host."""
+    steps = list(M.generate(loads(GUESTS_SHARE, "guests.yaml")).steps())
+    by_kind = lambda kind: [s for s in steps if s.template.endswith(f"#{kind}")]   # noqa: E731
+    shared = by_kind("guest-shared-volume")
+    assert [s.target for s in shared] == ["g1"] and "beaf21" in shared[0].text and "g2" in shared[0].text
+    assert not shared[0].automation
+    formats = by_kind("guest-format")
+    assert [s.target for s in formats] == ["g1"] and "TB_SERIAL=beaf22" in formats[0].automation[0].script
+    assert not [s.number for s in steps if any("beaf21" in c.script for c in s.automation)
+                and any(WRITES_A_FILE_SYSTEM.search(c.script.split("--- end of guard")[-1]) for c in s.automation)]
