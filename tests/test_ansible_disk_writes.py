@@ -81,3 +81,25 @@ def test_the_exported_playbook_stops_before_a_disk_write_until_the_person_confir
     assert f"4.2 WRITES TO {DISK}" in r.stdout and f"{CONFIRM_VARIABLE}=yes" in r.stdout, r.stdout[-3000:]
     assert not (marks / "h1").exists(), "h1 wrote to its disk without a confirmation"
     assert (marks / "h2").read_text() == "done\n", r.stdout[-3000:] + r.stderr[-2000:]
+
+
+def test_a_load_that_writes_over_a_raw_lun_is_confirmed_first_in_measure_yml(tmp_path):
+    bed_file = with_a_formatted_volume(write_fio_bed(tmp_path / "bed.yaml", "client1", tmp_path / "c.dat",
+                                                     {"transport": "ssh", "address": "192.0.2.10", "user": "root"}))
+    doc = yaml.safe_load(bed_file.read_text())
+    del doc["arrays"][0]["volumes"][0]["drive"]            # the load runs on the LUN itself, writing 30 %
+    doc["workloads"][0]["targets"] = ["array1:data"]
+    del doc["workloads"][0]["parameters"]["filename"]
+    bed_file.write_text(yaml.safe_dump(doc, sort_keys=False))
+    bed = load(bed_file)
+    reached = reach(bed)
+    steps = run_steps(generate(bed), reached.transports)
+    load_step = next(s for s in steps if s.destructive)
+    assert load_step.section == "run" and load_step.devices == [DISK]
+    result = export(bed, steps, tmp_path / "out", reached)
+    tasks = [t for play in _plain(result.paths["measure"]) for t in play.get("tasks", [])]
+    first_write = next(i for i, t in enumerate(tasks) if str(t["name"]).startswith(f"{load_step.number} "))
+    ask = tasks[first_write - 1]
+    assert CONFIRM_VARIABLE in str(ask["ansible.builtin.assert"]["that"])
+    assert f"{load_step.number} WRITES TO {DISK}" in ask["ansible.builtin.assert"]["fail_msg"]
+    assert CONFIRM_VARIABLE not in result.paths["playbook"].read_text()    # the build writes to no disk
