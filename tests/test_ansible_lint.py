@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from app.ansible import export, reach
-from app.run.plan import RunStep, Task, run_steps
-from tests.run_beds import write_fio_bed
+from app.run.plan import run_steps
+from tests.run_beds import with_a_formatted_volume, write_fio_bed
 from topology.fileformat import load
 from topology.methodology import generate
 
@@ -51,17 +51,9 @@ def _tool(name: str) -> Path:
 def _linux_export(tmp_path: Path):
     bed_file = write_fio_bed(tmp_path / "bed.yaml", "client1", tmp_path / "c.dat",
                              {"transport": "ssh", "address": "192.0.2.10", "user": "root"})
-    doc = yaml.safe_load(bed_file.read_text())
-    doc["servers"][0] |= {"software": ["fio", "sysstat", "open-iscsi"], "domain": "lab.example"}
-    bed_file.write_text(yaml.safe_dump(doc, sort_keys=False))
-    bed = load(bed_file)
-    reached = reach(bed)
-    # with a step that writes to a disk, which the export asks to confirm first (app/ansible/disk_writes.py); its
-    # script is plain: the linux-block guard's `${#arr[@]}` trips ansible-lint's jinja rule on `!unsafe` text
-    # (ansible/ansible-lint#4647), so the guarded format step itself is not linted here
-    writes = RunStep("4.2", "Format a disk on client1.", "storage", "Storage", "client1",
-                     [Task("4.2", "client1", "bash", "echo formatted")], devices=["array1:data (serial beaf12, 1 GB)"])
-    return export(bed, [writes, *run_steps(generate(bed), reached.transports)], tmp_path / "linux", reached)
+    # with a LUN the client formats: the guarded format step, and the confirmation the export asks before it
+    # (app/ansible/disk_writes.py)
+    return _export(load(with_a_formatted_volume(bed_file)), tmp_path / "linux")
 
 
 def _windows_export(tmp_path: Path):
@@ -97,6 +89,7 @@ def test_the_linux_export_passes_syntax_check_with_ansible_core_alone(tmp_path):
     modules = _modules(result)
     assert {"ansible.builtin.package", "ansible.builtin.fetch", "ansible.builtin.command",
             "ansible.builtin.assert"} <= modules
+    assert "tb_require_blank" in result.paths["playbook"].read_text()      # the guarded format step is linted too
     r = subprocess.run([str(_tool("ansible-playbook")), "-i", str(result.paths["inventory"]), "--syntax-check",
                         str(result.paths["playbook"]), str(result.paths["measure"])],
                        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)

@@ -5,6 +5,10 @@
 # (a dm device with DM_UUID mpath-*).  Any doubt stops the step before it writes anything.
 # The step sets TB_VOLUME, TB_WWN or TB_SERIAL or TB_TARGET with TB_LUN, TB_MIN_BYTES, TB_MAX_BYTES
 # and, when the array family is known, TB_VENDOR and TB_PRODUCT (extended regular expressions).
+# an array's length is never read with the length expansion (dollar, brace, hash): Ansible and ansible-lint
+# take a brace followed by a hash in a script for the start of a Jinja comment, even in `!unsafe` text
+# (ansible/ansible-lint#4647), so the exported playbook would not lint
+tb_count() { echo "$#"; }
 tb_refuse() {
     echo "refused, nothing was written to ${TB_VOLUME:-the volume}'s disk: $*" >&2
     exit 1
@@ -99,7 +103,7 @@ tb_select() {   # sets TB_DEVICE to /dev/NAME of the volume, or refuses
             *) case " $seen " in *" $h "*) ;; *) holders+=("$h"); seen="$seen $h" ;; esac ;;
         esac
     done
-    if [ "${#paths[@]}" -eq 0 ]; then
+    if [ -z "${paths[0]:-}" ]; then
         local found=''
         for n in /sys/class/block/*; do
             n=${n##*/}
@@ -109,13 +113,13 @@ tb_select() {   # sets TB_DEVICE to /dev/NAME of the volume, or refuses
         done
         tb_refuse "no disk on $(hostname) has its identity (${TB_WWN:+WWN $TB_WWN; }${TB_SERIAL:+serial $TB_SERIAL; }${TB_TARGET:+LUN ${TB_LUN:-?} of $TB_TARGET}); the disks here: ${found#; }"
     fi
-    if [ "${#holders[@]}" -eq 0 ]; then
-        if [ "${#paths[@]}" -gt 1 ]; then
-            tb_refuse "its identity appears on ${#paths[@]} disks (${paths[*]}) and no multipath device holds them: set up multipath first, or find the duplicate"
+    if [ -z "${holders[0]:-}" ]; then
+        if [ -n "${paths[1]:-}" ]; then
+            tb_refuse "its identity appears on $(tb_count "${paths[@]}") disks (${paths[*]}) and no multipath device holds them: set up multipath first, or find the duplicate"
         fi
         dev=${paths[0]}
     else
-        if [ "${#holders[@]}" -gt 1 ]; then
+        if [ -n "${holders[1]:-}" ]; then
             tb_refuse "its paths (${paths[*]}) are held by several devices (${holders[*]})"
         fi
         dev=${holders[0]}
@@ -177,11 +181,11 @@ tb_require_reuse() {   # the bed keeps the volume's file system: sets TB_FS_DEVI
         case $type in ''|LVM2_member|swap|linux_raid_member|crypto_LUKS) continue ;; esac
         [ "$label" = "$TB_REUSE_LABEL" ] && found+=("$dev:$type")
     done
-    if [ "${#found[@]}" -eq 0 ]; then
+    if [ -z "${found[0]:-}" ]; then
         tb_refuse "the bed keeps its file system labelled $TB_REUSE_LABEL, but $TB_DEVICE holds${seen:- nothing: no file system}"
     fi
-    if [ "${#found[@]}" -gt 1 ]; then
-        tb_refuse "$TB_DEVICE holds ${#found[@]} file systems labelled $TB_REUSE_LABEL (${found[*]})"
+    if [ -n "${found[1]:-}" ]; then
+        tb_refuse "$TB_DEVICE holds $(tb_count "${found[@]}") file systems labelled $TB_REUSE_LABEL (${found[*]})"
     fi
     # shellcheck disable=SC2034  # both are read by the step that keeps the file system
     TB_FS_DEVICE=${found[0]%%:*} TB_FS_TYPE=${found[0]#*:}
