@@ -169,11 +169,12 @@ def test_running_a_step_again_in_the_same_session_stops_the_copy_its_cut_off_tim
 
 
 
-def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool):
+def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool, ends_before_the_start: bool = False):
     """A run whose one attempt timed out while its start was held up in the cut link, resumed: the
     resume finds nothing on the host, and the held-up start lands just before the resume's own
-    (with `late_copy_ends_first`, that late copy ends right after refusing it).  (session's final
-    state of the task, the journal's notes, the late copy's pid)"""
+    (with `late_copy_ends_first`, that late copy ends right after refusing it; with
+    `ends_before_the_start`, it runs to its end before the resume's start reaches the host).
+    (session's final state of the task, the journal's notes, the late copy's pid, the events)"""
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
     runs = tmp_path / "runs"
     first = RunSession.from_file(bed, templates=[templates], runs_dir=runs, timeout=0.5)
@@ -186,7 +187,8 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool):
     run_id = first.run_id
     first.close()
     questions: list = []
-    session = _resume(bed, templates, runs, [], questions)
+    events: list = []
+    session = _resume(bed, templates, runs, events, questions)
     transport = session.engine.connections.get(task.host)
     real_run, late = transport.run, []
 
@@ -202,8 +204,11 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool):
         late.append(int(follower.stderr.readline()[len(jobs.PID_MARK):]))
         os.killpg(follower.pid, signal.SIGKILL)     # its driver gave up on it long ago
         follower.wait(timeout=10)
+        if ends_before_the_start:
+            release(tmp_path)
+            wait_for(lambda: not pid_alive(late[0]), what="the late copy's end", seconds=30)
         refused = real_run(script, **kw)
-        if late_copy_ends_first:
+        if late_copy_ends_first and not ends_before_the_start:
             release(tmp_path)
             wait_for(lambda: not pid_alive(late[0]), what="the late copy's end", seconds=30)
         return refused
@@ -213,7 +218,7 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool):
         assert session.settle_leftovers() is None          # the host held nothing of it yet
         running = threading.Thread(target=session.run, args=(session.steps,))
         running.start()
-        if not late_copy_ends_first:
+        if not (late_copy_ends_first or ends_before_the_start):
             wait_for(lambda: late and not pid_alive(late[0]), what="the late copy stopped", seconds=30)
             wait_for(lambda: (tmp_path / "marks" / "h1.log").read_text().count("begin") == 2,
                      what="the step's own start", seconds=30)
@@ -226,18 +231,35 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool):
         session.close()
     assert questions == []
     notes = [r["message"] for r in J.read_records(runs / run_id)[0] if r["kind"] == "note"]
-    return state, notes, late[0]
+    return state, notes, late[0], events
 
 
 def test_a_timed_out_attempts_start_that_lands_after_the_resume_looked_is_stopped_and_the_step_runs_once(tmp_path):
-    state, notes, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False)
+    state, notes, _, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False)
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nbegin\nend\n"     # one copy at a time
     assert state.status == J.OK and state.attempts == 2
     assert any("reached the host late" in n and "stopped it" in n for n in notes), notes
 
 
 def test_a_late_copy_that_ended_before_it_could_be_stopped_is_taken_as_it_ended(tmp_path):
-    state, notes, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=True)
+    state, notes, _, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=True)
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"            # never run twice
     assert state.status == J.OK and state.exit_code == 0
     assert any("reached the host late" in n and "taken as it ended" in n for n in notes), notes
+
+
+def test_a_late_start_that_ran_to_its_end_before_the_resumes_own_start_is_taken_not_run_again(tmp_path):
+    """The held-up start of the timed-out attempt lands after the resume looked and runs to its end
+    before the resume's start reaches the host: that start finds the ended job of the earlier
+    attempt and starts nothing; its output and status are the step's, journalled as taken."""
+    state, notes, _, events = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False,
+                                                          ends_before_the_start=True)
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"            # never run twice
+    assert state.status == J.OK and state.exit_code == 0
+    assert any("reached the host late" in n and "to its end before this attempt's start" in n
+               and "not run again" in n for n in notes), notes
+    records = J.read_records(next((tmp_path / "runs").iterdir()))[0]
+    end = [r for r in records if r["kind"] == "end"][-1]
+    assert end["taken_attempt"] == 1 and end["tail"][-1] == "done"          # attempt 1's output and status
+    said = [e for e in events if isinstance(e, E.Leftover)]
+    assert [(e.what, e.number) for e in said] == [("ended", 0)] and "reached the host late" in said[0].detail

@@ -33,6 +33,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 RUNNING, ENDED, DEAD, GONE = "running", "ended", "dead", "gone"
 STOPPED = "stopped"          # what a stop reports when it stopped the job
 ALREADY_RUNNING = "this step is already running on this host"
+EARLIER_ENDED = "ran to its end on this host after its driver gave up on it"
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,10 @@ class Job:
     # gone (Ansible's module reads the follower's pipes itself, so no broken pipe reaches it)
     # must not remove the output a later adopting pass reads from line 1
     keep_files: bool = False
+    # an earlier attempt whose end its driver never saw from the host (it timed out, was stopped,
+    # or its driver died or lost the link): a job of that attempt found ended here started late,
+    # after a resume had looked, and ran the step already; this start then starts nothing
+    unseen_end: int = 0
 
     @property
     def name(self) -> str:
@@ -113,7 +118,7 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
 mkdir -p "$d" && cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
-{_later_attempt(job)}if [ ! -s exit ] && [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; then
+{_later_attempt(job)}{_unseen_end(job)}if [ ! -s exit ] && [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; then
   echo "{ALREADY_RUNNING} (process group $(cat pid)); resume the run to adopt it or stop it" >&2; exit 125
 fi
 rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping attempt
@@ -141,6 +146,17 @@ def _later_attempt(job: Job) -> str:
     return (f'if [ -s attempt ] && [ "$(cat attempt)" -gt {int(job.attempt)} ] 2>/dev/null; then\n'
             f'  echo "attempt $(cat attempt) of this step already started here: this start of attempt '
             f'{int(job.attempt)} came too late (its driver had given up on it) and starts nothing" >&2; exit 125\nfi\n')
+
+
+def _unseen_end(job: Job) -> str:
+    """A start that finds the job of the earlier attempt whose end its driver never saw ended here
+    (its own start was held up in a cut link and landed after the resume looked) starts nothing:
+    the step already ran; the driver takes that attempt's output and status."""
+    if job.unseen_end <= 0:
+        return ""
+    return (f'if [ -s attempt ] && [ "$(cat attempt)" = {int(job.unseen_end)} ] && [ -s exit ]; then\n'
+            f'  echo "attempt {int(job.unseen_end)} of this step {EARLIER_ENDED} (exit status $(cat exit)): '
+            'not started a second time" >&2; exit 125\nfi\n')
 
 
 def _other_attempt(job: Job) -> str:

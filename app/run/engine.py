@@ -17,7 +17,7 @@ from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
 from app.run.fault_points import reached as fault_point
 from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
-from app.run.leftover_choice import MAY_BE_LEFT, STOPPED_BY_DRIVER, late_copy_refused
+from app.run.leftover_choice import MAY_BE_LEFT, STOPPED_BY_DRIVER, late_copy_ended, late_copy_refused
 from app.run.plan import RunStep, Stage, Task, hosts_of, stages
 from app.run.result_fetch import fetch_results, result_paths
 from app.run.runlock import RunLock
@@ -55,6 +55,11 @@ class RunListener:
     def output_taken(self, task: Task, lines: list[str]) -> None:
         """The last stdout lines of an adopted task that a driver before this one already took
         (and recorded): what follows continues them.  Called after task_started."""
+
+    def late_copy(self, task: Task, what: str, number: int | None, detail: str) -> None:
+        """An earlier attempt's start of this task reached its host late (after the resume looked):
+        what became of that copy, in app.run.events.Leftover's words ("ended": taken as it ended,
+        with its exit status; "stopping": stopped, the step starts again)."""
 
 
 @dataclass
@@ -291,7 +296,7 @@ class RunEngine:
         with self._states_lock:
             self._bump(step)
 
-    def _job(self, task: Task, taken: tuple[int, int] = (0, 0)) -> jobs.Job:
+    def _job(self, task: Task, taken: tuple[int, int] = (0, 0), unseen_end: int = 0) -> jobs.Job:
         def started(pid: int) -> None:
             fault_point("job-started")
             self.journal.record("process", step=task.step, host=task.host, pid=pid)
@@ -301,7 +306,7 @@ class RunEngine:
                     st.pid = pid
                     self._bump(task.step)
         return jobs.Job(self.info.id, task.step, task.host, on_started=started, skip_out=taken[0],
-                        skip_err=taken[1], attempt=self.task_state(task).attempts)
+                        skip_err=taken[1], attempt=self.task_state(task).attempts, unseen_end=unseen_end)
 
     # ------------------------------------------------- steps a dead driver left behind
 
@@ -390,15 +395,22 @@ class RunEngine:
                     stop.set()
             self._notify("output", task, stream, line)
 
+        ran: dict[str, object] = {}     # the outcome is a job's an earlier driver or attempt started: its times
         if write_error:
             result = CommandResult(J.FAILED, None, "")
         else:
+            # the earlier attempt's job, found ended by this start, ran late and is taken (jobs.Job.unseen_end)
+            unseen = previous.attempts if not adopt and previous.status in MAY_BE_LEFT else 0
             result = self._run_on_host(task, task.script, sink, _Either(self._cancel, stop), adopt=adopt,
-                                       taken=(taken_out, taken_err))
-            if not adopt and late_copy_refused(previous.status, result):
-                result = self._past_the_late_copy(task, previous.attempts, sink, _Either(self._cancel, stop))
+                                       taken=(taken_out, taken_err), unseen_end=unseen)
+            if not adopt and (late_copy_refused(previous.status, result) or late_copy_ended(result)):
+                result, taken_job = self._past_the_late_copy(task, previous.attempts, sink,
+                                                             _Either(self._cancel, stop), late_copy_ended(result))
+                if taken_job is not None:
+                    ran["taken_attempt"] = taken_job.attempt
+                    start = self._adopted_start(task, state, start, taken_job, ran)
             if adopt:
-                start = self._adopted_start(task, state, start)
+                start = self._adopted_start(task, state, start, ran=ran)
             if result.status == remote.OK and task.verify and not write_error:
                 sink("info", f"[check] {task.verify}")
                 check = self._run_on_host(task, task.verify, sink, _Either(self._cancel, stop))
@@ -423,47 +435,59 @@ class RunEngine:
                           state.attempts, result.tail[-50:])
         self.journal.record("end", step=task.step, host=task.host, status=state.status,
                             exit_code=state.exit_code, message=state.message, seconds=state.seconds,
-                            tail=state.tail)
+                            tail=state.tail, **ran)
         self._set(state)
         self._notify("task_finished", task, state)
         return state.status == J.OK
 
-    def _past_the_late_copy(self, task: Task, attempt: int, sink, cancel) -> CommandResult:
-        """This start was refused for a copy of the step's earlier `attempt`, which the driver had
-        ended itself (timeout, Stop) before its start reached the host: that copy is stopped by its
-        own job folder and the step started once more; one that ended meanwhile is taken as it
-        ended (its output and status), never run a second time."""
+    def _past_the_late_copy(self, task: Task, attempt: int, sink, cancel,
+                            ended_first: bool) -> tuple[CommandResult, jobs.Job | None]:
+        """This start was refused for a copy of the step's earlier `attempt`, whose end the driver
+        never saw from the host (its timeout, Stop, death or lost link), because that attempt's
+        start reached the host late, after the resume looked there (`ended_first`: and ran to its
+        end before this start).  A copy still running is stopped by its own job folder and the
+        step started once more; one that ended is taken as it ended (its output and status),
+        never run a second time: (the outcome, the job taken or None)."""
         late = jobs.Job(self.info.id, task.step, task.host, attempt=attempt)
         try:
             transport = self.connections.get(task.host)
             status, number = transport.stop_job(late)
         except RemoteError as exc:
-            return CommandResult(exc.status, None, str(exc))
-        said = (f"the start of attempt {attempt}, ended by this driver's side, reached the host late and "
-                "ran there beside this attempt's start")
+            return CommandResult(exc.status, None, str(exc)), None
+        said = (f"the start of attempt {attempt}, whose end this driver's side never saw, reached the host late "
+                "(after the resume looked there) and ran there "
+                + ("to its end before this attempt's start" if ended_first else "beside this attempt's start"))
         if status == jobs.ENDED:
-            self.journal.record("note", step=task.step, host=task.host,
-                                message=f"{said}; it ended (exit status {number}): taken as it ended")
-            sink("info", f"[resume] {said}; it ended: taken as it ended")
-            return transport.follow_job(late, on_output=sink, timeout=self._timeout(task.host), cancel=cancel)
+            self.journal.record("note", step=task.step, host=task.host, taken_attempt=attempt,
+                                message=f"{said}; it ended (exit status {number}): taken as it ended, not run again")
+            self._notify("late_copy", task, "ended", number, said)
+            sink("info", f"[resume] {said}; it ended (exit status {number}): taken as it ended, not run again")
+            return transport.follow_job(late, on_output=sink, timeout=self._timeout(task.host), cancel=cancel), late
         self.journal.record("note", step=task.step, host=task.host,
                             message=f"{said}; stopped it, and started this attempt again")
+        self._notify("late_copy", task, "stopping", number, said)
         sink("info", f"[resume] {said}: stopped it; starting this attempt again")
-        return self._run_on_host(task, task.script, sink, cancel)
+        return self._run_on_host(task, task.script, sink, cancel), None
 
-    def _adopted_start(self, task: Task, state: TaskState, start: float) -> float:
-        """Where an adopted task's time is counted from: when its job started on its host (its
-        own clock: ended - started), else the start record of the attempt that started it, so
-        that the journal holds the step's real duration, not how long this driver waited."""
+    def _adopted_start(self, task: Task, state: TaskState, start: float, job: jobs.Job | None = None,
+                       ran: dict[str, object] | None = None) -> float:
+        """Where an adopted task's time is counted from: when its job (default: the task's) started
+        on its host (its own clock: ended - started), else the start record of the attempt that
+        started it, so that the journal holds the step's real duration, not how long this driver
+        waited.  The job's own start and end go into `ran` (the end record's ran_from, ran_until):
+        what ran on the host, which the metrics' coverage windows follow."""
         started = ended = None
         try:
-            started, ended = self.connections.get(task.host).job_times(self._job(task))
+            started, ended = self.connections.get(task.host).job_times(job or self._job(task))
         except (RemoteError, NotImplementedError):
             pass
         now = time.monotonic()
         if started is not None and ended is not None and ended >= started:
             from datetime import datetime
             state.started = datetime.fromtimestamp(started).astimezone().isoformat(timespec="milliseconds")
+            if ran is not None:
+                ran["ran_from"] = state.started
+                ran["ran_until"] = datetime.fromtimestamp(ended).astimezone().isoformat(timespec="milliseconds")
             self._state_changed(task.step)
             return now - (ended - started)
         try:
@@ -503,7 +527,7 @@ class RunEngine:
         return self.timeout or self.host_timeouts.get(host) or DEFAULT_TIMEOUT_S
 
     def _run_on_host(self, task: Task, script: str, sink, cancel, adopt: bool = False,
-                     taken: tuple[int, int] = (0, 0)) -> CommandResult:
+                     taken: tuple[int, int] = (0, 0), unseen_end: int = 0) -> CommandResult:
         try:
             transport = self.connections.get(task.host)
         except RemoteError as exc:
@@ -515,7 +539,7 @@ class RunEngine:
         elif as_job:
             # a job outlives this process: resume can find it instead of starting a second copy
             result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel,
-                                   job=self._job(task))
+                                   job=self._job(task, unseen_end=unseen_end))
         else:
             result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel)
         if result.status == remote.LOST:

@@ -46,3 +46,10 @@ def late_copy_refused(journal_status: str, result) -> bool:
     start was held up in a cut link and reached the host after the resume looked there."""
     return (journal_status in STOPPED_BY_DRIVER and result.exit_code == 125
             and any(jobs.ALREADY_RUNNING in line for line in result.tail))
+
+
+def late_copy_ended(result) -> bool:
+    """A new attempt's start was refused because the job of the earlier attempt, whose end the
+    journal never saw (timeout, Stop, a dead driver, a lost link), started on the host late, after
+    the resume looked there, and ran to its end: the step ran already, and that outcome is taken."""
+    return result.exit_code == 125 and any(jobs.EARLIER_ENDED in line for line in result.tail)

@@ -70,6 +70,9 @@ class MetricsTap(RunListener):
             parser.problems.clear()
         self.inner.output_taken(task, lines)
 
+    def late_copy(self, task, what, number, detail) -> None:
+        self.inner.late_copy(task, what, number, detail)
+
     def task_finished(self, task, state) -> None:
         collector = None
         with self._lock:
