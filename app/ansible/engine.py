@@ -55,6 +55,7 @@ from app.run import journal as J
 from app.run.engine import DEFAULT_TIMEOUT_S, RunEngine
 from app.run.extra_vars import SecretVars
 from app.run.journal import TaskState
+from app.run.leftover_choice import MAY_BE_LEFT
 from app.run.plan import RunStep, Stage, Task, stages
 
 ENGINE_NAME = "ansible"
@@ -512,10 +513,11 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
     # ------------------------------------------------- steps a dead driver left behind
 
     def leftovers(self) -> list[Task]:
-        """Scripts a driver that died left as jobs on their hosts: its journal says they started
-        (interrupted, or their connection was lost) and never ended."""
+        """Scripts that may still be jobs on their hosts, as the built-in engine's: a driver that died
+        or lost its connection never saw them end, or it ended them itself (timeout, Stop) and that
+        stop may never have reached the host (app.run.leftover_choice settles each)."""
         left = [t for s in self.steps for t in s.tasks
-                if t.shell in jobs.SHELLS and self.task_state(t).status in (J.INTERRUPTED, J.LOST)]
+                if t.shell in jobs.SHELLS and self.task_state(t).status in MAY_BE_LEFT]
         return left + [t for t in self._chain_leftovers() if t not in left]
 
     def leftover_status(self, task: Task) -> tuple[str, int | None]:
