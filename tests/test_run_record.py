@@ -100,6 +100,23 @@ def test_coverage_names_how_much_of_its_step_a_run_rests_on():
     assert not gap[0].enough and "no samples between" in gap[0].text() and "(26 s)" in gap[0].text()
 
 
+def test_coverage_follows_what_ran_on_the_host_when_a_timed_out_steps_copy_was_adopted():
+    """The step timed out at 10 s while its stop never reached the host; its copy ran its 60 s there
+    and a resume at 40 s adopted it: the samples of those 60 s are the step's, not split between a
+    10 s window and one from the resume's time."""
+    from app.metrics.coverage import coverage
+    t0 = 1795852800.0         # 2026-11-28 08:00:00 UTC
+    at = "2026-11-28T08:{:02d}:{:04.1f}+00:00".format
+    step = {"step": "3.2", "host": "h1"}
+    records = [{"kind": "start", "time": at(0, 0), "stated_s": 60, "attempt": 1, **step},
+               {"kind": "end", "time": at(0, 10), "status": J.TIMEOUT, "seconds": 10.0, **step},
+               {"kind": "start", "time": at(0, 40), "stated_s": 60, "attempt": 1, "adopted": True, **step},
+               {"kind": "end", "time": at(1, 10.6), "status": J.OK, "seconds": 60.6, **step,
+                "ran_from": at(0, 0.2), "ran_until": at(1, 0.8)}]
+    (cover,) = coverage(records, _samples(t0 + 1, range(60)))
+    assert cover.covered_s == 60 and cover.enough and cover.ran_s == 60.6, cover.text()
+
+
 def test_time_left_comes_from_the_load_s_stated_duration_not_the_mean_of_quick_steps():
     from app.run.plan import RunStep, Task
     from app.run.standing import estimate_left

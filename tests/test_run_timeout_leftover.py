@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import threading
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -121,8 +122,15 @@ def test_a_copy_that_ended_after_its_timeout_is_taken_as_it_ended_not_run_again(
     ended = [e for e in events if isinstance(e, E.Leftover)]
     assert [(e.what, e.number) for e in ended] == [("ended", 0)] and "timed out" in ended[0].detail
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"       # never a second copy
-    state = J.replay(J.read_records(runs / session.run_id)[0])[(session.steps[0].number, "h1")]
+    records = J.read_records(runs / session.run_id)[0]
+    state = J.replay(records)[(session.steps[0].number, "h1")]
     assert state.status == J.OK and state.exit_code == 0 and state.attempts == 1
+    # the adopted end says what ran on the host (the metrics' coverage windows follow it): from the
+    # job's own start, before the timeout was journalled, to its end after it
+    timed_out, adopted = [r for r in records if r["kind"] == "end"]
+    at = {k: datetime.fromisoformat(v) for k, v in (("from", adopted["ran_from"]), ("timeout", timed_out["time"]),
+                                                   ("until", adopted["ran_until"]), ("end", adopted["time"]))}
+    assert at["from"] < at["timeout"] < at["until"] <= at["end"]
     assert standing.failed_step is None
 
 
