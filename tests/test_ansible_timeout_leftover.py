@@ -6,6 +6,7 @@ stopped without a question before the step runs again.  Real ansible-playbook on
 real jobs (app.remote.jobs)."""
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,11 @@ def test_an_ansible_resume_takes_a_timed_out_steps_copy_that_ended_on_its_host_a
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"       # never a second copy
     records = J.read_records(runs / session.run_id)[0]
     assert [r.get("adopted", False) for r in records if r["kind"] == "start"] == [False, True]
+    # the adopted end says what ran on the host (the metrics' coverage windows follow it)
+    timed_out, taken = [r for r in records if r["kind"] == "end"]
+    at = {k: datetime.fromisoformat(v) for k, v in (("from", taken["ran_from"]), ("timeout", timed_out["time"]),
+                                                   ("until", taken["ran_until"]))}
+    assert at["from"] < at["timeout"] < at["until"]
     state = J.replay(records)[(session.steps[0].number, "h1")]
     assert state.status == J.OK and state.exit_code == 0 and state.attempts == 1
     assert standing.failed_step is None

@@ -104,6 +104,7 @@ class _Progress:
     state: TaskState | None = None
     lines: list[tuple[str, str]] = field(default_factory=list)
     host_seconds: float | None = None   # an adopted job's own time on its host (its start to its end)
+    ran: dict[str, str] = field(default_factory=dict)   # an adopted job's own start and end (the end record's)
     stopped_on_host: bool = False       # a chain stopped it at its timeout: nothing left to stop
 
 
@@ -413,8 +414,7 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
     def _host_started(self, item: _Progress, started: float) -> None:
         """An adopted job's start, on its host's clock, as the start of the step's attempt."""
         if item.state is not None:
-            from datetime import datetime
-            item.state.started = datetime.fromtimestamp(started).astimezone().isoformat(timespec="milliseconds")
+            item.state.started = _iso(started)
             self._state_changed(item.task.step)
 
     def _output(self, item: _Progress, data: dict) -> None:
@@ -430,6 +430,7 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
                     started, ended = jobs.parse_times(line[len(_TIMES_MARK):])
                     if started is not None and ended is not None and ended >= started:
                         item.host_seconds = round(ended - started, 3)
+                        item.ran = {"ran_from": _iso(started), "ran_until": _iso(ended)}
                         self._host_started(item, started)
                     continue
                 if stream == "stderr" and line.startswith(jobs.PID_MARK):
@@ -463,7 +464,7 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
         state = TaskState(task.step, task.host, status, exit_code, message, current.started, J.now_iso(), seconds,
                           current.attempts, tail)
         self.journal.record("end", step=task.step, host=task.host, status=status, exit_code=exit_code,
-                            message=message, seconds=seconds, tail=tail)
+                            message=message, seconds=seconds, tail=tail, **(item.ran if item else {}))
         self._set(state)
         self._notify("task_finished", task, state)
 
@@ -576,3 +577,9 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
                 lanes.setdefault(task.host, []).append(_raw(name(f"{task.step} stop the job"), jobs.stop_script(
                     self._job_of(task), self._place(task.host)[0])))
         return self._answers(lanes, "Stop the steps of a stopped run")
+
+
+def _iso(epoch: float) -> str:
+    """A time on a host's clock as the journal writes times."""
+    from datetime import datetime
+    return datetime.fromtimestamp(epoch).astimezone().isoformat(timespec="milliseconds")
