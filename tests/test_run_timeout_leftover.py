@@ -177,11 +177,13 @@ def test_running_a_step_again_in_the_same_session_stops_the_copy_its_cut_off_tim
 
 
 
-def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool, ends_before_the_start: bool = False):
+def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool, ends_before_the_start: bool = False,
+                                driver_died: bool = False):
     """A run whose one attempt timed out while its start was held up in the cut link, resumed: the
     resume finds nothing on the host, and the held-up start lands just before the resume's own
     (with `late_copy_ends_first`, that late copy ends right after refusing it; with
-    `ends_before_the_start`, it runs to its end before the resume's start reaches the host).
+    `ends_before_the_start`, it runs to its end before the resume's start reaches the host; with
+    `driver_died`, the attempt did not time out: its driver died, and the journal says interrupted).
     (session's final state of the task, the journal's notes, the late copy's pid, the events)"""
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
     runs = tmp_path / "runs"
@@ -189,9 +191,10 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool, ends
     assert first.start_new()
     task = first.steps[0].tasks[0]
     first.engine.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=1)
-    first.engine.journal.record("end", step=task.step, host=task.host, status=J.TIMEOUT, exit_code=None,
-                                message="still running after 0.5 s; the stop did not reach the host",
-                                seconds=0.5, tail=[])
+    if not driver_died:
+        first.engine.journal.record("end", step=task.step, host=task.host, status=J.TIMEOUT, exit_code=None,
+                                    message="still running after 0.5 s; the stop did not reach the host",
+                                    seconds=0.5, tail=[])
     run_id = first.run_id
     first.close()
     questions: list = []
@@ -226,7 +229,11 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool, ends
         assert session.settle_leftovers() is None          # the host held nothing of it yet
         running = threading.Thread(target=session.run, args=(session.steps,))
         running.start()
-        if not (late_copy_ends_first or ends_before_the_start):
+        if driver_died and not (late_copy_ends_first or ends_before_the_start):
+            wait_for(lambda: any(isinstance(e, E.Leftover) and e.what == "adopting" for e in events),
+                     what="the late copy adopted", seconds=30)
+            release(tmp_path)
+        elif not (late_copy_ends_first or ends_before_the_start):
             wait_for(lambda: late and not pid_alive(late[0]), what="the late copy stopped", seconds=30)
             wait_for(lambda: (tmp_path / "marks" / "h1.log").read_text().count("begin") == 2,
                      what="the step's own start", seconds=30)
@@ -271,3 +278,16 @@ def test_a_late_start_that_ran_to_its_end_before_the_resumes_own_start_is_taken_
     assert end["taken_attempt"] == 1 and end["tail"][-1] == "done"          # attempt 1's output and status
     said = [e for e in events if isinstance(e, E.Leftover)]
     assert [(e.what, e.number) for e in said] == [("ended", 0)] and "reached the host late" in said[0].detail
+
+
+def test_a_late_start_of_an_attempt_whose_driver_died_is_followed_to_its_end_and_taken_not_refused(tmp_path):
+    """The driver died while its start was held up in a cut link; the resume found nothing and
+    started the step, and the held-up start landed first.  A refusal would fail the step while its
+    copy runs on unwatched (and a later resume, seeing a failed step, would run it a second time):
+    the copy is followed to its end instead and its outcome taken (stopping it is a person's call)."""
+    state, notes, late, events = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False, driver_died=True)
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"            # never run twice
+    assert state.status == J.OK and state.exit_code == 0
+    assert any("reached the host late" in n and "followed it to its end" in n for n in notes), notes
+    said = [e for e in events if isinstance(e, E.Leftover)]
+    assert [(e.what, e.number) for e in said] == [("adopting", late)], said
