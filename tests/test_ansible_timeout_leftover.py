@@ -6,11 +6,15 @@ stopped without a question before the step runs again.  Real ansible-playbook on
 real jobs (app.remote.jobs)."""
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
+from app.remote import jobs
 from app.run import events as E
 from app.run import journal as J
 from app.run.session import RunSession
@@ -76,3 +80,76 @@ def test_an_ansible_resume_takes_a_timed_out_steps_copy_that_ended_on_its_host_a
     state = J.replay(records)[(session.steps[0].number, "h1")]
     assert state.status == J.OK and state.exit_code == 0 and state.attempts == 1
     assert standing.failed_step is None
+
+
+def _start_on_the_host(session: RunSession, attempt: int) -> int:
+    """What a pass's start of the step's `attempt` does on the host, landed here directly: the job
+    starts (its follower, Ansible's task, is gone with its driver).  The job's pid."""
+    engine = session.engine
+    task = session.steps[0].tasks[0]
+    base, workdir = engine._place(task.host)
+    job = jobs.Job(session.run_id, task.step, task.host, attempt=attempt, keep_files=True)
+    follower = subprocess.Popen(["sh", "-s"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True, text=True)
+    follower.stdin.write(jobs.start_script(job, task.script, task.shell, base, workdir or ""))
+    follower.stdin.close()
+    pid = int(follower.stderr.readline()[len(jobs.PID_MARK):])
+    os.killpg(follower.pid, signal.SIGKILL)
+    follower.wait(timeout=10)
+    return pid
+
+
+def _ran_once(tmp_path: Path, session: RunSession, events: list) -> None:
+    records = J.read_records(tmp_path / "runs" / session.run_id)[0]
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"       # never a second copy
+    state = J.replay(records)[(session.steps[0].number, "h1")]
+    assert state.status == J.OK and state.exit_code == 0
+    assert [r for r in records if r["kind"] == "end"][-1]["taken_attempt"] >= 1
+    said = [e for e in events if isinstance(e, E.Leftover)]
+    assert [(e.what, e.number) for e in said] == [("ended", 0)], said
+
+
+def test_a_step_ansible_started_but_its_dead_driver_never_journalled_is_followed_on_resume_not_run_again(tmp_path):
+    """The driver died between Ansible starting the step's job and the start's event reaching the
+    journal: the resume's pass, starting that same attempt, finds it and follows it to its end."""
+    bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
+    runs = tmp_path / "runs"
+    first = _session(bed, templates, runs, timeout=60)
+    assert first.start_new()
+    pid = _start_on_the_host(first, attempt=1)
+    first.close()
+    release(tmp_path)
+    wait_for(lambda: not pid_alive(pid), what="the step's end", seconds=30)
+    session, events, questions = _resume(bed, templates, runs)
+    try:
+        session.run(session.steps)
+    finally:
+        session.close()
+    assert questions == []
+    _ran_once(tmp_path, session, events)
+
+
+def test_a_timed_out_steps_start_that_lands_after_the_ansible_resume_looked_is_taken_not_run_again(tmp_path):
+    """The timed-out attempt's start, held up in a cut link, lands after the resume's status pass
+    found nothing and runs to its end before the resume's own pass starts the step."""
+    bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
+    runs = tmp_path / "runs"
+    first = _session(bed, templates, runs, timeout=0.5)
+    assert first.start_new()
+    task = first.steps[0].tasks[0]
+    first.engine.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=1)
+    first.engine.journal.record("end", step=task.step, host=task.host, status=J.TIMEOUT, exit_code=None,
+                                message="still running after 0.5 s; the stop did not reach the host",
+                                seconds=0.5, tail=[])
+    first.close()
+    session, events, questions = _resume(bed, templates, runs)
+    try:
+        assert session.settle_leftovers() is None          # the host held nothing of it yet
+        pid = _start_on_the_host(session, attempt=1)
+        release(tmp_path)
+        wait_for(lambda: not pid_alive(pid), what="the late copy's end", seconds=30)
+        session.run(session.steps)
+    finally:
+        session.close()
+    assert questions == []
+    _ran_once(tmp_path, session, events)

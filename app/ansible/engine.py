@@ -187,9 +187,9 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
                 self._places[host] = (None, None)
         return self._places[host]
 
-    def _job_of(self, task: Task, attempt: int | None = None) -> jobs.Job:
+    def _job_of(self, task: Task, attempt: int | None = None, **found) -> jobs.Job:
         return jobs.Job(self.info.id, task.step, task.host, keep_files=True,
-                        attempt=self.task_state(task).attempts if attempt is None else attempt)
+                        attempt=self.task_state(task).attempts if attempt is None else attempt, **found)
 
     def _job_script(self, step: RunStep, task: Task) -> str:
         base, workdir = self._place(task.host)
@@ -197,7 +197,11 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
         chained = self._chain_script(task)
         if chained is not None:
             return chained
-        job = self._job_of(task, self.task_state(task).attempts + 1)
+        # a copy of this step its host holds that no record of this driver's says started (a late start
+        # of an attempt it never saw end, or one whose driver died before its start record) is followed
+        previous = self.task_state(task)
+        job = self._job_of(task, previous.attempts + 1, follow_found=True,
+                           unseen_end=previous.attempts if previous.status in MAY_BE_LEFT else 0)
         return jobs.start_script(job, task.script, task.shell, base, workdir or "")
 
     def _follow_script(self, step: RunStep, task: Task) -> str:
@@ -433,6 +437,9 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
                         item.ran = {"ran_from": _iso(started), "ran_until": _iso(ended)}
                         self._host_started(item, started)
                     continue
+                if stream == "stderr" and line.startswith(jobs.FOLLOWED):
+                    item.ran["taken_attempt"] = int(line[len(jobs.FOLLOWED):].strip() or 0)
+                    continue
                 if stream == "stderr" and line.startswith(jobs.PID_MARK):
                     continue        # the job wrapper's own line
                 item.lines.append((stream, line))
@@ -466,6 +473,9 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
         self.journal.record("end", step=task.step, host=task.host, status=status, exit_code=exit_code,
                             message=message, seconds=seconds, tail=tail, **(item.ran if item else {}))
         self._set(state)
+        if item is not None and "taken_attempt" in item.ran:
+            self._notify("late_copy", task, "ended", exit_code, f"attempt {item.ran['taken_attempt']} of this step had "
+                         "started on the host without a record of it here: followed to its end, not run again")
         self._notify("task_finished", task, state)
 
     def _keep_results(self, folder: Path, progress: dict[tuple[str, str], _Progress]) -> None:

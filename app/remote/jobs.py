@@ -34,6 +34,7 @@ RUNNING, ENDED, DEAD, GONE = "running", "ended", "dead", "gone"
 STOPPED = "stopped"          # what a stop reports when it stopped the job
 ALREADY_RUNNING = "this step is already running on this host"
 EARLIER_ENDED = "ran to its end on this host after its driver gave up on it"
+FOLLOWED = "@testbed-studio-followed "     # a start that follows a copy already there: "attempt N"
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,11 @@ class Job:
     # or its driver died or lost the link): a job of that attempt found ended here started late,
     # after a resume had looked, and ran the step already; this start then starts nothing
     unseen_end: int = 0
+    # instead of refusing, a start that finds the job of `unseen_end` or of its own attempt here
+    # (started late, or by a driver that died before it journalled the start) follows that job to
+    # its end, output and status, and makes it this attempt's (Ansible's passes: a refusal there
+    # would fail the step while its copy runs on, and the next resume would run it again)
+    follow_found: bool = False
 
     @property
     def name(self) -> str:
@@ -114,12 +120,13 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
               # finds the status and takes the job as ended
               'date +%s.%N > "$1/ended"; echo $s > "$1/exit.tmp"; mv "$1/exit.tmp" "$1/exit.new"; '
               'if mv "$1/live" "$1/settled" 2>/dev/null; then mv "$1/exit.new" "$1/exit"; fi')
+    found = _later_attempt(job) + _found(job) + _unseen_end(job)
     return f"""{_dir_assign(job, base)}
 # the starter's pid first: until the job's own pid is there, a look at the folder waits on it
 mkdir -p "$d" && cd "$d" && echo $$ > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
-{_later_attempt(job)}{_unseen_end(job)}if [ ! -s exit ] && [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; then
+{found}if [ ! -s exit ] && [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; then
   echo "{ALREADY_RUNNING} (process group $(cat pid)); resume the run to adopt it or stop it" >&2; exit 125
 fi
 rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping attempt
@@ -161,6 +168,23 @@ def _later_attempt(job: Job) -> str:
     return (f'if [ -s attempt ] && [ "$(cat attempt)" -gt {int(job.attempt)} ] 2>/dev/null; then\n'
             f'  echo "attempt $(cat attempt) of this step already started here: this start of attempt '
             f'{int(job.attempt)} came too late (its driver had given up on it) and starts nothing" >&2; exit 125\nfi\n')
+
+
+def _found(job: Job) -> str:
+    """With `job.follow_found`: the copy of this step's unseen or own attempt found here (running,
+    or ended with its status) is followed as this attempt, never started a second time."""
+    if not job.follow_found or job.attempt <= 0:
+        return ""
+    ours = f'[ "$(cat attempt)" = {int(job.attempt)} ]'
+    if job.unseen_end > 0:
+        ours = f'{{ {ours} || [ "$(cat attempt)" = {int(job.unseen_end)} ]; }}'
+    there = '{ [ -s exit ] || { [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; }; }'
+    return (f'if [ -s attempt ] && {ours} && {there}; then\n'
+            f'  echo "{FOLLOWED}$(cat attempt)" >&2\n'
+            f'  echo "attempt $(cat attempt) of this step already started on this host (its start reached the host '
+            'after the driver last looked, or its driver died before it journalled it): followed to its end as '
+            f'attempt {int(job.attempt)}, not started a second time" >&2\n'
+            f'  echo {int(job.attempt)} > attempt\n{_follow(job)}\nfi\n')
 
 
 def _unseen_end(job: Job) -> str:
