@@ -105,6 +105,10 @@ def _ran_once(tmp_path: Path, session: RunSession, events: list) -> None:
     state = J.replay(records)[(session.steps[0].number, "h1")]
     assert state.status == J.OK and state.exit_code == 0
     assert [r for r in records if r["kind"] == "end"][-1]["taken_attempt"] >= 1
+    # the copy followed is this attempt's now: a resume after this driver's death would find it
+    from app.remote.local import LocalTransport
+    job = jobs.Job(session.run_id, state.step, "h1", attempt=state.attempts)
+    assert LocalTransport("h1").job_status(job) == (jobs.ENDED, 0)
     said = [e for e in events if isinstance(e, E.Leftover)]
     assert [(e.what, e.number) for e in said] == [("ended", 0)], said
 

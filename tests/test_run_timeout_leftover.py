@@ -184,7 +184,8 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool, ends
     (with `late_copy_ends_first`, that late copy ends right after refusing it; with
     `ends_before_the_start`, it runs to its end before the resume's start reaches the host; with
     `driver_died`, the attempt did not time out: its driver died, and the journal says interrupted).
-    (session's final state of the task, the journal's notes, the late copy's pid, the events)"""
+    (session's final state of the task, the journal's notes, the late copy's pid, the events, what the
+    host says of the job of the task's last attempt)"""
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
     runs = tmp_path / "runs"
     first = RunSession.from_file(bed, templates=[templates], runs_dir=runs, timeout=0.5)
@@ -241,34 +242,37 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool, ends
         running.join(timeout=60)
         assert not running.is_alive()
         state = session.task_state(task)
+        # what a resume after this driver's death would ask about: this attempt's job
+        asked = transport.job_status(jobs.Job(run_id, task.step, task.host, attempt=state.attempts))
     finally:
         release(tmp_path)
         session.close()
     assert questions == []
     notes = [r["message"] for r in J.read_records(runs / run_id)[0] if r["kind"] == "note"]
-    return state, notes, late[0], events
+    return state, notes, late[0], events, asked
 
 
 def test_a_timed_out_attempts_start_that_lands_after_the_resume_looked_is_stopped_and_the_step_runs_once(tmp_path):
-    state, notes, _, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False)
+    state, notes, _, _, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False)
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nbegin\nend\n"     # one copy at a time
     assert state.status == J.OK and state.attempts == 2
     assert any("reached the host late" in n and "stopped it" in n for n in notes), notes
 
 
 def test_a_late_copy_that_ended_before_it_could_be_stopped_is_taken_as_it_ended(tmp_path):
-    state, notes, _, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=True)
+    state, notes, _, _, asked = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=True)
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"            # never run twice
     assert state.status == J.OK and state.exit_code == 0
     assert any("reached the host late" in n and "taken as it ended" in n for n in notes), notes
+    assert asked == (jobs.ENDED, 0)       # the copy taken is this attempt's: a later resume finds it
 
 
 def test_a_late_start_that_ran_to_its_end_before_the_resumes_own_start_is_taken_not_run_again(tmp_path):
     """The held-up start of the timed-out attempt lands after the resume looked and runs to its end
     before the resume's start reaches the host: that start finds the ended job of the earlier
     attempt and starts nothing; its output and status are the step's, journalled as taken."""
-    state, notes, _, events = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False,
-                                                          ends_before_the_start=True)
+    state, notes, _, events, asked = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False,
+                                                                 ends_before_the_start=True)
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"            # never run twice
     assert state.status == J.OK and state.exit_code == 0
     assert any("reached the host late" in n and "to its end before this attempt's start" in n
@@ -278,6 +282,7 @@ def test_a_late_start_that_ran_to_its_end_before_the_resumes_own_start_is_taken_
     assert end["taken_attempt"] == 1 and end["tail"][-1] == "done"          # attempt 1's output and status
     said = [e for e in events if isinstance(e, E.Leftover)]
     assert [(e.what, e.number) for e in said] == [("ended", 0)] and "reached the host late" in said[0].detail
+    assert asked == (jobs.ENDED, 0)       # the copy taken is this attempt's: a later resume finds it
 
 
 def test_a_late_start_of_an_attempt_whose_driver_died_is_followed_to_its_end_and_taken_not_refused(tmp_path):
@@ -285,9 +290,11 @@ def test_a_late_start_of_an_attempt_whose_driver_died_is_followed_to_its_end_and
     started the step, and the held-up start landed first.  A refusal would fail the step while its
     copy runs on unwatched (and a later resume, seeing a failed step, would run it a second time):
     the copy is followed to its end instead and its outcome taken (stopping it is a person's call)."""
-    state, notes, late, events = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False, driver_died=True)
+    state, notes, late, events, asked = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False,
+                                                                    driver_died=True)
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"            # never run twice
     assert state.status == J.OK and state.exit_code == 0
     assert any("reached the host late" in n and "followed it to its end" in n for n in notes), notes
     said = [e for e in events if isinstance(e, E.Leftover)]
     assert [(e.what, e.number) for e in said] == [("adopting", late)], said
+    assert asked == (jobs.ENDED, 0)       # the copy taken is this attempt's: a later resume finds it

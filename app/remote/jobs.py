@@ -62,6 +62,9 @@ class Job:
     # its end, output and status, and makes it this attempt's (Ansible's passes: a refusal there
     # would fail the step while its copy runs on, and the next resume would run it again)
     follow_found: bool = False
+    # a follower that takes this job as a later attempt's outcome marks its folder with that attempt:
+    # a resume after its driver died asks about that attempt and finds the job
+    becomes: int = 0
 
     @property
     def name(self) -> str:
@@ -214,7 +217,8 @@ def _follow(job: Job) -> str:
 def follow_script(job: Job, base: str | None = None) -> str:
     """Streams a job's output from the line after `job.skip_out`/`skip_err` (from its start
     when they are 0) and exits with its status once it ends."""
-    return f"{_dir_assign(job, base)}\n{_follow(job)}"
+    mark = f'[ -d "$d" ] && echo {int(job.becomes)} > "$d/attempt"\n' if job.becomes > 0 else ""
+    return f"{_dir_assign(job, base)}\n{mark}{_follow(job)}"
 
 
 def times_script(job: Job, base: str | None = None) -> str:

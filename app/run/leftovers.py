@@ -7,6 +7,7 @@ and task states.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from app.remote import jobs
@@ -86,6 +87,7 @@ class Leftovers:
             status, number = transport.stop_job(late) if ours else transport.job_status(late)
         except RemoteError as exc:
             return CommandResult(exc.status, None, str(exc)), None
+        taken = dataclasses.replace(late, becomes=attempt + 1)      # this attempt's outcome from now on
         said = (f"the start of attempt {attempt}, whose end this driver's side never saw, reached the host late "
                 "(after the resume looked there) and ran there "
                 + ("to its end before this attempt's start" if ended_first else "beside this attempt's start"))
@@ -94,17 +96,20 @@ class Leftovers:
                                 message=f"{said}; followed it to its end and took its outcome, not started again")
             self._notify("late_copy", task, "adopting", number, said)
             sink("info", f"[resume] {said}: following it to its end; not started again")
-            return transport.follow_job(late, on_output=sink, timeout=self._timeout(task.host), cancel=cancel), late
+            return transport.follow_job(taken, on_output=sink, timeout=self._timeout(task.host), cancel=cancel), late
         if status == jobs.ENDED:
             self.journal.record("note", step=task.step, host=task.host, taken_attempt=attempt,
                                 message=f"{said}; it ended (exit status {number}): taken as it ended, not run again")
             self._notify("late_copy", task, "ended", number, said)
             sink("info", f"[resume] {said}; it ended (exit status {number}): taken as it ended, not run again")
-            return transport.follow_job(late, on_output=sink, timeout=self._timeout(task.host), cancel=cancel), late
+            return transport.follow_job(taken, on_output=sink, timeout=self._timeout(task.host), cancel=cancel), late
         self.journal.record("note", step=task.step, host=task.host,
-                            message=f"{said}; stopped it, and started this attempt again")
-        self._notify("late_copy", task, "stopping", number, said)
-        sink("info", f"[resume] {said}: stopped it; starting this attempt again")
+                            message=f"{said}; {'stopped it' if status == jobs.STOPPED else 'it was gone'}, "
+                                    "and started this attempt again")
+        if status == jobs.STOPPED:
+            self._notify("late_copy", task, "stopping", number, said)
+        sink("info", f"[resume] {said}: {'stopped it' if status == jobs.STOPPED else 'it was gone'}; starting "
+                     "this attempt again")
         return self._run_on_host(task, task.script, sink, cancel), None
 
     def _adopted_start(self, task: Task, state: TaskState, start: float, job: jobs.Job | None = None,
