@@ -60,7 +60,8 @@ class RunListener:
     def late_copy(self, task: Task, what: str, number: int | None, detail: str) -> None:
         """An earlier attempt's start of this task reached its host late (after the resume looked):
         what became of that copy, in app.run.events.Leftover's words ("ended": taken as it ended,
-        with its exit status; "stopping": stopped, the step starts again)."""
+        with its exit status; "adopting": followed to its end and taken; "stopping": stopped, the
+        step starts again)."""
 
 
 @dataclass
@@ -346,7 +347,7 @@ class RunEngine(Leftovers):
                     stop.set()
             self._notify("output", task, stream, line)
 
-        ran: dict[str, object] = {}     # the outcome is a job's an earlier driver or attempt started: its times
+        ran: dict[str, object] = {}     # an outcome taken from a job an earlier driver or attempt started
         if write_error:
             result = CommandResult(J.FAILED, None, "")
         else:
