@@ -135,7 +135,10 @@ def test_a_step_ansible_started_but_its_dead_driver_never_journalled_is_followed
 
 def test_a_timed_out_steps_start_that_lands_after_the_ansible_resume_looked_is_taken_not_run_again(tmp_path):
     """The timed-out attempt's start, held up in a cut link, lands after the resume's status pass
-    found nothing and runs to its end before the resume's own pass starts the step."""
+    found nothing and runs to its end before the resume's own pass starts the step.  (That status
+    pass, one ansible-playbook run which here would find nothing, is left out: the first test of
+    this file shows a resume asks about a timed-out step; what matters is the start that finds the
+    copy.)"""
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
     runs = tmp_path / "runs"
     first = _session(bed, templates, runs, timeout=0.5)
@@ -148,11 +151,10 @@ def test_a_timed_out_steps_start_that_lands_after_the_ansible_resume_looked_is_t
     first.close()
     session, events, questions = _resume(bed, templates, runs)
     try:
-        assert session.settle_leftovers() is None          # the host held nothing of it yet
         pid = _start_on_the_host(session, attempt=1)
         release(tmp_path)
         wait_for(lambda: not pid_alive(pid), what="the late copy's end", seconds=30)
-        session.run(session.steps)
+        session.engine.run_steps(session.steps)
     finally:
         session.close()
     assert questions == []
