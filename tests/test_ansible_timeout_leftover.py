@@ -159,3 +159,25 @@ def test_a_timed_out_steps_start_that_lands_after_the_ansible_resume_looked_is_t
         session.close()
     assert questions == []
     _ran_once(tmp_path, session, events)
+
+
+def test_a_chain_follows_a_copy_of_its_step_that_an_earlier_attempt_left_ended_on_the_host_not_run_again(tmp_path):
+    """A chain (a host's run of steps as one Ansible task, app.ansible.chains) whose first step's
+    earlier attempt timed out and whose held-up start then ran to its end on the host: the chain
+    takes that copy's output and status for the step and goes on with the next, running none twice.
+    A real sh, as Ansible's `raw` runs it."""
+    from app.ansible import chains
+    marks, base = tmp_path / "marks", str(tmp_path / "jobs")
+    first = "echo first; echo 1.1 >> " + str(marks)
+    late = jobs.start_script(jobs.Job("run-1", "1.1", "h1", attempt=1, keep_files=True), first, "bash", base,
+                             str(tmp_path))
+    assert subprocess.run(["sh", "-c", late], capture_output=True, timeout=30).returncode == 0
+    members = [chains.Member("1.1", 2, first, "bash", 60, unseen_end=1, follow_found=True),
+               chains.Member("1.2", 1, "echo 1.2 >> " + str(marks), "bash", 60, follow_found=True)]
+    chain = subprocess.run(["sh", "-c", chains.chain_script("run-1", "h1", members, base, str(tmp_path))],
+                           capture_output=True, text=True, timeout=60)
+    assert chain.returncode == 0, chain.stderr
+    assert marks.read_text().split() == ["1.1", "1.2"]                 # 1.1 ran once, then 1.2
+    reports = chains.parse(chain.stdout, chain.stderr)
+    assert reports["1.1"].exit_code == 0 and ("stdout", "first") in reports["1.1"].lines
+    assert ("stderr", f"{jobs.FOLLOWED}1") in reports["1.1"].lines       # the engine journals it as taken

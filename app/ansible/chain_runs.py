@@ -77,8 +77,9 @@ class ChainRuns:
         return out
 
     def _new_chain(self, host: str, run: Lane) -> None:
-        members = [chains.Member(task.step, self.task_state(task).attempts + 1, task.script, task.shell,
-                                 self.step_timeout(host)) for _, task in run]
+        members = [chains.Member(task.step, (prev := self.task_state(task)).attempts + 1, task.script, task.shell,
+                                 self.step_timeout(host), follow_found=True,
+                                 unseen_end=prev.attempts if prev.status in MAY_BE_LEFT else 0) for _, task in run]
         chain = Chain(uuid.uuid4().hex[:12], host, list(run), members)
         self._chains[run[0][1].key] = chain
 
@@ -204,6 +205,9 @@ class ChainRuns:
 
     def _chain_lines(self, item, lines: list[tuple[str, str]]) -> None:
         for stream, line in lines:
+            if stream == "stderr" and line.startswith(jobs.FOLLOWED):
+                item.ran["taken_attempt"] = int(line[len(jobs.FOLLOWED):].strip() or 0)
+                continue
             item.lines.append((stream, line))
             self._write_output(item.task, ("[stderr] " if stream == "stderr" else "") + line)
             self._notify("output", item.task, stream, line)
