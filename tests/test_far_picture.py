@@ -153,3 +153,44 @@ def test_a_badged_device_moved_over_another_is_drawn_over_it(qtbot):
     edge = canvas.mapFromScene(QPointF(under.pos().x(), over.pos().y() + over.h * 0.6))
     fill = diagram.body_style(canvas.objects["host3"])[0].name()
     assert canvas.viewport().grab().toImage().pixelColor(edge).name() == fill
+
+
+def test_a_piece_drawn_again_asks_only_the_devices_there_where_they_are(qtbot):
+    # asking each of 5,000 devices for its place to draw the few hundred in a moved device's area
+    # (its cables' included) was 45 ms of the GUI thread after each edit on the big bed; the scene
+    # finds them in C++
+    canvas = _far_canvas(qtbot)
+    doc = canvas.document
+
+    def settled():      # the findings (their badges: many devices drawn again) are in
+        qtbot.waitUntil(lambda: doc.validation.revision_shown == doc.revision, timeout=10000)
+        qtbot.wait(20)
+    asked: list[int] = []
+    draw = canvas._draw_devices
+
+    def counted(painter, exposed, devices):
+        devices = list(devices)
+        asked.append(len(devices))
+        draw(painter, exposed, devices)
+    canvas._draw_devices = counted
+    host = canvas.devices["host5"]
+    doc.apply(move(doc.bed, {"host5": (host.pos().x() + host.w / 2, host.pos().y())}))
+    qtbot.wait(10)
+    moved = canvas.viewport().grab().toImage()
+    everyone = len(canvas.devices)
+    assert len(asked) == 1 and asked[0] < everyone * 0.6, f"devices asked for their place: {asked} of {everyone}"
+    canvas.far_changed()            # the whole drawn afresh: the same picture
+    canvas.viewport().repaint()
+    assert asked[-1] == everyone
+    assert canvas.viewport().grab().toImage() == moved
+    settled()
+    asked.clear()
+    # a badge that comes (a finding): the device and its neighbours
+    canvas.badges = {**canvas.badges, "host7": diagram.Badge("error", 1)}
+    canvas.devices["host7"].update()
+    qtbot.wait(50)
+    badged = canvas.viewport().grab().toImage()
+    assert len(asked) == 1 and asked[-1] <= 10, f"devices asked for their place: {asked[-1]} of {everyone}"
+    canvas.far_changed()
+    canvas.viewport().repaint()
+    assert canvas.viewport().grab().toImage() == badged
