@@ -5,6 +5,7 @@ starts no further step, and its host then says which steps ran, so a resume runs
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -192,3 +193,28 @@ def test_a_resume_after_a_driver_died_in_a_chain_asks_about_every_step_the_chain
     finally:
         (tmp_path / "release").write_text("")
         resumed.close()
+
+
+def test_a_look_at_a_step_whose_start_is_under_way_waits_for_it_instead_of_removing_its_folder(tmp_path):
+    """A step's folder exists before its job's pid does: a look in that instant took the start for one
+    that never happened, removed the folder, and the start then failed (its files had nowhere to go),
+    while the look told the resume to run the step again.  Here the start is held in that instant by
+    a slow base64 (the start decodes the step's script with it) while the host is asked."""
+    slow = tmp_path / "bin"
+    slow.mkdir()
+    (slow / "base64").write_text(f"#!/bin/sh\nsleep 0.6\nexec {shutil.which('base64')} \"$@\"\n")
+    (slow / "base64").chmod(0o755)
+    marks = tmp_path / "marks"
+    members = _members(marks, ["true"])
+    chain = _run(tmp_path, members, env={**os.environ, "PATH": f"{slow}:{os.environ['PATH']}"})
+    try:
+        folder = tmp_path / "jobs" / RUN / f"1.1@{HOST}"
+        wait_for(folder.exists, seconds=30, what="the step's folder made by its start")
+        assert not (folder / "pid").exists()
+        assert _host_says(tmp_path, members[0])[0] in (jobs.RUNNING, jobs.ENDED)
+        out, err = chain.communicate(timeout=30)
+        assert chain.returncode == 0, err
+        assert _marks(marks) == ["1.1"] and chains.parse(out, err)["1.1"].exit_code == 0
+    finally:
+        if chain.poll() is None:
+            os.killpg(chain.pid, signal.SIGKILL)

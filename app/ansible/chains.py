@@ -113,7 +113,7 @@ def settle_script(run_id: str, host: str, member: Member, base: str | None) -> s
     this attempt of the step never started on the host."""
     job = _job(run_id, host, member)
     return f"""{jobs._dir_assign(job, base)}
-if [ ! -d "$d" ] || {jobs._other_attempt(job)}; then echo {jobs.GONE}
+{jobs.WAIT_FOR_START}if [ ! -d "$d" ] || {jobs._other_attempt(job)}; then echo {jobs.GONE}
 elif [ ! -s "$d/pid" ] && [ ! -s "$d/exit" ]; then rm -rf "$d"; echo {jobs.GONE}
 else sh -c {shlex.quote(jobs.stop_script(job, base))}; fi
 """
@@ -124,7 +124,7 @@ def status_script(run_id: str, host: str, member: Member, base: str | None) -> s
     a folder the chain made but whose job it never started is `gone`."""
     job = _job(run_id, host, member)
     return f"""{jobs._dir_assign(job, base)}
-if [ -d "$d" ] && [ ! -s "$d/pid" ] && [ ! -s "$d/exit" ] && ! {jobs._other_attempt(job)}; then
+{jobs.WAIT_FOR_START}if [ -d "$d" ] && [ ! -s "$d/pid" ] && [ ! -s "$d/exit" ] && ! {jobs._other_attempt(job)}; then
   rm -rf "$d"; echo {jobs.GONE}
 else {jobs.status_script(job, base).split(chr(10), 1)[1].rstrip()}
 fi

@@ -110,7 +110,8 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
               'date +%s.%N > "$1/ended"; echo $s > "$1/exit.tmp"; mv "$1/exit.tmp" "$1/exit.new"; '
               'if mv "$1/live" "$1/settled" 2>/dev/null; then mv "$1/exit.new" "$1/exit"; fi')
     return f"""{_dir_assign(job, base)}
-mkdir -p "$d" && cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+# the starter's pid first: until the job's own pid is there, a look at the folder waits on it
+mkdir -p "$d" && cd "$d" && echo $$ > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
 {_later_attempt(job)}if [ ! -s exit ] && [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; then
@@ -127,6 +128,20 @@ while [ ! -s child ]; do
   [ $n -gt 1500 ] && {{ echo "the step did not start" >&2; exit 125; }}
 done
 {_follow(job)}"""
+
+
+# A job's folder with neither its pid nor its exit is a start in progress while its starter lives
+# (start_script writes the starter's pid before anything), and one that never started once the
+# starter is gone.  A look that took a start in progress for "never started" and removed the folder
+# made the start fail (its files had nowhere to go) and its step be taken for one never run.
+# Without the starter's mark yet (the instant after mkdir) it waits half a second for one.
+WAIT_FOR_START = r"""starting() {
+  [ -d "$d" ] && [ ! -s "$d/pid" ] && [ ! -s "$d/exit" ] || return 1
+  s=$(cat "$d/starting" 2>/dev/null)
+  if [ -n "$s" ]; then kill -0 "$s" 2>/dev/null; else [ $n -lt 10 ]; fi
+}
+n=0; while starting && [ $n -lt 800 ]; do sleep 0.05; n=$((n+1)); done
+"""
 
 
 def _attempt_mark(job: Job) -> str:
