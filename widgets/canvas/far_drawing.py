@@ -160,8 +160,8 @@ class FarDrawing:
             return
         devices: Iterable[tuple[str, QGraphicsItem]] = self.devices.items()
         if self._a_piece(exposed):      # a device changed in place: the scene finds what is there
-            there = set(self.scene().items(exposed, Qt.ItemSelectionMode.IntersectsItemBoundingRect))
-            devices = [(ident, item) for ident, item in devices if item in there]     # in the whole's order
+            there = {id(item) for item in self.scene().items(exposed, Qt.ItemSelectionMode.IntersectsItemBoundingRect)}
+            devices = [(ident, item) for ident, item in devices if id(item) in there]     # in the whole's order
         self._draw_devices(painter, exposed, ((ident, item.x(), item.y(), item.w, item.h, item.marks, item.expanded)
                                               for ident, item in devices))
 
