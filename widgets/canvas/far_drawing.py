@@ -32,7 +32,6 @@ FAR_ZOOM = 0.3          # app/diagram/devices.py draws a device as its shape and
 NO_CONTENTS = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
 HALO = 6.0              # a selected device's halo reaches this far past its body (app/diagram/devices.py)
 FEW_CHANGED = 64        # devices changed in place drawn again one area each; more: the picture whole
-PIECE = 0.25            # an area under this share of the view is drawn from the devices the scene finds there
 ALL: list[QRectF] = []  # ... too many to list: the picture is drawn whole
 DRAWN = (Server, Switch, StorageArray, Chassis)
 
@@ -158,18 +157,8 @@ class FarDrawing:
         paints it."""
         if not self.far_drawn:
             return
-        devices: Iterable[tuple[str, QGraphicsItem]] = self.devices.items()
-        if self._a_piece(exposed):      # a device changed in place: the scene finds what is there
-            there = {id(item) for item in self.scene().items(exposed, Qt.ItemSelectionMode.IntersectsItemBoundingRect)}
-            devices = [(ident, item) for ident, item in devices if id(item) in there]     # in the whole's order
         self._draw_devices(painter, exposed, ((ident, item.x(), item.y(), item.w, item.h, item.marks, item.expanded)
-                                              for ident, item in devices))
-
-    def _a_piece(self, exposed: QRectF) -> bool:
-        """A small part of the view: asking each of 5,000 devices where it is, to draw the few there,
-        was 45 ms of the GUI thread after each edit (the scene's own search: about 2 ms)."""
-        view = self.mapToScene(self.viewport().rect()).boundingRect()
-        return exposed.width() * exposed.height() < PIECE * view.width() * view.height()
+                                              for ident, item in self.devices.items()))
 
     def draw_preview(self, painter: QPainter, exposed: QRectF) -> None:
         """While a big bed is built (widgets/canvas/building.py): the devices that have no item yet,
