@@ -1,6 +1,8 @@
 """Benchmark of the run engine on real sshd hosts (bench/sandbox_hosts.py):
 
-* one step on 1 host and on 50 hosts in parallel (target: 50 hosts < 1.5 x one host);
+* one step on 1 host and on 50 hosts in parallel (target: 50 hosts < 1.5 x one host), with what
+  the 50-host step cost besides time: the processes each host started for it and the CPU the
+  driver and the rest of the machine (the hosts' sshd and shells) used, against the cores there are;
 * the same step on the same 50 hosts with Ansible at its default 5 forks (target: the
   engine >= 5 x faster);
 * the same step through `run --engine ansible` against plain ansible-playbook running the
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 STEP_SCRIPT = "sleep 0.5; uname -n; echo done"
@@ -49,9 +52,64 @@ def _engine(lab, hosts: list[str], runs: Path, script: str = STEP_SCRIPT, listen
                      workers=64, timeout=60, listener=listener)
 
 
-def time_engine(lab, hosts: list[str], runs: Path) -> tuple[float, float]:
+def _last_pids(lab, hosts: list[str]) -> list[int] | None:
+    """Each host's last process number (its own pid namespace), read by a process started there;
+    None where nsenter cannot read it."""
+    found = []
+    for h in hosts:
+        sshd = _children(lab.hosts[h].process.pid)
+        r = subprocess.run(["nsenter", "-t", str(sshd[-1]), "-p", "cat", "/proc/sys/kernel/ns_last_pid"],
+                           capture_output=True, text=True)
+        if r.returncode != 0 or not r.stdout.strip().isdigit():
+            return None
+        found.append(int(r.stdout))
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    """pid and its first descendants down to the host's sshd (unshare forks it)."""
+    chain = [pid]
+    while True:
+        try:
+            kids = Path(f"/proc/{chain[-1]}/task/{chain[-1]}/children").read_text().split()
+        except OSError:
+            return chain
+        if not kids or Path(f"/proc/{chain[-1]}/exe").resolve().name == "sshd":
+            return chain
+        chain.append(int(kids[0]))
+
+
+def _hosts_cpu_s(lab, hosts: list[str]) -> float:
+    """CPU seconds (user + system) the hosts' processes have used: each sshd and what runs under
+    it, the ended ones through their parents' counts (an orphaned job is reaped by its host's
+    sshd, its pid 1).  Other work on this machine is not in it."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    todo = [lab.hosts[h].process.pid for h in hosts]
+    while todo:
+        pid = todo.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15])     # utime stime cutime cstime
+        todo.extend(int(k) for k in kids)
+    return total / tick
+
+
+@dataclass
+class StepWork:
+    """What one step cost besides its wall time: the programs each host started for it, and the
+    CPU the hosts (sshd and the shells under it) and the driver used."""
+    processes_per_host: float | None
+    hosts_cpu_s: float
+    driver_cpu_s: float
+
+
+def time_engine(lab, hosts: list[str], runs: Path, work: list[StepWork] | None = None) -> tuple[float, float]:
     """Seconds to connect to `hosts` (what pre-flight does once per run), and seconds for one
-    step on all of them over those connections."""
+    step on all of them over those connections (what that step cost appended to `work`)."""
     engine = _engine(lab, hosts, runs)
     try:
         t0 = time.perf_counter()
@@ -59,13 +117,37 @@ def time_engine(lab, hosts: list[str], runs: Path) -> tuple[float, float]:
         connect = time.perf_counter() - t0
         if not all(c.ok for c in checks):
             raise RuntimeError(next(c.message for c in checks if not c.ok))
+        before = _last_pids(lab, hosts) if work is not None else None
+        hosts0, driver0 = _hosts_cpu_s(lab, hosts), time.process_time()
         t0 = time.perf_counter()
         ok = engine.run_steps(engine.steps)
         seconds = time.perf_counter() - t0
+        driver = time.process_time() - driver0
+        if work is not None:
+            after = _last_pids(lab, hosts)
+            # the reading process itself is the one number in between that is not the step's
+            started = (sum(after) - sum(before) - len(hosts)) / len(hosts) if before and after else None
+            work.append(StepWork(started, _hosts_cpu_s(lab, hosts) - hosts0, driver))
     finally:
         engine.close()
     require_success(engine, ok)
     return connect, seconds
+
+
+def print_step_work(spent: list[StepWork], hosts: int, one_host_s: float) -> None:
+    """Why the row is what it is: the step's 0.5 s sleep costs no CPU, so what a step on many hosts
+    waits for beyond one host's time is CPU, and this machine's cores are shared by the driver
+    and every host's sshd and shells (and whatever else runs here)."""
+    if not spent:
+        return
+    best = min(spent, key=lambda w: w.driver_cpu_s + w.hosts_cpu_s)
+    cores = os.cpu_count() or 1
+    started = f"{best.processes_per_host:.0f}" if best.processes_per_host is not None else "?"
+    busy = (best.driver_cpu_s + best.hosts_cpu_s) / cores
+    print(f"  per step on {hosts} hosts: {started} processes started on each host; CPU: the hosts "
+          f"{best.hosts_cpu_s:.2f} s ({1000 * best.hosts_cpu_s / hosts:.0f} ms each), the driver "
+          f"{best.driver_cpu_s:.2f} s: {busy:.2f} s of all {cores} cores, "
+          f"{busy / one_host_s:.2f} x the one-host step on CPU alone")
 
 
 def time_ansible(lab, hosts: list[str], work: Path, forks: int | None = None) -> float | None:
@@ -142,14 +224,16 @@ def main(argv=None) -> int:
             from bench.ansible_engine import compare, print_rows
             print_rows(compare(lab, names, work / "ansible-engine", ns.repeat), ns.hosts, None)
             return 0
+        spent: list[StepWork] = []
         ones = [time_engine(lab, names[:1], work / "runs") for _ in range(ns.repeat)]
-        manys = [time_engine(lab, names, work / "runs") for _ in range(ns.repeat)]
+        manys = [time_engine(lab, names, work / "runs", spent) for _ in range(ns.repeat)]
         one, many = statistics.median(t for _, t in ones), statistics.median(t for _, t in manys)
         c1, cn = statistics.median(c for c, _ in ones), statistics.median(c for c, _ in manys)
         print(f"one step ({STEP_SCRIPT!r}), median of {ns.repeat}:")
         print(f"  1 host:              {one:6.2f} s   (connecting first, in pre-flight: {c1:.2f} s)")
         print(f"  {ns.hosts} hosts in parallel: {many:6.2f} s   ratio {many / one:.2f} x one host  (target < 1.5)"
               f"   (connecting: {cn:.2f} s; step + connect {(many + cn) / (one + c1):.2f} x)")
+        print_step_work(spent, ns.hosts, one)
         many = many + cn        # Ansible connects inside its run: compare like with like
         if not ns.no_ansible:
             ans = time_ansible(lab, names, work)

@@ -199,11 +199,11 @@ def test_a_look_at_a_step_whose_start_is_under_way_waits_for_it_instead_of_remov
     """A step's folder exists before its job's pid does: a look in that instant took the start for one
     that never happened, removed the folder, and the start then failed (its files had nowhere to go),
     while the look told the resume to run the step again.  Here the start is held in that instant by
-    a slow base64 (the start decodes the step's script with it) while the host is asked."""
+    a slow setsid (the start launches the job's own session with it) while the host is asked."""
     slow = tmp_path / "bin"
     slow.mkdir()
-    (slow / "base64").write_text(f"#!/bin/sh\nsleep 0.6\nexec {shutil.which('base64')} \"$@\"\n")
-    (slow / "base64").chmod(0o755)
+    (slow / "setsid").write_text(f"#!/bin/sh\nsleep 0.6\nexec {shutil.which('setsid')} \"$@\"\n")
+    (slow / "setsid").chmod(0o755)
     marks = tmp_path / "marks"
     members = _members(marks, ["true"])
     chain = _run(tmp_path, members, env={**os.environ, "PATH": f"{slow}:{os.environ['PATH']}"})

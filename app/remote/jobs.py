@@ -69,7 +69,7 @@ def _dir_assign(job: Job, base: str | None) -> str:
 # step again.  A follower streams out/err from a given line: an adopting driver reads on from
 # where the dead one stopped instead of taking the same lines (and fio reports) twice.
 _FOLLOW = """cd "$d" 2>/dev/null || { echo "the step's job folder $d is gone" >&2; exit 125; }
-pid=$(cat pid); child=$(cat child)
+read -r pid < pid; read -r child < child
 echo "@testbed-studio-job $pid" >&2
 : >> out; : >> err
 tail -s 0.1 --pid="$child" -n +{err_from} -f err >&2 & e=$!
@@ -80,7 +80,7 @@ while [ ! -s exit ] && kill -0 "$pid" 2>/dev/null && [ $n -lt 500 ]; do sleep 0.
 if [ ! -s exit ] && [ -e settled ] && [ -s exit.new ]; then mv exit.new exit; fi
 # a tail killed by a broken pipe: the driver died, and an adopting one reads out/err on: kept
 kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }
-if [ -s exit ]; then kept || rm -f script out err; exit "$(cat exit)"; fi
+if [ -s exit ]; then kept || rm -f script out err; read -r s < exit; exit "$s"; fi
 # still running: this follower was cut off (its driver died and took its pipes); the job and its
 # output stay as they are for the resume that adopts it
 if kill -0 "$pid" 2>/dev/null; then exit 124; fi
@@ -91,6 +91,14 @@ exit 137
 """
 
 
+# The host's clock for a job's started/ended files.  A bash runner (the step's own shell, so bash is
+# there) reads bash 5's $EPOCHREALTIME, whose decimal mark follows the locale, instead of starting
+# date(1) twice a step; an older bash, and sh, ask date.
+_CLOCK = {"bash": 'now() { if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/[!0-9]/.}"; '
+                  'else date +%s.%N; fi; }; ',
+          "sh": "now() { date +%s.%N; }; "}
+
+
 _KEPT = "kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }"
 
 
@@ -98,36 +106,44 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
     """An sh script that starts `script` as a job and follows it to its end."""
     if shell not in SHELLS:
         raise ValueError(f"a job runs bash or sh, not {shell}")
-    body = base64.b64encode(script.encode()).decode()
     # the session leader waits for the script as its child: tail watches the child, which its
     # parent reaps at once (an init that reaps orphans late would keep a dead leader "alive")
-    runner = ('echo $$ > "$1/pid.new" && mv "$1/pid.new" "$1/pid"; date +%s.%N > "$1/started"; '
+    runner = (_CLOCK[shell] + 'echo $$ > "$1/pid.new" && mv "$1/pid.new" "$1/pid"; now > "$1/started"; '
               'if [ -n "$2" ]; then cd "$2"; else cd; fi; '
-              f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null & c=$!; '
-              'echo $c > "$1/child.new"; mv "$1/child.new" "$1/child"; wait $c; s=$?; '
+              f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null 3>&- & c=$!; '
+              'echo $c > "$1/child.new"; mv "$1/child.new" "$1/child"; '
+              # the starter learns the child's pid on fd 3; a starter gone since must not end the
+              # runner with SIGPIPE (ignored only now: the script started with the default)
+              "trap '' PIPE; { echo $c >&3; } 2>/dev/null; exec 3>&-; wait $c; s=$?; "
               # the status is kept first, then the last word claimed: a stop that claims it in between
               # finds the status and takes the job as ended
-              'date +%s.%N > "$1/ended"; echo $s > "$1/exit.tmp"; mv "$1/exit.tmp" "$1/exit.new"; '
+              'now > "$1/ended"; echo $s > "$1/exit.tmp"; mv "$1/exit.tmp" "$1/exit.new"; '
               'if mv "$1/live" "$1/settled" 2>/dev/null; then mv "$1/exit.new" "$1/exit"; fi')
     return f"""{_dir_assign(job, base)}
+fresh=; [ -d "$d" ] || {{ mkdir -p "$d" && fresh=1; }}
 # the starter's pid first: until the job's own pid is there, a look at the folder waits on it
-mkdir -p "$d" && cd "$d" && echo $$ > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+cd "$d" && echo $$ > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
-{_later_attempt(job)}if [ ! -s exit ] && [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; then
-  echo "{ALREADY_RUNNING} (process group $(cat pid)); resume the run to adopt it or stop it" >&2; exit 125
+{_later_attempt(job)}if [ ! -s exit ] && [ -s pid ] && read -r p < pid && kill -0 "$p" 2>/dev/null; then
+  echo "{ALREADY_RUNNING} (process group $p); resume the run to adopt it or stop it" >&2; exit 125
 fi
-rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping attempt
-{_attempt_mark(job)}printf %s {shlex.quote(body)} | base64 -d > script || exit 125
+[ -n "$fresh" ] || rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping attempt
+{_attempt_mark(job)}{_write_script(script)} > script || exit 125
 : > out; : > err; : > live
-# a subshell that exits at once: the job is nobody's child here, so no zombie keeps tail waiting
-( setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} < /dev/null > /dev/null 2>&1 & )
-n=0
-while [ ! -s child ]; do
-  sleep 0.02; n=$((n+1))
-  [ $n -gt 1500 ] && {{ echo "the step did not start" >&2; exit 125; }}
-done
+# the runner is nobody's child here (the substitution's shell exits at once), so no zombie keeps
+# tail waiting; it hands over its child's pid on fd 3 and closes it: no polling for the start
+child=$(setsid {shell} -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} 3>&1 < /dev/null > /dev/null 2>&1 &)
+[ -n "$child" ] && [ -s child ] || {{ echo "the step did not start" >&2; exit 125; }}
 {_follow(job)}"""
+
+
+def _write_script(script: str) -> str:
+    """A command that prints `script` exactly: the shell's own printf (no program started), but a
+    NUL, which no shell word can hold, goes through base64."""
+    if "\x00" not in script:
+        return f"printf %s {shlex.quote(script)}"
+    return f"printf %s {base64.b64encode(script.encode()).decode()} | base64 -d"
 
 
 # A job's folder with neither its pid nor its exit is a start in progress while its starter lives

@@ -7,6 +7,7 @@ import hashlib
 import logging
 import os
 import select
+import socket
 import threading
 import time
 from pathlib import Path
@@ -47,6 +48,18 @@ logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)
 def fingerprint(key: paramiko.PKey) -> str:
     """SHA256 fingerprint as `ssh-keygen -lf` prints it."""
     return "SHA256:" + base64.b64encode(hashlib.sha256(key.asbytes()).digest()).decode().rstrip("=")
+
+
+def _no_delay(client: paramiko.SSHClient) -> None:
+    """Small packets leave at once: a command's open, request, script and end are separate small
+    writes, and Nagle's wait for the host's delayed ACK held each command back by about 40 ms
+    (52 ms for `true`, 10 ms with this).  A jump host's channel is no socket: left as it is."""
+    sock = client.get_transport().sock
+    if isinstance(sock, socket.socket):
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:
+            pass
 
 
 def _known_name(address: str, port: int) -> str:
@@ -160,6 +173,7 @@ class SSHTransport(Transport):
             cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
             raise Unreachable(f"{self.host}: cannot connect to {self.where}: {cause}") from None
         client.get_transport().set_keepalive(self.keepalive)
+        _no_delay(client)
         return client
 
     def _known_hosts_line(self, name: str) -> int | None:
@@ -249,7 +263,12 @@ class SSHTransport(Transport):
                     ended = TIMEOUT
                     break
                 if not got:
-                    select.select([channel], [], [], _POLL_S)
+                    if channel.eof_received:
+                        # after EOF the channel reads as ready for good: wait for the exit status
+                        # instead of spinning (thousands of turns when it comes late)
+                        channel.status_event.wait(_POLL_S)
+                    else:
+                        select.select([channel], [], [], _POLL_S)
         except (paramiko.SSHException, OSError, EOFError):
             ended = LOST
         except Exception as exc:

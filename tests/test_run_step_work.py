@@ -1,0 +1,167 @@
+"""The work one step costs, counted rather than timed (issue 33: one step on 50 hosts against one
+host): the journal's fsyncs when many hosts journal at once, the programs a job's start starts
+on its host, the driver's turns while it waits for a command's exit status, and the socket's
+small-packet delay.  On 50 hosts sharing a machine's cores with the driver, each of these is paid
+50 times per step."""
+from __future__ import annotations
+
+import os
+import select
+import socket
+import stat
+import subprocess
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from app.remote import jobs
+from app.remote import ssh as ssh_module
+from app.run.journal import Journal
+from bench.sandbox_hosts import SandboxLab
+
+HOSTS = 40
+
+
+def test_hosts_journalling_at_once_share_fsyncs_and_each_record_is_on_disk_when_record_returns(tmp_path, monkeypatch):
+    journal = Journal(tmp_path)
+    real_fsync = os.fsync
+    synced_sizes: list[int] = []
+
+    def slow_fsync(fd: int) -> None:        # a disk's 10 ms
+        size = os.fstat(fd).st_size
+        time.sleep(0.01)
+        real_fsync(fd)
+        synced_sizes.append(size)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    gate = threading.Barrier(HOSTS)
+    not_durable: list[str] = []
+
+    def host(i: int) -> None:
+        gate.wait()
+        journal.record("start", step="1.1", host=f"h{i}")
+        text = journal.path.read_bytes()
+        end = text.index(f'"host":"h{i}"'.encode())
+        end = text.index(b"\n", end) + 1
+        if max(synced_sizes, default=0) < end:
+            not_durable.append(f"h{i}")
+
+    threads = [threading.Thread(target=host, args=(i,)) for i in range(HOSTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    journal.close()
+    assert not not_durable, f"record() returned before its line was fsync'd: {not_durable}"
+    assert len(journal.path.read_text().splitlines()) == HOSTS
+    # one fsync a host would queue the 40th host for 40 x 10 ms
+    assert len(synced_sizes) <= HOSTS // 4, f"{len(synced_sizes)} fsyncs for {HOSTS} records written at once"
+
+
+def _counting_path(tmp_path: Path) -> tuple[Path, Path]:
+    """A PATH whose programs log their name, then run the real one."""
+    shims, log = tmp_path / "shims", tmp_path / "programs.log"
+    shims.mkdir()
+    for name in ("mkdir", "rm", "mv", "cat", "date", "sleep", "base64", "setsid", "tail", "bash", "sh"):
+        real = subprocess.run(["sh", "-c", f"command -v {name}"], capture_output=True, text=True).stdout.strip()
+        shim = shims / name
+        shim.write_text(f'#!{real if name == "sh" else "/bin/sh"}\necho {name} >> {log}\nexec {real} "$@"\n')
+        shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    return shims, log
+
+
+def test_a_jobs_start_runs_no_polling_sleep_and_no_helper_program_the_shell_has_built_in(tmp_path):
+    shims, log = _counting_path(tmp_path)
+    job = jobs.Job("run-1", "1.1", "h1", attempt=1)
+    script = jobs.start_script(job, "echo 'it ran'", "bash", base=str(tmp_path / "jobs"))
+    env = os.environ | {"PATH": f"{shims}:{os.environ['PATH']}"}
+    done = subprocess.run(["/bin/sh", "-s"], input=script, capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "it ran\n"
+    started = Counter(log.read_text().split())
+    # the script's text is written by printf, the job's files are read by `read`, the start is
+    # handed over on a pipe (no `sleep` loop), and bash's clock replaces date(1)
+    assert not {"cat", "base64", "date"} & set(started), started
+    # the follower may wait a turn for the exit status the runner writes after tail has seen the end
+    assert started["sleep"] <= 2, started
+    assert sum(n for name, n in started.items() if name != "sleep") <= 12, started
+    folder = tmp_path / "jobs" / job.name
+    assert (folder / "exit").read_text() == "0\n"
+    started_at, ended_at = jobs.parse_times(f"{(folder / 'started').read_text()} {(folder / 'ended').read_text()}")
+    assert started_at is not None and ended_at is not None and 0 <= ended_at - started_at < 30
+
+
+def test_a_script_holding_quotes_and_a_nul_reaches_the_host_exactly(tmp_path):
+    for text in ("printf '%s\\n' \"it's\" '$HOME' `x`", "echo a\x00b"):
+        job = jobs.Job("run-1", f"q{len(text)}", "h1", attempt=1, keep_files=True)
+        script = jobs.start_script(job, text, "sh", base=str(tmp_path / "jobs"))
+        subprocess.run(["sh", "-s"], input=script.encode(), capture_output=True, timeout=30)
+        assert (tmp_path / "jobs" / job.name / "script").read_bytes() == text.encode()
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    reason = SandboxLab.unavailable_reason()
+    if reason:
+        pytest.skip(f"no sandbox sshd hosts here: {reason}")
+    with SandboxLab(tmp_path_factory.mktemp("lab")) as lab:
+        lab.start_many(1)
+        transport = ssh_module.SSHTransport(**lab.connection("h1"))
+        transport.open()
+        yield transport
+        transport.close()
+
+
+def test_small_packets_leave_without_waiting_for_the_hosts_delayed_ack(host):
+    sock = host._client.get_transport().sock
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
+def test_the_driver_waits_for_a_late_exit_status_without_spinning(host, monkeypatch):
+    turns = Counter()
+    real_select = select.select
+
+    def counted(*args):
+        turns["select"] += 1
+        return real_select(*args)
+
+    monkeypatch.setattr(ssh_module.select, "select", counted)
+    # the host closes the output (EOF) 0.4 s before the command ends (exit status)
+    result = host.run("echo out; exec >&- 2>&-; sleep 0.4", shell="sh")
+    assert result.status == "ok", result.message
+    assert result.tail == ["out"]
+    # a turn every 20 ms at most: about 20 in 0.4 s, not thousands
+    assert turns["select"] < 100, turns
+
+
+def test_a_stages_lanes_start_on_the_threads_pre_flight_already_started(tmp_path, monkeypatch):
+    from app.remote.local import LocalTransport
+    from app.run import journal as J
+    from app.run.engine import RunEngine
+    from app.run.plan import RunStep, Task
+
+    hosts = [f"lin{i}" for i in range(8)]
+    steps = [RunStep("1.1", "Say where it ran.", "hosts", "Bench", h, [Task("1.1", h, "bash", "uname -n")],
+                     template="bench#probe") for h in hosts]
+    engine = RunEngine(J.new_run("bed.yaml", "", root=tmp_path / "runs"), steps,
+                       lambda h: LocalTransport(h, tmp_path / h), workers=64, timeout=60)
+    try:
+        assert all(c.ok for c in engine.preflight())
+        started = Counter()
+        real_start = threading.Thread.start
+
+        def counted(thread):
+            # a pool's worker threads (the local transport's output readers are not the engine's)
+            if thread.name.startswith(("ThreadPoolExecutor", "run-host")):
+                started["pool worker"] += 1
+            return real_start(thread)
+
+        monkeypatch.setattr(threading.Thread, "start", counted)
+        assert engine.run_steps(engine.steps)
+    finally:
+        engine.close()
+    # each new thread waited for the GIL from the busy ones: on 50 hosts the last lane began 0.5 s late
+    assert started["pool worker"] == 0, started
