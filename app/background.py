@@ -13,10 +13,8 @@ QtCore only: app/ never imports QtWidgets outside the GUI entry point.
 """
 from __future__ import annotations
 
-import heapq
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -171,48 +169,6 @@ class _Gate:
             self.closed = True
 
 
-class InterpreterTurns:
-    """Plain Python: the workers that only compute over the model (live validation, the procedure,
-    the paths) take turns, one at a time, the lowest rank first.  Together they gained nothing (one
-    interpreter lock), and each one at work besides the GUI thread took another share of the lock
-    from it: a GUI turn of 43 ms of CPU lasted 0.157 s with three of them running (issue 32, the
-    5,000-device bed's "longest GUI stall after an edit", one run of four), 1.7 times its CPU
-    with one.  Workers that wait on something else (a run, a host, a file) take no turn."""
-
-    def __init__(self) -> None:
-        self._ready = threading.Condition()
-        self._taken = False
-        self._waiting: list[tuple[int, int]] = []       # (rank, ticket), a heap
-        self._tickets = 0
-        self.at_once = 0            # how many were at work together at most (the tests')
-        self._working = 0
-
-    @contextmanager
-    def turn(self, rank: int) -> Iterator[None]:
-        with self._ready:
-            self._tickets += 1
-            mine = (rank, self._tickets)
-            heapq.heappush(self._waiting, mine)
-            while self._taken or self._waiting[0] != mine:
-                self._ready.wait()      # lets go of the interpreter while it waits
-            heapq.heappop(self._waiting)
-            self._taken = True
-            self._working += 1
-            self.at_once = max(self.at_once, self._working)
-        try:
-            yield
-        finally:
-            with self._ready:
-                self._taken = False
-                self._working -= 1
-                self._ready.notify_all()
-
-
-TURNS = InterpreterTurns()
-# the ranks: the findings are what a person waits for after an edit, then the views' own work
-VALIDATION_TURN, VIEW_TURN = 0, 1
-
-
 class BackgroundJob(QObject):
     result = Signal(object)         # Outcome of the current revision only
     busy_changed = Signal(bool)
@@ -250,12 +206,9 @@ class BackgroundJob(QObject):
 
     def __init__(self, parent: QObject | None = None, *, name: str = "background",
                  prepare: Callable[[], tuple[int, Work]] | None = None, debounce_ms: int = 0,
-                 current_revision: Callable[[], int] | None = None, waits_for: DrawingFirst | None = None,
-                 turn: int | None = None):
-        """`turn`: the work only computes over the model: it runs in its turn (InterpreterTurns)."""
+                 current_revision: Callable[[], int] | None = None, waits_for: DrawingFirst | None = None):
         super().__init__(parent)
         self.name = name
-        self._turn = turn
         self._waits_for = waits_for
         self._prepare = prepare
         self._current_revision = current_revision
@@ -311,13 +264,11 @@ class BackgroundJob(QObject):
 
     def _launch(self, revision: int, work: Work) -> None:
         self._running = True
-        relay, gate, rank = self._relay, self._handing_on, self._turn
+        relay, gate = self._relay, self._handing_on
 
         def body() -> None:
             try:
-                with TURNS.turn(rank) if rank is not None else nullcontext():
-                    value = work()
-                outcome = Outcome(revision, value)
+                outcome = Outcome(revision, work())
             except Exception as exc:
                 outcome = Outcome(revision, None, f"{type(exc).__name__}: {exc}")
             with gate.lock:

@@ -22,7 +22,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.background import VALIDATION_TURN, BackgroundJob, FirstFrame, Outcome, edited_meanwhile, unless_edited
+from app.background import BackgroundJob, FirstFrame, Outcome, edited_meanwhile, unless_edited
 from app.finding_marks import subject_marks
 from topology.gc_pause import collector_paused
 
@@ -100,7 +100,7 @@ class LiveValidator(QObject):
         self._partials.arrived.connect(self._partial)
         self._job = BackgroundJob(self, name="live-validation", prepare=self._prepare,
                                   debounce_ms=self.DEBOUNCE_MS, current_revision=lambda: self.document.revision,
-                                  waits_for=FirstFrame.of(document), turn=VALIDATION_TURN)
+                                  waits_for=FirstFrame.of(document))
         self._job.result.connect(self._finished)
         document.changed.connect(lambda _ids: self._job.request())
         document.reset.connect(self._opened_now)

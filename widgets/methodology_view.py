@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.background import VIEW_TURN, BackgroundJob, DrawingFirst, Outcome, edited_meanwhile, unless_edited
+from app.background import BackgroundJob, DrawingFirst, Outcome, edited_meanwhile, unless_edited
 from app.report.html import mark_missing
 from app.report.steps import command_label, step_targets
 from widgets.methodology_steps import StepModel, worked_out
@@ -157,7 +157,7 @@ class MethodologyView(QWidget):
 
         self._job = BackgroundJob(self, name="methodology-preview", prepare=self._prepare,
                                   debounce_ms=self.DEBOUNCE_MS, current_revision=lambda: self.document.revision,
-                                  waits_for=DrawingFirst.of(document), turn=VIEW_TURN)
+                                  waits_for=DrawingFirst.of(document))
         self._job.result.connect(self._generated)
         document.changed.connect(lambda _ids: self._job.request())
         document.reset.connect(self.regenerate)

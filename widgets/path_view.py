@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.background import VIEW_TURN, BackgroundJob, DrawingFirst, Outcome, edited_meanwhile, unless_edited
+from app.background import BackgroundJob, DrawingFirst, Outcome, edited_meanwhile, unless_edited
 from widgets.canvas.path_overlay import path_colour
 
 STEP_WORDS = {"vnic": "virtual NIC", "vswitch": "virtual switch", "iface": "iSCSI interface", "port": "host port",
@@ -113,8 +113,7 @@ class PathView(QWidget):
         self.host_box.currentIndexChanged.connect(lambda _i: self._chosen())
         self.volume_box.currentIndexChanged.connect(lambda _i: self._chosen())
         self._job = BackgroundJob(self, name="path-view", prepare=self._prepare, debounce_ms=300,
-                                  current_revision=self._revision, waits_for=DrawingFirst.of(document),
-                                  turn=VIEW_TURN)
+                                  current_revision=self._revision, waits_for=DrawingFirst.of(document))
         self._job.result.connect(self._finished)
         document.changed.connect(lambda _ids: self._job.request())
         document.reset.connect(self._reset)
