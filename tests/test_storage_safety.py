@@ -226,7 +226,9 @@ def test_a_reused_volume_is_never_written_and_its_kept_step_is_guarded(name):
         for v in holder.volumes:
             v.reuse = True
     steps = list(M.generate(bed).steps())
-    assert not [s.number for s in steps if s.destructive], name
+    # a load that writes to a disk inside a guest (fio on /dev/sdb) writes to the test's disk, not to the reused
+    # volume's file system; it is marked as a write (and done by hand, naming no identity) on its own
+    assert not [s.number for s in steps if s.destructive and not s.template.endswith("#load")], name
     kept = [s for s in steps if s.template.split("#")[-1] in ("mount-kept", "guest-mount-kept", "rhev-domain-kept")]
     assert kept or not any(h.volumes for h in (*bed.arrays, *bed.array_groups)), name
     for s in kept:

@@ -28,3 +28,21 @@ def known_parameters(tool: str) -> tuple[tuple[str, str], ...]:
     """(key, what it is) for a tool, its own first; the common ones for any tool."""
     own = next((v for k, v in SPECIFIC.items() if k.lower() == (tool or "").strip().lower()), ())
     return own + COMMON
+
+
+def varied_parameter(tool: str, variable: str, parameters: dict) -> str:
+    """The parameter of a workload that a test matrix's `variable` names ('' when none): a key of its own
+    parameters or of its tool's, written as the key ('iodepth', 'block-size' for block_size) or in the words
+    that describe it ('queue depth' is fio's iodepth, "I/O queue depth per job")."""
+    def norm(text: str) -> str:
+        return "_".join(str(text).strip().lower().replace("-", " ").split())
+    wanted = norm(variable)
+    if not wanted:
+        return ""
+    known = known_parameters(tool)
+    for key in [*parameters, *(k for k, _ in known)]:
+        if norm(key) == wanted:
+            return str(key)
+    words = wanted.replace("_", " ")
+    hits = [k for k, what in known if words in what.lower()]
+    return hits[0] if len(hits) == 1 else ""

@@ -123,6 +123,10 @@ def _run_step(step: Step, section: str, title: str, transports: dict[str, str]) 
     why = ""
     if step.automation and step.unresolved:
         why = "the bed lacks " + ", ".join(step.unresolved)
+    elif not step.automation:
+        # why the procedure does it by hand (a write to a disk it cannot name by identity, a value not stated, no
+        # template for the platform): said where the run stops for it, not only in the printed procedure
+        why = step.manual_reason
     elif step.automation:
         unreachable: list[str] = []
         no_invoke = False

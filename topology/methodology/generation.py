@@ -362,9 +362,11 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
     command_misses: list[tuple[StepTemplate, str, bool]] = []
     unfit: list[str] = []
     why_destructive = ""      # why a step that writes to a disk has no command here
+    why_unguarded = ""        # ... because its only command would write without selecting the disk by identity
+    destructive = st.destructive and (not st.writes_when or matches(st.writes_when, vals))
     for ct in st.commands:
         assumed: list[str] = []
-        cget = stated_only(get, assumed) if st.destructive else get
+        cget = stated_only(get, assumed) if destructive else get
         if ct.when and not matches(ct.when, vals):
             failed = [(name, v) for name, pat in ct.when
                       if not pat.search(v.match_text() if (v := vals.get(name)) is not None else "")]
@@ -375,11 +377,15 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                 not_stated += [n for n in open_names if n not in not_stated]
             else:
                 unfit += [f"{v.text} ({name})" for name, v in failed if v is not None and v.kind != "not_stated"]
-            if st.destructive and (absent := [name for name, _ in ct.when if vals.get(name) is None]):
+            if destructive and (absent := [name for name, _ in ct.when if vals.get(name) is None]):
                 why_destructive = why_destructive or f"the bed gives no {', '.join(absent)}: done by hand"
             if st.destructive and (v := vals.get("volume.select_by")) is not None and \
                     any(name == "volume.select_by" and not pat.search(v.match_text()) for name, pat in ct.when):
                 why_destructive = why_destructive or selection_reason(v.text, machine.about(item.platform)[0])
+            continue
+        if destructive and not ct.guard:   # only a guarded command writes to a disk
+            why_unguarded = ("it would write to a disk named without an identity the bed states (a WWN, serial, or "
+                             "target and LUN): aim it at the volume and state the volume's identity; done by hand")
             continue
         sel = ct.selector
         if sel.platform is not None or sel.transports:
@@ -413,8 +419,8 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
                 return None if v is not None and v.kind == "not_stated" else v
             ansible = render_ansible_block(ct.ansible, lambda tpl, miss: render(tpl, get_stated, None, used, miss))
         commands.append(Command(ct.shell, script, verify or None, ct.platform, ct.note, "", invoke, ansible))
-    if st.commands and not commands and not reason and why_destructive:
-        reason = why_destructive
+    if st.commands and not commands and not reason and (why_unguarded or why_destructive):
+        reason = why_unguarded or why_destructive
     if st.commands and not commands and not reason and not_stated:
         reason = f"the source does not state {', '.join(not_stated)}: done by hand"
     if st.commands and not commands and not reason:
@@ -431,7 +437,7 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
             sources.setdefault(v.text, v.source)
     platform, about = machine.about(item.platform)
     devices: list[str] = []
-    if st.destructive and st.device is not None:
+    if destructive and st.device is not None:
         device_missing: list[str] = []
         device = " ".join(render(st.device, get, None, {}, device_missing).split())
         devices = [] if device_missing else [device]
@@ -439,7 +445,7 @@ def _make_step(st: StepTemplate, vals: Values, item: Item, machine: _Machine,
             commands, reason = [], selection_reason("none", platform)
     # positional: a step is made some 20,000 times for a large bed, and keywords cost a third of it
     return Step("", _sentences(text), item.target, commands, not commands, sources, missing, f"{tf.rel}#{st.id}",
-                not_stated, [], reason, platform, table, about, used, st.destructive, devices)
+                not_stated, [], reason, platform, table, about, used, destructive, devices)
 
 
 _DOUBLED_STOP = re.compile(r"(?<![.…])\.\.(?!\.)|[;:,]\.(?!\.)")

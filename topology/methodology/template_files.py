@@ -90,6 +90,8 @@ class StepTemplate:
     once: bool = False           # a repeat of the same step on the same machine is left out
     destructive: bool = False    # writes to a block device: guarded, confirmed, never from an assumed value
     device: Template | None = None   # destructive steps: the words that name the disk (run --dry-run lists them)
+    # a step that writes only for some items (a load with writes in its mix): destructive where these match
+    writes_when: list[tuple[str, re.Pattern]] = field(default_factory=list)
 
 
 @dataclass
@@ -107,7 +109,7 @@ class TemplateFile:
 
 
 _STEP_KEYS = {"id", "foreach", "when", "text", "automation", "note", "platform", "transport", "table", "once",
-              "destructive", "device"}
+              "destructive", "device", "writes_when"}
 _COMMAND_KEYS = {"shell", "script", "verify", "platform", "note", "when", "invoke", "ansible", "transport", "guard"}
 _FILE_KEYS = {"section", "title", "match", "derive", "steps", "description", "platform", "transport"}
 
@@ -250,6 +252,10 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
         destructive, device = destructive_keys(path, raw, where)
         if device is not None:
             check_cell(device)
+        writes_when = _conditions(path, raw, "writes_when", known, where)
+        if writes_when and not destructive:
+            raise template_error(path, raw.key_line["writes_when"], f"{where}: `writes_when` says when a "
+                                 "destructive step writes", "add destructive: true and device:")
         commands = []
         autos = raw.get("automation") or []
         if not isinstance(autos, list):
@@ -290,13 +296,16 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
                 for tpl in ansible.templates():
                     _check_names(path, tpl, known, where, domain, derives)
             label = c.get("platform") if isinstance(c.get("platform"), str) else ""
-            guard = check_guard(path, c.key_line.get("guard", cl), where, shell, c.get("guard"), destructive)
+            # a step that writes only where `writes_when` matches may have commands for the other items without a
+            # guard: such a command is never built where the step writes (generation._make_step)
+            guard = check_guard(path, c.key_line.get("guard", cl), where, shell, c.get("guard"),
+                                destructive and not writes_when)
             commands.append(CommandTemplate(shell, script, verify, str(label or
                                                                    ("array" if shell == "vendor-cli" else platform)),
                                             str(c.get("note") or "").strip(), cwhen, invoke, ansible,
                                             _selector(path, c, where, platform, label_ok=True), guard))
         tf.steps.append(StepTemplate(sid, domain.name, text, when, commands, tf, k, step_selector, table,
-                                     str(raw.get("once")).lower() == "true", destructive, device))
+                                     str(raw.get("once")).lower() == "true", destructive, device, writes_when))
     # `match:` is checked against the names of the file's first domain (all steps of a vendor file share one)
     if "match" in data:
         if not tf.steps:

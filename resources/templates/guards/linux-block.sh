@@ -44,15 +44,19 @@ tb_is_volume() {   # whether the device udev just read (U_*) has the volume's id
     elif [ -n "${TB_SERIAL:-}" ]; then
         [ -n "$U_SERIAL" ] && [ "$U_SERIAL" = "$TB_SERIAL" ]
     elif [ -n "${TB_TARGET:-}" ] && [ -n "${TB_LUN:-}" ]; then
-        local target=${TB_TARGET,,}
-        target=${target//:/}
-        case ${U_PATH,,} in
-            *"-iscsi-${TB_TARGET,,}-lun-${TB_LUN}" | *"-fc-0x${target}-lun-${TB_LUN}") return 0 ;;
-            *) return 1 ;;
-        esac
+        tb_at_target
     else
         tb_refuse "the step names no WWN, serial, or target and LUN"
     fi
+}
+
+tb_at_target() {   # whether the device udev just read (U_PATH) is LUN TB_LUN of TB_TARGET
+    local target=${TB_TARGET,,}
+    target=${target//:/}
+    case ${U_PATH,,} in
+        *"-iscsi-${TB_TARGET,,}-lun-${TB_LUN}" | *"-fc-0x${target}-lun-${TB_LUN}") return 0 ;;
+        *) return 1 ;;
+    esac
 }
 
 tb_describe() {   # one device in words, for messages
@@ -80,6 +84,14 @@ tb_select() {   # sets TB_DEVICE to /dev/NAME of the volume, or refuses
         if [ -n "${TB_PRODUCT:-}" ] && ! [[ $U_MODEL =~ $TB_PRODUCT ]]; then
             tb_refuse "$(tb_describe "$n") has the volume's identity but its product is not $TB_PRODUCT"
         fi
+        # every other identity the bed states must agree where the device shows it: swapped serials, a LUN
+        # presented under another number or target
+        if [ -n "${TB_SERIAL:-}" ] && [ -n "$U_SERIAL" ] && [ "$U_SERIAL" != "$TB_SERIAL" ]; then
+            tb_refuse "$(tb_describe "$n") has the volume's identity but its serial is not $TB_SERIAL"
+        fi
+        if [ -n "${TB_TARGET:-}" ] && [ -n "${TB_LUN:-}" ] && [ -n "$U_PATH" ] && ! tb_at_target; then
+            tb_refuse "$(tb_describe "$n") has the volume's identity but is not LUN $TB_LUN of $TB_TARGET (it is $U_PATH)"
+        fi
         h=$(find "/sys/class/block/$n/holders" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | head -n 2)
         case $h in
             '') ;;
@@ -95,7 +107,7 @@ tb_select() {   # sets TB_DEVICE to /dev/NAME of the volume, or refuses
             case $n in loop*|ram*|zram*|sr*) [ -e "/sys/class/block/$n/loop/backing_file" ] || continue ;; esac
             found="$found; $(tb_describe "$n")"
         done
-        tb_refuse "no disk on $(hostname) has its identity (${TB_WWN:+WWN $TB_WWN}${TB_SERIAL:+serial $TB_SERIAL}${TB_TARGET:+LUN ${TB_LUN:-?} of $TB_TARGET}); the disks here: ${found#; }"
+        tb_refuse "no disk on $(hostname) has its identity (${TB_WWN:+WWN $TB_WWN; }${TB_SERIAL:+serial $TB_SERIAL; }${TB_TARGET:+LUN ${TB_LUN:-?} of $TB_TARGET}); the disks here: ${found#; }"
     fi
     if [ "${#holders[@]}" -eq 0 ]; then
         if [ "${#paths[@]}" -gt 1 ]; then

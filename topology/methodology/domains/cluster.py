@@ -112,7 +112,10 @@ def _csvs(ctx: BedContext) -> list[Item]:
             put(vals, "csv.name", as_text(ref.rpartition(":")[2], f"{c.id}.shared_volumes"))
             put(vals, "csv.volume", as_text(ref, f"{c.id}.shared_volumes"))
             put(vals, "csv.index", as_number(j))
-            put(vals, "csv.path", as_text(f"C:\\ClusterStorage\\Volume{j}", f"{c.id}.shared_volumes"))
+            if _cluster_platform(ctx, c) == "windows":   # a Windows failover cluster's CSV folder
+                put(vals, "csv.path", as_text(f"C:\\ClusterStorage\\Volume{j}", f"{c.id}.shared_volumes"))
+            elif (vol := ctx.idx.volume(ref)) is not None and vol.drive:   # elsewhere: where the bed mounts it
+                put(vals, "csv.path", as_text(vol.drive, f"{ref}.drive"))
             yield vals
     return _cluster_items(ctx, 201, per)   # the first shared volume is number 1
 

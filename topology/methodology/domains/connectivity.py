@@ -78,6 +78,9 @@ def _host_disks(ctx: BedContext) -> list[Item]:
         "each volume a server or VM formats (topology/volume_owner.py: the machine that uses it), after its logons")
 def _host_volumes(ctx: BedContext) -> list[Item]:
     out = []
+    # a volume a fio load runs on raw (aimed at it, no mount point of the bed's) is the load's disk: a file system
+    # made on it would be written over, and the load's guard refuses a disk that holds one
+    raw_loads = {t for w in ctx.bed.workloads if str(w.tool).lower() == "fio" for t in w.targets if isinstance(t, str)}
     for i, a in enumerate(ctx.storage_scopes()):
         base = array_values(ctx, a)
         groups = {g.name: (k, g) for k, g in enumerate(a.disk_groups, 1)}
@@ -85,6 +88,8 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
             s = ctx.server_or_vm(sid)
             hv = host_values(ctx, s)
             for j, v in enumerate(vols):
+                if f"{a.id}:{v.name}" in raw_loads and not v.drive and not v.reuse:
+                    continue
                 vals = dict(base)
                 vals.update(hv)
                 gi = groups.get(v.group)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
+from topology.methodology.domains.load_disk import LOAD_DISK_NAMES, load_disk_values
 from topology.methodology.domains.registry import Item, domain
 from topology.methodology.domains.workloads import RUNNER_NAMES, WORKLOAD_NAMES, runner_values, workload_values
 from topology.methodology.run_timeline import Phase
@@ -32,6 +33,7 @@ from topology.methodology.values import (
 )
 from topology.unknown import NOT_STATED, stated
 from topology.workload_time import duration_minutes, spoken_duration
+from topology.workload_tools import varied_parameter
 
 
 @domain("run", set(), "the run plan (one item when the bed has one, else one item with run.present = false)")
@@ -305,7 +307,7 @@ def _load_groups(ctx: BedContext) -> list[Item]:
     return out
 
 
-LOAD_NAMES = WORKLOAD_NAMES | RUNNER_NAMES | BLOCK_NAMES | GROUP_NAMES | field_names(
+LOAD_NAMES = WORKLOAD_NAMES | RUNNER_NAMES | BLOCK_NAMES | GROUP_NAMES | LOAD_DISK_NAMES | field_names(
     "load", "when", "ramp_minutes", "ramp_s", "targets", "length")
 
 
@@ -319,6 +321,12 @@ def _loads(ctx: BedContext) -> list[Item]:
             gvals = _group_values(ctx, p, g)
             for w in group.workloads:
                 base = workload_values(ctx, w)
+                # a matrix that varies one of the load's parameters (queue depth 1, then 32): the phase's level is
+                # that parameter's value in this phase's command, not the workload's own
+                varied = varied_parameter(w.tool, p.entry.variable, w.parameters) \
+                    if p.entry is not None and p.level is not None else ""
+                if varied:
+                    put(base, f"workload.parameters.{varied}", as_any(p.level, f"{p.entry.id}.levels"))
                 base.update(gvals)
                 base.update(_block_values(ctx, p, n, r))
                 ramp = stated(w.ramp_minutes)
@@ -337,6 +345,7 @@ def _loads(ctx: BedContext) -> list[Item]:
                     for when, part in (("start", g), ("collect", part_count(p) + 1)):
                         vals = dict(base)
                         vals.update(runner_values(ctx, rid, k, w.tool))
+                        vals.update(load_disk_values(ctx, w, rid if isinstance(rid, str) else "", vals))
                         put(vals, "load.when", as_token(when))
                         out.append(timeline_item(ctx, vals, rid if isinstance(rid, str) else "", platform_of(comp),
                                                  p, n, r, part, 1000 + wi * 1000 + k))

@@ -273,7 +273,9 @@ def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: 
     how = select_by(v, lun, shows_wwn)
     hidden_wwn = not how and not shows_wwn and bool(hexid)
     # a WWN the machine cannot show still says why no command selects by it (guards.selection_reason)
-    put(out, "volume.select_by", as_token(how or ("wwn" if hidden_wwn else "none"), f"{ref}.wwn"))
+    # the field the disk is told apart by: where the words that name it come from
+    by = f"{ref}.{how}" if how in ("wwn", "serial", "target") else f"{ref}.wwn"
+    put(out, "volume.select_by", as_token(how or ("wwn" if hidden_wwn else "none"), by))
     bounds = size_bounds(v.size_gb)
     if bounds is not None:
         put(out, "volume.min_bytes", as_number(bounds[0], f"{ref}.size_gb"))
@@ -296,8 +298,8 @@ def identity_values(ctx: BedContext, out: Values, a: StorageArray, v: Any, lun: 
             "Index,SerialNumber,Size) with the array's list of volumes, and state it in the bed (serial: of "
             f"{ref})", f"{ref}.wwn"))
     elif said:
-        put(out, "volume.device", as_text(f"{ref} ({said}{', ' + size if size else ''})", f"{ref}.wwn"))
-        put(out, "volume.identify", as_text(f"the disk with {said}{' (' + size + ')' if size else ''}", f"{ref}.wwn"))
+        put(out, "volume.device", as_text(f"{ref} ({said}{', ' + size if size else ''})", by))
+        put(out, "volume.identify", as_text(f"the disk with {said}{' (' + size + ')' if size else ''}", by))
     else:
         put(out, "volume.identify", as_text(
             f"the disk of {ref}{' (' + size + ')' if size else ''}, which the bed names by no WWN, serial or "
