@@ -136,6 +136,10 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
     found = _later_attempt(job) + _found(job) + _unseen_end(job)
     return f"""{_dir_assign(job, base)}
 fresh=; [ -d "$d" ] || {{ mkdir -p "$d" && fresh=1; }}
+# another start of the step under way here (a driver killed mid-start whose start went on): its
+# job's pid first, so that the checks below see that job instead of an empty folder
+if [ -z "$fresh" ]; then
+{WAIT_FOR_START}fi
 # the starter's pid first: until the job's own pid is there, a look at the folder waits on it
 cd "$d" && echo $$ > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
@@ -261,7 +265,7 @@ def status_script(job: Job, base: str | None = None) -> str:
     """Prints one line: running PID | ended STATUS | dead PID | gone.  The folder of another
     attempt of the step than `job.attempt` is `gone`: this attempt's job never started there."""
     return f"""{_dir_assign(job, base)}
-if [ ! -d "$d" ] || {_other_attempt(job)}; then echo {GONE}
+{WAIT_FOR_START}if [ ! -d "$d" ] || {_other_attempt(job)}; then echo {GONE}
 elif [ -s "$d/exit" ]; then echo "{ENDED} $(cat "$d/exit")"
 elif [ -s "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null; then echo "{RUNNING} $(cat "$d/pid")"
 else echo "{DEAD} $(cat "$d/pid" 2>/dev/null)"; fi
