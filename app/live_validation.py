@@ -17,6 +17,7 @@ diagram's badges are sorted out on the worker too (a stress bed has tens of thou
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import is_
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -56,6 +57,15 @@ def _kept(previous: list, result: tuple[list, dict]) -> tuple[list, dict]:
     see in a moment (identity, not 25,000 comparisons on the GUI thread) that an edit changed none."""
     findings, badges = result
     return (previous if findings == previous else findings), badges
+
+
+def same_findings(shown: list, given: list) -> bool:
+    """In a view, on the GUI thread: `given` holds the findings `shown` holds.  The validator hands
+    findings equal to those it showed back as those very objects (`_kept`) and any others as new
+    ones, so their identity says it: comparing the findings field by field up to the first
+    that differs took tens of ms of the GUI thread per view after an edit on the 25,000 findings of
+    the 5,000-device bed (a list of equal findings made elsewhere is then taken as another list)."""
+    return shown is given or (len(shown) == len(given) and all(map(is_, shown, given)))
 
 
 class _Partials(QObject):

@@ -226,6 +226,24 @@ def test_live_validation_starts_after_a_big_beds_first_frame_not_after_its_build
     canvas.viewport().removeEventFilter(paints)
 
 
+def test_live_validation_waits_for_a_big_beds_first_frame_when_the_bed_is_shown_without_a_file_open(qtbot):
+    """An example, a recovered bed, a file opened to repair: the document's bed replaced directly.
+    Live validation listens to the reset before the canvas, which holds it from its own reset
+    handler on: its worker started first and took the interpreter from the layout and the first
+    frame (a GUI stall of 0.15-0.25 s on the 5,000-device bed, python -m bench.canvas --live-only)."""
+    doc, canvas, methodology, paths, tree = _window(qtbot)
+    seen: list[str] = []
+    paints = FrameWatch(canvas, lambda: seen.append("frame"))
+    doc.validation._job.busy_changed.connect(lambda busy: busy and seen.append("validation"))
+    methodology._job.busy_changed.connect(lambda busy: busy and seen.append("methodology"))
+    doc.replace(_big_bed(), None, dirty=True)
+    assert canvas.building and seen == [], "nothing started before the canvas's first frame"
+    qtbot.waitUntil(lambda: len(seen) >= 2, timeout=30000)
+    assert seen[:2] == ["frame", "validation"]
+    qtbot.waitUntil(lambda: doc.validation.revision_shown == doc.revision, timeout=60000)
+    canvas.viewport().removeEventFilter(paints)
+
+
 def test_the_files_own_text_is_worked_out_off_the_gui_thread_and_an_edit_right_after_opening_keeps_it(
         qtbot, tmp_path, monkeypatch):
     import threading

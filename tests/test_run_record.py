@@ -43,6 +43,36 @@ def test_an_adopted_job_is_one_attempt_from_its_first_start_and_read_on_after_th
     assert state.attempts == 1 and state.started == "2026-01-01T00:00:00+00:00"
 
 
+def test_a_report_the_dead_driver_logged_but_never_recorded_is_recorded_by_the_driver_that_adopts_the_step(tmp_path):
+    """A driver killed between writing fio's report to the step's output log and recording its
+    samples: the adopting driver reads on after the lines taken, so the report is not streamed
+    again; its samples are recorded from the taken lines, each sample once."""
+    from app.metrics.results import load_samples
+    from app.metrics.streams import FioStatusParser
+    from app.run.metrics_tap import MetricsTap
+    from app.run.plan import Task
+    lines = (Path(__file__).parent / "data" / "metrics" / "fio_status_stream.json").read_text().splitlines()
+    starts = [i for i, line in enumerate(lines) if line == "{"]
+    assert len(starts) == 4
+    task = Task("3.2", "c1", "bash", "fio --name=t1 --output-format=json --status-interval=1")
+    dead = MetricsTap(tmp_path)
+    dead.task_started(task)
+    for line in lines[:starts[2]]:              # reports 1 and 2 recorded
+        dead.output(task, "stdout", line)
+    dead.recorder.close()                       # killed: report 3 was in the output log, not recorded
+    adopting = MetricsTap(tmp_path)
+    adopting.task_started(task)
+    adopting.output_taken(task, lines[:starts[3]])
+    for line in lines[starts[3]:]:
+        adopting.output(task, "stdout", line)
+    adopting.task_finished(task, J.TaskState("3.2", "c1", J.OK))
+    adopting.close()
+    whole = FioStatusParser("c1")
+    expected = [s.timestamp for line in lines for s in whole.feed(line) if s.source == "c1" and s.metric == M.IOPS]
+    recorded = [s.timestamp for s in load_samples(tmp_path) if s.source == "c1" and s.metric == M.IOPS]
+    assert len(expected) == 4 and recorded == expected
+
+
 def test_a_follower_starts_after_the_lines_already_taken_and_keeps_the_output_when_its_driver_is_gone():
     from app.remote import jobs
     script = jobs.follow_script(jobs.Job("r", "3.2", "h", skip_out=120, skip_err=2), "/tmp/x")
@@ -98,6 +128,23 @@ def test_coverage_names_how_much_of_its_step_a_run_rests_on():
     assert whole[0].enough and "60 s of samples over the 60 s step 3.2 states, ran 60.6 s (100%)" in whole[0].text()
     gap = coverage([start, end], _samples(t0 + 1, [*range(20), *range(45, 60)]))
     assert not gap[0].enough and "no samples between" in gap[0].text() and "(26 s)" in gap[0].text()
+
+
+def test_coverage_follows_what_ran_on_the_host_when_a_timed_out_steps_copy_was_adopted():
+    """The step timed out at 10 s while its stop never reached the host; its copy ran its 60 s there
+    and a resume at 40 s adopted it: the samples of those 60 s are the step's, not split between a
+    10 s window and one from the resume's time."""
+    from app.metrics.coverage import coverage
+    t0 = 1795852800.0         # 2026-11-28 08:00:00 UTC
+    at = "2026-11-28T08:{:02d}:{:04.1f}+00:00".format
+    step = {"step": "3.2", "host": "h1"}
+    records = [{"kind": "start", "time": at(0, 0), "stated_s": 60, "attempt": 1, **step},
+               {"kind": "end", "time": at(0, 10), "status": J.TIMEOUT, "seconds": 10.0, **step},
+               {"kind": "start", "time": at(0, 40), "stated_s": 60, "attempt": 1, "adopted": True, **step},
+               {"kind": "end", "time": at(1, 10.6), "status": J.OK, "seconds": 60.6, **step,
+                "ran_from": at(0, 0.2), "ran_until": at(1, 0.8)}]
+    (cover,) = coverage(records, _samples(t0 + 1, range(60)))
+    assert cover.covered_s == 60 and cover.enough and cover.ran_s == 60.6, cover.text()
 
 
 def test_time_left_comes_from_the_load_s_stated_duration_not_the_mean_of_quick_steps():

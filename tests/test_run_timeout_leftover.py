@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import threading
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -121,8 +122,15 @@ def test_a_copy_that_ended_after_its_timeout_is_taken_as_it_ended_not_run_again(
     ended = [e for e in events if isinstance(e, E.Leftover)]
     assert [(e.what, e.number) for e in ended] == [("ended", 0)] and "timed out" in ended[0].detail
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"       # never a second copy
-    state = J.replay(J.read_records(runs / session.run_id)[0])[(session.steps[0].number, "h1")]
+    records = J.read_records(runs / session.run_id)[0]
+    state = J.replay(records)[(session.steps[0].number, "h1")]
     assert state.status == J.OK and state.exit_code == 0 and state.attempts == 1
+    # the adopted end says what ran on the host (the metrics' coverage windows follow it): from the
+    # job's own start, before the timeout was journalled, to its end after it
+    timed_out, adopted = [r for r in records if r["kind"] == "end"]
+    at = {k: datetime.fromisoformat(v) for k, v in (("from", adopted["ran_from"]), ("timeout", timed_out["time"]),
+                                                   ("until", adopted["ran_until"]), ("end", adopted["time"]))}
+    assert at["from"] < at["timeout"] < at["until"] <= at["end"]
     assert standing.failed_step is None
 
 
@@ -169,24 +177,30 @@ def test_running_a_step_again_in_the_same_session_stops_the_copy_its_cut_off_tim
 
 
 
-def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool):
+def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool, ends_before_the_start: bool = False,
+                                driver_died: bool = False):
     """A run whose one attempt timed out while its start was held up in the cut link, resumed: the
     resume finds nothing on the host, and the held-up start lands just before the resume's own
-    (with `late_copy_ends_first`, that late copy ends right after refusing it).  (session's final
-    state of the task, the journal's notes, the late copy's pid)"""
+    (with `late_copy_ends_first`, that late copy ends right after refusing it; with
+    `ends_before_the_start`, it runs to its end before the resume's start reaches the host; with
+    `driver_died`, the attempt did not time out: its driver died, and the journal says interrupted).
+    (session's final state of the task, the journal's notes, the late copy's pid, the events, what the
+    host says of the job of the task's last attempt)"""
     bed, templates = long_step_bed(tmp_path, {"transport": "local"}, work_s=HOLD_S)
     runs = tmp_path / "runs"
     first = RunSession.from_file(bed, templates=[templates], runs_dir=runs, timeout=0.5)
     assert first.start_new()
     task = first.steps[0].tasks[0]
     first.engine.journal.record("start", step=task.step, host=task.host, shell=task.shell, attempt=1)
-    first.engine.journal.record("end", step=task.step, host=task.host, status=J.TIMEOUT, exit_code=None,
-                                message="still running after 0.5 s; the stop did not reach the host",
-                                seconds=0.5, tail=[])
+    if not driver_died:
+        first.engine.journal.record("end", step=task.step, host=task.host, status=J.TIMEOUT, exit_code=None,
+                                    message="still running after 0.5 s; the stop did not reach the host",
+                                    seconds=0.5, tail=[])
     run_id = first.run_id
     first.close()
     questions: list = []
-    session = _resume(bed, templates, runs, [], questions)
+    events: list = []
+    session = _resume(bed, templates, runs, events, questions)
     transport = session.engine.connections.get(task.host)
     real_run, late = transport.run, []
 
@@ -202,8 +216,11 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool):
         late.append(int(follower.stderr.readline()[len(jobs.PID_MARK):]))
         os.killpg(follower.pid, signal.SIGKILL)     # its driver gave up on it long ago
         follower.wait(timeout=10)
+        if ends_before_the_start:
+            release(tmp_path)
+            wait_for(lambda: not pid_alive(late[0]), what="the late copy's end", seconds=30)
         refused = real_run(script, **kw)
-        if late_copy_ends_first:
+        if late_copy_ends_first and not ends_before_the_start:
             release(tmp_path)
             wait_for(lambda: not pid_alive(late[0]), what="the late copy's end", seconds=30)
         return refused
@@ -213,7 +230,11 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool):
         assert session.settle_leftovers() is None          # the host held nothing of it yet
         running = threading.Thread(target=session.run, args=(session.steps,))
         running.start()
-        if not late_copy_ends_first:
+        if driver_died and not (late_copy_ends_first or ends_before_the_start):
+            wait_for(lambda: any(isinstance(e, E.Leftover) and e.what == "adopting" for e in events),
+                     what="the late copy adopted", seconds=30)
+            release(tmp_path)
+        elif not (late_copy_ends_first or ends_before_the_start):
             wait_for(lambda: late and not pid_alive(late[0]), what="the late copy stopped", seconds=30)
             wait_for(lambda: (tmp_path / "marks" / "h1.log").read_text().count("begin") == 2,
                      what="the step's own start", seconds=30)
@@ -221,23 +242,59 @@ def _resume_beside_a_late_start(tmp_path: Path, late_copy_ends_first: bool):
         running.join(timeout=60)
         assert not running.is_alive()
         state = session.task_state(task)
+        # what a resume after this driver's death would ask about: this attempt's job
+        asked = transport.job_status(jobs.Job(run_id, task.step, task.host, attempt=state.attempts))
     finally:
         release(tmp_path)
         session.close()
     assert questions == []
     notes = [r["message"] for r in J.read_records(runs / run_id)[0] if r["kind"] == "note"]
-    return state, notes, late[0]
+    return state, notes, late[0], events, asked
 
 
 def test_a_timed_out_attempts_start_that_lands_after_the_resume_looked_is_stopped_and_the_step_runs_once(tmp_path):
-    state, notes, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False)
+    state, notes, _, _, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False)
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nbegin\nend\n"     # one copy at a time
     assert state.status == J.OK and state.attempts == 2
     assert any("reached the host late" in n and "stopped it" in n for n in notes), notes
 
 
 def test_a_late_copy_that_ended_before_it_could_be_stopped_is_taken_as_it_ended(tmp_path):
-    state, notes, _ = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=True)
+    state, notes, _, _, asked = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=True)
     assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"            # never run twice
     assert state.status == J.OK and state.exit_code == 0
     assert any("reached the host late" in n and "taken as it ended" in n for n in notes), notes
+    assert asked == (jobs.ENDED, 0)       # the copy taken is this attempt's: a later resume finds it
+
+
+def test_a_late_start_that_ran_to_its_end_before_the_resumes_own_start_is_taken_not_run_again(tmp_path):
+    """The held-up start of the timed-out attempt lands after the resume looked and runs to its end
+    before the resume's start reaches the host: that start finds the ended job of the earlier
+    attempt and starts nothing; its output and status are the step's, journalled as taken."""
+    state, notes, _, events, asked = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False,
+                                                                 ends_before_the_start=True)
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"            # never run twice
+    assert state.status == J.OK and state.exit_code == 0
+    assert any("reached the host late" in n and "to its end before this attempt's start" in n
+               and "not run again" in n for n in notes), notes
+    records = J.read_records(next((tmp_path / "runs").iterdir()))[0]
+    end = [r for r in records if r["kind"] == "end"][-1]
+    assert end["taken_attempt"] == 1 and end["tail"][-1] == "done"          # attempt 1's output and status
+    said = [e for e in events if isinstance(e, E.Leftover)]
+    assert [(e.what, e.number) for e in said] == [("ended", 0)] and "reached the host late" in said[0].detail
+    assert asked == (jobs.ENDED, 0)       # the copy taken is this attempt's: a later resume finds it
+
+
+def test_a_late_start_of_an_attempt_whose_driver_died_is_followed_to_its_end_and_taken_not_refused(tmp_path):
+    """The driver died while its start was held up in a cut link; the resume found nothing and
+    started the step, and the held-up start landed first.  A refusal would fail the step while its
+    copy runs on unwatched (and a later resume, seeing a failed step, would run it a second time):
+    the copy is followed to its end instead and its outcome taken (stopping it is a person's call)."""
+    state, notes, late, events, asked = _resume_beside_a_late_start(tmp_path, late_copy_ends_first=False,
+                                                                    driver_died=True)
+    assert (tmp_path / "marks" / "h1.log").read_text() == "begin\nend\n"            # never run twice
+    assert state.status == J.OK and state.exit_code == 0
+    assert any("reached the host late" in n and "followed it to its end" in n for n in notes), notes
+    said = [e for e in events if isinstance(e, E.Leftover)]
+    assert [(e.what, e.number) for e in said] == [("adopting", late)], said
+    assert asked == (jobs.ENDED, 0)       # the copy taken is this attempt's: a later resume finds it

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidgetItem
 
 from app.finding_marks import RANK, subject_marks
+from app.live_validation import same_findings
 from topology.ids import parent_of
 
 MARKER_ROLE = Qt.ItemDataRole.UserRole + 1       # the severity marked on a row ("" for none)
@@ -26,7 +27,7 @@ class FindingMarkers:
     document: Any
 
     def show_findings(self, findings: list[Any]) -> None:
-        if findings == self._findings:
+        if same_findings(self._findings, findings):
             return          # an edit that changed no finding (the validator hands back the same list)
         self._findings = list(findings)
         live = getattr(self.document, "validation", None)

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from app.current_scenario import ALL as ALL_SCENARIOS
 from app.current_scenario import REFERENCE
+from app.live_validation import same_findings
 from topology.exception_ops import ExceptionError, accept_finding, exception_subject, unaccept_finding
 from widgets.finding_cases import cases_html
 from widgets.findings_model import (
@@ -326,7 +327,7 @@ class ValidationPanel(QWidget):
         findings = list(findings)
         # most edits (a move, a rename of a note) change no finding: the list as shown stands, with its
         # scroll, current row, open groups and counts (tens of thousands of rows, seconds on a big bed)
-        same = not self._failed and findings == self.findings
+        same = not self._failed and same_findings(self.findings, findings)
         self._counted = (findings, self._counted[1]) if same and self._counted[0] is self.findings else self._counted
         self._failed = ""
         self.findings = findings

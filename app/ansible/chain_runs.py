@@ -17,6 +17,7 @@ from app.ansible.stage_gates import STAGES_ACTION, stages_task
 from app.remote import jobs
 from app.run import journal as J
 from app.run.engine import DEFAULT_TIMEOUT_S
+from app.run.leftover_choice import MAY_BE_LEFT
 from app.run.plan import RunStep, Task
 
 
@@ -76,8 +77,9 @@ class ChainRuns:
         return out
 
     def _new_chain(self, host: str, run: Lane) -> None:
-        members = [chains.Member(task.step, self.task_state(task).attempts + 1, task.script, task.shell,
-                                 self.step_timeout(host)) for _, task in run]
+        members = [chains.Member(task.step, (prev := self.task_state(task)).attempts + 1, task.script, task.shell,
+                                 self.step_timeout(host), follow_found=True,
+                                 unseen_end=prev.attempts if prev.status in MAY_BE_LEFT else 0) for _, task in run]
         chain = Chain(uuid.uuid4().hex[:12], host, list(run), members)
         self._chains[run[0][1].key] = chain
 
@@ -203,6 +205,9 @@ class ChainRuns:
 
     def _chain_lines(self, item, lines: list[tuple[str, str]]) -> None:
         for stream, line in lines:
+            if stream == "stderr" and line.startswith(jobs.FOLLOWED):
+                item.ran["taken_attempt"] = int(line[len(jobs.FOLLOWED):].strip() or 0)
+                continue
             item.lines.append((stream, line))
             self._write_output(item.task, ("[stderr] " if stream == "stderr" else "") + line)
             self._notify("output", item.task, stream, line)
@@ -313,14 +318,14 @@ class ChainRuns:
         """Follow the job a dead driver left on its host to its end and take its outcome.  Every job
         its host said had ended is taken in the same pass as the first of them (they need no one's
         decision): a chain leaves several, and each pass costs ansible-playbook's start."""
-        if self.task_state(task).status not in (J.INTERRUPTED, J.LOST):
+        if self.task_state(task).status not in MAY_BE_LEFT:
             return self.task_state(task).status == J.OK      # taken with an earlier one
         answers = getattr(self, "_leftover_status", None) or {}
         ended = answers.get(task.key, ("",))[0] == jobs.ENDED
         batch = [task]
         if ended:
             batch += [t for t in self.leftovers() if t.key != task.key and answers.get(t.key, ("",))[0] == jobs.ENDED
-                      and self.task_state(t).status in (J.INTERRUPTED, J.LOST)]
+                      and self.task_state(t).status in MAY_BE_LEFT]
         plays: dict[bool, dict[str, Lane]] = {}
         for t in batch:
             step = self.by_number[t.step]

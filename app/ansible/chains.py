@@ -41,6 +41,10 @@ class Member:
     script: str
     shell: str
     timeout_s: int
+    # a copy of this step on the host that the journal never saw start or end is followed, not
+    # started again (app.remote.jobs.Job.unseen_end, follow_found)
+    unseen_end: int = 0
+    follow_found: bool = False
 
 
 @dataclass
@@ -60,7 +64,8 @@ def _chain_dir(run_id: str, host: str, base: str | None) -> str:
 
 
 def _job(run_id: str, host: str, member: Member) -> jobs.Job:
-    return jobs.Job(run_id, member.step, host, keep_files=True, attempt=member.attempt)
+    return jobs.Job(run_id, member.step, host, keep_files=True, attempt=member.attempt,
+                    unseen_end=member.unseen_end, follow_found=member.follow_found)
 
 
 # the chain's pid and its process's start time (field 22 of /proc/PID/stat): a pid the kernel gave

@@ -55,6 +55,7 @@ from app.run import journal as J
 from app.run.engine import DEFAULT_TIMEOUT_S, RunEngine
 from app.run.extra_vars import SecretVars
 from app.run.journal import TaskState
+from app.run.leftover_choice import MAY_BE_LEFT
 from app.run.plan import RunStep, Stage, Task, stages
 
 ENGINE_NAME = "ansible"
@@ -103,6 +104,7 @@ class _Progress:
     state: TaskState | None = None
     lines: list[tuple[str, str]] = field(default_factory=list)
     host_seconds: float | None = None   # an adopted job's own time on its host (its start to its end)
+    ran: dict[str, str] = field(default_factory=dict)   # an adopted job's own start and end (the end record's)
     stopped_on_host: bool = False       # a chain stopped it at its timeout: nothing left to stop
 
 
@@ -185,9 +187,9 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
                 self._places[host] = (None, None)
         return self._places[host]
 
-    def _job_of(self, task: Task, attempt: int | None = None) -> jobs.Job:
+    def _job_of(self, task: Task, attempt: int | None = None, **found) -> jobs.Job:
         return jobs.Job(self.info.id, task.step, task.host, keep_files=True,
-                        attempt=self.task_state(task).attempts if attempt is None else attempt)
+                        attempt=self.task_state(task).attempts if attempt is None else attempt, **found)
 
     def _job_script(self, step: RunStep, task: Task) -> str:
         base, workdir = self._place(task.host)
@@ -195,7 +197,11 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
         chained = self._chain_script(task)
         if chained is not None:
             return chained
-        job = self._job_of(task, self.task_state(task).attempts + 1)
+        # a copy of this step its host holds that no record of this driver's says started (a late start
+        # of an attempt it never saw end, or one whose driver died before its start record) is followed
+        previous = self.task_state(task)
+        job = self._job_of(task, previous.attempts + 1, follow_found=True,
+                           unseen_end=previous.attempts if previous.status in MAY_BE_LEFT else 0)
         return jobs.start_script(job, task.script, task.shell, base, workdir or "")
 
     def _follow_script(self, step: RunStep, task: Task) -> str:
@@ -412,8 +418,7 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
     def _host_started(self, item: _Progress, started: float) -> None:
         """An adopted job's start, on its host's clock, as the start of the step's attempt."""
         if item.state is not None:
-            from datetime import datetime
-            item.state.started = datetime.fromtimestamp(started).astimezone().isoformat(timespec="milliseconds")
+            item.state.started = _iso(started)
             self._state_changed(item.task.step)
 
     def _output(self, item: _Progress, data: dict) -> None:
@@ -429,7 +434,11 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
                     started, ended = jobs.parse_times(line[len(_TIMES_MARK):])
                     if started is not None and ended is not None and ended >= started:
                         item.host_seconds = round(ended - started, 3)
+                        item.ran = {"ran_from": _iso(started), "ran_until": _iso(ended)}
                         self._host_started(item, started)
+                    continue
+                if stream == "stderr" and line.startswith(jobs.FOLLOWED):
+                    item.ran["taken_attempt"] = int(line[len(jobs.FOLLOWED):].strip() or 0)
                     continue
                 if stream == "stderr" and line.startswith(jobs.PID_MARK):
                     continue        # the job wrapper's own line
@@ -462,8 +471,11 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
         state = TaskState(task.step, task.host, status, exit_code, message, current.started, J.now_iso(), seconds,
                           current.attempts, tail)
         self.journal.record("end", step=task.step, host=task.host, status=status, exit_code=exit_code,
-                            message=message, seconds=seconds, tail=tail)
+                            message=message, seconds=seconds, tail=tail, **(item.ran if item else {}))
         self._set(state)
+        if item is not None and "taken_attempt" in item.ran:
+            self._notify("late_copy", task, "ended", exit_code, f"attempt {item.ran['taken_attempt']} of this step had "
+                         "started on the host without a record of it here: followed to its end, not run again")
         self._notify("task_finished", task, state)
 
     def _keep_results(self, folder: Path, progress: dict[tuple[str, str], _Progress]) -> None:
@@ -512,10 +524,11 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
     # ------------------------------------------------- steps a dead driver left behind
 
     def leftovers(self) -> list[Task]:
-        """Scripts a driver that died left as jobs on their hosts: its journal says they started
-        (interrupted, or their connection was lost) and never ended."""
+        """Scripts that may still be jobs on their hosts, as the built-in engine's: a driver that died
+        or lost its connection never saw them end, or it ended them itself (timeout, Stop) and that
+        stop may never have reached the host (app.run.leftover_choice settles each)."""
         left = [t for s in self.steps for t in s.tasks
-                if t.shell in jobs.SHELLS and self.task_state(t).status in (J.INTERRUPTED, J.LOST)]
+                if t.shell in jobs.SHELLS and self.task_state(t).status in MAY_BE_LEFT]
         return left + [t for t in self._chain_leftovers() if t not in left]
 
     def leftover_status(self, task: Task) -> tuple[str, int | None]:
@@ -574,3 +587,9 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
                 lanes.setdefault(task.host, []).append(_raw(name(f"{task.step} stop the job"), jobs.stop_script(
                     self._job_of(task), self._place(task.host)[0])))
         return self._answers(lanes, "Stop the steps of a stopped run")
+
+
+def _iso(epoch: float) -> str:
+    """A time on a host's clock as the journal writes times."""
+    from datetime import datetime
+    return datetime.fromtimestamp(epoch).astimezone().isoformat(timespec="milliseconds")

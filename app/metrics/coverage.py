@@ -7,6 +7,8 @@ load step that ran on it (its journal's start and end records, `stated_s` for th
 it states); its span is the load's stated duration (fio runs exactly that long; starting the
 job, the check and fetching the results are not load), else how long the step really ran
 (the end record's seconds, which for an adopted step are the job's own time on its host).
+An adopted or taken job's window is its own start and end on its host (the end record's
+ran_from and ran_until), not the adopting driver's start record.
 
 A gap is a stretch where a series has no sample for more than GAP_FACTOR intervals (the
 driver was down, a collector stopped): drawn as a gap, named with its times.
@@ -95,6 +97,11 @@ def _tasks(records: Sequence[dict]) -> dict[str, list[_Task]]:
         elif r.get("kind") == "end" and key in open_:
             task = open_.pop(key)
             task.end = _epoch(r.get("time", ""))
+            # an adopted or taken job (an earlier driver's or attempt's): what ran on the host is its
+            # own start and end, not this driver's start record (a resume's time, after a timeout)
+            ran_from, ran_until = _epoch(r.get("ran_from", "")), _epoch(r.get("ran_until", ""))
+            if ran_from is not None and ran_until is not None and ran_until >= ran_from:
+                task.start, task.end = ran_from, ran_until
             seconds = r.get("seconds")
             task.seconds = float(seconds) if isinstance(seconds, (int, float)) else None
     return out

@@ -33,6 +33,8 @@ _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 RUNNING, ENDED, DEAD, GONE = "running", "ended", "dead", "gone"
 STOPPED = "stopped"          # what a stop reports when it stopped the job
 ALREADY_RUNNING = "this step is already running on this host"
+EARLIER_ENDED = "ran to its end on this host after its driver gave up on it"
+FOLLOWED = "@testbed-studio-followed "     # a start that follows a copy already there: "attempt N"
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,18 @@ class Job:
     # gone (Ansible's module reads the follower's pipes itself, so no broken pipe reaches it)
     # must not remove the output a later adopting pass reads from line 1
     keep_files: bool = False
+    # an earlier attempt whose end its driver never saw from the host (it timed out, was stopped,
+    # or its driver died or lost the link): a job of that attempt found ended here started late,
+    # after a resume had looked, and ran the step already; this start then starts nothing
+    unseen_end: int = 0
+    # instead of refusing, a start that finds the job of `unseen_end` or of its own attempt here
+    # (started late, or by a driver that died before it journalled the start) follows that job to
+    # its end, output and status, and makes it this attempt's (Ansible's passes: a refusal there
+    # would fail the step while its copy runs on, and the next resume would run it again)
+    follow_found: bool = False
+    # a follower that takes this job as a later attempt's outcome marks its folder with that attempt:
+    # a resume after its driver died asks about that attempt and finds the job
+    becomes: int = 0
 
     @property
     def name(self) -> str:
@@ -119,13 +133,18 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
               # finds the status and takes the job as ended
               'now > "$1/ended"; echo $s > "$1/exit.tmp"; mv "$1/exit.tmp" "$1/exit.new"; '
               'if mv "$1/live" "$1/settled" 2>/dev/null; then mv "$1/exit.new" "$1/exit"; fi')
+    found = _later_attempt(job) + _found(job) + _unseen_end(job)
     return f"""{_dir_assign(job, base)}
 fresh=; [ -d "$d" ] || {{ mkdir -p "$d" && fresh=1; }}
+# another start of the step under way here (a driver killed mid-start whose start went on): its
+# job's pid first, so that the checks below see that job instead of an empty folder
+if [ -z "$fresh" ]; then
+{WAIT_FOR_START}fi
 # the starter's pid first: until the job's own pid is there, a look at the folder waits on it
 cd "$d" && echo $$ > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
-{_later_attempt(job)}if [ ! -s exit ] && [ -s pid ] && read -r p < pid && kill -0 "$p" 2>/dev/null; then
+{found}if [ ! -s exit ] && [ -s pid ] && read -r p < pid && kill -0 "$p" 2>/dev/null; then
   echo "{ALREADY_RUNNING} (process group $p); resume the run to adopt it or stop it" >&2; exit 125
 fi
 [ -n "$fresh" ] || rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping attempt
@@ -174,6 +193,34 @@ def _later_attempt(job: Job) -> str:
             f'{int(job.attempt)} came too late (its driver had given up on it) and starts nothing" >&2; exit 125\nfi\n')
 
 
+def _found(job: Job) -> str:
+    """With `job.follow_found`: the copy of this step's unseen or own attempt found here (running,
+    or ended with its status) is followed as this attempt, never started a second time."""
+    if not job.follow_found or job.attempt <= 0:
+        return ""
+    ours = f'[ "$(cat attempt)" = {int(job.attempt)} ]'
+    if job.unseen_end > 0:
+        ours = f'{{ {ours} || [ "$(cat attempt)" = {int(job.unseen_end)} ]; }}'
+    there = '{ [ -s exit ] || { [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; }; }'
+    return (f'if [ -s attempt ] && {ours} && {there}; then\n'
+            f'  echo "{FOLLOWED}$(cat attempt)" >&2\n'
+            f'  echo "attempt $(cat attempt) of this step already started on this host (its start reached the host '
+            'after the driver last looked, or its driver died before it journalled it): followed to its end as '
+            f'attempt {int(job.attempt)}, not started a second time" >&2\n'
+            f'  echo {int(job.attempt)} > attempt\n{_follow(job)}\nfi\n')
+
+
+def _unseen_end(job: Job) -> str:
+    """A start that finds the job of the earlier attempt whose end its driver never saw ended here
+    (its own start was held up in a cut link and landed after the resume looked) starts nothing:
+    the step already ran; the driver takes that attempt's output and status."""
+    if job.unseen_end <= 0:
+        return ""
+    return (f'if [ -s attempt ] && [ "$(cat attempt)" = {int(job.unseen_end)} ] && [ -s exit ]; then\n'
+            f'  echo "attempt {int(job.unseen_end)} of this step {EARLIER_ENDED} (exit status $(cat exit)): '
+            'not started a second time" >&2; exit 125\nfi\n')
+
+
 def _other_attempt(job: Job) -> str:
     """A status test: the folder holds the job of another attempt of the step (its own marker)."""
     if job.attempt <= 0:
@@ -190,7 +237,8 @@ def _follow(job: Job) -> str:
 def follow_script(job: Job, base: str | None = None) -> str:
     """Streams a job's output from the line after `job.skip_out`/`skip_err` (from its start
     when they are 0) and exits with its status once it ends."""
-    return f"{_dir_assign(job, base)}\n{_follow(job)}"
+    mark = f'[ -d "$d" ] && echo {int(job.becomes)} > "$d/attempt"\n' if job.becomes > 0 else ""
+    return f"{_dir_assign(job, base)}\n{mark}{_follow(job)}"
 
 
 def times_script(job: Job, base: str | None = None) -> str:
@@ -217,7 +265,7 @@ def status_script(job: Job, base: str | None = None) -> str:
     """Prints one line: running PID | ended STATUS | dead PID | gone.  The folder of another
     attempt of the step than `job.attempt` is `gone`: this attempt's job never started there."""
     return f"""{_dir_assign(job, base)}
-if [ ! -d "$d" ] || {_other_attempt(job)}; then echo {GONE}
+{WAIT_FOR_START}if [ ! -d "$d" ] || {_other_attempt(job)}; then echo {GONE}
 elif [ -s "$d/exit" ]; then echo "{ENDED} $(cat "$d/exit")"
 elif [ -s "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null; then echo "{RUNNING} $(cat "$d/pid")"
 else echo "{DEAD} $(cat "$d/pid" 2>/dev/null)"; fi

@@ -17,7 +17,8 @@ from app.remote.base import CommandResult, RemoteError, Transport
 from app.run import journal as J
 from app.run.fault_points import reached as fault_point
 from app.run.journal import Journal, RunInfo, TaskState, distrust, read_journal, replay
-from app.run.leftover_choice import MAY_BE_LEFT, STOPPED_BY_DRIVER, late_copy_refused
+from app.run.leftover_choice import MAY_BE_LEFT, late_copy_ended, late_copy_refused
+from app.run.leftovers import Leftovers
 from app.run.plan import RunStep, Stage, Task, hosts_of, stages
 from app.run.result_fetch import fetch_results, result_paths
 from app.run.runlock import RunLock
@@ -55,6 +56,12 @@ class RunListener:
     def output_taken(self, task: Task, lines: list[str]) -> None:
         """The last stdout lines of an adopted task that a driver before this one already took
         (and recorded): what follows continues them.  Called after task_started."""
+
+    def late_copy(self, task: Task, what: str, number: int | None, detail: str) -> None:
+        """An earlier attempt's start of this task reached its host late (after the resume looked):
+        what became of that copy, in app.run.events.Leftover's words ("ended": taken as it ended,
+        with its exit status; "adopting": followed to its end and taken; "stopping": stopped, the
+        step starts again)."""
 
 
 @dataclass
@@ -134,7 +141,7 @@ def check_host(connections: Connections, host: str, host_needs: list[Need]) -> H
     return HostCheck(host, True, f"reachable, logged in, {len(wanted) - len(missing)} tool(s) present")
 
 
-class RunEngine:
+class RunEngine(Leftovers):
     def __init__(self, info: RunInfo, steps: Sequence[RunStep], connect: Callable[[str], Transport], *,
                  workers: int = DEFAULT_WORKERS, timeout: float | None = None,
                  host_timeouts: dict[str, float] | None = None, listener: RunListener | None = None,
@@ -301,7 +308,7 @@ class RunEngine:
         with self._states_lock:
             self._bump(step)
 
-    def _job(self, task: Task, taken: tuple[int, int] = (0, 0)) -> jobs.Job:
+    def _job(self, task: Task, taken: tuple[int, int] = (0, 0), unseen_end: int = 0) -> jobs.Job:
         def started(pid: int) -> None:
             fault_point("job-started")
             self.journal.record("process", step=task.step, host=task.host, pid=pid)
@@ -311,57 +318,7 @@ class RunEngine:
                     st.pid = pid
                     self._bump(task.step)
         return jobs.Job(self.info.id, task.step, task.host, on_started=started, skip_out=taken[0],
-                        skip_err=taken[1], attempt=self.task_state(task).attempts)
-
-    # ------------------------------------------------- steps a dead driver left behind
-
-    def leftovers(self) -> list[Task]:
-        """Tasks whose job may still exist on its host: interrupted (the driver died) or lost (the
-        connection dropped) after their start was journalled, with its process or without (a
-        driver that died between starting the job and journalling its pid), or ended by the
-        driver's own stop (timeout, Stop) that a cut link may have kept from the host: the host
-        is asked (app.run.leftover_choice says what then)."""
-        return [t for s in self.steps for t in s.tasks
-                if self.task_state(t).status in MAY_BE_LEFT
-                and (self.task_state(t).pid or (t.shell in jobs.SHELLS and not t.manual))]
-
-    def leftover_status(self, task: Task) -> tuple[str, int | None]:
-        """What the host says about the task's job; raises RemoteError when it cannot be asked."""
-        transport = self.connections.get(task.host)
-        if not transport.supports_jobs:
-            return jobs.GONE, None
-        return transport.job_status(self._job(task))
-
-    def adopt(self, task: Task) -> bool:
-        """Follow the job a dead driver left on its host to its end and take its outcome as the
-        step's, instead of starting the step again."""
-        return self._execute(task, adopt=True)
-
-    def stop_leftover(self, task: Task) -> tuple[str, int | None]:
-        """Stop the job's whole process group unless it has ended meanwhile (decided on the host,
-        app.remote.jobs.stop_script): jobs.STOPPED (the step then runs again like any interrupted
-        one), jobs.ENDED (take it as it ended: adopt it) or jobs.GONE.  RemoteError when the host
-        cannot be asked.  With the exit status when it ended, how long it had run when stopped."""
-        status, number = self.connections.get(task.host).stop_job(self._job(task))
-        self._stopped(task, status, number)
-        return status, number
-
-    def _stopped(self, task: Task, status: str, number: int | None) -> None:
-        ended = self.task_state(task).status
-        copy = (f"the copy that kept running after {'its timeout' if ended == J.TIMEOUT else 'the user stopped it'} "
-                "(that stop never reached the host)" if ended in STOPPED_BY_DRIVER else "the copy a dead driver left")
-        ran = f" after it had run {number} s there" if status == jobs.STOPPED and number is not None else ""
-        message = (f"stopped {copy}{ran}" if status == jobs.STOPPED else
-                   f"{copy} ended (exit status {number}) before it could be stopped: "
-                   "taken as it ended" if status == jobs.ENDED else
-                   f"{copy} was gone when it was to be stopped")
-        self.journal.record("note", step=task.step, host=task.host, message=message)
-        if status != jobs.ENDED:
-            with self._states_lock:
-                st = self.states.get(task.key)
-                if st is not None:
-                    st.pid = None
-                    self._bump(task.step)
+                        skip_err=taken[1], attempt=self.task_state(task).attempts, unseen_end=unseen_end)
 
     def _execute(self, task: Task, adopt: bool = False) -> bool:
         previous = self.task_state(task)
@@ -400,15 +357,22 @@ class RunEngine:
                     stop.set()
             self._notify("output", task, stream, line)
 
+        ran: dict[str, object] = {}     # an outcome taken from a job an earlier driver or attempt started
         if write_error:
             result = CommandResult(J.FAILED, None, "")
         else:
+            # the earlier attempt's job, found ended by this start, ran late and is taken (jobs.Job.unseen_end)
+            unseen = previous.attempts if not adopt and previous.status in MAY_BE_LEFT else 0
             result = self._run_on_host(task, task.script, sink, _Either(self._cancel, stop), adopt=adopt,
-                                       taken=(taken_out, taken_err))
-            if not adopt and late_copy_refused(previous.status, result):
-                result = self._past_the_late_copy(task, previous.attempts, sink, _Either(self._cancel, stop))
+                                       taken=(taken_out, taken_err), unseen_end=unseen)
+            if not adopt and (late_copy_refused(previous.status, result) or late_copy_ended(result)):
+                result, taken_job = self._past_the_late_copy(task, previous, sink, _Either(self._cancel, stop),
+                                                             late_copy_ended(result))
+                if taken_job is not None:
+                    ran["taken_attempt"] = taken_job.attempt
+                    start = self._adopted_start(task, state, start, taken_job, ran)
             if adopt:
-                start = self._adopted_start(task, state, start)
+                start = self._adopted_start(task, state, start, ran=ran)
             if result.status == remote.OK and task.verify and not write_error:
                 sink("info", f"[check] {task.verify}")
                 check = self._run_on_host(task, task.verify, sink, _Either(self._cancel, stop))
@@ -433,54 +397,10 @@ class RunEngine:
                           state.attempts, result.tail[-50:])
         self.journal.record("end", step=task.step, host=task.host, status=state.status,
                             exit_code=state.exit_code, message=state.message, seconds=state.seconds,
-                            tail=state.tail)
+                            tail=state.tail, **ran)
         self._set(state)
         self._notify("task_finished", task, state)
         return state.status == J.OK
-
-    def _past_the_late_copy(self, task: Task, attempt: int, sink, cancel) -> CommandResult:
-        """This start was refused for a copy of the step's earlier `attempt`, which the driver had
-        ended itself (timeout, Stop) before its start reached the host: that copy is stopped by its
-        own job folder and the step started once more; one that ended meanwhile is taken as it
-        ended (its output and status), never run a second time."""
-        late = jobs.Job(self.info.id, task.step, task.host, attempt=attempt)
-        try:
-            transport = self.connections.get(task.host)
-            status, number = transport.stop_job(late)
-        except RemoteError as exc:
-            return CommandResult(exc.status, None, str(exc))
-        said = (f"the start of attempt {attempt}, ended by this driver's side, reached the host late and "
-                "ran there beside this attempt's start")
-        if status == jobs.ENDED:
-            self.journal.record("note", step=task.step, host=task.host,
-                                message=f"{said}; it ended (exit status {number}): taken as it ended")
-            sink("info", f"[resume] {said}; it ended: taken as it ended")
-            return transport.follow_job(late, on_output=sink, timeout=self._timeout(task.host), cancel=cancel)
-        self.journal.record("note", step=task.step, host=task.host,
-                            message=f"{said}; stopped it, and started this attempt again")
-        sink("info", f"[resume] {said}: stopped it; starting this attempt again")
-        return self._run_on_host(task, task.script, sink, cancel)
-
-    def _adopted_start(self, task: Task, state: TaskState, start: float) -> float:
-        """Where an adopted task's time is counted from: when its job started on its host (its
-        own clock: ended - started), else the start record of the attempt that started it, so
-        that the journal holds the step's real duration, not how long this driver waited."""
-        started = ended = None
-        try:
-            started, ended = self.connections.get(task.host).job_times(self._job(task))
-        except (RemoteError, NotImplementedError):
-            pass
-        now = time.monotonic()
-        if started is not None and ended is not None and ended >= started:
-            from datetime import datetime
-            state.started = datetime.fromtimestamp(started).astimezone().isoformat(timespec="milliseconds")
-            self._state_changed(task.step)
-            return now - (ended - started)
-        try:
-            from datetime import datetime
-            return now - max(0.0, time.time() - datetime.fromisoformat(state.started).timestamp())
-        except ValueError:
-            return start
 
     def _fetch_results(self, task: Task, sink) -> None:
         """The files a workload step leaves (its template's results list), kept with the run."""
@@ -513,7 +433,7 @@ class RunEngine:
         return self.timeout or self.host_timeouts.get(host) or DEFAULT_TIMEOUT_S
 
     def _run_on_host(self, task: Task, script: str, sink, cancel, adopt: bool = False,
-                     taken: tuple[int, int] = (0, 0)) -> CommandResult:
+                     taken: tuple[int, int] = (0, 0), unseen_end: int = 0) -> CommandResult:
         try:
             transport = self.connections.get(task.host)
         except RemoteError as exc:
@@ -525,7 +445,7 @@ class RunEngine:
         elif as_job:
             # a job outlives this process: resume can find it instead of starting a second copy
             result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel,
-                                   job=self._job(task))
+                                   job=self._job(task, unseen_end=unseen_end))
         else:
             result = transport.run(script, shell=task.shell, on_output=sink, timeout=timeout, cancel=cancel)
         if result.status == remote.LOST:

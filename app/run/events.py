@@ -93,7 +93,8 @@ class PreflightChecked(Event):
 
 @dataclass(frozen=True)
 class Leftover(Event):
-    """A step a dead driver left on its host, and what became of it."""
+    """A step a dead driver left on its host, or an earlier attempt's start that reached its host
+    late (after the resume looked), and what became of it."""
     step: str
     host: str
     what: str                 # ended | adopting | stopping | undecided | unreachable

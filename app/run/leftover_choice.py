@@ -42,7 +42,15 @@ def why_stopped(journal_status: str) -> str:
 
 def late_copy_refused(journal_status: str, result) -> bool:
     """A new attempt's start was refused because the step's job already runs on its host, while
-    the journal says the driver itself ended the attempt before (timeout, Stop): that attempt's
-    start was held up in a cut link and reached the host after the resume looked there."""
-    return (journal_status in STOPPED_BY_DRIVER and result.exit_code == 125
+    the journal never saw the attempt before end on the host (timeout, Stop, a dead driver, a lost
+    link): that attempt's start was held up in a cut link and reached the host after the resume
+    looked there."""
+    return (journal_status in MAY_BE_LEFT and result.exit_code == 125
             and any(jobs.ALREADY_RUNNING in line for line in result.tail))
+
+
+def late_copy_ended(result) -> bool:
+    """A new attempt's start was refused because the job of the earlier attempt, whose end the
+    journal never saw (timeout, Stop, a dead driver, a lost link), started on the host late, after
+    the resume looked there, and ran to its end: the step ran already, and that outcome is taken."""
+    return result.exit_code == 125 and any(jobs.EARLIER_ENDED in line for line in result.tail)

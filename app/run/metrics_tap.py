@@ -9,6 +9,7 @@ event passes through to the wrapped listener unchanged.
 """
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Callable
@@ -65,10 +66,16 @@ class MetricsTap(RunListener):
         # (fio's figures are totals: the first report after them is a difference to them)
         parser = self._parsers.get(task.key)
         if parser is not None:
-            for line in lines:
-                parser.feed(line)
+            taken = [s for line in lines for s in parser.feed(line)]
             parser.problems.clear()
+            # a dead driver killed between logging a report and recording it lost those samples: they
+            # are recorded now (the recorder keeps only what is newer than each series' last sample);
+            # a gap is only where the taken lines begin, not one the load had
+            self.recorder.append([s for s in taken if not math.isnan(s.value)])
         self.inner.output_taken(task, lines)
+
+    def late_copy(self, task, what, number, detail) -> None:
+        self.inner.late_copy(task, what, number, detail)
 
     def task_finished(self, task, state) -> None:
         collector = None

@@ -486,6 +486,9 @@ class _Forward(RunListener):
     def output(self, task, stream, line) -> None:
         self.session._emit(E.OutputLine(self.run_id, task.step, task.host, stream, str(line), time.monotonic()))
 
+    def late_copy(self, task, what, number, detail) -> None:
+        self.session._emit(E.Leftover(self.run_id, task.step, task.host, what, number, detail))
+
     def task_finished(self, task, state) -> None:
         # the step's look only: where the whole run stands is O(tasks), too dear per task on a big bed
         self.session._emit(E.StepEnded(self.run_id, task.step, task.host, state.status, state.message,

@@ -1,0 +1,51 @@
+"""A step's start that is under way on its host (its folder made, its job's pid not yet there) is
+seen as a start, not as an empty folder: a look at the host waits for the job's pid, and a second
+start of the step (a resume's, while a killed driver's start went on) finds the first's job
+instead of starting the step beside it.  Real sh and real jobs on this machine; the first start is
+held in that instant by a slow setsid (the start launches the job's session with it)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from app.remote import jobs
+from tests.waiting import wait_for
+
+
+def _held_start(tmp_path: Path, job: jobs.Job, script: str) -> subprocess.Popen:
+    slow = tmp_path / "bin"
+    slow.mkdir(exist_ok=True)
+    (slow / "setsid").write_text(f"#!/bin/sh\nsleep 0.6\nexec {shutil.which('setsid')} \"$@\"\n")
+    (slow / "setsid").chmod(0o755)
+    start = jobs.start_script(job, script, "sh", str(tmp_path / "jobs"), str(tmp_path))
+    proc = subprocess.Popen(["sh", "-c", start], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PATH": f"{slow}:{os.environ['PATH']}"})
+    folder = tmp_path / "jobs" / job.name
+    wait_for(lambda: (folder / "starting").exists(), seconds=30, what="the start under way")
+    assert not (folder / "pid").exists()
+    return proc
+
+
+def test_the_hosts_status_of_a_start_under_way_is_its_job_not_a_dead_one(tmp_path):
+    job = jobs.Job("run-1", "1.1", "h1", keep_files=True, attempt=1)
+    marks = tmp_path / "marks"
+    first = _held_start(tmp_path, job, f"echo ran >> {marks}; sleep 0.3")
+    said = subprocess.run(["sh", "-c", jobs.status_script(job, str(tmp_path / "jobs"))],
+                          capture_output=True, text=True, timeout=30).stdout
+    assert jobs.parse_status(said)[0] in (jobs.RUNNING, jobs.ENDED), said
+    first.communicate(timeout=30)
+    assert marks.read_text().split() == ["ran"]
+
+
+def test_a_second_start_of_a_step_while_the_first_is_under_way_does_not_run_it_again(tmp_path):
+    job = jobs.Job("run-1", "1.1", "h1", keep_files=True, attempt=1)
+    marks = tmp_path / "marks"
+    script = f"echo ran >> {marks}; sleep 0.5"
+    first = _held_start(tmp_path, job, script)
+    again = jobs.Job("run-1", "1.1", "h1", keep_files=True, attempt=2)
+    second = subprocess.run(["sh", "-c", jobs.start_script(again, script, "sh", str(tmp_path / "jobs"), str(tmp_path))],
+                            capture_output=True, text=True, timeout=60)
+    first.communicate(timeout=30)
+    assert marks.read_text().split() == ["ran"], (second.returncode, second.stderr)
