@@ -103,3 +103,12 @@ def test_a_load_that_writes_over_a_raw_lun_is_confirmed_first_in_measure_yml(tmp
     assert CONFIRM_VARIABLE in str(ask["ansible.builtin.assert"]["that"])
     assert f"{load_step.number} WRITES TO {DISK}" in ask["ansible.builtin.assert"]["fail_msg"]
     assert CONFIRM_VARIABLE not in result.paths["playbook"].read_text()    # the build writes to no disk
+
+
+def test_the_run_engine_asked_before_the_run_so_its_own_plays_carry_no_confirmation(tmp_path):
+    from app.ansible.playbook import Book, automated_play
+    steps = [_write_step("h1", tmp_path)]
+    lanes = {"h1": [(s, s.tasks[0]) for s in steps]}
+    exported = automated_play(Book(), "Storage", lanes, False, "tasks")
+    engine = automated_play(Book(), "Storage", lanes, False, "tasks", job_script=lambda step, task: "true")
+    assert CONFIRM_VARIABLE in str(exported["tasks"][0]) and CONFIRM_VARIABLE not in str(engine["tasks"])

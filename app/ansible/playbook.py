@@ -131,9 +131,10 @@ def automated_play(book: Book, title: Name, lanes: dict[str, Lane], measurement:
         tasks = own.setdefault(host, [])
         asked = job_script is not None      # the run engine asked before the run (app/run/destructive.py)
         for index, (step, task) in enumerate(lane):
-            if step.destructive and not asked:
+            ask = None if asked or not step.destructive else confirmation_task(host, [s for s, _ in lane])
+            if ask is not None:
                 asked = True
-                tasks.append(confirmation_task(host, [s for s, _ in lane]))
+                tasks.append(ask)
             tasks.extend(step_tasks(step, task, index, measurement, job_script, chdir(host)))
             tasks.extend(result_tasks(step, task))
             secrets |= vault_names((task.ansible or {}).get("args"))
