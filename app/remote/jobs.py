@@ -225,7 +225,8 @@ def _other_attempt(job: Job) -> str:
     """A status test: the folder holds the job of another attempt of the step (its own marker)."""
     if job.attempt <= 0:
         return "false"
-    return f'[ -s "$d/attempt" ] && [ "$(cat "$d/attempt")" != {int(job.attempt)} ]'
+    # a group: it is negated and or-ed in the scripts that use it (`! A && B` would be `(! A) && B`)
+    return f'{{ [ -s "$d/attempt" ] && [ "$(cat "$d/attempt")" != {int(job.attempt)} ]; }}'
 
 
 def _follow(job: Job) -> str:
