@@ -11,6 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from app.ansible import chains
 from app.remote import jobs
 from tests.waiting import wait_for
@@ -179,8 +181,14 @@ def test_a_resume_after_a_driver_died_in_a_chain_asks_about_every_step_the_chain
         base = engine._place("h1")[0]
         asked = chains.Member(member.step, member.attempt, "", "bash", 0)
         say = ["sh", "-c", chains.status_script(info.id, "h1", asked, base)]
-        wait_for(lambda: subprocess.run(say, capture_output=True, text=True).stdout.startswith(jobs.RUNNING),
-                 seconds=90, what="1.2 running in the chain")
+        try:
+            wait_for(lambda: subprocess.run(say, capture_output=True, text=True).stdout.startswith(jobs.RUNNING),
+                     seconds=90, what="1.2 running in the chain")
+        except pytest.fail.Exception:
+            os.killpg(running.pid, signal.SIGKILL)
+            out, err = running.communicate(timeout=10)
+            said = subprocess.run(say, capture_output=True, text=True).stdout
+            pytest.fail(f"1.2 never ran in the chain (the host says {said!r}); the chain's output:\n{out}\n{err}")
         os.killpg(running.pid, signal.SIGKILL)      # the driver and its connection die: so does the chain
         running.wait(10)
     finally:
