@@ -131,7 +131,7 @@ def status_script(run_id: str, host: str, member: Member, base: str | None) -> s
     return f"""{jobs._dir_assign(job, base)}
 {jobs.WAIT_FOR_START}if [ -d "$d" ] && [ ! -s "$d/pid" ] && [ ! -s "$d/exit" ] && ! {jobs._other_attempt(job)}; then
   rm -rf "$d"; echo {jobs.GONE}
-else {jobs.status_script(job, base).split(chr(10), 1)[1].rstrip()}
+else {jobs.status_lines(job)}
 fi
 """
 

@@ -265,12 +265,15 @@ def parse_times(text: str) -> tuple[float | None, float | None]:
 def status_script(job: Job, base: str | None = None) -> str:
     """Prints one line: running PID | ended STATUS | dead PID | gone.  The folder of another
     attempt of the step than `job.attempt` is `gone`: this attempt's job never started there."""
-    return f"""{_dir_assign(job, base)}
-{WAIT_FOR_START}if [ ! -d "$d" ] || {_other_attempt(job)}; then echo {GONE}
+    return f"{_dir_assign(job, base)}\n{WAIT_FOR_START}{status_lines(job)}\n"
+
+
+def status_lines(job: Job) -> str:
+    """status_script's answer, once `$d` is set and a start under way has been waited for."""
+    return f"""if [ ! -d "$d" ] || {_other_attempt(job)}; then echo {GONE}
 elif [ -s "$d/exit" ]; then echo "{ENDED} $(cat "$d/exit")"
 elif [ -s "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null; then echo "{RUNNING} $(cat "$d/pid")"
-else echo "{DEAD} $(cat "$d/pid" 2>/dev/null)"; fi
-"""
+else echo "{DEAD} $(cat "$d/pid" 2>/dev/null)"; fi"""
 
 
 # Whether a process group still has a member that is not a zombie.  An init that reaps orphans
