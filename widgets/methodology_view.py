@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from app.background import BackgroundJob, DrawingFirst, Outcome, edited_meanwhile, unless_edited
 from app.report.html import mark_missing
 from app.report.steps import command_label, step_targets
+from topology.methodology.guards import folded
 from widgets.methodology_steps import StepModel, worked_out
 
 ALL_TARGETS = "All hosts"
@@ -361,11 +362,13 @@ class MethodologyView(QWidget):
         for n, cmd in enumerate(step.automation):
             box = QGroupBox(command_label(cmd), objectName=f"command_{n}")
             v = QVBoxLayout(box)
-            script = QPlainTextEdit(cmd.script, objectName=f"script_{n}")
+            # the guard's 190 lines in front would hide the step's own: folded, and copied whole
+            shown = folded(cmd.script, '"Copy command" copies it with the step')[0]
+            script = QPlainTextEdit(shown, objectName=f"script_{n}")
             script.setReadOnly(True)
             script.setFont(mono)
             script.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-            lines = cmd.script.count("\n") + 1
+            lines = shown.count("\n") + 1
             script.setFixedHeight(min(260, 22 + lines * script.fontMetrics().lineSpacing()))
             v.addWidget(script)
             buttons = QHBoxLayout()
