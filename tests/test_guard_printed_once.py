@@ -15,7 +15,8 @@ from PySide6.QtGui import QGuiApplication
 import resources
 from app.document import Document
 from app.report.assembly import build_appendix
-from app.report.export import methodology_html, to_markdown as appendix_markdown
+from app.report.export import methodology_html
+from app.report.export import to_markdown as appendix_markdown
 from app.selection import Selection
 from tests.storage_identity import with_identities
 from topology import methodology as M
@@ -46,7 +47,8 @@ def test_each_document_prints_each_guard_once_and_every_steps_own_lines(bed, whi
     assert len(guarded) >= 3 and names
     appendix = build_appendix(bed[which], methodology=meth)
     documents = {"methodology md": M.to_markdown(meth), "methodology html": methodology_html(meth),
-                 "appendix md": appendix_markdown(appendix), "appendix html": "".join(b.html() for b in appendix.blocks)}
+                 "appendix md": appendix_markdown(appendix),
+                 "appendix html": "".join(b.html() for b in appendix.blocks)}
     for kind, text in documents.items():
         plain = html.unescape(re.sub(r"<[^>]*>", "", text)) if "html" in kind else text
         for name in names:

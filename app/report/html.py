@@ -112,7 +112,8 @@ def step_html(step: Any) -> str:
         parts.append(f'<p class="unresolved">Unresolved: {esc(", ".join(unresolved))}. '
                      f'Set these in the bed before running this step.</p>')
     for cmd in getattr(step, "automation", None) or []:
-        inner = f'<p class="codelabel">{esc(command_label(cmd))}</p><pre>{mark_missing(esc(folded(cmd.script)[0]))}</pre>'
+        shown = folded(cmd.script)[0]        # a disk guard is printed once, after the procedure
+        inner = f'<p class="codelabel">{esc(command_label(cmd))}</p><pre>{mark_missing(esc(shown))}</pre>'
         if getattr(cmd, "verify", None):
             inner += f'<p class="codelabel">Verify</p><pre>{mark_missing(esc(cmd.verify))}</pre>'
         if getattr(cmd, "note", ""):
