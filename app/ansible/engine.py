@@ -470,6 +470,7 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
         tail = [line for _, line in (item.lines if item else [])][-50:]
         state = TaskState(task.step, task.host, status, exit_code, message, current.started, J.now_iso(), seconds,
                           current.attempts, tail)
+        self._notify("task_ending", task)
         self.journal.record("end", step=task.step, host=task.host, status=status, exit_code=exit_code,
                             message=message, seconds=seconds, tail=tail, **(item.ran if item else {}))
         self._set(state)

@@ -19,6 +19,7 @@ import json
 import math
 import os
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -30,12 +31,22 @@ METRICS_FILE = "metrics.jsonl"
 INDEX_FILE = "metrics.idx"
 KEYS_FILE = "metrics.keys.jsonl"
 COVERS_FILE = "metrics.idx.covers"
+# the samples a power cut can take while a load runs: at most this many seconds' (a step's end syncs at once)
+SYNC_EVERY_S = 5.0
 ROW = np.dtype([("t", "<f8"), ("v", "<f8"), ("k", "<i4"), ("pad", "<i4")])
 
 
 def line_of(s: Sample) -> str:
     # a value that is not finite is no measurement: a gap (JSON has no Infinity)
     return json.dumps([s.timestamp, s.source, s.metric, s.value if math.isfinite(s.value) else None, s.unit]) + "\n"
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class MetricsRecorder:
@@ -51,6 +62,7 @@ class MetricsRecorder:
         self._index = None
         self._keys: dict[tuple[str, str], int] = {}
         self._newest: dict[tuple[str, str], float] | None = None     # read on the first append
+        self._synced, self._dirty, self._dir_synced = time.monotonic(), False, False
 
     def _start(self) -> None:
         """On the first append (a worker thread): where the record stands, and its index."""
@@ -99,9 +111,34 @@ class MetricsRecorder:
             self._index.write(rows.tobytes())
             self._index.flush()
             os.pwrite(self._covers, f"{self._fh.tell():020d}".encode(), 0)
+            self._dirty = True
+            if time.monotonic() - self._synced >= SYNC_EVERY_S:
+                self._sync()
+
+    def sync(self) -> None:
+        """Everything appended so far on disk (a power cut keeps it), the index after the record."""
+        with self._lock:
+            if not self._fh.closed:
+                self._sync()
+
+    def _sync(self) -> None:
+        if not self._dirty:
+            return
+        if not self._dir_synced:     # the record's own name in its folder, once
+            _fsync_dir(self.dir)
+            self._dir_synced = True
+        os.fsync(self._fh.fileno())
+        if self._index is not None:
+            for f in (self._keys_fh, self._index):
+                f.flush()
+                os.fsync(f.fileno())
+            os.fsync(self._covers)
+        self._synced, self._dirty = time.monotonic(), False
 
     def close(self) -> None:
         with self._lock:
+            if not self._fh.closed:
+                self._sync()
             self._fh.close()
             if self._index is not None:
                 self._index.close()
