@@ -59,6 +59,11 @@ def now_iso() -> str:
     return datetime.now(UTC).astimezone().isoformat(timespec="milliseconds")
 
 
+def iso_of(epoch: float) -> str:
+    """A time on a host's clock (seconds since the epoch) as the journal writes times."""
+    return datetime.fromtimestamp(epoch).astimezone().isoformat(timespec="milliseconds")
+
+
 @dataclass
 class TaskState:
     step: str
