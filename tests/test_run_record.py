@@ -229,3 +229,23 @@ def test_a_steps_samples_are_on_disk_before_the_journal_says_the_step_ended(tmp_
     assert J.replay(J.read_journal(run_dir).records)[(load.number, "c1")].status == J.OK
     synced_size, size_then = seen["end"]
     assert size_then > 0 and synced_size == size_then      # every sample there when the end was, and synced
+
+
+def test_a_new_runs_folder_and_journal_are_named_on_disk_before_a_step_is_recorded(tmp_path, monkeypatch):
+    """A power cut after a step's start was recorded keeps the run: the runs folder's entry for the
+    run, and the run folder's entry for its journal, are synced (fsync of the folders)."""
+    real_fsync, synced = os.fsync, []
+
+    def fsync(fd):
+        real_fsync(fd)
+        path = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        synced.append((path, sorted(p.name for p in path.iterdir()) if path.is_dir() else None))
+    monkeypatch.setattr(os, "fsync", fsync)
+    info = J.new_run("bed.yaml", "a" * 64, root=tmp_path / "runs")
+    journal = J.Journal(info.dir)
+    journal.record("start", step="3.1", host="h", shell="bash", attempt=1)
+    journal.close()
+    monkeypatch.undo()
+    assert any(p == tmp_path / "runs" and info.id in names for p, names in synced if names is not None)
+    names_before_record = [names for p, names in synced[:-1] if p == info.dir]
+    assert any("journal.jsonl" in names for names in names_before_record)

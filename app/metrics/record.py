@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from app.metrics.sample import Sample
+from topology.project_save import fsync_dir
 
 METRICS_FILE = "metrics.jsonl"
 INDEX_FILE = "metrics.idx"
@@ -39,14 +40,6 @@ ROW = np.dtype([("t", "<f8"), ("v", "<f8"), ("k", "<i4"), ("pad", "<i4")])
 def line_of(s: Sample) -> str:
     # a value that is not finite is no measurement: a gap (JSON has no Infinity)
     return json.dumps([s.timestamp, s.source, s.metric, s.value if math.isfinite(s.value) else None, s.unit]) + "\n"
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class MetricsRecorder:
@@ -125,7 +118,7 @@ class MetricsRecorder:
         if not self._dirty:
             return
         if not self._dir_synced:     # the record's own name in its folder, once
-            _fsync_dir(self.dir)
+            fsync_dir(self.dir)
             self._dir_synced = True
         os.fsync(self._fh.fileno())
         if self._index is not None:
