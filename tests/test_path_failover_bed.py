@@ -1,0 +1,125 @@
+"""A Linux path-failover bed the examples do not cover: two Debian hosts, each with two iSCSI NICs on two
+switches and subnets, dm-multipath, one tgt target answering on two portals, each host's own LUN under a
+fio load and a third LUN the hosts' host group shares.  The identities are the ones tgt gave and
+iscsi-inq read (serials MPIO0001..3, iscsi-inq prints them padded to 36 characters inside brackets)."""
+from __future__ import annotations
+
+import pytest
+
+from topology import methodology as M
+from topology.errors import BedFileError
+from topology.fileformat import loads
+
+IQN = "iqn.2026-11.lab.h37u:mpio-target"
+
+
+def _host(name: str, last: int) -> str:
+    return f"""  - id: {name}
+    role: load_client
+    os: Debian GNU/Linux 12 (bookworm)
+    platform: linux
+    multipath: dm-multipath
+    adapters:
+      - name: x540
+        ports:
+          - {{name: san0, address: 127.0.2.{last}/24, network: san-a, roles: [iscsi]}}
+          - {{name: san1, address: 127.0.3.{last}/24, network: san-b, roles: [iscsi]}}
+"""
+
+
+def bed(serial: str = "MPIO0001", own_volume_for_lnx2: bool = True) -> str:
+    data2 = (f"      - {{name: data-2, size_gb: 0.067, serial: MPIO0002, target: '{IQN}'}}\n"
+             if own_volume_for_lnx2 else "")
+    map2 = "      - {volume: data-2, to: lnx2, lun: 2}\n" if own_volume_for_lnx2 else ""
+    return f"""format_version: 1
+bed: {{name: Linux path failover}}
+networks:
+  - {{id: san-a, cidr: 127.0.2.0/24, role: iscsi}}
+  - {{id: san-b, cidr: 127.0.3.0/24, role: iscsi}}
+servers:
+{_host("lnx1", 11)}{_host("lnx2", 12)}switches:
+  - {{id: swA, kind: ethernet, roles: [iscsi]}}
+  - {{id: swB, kind: ethernet, roles: [iscsi]}}
+arrays:
+  - id: tgt1
+    model: Linux SCSI target framework (tgt)
+    connectivity: iscsi
+    controllers:
+      - name: ctl0
+        ports:
+          - {{name: portal-a, address: 127.0.2.10/24, network: san-a, roles: [iscsi]}}
+          - {{name: portal-b, address: 127.0.3.10/24, network: san-b, roles: [iscsi]}}
+    volumes:
+      - {{name: data-1, size_gb: 0.134, serial: "{serial}", target: '{IQN}'}}
+{data2}      - {{name: shared, size_gb: 0.034, serial: MPIO0003, target: '{IQN}', drive: /srv/shared}}
+    host_groups: [{{name: pair}}]
+    hosts:
+      - {{name: lnx1, server: lnx1, host_group: pair}}
+      - {{name: lnx2, server: lnx2, host_group: pair}}
+    mappings:
+      - {{volume: data-1, to: lnx1, lun: 1}}
+{map2}      - {{volume: shared, to: pair, lun: 3}}
+links:
+  - {{a: 'lnx1:san0', b: 'swA:1'}}
+  - {{a: 'lnx2:san0', b: 'swA:2'}}
+  - {{a: 'tgt1:portal-a', b: 'swA:8'}}
+  - {{a: 'lnx1:san1', b: 'swB:1'}}
+  - {{a: 'lnx2:san1', b: 'swB:2'}}
+  - {{a: 'tgt1:portal-b', b: 'swB:8'}}
+workloads:
+  - {{id: oltp-1, tool: fio, driver: lnx1, targets: ['tgt1:data-1'], access: [{{block_kb: 8, read_pct: 70}}],
+     duration_minutes: 0.2}}
+"""
+
+
+def _rescans(text: str) -> dict[str, str]:
+    steps = M.generate(loads(text, "failover.yaml")).steps()
+    return {s.target: s.text for s in steps if s.template == "linux/connectivity.yaml#disks-online"}
+
+
+def test_every_host_that_sees_the_shared_lun_rescans_for_it():
+    """Only the host that formats a LUN rescanned: lnx2 never looked for the host group's LUN, and a host
+    whose LUNs are all shared got no rescan at all."""
+    rescans = _rescans(bed())
+    assert set(rescans) == {"lnx1", "lnx2"}
+    assert "(data-2, shared)" in rescans["lnx2"] and "(data-1, shared)" in rescans["lnx1"]
+    only_shared = _rescans(bed(own_volume_for_lnx2=False))
+    assert "lnx2" in only_shared and "the 1 new disks from tgt1 (shared)" in only_shared["lnx2"]
+
+
+def test_a_cluster_node_other_than_the_first_rescans_but_never_initializes():
+    """The examples' clusters: the second node of the MD3000i cluster brings no disk online and initializes
+    nothing (its first node does), but it rescans for the cluster's disks."""
+    from resources import example_path
+    from topology.fileformat import load
+    steps = list(M.generate(load(example_path("md3000i-hyperv-cluster"))).steps())
+    online = {s.target: s.text for s in steps if s.template.endswith("#disks-online")}
+    assert "R710-2" in online and "Witness" in online["R710-2"] and "leave them offline" in online["R710-2"]
+
+
+def test_the_path_view_says_what_the_procedure_does_with_each_volume():
+    """The path view said "Formatted by lnx1" of the shared LUN, which the procedure leaves to a cluster file
+    system made by hand, and of the fio load's raw LUN, which the procedure never formats."""
+    from topology.path_explain import explain
+    parsed = loads(bed(), "failover.yaml")
+    steps = list(M.generate(parsed).steps())
+    shared = [s for s in steps if "MPIO0003" in s.text]
+    assert [s.template.split("#")[1] for s in shared] == ["shared-volume"] and not shared[0].automation
+    view = " ".join(explain(parsed, "lnx2", "tgt1:shared").summary_lines())
+    assert "Formatted by lnx1:" not in view and "by hand" in view and "cluster file system" in view
+    assert not [s for s in steps if s.template.endswith("#format") and "MPIO0001" in s.text]   # the load's raw disk
+    raw = " ".join(explain(parsed, "lnx1", "tgt1:data-1").summary_lines())
+    assert "Never formatted" in raw and "oltp-1" in raw
+
+
+@pytest.mark.parametrize("pasted", ["                            MPIO0001", "[                            MPIO0001]",
+                                    "MPIO0001 "])
+def test_a_serial_pasted_as_iscsi_inq_prints_it_is_refused_where_it_is_typed(pasted):
+    """udev and Get-Disk give the serial trimmed: a padded one matched no disk, and only the run found out."""
+    from topology.model import Volume
+    from topology.names import field_problem
+    with pytest.raises(BedFileError) as err:
+        loads(bed(serial=pasted), "failover.yaml")
+    assert "failover.yaml:" in str(err.value) and "trimmed" in str(err.value)
+    assert field_problem(Volume, "serial", pasted) is not None          # the form's check is the loader's
+    assert field_problem(Volume, "serial", "MPIO0001") is None
