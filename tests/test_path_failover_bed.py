@@ -123,3 +123,20 @@ def test_a_serial_pasted_as_iscsi_inq_prints_it_is_refused_where_it_is_typed(pas
     assert "failover.yaml:" in str(err.value) and "trimmed" in str(err.value)
     assert field_problem(Volume, "serial", pasted) is not None          # the form's check is the loader's
     assert field_problem(Volume, "serial", "MPIO0001") is None
+
+
+def test_the_file_system_is_the_beds_never_the_oss_default():
+    """Debian gave ext4 to a LUN whose bed names no file system: a value the bed does not state reached a
+    command that writes.  The step is now done by hand and says which field to fill; the bed's own choice runs."""
+    mounted = bed().replace("serial: MPIO0002, target", "serial: MPIO0002, drive: /srv/d2{fs}, target")
+
+    def format_step(fs: str):
+        steps = M.generate(loads(mounted.replace("{fs}", fs), "failover.yaml")).steps()
+        return next(s for s in steps if s.template == "linux/connectivity.yaml#format")
+    unstated = format_step("")
+    assert unstated.manual and not unstated.automation and "file_system" in unstated.manual_reason
+    assert "ext4" not in unstated.text and "xfs" not in unstated.text.lower()
+    assert format_step(", file_system: not stated").manual
+    chosen = format_step(", file_system: xfs")
+    assert chosen.destructive and chosen.automation and "fs=xfs" in chosen.automation[0].script
+    assert "(xfs)" in chosen.text and chosen.sources.get("xfs") == "tgt1:data-2.file_system"

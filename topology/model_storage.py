@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 MEDIA = ("hdd", "ssd", "nvme")
 DISK_INTERFACES = ("sas", "sata", "nl-sas", "fc", "nvme", "scsi")
 RAID_LEVELS = ("raid0", "raid1", "raid5", "raid6", "raid10", "raid50", "raid60")
+FILE_SYSTEMS = ("", "ext4", "xfs", "ext3", "btrfs")
 VOLUME_PURPOSES = ("database", "log", "os", "witness", "vm", "data", "backup",
                    "tempdb", "file_share", "other", "access")
 # a LUN's unique id as hosts read it from SCSI VPD page 0x83: NAA (16 or 32 hex digits, as `naa.…`,
@@ -105,6 +106,10 @@ class Volume:
                                        "segment_size_kb, read_cache, write_cache, write_cache_mirroring, "
                                        "read_ahead ...")
     label: str = fld("")
+    # the file system is a choice of the test, not of the OS: a step that makes one needs the bed to say which
+    file_system: str = fld("", choices=FILE_SYSTEMS,
+                           doc="the file system the machine that formats it makes (mkfs.TYPE on Linux); empty or "
+                               "not stated: that step is done by hand, never with an OS default")
     reuse: bool = fld(False, doc="it already holds its file system (labelled with `label`, else the volume's name), "
                                  "which the steps check and mount, never partition or format")
     # how a host tells this LUN from every other disk it sees: the storage steps that write select
