@@ -140,3 +140,30 @@ def test_the_file_system_is_the_beds_never_the_oss_default():
     chosen = format_step(", file_system: xfs")
     assert chosen.destructive and chosen.automation and "fs=xfs" in chosen.automation[0].script
     assert "(xfs)" in chosen.text and chosen.sources.get("xfs") == "tgt1:data-2.file_system"
+
+
+FAILOVER = """scenarios:
+  - {id: all-paths, reference: true}
+  - {id: path-a-down, failed: ['lnx1:san0', 'lnx2:san0']}
+  - {id: path-b-down, failed: ['swB:1', 'swB:2']}
+test_matrix:
+  - {id: failover, variable: failed fabric, scenarios: [path-a-down, path-b-down]}
+"""
+
+
+def test_one_fabric_is_given_back_and_its_paths_checked_before_the_other_is_taken_and_both_at_the_end():
+    """Fabric A's ports came back only after fabric B's were disabled (both hosts without a path), and the test
+    ended with fabric B's ports still disabled."""
+    steps = [s for s in M.generate(loads(bed() + FAILOVER, "failover.yaml")).steps() if s.number.startswith("7.")]
+    kinds = [(s.template.split("#")[1], s.target) for s in steps
+             if s.template.split("#")[1] in ("part-enable", "part-disable", "check-restored", "check-paths")]
+    b_down = kinds.index(("part-disable", "swB"))
+    a_back = [k for k, (kind, target) in enumerate(kinds) if kind == "part-enable" and target == "swA"]
+    assert len(a_back) == 2 and max(a_back) < b_down, kinds          # fabric A back before B goes
+    checked = [k for k, (kind, _) in enumerate(kinds) if kind == "check-restored"]
+    assert len(checked) == 2 and max(a_back) < min(checked) and max(checked) < b_down, kinds
+    end = next(k for k, s in enumerate(steps) if "after the last phase" in s.heading.lower())
+    restored = steps[end:]
+    assert [(s.template.split("#")[1], s.target) for s in restored] == [
+        ("part-enable", "swB"), ("part-enable", "swB"), ("check-paths", "lnx1"), ("check-paths", "lnx2")]
+    assert "over 2 path(s)" in restored[-1].text

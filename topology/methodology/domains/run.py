@@ -92,6 +92,11 @@ def _runs(ctx: BedContext) -> int:
     return n or 1
 
 
+def runs_per_phase(ctx: BedContext) -> int:
+    """How many runs each phase has (the run plan's repetitions, else one)."""
+    return _runs(ctx)
+
+
 def _repetitions_stated(ctx: BedContext) -> bool:
     rp = ctx.bed.run_plan
     return rp is not None and bool(stated(rp.repetitions))

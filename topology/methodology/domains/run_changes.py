@@ -8,13 +8,14 @@ array port is cabled to) on its switch, where a switch family's template has a c
 is done by hand with every value named (which port, which controller, its WWPN, its cable)."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from topology.ids import SEP
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.domains.run import BLOCK_NAMES, phase_values, timeline_item
+from topology.methodology.domains.run import BLOCK_NAMES, part_count, phase_values, runs_per_phase, timeline_item
 from topology.methodology.domains.switches import SWITCH_NAMES, _switch_values
 from topology.methodology.run_timeline import Phase, component_kind
 from topology.methodology.values import Values, as_number, as_text, as_token, field_names, put
@@ -127,7 +128,19 @@ def _part_changes(ctx: BedContext) -> list[Item]:
         for action, parts, base in (("disable", p.transition.fail, 100), ("enable", p.transition.restore, 300)):
             for k, ref in enumerate(parts):
                 out.append(_part_item(ctx, p, count, action, str(ref), how, base + k))
+    last = ctx.phases[-1] if ctx.phases else None
+    if last is not None and last.failed:
+        # the test ends with every part back in service: the lab is left as the bed draws it
+        for k, ref in enumerate(last.failed):
+            out.append(_after_the_test(ctx, _part_item(ctx, last, count, "enable", str(ref), "", 300 + k), last))
     return out
+
+
+def _after_the_test(ctx: BedContext, item: Item, last: Phase) -> Item:
+    """An item moved after the last phase's score: the parts its scenario took out, given back."""
+    item.group = (last.index, runs_per_phase(ctx), part_count(last) + 2)
+    item.heading = "After the last phase: every part back in service"
+    return item
 
 
 def _part_item(ctx: BedContext, p: Phase, count: int, action: str, ref: str, how: str, sub: int) -> Item:
@@ -155,7 +168,8 @@ def _part_item(ctx: BedContext, p: Phase, count: int, action: str, ref: str, how
     return timeline_item(ctx, vals, target, platform, p, count, None, 0, sub)
 
 
-CHECK_NAMES = BLOCK_NAMES | field_names("check", "text", "host", "paths", "paths_before", "array", "setup")
+CHECK_NAMES = BLOCK_NAMES | field_names("check", "text", "host", "paths", "paths_before", "array", "setup",
+                                        "restored_host", "restored_paths")
 
 
 @domain("transition_check", CHECK_NAMES,
@@ -179,19 +193,41 @@ def _checks(ctx: BedContext) -> list[Item]:
             out.append(timeline_item(ctx, vals, "", "", p, count, None, 0, 700 + k))
         if t.fail or t.restore:
             for j, (host, array, now, before) in enumerate(_path_counts(ctx, p)):
+                out.append(_path_check(ctx, p, count, host, array, now, before, 800 + j))
+        if t.fail and t.restore:
+            # between giving parts back and taking others out: the paths the given-back parts carry are up again
+            # (multipath reinstates a path at its next check), else the next step takes the last path away
+            kept = [c for c in p.failed if c not in t.fail]
+            for j, (host, array, now, _before) in enumerate(_path_counts(ctx, p, kept)):
                 vals = phase_values(ctx, p, count)
-                put(vals, "check.host", as_text(host))
+                put(vals, "check.restored_host", as_text(host))
                 put(vals, "check.array", as_text(array))
-                put(vals, "check.paths", as_number(now))
-                put(vals, "check.paths_before", as_number(before))
+                put(vals, "check.restored_paths", as_number(now))
                 comp = ctx.idx.servers.get(host)
                 vals.update(host_values(ctx, comp) if comp is not None else {})
-                out.append(timeline_item(ctx, vals, host, platform_of(comp), p, count, None, 0, 800 + j))
+                out.append(timeline_item(ctx, vals, host, platform_of(comp), p, count, None, 0, 600 + j))
+    last = ctx.phases[-1] if ctx.phases else None
+    if last is not None and last.failed:
+        for j, (host, array, _now, before) in enumerate(_path_counts(ctx, last)):
+            out.append(_after_the_test(ctx, _path_check(ctx, last, count, host, array, before, before, 800 + j), last))
     return out
 
 
-def _path_counts(ctx: BedContext, p: Phase) -> list[tuple[str, str, int, int]]:
-    """(host, array, paths in this phase, paths with every part in service) where they differ."""
+def _path_check(ctx: BedContext, p: Phase, count: int, host: str, array: str, now: int, before: int,
+                sub: int) -> Item:
+    vals = phase_values(ctx, p, count)
+    put(vals, "check.host", as_text(host))
+    put(vals, "check.array", as_text(array))
+    put(vals, "check.paths", as_number(now))
+    put(vals, "check.paths_before", as_number(before))
+    comp = ctx.idx.servers.get(host)
+    vals.update(host_values(ctx, comp) if comp is not None else {})
+    return timeline_item(ctx, vals, host, platform_of(comp), p, count, None, 0, sub)
+
+
+def _path_counts(ctx: BedContext, p: Phase, failed: list[str] | None = None) -> list[tuple[str, str, int, int]]:
+    """(host, array, paths in this phase, paths with every part in service) where they differ; with `failed`,
+    the paths while only those parts are out of service (every host and array, equal or not)."""
     from topology.derived_paths import PathDerivation
     from topology.index import BedIndex
     from topology.scenario_view import scenario_view
@@ -199,7 +235,8 @@ def _path_counts(ctx: BedContext, p: Phase) -> list[tuple[str, str, int, int]]:
         return []
     try:
         before = PathDerivation(ctx.idx).paths
-        view = scenario_view(ctx.bed, p.scenario, ctx.idx)
+        scenario = p.scenario if failed is None else dataclasses.replace(p.scenario, failed=list(failed))
+        view = scenario_view(ctx.bed, scenario, ctx.idx)
         now = PathDerivation(BedIndex(view), drawn=ctx.bed).paths
     except Exception:       # a bed the derivation cannot read: the validator says why; no check is made up
         return []
@@ -211,5 +248,6 @@ def _path_counts(ctx: BedContext, p: Phase) -> list[tuple[str, str, int, int]]:
             out[key] = out.get(key, 0) + 1
         return out
     a, b = counts(before), counts(now)
+    down = p.failed if failed is None else failed
     return [(host, array, b.get((host, array), 0), n) for (host, array), n in a.items()
-            if b.get((host, array), 0) != n and host not in p.failed]
+            if (failed is not None or b.get((host, array), 0) != n) and host not in down]
