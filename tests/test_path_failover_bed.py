@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.test_property_editor import studio  # noqa: F401  (studio: the fixture)
 from topology import methodology as M
 from topology.errors import BedFileError
 from topology.fileformat import loads
@@ -167,3 +168,19 @@ def test_one_fabric_is_given_back_and_its_paths_checked_before_the_other_is_take
     assert [(s.template.split("#")[1], s.target) for s in restored] == [
         ("part-enable", "swB"), ("part-enable", "swB"), ("check-paths", "lnx1"), ("check-paths", "lnx2")]
     assert "over 2 path(s)" in restored[-1].text
+
+
+def test_the_volume_form_refuses_the_serial_as_iscsi_inq_prints_it(qtbot, studio):
+    """The form checks what the loader checks: the pasted line is refused with the loader's words."""
+    from tests.test_property_editor import type_into
+    from topology.fileformat import dumps
+    from topology.rename_ops import locate
+    doc, selection, tree, editor, panel = studio
+    selection.set(["MD3000i:Logs"])
+    qtbot.waitUntil(lambda: editor._subject == "MD3000i:Logs", timeout=5000)
+    volume, text_before = locate(doc.bed, "MD3000i:Logs").obj, dumps(doc.bed)
+    type_into(qtbot, editor.editor("serial"), "[                            MPIO0001]")
+    assert "trimmed" in editor.message("serial") and dumps(doc.bed) == text_before
+    assert doc.undo_stack.count() == 0
+    type_into(qtbot, editor.editor("serial"), "MPIO0001")
+    assert volume.serial == "MPIO0001" and editor.message("serial") == "" and doc.undo_stack.count() == 1
