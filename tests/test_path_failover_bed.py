@@ -184,3 +184,47 @@ def test_the_volume_form_refuses_the_serial_as_iscsi_inq_prints_it(qtbot, studio
     assert doc.undo_stack.count() == 0
     type_into(qtbot, editor.editor("serial"), "MPIO0001")
     assert volume.serial == "MPIO0001" and editor.message("serial") == "" and doc.undo_stack.count() == 1
+
+
+UNDER_LOAD = """scenarios:
+  - {id: all-paths, reference: true}
+  - {id: path-a-down, failed: ['lnx1:san0', 'lnx2:san0'], fail_after_minutes: 2, restore_after_minutes: 4,
+     checks: ['fio reports no I/O errors']}
+  - {id: path-b-down, failed: ['swB:1', 'swB:2'], fail_after_minutes: 1}
+test_matrix:
+  - {id: failover, variable: failed fabric, scenarios: [path-a-down, path-b-down]}
+run_plan: {repetitions: 2}
+"""
+
+
+def test_a_failover_under_load_takes_the_ports_out_while_the_loads_run_in_every_run():
+    """A path-failover test fails a fabric while the load runs; the procedure could only take the ports out
+    before the runs (and checked "fio keeps running" before fio started)."""
+    text = bed().replace("duration_minutes: 0.2", "duration_minutes: 6") + UNDER_LOAD
+    steps = [s for s in M.generate(loads(text, "failover.yaml")).steps() if s.number.startswith("7.")]
+    kind = lambda s: s.template.split("#")[1]   # noqa: E731
+    assert not [s for s in steps if kind(s) in ("part-disable", "part-enable")]     # nothing out between runs
+    for scenario, rep in (("path-a-down", "1"), ("path-a-down", "2"), ("path-b-down", "2")):
+        run = [s for s in steps if s.position.get("scenario") == scenario and s.position.get("repetition") == rep]
+        order = [kind(s) for s in run]
+        fails = [s for s in run if kind(s) == "part-fail-under-load"]
+        assert len(fails) == 2 and order.index("part-fail-under-load") < order.index("load")
+        assert order.index("check-paths-under-load") < order.index("load")
+        if scenario == "path-a-down":
+            assert "2 minutes after they start" in fails[0].text and "disable port 1 of swA" in fails[0].text
+            assert "fio reports no I/O errors" in " ".join(s.text for s in run if kind(s) == "check-under-load")
+            back = [s for s in run if kind(s) == "part-restore-under-load"]
+            assert len(back) == 2 and "4 minutes after they start" in back[0].text
+            assert order.index("check-back-under-load") < order.index("load")
+        else:       # no time to give them back: once the loads have ended, before the next run
+            back = [k for k, o in enumerate(order) if o == "part-restore-after-load"]
+            assert len(back) == 2 and min(back) > order.index("wait") and "check-back-after-load" in order
+
+
+@pytest.mark.parametrize("times, says", [("restore_after_minutes: 4", "does not take them out under load"),
+                                         ("fail_after_minutes: 4, restore_after_minutes: 2", "not after")])
+def test_a_restore_time_that_cannot_happen_is_refused_with_its_line(times, says):
+    text = bed() + "scenarios:\n  - {id: down, failed: ['lnx1:san0'], " + times + "}\n"
+    with pytest.raises(BedFileError) as err:
+        loads(text, "failover.yaml")
+    assert says in str(err.value) and "failover.yaml:" in str(err.value)

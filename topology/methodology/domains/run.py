@@ -141,6 +141,11 @@ def _block_values(ctx: BedContext, phase: Phase, count: int, rep: int) -> Values
     return vals
 
 
+def block_values(ctx: BedContext, phase: Phase, count: int, rep: int) -> Values:
+    """The values every step of one run of a phase carries (block.*, phase.*)."""
+    return _block_values(ctx, phase, count, rep)
+
+
 def heading(phase: Phase, count: int, rep: int | None, ctx: BedContext) -> str:
     """'Phase 2 of 6 (cells, 1 active cells): run 1 of 3'."""
     base = f"Phase {phase.index + 1} of {count} ({phase.title})" if count > 1 else phase.title[:1].upper() + \
