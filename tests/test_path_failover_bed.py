@@ -228,3 +228,21 @@ def test_a_restore_time_that_cannot_happen_is_refused_with_its_line(times, says)
     with pytest.raises(BedFileError) as err:
         loads(text, "failover.yaml")
     assert says in str(err.value) and "failover.yaml:" in str(err.value)
+
+
+@pytest.mark.parametrize("mac, refused", [("00-00-00-00-00-00", False), ("00:1B:21:3A:4F:10", True)])
+def test_a_port_whose_mac_the_bed_states_is_configured_only_on_that_nic(mac, refused):
+    """The address of fabric A went on whatever interface had the name, a swapped NIC included.  The check runs
+    here for real against /sys/class/net (the interface `lo`: 00:00:00:00:00:00); nothing past it is run."""
+    import subprocess
+    text = bed().replace("{name: san0, address: 127.0.2.11/24", "{name: lo, mac: " + mac + ", address: 127.0.2.11/24")
+    text = text.replace("{a: 'lnx1:san0'", "{a: 'lnx1:lo'")
+    step = next(s for s in M.generate(loads(text, "failover.yaml")).steps()
+                if s.template == "linux/network.yaml#port" and s.target == "lnx1" and "interface lo" in s.text)
+    check = step.automation[0].script.splitlines()[0]
+    assert check.startswith("tb_mac=") and step.automation[0].script.splitlines()[1].startswith("printf ")
+    ran = subprocess.run(["bash", "-c", check + "\necho passed"], capture_output=True, text=True, timeout=10)
+    assert (ran.returncode != 0) is refused and ("passed" in ran.stdout) is not refused
+    if refused:
+        assert "refused, nothing was changed: lnx1:lo has MAC 00:1b:21:3a:4f:10" in ran.stderr
+        assert "has 00:00:00:00:00:00" in ran.stderr
