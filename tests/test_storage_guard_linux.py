@@ -68,7 +68,7 @@ arrays:
     model: Linux SCSI target framework (tgt)
     connectivity: iscsi
     volumes:
-      - {{name: data, size_gb: {size_gb}, drive: {mount}, {identity}}}
+      - {{name: data, size_gb: {size_gb}, drive: {mount}, file_system: ext4, {identity}}}
     hosts:
       - {{name: db-1, server: db-1}}
     mappings:

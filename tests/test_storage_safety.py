@@ -267,8 +267,10 @@ arrays:
     controllers: [{name: c0, ports: [{name: p0, roles: [iscsi], address: 10.20.0.1/24, network: san}]}]
     volumes:
       - {name: shared, size_gb: 10, serial: beaf11, target: 'iqn.2026-11.lab:array1', drive: /srv/shared}
-      - {name: node1-data, size_gb: 5, serial: beaf12, target: 'iqn.2026-11.lab:array1', drive: /srv/node1}
-      - {name: node2-data, size_gb: 5, serial: beaf13, target: 'iqn.2026-11.lab:array1', drive: /srv/node2}
+      - {name: node1-data, size_gb: 5, serial: beaf12, target: 'iqn.2026-11.lab:array1', drive: /srv/node1,
+         file_system: ext4}
+      - {name: node2-data, size_gb: 5, serial: beaf13, target: 'iqn.2026-11.lab:array1', drive: /srv/node2,
+         file_system: ext4}
     host_groups: [{name: pair}]
     hosts:
       - {name: deb1, server: deb1, host_group: pair, initiators: ['iqn.2026-11.lab:deb1']}
@@ -320,7 +322,7 @@ arrays:
     connectivity: iscsi
     volumes:
       - {name: quorum, size_gb: 1, serial: beaf21, target: 'iqn.2026-11.lab:array1', drive: /srv/quorum}
-      - {name: own, size_gb: 1, serial: beaf22, target: 'iqn.2026-11.lab:array1', drive: /srv/own}
+      - {name: own, size_gb: 1, serial: beaf22, target: 'iqn.2026-11.lab:array1', drive: /srv/own, file_system: ext4}
     hosts:
       - {name: g1, server: g1}
       - {name: g2, server: g2}
