@@ -160,3 +160,72 @@ def test_findings_that_came_back_equal_are_let_go_of_in_pieces():
     pieces = _pieces(lambda: kept.append(_kept(shown, (handed.pop(), {}))), watched)
     assert kept[0][0] is shown
     assert sum(pieces) == 3000 and pieces[0] <= letting_go.LONGEST_RUN, pieces[:5]
+
+
+class _Key:
+    """A sort key whose comparisons are counted per C call of a sort (a str underneath)."""
+    __slots__ = ("text",)
+    compared = 0
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __lt__(self, other: _Key) -> bool:
+        _Key.compared += 1
+        return self.text < other.text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and self.text == other.text
+
+
+def _comparisons_per_sort_call(action) -> list[int]:
+    counts: list[int] = []
+
+    def watch(_frame, event, arg) -> None:
+        if event == "c_call" and getattr(arg, "__name__", "") in ("sort", "sorted"):
+            _Key.compared = 0
+        elif event in ("c_return", "c_exception") and getattr(arg, "__name__", "") in ("sort", "sorted"):
+            counts.append(_Key.compared)
+    sys.setprofile(watch)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return counts
+
+
+def test_a_long_list_is_sorted_as_list_sort_sorts_it_a_piece_at_a_time():
+    import random
+    from topology.sorting import PIECE, sort_in_pieces
+    rng = random.Random(7)
+    items = [(f"k{rng.randrange(300):03d}", n) for n in range(5000)]     # many ties: the order kept
+    expected = sorted(items, key=lambda item: item[0])
+    mine = list(items)
+    counts = _comparisons_per_sort_call(lambda: sort_in_pieces(mine, lambda item: _Key(item[0])))
+    assert mine == expected
+    whole = _comparisons_per_sort_call(lambda: list(items).sort(key=lambda item: _Key(item[0])))
+    # a piece's sort (PIECE log PIECE) or one merge (its two runs' length) at most in one C call
+    assert len(counts) > 1 and max(counts) <= PIECE * 10 and max(counts) * 4 < whole[0], (max(counts), whole)
+    short = items[:PIECE]
+    sort_in_pieces(short, lambda item: item[0])
+    assert short == sorted(items[:PIECE], key=lambda item: item[0])
+
+
+def test_a_validation_and_its_findings_so_far_are_sorted_a_piece_at_a_time(monkeypatch, bed):
+    import topology.sorting as sorting
+    import topology.validation.progress as progress
+    import topology.validation.runner as runner
+    from topology.validation import validate
+    from topology.validation.runner import validate_cases
+    sorted_lists: list[int] = []
+
+    def counted(items, key):
+        sorted_lists.append(len(items))
+        sorting.sort_in_pieces(items, key)
+    for module in (runner, progress):
+        monkeypatch.setattr(module, "sort_in_pieces", counted)
+    findings = validate(bed)
+    assert len(findings) in sorted_lists
+    sorted_lists.clear()
+    so_far = progress.partial_findings(bed, validate_cases(bed, reference_only=True))
+    assert len(so_far) in sorted_lists

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from topology.model import Bed
+from topology.sorting import sort_in_pieces
 from topology.validation.grouping import group
 from topology.validation.registry import SEVERITY_ORDER, Finding
 from topology.validation.runner import _apply_exceptions, validate
@@ -49,10 +50,11 @@ def partial_findings(bed: Bed, cases: list[Finding]) -> list[Finding]:
     it, and the final grouping must start from the cases as the rules found them."""
     copies = [_copy(f) for f in cases]
     _apply_exceptions(bed, copies)
-    copies.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))  # as validate_cases
+    # as validate_cases and validate sort them (topology.sorting says why in pieces)
+    sort_in_pieces(copies, lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))
     findings = group(copies, configured=bool(bed.configurations))
-    findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or "",
-                                 f.configuration or ""))
+    sort_in_pieces(findings, lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or "",
+                                        f.configuration or ""))
     return findings
 
 
