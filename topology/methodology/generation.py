@@ -32,7 +32,6 @@ from topology.methodology.template_files import (
 from topology.methodology.template_syntax import STEP_NUMBER_MARK, template_error
 from topology.methodology.values import Val, Values
 from topology.model import Bed
-from topology.sorting import sort_in_pieces
 
 
 def _specificity(tf: TemplateFile) -> tuple[int, int, int, int]:
@@ -195,7 +194,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
 
 def _numbered_section(number: int, key: str, title: str, produced: list[tuple[tuple, Step, str]]) -> Section:
     """The section's steps in order, numbered, with the numbers put into the texts that refer to them."""
-    sort_in_pieces(produced, lambda t: t[0])
+    produced.sort(key=lambda t: t[0])
     section = Section(str(number), title, key=key)
     # a reference to a step ({@load}) means the one nearest it: in the same part of the test (a run's
     # group of loads, then the run), else anywhere in the section

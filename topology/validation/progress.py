@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from topology.model import Bed
-from topology.sorting import sort_in_pieces
 from topology.validation.grouping import group
 from topology.validation.registry import SEVERITY_ORDER, Finding
 from topology.validation.runner import _apply_exceptions, validate
@@ -50,11 +49,10 @@ def partial_findings(bed: Bed, cases: list[Finding]) -> list[Finding]:
     it, and the final grouping must start from the cases as the rules found them."""
     copies = [_copy(f) for f in cases]
     _apply_exceptions(bed, copies)
-    # as validate_cases and validate sort them (topology.sorting says why in pieces)
-    sort_in_pieces(copies, lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))
+    copies.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))  # as validate_cases
     findings = group(copies, configured=bool(bed.configurations))
-    sort_in_pieces(findings, lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or "",
-                                        f.configuration or ""))
+    findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or "",
+                                 f.configuration or ""))
     return findings
 
 

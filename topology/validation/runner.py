@@ -16,7 +16,6 @@ from topology.model import Bed, Scenario
 from topology.placement import Placement
 from topology.scenario_scope import Scope, ScopeFinder
 from topology.scenario_view import scenario_view
-from topology.sorting import sort_in_pieces
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
 from topology.validation.grouping import group
@@ -63,8 +62,8 @@ def validate(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex | None 
         if scenario is None and configuration is None and not reference_only and \
                 (codes is None or "EXC-001" in codes):
             findings += _unmatched_exceptions(bed, cases)
-        sort_in_pieces(findings, lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or "",
-                                            f.configuration or ""))
+        findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or "",
+                                     f.configuration or ""))
     return findings
 
 
@@ -112,7 +111,7 @@ def validate_cases(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex |
                 findings += _scenario_findings(bed, idx, codes, findings, ref_ctx, scoped=reference is None,
                                                besides=reference)
         _apply_exceptions(bed, findings)
-        sort_in_pieces(findings, lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))
+        findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.code, f.subjects, f.scenario or ""))
         # the index and the rules' caches: freed at the return in one go, they held the interpreter
         # lock for 60-80 ms on the 5,000-device bed (the window could not repaint meanwhile)
         scraps = [idx, ref_ctx]
