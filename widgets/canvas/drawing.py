@@ -119,6 +119,10 @@ class ModelDrawing:
         yield
         self._set_free_spot()
         if self.building:       # the drawing's frame is known: zoomed out, the devices are made far-drawn
+            # the slice ends here: fitting the view and the first frame's paint, which follows it
+            # in the same turn of the event loop, are that turn's whole work
+            self.end_slice()
+            yield
             self._fit_layout()
             self._preview_ready()       # painted from the model until the items exist
             yield
