@@ -76,6 +76,24 @@ def test_a_big_structure_is_freed_in_pieces_and_whole():
     assert pieces[0] <= letting_go.LONGEST_RUN, pieces[:5]
 
 
+class _Fields:
+    """An object with many small fields and one big table among them (an index, a context)."""
+
+    def __init__(self, big: list) -> None:
+        for n in range(12):
+            setattr(self, f"small{n}", [n])
+        self.table = big
+        for n in range(12):
+            setattr(self, f"other{n}", (n, str(n)))
+
+
+def test_a_big_field_among_small_ones_is_taken_apart_too():
+    leaves = [Leaf() for _ in range(6000)]
+    scraps = [_Fields([[leaf] for leaf in leaves])]
+    pieces = _pieces(lambda: let_go(scraps), leaves)
+    assert sum(pieces) == 6000 and pieces[0] <= letting_go.LONGEST_RUN, pieces[:5]
+
+
 def test_what_is_still_referred_to_or_in_a_cycle_is_left_as_it_is():
     kept, shared = Leaf(), [Leaf() for _ in range(100)]
     looped = {"leaf": Leaf()}
