@@ -150,6 +150,7 @@ def _live_validation(app, doc, canvas, bed, path: Path) -> dict:
     shown (the canvas's build included: a build that holds the GUI thread shows as one long gap),
     then until the canvas is built."""
     from PySide6.QtCore import QEventLoop, QTimer
+
     from bench.big_bed_gui import queued_s
     beats: list[float] = []
     busy: dict[float, tuple[float, float]] = {}     # at each beat: the GUI thread's CPU and wait for a core

@@ -198,12 +198,12 @@ def test_the_procedure_shown_before_an_edit_is_let_go_of_off_the_gui_thread(qtbo
     (88,593 steps) held the window for 0.15-0.2 s on the first visit to Methodology after an edit."""
     import threading
     import weakref
-    gui, freed_on, ends = threading.get_ident(), [], []
-    shown = view.methodology
-    qtbot.waitUntil(lambda: view.steps.methodology is shown, timeout=15000)
+    gui, freed_on = threading.get_ident(), []
+    shown = [view.methodology]          # the test's own hold on it, let go of below
+    qtbot.waitUntil(lambda: view.steps.methodology is shown[0], timeout=15000)
     refs = [weakref.ref(step, lambda _r: freed_on.append(threading.get_ident()))
-            for section in shown.sections for step in section.steps]
-    del shown
+            for section in shown[0].sections for step in section.steps]
+    shown.clear()
     doc = view.document
     server = doc.bed.servers[0]
     doc.apply(SetField(server, "note", "moved to rack 2"))

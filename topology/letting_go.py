@@ -52,7 +52,7 @@ def let_go(scraps: list[Any]) -> None:
             stack += members
         else:
             _free_in_runs(members, stack)
-        members = None
+        del members
 
 
 def _narrow(members: list[Any]) -> bool:

@@ -186,8 +186,11 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
     _summarize(bed, findings, meth)
     # the items (a values dict each, 10^5 on a big bed) and the tables: freed all at once when the
     # generation returns, they held the interpreter lock for 0.7 s on the worker (topology.letting_go)
-    scraps = [domain_items, machines, choices, globals_]
-    del domain_items, machines, choices, globals_, global_names
+    # (moved into scraps whole, so that let_go holds the only reference; items_of still names the tables)
+    working: list[dict] = [domain_items, machines, choices, globals_]
+    scraps: list = [dict(t) for t in working]
+    for t in working:
+        t.clear()
     let_go(scraps)
     return meth
 
