@@ -7,7 +7,7 @@ scenes), with real fio on this machine's local transport and the application kil
    command line's resume) adopts it once: one execution in the journal, its real duration, its
    samples after the kill collected from the host (results: >= 95 % of the step);
 3. a finished run opened again draws what it recorded; results and compare say what a run
-   rests on and will not judge or compare 9 s of a 30 s load;
+   rests on and will not judge or compare a load cut short by the kill;
 4. the smaller things: time left from the load's stated duration, fio's figures in the output
    pane (the raw JSON one click away), no "0 more time(s)" step, a manual step's parameters,
    the results step the engine did itself, the Compare list following a finished run.
