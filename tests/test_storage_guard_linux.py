@@ -247,3 +247,29 @@ def test_run_lists_the_disks_asks_before_writing_and_formats_with_yes_destructiv
     assert _fs_type(data.image) == "ext4"
     after = _images(lab)
     assert {k for k in before if before[k] != after[k]} == {"data"}
+
+
+def test_a_disk_whose_signatures_blkid_cannot_tell_apart_is_refused(lab, tmp_path):
+    """Two file system signatures on one disk: `blkid -p` prints nothing and says "ambivalent result"
+    (status 8). That is a disk holding data, never a blank one."""
+    full = lab["luns"]["full"]          # ext4
+    # a squashfs superblock in the ext4 boot block (bytes 0-1023, which ext4 leaves unused)
+    superblock = bytearray(96)
+    superblock[0:4] = b"hsqs"
+    for offset, value, size in ((4, 1, 4), (12, 131072, 4), (18, 17, 2), (20, 1, 2), (28, 4, 2), (40, 4096, 8)):
+        superblock[offset:offset + size] = value.to_bytes(size, "little")
+    with open(full.image, "r+b") as f:
+        kept = f.read(len(superblock))
+        f.seek(0)
+        f.write(superblock)
+    try:
+        assert subprocess.run(["blkid", "-p", "-o", "export", str(full.image)], capture_output=True,
+                              timeout=20).returncode == 8
+        before = _images(lab)
+        proc = _run(lab, _format_script(lab, _bed(tmp_path / "x", full)))
+        assert proc.returncode != 0, proc.stdout
+        assert "refused, nothing was written" in proc.stderr and "ambivalent" in proc.stderr, proc.stderr
+        assert _images(lab) == before
+    finally:
+        with open(full.image, "r+b") as f:
+            f.write(kept)

@@ -162,9 +162,14 @@ tb_require_blank() {   # refuses $TB_DEVICE when it is in use or holds anything
     if [ "$(readlink -f "$(findmnt -n -o SOURCE / 2>/dev/null || echo /)")" = "$TB_DEVICE" ]; then
         tb_refuse "$TB_DEVICE is the system disk"
     fi
-    probe=$(blkid -p -o export "$TB_DEVICE" 2>/dev/null || true)
-    case $probe in
-        *TYPE=*) tb_refuse "$TB_DEVICE already holds $(echo "$probe" | grep -E '^(PT)?TYPE=' | tr '\n' ' ')(a partition table, file system or LVM signature)" ;;
+    # blkid -p: 0 found something, 2 found nothing; any other status (8: two signatures it cannot tell
+    # apart, 4: an error) prints nothing, and is no proof of a blank disk
+    local status=0
+    probe=$(blkid -p -o export "$TB_DEVICE" 2>&1) || status=$?
+    case $status in
+        0) tb_refuse "$TB_DEVICE already holds $(echo "$probe" | grep -E '^(PT)?TYPE=' | tr '\n' ' ')(a partition table, file system or LVM signature)" ;;
+        2) ;;
+        *) tb_refuse "blkid cannot tell what $TB_DEVICE holds (status $status: $(echo "$probe" | tr '\n' ' '))- wipefs -n $TB_DEVICE lists its signatures" ;;
     esac
 }
 tb_require_reuse() {   # the bed keeps the volume's file system: sets TB_FS_DEVICE and TB_FS_TYPE, or refuses
