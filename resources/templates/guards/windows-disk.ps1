@@ -42,7 +42,8 @@ function Get-TbDiskFacts($Want) {
 
 function Test-TbIdentity($Fact, $Want) {
     if ($Want.Wwn) { return ((ConvertTo-TbId $Fact.UniqueId) -eq (ConvertTo-TbId $Want.Wwn)) }
-    if ($Want.Serial) { return ($Fact.Serial -ne '' -and $Fact.Serial -eq "$($Want.Serial)".Trim()) }
+    # -ceq: PowerShell's -eq ignores case, and serials differing only in case are two LUNs (NetApp's are mixed case)
+    if ($Want.Serial) { return ($Fact.Serial -ne '' -and $Fact.Serial -ceq "$($Want.Serial)".Trim()) }
     Stop-TbRefused 'the step names no WWN or serial'
 }
 
@@ -64,6 +65,10 @@ function Get-TbDiskProblem($Fact, $Want) {
     }
     if ($Want.Product -and $Fact.Product -notmatch $Want.Product) {
         $problems += ('its product is {0}, not {1}' -f $Fact.Product, $Want.Product)
+    }
+    # every identity the bed states must agree where the disk shows it: a WWN and a serial of two volumes
+    if ($Want.Wwn -and $Want.Serial -and $Fact.Serial -ne '' -and $Fact.Serial -cne "$($Want.Serial)".Trim()) {
+        $problems += ('its serial is {0}, not {1}' -f $Fact.Serial, "$($Want.Serial)".Trim())
     }
     if ($Fact.Product -match 'Universal Xport') { $problems += 'it is the array''s access (UTM) LUN' }
     if ($Fact.Size -lt $Want.MinBytes -or $Fact.Size -gt $Want.MaxBytes) {
