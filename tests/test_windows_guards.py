@@ -94,6 +94,11 @@ GET_DISK_CASES = {
     "by-serial": (_want(Serial="D0ZOcKa9BdNx", **_gb(500, 600)), (SERIAL_DISK, VMWARE_BOOT)),
     "serial-in-another-case": (_want(Serial="D0ZOCKA9BDNX", **_gb(500, 600)), (SERIAL_DISK, VMWARE_BOOT)),
     "wwn-and-another-volumes-serial": (_want(Wwn=AZURE_WWN, Serial="D0ZOcKa9BdNy", **_gb(500, 600)), (SERIAL_DISK,)),
+    # a command copied from a step done by hand: the size band is a placeholder
+    "size-not-stated": (_want(Wwn=AZURE_WWN, MinBytes="«missing: volume.min_bytes»",
+                              MaxBytes="«missing: volume.max_bytes»"), (_blank_get_disk(AZURE),)),
+    # a WWN cut short (a lab's own template) must not match the disk that shows no UniqueId
+    "wwn-cut-short": (_want(Wwn="naa.", **_gb(500, 600)), (dict(_blank_get_disk(AZURE), UniqueId=""), VMWARE_BOOT)),
 }
 GET_DISK_EXPECT = {
     "captured-gpt": ("refused", ["it carries a GPT partition table", "disk  ("]),
@@ -111,6 +116,8 @@ GET_DISK_EXPECT = {
     "by-serial": ("selected", 3),
     "serial-in-another-case": ("refused", ["no disk has its identity"]),
     "wwn-and-another-volumes-serial": ("refused", ["its serial is D0ZOcKa9BdNx, not D0ZOcKa9BdNy"]),
+    "size-not-stated": ("refused", ["the step states no size for the volume (MinBytes «missing: volume.min_bytes»"]),
+    "wwn-cut-short": ("refused", ["Wwn naa. is no WWN"]),
 }
 
 
@@ -197,6 +204,8 @@ WMI_CASES = {
     # the captured LUN 1 with a serial (the capture shows none): the serial and the target and LUN must agree
     "serial-and-its-lun": (_want(Serial="SV9A2X00011", Target=TARGET, Lun=1, **_gb(1600, 1900)), SERIAL_HOST),
     "serial-and-another-lun": (_want(Serial="SV9A2X00011", Target=TARGET, Lun=2, **_gb(1600, 1900)), SERIAL_HOST),
+    "size-not-stated": (_want(Serial=VBOX_SERIAL, MinBytes="«missing: volume.min_bytes»",
+                              MaxBytes="«missing: volume.max_bytes»"), (_blank_drive(VBOX), AZURE_DRIVE)),
 }
 WMI_EXPECT = {
     "serial-of-the-system-disk": ("refused", ["disk 0 (53686402560 bytes, VBOX HARDDISK, serial VB48714f98-fcbf9ac2)",
@@ -219,6 +228,7 @@ WMI_EXPECT = {
     "serial-and-its-lun": ("selected", 1),
     "serial-and-another-lun": ("refused", [f"it is not LUN 2 of {TARGET} (the initiator shows it as target|LUN "
                                            f"{TARGET}|1)"]),
+    "size-not-stated": ("refused", ["the step states no size for the volume (MinBytes «missing: volume.min_bytes»"]),
 }
 
 

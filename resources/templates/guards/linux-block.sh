@@ -73,6 +73,14 @@ tb_describe() {   # one device in words, for messages
 
 tb_select() {   # sets TB_DEVICE to /dev/NAME of the volume, or refuses
     local n paths=() holders=() seen='' vendor='' model='' dev bytes h
+    # a bound that is no number makes `[ -lt ]` fail, which an `if` reads as "within the band"
+    if ! [[ ${TB_MIN_BYTES:-} =~ ^[0-9]+$ && ${TB_MAX_BYTES:-} =~ ^[0-9]+$ ]]; then
+        tb_refuse "the step states no size for the volume (TB_MIN_BYTES ${TB_MIN_BYTES:-unset}, TB_MAX_BYTES ${TB_MAX_BYTES:-unset}): its disk's size cannot be checked"
+    fi
+    # an identity that is empty once normalised would match every disk that shows none
+    if [ -n "${TB_WWN:-}" ] && ! [[ $(tb_norm "$TB_WWN") =~ ^([0-9a-f]{16}|[0-9a-f]{24}|[0-9a-f]{32})$ ]]; then
+        tb_refuse "TB_WWN $TB_WWN is no WWN (16, 24 or 32 hex digits, as naa.<hex>, eui.<hex> or 0x<hex>)"
+    fi
     for n in /sys/class/block/*; do
         n=${n##*/}
         [ -e "/sys/class/block/$n/partition" ] && continue

@@ -89,6 +89,15 @@ function Get-TbDiskProblem($Fact, $Want) {
 }
 
 function Select-TbDiskFromFacts($Facts, $Want) {
+    # a bound that is no number makes -lt fail, and the statement after it runs as if the size were right
+    if ("$($Want.MinBytes)" -notmatch '^[0-9]+$' -or "$($Want.MaxBytes)" -notmatch '^[0-9]+$') {
+        Stop-TbRefused ('the step states no size for the volume (MinBytes {0}, MaxBytes {1}): its disk''s size cannot be checked' -f
+                        $Want.MinBytes, $Want.MaxBytes)
+    }
+    # an identity that is empty once normalised would match every disk that shows none
+    if ($Want.Wwn -and (ConvertTo-TbId $Want.Wwn) -eq '') {
+        Stop-TbRefused ('Wwn {0} is no WWN: nothing is left of it without naa., eui. or 0x' -f $Want.Wwn)
+    }
     $found = @()
     foreach ($fact in $Facts) { if (Test-TbIdentity $fact $Want) { $found += $fact } }
     if ($found.Count -eq 0) { Stop-TbRefused ('no disk has its identity; the disks here: {0}' -f (Get-TbDisksText $Facts)) }
