@@ -314,3 +314,24 @@ printf 'ID_WWN=0x5%015x\\n' "$(cat "/sys/class/block/$dev/dev" | tr -d :)"
                           env={"PATH": f"{bindir}:/usr/sbin:/usr/bin:/sbin:/bin"})
     assert proc.returncode != 0 and "selected" not in proc.stdout, proc.stdout
     assert "TB_WWN naa. is no WWN" in proc.stderr, proc.stderr
+
+
+def test_a_target_whose_name_ends_in_the_volumes_target_is_not_it(lab, tmp_path):
+    """udev names an iSCSI path ip-PORTAL-iscsi-TARGET-lun-N: the volume's target must be all of TARGET,
+    not its tail. Here another target's IQN ends in "-iscsi-" and the volume's IQN, and only it has LUN 5."""
+    target, folder = lab["target"], lab["folder"]
+    ours = "iqn.2026-01.org.testbed-studio:array-a"
+    other = target.add(f"iqn.2026-01.org.testbed-studio:other-iscsi-{ours}", 5, 64 * MIB, "e.img")
+    loop = subprocess.run(["losetup", "-f", "--show", str(other.image)], check=True, capture_output=True,
+                          text=True, timeout=20).stdout.strip()
+    luns = [*lab["luns"].values(), other]
+    udev_shim(folder, {str(lun.image): identity_props(target.portal, lun) for lun in luns})
+    try:
+        before = _digest(other.image)
+        proc = _run(lab, _format_script(lab, _bed(tmp_path / "x", Lun(ours, 5, other.image), by="target",
+                                                  mapped_lun=5)))
+        assert proc.returncode != 0 and "no disk on" in proc.stderr, proc.stderr
+        assert _digest(other.image) == before
+    finally:
+        subprocess.run(["losetup", "-d", loop], timeout=20)
+        udev_shim(folder, {str(lun.image): identity_props(target.portal, lun) for lun in luns[:-1]})

@@ -55,10 +55,12 @@ tb_is_volume() {   # whether the device udev just read (U_*) has the volume's id
 }
 
 tb_at_target() {   # whether the device udev just read (U_PATH) is LUN TB_LUN of TB_TARGET
-    local target=${TB_TARGET,,}
-    target=${target//:/}
-    case ${U_PATH,,} in
-        *"-iscsi-${TB_TARGET,,}-lun-${TB_LUN}" | *"-fc-0x${target}-lun-${TB_LUN}") return 0 ;;
+    # ip-PORTAL-iscsi-TARGET-lun-N or ...-fc-0xWWPN-lun-N: all of TARGET, not its tail (an IQN may
+    # itself end in "-iscsi-" and another target's name)
+    local path=${U_PATH,,} target=${TB_TARGET,,}
+    case $path in
+        *-iscsi-*) [ "${path#*-iscsi-}" = "$target-lun-$TB_LUN" ] ;;
+        *-fc-0x*) [ "${path##*-fc-0x}" = "${target//:/}-lun-$TB_LUN" ] ;;
         *) return 1 ;;
     esac
 }
