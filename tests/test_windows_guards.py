@@ -397,3 +397,24 @@ def test_a_generated_2008_r2_step_that_selects_by_serial_also_checks_the_stated_
     assert decide(SESSIONS) == ("selected", 1)
     kind, msg = decide(sessions)
     assert kind == "refused" and f"it is not LUN 1 of {TARGET} (the initiator shows it as target|LUN {TARGET}|3)" in msg
+
+
+def test_a_step_names_no_lun_that_only_another_hosts_mapping_states():
+    """The volume is mapped to node2 as LUN 7 and to node1 with no number; node1 formats it. On node1 the
+    LUN may have any number: neither the words ("right-click the disk ... (LUN 7)") nor the guard's
+    target and LUN may say 7, which on node1 can be another volume."""
+    from topology import methodology as M
+    from topology.model_storage import Mapping
+    from topology.synthetic_platforms import cases, platform_bed
+    case = next(c for c, t in cases() if c.id == "ws2008r2" and t == "iscsi")
+    bed = platform_bed(case, "iscsi")
+    array = bed.arrays[0]
+    for v in array.volumes:
+        v.target = TARGET
+    next(v for v in array.volumes if v.name == "data").serial = "SV9A2X00011"
+    array.mappings = [m for m in array.mappings if m.volume != "data"] + [
+        Mapping(volume="data", to="node2", lun=7), Mapping(volume="data", to="node1", lun=None)]
+    steps = [s for s in M.generate(bed).steps() if s.destructive and "array:data" in " ".join(s.devices)]
+    assert len(steps) == 1 and steps[0].text.startswith("On node1,"), [s.text for s in steps]
+    assert "LUN 7" not in steps[0].text and "Lun = 7" not in steps[0].automation[0].script
+    assert "Serial = 'SV9A2X00011'" in steps[0].automation[0].script
