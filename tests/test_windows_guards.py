@@ -418,3 +418,22 @@ def test_a_step_names_no_lun_that_only_another_hosts_mapping_states():
     assert len(steps) == 1 and steps[0].text.startswith("On node1,"), [s.text for s in steps]
     assert "LUN 7" not in steps[0].text and "Lun = 7" not in steps[0].automation[0].script
     assert "Serial = 'SV9A2X00011'" in steps[0].automation[0].script
+
+
+def test_the_formatted_already_check_knows_a_disk_selected_by_its_serial():
+    """A format step run again (a resume) first asks whether the volume is formatted already, passing
+    Get-Disk's own object to Test-TbIdentity: its serial is SerialNumber, not the facts' Serial. Not
+    recognised, the step went on to select the disk and refused it for the partition table it had made."""
+    from topology import methodology as M
+    from topology.synthetic_platforms import cases, platform_bed
+    case = next(c for c, t in cases() if c.id == "ws2012r2" and t == "iscsi")
+    bed = platform_bed(case, "iscsi")
+    next(v for v in bed.arrays[0].volumes if v.name == "data").serial = "D0ZOcKa9BdNx"
+    step = next(s for s in M.generate(bed).steps() if s.destructive and "array:data" in " ".join(s.devices))
+    script = step.automation[0].script
+    assert "Get-Disk | Where-Object { Test-TbIdentity $_ $TbWant }" in script
+    it = Interpreter(version=5)
+    it.run(script.split("--- end of guard", 1)[0] + "--- end of guard\n")
+    formatted = from_json([dict(SERIAL_DISK, PartitionStyle="GPT", NumberOfPartitions=2)])[0]
+    assert it.call("Test-TbIdentity", formatted, _want(Serial="D0ZOcKa9BdNx")) == [True]
+    assert it.call("Test-TbIdentity", formatted, _want(Serial="D0ZOCKA9BDNX")) == [False]

@@ -43,7 +43,12 @@ function Get-TbDiskFacts($Want) {
 function Test-TbIdentity($Fact, $Want) {
     if ($Want.Wwn) { return ((ConvertTo-TbId $Fact.UniqueId) -eq (ConvertTo-TbId $Want.Wwn)) }
     # -ceq: PowerShell's -eq ignores case, and serials differing only in case are two LUNs (NetApp's are mixed case)
-    if ($Want.Serial) { return ($Fact.Serial -ne '' -and $Fact.Serial -ceq "$($Want.Serial)".Trim()) }
+    if ($Want.Serial) {
+        # a fact has Serial; Get-Disk's own object (the steps' "formatted already" check) has SerialNumber
+        $serial = "$($Fact.Serial)"
+        if ($serial -eq '') { $serial = "$($Fact.SerialNumber)".Trim() }
+        return ($serial -ne '' -and $serial -ceq "$($Want.Serial)".Trim())
+    }
     Stop-TbRefused 'the step names no WWN or serial'
 }
 
