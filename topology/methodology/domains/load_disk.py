@@ -54,6 +54,9 @@ def load_disk_values(ctx: BedContext, w: Any, machine: str, vals: Values) -> Val
         lun = _lun_for(members[a.id], a, v.name, machine)
         if lun is not None:
             put(out, "volume.lun", as_number(lun, f"{a.id}.mappings"))
+        elif (other := out.get("volume.lun")) is not None and other.kind == "number":
+            # the number another machine's mapping states: on this one the LUN may be any other
+            del out["volume.lun"]
         identity_values(ctx, out, a, v, lun)
     put(out, "workload.on_volume", as_bool(len(raw) == 1, f"{w.id}.targets"))
     if len(raw) > 1:
