@@ -184,11 +184,12 @@ def test_a_lun_presented_under_another_number_is_refused(lab):
 def test_a_load_names_no_lun_that_only_another_hosts_mapping_states():
     """The volume is LUN 7 of deb2 and mapped to deb1, which runs the load, with no number: on deb1 the LUN
     may have any number, so neither the words nor the guard's TB_LUN may say 7."""
-    text = _bed().replace("  - {id: deb1,", "  - {id: deb2, role: load_client, os: Debian GNU/Linux 12 (bookworm), "
-                          "platform: linux}\n  - {id: deb1,").replace(
-        "      - {name: deb1, server: deb1}", "      - {name: deb1, server: deb1}\n      - {name: deb2, server: deb2}").replace(
-        "      - {volume: node1-data, to: deb1, lun: 1}",
-        "      - {volume: node1-data, to: deb2, lun: 7}\n      - {volume: node1-data, to: deb1}")
+    deb2 = "  - {id: deb2, role: load_client, os: Debian GNU/Linux 12 (bookworm), platform: linux}\n"
+    text = _bed().replace("  - {id: deb1,", deb2 + "  - {id: deb1,")
+    text = text.replace("      - {name: deb1, server: deb1}",
+                        "      - {name: deb1, server: deb1}\n      - {name: deb2, server: deb2}")
+    text = text.replace("      - {volume: node1-data, to: deb1, lun: 1}",
+                        "      - {volume: node1-data, to: deb2, lun: 7}\n      - {volume: node1-data, to: deb1}")
     step = _load_step(text)
     assert step.automation and "TB_SERIAL=beaf11" in step.automation[0].script
     assert "LUN 7" not in step.text and "TB_LUN=7" not in step.automation[0].script, step.text
