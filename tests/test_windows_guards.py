@@ -99,6 +99,8 @@ GET_DISK_CASES = {
                               MaxBytes="«missing: volume.max_bytes»"), (_blank_get_disk(AZURE),)),
     # a WWN cut short (a lab's own template) must not match the disk that shows no UniqueId
     "wwn-cut-short": (_want(Wwn="naa.", **_gb(500, 600)), (dict(_blank_get_disk(AZURE), UniqueId=""), VMWARE_BOOT)),
+    # the cluster holds the disk; on a node that does not own it its partition table may read as RAW
+    "clustered": (_want(Wwn=AZURE_WWN, **_gb(500, 600)), (dict(_blank_get_disk(AZURE), IsClustered=True),)),
 }
 GET_DISK_EXPECT = {
     "captured-gpt": ("refused", ["it carries a GPT partition table", "disk  ("]),
@@ -118,6 +120,7 @@ GET_DISK_EXPECT = {
     "wwn-and-another-volumes-serial": ("refused", ["its serial is D0ZOcKa9BdNx, not D0ZOcKa9BdNy"]),
     "size-not-stated": ("refused", ["the step states no size for the volume (MinBytes «missing: volume.min_bytes»"]),
     "wwn-cut-short": ("refused", ["Wwn naa. is no WWN"]),
+    "clustered": ("refused", ["it is a disk of a failover cluster (IsClustered)"]),
 }
 
 

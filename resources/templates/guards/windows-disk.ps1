@@ -35,7 +35,8 @@ function Get-TbDiskFacts($Want) {
                      Product = "$($disk.Model)".Trim(); PartitionStyle = $style;
                      Partitions = [int]$disk.NumberOfPartitions; IsBoot = $disk.IsBoot -eq $true;
                      IsSystem = $disk.IsSystem -eq $true; IsOffline = $disk.IsOffline -eq $true;
-                     IsReadOnly = $disk.IsReadOnly -eq $true; Labels = $labels }
+                     IsReadOnly = $disk.IsReadOnly -eq $true; IsClustered = $disk.IsClustered -eq $true;
+                     Labels = $labels }
     }
     return $facts
 }
@@ -89,6 +90,8 @@ function Get-TbDiskProblem($Fact, $Want) {
     } else {
         if ($Fact.PartitionStyle -ne 'RAW') { $problems += ('it carries a {0} partition table' -f $Fact.PartitionStyle) }
         if ($Fact.Partitions -gt 0) { $problems += ('it has {0} partition(s)' -f $Fact.Partitions) }
+        # a disk a failover cluster holds (on a node that does not own it, its partitions may read as none)
+        if ($Fact.IsClustered) { $problems += 'it is a disk of a failover cluster (IsClustered), in use by the cluster' }
     }
     return $problems
 }
