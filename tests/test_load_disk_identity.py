@@ -193,3 +193,14 @@ def test_a_load_names_no_lun_that_only_another_hosts_mapping_states():
     step = _load_step(text)
     assert step.automation and "TB_SERIAL=beaf11" in step.automation[0].script
     assert "LUN 7" not in step.text and "TB_LUN=7" not in step.automation[0].script, step.text
+
+
+@pytest.mark.parametrize("filename", ["//dev/sdb", "/./dev/sdb", "/proc/self/root/dev/sdb", "../../dev/sdb",
+                                      "'/mnt/data/fio.dat:/dev/sdb'"])
+def test_a_write_to_a_device_name_written_another_way_never_runs(filename):
+    """The kernel opens /dev/sdb however it is written, and fio writes every name of a ':' list: each is a
+    write to a disk named without an identity, as `/dev/sdb` is."""
+    step = _load_step(_bed(filename=filename, targets="[deb1]"))
+    assert step.destructive and step.manual and not step.automation, filename
+    kept = _load_step(_bed(filename="'/mnt/data/fio.dat'", targets="[deb1]"))
+    assert not kept.destructive and kept.automation          # a file on a file system is no disk
