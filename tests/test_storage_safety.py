@@ -353,3 +353,28 @@ def test_a_lun_two_linux_guests_share_is_never_formatted_inside_either_but_a_gue
     assert [s.target for s in formats] == ["g1"] and "TB_SERIAL=beaf22" in formats[0].automation[0].script
     assert not [s.number for s in steps if any("beaf21" in c.script for c in s.automation)
                 and any(WRITES_A_FILE_SYSTEM.search(c.script.split("--- end of guard")[-1]) for c in s.automation)]
+
+
+def test_a_guarded_command_with_an_ansible_module_is_refused(tmp_path):
+    """The Ansible export and `run --engine ansible` run a command's `ansible: module:` instead of its
+    script: on a guarded command that module would write to the disk it names with no guard in front."""
+    (tmp_path / "linux").mkdir()
+    (tmp_path / "linux" / "connectivity.yaml").write_text("""section: connectivity
+steps:
+  - id: format
+    foreach: host_volume
+    destructive: true
+    device: '{volume.device}'
+    text: Format {volume.name}.
+    automation:
+      - shell: bash
+        guard: linux-block
+        script: tb_select; mkfs.xfs "$TB_DEVICE"
+        ansible:
+          module: community.general.filesystem
+          args: {fstype: xfs, dev: /dev/sdb}
+""")
+    with pytest.raises(Exception, match=r"(?s)connectivity.yaml:13: .*a command with a guard runs its script") \
+            as refused:
+        M.generate(load(example_path("rhel-kvm-sriov-iscsi")), extra_dirs=[tmp_path])
+    assert "results:" in str(refused.value)

@@ -121,6 +121,9 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
                 lun = _owner_lun(a, v.name, sid)
                 if lun is not None:
                     put(vals, "volume.lun", as_number(lun, f"{a.id}.mappings"))
+                elif (other := vals.get("volume.lun")) is not None and other.kind == "number":
+                    # the number another machine's mapping states: on this one the LUN may be any other
+                    del vals["volume.lun"]
                 identity_values(ctx, vals, a, v, lun, shows_wwn=_shows_wwn(ctx, sid))
                 who = ctx.volume_owners()[f"{a.id}:{v.name}"]
                 put(vals, "volume.owner_reason", as_text(who.reason, f"{a.id}:{v.name}"))
