@@ -44,12 +44,20 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.fixture
-def stranger():
-    """An unrelated process, the leader of a process group of its own: what a reused pid names."""
-    proc = subprocess.Popen(["sleep", "60"], start_new_session=True)
-    yield proc
-    proc.kill()
-    proc.wait()
+def strangers():
+    """Starts unrelated processes, each the leader of a process group of its own: what a reused pid
+    names.  Started after the job's processes ended, as a process that reuses a pid is (a clock
+    tick later: a start time is counted in ticks)."""
+    started: list[subprocess.Popen] = []
+
+    def start() -> subprocess.Popen:
+        time.sleep(0.02)
+        started.append(subprocess.Popen(["sleep", "60"], start_new_session=True))
+        return started[-1]
+    yield start
+    for proc in started:
+        proc.kill()
+        proc.wait()
 
 
 def _started(base: Path, job: jobs.Job, script: str) -> tuple[subprocess.Popen, Path]:
@@ -57,30 +65,32 @@ def _started(base: Path, job: jobs.Job, script: str) -> tuple[subprocess.Popen, 
     follower = subprocess.Popen(["sh", "-c", jobs.start_script(job, script, "sh", str(base), str(base))],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     folder = base / job.name
-    wait_for(lambda: (folder / "child").exists(), seconds=10, what="the job's start")
+    wait_for(lambda: (folder / "child").exists() and (folder / "child").read_text().endswith("\n"),
+             seconds=10, what="the job's start")
     return follower, folder
 
 
-def _left_with_its_pid_reused(base: Path, stranger: subprocess.Popen, identity: bool) -> Path:
-    """A job whose runner and script were killed (no end recorded), whose pid files now name
-    `stranger`: with the dead job's own identity beside the pid, or without one."""
+def _left_with_its_pid_reused(base: Path, strangers, identity: bool) -> tuple[Path, subprocess.Popen]:
+    """A job whose runner and script were killed (no end recorded), whose pid files now name a
+    stranger: with the dead job's own identity beside the pid, or without one."""
     follower, folder = _started(base, JOB, "echo the step began; sleep 60")
     group = int((folder / "pid").read_text().split()[0])
     os.killpg(follower.pid, signal.SIGKILL)
     follower.wait()
     os.killpg(group, signal.SIGKILL)
     wait_for(lambda: not _alive(group), seconds=10, what="the job's processes gone")
+    stranger = strangers()
     for name in ("pid", "child"):
         lines = (folder / name).read_text().split("\n")
         (folder / name).write_text(f"{stranger.pid}\n" + (f"{lines[1]}\n" if identity else ""))
     assert not (folder / "exit").exists() and (folder / "live").exists()
-    return folder
+    return folder, stranger
 
 
 @pytest.mark.parametrize("identity", [True, False], ids=["its-identity", "no-identity"])
-def test_a_pid_now_owned_by_another_process_is_not_a_running_job_and_is_not_followed(tmp_path, stranger, identity):
+def test_a_pid_now_owned_by_another_process_is_not_a_running_job_and_is_not_followed(tmp_path, strangers, identity):
     base = tmp_path / "jobs"
-    _left_with_its_pid_reused(base, stranger, identity)
+    _, stranger = _left_with_its_pid_reused(base, strangers, identity)
     status = jobs.parse_status(_sh(jobs.status_script(JOB, str(base))).stdout)
     assert status[0] == jobs.DEAD, status
     # the follower of an adopting resume ends at once as the job ended (killed), following nothing
@@ -89,36 +99,35 @@ def test_a_pid_now_owned_by_another_process_is_not_a_running_job_and_is_not_foll
 
 
 @pytest.mark.parametrize("identity", [True, False], ids=["its-identity", "no-identity"])
-def test_the_stop_of_a_job_whose_pid_another_process_has_now_signals_nothing(tmp_path, stranger, identity):
+def test_the_stop_of_a_job_whose_pid_another_process_has_now_signals_nothing(tmp_path, strangers, identity):
     base = tmp_path / "jobs"
-    _left_with_its_pid_reused(base, stranger, identity)
+    _, stranger = _left_with_its_pid_reused(base, strangers, identity)
     stopped = jobs.parse_status(_sh(jobs.stop_script(JOB, str(base))).stdout)
     assert stranger.poll() is None and _alive(stranger.pid), "the stop signalled a process that is not the job"
     assert stopped[0] == jobs.STOPPED and not (base / JOB.name).exists(), stopped
 
 
-def test_a_new_start_beside_a_reused_pid_runs_the_step_instead_of_refusing(tmp_path, stranger):
+def test_a_new_start_beside_a_reused_pid_runs_the_step_instead_of_refusing(tmp_path, strangers):
     base = tmp_path / "jobs"
-    _left_with_its_pid_reused(base, stranger, identity=True)
+    _, stranger = _left_with_its_pid_reused(base, strangers, identity=True)
     marks = tmp_path / "marks"
     again = dataclasses.replace(JOB, attempt=2)
     ran = _sh(jobs.start_script(again, f"echo ran >> {marks}", "sh", str(base), str(tmp_path)))
     assert ran.returncode == 0 and marks.read_text().split() == ["ran"], ran.stderr
     # an Ansible pass's start that follows a copy of its own attempt it finds: none is there
     marks.unlink()
-    (base / JOB.name / "exit").unlink()
-    _left_with_its_pid_reused(tmp_path / "jobs2", stranger, identity=True)
+    _, other = _left_with_its_pid_reused(tmp_path / "jobs2", strangers, identity=True)
     found = dataclasses.replace(JOB, follow_found=True)
     ran = _sh(jobs.start_script(found, f"echo ran >> {marks}", "sh", str(tmp_path / "jobs2"), str(tmp_path)))
     assert ran.returncode == 0 and marks.read_text().split() == ["ran"], ran.stderr
-    assert stranger.poll() is None
+    assert stranger.poll() is None and other.poll() is None
 
 
-def test_a_timed_out_follow_of_a_left_job_kills_no_stranger(tmp_path, stranger):
+def test_a_timed_out_follow_of_a_left_job_kills_no_stranger(tmp_path, strangers):
     """The local transport stops a followed job's group at the timeout: not one its pid now names."""
     transport = LocalTransport("h1", tmp_path)
     transport.open()
-    _left_with_its_pid_reused(Path(transport.job_base), stranger, identity=False)
+    _, stranger = _left_with_its_pid_reused(Path(transport.job_base), strangers, identity=False)
     result = transport.follow_job(JOB, timeout=2)
     assert stranger.poll() is None and _alive(stranger.pid), result
     assert result.exit_code == 137, result
@@ -162,17 +171,17 @@ def test_over_ssh_a_reused_pid_on_the_host_is_neither_the_job_nor_signalled(tmp_
         lab.start_many(1)
         with SSHTransport(**lab.connection("h1")) as host:
             said: list[str] = []
-            host.run("setsid sleep 60 < /dev/null > /dev/null 2>&1 & echo $!", shell="sh",
-                     on_output=lambda stream, line: said.append(line), timeout=20)
-            stranger = int(said[-1])
             start = jobs.start_script(JOB, "sleep 60", "sh")
+            # the job killed, then a stranger started whose pid its files name
             left = host.run(f"""{jobs._dir_assign(JOB, None)}
 sh -c {shlex.quote(start)} < /dev/null > /dev/null 2>&1 &
 n=0; until [ -s "$d/child" ] || [ $n -gt 200 ]; do sleep 0.05; n=$((n+1)); done
-read -r group < "$d/pid"; kill -s KILL $!; kill -s KILL -- -"$group"
-for f in pid child; do {{ echo {stranger}; sed -n 2p "$d/$f"; }} > "$d/$f.new"; mv "$d/$f.new" "$d/$f"; done
-""", shell="sh", timeout=30)
+read -r group < "$d/pid"; kill -s KILL $!; kill -s KILL -- -"$group"; sleep 0.05
+setsid sleep 60 < /dev/null > /dev/null 2>&1 & stranger=$!; echo $stranger
+for f in pid child; do {{ echo $stranger; sed -n 2p "$d/$f"; }} > "$d/$f.new"; mv "$d/$f.new" "$d/$f"; done
+""", shell="sh", timeout=30, on_output=lambda stream, line: said.append(line))
             assert left.ok, left
+            stranger = int(said[0])
 
             def stranger_alive() -> bool:
                 return host.run(f"kill -0 {stranger}", shell="sh", timeout=20).ok

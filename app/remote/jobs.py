@@ -67,10 +67,13 @@ same_process() { if proc_is_ours; then [ -n "$2" ] && identity_of "$1" && [ "$_s
 read_pid() { _rp=; _ri=; { read -r _rp; read -r _ri; } < "$1"; [ -n "$_rp" ]; } 2>/dev/null
 job_lives() { read_pid "$1/pid" || return 1; _p=$_rp; same_process "$_rp" "$_ri" && return 0
   read_pid "$1/child" && same_process "$_rp" "$_ri"; }
+read_exit() { _x=; if [ -e "$1/settled" ] && [ -s "$1/exit.new" ]; then read -r _x < "$1/exit.new"
+  else read -r _x < "$1/exit"; fi; } 2>/dev/null
 """
 # job_lives FOLDER: the job there still runs: its session leader, or its script (a leader killed on
 # its own leaves the script running in its process group), is the process its files name; sets $_p
-# to the group's pid when it read one.
+# to the group's pid when it read one.  read_exit FOLDER: the job's exit status in $_x; its runner's
+# own (exit.new, whole before `settled` exists) rather than `exit`, written in place after it.
 
 
 @dataclass(frozen=True)
@@ -134,11 +137,15 @@ while [ ! -s exit ] && same_process "$pid" "$pid_id" && [ $n -lt 500 ]; do sleep
 if [ ! -s exit ] && [ -e settled ] && [ -s exit.new ]; then mv exit.new exit; fi
 # a tail killed by a broken pipe: the driver died, and an adopting one reads out/err on: kept
 kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }
-if [ -s exit ]; then kept || rm -f script out err; read -r s < exit; exit "$s"; fi
+if [ -s exit ]; then kept || rm -f script out err; read_exit .; exit "$_x"; fi
 # still running: this follower was cut off (its driver died and took its pipes); the job and its
 # output stay as they are for the resume that adopts it
 if job_lives .; then exit 124; fi
 kept || rm -f script out err
+# its runner kept the script's status and was killed before it claimed it: that status
+if [ -s exit.new ] && read -r x < exit.new; then
+  if mv live settled 2>/dev/null || [ ! -e stopping ]; then { echo "$x" > exit; } 2>/dev/null; fi; exit "$x"
+fi
 echo "the step's process $pid ended without an exit status (it was killed)" >&2
 if mv live settled 2>/dev/null || [ ! -e stopping ]; then { echo 137 > exit; } 2>/dev/null; fi
 exit 137
@@ -169,14 +176,16 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
               f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null 3>&- & c=$!; '
               # the script is the runner's child, not reaped before this (bash may reap an ended one at
               # once: then no identity, and it is taken as ended, which it is)
-              'identity_of $c; printf "%s\\n%s\\n" $c "$_id" > "$1/child.new"; mv "$1/child.new" "$1/child"; '
+              # (one small write to a new file, as the status below: a reader sees it empty or whole)
+              'identity_of $c; printf "%s\\n%s\\n" $c "$_id" > "$1/child"; '
               # the starter learns the child's pid on fd 3; a starter gone since must not end the
               # runner with SIGPIPE (ignored only now: the script started with the default)
               "trap '' PIPE; { echo $c >&3; } 2>/dev/null; exec 3>&-; wait $c; s=$?; "
               # the status is kept first, then the last word claimed: a stop that claims it in between
-              # finds the status and takes the job as ended
-              'now > "$1/ended"; echo $s > "$1/exit.tmp"; mv "$1/exit.tmp" "$1/exit.new"; '
-              'if mv "$1/live" "$1/settled" 2>/dev/null; then mv "$1/exit.new" "$1/exit"; fi')
+              # finds the status and takes the job as ended.  exit.new is whole before the claim (the
+              # rename) that makes it the status; `exit` follows for the tests of "ended" (read_exit)
+              'now > "$1/ended"; echo $s > "$1/exit.new"; '
+              'if mv "$1/live" "$1/settled" 2>/dev/null; then echo $s > "$1/exit"; fi')
     found = _later_attempt(job) + _found(job) + _unseen_end(job)
     return f"""{_dir_assign(job, base)}
 {IDENTITY}fresh=; [ -d "$d" ] || {{ mkdir -p "$d" && fresh=1; }}
@@ -231,8 +240,8 @@ def _later_attempt(job: Job) -> str:
     in a cut link while its driver gave up on it and a resume went on) starts nothing."""
     if job.attempt <= 0:
         return ""
-    return (f'if [ -s attempt ] && [ "$(cat attempt)" -gt {int(job.attempt)} ] 2>/dev/null; then\n'
-            f'  echo "attempt $(cat attempt) of this step already started here: this start of attempt '
+    return (f'if [ -s attempt ] && read -r a < attempt && [ "$a" -gt {int(job.attempt)} ] 2>/dev/null; then\n'
+            f'  echo "attempt $a of this step already started here: this start of attempt '
             f'{int(job.attempt)} came too late (its driver had given up on it) and starts nothing" >&2; exit 125\nfi\n')
 
 
@@ -241,13 +250,13 @@ def _found(job: Job) -> str:
     or ended with its status) is followed as this attempt, never started a second time."""
     if not job.follow_found or job.attempt <= 0:
         return ""
-    ours = f'[ "$(cat attempt)" = {int(job.attempt)} ]'
+    ours = f'[ "$a" = {int(job.attempt)} ]'
     if job.unseen_end > 0:
-        ours = f'{{ {ours} || [ "$(cat attempt)" = {int(job.unseen_end)} ]; }}'
+        ours = f'{{ {ours} || [ "$a" = {int(job.unseen_end)} ]; }}'
     there = '{ [ -s exit ] || job_lives .; }'
-    return (f'if [ -s attempt ] && {ours} && {there}; then\n'
-            f'  echo "{FOLLOWED}$(cat attempt)" >&2\n'
-            f'  echo "attempt $(cat attempt) of this step already started on this host (its start reached the host '
+    return (f'if [ -s attempt ] && read -r a < attempt && {ours} && {there}; then\n'
+            f'  echo "{FOLLOWED}$a" >&2\n'
+            f'  echo "attempt $a of this step already started on this host (its start reached the host '
             'after the driver last looked, or its driver died before it journalled it): followed to its end as '
             f'attempt {int(job.attempt)}, not started a second time" >&2\n'
             f'  echo {int(job.attempt)} > attempt\n{_follow(job)}\nfi\n')
@@ -259,8 +268,8 @@ def _unseen_end(job: Job) -> str:
     the step already ran; the driver takes that attempt's output and status."""
     if job.unseen_end <= 0:
         return ""
-    return (f'if [ -s attempt ] && [ "$(cat attempt)" = {int(job.unseen_end)} ] && [ -s exit ]; then\n'
-            f'  echo "attempt {int(job.unseen_end)} of this step {EARLIER_ENDED} (exit status $(cat exit)): '
+    return (f'if [ -s attempt ] && read -r a < attempt && [ "$a" = {int(job.unseen_end)} ] && [ -s exit ]; then\n'
+            f'  read_exit .; echo "attempt {int(job.unseen_end)} of this step {EARLIER_ENDED} (exit status $_x): '
             'not started a second time" >&2; exit 125\nfi\n')
 
 
@@ -269,7 +278,7 @@ def _other_attempt(job: Job) -> str:
     if job.attempt <= 0:
         return "false"
     # a group: it is negated and or-ed in the scripts that use it (`! A && B` would be `(! A) && B`)
-    return f'{{ [ -s "$d/attempt" ] && [ "$(cat "$d/attempt")" != {int(job.attempt)} ]; }}'
+    return f'{{ [ -s "$d/attempt" ] && read -r a < "$d/attempt" && [ "$a" != {int(job.attempt)} ]; }}'
 
 
 def _follow(job: Job) -> str:
@@ -289,7 +298,7 @@ def times_script(job: Job, base: str | None = None) -> str:
     """Prints one line: when the job started and ended on the host's clock (seconds since the
     epoch; `-` for one not known)."""
     return f"""{_dir_assign(job, base)}
-for f in started ended; do t=$(cat "$d/$f" 2>/dev/null); printf '%s ' "${{t:--}}"; done; echo
+for f in started ended; do t=; {{ read -r t < "$d/$f"; }} 2>/dev/null; printf '%s ' "${{t:--}}"; done; echo
 """
 
 
@@ -314,7 +323,7 @@ def status_script(job: Job, base: str | None = None) -> str:
 def status_lines(job: Job) -> str:
     """status_script's answer, once `$d` is set and a start under way has been waited for."""
     return f"""if [ ! -d "$d" ] || {_other_attempt(job)}; then echo {GONE}
-elif [ -s "$d/exit" ]; then echo "{ENDED} $(cat "$d/exit")"
+elif [ -s "$d/exit" ]; then read_exit "$d"; echo "{ENDED} $_x"
 elif job_lives "$d"; then echo "{RUNNING} $_p"
 else p=; {{ read -r p _ < "$d/pid"; }} 2>/dev/null; echo "{DEAD} $p"; fi"""
 
@@ -342,7 +351,7 @@ def stop_script(job: Job, base: str | None = None) -> str:
 {IDENTITY}{_LIVE_IN_GROUP}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
 # the folder holds another attempt's job: not this one's to stop
 if {_other_attempt(job)}; then echo {GONE}; exit 0; fi
-if [ -s exit ]; then echo "{ENDED} $(cat exit)"; exit 0; fi
+if [ -s exit ]; then read_exit .; echo "{ENDED} $_x"; exit 0; fi
 if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
   # the last word is ours (or an older job without the token): the job has no recorded end
   read_pid child; child=$_rp child_id=$_ri
@@ -350,7 +359,7 @@ if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
     # its script has ended and been reaped, its runner lives: its status is being written, take that
     n=0; while [ ! -s exit.new ] && [ $n -lt 50 ]; do sleep 0.02; n=$((n+1)); done
   fi
-  if [ -s exit.new ]; then mv exit.new exit; echo "{ENDED} $(cat exit)"; exit 0; fi
+  if [ -s exit.new ]; then mv exit.new exit; read -r x < exit; echo "{ENDED} $x"; exit 0; fi
   # only a group that is the job's is signalled: its leader or its script is the process recorded (a
   # pid reused since names a stranger).  Signalled once, the group keeps its id while any member
   # lives (and a pid is given out again only once the kernel has gone round the others), so the wait
@@ -361,14 +370,14 @@ if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
     kill -s KILL -- -"$pid" 2>/dev/null
   fi
   # how long it ran on the host (whole seconds, host clock): the run record keeps its real time
-  began=$(cut -d. -f1 started 2>/dev/null); now=$(date +%s 2>/dev/null); ran=
+  began=; {{ read -r began < started; }} 2>/dev/null; began=${{began%%.*}}; now=$(date +%s 2>/dev/null); ran=
   case "$began$now" in ''|*[!0-9]*) ;; *) ran=$((now - began)) ;; esac
   cd / && rm -rf "$d"; echo "{STOPPED} $ran"
 else
   # the job's runner claimed its end first: its status follows at once
   n=0; while [ ! -s exit ] && [ $n -lt 250 ]; do sleep 0.02; n=$((n+1)); done
   [ -s exit ] || {{ [ -s exit.new ] && mv exit.new exit; }}
-  echo "{ENDED} $(cat exit 2>/dev/null)"
+  read_exit .; echo "{ENDED} $_x"
 fi
 """
 
