@@ -55,14 +55,15 @@ FOLLOWED = "@testbed-studio-followed "     # a start that follows a copy already
 # own pid namespace (a non-Linux sh; a container that shows its host's /proc, where /proc/PID is
 # another process) there is no identity to compare: the pid alone is trusted, as it was before, and
 # a pid reused since can be taken for the job there.
-IDENTITY = r"""proc_is_ours() { [ -n "${_proc:-}" ] || { _proc=no
+_IDENTITY_OF = r"""proc_is_ours() { [ -n "${_proc:-}" ] || { _proc=no
   { read -r _me _ < /proc/self/stat; } 2>/dev/null && [ "$_me" = "$$" ] && _proc=yes; }; [ "$_proc" = yes ]; }
 identity_of() { _id=; proc_is_ours || return 1; case $1 in ''|*[!0-9]*) return 1;; esac
   { read -r _ps < "/proc/$1/stat"; } 2>/dev/null || return 1
   _ps=${_ps##*") "}; set -- $_ps; [ $# -ge 20 ] || return 1; _state=$1; shift 19
   [ -n "${_boot:-}" ] || { read -r _boot < /proc/sys/kernel/random/boot_id; } 2>/dev/null
   _id=${_boot:-}:$1; }
-same_process() { if proc_is_ours; then [ -n "$2" ] && identity_of "$1" && [ "$_state" != Z ] && [ "$_id" = "$2" ]
+"""
+IDENTITY = _IDENTITY_OF + r"""same_process() { if proc_is_ours; then [ -n "$2" ] && identity_of "$1" && [ "$_state" != Z ] && [ "$_id" = "$2" ]
   else kill -0 "$1" 2>/dev/null; fi; }
 read_pid() { _rp=; _ri=; { read -r _rp; read -r _ri; } < "$1"; [ -n "$_rp" ]; } 2>/dev/null
 job_lives() { read_pid "$1/pid" || return 1; _p=$_rp; same_process "$_rp" "$_ri" && return 0
@@ -129,8 +130,8 @@ else echo "@testbed-studio-job 0" >&2; fi
 : >> out; : >> err
 # followed while the script is the process recorded; a pid another process has since: read as ended
 f=; same_process "$child" "$child_id" && f="-f --pid=$child"
-tail -s 0.1 $f -n +{err_from} err >&2 & e=$!
-tail -s 0.1 $f -n +{out_from} out; o=$?
+tail -s 0.05 $f -n +{err_from} err >&2 & e=$!
+tail -s 0.05 $f -n +{out_from} out; o=$?
 wait $e; r=$?
 n=0
 while [ ! -s exit ] && same_process "$pid" "$pid_id" && [ $n -lt 500 ]; do sleep 0.02; n=$((n+1)); done
@@ -170,14 +171,16 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
     # the session leader waits for the script as its child: tail watches the child, which its
     # parent reaps at once (an init that reaps orphans late would keep a dead leader "alive")
     # each pid with its process's identity (IDENTITY): a pid reused since is never taken for the job
-    runner = (_CLOCK[shell] + IDENTITY +
-              'identity_of $$; printf "%s\\n%s\\n" $$ "$_id" > "$1/pid.new" && mv "$1/pid.new" "$1/pid"; now > "$1/started"; '
+    runner = (_CLOCK[shell] + _IDENTITY_OF + 'now > "$1/started"; '
               'if [ -n "$2" ]; then cd "$2"; else cd; fi; '
               f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null 3>&- & c=$!; '
-              # the script is the runner's child, not reaped before this (bash may reap an ended one at
-              # once: then no identity, and it is taken as ended, which it is)
-              # (one small write to a new file, as the status below: a reader sees it empty or whole)
+              # the pids are written while the script starts, not before it (a look at the folder until
+              # then waits on the starter: WAIT_FOR_START).  The script is the runner's child, not
+              # reaped before this (bash may reap an ended one at once: then no identity, and it is
+              # taken as ended, which it is); its file is one small write to a new file (read whole, as
+              # the status below), done before the job's pid file is renamed into place
               'identity_of $c; printf "%s\\n%s\\n" $c "$_id" > "$1/child"; '
+              'identity_of $$; printf "%s\\n%s\\n" $$ "$_id" > "$1/pid.new" && mv "$1/pid.new" "$1/pid"; '
               # the starter learns the child's pid on fd 3; a starter gone since must not end the
               # runner with SIGPIPE (ignored only now: the script started with the default)
               "trap '' PIPE; { echo $c >&3; } 2>/dev/null; exec 3>&-; wait $c; s=$?; "
@@ -192,7 +195,7 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
 # another start of the step under way here (a driver killed mid-start whose start went on): its
 # job's pid first, so that the checks below see that job instead of an empty folder
 if [ -z "$fresh" ]; then
-{WAIT_FOR_START}fi
+{_WAIT}fi
 # the starter's pid first: until the job's own pid is there, a look at the folder waits on it
 identity_of $$; cd "$d" && printf '%s\\n%s\\n' $$ "$_id" > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
@@ -223,12 +226,14 @@ def _write_script(script: str) -> str:
 # starter is gone.  A look that took a start in progress for "never started" and removed the folder
 # made the start fail (its files had nowhere to go) and its step be taken for one never run.
 # Without the starter's mark yet (the instant after mkdir) it waits half a second for one.
-WAIT_FOR_START = IDENTITY + r"""starting() {
+_WAIT = r"""starting() {
   [ -d "$d" ] && [ ! -s "$d/pid" ] && [ ! -s "$d/exit" ] || return 1
   if read_pid "$d/starting"; then same_process "$_rp" "$_ri"; else [ $n -lt 10 ]; fi
 }
 n=0; while starting && [ $n -lt 800 ]; do sleep 0.05; n=$((n+1)); done
 """
+WAIT_FOR_START = IDENTITY + _WAIT
+
 
 
 def _attempt_mark(job: Job) -> str:
@@ -334,7 +339,7 @@ else p=; {{ read -r p _ < "$d/pid"; }} 2>/dev/null; echo "{DEAD} $p"; fi"""
 # goes on as before.
 _LIVE_IN_GROUP = r"""live_in_group() {
   [ -r /proc/self/stat ] || return 0
-  for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; done |
+  cat /proc/[0-9]*/stat 2>/dev/null |
     awk -v g="$1" '{ sub(/.*\) /, ""); if ($3 == g) { seen = 1; if ($1 != "Z") live = 1 } }
                    END { exit (live || !seen) ? 0 : 1 }'
 }
@@ -343,12 +348,12 @@ _LIVE_IN_GROUP = r"""live_in_group() {
 
 def stop_script(job: Job, base: str | None = None) -> str:
     """Stops the job's whole process group (TERM, then KILL) and removes its folder, only if the
-    job has not ended and the folder is `job.attempt`'s (a job is named by its run, step, host and
+    job has not ended and the folder is `job.attempt`'s (a start under way is waited for first) (a job is named by its run, step, host and
     attempt; another's process group is never signalled): prints one line, `stopped SECONDS` (how
     long it had run), `ended
     STATUS` (it ended before the stop could claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
-{IDENTITY}{_LIVE_IN_GROUP}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
+{WAIT_FOR_START}{_LIVE_IN_GROUP}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
 # the folder holds another attempt's job: not this one's to stop
 if {_other_attempt(job)}; then echo {GONE}; exit 0; fi
 if [ -s exit ]; then read_exit .; echo "{ENDED} $_x"; exit 0; fi
