@@ -65,8 +65,7 @@ def _started(base: Path, job: jobs.Job, script: str) -> tuple[subprocess.Popen, 
     follower = subprocess.Popen(["sh", "-c", jobs.start_script(job, script, "sh", str(base), str(base))],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     folder = base / job.name
-    wait_for(lambda: (folder / "child").exists() and (folder / "child").read_text().endswith("\n"),
-             seconds=10, what="the job's start")
+    wait_for(lambda: (folder / "pid").exists() and (folder / "child").exists(), seconds=10, what="the job's start")
     return follower, folder
 
 
@@ -175,7 +174,7 @@ def test_over_ssh_a_reused_pid_on_the_host_is_neither_the_job_nor_signalled(tmp_
             # the job killed, then a stranger started whose pid its files name
             left = host.run(f"""{jobs._dir_assign(JOB, None)}
 sh -c {shlex.quote(start)} < /dev/null > /dev/null 2>&1 &
-n=0; until [ -s "$d/child" ] || [ $n -gt 200 ]; do sleep 0.05; n=$((n+1)); done
+n=0; until [ -s "$d/pid" ] || [ $n -gt 200 ]; do sleep 0.05; n=$((n+1)); done
 read -r group < "$d/pid"; kill -s KILL $!; kill -s KILL -- -"$group"; sleep 0.05
 setsid sleep 60 < /dev/null > /dev/null 2>&1 & stranger=$!; echo $stranger
 for f in pid child; do {{ echo $stranger; sed -n 2p "$d/$f"; }} > "$d/$f.new"; mv "$d/$f.new" "$d/$f"; done

@@ -50,11 +50,11 @@ FOLLOWED = "@testbed-studio-followed "     # a start that follows a copy already
 # and got the same pid).  Builtins only (`read`, no programs): it runs on every step.  Field 2, the
 # command name, may hold spaces and parentheses: the fields are counted after its last ") ".
 # A pid file holds the pid on its first line and the identity on its second (`read_pid FILE` sets
-# $_rp and $_ri).  `same_process PID IDENTITY`: PID is a live (not zombie) process with that identity.  A pid
-# recorded without an identity (by an older version) is not trusted.  Without a /proc of the shell's
-# own pid namespace (a non-Linux sh; a container that shows its host's /proc, where /proc/PID is
-# another process) there is no identity to compare: the pid alone is trusted, as it was before, and
-# a pid reused since can be taken for the job there.
+# $_rp and $_ri).  `same_process PID IDENTITY`: PID is a live (not zombie) process with that
+# identity.  A pid recorded without an identity (by an older version) is not trusted.  Without a
+# /proc of the shell's own pid namespace (a non-Linux sh; a container that shows its host's /proc,
+# where /proc/PID is another process) there is no identity to compare: the pid alone is trusted,
+# as it was before, and a pid reused since can be taken for the job there.
 _IDENTITY_OF = r"""proc_is_ours() { [ -n "${_proc:-}" ] || { _proc=no
   { read -r _me _ < /proc/self/stat; } 2>/dev/null && [ "$_me" = "$$" ] && _proc=yes; }; [ "$_proc" = yes ]; }
 identity_of() { _id=; proc_is_ours || return 1; case $1 in ''|*[!0-9]*) return 1;; esac
@@ -63,7 +63,8 @@ identity_of() { _id=; proc_is_ours || return 1; case $1 in ''|*[!0-9]*) return 1
   [ -n "${_boot:-}" ] || { read -r _boot < /proc/sys/kernel/random/boot_id; } 2>/dev/null
   _id=${_boot:-}:$1; }
 """
-IDENTITY = _IDENTITY_OF + r"""same_process() { if proc_is_ours; then [ -n "$2" ] && identity_of "$1" && [ "$_state" != Z ] && [ "$_id" = "$2" ]
+IDENTITY = _IDENTITY_OF + r"""same_process() { if proc_is_ours
+  then [ -n "$2" ] && identity_of "$1" && [ "$_state" != Z ] && [ "$_id" = "$2" ]
   else kill -0 "$1" 2>/dev/null; fi; }
 read_pid() { _rp=; _ri=; { read -r _rp; read -r _ri; } < "$1"; [ -n "$_rp" ]; } 2>/dev/null
 job_lives() { read_pid "$1/pid" || return 1; _p=$_rp; same_process "$_rp" "$_ri" && return 0
@@ -197,7 +198,8 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
 if [ -z "$fresh" ]; then
 {_WAIT}fi
 # the starter's pid first: until the job's own pid is there, a look at the folder waits on it
-identity_of $$; cd "$d" && printf '%s\\n%s\\n' $$ "$_id" > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+identity_of $$
+cd "$d" && printf '%s\\n%s\\n' $$ "$_id" > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
 {found}if [ ! -s exit ] && job_lives .; then
@@ -233,7 +235,6 @@ _WAIT = r"""starting() {
 n=0; while starting && [ $n -lt 800 ]; do sleep 0.05; n=$((n+1)); done
 """
 WAIT_FOR_START = IDENTITY + _WAIT
-
 
 
 def _attempt_mark(job: Job) -> str:
@@ -348,10 +349,10 @@ _LIVE_IN_GROUP = r"""live_in_group() {
 
 def stop_script(job: Job, base: str | None = None) -> str:
     """Stops the job's whole process group (TERM, then KILL) and removes its folder, only if the
-    job has not ended and the folder is `job.attempt`'s (a start under way is waited for first) (a job is named by its run, step, host and
-    attempt; another's process group is never signalled): prints one line, `stopped SECONDS` (how
-    long it had run), `ended
-    STATUS` (it ended before the stop could claim it; its folder and status are kept) or `gone`."""
+    job has not ended and the folder is `job.attempt`'s (a job is named by its run, step, host and
+    attempt; another's process group is never signalled), after waiting for a start under way:
+    prints one line, `stopped SECONDS` (how long it had run), `ended STATUS` (it ended before the
+    stop could claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
 {WAIT_FOR_START}{_LIVE_IN_GROUP}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
 # the folder holds another attempt's job: not this one's to stop
@@ -427,7 +428,8 @@ def group_of(folder: str) -> int | None:
             return None
     group = found[0][0]
     try:        # no /proc of this process's pid namespace, no identity to compare: the pid alone, as before
-        proc_is_ours = open("/proc/self/stat").read().split(" ", 1)[0] == str(os.getpid())
+        with open("/proc/self/stat") as f:
+            proc_is_ours = f.read().split(" ", 1)[0] == str(os.getpid())
     except OSError:
         proc_is_ours = False
     if not proc_is_ours:
