@@ -11,7 +11,7 @@
   ansible` (target: ansible < 1.6 x; `--engines-only` for that row alone);
 * how long a line printed on a host takes to reach the engine's listener (target < 100 ms).
 
-    python -m bench.run [--hosts 50] [--no-ansible]
+    python -m bench.run [--hosts 50] [--no-ansible] [--floor]
 Needs root, openssh-server and (for the comparisons) ansible-core and ansible-runner.
 """
 from __future__ import annotations
@@ -150,6 +150,58 @@ def print_step_work(spent: list[StepWork], hosts: int, one_host_s: float) -> Non
           f"{busy / one_host_s:.2f} x the one-host step on CPU alone")
 
 
+def time_floor(lab, hosts: list[str], how: str) -> float:
+    """Seconds for the step on `hosts` at once over connections already open, without the engine:
+    `bare` is one exec of the step as the ssh command (what `ssh host 'sleep 0.5; uname -n'` does),
+    `transport` the SSH transport's plain run, `job` the transport's run as a job (app.remote.jobs):
+    what is physically possible on this machine, and what each layer adds."""
+    import threading
+
+    from app.remote import jobs
+    from app.remote.ssh import SSHTransport
+    transports = [SSHTransport(**lab.connection(h)) for h in hosts]
+    for t in transports:
+        t.open()
+    failed: list[str] = []
+    run_id = f"floor-{time.time_ns()}"
+
+    def one(t) -> None:
+        if how == "bare":
+            channel = t._client.get_transport().open_session()
+            channel.exec_command(STEP_SCRIPT)
+            while channel.recv(65536):
+                pass
+            ok = channel.recv_exit_status() == 0
+        else:
+            job = jobs.Job(run_id, "1.1", t.host) if how == "job" else None
+            ok = t.run(STEP_SCRIPT, shell="bash", timeout=60, job=job).ok
+        if not ok:
+            failed.append(t.host)
+    try:
+        threads = [threading.Thread(target=one, args=(t,)) for t in transports]
+        t0 = time.perf_counter()
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        seconds = time.perf_counter() - t0
+    finally:
+        for t in transports:
+            t.close()
+    if failed:
+        raise RuntimeError(f"the {how} step failed on {failed[0]}")
+    return seconds
+
+
+def print_floor(lab, names: list[str], repeat: int) -> None:
+    print(f"the same step without the engine, over open connections, median of {repeat} (1 host / {len(names)} hosts):")
+    for how, what in (("bare", "one exec of the step, no job"), ("transport", "the SSH transport's run, no job"),
+                      ("job", "the SSH transport's run as a job")):
+        one = statistics.median(time_floor(lab, names[:1], how) for _ in range(repeat))
+        many = statistics.median(time_floor(lab, names, how) for _ in range(repeat))
+        print(f"  {what:34s} {one:5.2f} s / {many:5.2f} s   ratio {many / one:.2f} x")
+
+
 def time_ansible(lab, hosts: list[str], work: Path, forks: int | None = None) -> float | None:
     ansible = Path(sys.executable).with_name("ansible-playbook")
     if not ansible.exists():
@@ -201,6 +253,8 @@ def main(argv=None) -> int:
     ap.add_argument("--hosts", type=int, default=50)
     ap.add_argument("--no-ansible", action="store_true")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--floor", action="store_true",
+                    help="also the step without the engine (bare exec, transport, job): what is possible here")
     ap.add_argument("--ansible-engine-only", action="store_true",
                     help="only `run --engine ansible` against plain ansible-playbook")
     ap.add_argument("--engines-only", action="store_true",
@@ -234,6 +288,8 @@ def main(argv=None) -> int:
         print(f"  {ns.hosts} hosts in parallel: {many:6.2f} s   ratio {many / one:.2f} x one host  (target < 1.5)"
               f"   (connecting: {cn:.2f} s; step + connect {(many + cn) / (one + c1):.2f} x)")
         print_step_work(spent, ns.hosts, one)
+        if ns.floor:
+            print_floor(lab, names, ns.repeat)
         many = many + cn        # Ansible connects inside its run: compare like with like
         if not ns.no_ansible:
             ans = time_ansible(lab, names, work)

@@ -4,7 +4,9 @@ run wizard without hardware.
 Every host is a real `sshd` with its own ed25519 host key, listening on its own loopback
 address (127.0.0.N) or inside its own network namespace (a veth pair whose root end can be
 taken down to cut the link).  Each sshd runs as PID 1 of a private pid namespace: killing
-the host kills every session on it at once, which is what a "host died" fault looks like.
+the host kills every session on it at once, which is what a "host died" fault looks like.  It
+has a /proc of its own, as a real host does (a process's /proc/PID is that process: the run's
+jobs tell a live job from a pid reused since by the process's start time there).
 One client key, authorized for root, logs in to all of them.
 
     with SandboxLab(tmp_path) as lab:
@@ -301,7 +303,7 @@ class SandboxLab:
     # -- processes ------------------------------------------------------------------------
 
     def _spawn(self, host: SandboxHost) -> None:
-        argv = ["unshare", "-m", "-p", "-f", "--kill-child", "sh", "-c",
+        argv = ["unshare", "-m", "-p", "-f", "--mount-proc", "--kill-child", "sh", "-c",
                 _HOST_SHELL.format(sshd=SSHD, cfg=host.config_path)]
         if host.netns:
             argv = ["ip", "netns", "exec", host.netns, *argv]

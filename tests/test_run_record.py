@@ -77,11 +77,11 @@ def test_a_report_the_dead_driver_logged_but_never_recorded_is_recorded_by_the_d
 def test_a_follower_starts_after_the_lines_already_taken_and_keeps_the_output_when_its_driver_is_gone():
     from app.remote import jobs
     script = jobs.follow_script(jobs.Job("r", "3.2", "h", skip_out=120, skip_err=2), "/tmp/x")
-    assert '-n +121 -f out' in script and '-n +3 -f err' in script
+    assert '-n +121 out' in script and '-n +3 err' in script
     # a tail killed by a broken pipe (its driver died): out/err kept for the resume that adopts it
     assert "kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }" in script and "kept || rm -f script out err" in script
     kept = jobs.follow_script(jobs.Job("r", "3.2", "h", keep_files=True), "/tmp/x")
-    assert "kept() { true; }" in kept and "-n +1 -f out" in kept            # (the Ansible engine's followers)
+    assert "kept() { true; }" in kept and "-n +1 out" in kept            # (the Ansible engine's followers)
     assert jobs.parse_times("1795850000.25 1795850060.75") == (1795850000.25, 1795850060.75)
     assert jobs.parse_times("1795850000.%N -") == (1795850000.0, None)
 

@@ -162,6 +162,8 @@ def test_running_a_step_again_in_the_same_session_stops_the_copy_its_cut_off_tim
         session.run([])                           # this driver has settled the run once already
         pid = _time_out_with_the_stop_cut_off(session)
         assert pid_alive(pid)
+        # the copy has begun its work (on a loaded machine a stop can come before its first line)
+        wait_for(lambda: (tmp_path / "marks" / "h1.log").exists(), what="the copy's start", seconds=30)
         retry = threading.Thread(target=session.run, args=(session.steps[:1],))
         retry.start()
         wait_for(lambda: not pid_alive(pid), what="the left copy stopped", seconds=30)

@@ -68,11 +68,11 @@ def _job(run_id: str, host: str, member: Member) -> jobs.Job:
                     unseen_end=member.unseen_end, follow_found=member.follow_found)
 
 
-# the chain's pid and its process's start time (field 22 of /proc/PID/stat): a pid the kernel gave
-# to another process since is not the chain's; a killed chain its parent has not reaped yet (Z) is gone
-_ALIVE = ('alive() { [ -s "$c/pid" ] || return 1; set -- $(cat "$c/pid"); '
-          's=$(cut -d" " -f3,22 "/proc/$1/stat" 2>/dev/null); '
-          '[ -n "$s" ] && [ "${s% *}" != Z ] && [ "${s#* }" = "$2" ]; }')
+# the chain's pid and its process's identity (jobs.IDENTITY: boot id and start time): a pid the kernel
+# gave to another process since is not the chain's; a killed chain its parent has not reaped yet (Z)
+# is gone.  Without a /proc to compare, no chain is taken as alive (never killed by its pid alone).
+_ALIVE = jobs.IDENTITY + ('alive() { read_pid "$c/pid" && identity_of "$_rp" && [ "$_state" != Z ] '
+                          '&& [ "$_id" = "$_ri" ]; }')
 
 
 def chain_script(run_id: str, host: str, members: list[Member], base: str | None, workdir: str) -> str:
@@ -81,8 +81,8 @@ def chain_script(run_id: str, host: str, members: list[Member], base: str | None
              'mkdir -p "$c" || { echo "cannot make the chain\'s folder $c" >&2; exit 125; }',
              _ALIVE,
              'if alive; then echo "steps of this run are already running on this host (process '
-             '$(cut -d" " -f1 "$c/pid")); resume the run to adopt or stop them" >&2; exit 125; fi',
-             'echo "$$ $(cut -d" " -f22 /proc/$$/stat)" > "$c/pid.new" && mv "$c/pid.new" "$c/pid"']
+             '$_rp); resume the run to adopt or stop them" >&2; exit 125; fi',
+             'identity_of $$; printf "%s\\n%s\\n" $$ "$_id" > "$c/pid.new" && mv "$c/pid.new" "$c/pid"']
     for m in members:
         job = _job(run_id, host, m)
         start = jobs.start_script(job, m.script, m.shell, base, workdir)
@@ -106,7 +106,7 @@ def kill_script(run_id: str, host: str, base: str | None) -> str:
     starts no step after this.  The job it was following goes on (its own session)."""
     return f"""{_chain_dir(run_id, host, base)}
 {_ALIVE}
-if alive; then p=$(cut -d" " -f1 "$c/pid"); kill -s KILL "$p" 2>/dev/null
+if alive; then p=$_rp; kill -s KILL "$p" 2>/dev/null
   n=0; while alive && [ $n -lt 100 ]; do sleep 0.05; n=$((n+1)); done
 fi
 rm -f "$c/pid"

@@ -14,10 +14,18 @@ file `live` that whoever settles the job renames, the job's own runner to `settl
 script ends, a stop to `stopping`.  rename(2) succeeds for one of them only, so a stop never
 kills a job whose end is already recorded and never deletes its exit status: a job that ended
 between the question "still running?" and the stop is taken as it ended.
+
+A pid alone names no process for long: pids wrap (32,768 of them on many hosts, used up in
+minutes), and a job whose runner died without recording its end (a host rebooted, a runner
+killed) leaves a pid another process may own by the time a resume asks about the job or stops
+it.  So every pid a job's folder holds is kept with its process's identity (the host's boot id
+and the process's start time), and a pid is the job's only while a live process with that pid
+has that identity: anything else is taken as ended, and never signalled.
 """
 from __future__ import annotations
 
 import base64
+import os
 import re
 import shlex
 from collections.abc import Callable
@@ -35,6 +43,39 @@ STOPPED = "stopped"          # what a stop reports when it stopped the job
 ALREADY_RUNNING = "this step is already running on this host"
 EARLIER_ENDED = "ran to its end on this host after its driver gave up on it"
 FOLLOWED = "@testbed-studio-followed "     # a start that follows a copy already there: "attempt N"
+
+
+# The identity of a process on a Linux host: boot id and start time (field 22 of /proc/PID/stat,
+# clock ticks since boot; the boot id tells a later boot's process that started at the same tick
+# and got the same pid).  Builtins only (`read`, no programs): it runs on every step.  Field 2, the
+# command name, may hold spaces and parentheses: the fields are counted after its last ") ".
+# A pid file holds the pid on its first line and the identity on its second (`read_pid FILE` sets
+# $_rp and $_ri).  `same_process PID IDENTITY`: PID is a live (not zombie) process with that
+# identity.  A pid recorded without an identity (by an older version) is not trusted.  Without a
+# /proc of the shell's own pid namespace (a non-Linux sh; a container that shows its host's /proc,
+# where /proc/PID is another process) there is no identity to compare: the pid alone is trusted,
+# as it was before, and a pid reused since can be taken for the job there.
+_IDENTITY_OF = r"""proc_is_ours() { [ -n "${_proc:-}" ] || { _proc=no
+  { read -r _me _ < /proc/self/stat; } 2>/dev/null && [ "$_me" = "$$" ] && _proc=yes; }; [ "$_proc" = yes ]; }
+identity_of() { _id=; proc_is_ours || return 1; case $1 in ''|*[!0-9]*) return 1;; esac
+  { read -r _ps < "/proc/$1/stat"; } 2>/dev/null || return 1
+  _ps=${_ps##*") "}; set -- $_ps; [ $# -ge 20 ] || return 1; _state=$1; shift 19
+  [ -n "${_boot:-}" ] || { read -r _boot < /proc/sys/kernel/random/boot_id; } 2>/dev/null
+  _id=${_boot:-}:$1; }
+"""
+IDENTITY = _IDENTITY_OF + r"""same_process() { if proc_is_ours
+  then [ -n "$2" ] && identity_of "$1" && [ "$_state" != Z ] && [ "$_id" = "$2" ]
+  else kill -0 "$1" 2>/dev/null; fi; }
+read_pid() { _rp=; _ri=; { read -r _rp; read -r _ri; } < "$1"; [ -n "$_rp" ]; } 2>/dev/null
+job_lives() { read_pid "$1/pid" || return 1; _p=$_rp; same_process "$_rp" "$_ri" && return 0
+  read_pid "$1/child" && same_process "$_rp" "$_ri"; }
+read_exit() { _x=; if [ -e "$1/settled" ] && [ -s "$1/exit.new" ]; then read -r _x < "$1/exit.new"
+  else read -r _x < "$1/exit"; fi; } 2>/dev/null
+"""
+# job_lives FOLDER: the job there still runs: its session leader, or its script (a leader killed on
+# its own leaves the script running in its process group), is the process its files name; sets $_p
+# to the group's pid when it read one.  read_exit FOLDER: the job's exit status in $_x; its runner's
+# own (exit.new, whole before `settled` exists) rather than `exit`, written in place after it.
 
 
 @dataclass(frozen=True)
@@ -83,22 +124,30 @@ def _dir_assign(job: Job, base: str | None) -> str:
 # step again.  A follower streams out/err from a given line: an adopting driver reads on from
 # where the dead one stopped instead of taking the same lines (and fio reports) twice.
 _FOLLOW = """cd "$d" 2>/dev/null || { echo "the step's job folder $d is gone" >&2; exit 125; }
-read -r pid < pid; read -r child < child
-echo "@testbed-studio-job $pid" >&2
+read_pid pid; pid=$_rp pid_id=$_ri; read_pid child; child=$_rp child_id=$_ri
+# the group announced is the one a stop at the timeout signals: only one that is the job's (else 0)
+if same_process "$pid" "$pid_id" || same_process "$child" "$child_id"; then echo "@testbed-studio-job $pid" >&2
+else echo "@testbed-studio-job 0" >&2; fi
 : >> out; : >> err
-tail -s 0.1 --pid="$child" -n +{err_from} -f err >&2 & e=$!
-tail -s 0.1 --pid="$child" -n +{out_from} -f out; o=$?
+# followed while the script is the process recorded; a pid another process has since: read as ended
+f=; same_process "$child" "$child_id" && f="-f --pid=$child"
+tail -s 0.05 $f -n +{err_from} err >&2 & e=$!
+tail -s 0.05 $f -n +{out_from} out; o=$?
 wait $e; r=$?
 n=0
-while [ ! -s exit ] && kill -0 "$pid" 2>/dev/null && [ $n -lt 500 ]; do sleep 0.02; n=$((n+1)); done
+while [ ! -s exit ] && same_process "$pid" "$pid_id" && [ $n -lt 500 ]; do sleep 0.02; n=$((n+1)); done
 if [ ! -s exit ] && [ -e settled ] && [ -s exit.new ]; then mv exit.new exit; fi
 # a tail killed by a broken pipe: the driver died, and an adopting one reads out/err on: kept
 kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }
-if [ -s exit ]; then kept || rm -f script out err; read -r s < exit; exit "$s"; fi
+if [ -s exit ]; then kept || rm -f script out err; read_exit .; exit "$_x"; fi
 # still running: this follower was cut off (its driver died and took its pipes); the job and its
 # output stay as they are for the resume that adopts it
-if kill -0 "$pid" 2>/dev/null; then exit 124; fi
+if job_lives .; then exit 124; fi
 kept || rm -f script out err
+# its runner kept the script's status and was killed before it claimed it: that status
+if [ -s exit.new ] && read -r x < exit.new; then
+  if mv live settled 2>/dev/null || [ ! -e stopping ]; then { echo "$x" > exit; } 2>/dev/null; fi; exit "$x"
+fi
 echo "the step's process $pid ended without an exit status (it was killed)" >&2
 if mv live settled 2>/dev/null || [ ! -e stopping ]; then { echo 137 > exit; } 2>/dev/null; fi
 exit 137
@@ -122,30 +171,39 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
         raise ValueError(f"a job runs bash or sh, not {shell}")
     # the session leader waits for the script as its child: tail watches the child, which its
     # parent reaps at once (an init that reaps orphans late would keep a dead leader "alive")
-    runner = (_CLOCK[shell] + 'echo $$ > "$1/pid.new" && mv "$1/pid.new" "$1/pid"; now > "$1/started"; '
+    # each pid with its process's identity (IDENTITY): a pid reused since is never taken for the job
+    runner = (_CLOCK[shell] + _IDENTITY_OF + 'now > "$1/started"; '
               'if [ -n "$2" ]; then cd "$2"; else cd; fi; '
               f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null 3>&- & c=$!; '
-              'echo $c > "$1/child.new"; mv "$1/child.new" "$1/child"; '
+              # the pids are written while the script starts, not before it (a look at the folder until
+              # then waits on the starter: WAIT_FOR_START).  The script is the runner's child, not
+              # reaped before this (bash may reap an ended one at once: then no identity, and it is
+              # taken as ended, which it is); its file is one small write to a new file (read whole, as
+              # the status below), done before the job's pid file is renamed into place
+              'identity_of $c; printf "%s\\n%s\\n" $c "$_id" > "$1/child"; '
+              'identity_of $$; printf "%s\\n%s\\n" $$ "$_id" > "$1/pid.new" && mv "$1/pid.new" "$1/pid"; '
               # the starter learns the child's pid on fd 3; a starter gone since must not end the
               # runner with SIGPIPE (ignored only now: the script started with the default)
               "trap '' PIPE; { echo $c >&3; } 2>/dev/null; exec 3>&-; wait $c; s=$?; "
               # the status is kept first, then the last word claimed: a stop that claims it in between
-              # finds the status and takes the job as ended
-              'now > "$1/ended"; echo $s > "$1/exit.tmp"; mv "$1/exit.tmp" "$1/exit.new"; '
-              'if mv "$1/live" "$1/settled" 2>/dev/null; then mv "$1/exit.new" "$1/exit"; fi')
+              # finds the status and takes the job as ended.  exit.new is whole before the claim (the
+              # rename) that makes it the status; `exit` follows for the tests of "ended" (read_exit)
+              'now > "$1/ended"; echo $s > "$1/exit.new"; '
+              'if mv "$1/live" "$1/settled" 2>/dev/null; then echo $s > "$1/exit"; fi')
     found = _later_attempt(job) + _found(job) + _unseen_end(job)
     return f"""{_dir_assign(job, base)}
-fresh=; [ -d "$d" ] || {{ mkdir -p "$d" && fresh=1; }}
+{IDENTITY}fresh=; [ -d "$d" ] || {{ mkdir -p "$d" && fresh=1; }}
 # another start of the step under way here (a driver killed mid-start whose start went on): its
 # job's pid first, so that the checks below see that job instead of an empty folder
 if [ -z "$fresh" ]; then
-{WAIT_FOR_START}fi
+{_WAIT}fi
 # the starter's pid first: until the job's own pid is there, a look at the folder waits on it
-cd "$d" && echo $$ > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+identity_of $$
+cd "$d" && printf '%s\\n%s\\n' $$ "$_id" > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
-{found}if [ ! -s exit ] && [ -s pid ] && read -r p < pid && kill -0 "$p" 2>/dev/null; then
-  echo "{ALREADY_RUNNING} (process group $p); resume the run to adopt it or stop it" >&2; exit 125
+{found}if [ ! -s exit ] && job_lives .; then
+  echo "{ALREADY_RUNNING} (process group $_p); resume the run to adopt it or stop it" >&2; exit 125
 fi
 [ -n "$fresh" ] || rm -f pid pid.new child child.new exit exit.new exit.tmp started ended live settled stopping attempt
 {_attempt_mark(job)}{_write_script(script)} > script || exit 125
@@ -170,13 +228,13 @@ def _write_script(script: str) -> str:
 # starter is gone.  A look that took a start in progress for "never started" and removed the folder
 # made the start fail (its files had nowhere to go) and its step be taken for one never run.
 # Without the starter's mark yet (the instant after mkdir) it waits half a second for one.
-WAIT_FOR_START = r"""starting() {
+_WAIT = r"""starting() {
   [ -d "$d" ] && [ ! -s "$d/pid" ] && [ ! -s "$d/exit" ] || return 1
-  s=$(cat "$d/starting" 2>/dev/null)
-  if [ -n "$s" ]; then kill -0 "$s" 2>/dev/null; else [ $n -lt 10 ]; fi
+  if read_pid "$d/starting"; then same_process "$_rp" "$_ri"; else [ $n -lt 10 ]; fi
 }
 n=0; while starting && [ $n -lt 800 ]; do sleep 0.05; n=$((n+1)); done
 """
+WAIT_FOR_START = IDENTITY + _WAIT
 
 
 def _attempt_mark(job: Job) -> str:
@@ -188,8 +246,8 @@ def _later_attempt(job: Job) -> str:
     in a cut link while its driver gave up on it and a resume went on) starts nothing."""
     if job.attempt <= 0:
         return ""
-    return (f'if [ -s attempt ] && [ "$(cat attempt)" -gt {int(job.attempt)} ] 2>/dev/null; then\n'
-            f'  echo "attempt $(cat attempt) of this step already started here: this start of attempt '
+    return (f'if [ -s attempt ] && read -r a < attempt && [ "$a" -gt {int(job.attempt)} ] 2>/dev/null; then\n'
+            f'  echo "attempt $a of this step already started here: this start of attempt '
             f'{int(job.attempt)} came too late (its driver had given up on it) and starts nothing" >&2; exit 125\nfi\n')
 
 
@@ -198,13 +256,13 @@ def _found(job: Job) -> str:
     or ended with its status) is followed as this attempt, never started a second time."""
     if not job.follow_found or job.attempt <= 0:
         return ""
-    ours = f'[ "$(cat attempt)" = {int(job.attempt)} ]'
+    ours = f'[ "$a" = {int(job.attempt)} ]'
     if job.unseen_end > 0:
-        ours = f'{{ {ours} || [ "$(cat attempt)" = {int(job.unseen_end)} ]; }}'
-    there = '{ [ -s exit ] || { [ -s pid ] && kill -0 "$(cat pid)" 2>/dev/null; }; }'
-    return (f'if [ -s attempt ] && {ours} && {there}; then\n'
-            f'  echo "{FOLLOWED}$(cat attempt)" >&2\n'
-            f'  echo "attempt $(cat attempt) of this step already started on this host (its start reached the host '
+        ours = f'{{ {ours} || [ "$a" = {int(job.unseen_end)} ]; }}'
+    there = '{ [ -s exit ] || job_lives .; }'
+    return (f'if [ -s attempt ] && read -r a < attempt && {ours} && {there}; then\n'
+            f'  echo "{FOLLOWED}$a" >&2\n'
+            f'  echo "attempt $a of this step already started on this host (its start reached the host '
             'after the driver last looked, or its driver died before it journalled it): followed to its end as '
             f'attempt {int(job.attempt)}, not started a second time" >&2\n'
             f'  echo {int(job.attempt)} > attempt\n{_follow(job)}\nfi\n')
@@ -216,8 +274,8 @@ def _unseen_end(job: Job) -> str:
     the step already ran; the driver takes that attempt's output and status."""
     if job.unseen_end <= 0:
         return ""
-    return (f'if [ -s attempt ] && [ "$(cat attempt)" = {int(job.unseen_end)} ] && [ -s exit ]; then\n'
-            f'  echo "attempt {int(job.unseen_end)} of this step {EARLIER_ENDED} (exit status $(cat exit)): '
+    return (f'if [ -s attempt ] && read -r a < attempt && [ "$a" = {int(job.unseen_end)} ] && [ -s exit ]; then\n'
+            f'  read_exit .; echo "attempt {int(job.unseen_end)} of this step {EARLIER_ENDED} (exit status $_x): '
             'not started a second time" >&2; exit 125\nfi\n')
 
 
@@ -226,7 +284,7 @@ def _other_attempt(job: Job) -> str:
     if job.attempt <= 0:
         return "false"
     # a group: it is negated and or-ed in the scripts that use it (`! A && B` would be `(! A) && B`)
-    return f'{{ [ -s "$d/attempt" ] && [ "$(cat "$d/attempt")" != {int(job.attempt)} ]; }}'
+    return f'{{ [ -s "$d/attempt" ] && read -r a < "$d/attempt" && [ "$a" != {int(job.attempt)} ]; }}'
 
 
 def _follow(job: Job) -> str:
@@ -239,14 +297,14 @@ def follow_script(job: Job, base: str | None = None) -> str:
     """Streams a job's output from the line after `job.skip_out`/`skip_err` (from its start
     when they are 0) and exits with its status once it ends."""
     mark = f'[ -d "$d" ] && echo {int(job.becomes)} > "$d/attempt"\n' if job.becomes > 0 else ""
-    return f"{_dir_assign(job, base)}\n{mark}{_follow(job)}"
+    return f"{_dir_assign(job, base)}\n{IDENTITY}{mark}{_follow(job)}"
 
 
 def times_script(job: Job, base: str | None = None) -> str:
     """Prints one line: when the job started and ended on the host's clock (seconds since the
     epoch; `-` for one not known)."""
     return f"""{_dir_assign(job, base)}
-for f in started ended; do t=$(cat "$d/$f" 2>/dev/null); printf '%s ' "${{t:--}}"; done; echo
+for f in started ended; do t=; {{ read -r t < "$d/$f"; }} 2>/dev/null; printf '%s ' "${{t:--}}"; done; echo
 """
 
 
@@ -271,9 +329,9 @@ def status_script(job: Job, base: str | None = None) -> str:
 def status_lines(job: Job) -> str:
     """status_script's answer, once `$d` is set and a start under way has been waited for."""
     return f"""if [ ! -d "$d" ] || {_other_attempt(job)}; then echo {GONE}
-elif [ -s "$d/exit" ]; then echo "{ENDED} $(cat "$d/exit")"
-elif [ -s "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null; then echo "{RUNNING} $(cat "$d/pid")"
-else echo "{DEAD} $(cat "$d/pid" 2>/dev/null)"; fi"""
+elif [ -s "$d/exit" ]; then read_exit "$d"; echo "{ENDED} $_x"
+elif job_lives "$d"; then echo "{RUNNING} $_p"
+else p=; {{ read -r p _ < "$d/pid"; }} 2>/dev/null; echo "{DEAD} $p"; fi"""
 
 
 # Whether a process group still has a member that is not a zombie.  An init that reaps orphans
@@ -282,7 +340,7 @@ else echo "{DEAD} $(cat "$d/pid" 2>/dev/null)"; fi"""
 # goes on as before.
 _LIVE_IN_GROUP = r"""live_in_group() {
   [ -r /proc/self/stat ] || return 0
-  for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; done |
+  cat /proc/[0-9]*/stat 2>/dev/null |
     awk -v g="$1" '{ sub(/.*\) /, ""); if ($3 == g) { seen = 1; if ($1 != "Z") live = 1 } }
                    END { exit (live || !seen) ? 0 : 1 }'
 }
@@ -292,38 +350,91 @@ _LIVE_IN_GROUP = r"""live_in_group() {
 def stop_script(job: Job, base: str | None = None) -> str:
     """Stops the job's whole process group (TERM, then KILL) and removes its folder, only if the
     job has not ended and the folder is `job.attempt`'s (a job is named by its run, step, host and
-    attempt; another's process group is never signalled): prints one line, `stopped SECONDS` (how
-    long it had run), `ended
-    STATUS` (it ended before the stop could claim it; its folder and status are kept) or `gone`."""
+    attempt; another's process group is never signalled), after waiting for a start under way:
+    prints one line, `stopped SECONDS` (how long it had run), `ended STATUS` (it ended before the
+    stop could claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
-{_LIVE_IN_GROUP}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
+{WAIT_FOR_START}{_LIVE_IN_GROUP}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
 # the folder holds another attempt's job: not this one's to stop
 if {_other_attempt(job)}; then echo {GONE}; exit 0; fi
-if [ -s exit ]; then echo "{ENDED} $(cat exit)"; exit 0; fi
+if [ -s exit ]; then read_exit .; echo "{ENDED} $_x"; exit 0; fi
 if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
   # the last word is ours (or an older job without the token): the job has no recorded end
-  child=$(cat child 2>/dev/null)
-  if [ -n "$child" ] && ! kill -0 "$child" 2>/dev/null; then
-    # its script has ended and been reaped: its status is being written, take that
+  read_pid child; child=$_rp child_id=$_ri
+  if [ -n "$child" ] && ! same_process "$child" "$child_id" && job_lives .; then
+    # its script has ended and been reaped, its runner lives: its status is being written, take that
     n=0; while [ ! -s exit.new ] && [ $n -lt 50 ]; do sleep 0.02; n=$((n+1)); done
   fi
-  if [ -s exit.new ]; then mv exit.new exit; echo "{ENDED} $(cat exit)"; exit 0; fi
-  if [ -s pid ]; then pid=$(cat pid)
+  if [ -s exit.new ]; then mv exit.new exit; read -r x < exit; echo "{ENDED} $x"; exit 0; fi
+  # only a group that is the job's is signalled: its leader or its script is the process recorded (a
+  # pid reused since names a stranger).  Signalled once, the group keeps its id while any member
+  # lives (and a pid is given out again only once the kernel has gone round the others), so the wait
+  # and the KILL reach the job's processes only.
+  if read_pid pid && pid=$_rp && {{ same_process "$pid" "$_ri" || same_process "$child" "$child_id"; }}; then
     kill -s TERM -- -"$pid" 2>/dev/null
     n=0; while kill -s 0 -- -"$pid" 2>/dev/null && [ $n -lt 50 ] && live_in_group "$pid"; do sleep 0.1; n=$((n+1)); done
     kill -s KILL -- -"$pid" 2>/dev/null
   fi
   # how long it ran on the host (whole seconds, host clock): the run record keeps its real time
-  began=$(cut -d. -f1 started 2>/dev/null); now=$(date +%s 2>/dev/null); ran=
+  began=; {{ read -r began < started; }} 2>/dev/null; began=${{began%%.*}}; now=$(date +%s 2>/dev/null); ran=
   case "$began$now" in ''|*[!0-9]*) ;; *) ran=$((now - began)) ;; esac
   cd / && rm -rf "$d"; echo "{STOPPED} $ran"
 else
   # the job's runner claimed its end first: its status follows at once
   n=0; while [ ! -s exit ] && [ $n -lt 250 ]; do sleep 0.02; n=$((n+1)); done
   [ -s exit ] || {{ [ -s exit.new ] && mv exit.new exit; }}
-  echo "{ENDED} $(cat exit 2>/dev/null)"
+  read_exit .; echo "{ENDED} $_x"
 fi
 """
+
+
+def kill_script(job: Job, base: str | None = None) -> str:
+    """A transport's stop of a job it follows (its timeout, the user's Stop): TERM to the job's
+    process group, KILL a second later; only a group that is the job's (IDENTITY).  The folder and
+    its token are left for the resume, which decides on them (stop_script)."""
+    return f"""{_dir_assign(job, base)}
+{IDENTITY}if job_lives "$d"; then p=$_p
+  kill -s TERM -- -"$p" 2>/dev/null; sleep 1; kill -s KILL -- -"$p" 2>/dev/null
+fi
+true
+"""
+
+
+def identity_of(pid: int) -> str | None:
+    """IDENTITY's identity of a process on this machine (Linux), None where there is none to read."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            boot = f.read().strip()
+        with open(f"/proc/{int(pid)}/stat") as f:
+            fields = f.read().rsplit(") ", 1)[-1].split()
+    except (OSError, ValueError):
+        return None
+    return f"{boot}:{fields[19]}" if len(fields) > 19 and fields[0] != "Z" else None
+
+
+def group_of(folder: str) -> int | None:
+    """The process group of the job in `folder` on this machine, if it is still the job's (IDENTITY:
+    its leader or its script is the process recorded); None when it is not, or not known."""
+    found: list[tuple[int, str]] = []
+    for name in ("pid", "child"):
+        try:
+            with open(f"{folder}/{name}") as f:
+                words = f.read().split()
+        except OSError:
+            words = []
+        if words and words[0].isdigit():        # the pid, then its identity (IDENTITY)
+            found.append((int(words[0]), words[1] if len(words) > 1 else ""))
+        elif name == "pid":
+            return None
+    group = found[0][0]
+    try:        # no /proc of this process's pid namespace, no identity to compare: the pid alone, as before
+        with open("/proc/self/stat") as f:
+            proc_is_ours = f.read().split(" ", 1)[0] == str(os.getpid())
+    except OSError:
+        proc_is_ours = False
+    if not proc_is_ours:
+        return group
+    return group if any(token and identity_of(pid) == token for pid, token in found) else None
 
 
 def parse_status(text: str) -> tuple[str, int | None]:

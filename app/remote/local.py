@@ -102,10 +102,12 @@ class LocalTransport(Transport):
                 elif timeout is not None and time.monotonic() - start > timeout:
                     ended = TIMEOUT
                 if ended:
-                    if job_pid and job_pid[0] > 1:
+                    group = jobs.group_of(f"{self.job_base}/{job.name}") if job_pid and job_pid[0] > 1 else None
+                    if group is not None and group > 1:
                         # the job is a session of its own: stopping the follower does not stop it
+                        # (its group only while it is the job's: jobs.IDENTITY)
                         try:
-                            os.killpg(job_pid[0], signal.SIGKILL)
+                            os.killpg(group, signal.SIGKILL)
                         except (ProcessLookupError, PermissionError):
                             pass
                     _kill_group(proc)

@@ -282,11 +282,11 @@ class SSHTransport(Transport):
         seconds = time.monotonic() - start
         if ended == FAILED:
             # never reported as a success with its output lost: stopped, and said so
-            self._stop(channel, remote_pid[0] if remote_pid else None)
+            self._stop(channel, remote_pid[0] if remote_pid else None, job)
             return CommandResult(FAILED, None, f"the step's output could not be read ({pump_error}); the step was "
                                  "stopped and what it printed is incomplete", seconds, tail)
         if ended in (TIMEOUT, CANCELLED):
-            reached = self._stop(channel, remote_pid[0] if remote_pid else None)
+            reached = self._stop(channel, remote_pid[0] if remote_pid else None, job)
             msg = f"still running after {timeout:g} s" if ended == TIMEOUT else "stopped by the user"
             if reached:
                 msg += ": stopped" if ended == TIMEOUT else ""
@@ -310,7 +310,7 @@ class SSHTransport(Transport):
         return CommandResult(FAILED, code, "command not found" if code == 127 else f"exit status {code}",
                              seconds, tail)
 
-    def _stop(self, channel: paramiko.Channel, pid: int | None) -> bool:
+    def _stop(self, channel: paramiko.Channel, pid: int | None, job: jobs.Job | None = None) -> bool:
         """True when the host confirmed the stop of the step's process group."""
         # closing the channel alone leaves a silent script running on the host
         try:
@@ -324,9 +324,15 @@ class SSHTransport(Transport):
         deadline = time.monotonic() + _STOP_WAIT_S
         try:
             killer = self._client.get_transport().open_session(timeout=min(self.connect_timeout, _STOP_WAIT_S))
-            # `kill -s SIG -- -PGID` is the form both bash and dash accept
-            killer.exec_command(f"kill -s TERM -- -{pid} 2>/dev/null || kill -s TERM {pid}; sleep 1; "
-                                f"kill -s KILL -- -{pid} 2>/dev/null; true")
+            if job is not None:
+                # a job's group by its folder, and only while it is the job's (jobs.IDENTITY)
+                killer.exec_command("exec sh -s")
+                killer.sendall(jobs.kill_script(job).encode())
+                killer.shutdown_write()
+            else:
+                # `kill -s SIG -- -PGID` is the form both bash and dash accept
+                killer.exec_command(f"kill -s TERM -- -{pid} 2>/dev/null || kill -s TERM {pid}; sleep 1; "
+                                    f"kill -s KILL -- -{pid} 2>/dev/null; true")
             # recv_exit_status() has no timeout: on a cut link it would wait for TCP to give up
             while not killer.exit_status_ready() and time.monotonic() < deadline:
                 time.sleep(_POLL_S)
