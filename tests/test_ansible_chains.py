@@ -231,3 +231,29 @@ def test_a_look_at_a_step_whose_start_is_under_way_waits_for_it_instead_of_remov
     finally:
         if chain.poll() is None:
             os.killpg(chain.pid, signal.SIGKILL)
+
+
+def test_a_look_the_instant_a_steps_folder_appears_finds_its_start_and_never_removes_it(tmp_path):
+    """The folder appeared (mkdir) before its starter's mark: a look in between that outlasted its
+    half-second grace took the start for one that never happened and removed the folder, and the
+    start failed ("cannot make the step's job folder").  Here the starter is held right after the
+    folder appears, by a slow mkdir and a slow mv (each makes the folder, then sleeps 1.5 s)."""
+    slow = tmp_path / "bin"
+    slow.mkdir()
+    for tool in ("mkdir", "mv"):      # held only where the step's folder itself appears
+        (slow / tool).write_text(f'#!/bin/sh\n{shutil.which(tool)} "$@" || exit\n'
+                                 f'for last; do :; done; case "$last" in *@{HOST}) sleep 1.5 ;; esac\n')
+        (slow / tool).chmod(0o755)
+    marks = tmp_path / "marks"
+    members = _members(marks, ["true"])
+    chain = _run(tmp_path, members, env={**os.environ, "PATH": f"{slow}:{os.environ['PATH']}"})
+    try:
+        folder = tmp_path / "jobs" / RUN / f"1.1@{HOST}"
+        wait_for(folder.exists, seconds=30, what="the step's folder made by its start")
+        assert _host_says(tmp_path, members[0])[0] in (jobs.RUNNING, jobs.ENDED)
+        out, err = chain.communicate(timeout=30)
+        assert chain.returncode == 0, err
+        assert _marks(marks) == ["1.1"] and chains.parse(out, err)["1.1"].exit_code == 0
+    finally:
+        if chain.poll() is None:
+            os.killpg(chain.pid, signal.SIGKILL)

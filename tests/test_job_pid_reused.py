@@ -81,7 +81,8 @@ def _left_with_its_pid_reused(base: Path, strangers, identity: bool) -> tuple[Pa
     stranger = strangers()
     for name in ("pid", "child"):
         lines = (folder / name).read_text().split("\n")
-        (folder / name).write_text(f"{stranger.pid}\n" + (f"{lines[1]}\n" if identity else ""))
+        # without: its identity could not be read (a one-line file is an older version's: see below)
+        (folder / name).write_text(f"{stranger.pid}\n" + (f"{lines[1]}\n" if identity else "\n"))
     assert not (folder / "exit").exists() and (folder / "live").exists()
     return folder, stranger
 
@@ -190,3 +191,20 @@ for f in pid child; do {{ echo $stranger; sed -n 2p "$d/$f"; }} > "$d/$f.new"; m
             assert stranger_alive() and followed.exit_code == 137, followed
             # (the follower recorded the job's end as killed: the stop takes that end)
             assert host.stop_job(JOB)[0] in (jobs.STOPPED, jobs.ENDED) and stranger_alive()
+
+
+def test_a_job_an_older_version_started_and_that_still_runs_is_running_and_stopped_not_run_again(tmp_path):
+    """An upgrade in the middle of a run: the job's pid files hold one line (no identity, as the
+    version before identities wrote them).  Its pid alone is trusted, as that version did: a resume
+    finds it running (never ended, its step never started again beside it) and its stop stops it."""
+    base = tmp_path / "jobs"
+    follower, folder = _started(base, JOB, "sleep 60")
+    group = int((folder / "pid").read_text().split()[0])
+    for name in ("pid", "child"):
+        (folder / name).write_text((folder / name).read_text().split("\n")[0] + "\n")
+    assert jobs.parse_status(_sh(jobs.status_script(JOB, str(base))).stdout) == (jobs.RUNNING, group)
+    assert jobs.group_of(str(folder)) == group
+    stopped = jobs.parse_status(_sh(jobs.stop_script(JOB, str(base))).stdout)
+    assert stopped[0] == jobs.STOPPED
+    wait_for(lambda: not _alive(group), seconds=10, what="the older version's job stopped")
+    follower.wait(timeout=10)

@@ -51,10 +51,13 @@ FOLLOWED = "@testbed-studio-followed "     # a start that follows a copy already
 # command name, may hold spaces and parentheses: the fields are counted after its last ") ".
 # A pid file holds the pid on its first line and the identity on its second (`read_pid FILE` sets
 # $_rp and $_ri).  `same_process PID IDENTITY`: PID is a live (not zombie) process with that
-# identity.  A pid recorded without an identity (by an older version) is not trusted.  Without a
-# /proc of the shell's own pid namespace (a non-Linux sh; a container that shows its host's /proc,
-# where /proc/PID is another process) there is no identity to compare: the pid alone is trusted,
-# as it was before, and a pid reused since can be taken for the job there.
+# identity; a pid file of this version whose identity could not be read (the process had ended) is
+# not trusted.  A pid file of one line was written by an older version, before identities: its pid
+# alone is trusted ($_ri is "-"), as that version did, so that a job it started and that still runs
+# is never taken as ended and its step run a second time beside it (an upgrade in the middle of a
+# run).  Without a /proc of the shell's own pid namespace (a non-Linux sh; a container that shows
+# its host's /proc, where /proc/PID is another process) there is no identity to compare: the pid
+# alone is trusted, as it was before, and a pid reused since can be taken for the job there.
 _IDENTITY_OF = r"""proc_is_ours() { [ -n "${_proc:-}" ] || { _proc=no
   { read -r _me _ < /proc/self/stat; } 2>/dev/null && [ "$_me" = "$$" ] && _proc=yes; }; [ "$_proc" = yes ]; }
 identity_of() { _id=; proc_is_ours || return 1; case $1 in ''|*[!0-9]*) return 1;; esac
@@ -63,10 +66,10 @@ identity_of() { _id=; proc_is_ours || return 1; case $1 in ''|*[!0-9]*) return 1
   [ -n "${_boot:-}" ] || { read -r _boot < /proc/sys/kernel/random/boot_id; } 2>/dev/null
   _id=${_boot:-}:$1; }
 """
-IDENTITY = _IDENTITY_OF + r"""same_process() { if proc_is_ours
+IDENTITY = _IDENTITY_OF + r"""same_process() { if proc_is_ours && [ "$2" != - ]
   then [ -n "$2" ] && identity_of "$1" && [ "$_state" != Z ] && [ "$_id" = "$2" ]
   else kill -0 "$1" 2>/dev/null; fi; }
-read_pid() { _rp=; _ri=; { read -r _rp; read -r _ri; } < "$1"; [ -n "$_rp" ]; } 2>/dev/null
+read_pid() { _rp=; _ri=; { read -r _rp; read -r _ri || _ri=-; } < "$1"; [ -n "$_rp" ]; } 2>/dev/null
 job_lives() { read_pid "$1/pid" || return 1; _p=$_rp; same_process "$_rp" "$_ri" && return 0
   read_pid "$1/child" && same_process "$_rp" "$_ri"; }
 read_exit() { _x=; if [ -e "$1/settled" ] && [ -s "$1/exit.new" ]; then read -r _x < "$1/exit.new"
@@ -192,7 +195,18 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
               'if mv "$1/live" "$1/settled" 2>/dev/null; then echo $s > "$1/exit"; fi')
     found = _later_attempt(job) + _found(job) + _unseen_end(job)
     return f"""{_dir_assign(job, base)}
-{IDENTITY}fresh=; [ -d "$d" ] || {{ mkdir -p "$d" && fresh=1; }}
+{IDENTITY}# a new folder appears with its starter's mark already in it (made aside, then renamed into place):
+# a look never finds it without one and takes it for a start that never happened (and removes it)
+fresh=
+if [ ! -d "$d" ]; then
+  identity_of $$; t="$d.new.$$"
+  mkdir -p "$t" && printf '%s\n%s\n' $$ "$_id" > "$t/starting" ||
+    {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+  # a folder another start made meanwhile takes ours inside it (mv's rule): that start is then
+  # theirs, waited for below, and ours is removed
+  mv "$t" "$d" 2>/dev/null; read_pid "$d/starting"
+  if [ "$_rp" = $$ ] && [ ! -e "$t" ]; then fresh=1; else rm -rf "$t" "$d/${{t##*/}}"; fi
+fi
 # another start of the step under way here (a driver killed mid-start whose start went on): its
 # job's pid first, so that the checks below see that job instead of an empty folder
 if [ -z "$fresh" ]; then
@@ -419,14 +433,16 @@ def group_of(folder: str) -> int | None:
     for name in ("pid", "child"):
         try:
             with open(f"{folder}/{name}") as f:
-                words = f.read().split()
+                lines = f.read().split("\n")
         except OSError:
-            words = []
-        if words and words[0].isdigit():        # the pid, then its identity (IDENTITY)
-            found.append((int(words[0]), words[1] if len(words) > 1 else ""))
+            lines = [""]
+        if lines[0].strip().isdigit():        # the pid, then its identity (IDENTITY); one line: an older version's
+            found.append((int(lines[0]), lines[1].strip() if len(lines) > 2 else "-"))
         elif name == "pid":
             return None
     group = found[0][0]
+    if any(token == "-" for _, token in found):
+        return group
     try:        # no /proc of this process's pid namespace, no identity to compare: the pid alone, as before
         with open("/proc/self/stat") as f:
             proc_is_ours = f.read().split(" ", 1)[0] == str(os.getpid())
