@@ -227,6 +227,11 @@ def _quiet_stderr() -> Iterator[None]:
 
 
 def _mapping(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len(pairs) == 1:     # half a big bed's mappings (a switch port's name): no key to repeat
+        key, value = pairs[0]
+        if key in _UNSURE_KEYS:
+            raise _Unsure("a key is a word read otherwise when written plain")
+        return {key: value}
     mapping = dict(pairs)
     if len(mapping) != len(pairs) or not _UNSURE_KEYS.isdisjoint(mapping):
         raise _Unsure("a key appears twice, or is a word read otherwise when written plain")
