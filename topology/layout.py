@@ -112,13 +112,14 @@ def _device_graph(bed: Bed) -> Generator[None, None, dict[str, dict[str, None]]]
         if start:
             yield
         for link in links[start:start + STEP]:
-            a, b = link.a, link.b     # DEVICE:PORT mostly: its owner at the first colon from the right
+            a: str | None = link.a    # DEVICE:PORT mostly: its owner at the first colon from the right
+            b: str | None = link.b
             if a not in devices:
-                head, sep, _ = a.rpartition(SEP)
-                a = head if sep and head in devices else owner(a)
+                head, sep, _ = link.a.rpartition(SEP)
+                a = head if sep and head in devices else owner(link.a)
             if b not in devices:
-                head, sep, _ = b.rpartition(SEP)
-                b = head if sep and head in devices else owner(b)
+                head, sep, _ = link.b.rpartition(SEP)
+                b = head if sep and head in devices else owner(link.b)
             if a is not None and b is not None and a != b:
                 join(a, b)
     targets: dict[str, str | None] = {}     # a path's target (ARRAY:VOLUME) is shared by many paths
