@@ -34,12 +34,12 @@ class _EditCommand(QUndoCommand):
     def redo(self) -> None:
         with self.doc.editing():
             self.edit.apply()
-        self.doc._notify(self.edit.touched())
+        self.doc._notify(self.edit.touched(), self.edit.plain_fields())
 
     def undo(self) -> None:
         with self.doc.editing():
             self.edit.revert()
-        self.doc._notify(self.edit.touched())
+        self.doc._notify(self.edit.touched(), self.edit.plain_fields())
 
 
 class Document(QObject):
@@ -61,6 +61,9 @@ class Document(QObject):
         self.reader = BedReader(self)     # File › Open's reads (a big file's on a worker)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.revision = 0             # bumps on every change; lets workers drop stale results
+        # while `changed` is emitted: the names of the fields the edit set, when that is all it did
+        # (topology.edits.Edit.plain_fields), else None
+        self.changed_fields: frozenset[str] | None = None
         # odd while an edit changes the model, bumped again when it is done: a worker that copies
         # the bed reads it before and after, and keeps the copy only if no edit ran meanwhile
         self.edit_seq = 0
@@ -102,9 +105,13 @@ class Document(QObject):
         """Apply one edit as one undoable step."""
         self.undo_stack.push(_EditCommand(self, edit))
 
-    def _notify(self, ids: set[str]) -> None:
+    def _notify(self, ids: set[str], fields: frozenset[str] | None = None) -> None:
         self.revision += 1
-        self.changed.emit(set(ids))
+        self.changed_fields = fields
+        try:
+            self.changed.emit(set(ids))
+        finally:
+            self.changed_fields = None
 
     @property
     def dirty(self) -> bool:

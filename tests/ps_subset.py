@@ -578,6 +578,9 @@ class Interpreter:
         if op in ("-eq", "-ne"):
             same = self._equal(left, right)
             return same if op == "-eq" else not same
+        if op in ("-ceq", "-cne"):      # case-sensitive: a string equals only the same characters
+            same = to_string(left) == to_string(right) if isinstance(left, str) else self._equal(left, right)
+            return same if op == "-ceq" else not same
         if op in ("-lt", "-le", "-gt", "-ge"):
             if left is None or right is None:
                 raise Unsupported(f"{op} with $null: state the value (a guard compares only what it collected)")

@@ -49,7 +49,8 @@ def with_a_formatted_volume(bed_file: Path) -> Path:
                           "multipath": "dm-multipath"}
     doc["arrays"] = [{"id": "array1", "model": "Linux SCSI target framework (tgt)", "connectivity": "iscsi",
                       "volumes": [{"name": "data", "size_gb": 1, "serial": "beaf12",
-                                   "target": "iqn.2026-11.lab:array1", "drive": "/srv/data"}],
+                                   "target": "iqn.2026-11.lab:array1", "drive": "/srv/data",
+                                   "file_system": "ext4"}],
                       "hosts": [{"name": "client1", "server": "client1"}],
                       "mappings": [{"volume": "data", "to": "client1", "lun": 2}]}]
     bed_file.write_text(yaml.safe_dump(doc, sort_keys=False))

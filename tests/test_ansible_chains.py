@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -144,7 +145,7 @@ def test_a_timeout_in_a_chain_is_journalled_on_its_step_once_and_nothing_after_i
     engine, info, steps, marks = _chain_engine(tmp_path, {("1.2", "h1"): f"echo $$ > {pid_file}; sleep 60"}, timeout=1)
     try:
         chain, progress, script = _start_chain(engine, steps)
-        t0 = time.monotonic()
+        t0, began = time.monotonic(), time.time()
         ran = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=60)
         assert time.monotonic() - t0 < 15        # the step's own second, not its sleep's minute
         engine._chain_event(chain, "runner_on_failed", {"res": {"stdout": ran.stdout, "stderr": ran.stderr,
@@ -161,6 +162,10 @@ def test_a_timeout_in_a_chain_is_journalled_on_its_step_once_and_nothing_after_i
     # the chain was journalled before it ran, and its end: a resume has nothing of it to ask about
     assert [r["steps"] for r in records if r["kind"] == "chain"] == [[["1.1", 1], ["1.2", 1], ["1.3", 1]]]
     assert sum(r["kind"] == "chain-end" for r in records) == 1
+    # the step that ended says when it ran on the host, as a pass's step does
+    ran = [datetime.fromisoformat(r[k]).timestamp() for r in records if r["kind"] == "end" and r["step"] == "1.1"
+           for k in ("ran_from", "ran_until")]
+    assert began <= ran[0] <= ran[1] <= time.time()
     # the step itself was stopped on its host, not only the chain's wait for it
     sleeper = int(pid_file.read_text())
     wait_for(lambda: not Path(f"/proc/{sleeper}").exists(), seconds=10, what="the timed-out step stopped")

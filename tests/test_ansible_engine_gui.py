@@ -87,6 +87,12 @@ def test_a_run_started_in_the_run_tab_with_ansible_feeds_the_live_metrics_tab_an
         (kept,) = attached(info.dir)
         assert (kept.tool, kept.host, kept.step, kept.how) == ("fio", "c1", load.number, "fetched")
         assert kept.position.get("repetition") == "1" and kept.figures["iops"] > 0
+        # the report this run's fio left where the step ran (the local host's own folder), not a file of the
+        # same name another run left in the login's home (~/oltp.json: missing on a fresh machine)
+        from app.remote.local import LocalTransport
+        host = LocalTransport("c1")
+        host.open()
+        assert (info.dir / kept.stored).read_bytes() == (host.workdir / "oltp.json").read_bytes()
         # opened again while the built-in engine is chosen for new runs: the run keeps its engine
         w.engine_choice.setCurrentIndex(w.engine_choice.findData("builtin"))
         w.resume(info.id)

@@ -166,3 +166,32 @@ def test_esxcli_json():
     f = esxi.read("e1", out)
     assert f.interfaces[0].up and f.interfaces[0].mtu == 9000
     assert f.sessions[0].initiator_address == "10.0.0.11"
+
+
+def test_a_disk_found_by_its_lun_number_alone_is_never_learnt_as_the_volumes():
+    """An EqualLogic group shows every volume as LUN 0 of its own target. With no target stated, the only
+    session's LUN 0 (the logs volume's) is no proof it is the sql volume: learnt, "Take into the bed" gave
+    both volumes the logs volume's WWN, and the sql volume's format step then selected the logs disk."""
+    bed = loads("""format_version: 1
+bed: {name: eql}
+servers:
+  - id: h1
+    platform: linux
+    adapters: [{name: NIC1, ports: [{name: san1, address: 10.0.0.11/24}]}]
+arrays:
+  - id: eql
+    model: Dell EqualLogic PS6110
+    controllers: [{name: c0, ports: [{name: eth0, address: 10.0.0.100/24}]}]
+    volumes: [{name: sql, size_gb: 100}, {name: logs, size_gb: 100}]
+    hosts: [{name: h1, server: h1}]
+    mappings: [{volume: sql, to: h1, lun: 0}, {volume: logs, to: h1, lun: 0}]
+""", "eql.yaml")
+    f = F.HostFacts("h1", "linux", read=[F.DISKS, F.SESSIONS])
+    f.sessions = [F.Session("iqn.2001-05.com.equallogic:0-8a0906-logs", "10.0.0.100", "10.0.0.11",
+                            disks=[F.SessionDisk(0, "sdb")])]
+    f.disks = [F.Disk("sdb", wwn="6090a028e0d5d2b2f4e3b4c6d8e9f012", size_bytes=100 * 10**9)]
+    assert check(bed, {"h1": f}).learnt == []
+    # with the target stated, LUN 0 of that target is the volume's: learnt
+    bed.arrays[0].volumes[1].target = "iqn.2001-05.com.equallogic:0-8a0906-logs"
+    learnt = {(x.subject, x.field, x.value) for x in check(bed, {"h1": f}).learnt}
+    assert learnt == {("eql:logs", "wwn", "naa.6090a028e0d5d2b2f4e3b4c6d8e9f012")}

@@ -84,7 +84,7 @@ arrays:
     model: Linux SCSI target framework (tgt)
     connectivity: iscsi
     volumes:
-      - {{name: data, size_gb: 0.0671, drive: {mount}, target: {A}}}
+      - {{name: data, size_gb: 0.0671, drive: {mount}, file_system: ext4, target: {A}}}
     hosts:
       - {{name: h1, server: h1}}
     mappings:

@@ -207,6 +207,23 @@ def test_the_slice_that_works_out_the_layout_ends_there_and_the_first_frame_come
     assert made == [0]
 
 
+def test_the_first_frames_turn_fits_the_view_and_paints_it_with_no_layout_work_before_them(qtbot, monkeypatch):
+    """The slice that finished the layout went on to fit the view, and the first frame's paint
+    followed in the same turn: a stall of the three together (issue 33, no stall over 100 ms while
+    the first findings are worked out)."""
+    from widgets.canvas import building
+    doc, canvas, methodology, paths, tree = _window(qtbot)
+    monkeypatch.setattr(building, "FREE_SLICE_S", 30.0)     # a slice ends only where the build says so
+    slices, at = [0], {}
+    build_slice, free_spot, fit = canvas._build_slice, canvas._set_free_spot, canvas._fit_layout
+    monkeypatch.setattr(canvas, "_build_slice", lambda: (slices.__setitem__(0, slices[0] + 1), build_slice()))
+    monkeypatch.setattr(canvas, "_set_free_spot", lambda: (at.setdefault("layout known", slices[0]), free_spot()))
+    monkeypatch.setattr(canvas, "_fit_layout", lambda: (at.setdefault("fitted", slices[0]), fit()))
+    doc.replace(_big_bed(), None)
+    qtbot.waitUntil(lambda: "fitted" in at, timeout=30000)
+    assert at["fitted"] == at["layout known"] + 1, at
+
+
 def test_live_validation_starts_after_a_big_beds_first_frame_not_after_its_build(qtbot, tmp_path):
     """Its worker took the interpreter from the layout and the first frame (0.3-0.5 s of a
     5,000-device bed's File › Open); the findings are on screen, so they do not wait for the build."""

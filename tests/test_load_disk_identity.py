@@ -179,3 +179,28 @@ def test_a_lun_presented_under_another_number_is_refused(lab):
     proc = _run(lab, _bed(serial=lun.serial).replace("lun: 1}", "lun: 2}"))
     assert proc.returncode != 0 and f"is not LUN 2 of {IQN}" in proc.stderr, proc.stderr
     assert _digests(lab) == before
+
+
+def test_a_load_names_no_lun_that_only_another_hosts_mapping_states():
+    """The volume is LUN 7 of deb2 and mapped to deb1, which runs the load, with no number: on deb1 the LUN
+    may have any number, so neither the words nor the guard's TB_LUN may say 7."""
+    deb2 = "  - {id: deb2, role: load_client, os: Debian GNU/Linux 12 (bookworm), platform: linux}\n"
+    text = _bed().replace("  - {id: deb1,", deb2 + "  - {id: deb1,")
+    text = text.replace("      - {name: deb1, server: deb1}",
+                        "      - {name: deb1, server: deb1}\n      - {name: deb2, server: deb2}")
+    text = text.replace("      - {volume: node1-data, to: deb1, lun: 1}",
+                        "      - {volume: node1-data, to: deb2, lun: 7}\n      - {volume: node1-data, to: deb1}")
+    step = _load_step(text)
+    assert step.automation and "TB_SERIAL=beaf11" in step.automation[0].script
+    assert "LUN 7" not in step.text and "TB_LUN=7" not in step.automation[0].script, step.text
+
+
+@pytest.mark.parametrize("filename", ["//dev/sdb", "/./dev/sdb", "/proc/self/root/dev/sdb", "../../dev/sdb",
+                                      "'/mnt/data/fio.dat:/dev/sdb'"])
+def test_a_write_to_a_device_name_written_another_way_never_runs(filename):
+    """The kernel opens /dev/sdb however it is written, and fio writes every name of a ':' list: each is a
+    write to a disk named without an identity, as `/dev/sdb` is."""
+    step = _load_step(_bed(filename=filename, targets="[deb1]"))
+    assert step.destructive and step.manual and not step.automation, filename
+    kept = _load_step(_bed(filename="'/mnt/data/fio.dat'", targets="[deb1]"))
+    assert not kept.destructive and kept.automation          # a file on a file system is no disk

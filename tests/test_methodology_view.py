@@ -191,3 +191,23 @@ def test_the_figures_of_a_run_of_this_bed_go_into_the_exported_appendix(qtbot, t
     assert "Measured in run" not in target.read_text()
     v.wait()
     document.undo_stack.cleanChanged.disconnect()
+
+
+def test_the_procedure_shown_before_an_edit_is_let_go_of_off_the_gui_thread(qtbot, view):
+    """Freed on the GUI thread as the page took the next one, the 5,000-device bed's procedure
+    (88,593 steps) held the window for 0.15-0.2 s on the first visit to Methodology after an edit."""
+    import threading
+    import weakref
+    gui, freed_on = threading.get_ident(), []
+    shown = [view.methodology]          # the test's own hold on it, let go of below
+    qtbot.waitUntil(lambda: view.steps.methodology is shown[0], timeout=15000)
+    refs = [weakref.ref(step, lambda _r: freed_on.append(threading.get_ident()))
+            for section in shown[0].sections for step in section.steps]
+    shown.clear()
+    doc = view.document
+    server = doc.bed.servers[0]
+    doc.apply(SetField(server, "note", "moved to rack 2"))
+    qtbot.waitUntil(lambda: view.revision_shown == doc.revision and view.steps.methodology is view.methodology,
+                    timeout=15000)
+    qtbot.waitUntil(lambda: all(r() is None for r in refs), timeout=15000)
+    assert freed_on and gui not in freed_on, f"{freed_on.count(gui)} of {len(freed_on)} steps freed on the GUI thread"

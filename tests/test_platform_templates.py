@@ -191,8 +191,8 @@ def _scripts(name: str, target: str | None = None) -> str:
 @pytest.mark.parametrize("name, expect", [
     ("kvm-rhel6.4", ["ifup", "chkconfig iscsid on", "modprobe ixgbe", "mpathconf --enable", "fs=ext4", "virsh define"]),
     ("kvm-centos6", ["ifup", "chkconfig iscsid on", "fs=ext4"]),
-    ("kvm-rhel7.9", ["nmcli connection add type bridge-slave", "sriov_numvfs", "fs=xfs", "virsh attach-interface"]),
-    ("kvm-rhel8.6", ["type ethernet slave-type bridge", "fs=xfs", "iostat -x -t -o JSON"]),
+    ("kvm-rhel7.9", ["nmcli connection add type bridge-slave", "sriov_numvfs", "fs=ext4", "virsh attach-interface"]),
+    ("kvm-rhel8.6", ["type ethernet slave-type bridge", "fs=ext4", "iostat -x -t -o JSON"]),
     ("kvm-rocky9", ["slave-type bridge", "yum install -y device-mapper-multipath"]),
     ("kvm-qcow2-rhel8.6", ["preallocation=full"]),
     ("kvm-ubuntu22.04", ["netplan apply", "apt-get install -y multipath-tools", "fs=ext4"]),

@@ -84,7 +84,8 @@ def test_sqlio_oltp_runs_before_dss_each_tool_for_its_own_duration(cells_run):
 
 
 def test_the_degraded_phase_names_the_four_ports_it_disables_and_checks_the_paths(cells_run):
-    setup = [s for s in cells_run
+    end = next(k for k, s in enumerate(cells_run) if s.heading.startswith("After the last phase"))
+    setup = [s for s in cells_run[:end]
              if _phase_of(s) == ("degraded", "4 active cells") and not s.position.get("repetition")]
     disable = [s for s in setup if s.template.endswith("#part-disable")]
     assert len(disable) == 4
@@ -97,8 +98,11 @@ def test_the_degraded_phase_names_the_four_ports_it_disables_and_checks_the_path
     paths = [s for s in setup if s.template.endswith("#check-paths")]
     assert {s.target for s in paths} == {"hs22-1", "hs22-2", "hs22-3", "hs22-4"}
     assert all("over 4 path(s) (8 with every part in service)" in s.text for s in paths)
-    # nothing is disabled before the degraded phase
+    # nothing is disabled before the degraded phase; after its last run the four ports are enabled again
     assert not any(s.template.endswith("#part-disable") for s in cells_run if s.position["phase"] != "degraded")
+    back = [s for s in cells_run[end:] if s.template.endswith("#part-enable")]
+    assert len(back) == 4 and all(s.automation[0].script.startswith("portenable ") for s in back)
+    assert all("over 8 path(s)" in s.text for s in cells_run[end:] if s.template.endswith("#check-paths"))
 
 
 def test_counters_are_started_and_stopped_under_one_name_in_every_run(cells_run):
@@ -123,7 +127,7 @@ def test_the_run_wizard_gets_each_steps_place_in_the_test(cells_run):
     headings = [s.heading for s in cells_run if s.heading]
     assert headings[0] == "Phase 1 of 6 (characterisation, 32 streams): setting the bed up"
     assert "Phase 6 of 6 (degraded, 4 active cells, scenario ds3950): run 3 of 3" in headings
-    assert len(headings) == 6 + 6 * 3
+    assert len(headings) == 6 + 6 * 3 + 1 and headings[-1] == "After the last phase: every part back in service"
     md = M.to_markdown(M.generate(cells_bed()))
     assert "### Phase 2 of 6 (cells, 1 active cells): run 1 of 3" in md
 

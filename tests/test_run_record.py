@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from pathlib import Path
 
@@ -198,3 +199,53 @@ def test_a_reopened_run_draws_its_gap_as_a_gap_and_names_it(qtbot, tmp_path):
     assert np.isnan(v[(t > 1795852819) & (t < 1795852850)]).all() and np.isfinite(v).sum() == 30
     assert "no samples between 08:00:19 and 08:00:50 (31 s)" in dash.problems.toPlainText()
     dash.shutdown()
+
+
+def test_a_steps_samples_are_on_disk_before_the_journal_says_the_step_ended(tmp_path, monkeypatch):
+    """A power cut right after a step's end is recorded keeps every figure of the step: the
+    record of samples is synced (fsync) before the journal's end record is, with a real fio load
+    run through the built-in engine on this machine."""
+    from app.metrics.record import METRICS_FILE
+    from app.run.session import RunSession
+    from tests.run_beds import write_fio_bed
+    bed = write_fio_bed(tmp_path / "fio.yaml", "c1", tmp_path / "c1.dat", {"transport": "local"}, minutes=0.04)
+    session = RunSession.from_file(bed, runs_dir=tmp_path / "runs", ask=lambda q: None)
+    load = next(s for s in session.all_steps if s.section == "run" and any("fio" in t.script for t in s.tasks))
+    real_fsync, synced, seen = os.fsync, {}, {}
+
+    def fsync(fd):
+        real_fsync(fd)
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        synced[path] = os.fstat(fd).st_size
+        if path.endswith("journal.jsonl") and '"kind":"end"' in Path(path).read_text() and "end" not in seen:
+            metrics = str(Path(path).parent / METRICS_FILE)
+            seen["end"] = (synced.get(metrics), os.path.getsize(metrics))
+    monkeypatch.setattr(os, "fsync", fsync)
+    assert session.start_new(load.number)
+    session.run([load])
+    session.close()
+    monkeypatch.undo()
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert J.replay(J.read_journal(run_dir).records)[(load.number, "c1")].status == J.OK
+    synced_size, size_then = seen["end"]
+    assert size_then > 0 and synced_size == size_then      # every sample there when the end was, and synced
+
+
+def test_a_new_runs_folder_and_journal_are_named_on_disk_before_a_step_is_recorded(tmp_path, monkeypatch):
+    """A power cut after a step's start was recorded keeps the run: the runs folder's entry for the
+    run, and the run folder's entry for its journal, are synced (fsync of the folders)."""
+    real_fsync, synced = os.fsync, []
+
+    def fsync(fd):
+        real_fsync(fd)
+        path = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        synced.append((path, sorted(p.name for p in path.iterdir()) if path.is_dir() else None))
+    monkeypatch.setattr(os, "fsync", fsync)
+    info = J.new_run("bed.yaml", "a" * 64, root=tmp_path / "runs")
+    journal = J.Journal(info.dir)
+    journal.record("start", step="3.1", host="h", shell="bash", attempt=1)
+    journal.close()
+    monkeypatch.undo()
+    assert any(p == tmp_path / "runs" and info.id in names for p, names in synced if names is not None)
+    names_before_record = [names for p, names in synced[:-1] if p == info.dir]
+    assert any("journal.jsonl" in names for names in names_before_record)

@@ -7,13 +7,14 @@ scenes), with real fio on this machine's local transport and the application kil
    command line's resume) adopts it once: one execution in the journal, its real duration, its
    samples after the kill collected from the host (results: >= 95 % of the step);
 3. a finished run opened again draws what it recorded; results and compare say what a run
-   rests on and will not judge or compare 9 s of a 30 s load;
+   rests on and will not judge or compare a load cut short by the kill;
 4. the smaller things: time left from the load's stated duration, fio's figures in the output
    pane (the raw JSON one click away), no "0 more time(s)" step, a manual step's parameters,
    the results step the engine did itself, the Compare list following a finished run.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -23,6 +24,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -32,25 +34,26 @@ from tests.x_run_record import fio_bed
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENES = ROOT / "tests" / "x_run_record.py"
-LOAD_S = 30
+LOAD_S = 36
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not (shutil.which("Xvfb") and shutil.which("xdotool") and shutil.which("fio")),
                                  reason="needs Xvfb, xdotool and fio (.ci/setup.sh installs them)")]
 
 
-@pytest.fixture(scope="module")
-def display():
+@contextlib.contextmanager
+def xvfb():
+    """An X server of its own (its display name)."""
     read_fd, write_fd = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_fd,))
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_fd,))
     os.close(write_fd)
     try:
         with os.fdopen(read_fd) as numbers:
             yield f":{numbers.readline().strip()}"
     finally:
-        xvfb.terminate()
-        xvfb.wait(timeout=10)
+        server.terminate()
+        server.wait(timeout=10)
 
 
 class Lab:
@@ -120,19 +123,22 @@ def coverage_percent(results_stdout: str) -> int:
     return int(found.group(1))
 
 
-@pytest.fixture
-def lab(tmp_path, display):
-    return Lab(tmp_path, display)
-
-
 def _killed_in_the_load(lab: Lab, bed: Path, path: str) -> tuple[Path, dict, float]:
     """The application started the load step by PATH and was killed with -9 at a random second of it."""
+    launched = time.monotonic()
     proc, result = lab.scene("start", bed, path)
     try:
-        said = wait_for(lambda: read(result).get("running") or read(result).get("failure") and read(result), 90,
-                        "the load step running with fio's figures shown")
-        assert "failure" not in read(result), read(result)
-        at = random.uniform(3, LOAD_S * 0.4)     # the rest of the load outlasts the restart
+        wait_for(lambda: read(result).get("running") or read(result).get("failure") and read(result), 90,
+                 "the load step running with fio's figures shown")
+        said = read(result)
+        assert "failure" not in said, said
+        # the rest of the load must outlast the restart, or the step ends on its own while no driver runs and
+        # nothing is left to adopt (seen under load: the resumed application found the step ended).  A restart
+        # does about what this start did (the application up, the bed opened, the Run tab): on a slow machine
+        # the kill comes earlier, never so late that the load's rest is under twice this start
+        started_in = time.monotonic() - launched
+        left_of_load = LOAD_S - 5 - (time.time() - said["running"])     # fio had printed 3 reports
+        at = random.uniform(3, max(3.0, min(LOAD_S * 0.4, left_of_load - 2 * started_in)))
         time.sleep(at)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
@@ -145,24 +151,60 @@ def _killed_in_the_load(lab: Lab, bed: Path, path: str) -> tuple[Path, dict, flo
     return run_dir, said, at
 
 
-@pytest.mark.timeout(420)
-@pytest.mark.parametrize("path", ["retry", "run_all", "cli"])
-def test_every_way_into_a_step_a_killed_application_left_adopts_it_once_with_its_real_time_and_samples(lab, path):
-    bed = fio_bed(lab.tmp / "bed.yaml", "load-client-1", lab.tmp / "fio.dat", LOAD_S)
-    run_dir, started, killed_at = _killed_in_the_load(lab, bed, "run_all" if path == "run_all" else "run_step")
-    load = started["load"]
-    # the record as the kill left it (judged below): a part of the load is not judged, not compared
-    snapshot = lab.tmp / "snapshot" / run_dir.name
-    shutil.copytree(run_dir, snapshot, ignore=shutil.ignore_patterns("driver.lock"))
+ADOPTING_PATHS = ("retry", "run_all", "cli")
 
+
+def _adopt(tmp: Path, path: str, delay_s: float) -> dict:
+    """One way into the load step a killed application left, from the start of the load to the results
+    and compare commands, on an X server and state folder of its own (judged by the test of PATH)."""
+    time.sleep(delay_s)
+    with xvfb() as display:
+        lab = Lab(tmp, display)
+        bed = fio_bed(lab.tmp / "bed.yaml", "load-client-1", lab.tmp / "fio.dat", LOAD_S)
+        run_dir, started, killed_at = _killed_in_the_load(lab, bed, "run_all" if path == "run_all" else "run_step")
+        load = started["load"]
+        # the record as the kill left it (judged below): a part of the load is not judged, not compared
+        snapshot = lab.tmp / "snapshot" / run_dir.name
+        shutil.copytree(run_dir, snapshot, ignore=shutil.ignore_patterns("driver.lock"))
+        got = {"run_dir": run_dir, "started": started, "killed_at": killed_at, "load": load}
+        if path == "cli":
+            got["done"] = lab.cli("run", str(bed), "--resume", run_dir.name, "--steps", load, "--still-running",
+                                  "adopt", "--no-preflight")
+        else:
+            proc, result = lab.scene("resume", bed, path)
+            got["said"] = lab.finish(proc, result)
+        got["partial"] = lab.cli("results", str(snapshot))
+        got["results"] = lab.cli("results", run_dir.name)
+        got["compared"] = lab.cli("compare", run_dir.name, str(snapshot), "--metric", "iops")
+    return got
+
+
+@pytest.fixture(scope="module")
+def adoptions(tmp_path_factory) -> dict[str, Future]:
+    """The three ways run at once, each with its own killed application, X server and runs: most of
+    each is its own fio load, waited for (fio at queue depth 1 takes little CPU), and one after the
+    other they made this file about 80 s longer.  Started 4 s apart, so that the applications do not
+    all start at the same instant; the load is 36 s, not 30, so that its rest still outlasts a
+    restart slowed by the other two (the kill comes earlier on a slow machine: _killed_in_the_load)."""
+    pool = ThreadPoolExecutor(len(ADOPTING_PATHS), thread_name_prefix="adopt")
+    futures = {path: pool.submit(_adopt, tmp_path_factory.mktemp(f"adopt-{path}"), path, 4.0 * i)
+               for i, path in enumerate(ADOPTING_PATHS)}
+    yield futures
+    pool.shutdown(wait=True)
+
+
+@pytest.mark.timeout(420)
+@pytest.mark.parametrize("path", ADOPTING_PATHS)
+def test_every_way_into_a_step_a_killed_application_left_adopts_it_once_with_its_real_time_and_samples(
+        adoptions, path):
+    got = adoptions[path].result(timeout=400)
+    run_dir, started, killed_at, load = got["run_dir"], got["started"], got["killed_at"], got["load"]
     if path == "cli":
-        done = lab.cli("run", str(bed), "--resume", run_dir.name, "--steps", load, "--still-running", "adopt",
-                       "--no-preflight")
+        done = got["done"]
         assert done.returncode == 0, done.stdout + done.stderr
         assert "waiting for it" in done.stdout
     else:
-        proc, result = lab.scene("resume", bed, path)
-        said = lab.finish(proc, result)
+        said = got["said"]
         assert said["status_on_resume"] == J.INTERRUPTED
         assert said["load_status"] == J.OK, said
         assert "still running" in said["asked"]
@@ -172,14 +214,14 @@ def test_every_way_into_a_step_a_killed_application_left_adopts_it_once_with_its
     ends = [r for r in J.read_records(run_dir)[0] if r["kind"] == "end" and r["step"] == load]
     assert len(ends) == 1 and ends[0]["status"] == J.OK
     assert LOAD_S <= ends[0]["seconds"] < LOAD_S + 15, ends   # the step's real time, not the adopter's wait
-    partial = lab.cli("results", str(snapshot))
+    partial = got["partial"]
     assert partial.returncode == 1 and "INCOMPLETE" in partial.stdout and "PASS" not in partial.stdout, partial.stdout
     assert coverage_percent(partial.stdout) < 90
-    results = lab.cli("results", run_dir.name)
+    results = got["results"]
     assert results.returncode == 0, results.stdout + results.stderr
     assert coverage_percent(results.stdout) >= 95, (killed_at, results.stdout)
     # compare names what each run rests on, and refuses the one cut short
-    compared = lab.cli("compare", run_dir.name, str(snapshot), "--metric", "iops")
+    compared = got["compared"]
     assert compared.returncode == 2 and "rests on" in compared.stderr and "not compared" in compared.stderr
     if path == "retry":
         # the smaller things, seen while the load ran and after
@@ -191,13 +233,47 @@ def test_every_way_into_a_step_a_killed_application_left_adopts_it_once_with_its
         assert run_dir.name in said["compare_lists"]
 
 
+def _other_bed(tmp: Path) -> dict:
+    with xvfb() as display:
+        lab = Lab(tmp, display)
+        bed_a = fio_bed(lab.tmp / "a.yaml", "load-client-1", lab.tmp / "a.dat", 20)
+        bed_b = fio_bed(lab.tmp / "b.yaml", "load-client-2", lab.tmp / "b.dat", 20, workload="web", read_ms=5)
+        proc, result = lab.scene("other-bed", bed_a, bed_b)
+        return {"runs": lab.runs, "said": lab.finish(proc, result)}
+
+
+def _reopen(tmp: Path) -> dict:
+    from app.metrics.results import load_samples
+    with xvfb() as display:
+        lab = Lab(tmp, display)
+        bed = fio_bed(lab.tmp / "bed.yaml", "load-client-1", lab.tmp / "fio.dat", 12)
+        got: dict = {"ran": lab.cli("run", str(bed), "--steps", load_number(bed), "--no-preflight")}
+        if got["ran"].returncode != 0:
+            return got
+        run_id = next(lab.runs.iterdir()).name
+        got["recorded"] = [s for s in load_samples(lab.runs / run_id)
+                           if s.source == "load-client-1" and s.metric == "iops"]
+        proc, result = lab.scene("reopen", bed, run_id)
+        got["said"] = lab.finish(proc, result)
+    return got
+
+
+@pytest.fixture(scope="module")
+def finished_runs(tmp_path_factory) -> dict[str, Future]:
+    """The scenes of a run another bed's opening let go of and of a finished run opened again, at once
+    (each on its own X server, with its own runs): each waits most of its time on its own fio load."""
+    pool = ThreadPoolExecutor(2, thread_name_prefix="scene")
+    futures = {"other-bed": pool.submit(_other_bed, tmp_path_factory.mktemp("other-bed")),
+               "reopen": pool.submit(_reopen, tmp_path_factory.mktemp("reopen"))}
+    yield futures
+    pool.shutdown(wait=True)
+
+
 @pytest.mark.timeout(300)
-def test_opening_another_bed_lets_go_of_the_run_shown_and_writes_nothing_to_it(lab):
-    bed_a = fio_bed(lab.tmp / "a.yaml", "load-client-1", lab.tmp / "a.dat", 20)
-    bed_b = fio_bed(lab.tmp / "b.yaml", "load-client-2", lab.tmp / "b.dat", 20, workload="web", read_ms=5)
-    proc, result = lab.scene("other-bed", bed_a, bed_b)
-    said = lab.finish(proc, result)
-    run_a = lab.runs / said["run_a"]
+def test_opening_another_bed_lets_go_of_the_run_shown_and_writes_nothing_to_it(finished_runs):
+    got = finished_runs["other-bed"].result(timeout=280)
+    said = got["said"]
+    run_a = got["runs"] / said["run_a"]
     # nothing the other bed's view asked for was written to A (the engine's own tick of the results step is A's)
     assert not [r for r in J.read_records(run_a)[0] if r["kind"] == "mark" and "wizard" in r.get("message", "")]
     shown = said["after_open_b"]
@@ -210,17 +286,14 @@ def test_opening_another_bed_lets_go_of_the_run_shown_and_writes_nothing_to_it(l
     assert said["reopened_a"]["load"] == J.OK and said["reopened_a"]["points"].get("load-client-1 iops", 0) >= 15
 
 
-@pytest.mark.timeout(240)
-def test_a_finished_run_opened_again_draws_every_sample_it_recorded(lab):
-    bed = fio_bed(lab.tmp / "bed.yaml", "load-client-1", lab.tmp / "fio.dat", 12)
-    ran = lab.cli("run", str(bed), "--steps", load_number(bed), "--no-preflight")
+@pytest.mark.timeout(300)
+def test_a_finished_run_opened_again_draws_every_sample_it_recorded(finished_runs):
+    got = finished_runs["reopen"].result(timeout=280)
+    ran = got["ran"]
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    run_id = next(lab.runs.iterdir()).name
-    from app.metrics.results import load_samples
-    recorded = [s for s in load_samples(lab.runs / run_id) if s.source == "load-client-1" and s.metric == "iops"]
+    recorded = got["recorded"]
     assert len(recorded) >= 10
-    proc, result = lab.scene("reopen", bed, run_id)
-    said = lab.finish(proc, result)
+    said = got["said"]
     assert said["points"]["load-client-1 iops"] == len(recorded), said
     x0, x1 = said["axis"]
     assert x0 > 1e9 and recorded[0].timestamp - 2 <= x0 <= recorded[0].timestamp + 1     # dates, not 0.25 … 1

@@ -68,7 +68,7 @@ arrays:
     model: Linux SCSI target framework (tgt)
     connectivity: iscsi
     volumes:
-      - {{name: data, size_gb: {size_gb}, drive: {mount}, {identity}}}
+      - {{name: data, size_gb: {size_gb}, drive: {mount}, file_system: ext4, {identity}}}
     hosts:
       - {{name: db-1, server: db-1}}
     mappings:
@@ -247,3 +247,91 @@ def test_run_lists_the_disks_asks_before_writing_and_formats_with_yes_destructiv
     assert _fs_type(data.image) == "ext4"
     after = _images(lab)
     assert {k for k in before if before[k] != after[k]} == {"data"}
+
+
+def test_a_disk_whose_signatures_blkid_cannot_tell_apart_is_refused(lab, tmp_path):
+    """Two file system signatures on one disk: `blkid -p` prints nothing and says "ambivalent result"
+    (status 8). That is a disk holding data, never a blank one."""
+    full = lab["luns"]["full"]          # ext4
+    # a squashfs superblock in the ext4 boot block (bytes 0-1023, which ext4 leaves unused)
+    superblock = bytearray(96)
+    superblock[0:4] = b"hsqs"
+    for offset, value, size in ((4, 1, 4), (12, 131072, 4), (18, 17, 2), (20, 1, 2), (28, 4, 2), (40, 4096, 8)):
+        superblock[offset:offset + size] = value.to_bytes(size, "little")
+    with open(full.image, "r+b") as f:
+        kept = f.read(len(superblock))
+        f.seek(0)
+        f.write(superblock)
+    try:
+        assert subprocess.run(["blkid", "-p", "-o", "export", str(full.image)], capture_output=True,
+                              timeout=20).returncode == 8
+        before = _images(lab)
+        proc = _run(lab, _format_script(lab, _bed(tmp_path / "x", full)))
+        assert proc.returncode != 0, proc.stdout
+        assert "refused, nothing was written" in proc.stderr and "ambivalent" in proc.stderr, proc.stderr
+        assert _images(lab) == before
+    finally:
+        with open(full.image, "r+b") as f:
+            f.write(kept)
+
+
+def test_a_copied_command_of_a_step_whose_size_is_not_stated_writes_nothing(lab, tmp_path):
+    """With no size in the bed the step is done by hand, but "Copy command" still gives its script, with
+    the size band as a placeholder; run as pasted, the guard refuses rather than skip the size check."""
+    data = lab["luns"]["data"]
+    _wipe(data)
+    text = _bed(tmp_path / "x", data).replace("size_gb: 0.0671, ", "")
+    templates = lab["folder"] / "templates"
+    templates.mkdir(exist_ok=True)
+    (templates / "families.yaml").write_text(FAMILIES)
+    meth = M.generate(loads(text, "guard-test.yaml"), extra_dirs=[templates])
+    step = next(s for s in meth.steps() if s.template == "linux/connectivity.yaml#format")
+    assert not step.runnable and "volume.min_bytes" in step.automation[0].script
+    before = _images(lab)
+    proc = _run(lab, step.automation[0].script)
+    assert proc.returncode != 0, proc.stdout
+    assert "refused, nothing was written" in proc.stderr and "size" in proc.stderr, proc.stderr
+    assert _images(lab) == before
+
+
+def test_a_wwn_that_is_empty_once_normalised_matches_no_disk(lab, tmp_path):
+    """`TB_WWN=naa.` (a lab's own template, a value cut short) normalises to nothing: it must not match
+    the one disk that shows no WWN. Here udev shows a WWN for every disk but one blank LUN of the right size."""
+    from topology.methodology.guards import guard_library
+    data = lab["luns"]["data"]
+    _wipe(data)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "udevadm").write_text(f"""#!/bin/bash
+for a in "$@"; do case $a in --name=*) dev=${{a#--name=/dev/}} ;; esac; done
+[ "$(cat "/sys/class/block/$dev/loop/backing_file" 2>/dev/null)" = {str(data.image)!r} ] && exit 0
+printf 'ID_WWN=0x5%015x\\n' "$(cat "/sys/class/block/$dev/dev" | tr -d :)"
+""")
+    (bindir / "udevadm").chmod(0o755)
+    script = (guard_library("linux-block") + "\nset -euo pipefail\nTB_VOLUME=tgt1:data TB_WWN=naa. "
+              f"TB_MIN_BYTES={60 * MIB} TB_MAX_BYTES={70 * MIB}\ntb_select\necho \"selected $TB_DEVICE\"\n")
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                          env={"PATH": f"{bindir}:/usr/sbin:/usr/bin:/sbin:/bin"})
+    assert proc.returncode != 0 and "selected" not in proc.stdout, proc.stdout
+    assert "TB_WWN naa. is no WWN" in proc.stderr, proc.stderr
+
+
+def test_a_target_whose_name_ends_in_the_volumes_target_is_not_it(lab, tmp_path):
+    """udev names an iSCSI path ip-PORTAL-iscsi-TARGET-lun-N: the volume's target must be all of TARGET,
+    not its tail. Here another target's IQN ends in "-iscsi-" and the volume's IQN, and only it has LUN 5."""
+    target, folder = lab["target"], lab["folder"]
+    ours = "iqn.2026-01.org.testbed-studio:array-a"
+    other = target.add(f"iqn.2026-01.org.testbed-studio:other-iscsi-{ours}", 5, 64 * MIB, "e.img")
+    loop = subprocess.run(["losetup", "-f", "--show", str(other.image)], check=True, capture_output=True,
+                          text=True, timeout=20).stdout.strip()
+    luns = [*lab["luns"].values(), other]
+    udev_shim(folder, {str(lun.image): identity_props(target.portal, lun) for lun in luns})
+    try:
+        before = _digest(other.image)
+        proc = _run(lab, _format_script(lab, _bed(tmp_path / "x", Lun(ours, 5, other.image), by="target",
+                                                  mapped_lun=5)))
+        assert proc.returncode != 0 and "no disk on" in proc.stderr, proc.stderr
+        assert _digest(other.image) == before
+    finally:
+        subprocess.run(["losetup", "-d", loop], timeout=20)
+        udev_shim(folder, {str(lun.image): identity_props(target.portal, lun) for lun in luns[:-1]})

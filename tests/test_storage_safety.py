@@ -267,8 +267,10 @@ arrays:
     controllers: [{name: c0, ports: [{name: p0, roles: [iscsi], address: 10.20.0.1/24, network: san}]}]
     volumes:
       - {name: shared, size_gb: 10, serial: beaf11, target: 'iqn.2026-11.lab:array1', drive: /srv/shared}
-      - {name: node1-data, size_gb: 5, serial: beaf12, target: 'iqn.2026-11.lab:array1', drive: /srv/node1}
-      - {name: node2-data, size_gb: 5, serial: beaf13, target: 'iqn.2026-11.lab:array1', drive: /srv/node2}
+      - {name: node1-data, size_gb: 5, serial: beaf12, target: 'iqn.2026-11.lab:array1', drive: /srv/node1,
+         file_system: ext4}
+      - {name: node2-data, size_gb: 5, serial: beaf13, target: 'iqn.2026-11.lab:array1', drive: /srv/node2,
+         file_system: ext4}
     host_groups: [{name: pair}]
     hosts:
       - {name: deb1, server: deb1, host_group: pair, initiators: ['iqn.2026-11.lab:deb1']}
@@ -320,7 +322,7 @@ arrays:
     connectivity: iscsi
     volumes:
       - {name: quorum, size_gb: 1, serial: beaf21, target: 'iqn.2026-11.lab:array1', drive: /srv/quorum}
-      - {name: own, size_gb: 1, serial: beaf22, target: 'iqn.2026-11.lab:array1', drive: /srv/own}
+      - {name: own, size_gb: 1, serial: beaf22, target: 'iqn.2026-11.lab:array1', drive: /srv/own, file_system: ext4}
     hosts:
       - {name: g1, server: g1}
       - {name: g2, server: g2}
@@ -351,3 +353,28 @@ def test_a_lun_two_linux_guests_share_is_never_formatted_inside_either_but_a_gue
     assert [s.target for s in formats] == ["g1"] and "TB_SERIAL=beaf22" in formats[0].automation[0].script
     assert not [s.number for s in steps if any("beaf21" in c.script for c in s.automation)
                 and any(WRITES_A_FILE_SYSTEM.search(c.script.split("--- end of guard")[-1]) for c in s.automation)]
+
+
+def test_a_guarded_command_with_an_ansible_module_is_refused(tmp_path):
+    """The Ansible export and `run --engine ansible` run a command's `ansible: module:` instead of its
+    script: on a guarded command that module would write to the disk it names with no guard in front."""
+    (tmp_path / "linux").mkdir()
+    (tmp_path / "linux" / "connectivity.yaml").write_text("""section: connectivity
+steps:
+  - id: format
+    foreach: host_volume
+    destructive: true
+    device: '{volume.device}'
+    text: Format {volume.name}.
+    automation:
+      - shell: bash
+        guard: linux-block
+        script: tb_select; mkfs.xfs "$TB_DEVICE"
+        ansible:
+          module: community.general.filesystem
+          args: {fstype: xfs, dev: /dev/sdb}
+""")
+    with pytest.raises(Exception, match=r"(?s)connectivity.yaml:13: .*a command with a guard runs its script") \
+            as refused:
+        M.generate(load(example_path("rhel-kvm-sriov-iscsi")), extra_dirs=[tmp_path])
+    assert "results:" in str(refused.value)

@@ -72,6 +72,7 @@ def _get_disk(*disks: dict, labels: dict[int, list[str]] | None = None) -> dict:
 
 AZURE = _capture("get-disk_azuredisk-csi-driver-2661.json")[0]
 VMWARE_BOOT = _capture("get-disk_ansible-51595.json")[0]
+SERIAL_DISK = dict(_blank_get_disk(AZURE), SerialNumber="D0ZOcKa9BdNx ")
 GET_DISK_CASES = {
     # the LUN as captured: offline after a signature collision, GPT-partitioned
     "captured-gpt": (_want(Wwn=AZURE_WWN, **_gb(500, 600)), (AZURE, VMWARE_BOOT)),
@@ -89,6 +90,17 @@ GET_DISK_CASES = {
     "right-vendor": (_want(Wwn=AZURE_WWN, Vendor="^Msft$", **_gb(500, 600)), (_blank_get_disk(AZURE),)),
     "boot-disk-by-its-id": (_want(Wwn=VMWARE_BOOT["UniqueId"], **_gb(0, 1e6)), (VMWARE_BOOT,)),
     "no-identity": (_want(**_gb(500, 600)), (AZURE,)),
+    # the capture shows no SerialNumber: the same disk as an array LUN with a mixed-case serial (as NetApp's are)
+    "by-serial": (_want(Serial="D0ZOcKa9BdNx", **_gb(500, 600)), (SERIAL_DISK, VMWARE_BOOT)),
+    "serial-in-another-case": (_want(Serial="D0ZOCKA9BDNX", **_gb(500, 600)), (SERIAL_DISK, VMWARE_BOOT)),
+    "wwn-and-another-volumes-serial": (_want(Wwn=AZURE_WWN, Serial="D0ZOcKa9BdNy", **_gb(500, 600)), (SERIAL_DISK,)),
+    # a command copied from a step done by hand: the size band is a placeholder
+    "size-not-stated": (_want(Wwn=AZURE_WWN, MinBytes="«missing: volume.min_bytes»",
+                              MaxBytes="«missing: volume.max_bytes»"), (_blank_get_disk(AZURE),)),
+    # a WWN cut short (a lab's own template) must not match the disk that shows no UniqueId
+    "wwn-cut-short": (_want(Wwn="naa.", **_gb(500, 600)), (dict(_blank_get_disk(AZURE), UniqueId=""), VMWARE_BOOT)),
+    # the cluster holds the disk; on a node that does not own it its partition table may read as RAW
+    "clustered": (_want(Wwn=AZURE_WWN, **_gb(500, 600)), (dict(_blank_get_disk(AZURE), IsClustered=True),)),
 }
 GET_DISK_EXPECT = {
     "captured-gpt": ("refused", ["it carries a GPT partition table", "disk  ("]),
@@ -103,6 +115,12 @@ GET_DISK_EXPECT = {
     "right-vendor": ("selected", 3),
     "boot-disk-by-its-id": ("refused", ["it is the boot or system disk", "it carries a GPT partition table"]),
     "no-identity": ("refused", ["the step names no WWN or serial"]),
+    "by-serial": ("selected", 3),
+    "serial-in-another-case": ("refused", ["no disk has its identity"]),
+    "wwn-and-another-volumes-serial": ("refused", ["its serial is D0ZOcKa9BdNx, not D0ZOcKa9BdNy"]),
+    "size-not-stated": ("refused", ["the step states no size for the volume (MinBytes «missing: volume.min_bytes»"]),
+    "wwn-cut-short": ("refused", ["Wwn naa. is no WWN"]),
+    "clustered": ("refused", ["it is a disk of a failover cluster (IsClustered)"]),
 }
 
 
@@ -170,6 +188,7 @@ def _wmi(*drives: dict, sessions: list | None = None, labels: dict[str, list[str
 # the captured iSCSI session's LUN 1 is \\.\PhysicalDrive1: here the Azure VM's data disk (Index 1)
 HOST = (VBOX, AZURE_DRIVE)
 BLANK_HOST = (VBOX, _blank_drive(AZURE_DRIVE))
+SERIAL_HOST = (VBOX, dict(_blank_drive(AZURE_DRIVE), SerialNumber="SV9A2X00011"))
 WMI_CASES = {
     "serial-of-the-system-disk": (_want(Serial=VBOX_SERIAL, **_gb(50, 60)), HOST),
     "blank-by-serial": (_want(Serial=VBOX_SERIAL, **_gb(50, 60)), (_blank_drive(VBOX), AZURE_DRIVE)),
@@ -184,6 +203,12 @@ WMI_CASES = {
                             (_blank_drive(VBOX),)),
     "unknown-serial": (_want(Serial="SV9A2X00011", **_gb(50, 60)), HOST),
     "no-identity": (_want(**_gb(50, 60)), HOST),
+    "serial-in-another-case": (_want(Serial=VBOX_SERIAL.upper(), **_gb(50, 60)), (_blank_drive(VBOX), AZURE_DRIVE)),
+    # the captured LUN 1 with a serial (the capture shows none): the serial and the target and LUN must agree
+    "serial-and-its-lun": (_want(Serial="SV9A2X00011", Target=TARGET, Lun=1, **_gb(1600, 1900)), SERIAL_HOST),
+    "serial-and-another-lun": (_want(Serial="SV9A2X00011", Target=TARGET, Lun=2, **_gb(1600, 1900)), SERIAL_HOST),
+    "size-not-stated": (_want(Serial=VBOX_SERIAL, MinBytes="«missing: volume.min_bytes»",
+                              MaxBytes="«missing: volume.max_bytes»"), (_blank_drive(VBOX), AZURE_DRIVE)),
 }
 WMI_EXPECT = {
     "serial-of-the-system-disk": ("refused", ["disk 0 (53686402560 bytes, VBOX HARDDISK, serial VB48714f98-fcbf9ac2)",
@@ -202,6 +227,11 @@ WMI_EXPECT = {
     "unknown-serial": ("refused", ["no disk has its identity; the disks here: disk 0",
                                    "; disk 1 (1719058844160 bytes"]),
     "no-identity": ("refused", ["the step names no serial, or target and LUN"]),
+    "serial-in-another-case": ("refused", ["no disk has its identity"]),
+    "serial-and-its-lun": ("selected", 1),
+    "serial-and-another-lun": ("refused", [f"it is not LUN 2 of {TARGET} (the initiator shows it as target|LUN "
+                                           f"{TARGET}|1)"]),
+    "size-not-stated": ("refused", ["the step states no size for the volume (MinBytes «missing: volume.min_bytes»"]),
 }
 
 
@@ -334,3 +364,79 @@ def test_a_generated_2008_r2_iscsi_step_selects_by_target_and_lun_and_refuses_an
         it.call("Select-TbDisk", it.get("TbWant"))
     assert "array:witness's disk: disk 1 (1719058844160 bytes" in str(refused.value)
     assert "its vendor is , not ^DELL$" in str(refused.value) and "it has 1 partition(s)" in str(refused.value)
+
+
+def test_a_generated_2008_r2_step_that_selects_by_serial_also_checks_the_stated_target_and_lun():
+    """Serial, target and LUN stated: the serial selects the disk, and a disk the initiator shows as another
+    LUN of the target (the bed's serial is another volume's) is refused, as on Linux."""
+    from topology import methodology as M
+    from topology.synthetic_platforms import cases, platform_bed
+    case = next(c for c, t in cases() if c.id == "ws2008r2" and t == "iscsi")
+    bed = platform_bed(case, "iscsi")
+    array = bed.arrays[0]
+    for v in array.volumes:
+        v.target = TARGET
+    witness = next(v for v in array.volumes if v.name == "witness")
+    witness.size_gb, witness.serial = 1719.06, "SV9A2X00011"
+    steps = [s for s in M.generate(bed).steps() if s.destructive and "array:witness" in " ".join(s.devices)]
+    assert len(steps) == 1 and len(steps[0].automation) == 1, steps
+    script = steps[0].automation[0].script
+    guard, own = script.split("--- end of guard", 1)
+    want_lines = "\n".join(line for line in own.splitlines() if line.startswith("$TbWant"))
+    assert "Serial = 'SV9A2X00011'" in want_lines and f"$TbWant.Target = '{TARGET}'; $TbWant.Lun = 1" in want_lines
+    drive = dict(_blank_drive(AZURE_DRIVE), SerialNumber="SV9A2X00011",
+                 PNPDeviceID="SCSI\\DISK&VEN_DELL&PROD_MD32XXI\\1")
+    sessions = json.loads(json.dumps(SESSIONS))
+    for device in sessions[0]["Devices"]:
+        device["ScsiLun"] = device["ScsiLun"] + 2 if device["DeviceNumber"] == 1 else device["ScsiLun"]
+
+    def decide(sessions: list):
+        it = Interpreter(_wmi(VBOX, drive, sessions=sessions), version=2)
+        it.run(guard + "--- end of guard\n" + want_lines)
+        try:
+            return "selected", it.call("Select-TbDisk", it.get("TbWant"))[0].get_ci("Number")
+        except PsThrow as refused:
+            return "refused", str(refused)
+    assert decide(SESSIONS) == ("selected", 1)
+    kind, msg = decide(sessions)
+    assert kind == "refused" and f"it is not LUN 1 of {TARGET} (the initiator shows it as target|LUN {TARGET}|3)" in msg
+
+
+def test_a_step_names_no_lun_that_only_another_hosts_mapping_states():
+    """The volume is mapped to node2 as LUN 7 and to node1 with no number; node1 formats it. On node1 the
+    LUN may have any number: neither the words ("right-click the disk ... (LUN 7)") nor the guard's
+    target and LUN may say 7, which on node1 can be another volume."""
+    from topology import methodology as M
+    from topology.model_storage import Mapping
+    from topology.synthetic_platforms import cases, platform_bed
+    case = next(c for c, t in cases() if c.id == "ws2008r2" and t == "iscsi")
+    bed = platform_bed(case, "iscsi")
+    array = bed.arrays[0]
+    for v in array.volumes:
+        v.target = TARGET
+    next(v for v in array.volumes if v.name == "data").serial = "SV9A2X00011"
+    array.mappings = [m for m in array.mappings if m.volume != "data"] + [
+        Mapping(volume="data", to="node2", lun=7), Mapping(volume="data", to="node1", lun=None)]
+    steps = [s for s in M.generate(bed).steps() if s.destructive and "array:data" in " ".join(s.devices)]
+    assert len(steps) == 1 and steps[0].text.startswith("On node1,"), [s.text for s in steps]
+    assert "LUN 7" not in steps[0].text and "Lun = 7" not in steps[0].automation[0].script
+    assert "Serial = 'SV9A2X00011'" in steps[0].automation[0].script
+
+
+def test_the_formatted_already_check_knows_a_disk_selected_by_its_serial():
+    """A format step run again (a resume) first asks whether the volume is formatted already, passing
+    Get-Disk's own object to Test-TbIdentity: its serial is SerialNumber, not the facts' Serial. Not
+    recognised, the step went on to select the disk and refused it for the partition table it had made."""
+    from topology import methodology as M
+    from topology.synthetic_platforms import cases, platform_bed
+    case = next(c for c, t in cases() if c.id == "ws2012r2" and t == "iscsi")
+    bed = platform_bed(case, "iscsi")
+    next(v for v in bed.arrays[0].volumes if v.name == "data").serial = "D0ZOcKa9BdNx"
+    step = next(s for s in M.generate(bed).steps() if s.destructive and "array:data" in " ".join(s.devices))
+    script = step.automation[0].script
+    assert "Get-Disk | Where-Object { Test-TbIdentity $_ $TbWant }" in script
+    it = Interpreter(version=5)
+    it.run(script.split("--- end of guard", 1)[0] + "--- end of guard\n")
+    formatted = from_json([dict(SERIAL_DISK, PartitionStyle="GPT", NumberOfPartitions=2)])[0]
+    assert it.call("Test-TbIdentity", formatted, _want(Serial="D0ZOcKa9BdNx")) == [True]
+    assert it.call("Test-TbIdentity", formatted, _want(Serial="D0ZOCKA9BDNX")) == [False]

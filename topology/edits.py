@@ -27,6 +27,17 @@ class Edit:
         """Ids of the components whose drawing or validation this edit affects."""
         return set()
 
+    def plain_fields(self) -> frozenset[str] | None:
+        """The names of the fields this edit sets, when all it does is set fields of objects already
+        in the bed from one plain value (text, number, flag, nothing) to another: a view can then
+        tell from the names alone whether what it draws keeps its shape (which components there
+        are, what each is attached to) instead of comparing the whole bed.  None: it may do more."""
+        return None
+
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float))
+
 
 def _ident(obj: Any) -> str | None:
     return getattr(obj, "id", None) or getattr(obj, "name", None)
@@ -58,6 +69,9 @@ class SetField(Edit):
     def touched(self) -> set[str]:
         ident = self.owner or _ident(self.obj)
         return {ident} if ident else set()
+
+    def plain_fields(self) -> frozenset[str] | None:
+        return frozenset((self.attr,)) if _plain(self.old) and _plain(self.new) else None
 
 
 @dataclass
@@ -148,6 +162,15 @@ class Compound(Edit):
             out |= e.touched()
         return out
 
+    def plain_fields(self) -> frozenset[str] | None:
+        out: frozenset[str] = frozenset()
+        for e in self.edits:
+            names = e.plain_fields()
+            if names is None:
+                return None
+            out |= names
+        return out
+
 
 class Labelled(Edit):
     """An edit under the name the undo menu shows, touching the components the views must redraw."""
@@ -165,6 +188,9 @@ class Labelled(Edit):
 
     def touched(self) -> set[str]:
         return set(self._touched)
+
+    def plain_fields(self) -> frozenset[str] | None:
+        return self.edit.plain_fields()
 
 
 class Touch(Edit):

@@ -22,7 +22,8 @@ Found = list[tuple[tuple, str, str]]
 
 def check(bed: Bed, locate: Locate) -> Found:
     """(path, message, hint) for every problem; locate(path) gives (line, column) of a path."""
-    found = _slot_ranges(bed) + _access_hosts(bed, locate) + _exception_codes(bed) + _workload_timing(bed)
+    found = (_slot_ranges(bed) + _access_hosts(bed, locate) + _exception_codes(bed) + _workload_timing(bed)
+             + _failover_timing(bed))
     if not found and (bed.configurations or bed.scenarios or bed.results or bed.test_matrix):
         from topology.configurations import check as configuration_problems  # it builds the index
         found = configuration_problems(bed)
@@ -138,4 +139,24 @@ def _workload_timing(bed: Bed) -> Found:
                               f"workload {w.id!r} (order {orders[w.id]}) starts together with {other!r}, "
                               f"whose order is {orders[other]}",
                               "give loads that start together the same order"))
+    return found
+
+
+def _failover_timing(bed: Bed) -> Found:
+    """A scenario's parts come back after they went out, and only when they go out under load: a restore
+    time alone, or one before the failure, would put the parts back before they were taken out."""
+    found: Found = []
+    for i, sc in enumerate(bed.scenarios):
+        fail, back = stated(sc.fail_after_minutes), stated(sc.restore_after_minutes)
+        if back is None:
+            continue
+        if fail is None:
+            found.append((("scenarios", i, "restore_after_minutes"),
+                          f"scenario {sc.id!r} gives its parts back {back} minutes into the loads but does not "
+                          "take them out under load", "add fail_after_minutes, or remove restore_after_minutes"))
+        elif back <= fail:
+            found.append((("scenarios", i, "restore_after_minutes"),
+                          f"scenario {sc.id!r} gives its parts back {back} minutes into the loads, not after it "
+                          f"takes them out ({fail} minutes)", "make restore_after_minutes larger than "
+                          "fail_after_minutes"))
     return found

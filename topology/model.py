@@ -377,6 +377,14 @@ class Scenario:
     placement: dict[str, str] = mapping("VM -> host overrides", flow=False)
     checks: list[str] = lst("how the lab checks that the bed reached this scenario before its runs "
                             "(the ports down, the paths left)")
+    # a failover test takes the parts out while the load runs: that moment is part of the test, not its set-up
+    fail_after_minutes: float | None = fld(None, minimum=0, maximum=100_000,
+                                           doc="the parts in `failed` go out of service this many minutes after "
+                                               "the loads of each run start, while they run (a failover under "
+                                               "load), and `checks` are made then; empty: before the runs")
+    restore_after_minutes: float | None = fld(None, minimum=0, maximum=100_000,
+                                              doc="with fail_after_minutes: the parts come back this many minutes "
+                                                  "after the loads start; empty: once the loads have ended")
     settings: dict[str, Any] = mapping()
 
 

@@ -14,11 +14,17 @@ if TYPE_CHECKING:
 MEDIA = ("hdd", "ssd", "nvme")
 DISK_INTERFACES = ("sas", "sata", "nl-sas", "fc", "nvme", "scsi")
 RAID_LEVELS = ("raid0", "raid1", "raid5", "raid6", "raid10", "raid50", "raid60")
+FILE_SYSTEMS = ("", "ext4", "xfs", "ext3", "btrfs")
 VOLUME_PURPOSES = ("database", "log", "os", "witness", "vm", "data", "backup",
                    "tempdb", "file_share", "other", "access")
 # a LUN's unique id as hosts read it from SCSI VPD page 0x83: NAA (16 or 32 hex digits, as `naa.…`,
 # `0x…` or bare hex) or EUI-64 (`eui.…`); `topology.volume_identity.normal_wwn` reads them alike
 WWN_PATTERN = r"(|(naa\.|0x)?[0-9A-Fa-f]{16}([0-9A-Fa-f]{16})?|eui\.[0-9A-Fa-f]{16}([0-9A-Fa-f]{8}|[0-9A-Fa-f]{16})?)"
+
+# a unit serial as the host compares it: udev's ID_SCSI_SERIAL and Windows' SerialNumber are trimmed, so a serial
+# pasted with the padding (or the brackets) iscsi-inq prints is found on no host, and the step that writes to the
+# volume's disk is refused only at run time; refused here, where it is typed
+SERIAL_PATTERN = r"^(|[^\s\[\]](.*[^\s\[\]])?)$"   # anchored: JSON Schema patterns search
 
 
 @dataclass(slots=True, kw_only=True)
@@ -100,14 +106,22 @@ class Volume:
                                        "segment_size_kb, read_cache, write_cache, write_cache_mirroring, "
                                        "read_ahead ...")
     label: str = fld("")
+    # the file system is a choice of the test, not of the OS: a step that makes one needs the bed to say which
+    file_system: str = fld("", choices=FILE_SYSTEMS,
+                           doc="the file system the machine that formats it makes (mkfs.TYPE on Linux); empty or "
+                               "not stated: that step is done by hand, never with an OS default")
     reuse: bool = fld(False, doc="it already holds its file system (labelled with `label`, else the volume's name), "
                                  "which the steps check and mount, never partition or format")
     # how a host tells this LUN from every other disk it sees: the storage steps that write select
     # their device by these at run time (README "Storage steps that write to a disk")
     wwn: str = fld("", pattern=WWN_PATTERN,
                    doc="unique id from SCSI VPD page 0x83 (NAA or EUI-64), e.g. naa.600a0b800026b2820000b4f04c4ddb10")
-    serial: str = fld("", doc="unit serial number (SCSI VPD page 0x80) as the host shows it")
-    target: str = fld("", doc="iSCSI target name (IQN) or FC target WWPN that presents it")
+    serial: str = fld("", pattern=SERIAL_PATTERN,
+                      doc="unit serial number (SCSI VPD page 0x80) as udev and Get-Disk show it: trimmed, without "
+                          "the padding and brackets iscsi-inq and sg_inq print around it (MPIO0001, not "
+                          "'[    MPIO0001]')")
+    target: str = fld("", pattern=r"^\S*$", doc="iSCSI target name (IQN) or FC target WWPN that presents it, "
+                                              "with no spaces")
     note: str = fld("")
 
 

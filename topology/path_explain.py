@@ -16,6 +16,7 @@ from typing import Any
 
 from topology.ids import SEP, endpoint_device
 from topology.index import BedIndex
+from topology.letting_go import let_go
 from topology.model import Bed, Link
 from topology.path_parts import Hop, StoragePath
 from topology.scenario_view import removed_by, scenario_view
@@ -133,6 +134,9 @@ def survey(bed: Bed, host: str = "", volume: str = "", scenario: str | None = No
     out = Survey(uses, host, volume)
     if host and volume:
         out.explanation = _explain(bed, ctx, scoped, host, volume)
+    scraps = [ctx, scoped]      # the bed's index and its paths (topology.letting_go says why)
+    del ctx, scoped
+    let_go(scraps)
     return out
 
 

@@ -125,6 +125,18 @@ def _umask() -> int:
     return mask
 
 
+def fsync_dir(directory: Path) -> None:
+    """The names in `directory` on disk: a file just created, renamed or removed there survives a power cut."""
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:  # pragma: no cover - directories cannot be fsynced everywhere
+        pass
+
+
 def write_atomic(target: Path, payload: bytes, *, through_symlink: bool = True) -> None:
     """Replace the file `target` names (through any symlinks) with payload, all or nothing.
 
@@ -165,14 +177,7 @@ def write_atomic(target: Path, payload: bytes, *, through_symlink: bool = True) 
         except OSError:
             pass
         raise
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:  # pragma: no cover - directories cannot be fsynced everywhere
-        pass
+    fsync_dir(directory)
 
 
 def _write_in_place(real: Path, payload: bytes) -> None:

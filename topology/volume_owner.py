@@ -13,15 +13,19 @@ The machine that uses a volume formats it, and only that one:
 * any other volume by the machine it is mapped to.
 
 When several machines own a volume (a guest cluster, a volume shared outside a cluster), the
-first one formats it and the others only use it.  The methodology (`host_volume` /
-`host_disks`) and the path view read these answers; nothing else decides ownership.
+first one formats it and the others only use it -- except where the owner is Linux (not a RHEV
+host): ext4 and XFS are not cluster file systems and the bed states no cluster file system, so
+nothing formats or mounts such a volume by script (`by_hand`: the owner's procedure says to make
+GFS2/OCFS2 by hand).  The methodology (`host_volume` / `host_disks`) and the path view read these
+answers; nothing else decides ownership or sharing.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from topology.index import servers_behind_mapping_targets
-from topology.model import VM, Bed, StorageArray
+from topology.model import VM, Bed, Server, StorageArray
+from topology.os_release import parse_os
 
 # storage access modes in which the guest itself sees the LUN
 GUEST_ACCESS = ("guest_iscsi", "sriov", "passthrough")
@@ -36,15 +40,33 @@ class VolumeOwner:
     kind: str                        # guest | host | server | none
     reason: str                      # why, in words a lab engineer reads
     others: tuple[str, ...] = ()     # other machines that use it and never format it
+    shared_with: tuple[str, ...] = ()  # of the others, those that mount it too (not a guest's own host)
+    clusters: tuple[str, ...] = ()   # the clusters that list it as a shared volume
+    by_hand: bool = False            # shared by Linux machines: no single-node file system by script
+    raw_loads: tuple[str, ...] = ()  # fio workloads that run on its raw disk: no file system is made on it
 
     @property
     def formatted(self) -> bool:
         return bool(self.owner)
 
+    @property
+    def shared(self) -> bool:
+        return bool(self.shared_with or self.clusters)
+
     def describe(self) -> str:
         """'Formatted by SQL1 (in-guest iSCSI): ...' or 'Never formatted: ...' for the path view."""
         if not self.owner:
             return f"Never formatted: {self.reason}."
+        if self.raw_loads:
+            return (f"Never formatted: the fio load {', '.join(self.raw_loads)} runs on its raw disk "
+                    "(a file system made on it would be written over).")
+        if self.by_hand:
+            where = ", ".join(self.shared_with) or "the other nodes"
+            cluster = f" (a shared volume of cluster {', '.join(self.clusters)})" if self.clusters else ""
+            return (f"Formatted by hand, by no step: {self.owner} shares it with {where}{cluster}, and ext4 and XFS "
+                    "are not cluster file systems; the bed states no cluster file system, so a cluster file "
+                    f"system (GFS2, OCFS2) is made by hand on {self.owner} and mounted by the cluster's resource "
+                    "manager.")
         more = (f"; {', '.join(self.others)} {'use' if len(self.others) > 1 else 'uses'} it without formatting it"
                 if self.others else "")
         return f"Formatted by {self.owner}: {self.reason}{more}."
@@ -78,6 +100,7 @@ def volume_owners(bed: Bed) -> dict[str, VolumeOwner]:
     by_rank = lambda ids: sorted(dict.fromkeys(ids), key=lambda c: rank.get(c, len(rank)))  # noqa: E731
     first_node = {n: c.nodes[0] for c in bed.clusters if c.nodes for n in c.nodes}
     shared = {v for c in bed.clusters for v in c.shared_volumes}
+    raw = raw_load_targets(bed)
     vms = {vm.id: vm for vm in bed.vms}
     disks_on: dict[str, list[tuple[VM, str]]] = {}
     for vm in bed.vms:
@@ -95,8 +118,52 @@ def volume_owners(bed: Bed) -> dict[str, VolumeOwner]:
         for v in a.volumes:
             ref = f"{a.id}:{v.name}"
             users = by_rank(mapped.get(v.name, []))
-            out[ref] = _owner_of(ref, v, users, disks_on.get(ref, []), vms, first_node, ref in shared, by_rank)
+            who = _with_sharing(bed, _owner_of(ref, v, users, disks_on.get(ref, []), vms, first_node, ref in shared,
+                                               by_rank), vms)
+            if who.owner and ref in raw and not v.drive and not v.reuse:
+                who = replace(who, raw_loads=tuple(raw[ref]))
+            out[ref] = who
     return out
+
+
+def raw_load_targets(bed: Bed) -> dict[str, list[str]]:
+    """ARRAY:VOLUME -> the fio workloads aimed at it: with no mount point of the bed's (`drive`), a load on a
+    volume runs on its raw disk, so no step makes a file system there (the load's guard would refuse it, or
+    the load would write over it)."""
+    out: dict[str, list[str]] = {}
+    for w in bed.workloads:
+        if str(w.tool).lower() == "fio":
+            for t in w.targets:
+                if isinstance(t, str):
+                    out.setdefault(t, []).append(w.id)
+    return out
+
+
+def _with_sharing(bed: Bed, who: VolumeOwner, vms: dict[str, VM]) -> VolumeOwner:
+    """Who else mounts the volume (the hypervisor host of a guest that reaches its LUN itself does not),
+    and whether its owner is Linux, which the templates never give a single-node file system on a volume
+    other nodes share."""
+    if not who.owner:
+        return who
+    owner_vm = vms.get(who.owner) if who.kind == "guest" else None
+    shared_with = tuple(m for m in who.others if owner_vm is None or m != owner_vm.host)
+    clusters = tuple(c.id for c in bed.clusters if who.volume in c.shared_volumes)
+    if not (shared_with or clusters):
+        return who
+    return replace(who, shared_with=shared_with, clusters=clusters, by_hand=_single_node_fs(bed, who.owner, vms))
+
+
+def _single_node_fs(bed: Bed, machine: str, vms: dict[str, VM]) -> bool:
+    """Whether the machine's format step would make ext4/XFS: a Linux server that is not a RHEV host (RHEV
+    makes a storage domain, a cluster's own), or a Linux guest."""
+    server = next((s for s in bed.servers if s.id == machine), None)
+    if isinstance(server, Server):
+        rel = parse_os(server.os or "", server.hypervisor or "", server.platform or "")
+    elif machine in vms:
+        rel = parse_os(vms[machine].guest_os or "")
+    else:
+        return False
+    return rel.family == "linux" and rel.hypervisor != "rhev"
 
 
 def _owner_of(ref: str, v, users: list[str], disks: list[tuple[VM, str]], vms: dict[str, VM],

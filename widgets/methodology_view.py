@@ -34,9 +34,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.background import BackgroundJob, DrawingFirst, Outcome, edited_meanwhile, unless_edited
+from app.background import (
+    BackgroundJob,
+    DrawingFirst,
+    Outcome,
+    edited_meanwhile,
+    let_go_off_the_gui_thread,
+    unless_edited,
+)
 from app.report.html import mark_missing
 from app.report.steps import command_label, step_targets
+from topology.methodology.guards import folded
 from widgets.methodology_steps import StepModel, worked_out
 
 ALL_TARGETS = "All hosts"
@@ -201,7 +209,13 @@ class MethodologyView(QWidget):
             self.status.setStyleSheet("color: #9c1c1c;")
             return
         self.status.setStyleSheet("")
+        # one generated while the page was out of sight and never shown is let go of now, off this
+        # thread (the one shown goes when the tree takes the new one: _fill)
+        scraps = [self.methodology]
         self.methodology = methodology
+        if scraps[0] is self.steps.methodology:
+            scraps.clear()
+        let_go_off_the_gui_thread(scraps)
         # readiness is counted beside validation whether or not this page is in view: it goes out now
         self.readiness_changed.emit(list(getattr(methodology, "readiness", [])))
         if self.window().isVisible() and not self.isVisible():
@@ -233,7 +247,11 @@ class MethodologyView(QWidget):
         m = self.methodology
         keep = self._current_number()
         chosen = self.target_filter.currentText()
+        scraps = [self.steps.methodology]
         self.steps.set_methodology(m, None)
+        if scraps[0] is m:
+            scraps.clear()
+        let_go_off_the_gui_thread(scraps)     # the procedure shown before (88,593 steps on a big bed)
         targets = m.hosts
         self.target_filter.blockSignals(True)
         self.target_filter.clear()
@@ -361,11 +379,13 @@ class MethodologyView(QWidget):
         for n, cmd in enumerate(step.automation):
             box = QGroupBox(command_label(cmd), objectName=f"command_{n}")
             v = QVBoxLayout(box)
-            script = QPlainTextEdit(cmd.script, objectName=f"script_{n}")
+            # the guard's 190 lines in front would hide the step's own: folded, and copied whole
+            shown = folded(cmd.script, '"Copy command" copies it with the step')[0]
+            script = QPlainTextEdit(shown, objectName=f"script_{n}")
             script.setReadOnly(True)
             script.setFont(mono)
             script.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-            lines = cmd.script.count("\n") + 1
+            lines = shown.count("\n") + 1
             script.setFixedHeight(min(260, 22 + lines * script.fontMetrics().lineSpacing()))
             v.addWidget(script)
             buttons = QHBoxLayout()

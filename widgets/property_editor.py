@@ -540,8 +540,8 @@ class PropertyEditor(QWidget):
                 hint = f" — did you mean {near[0]!r}?" if near else ""
                 raise FieldError(f"{text!r} does not name a {ref.replace('_', ' ')} in this bed{hint}")
             pattern = meta.get("pattern")
-            if pattern and text and not re.match(pattern, text):
-                raise FieldError(f"{text!r} does not have the expected form")
+            if pattern and text and not re.fullmatch(pattern, text):     # as the loader matches it, in its words
+                raise FieldError(f"{text!r} is not written as {meta.get('doc') or pattern}")
             holder = binding.holder()
             if needs_prefix(holder, binding.attr):
                 network = self._index().networks.get(getattr(holder, "network", "") or "")

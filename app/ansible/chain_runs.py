@@ -193,6 +193,8 @@ class ChainRuns:
                 break
             if report.started_at is not None and report.ended_at is not None:
                 item.host_seconds = round(max(0.0, report.ended_at - report.started_at), 3)
+                # when it ran on the host, as a pass's step says it (the metrics' coverage windows follow it)
+                item.ran |= {"ran_from": J.iso_of(report.started_at), "ran_until": J.iso_of(report.ended_at)}
             item.stopped_on_host = True
             if report.exit_code == 0:
                 self._finish(task, J.OK, "", item, 0)

@@ -418,7 +418,7 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
     def _host_started(self, item: _Progress, started: float) -> None:
         """An adopted job's start, on its host's clock, as the start of the step's attempt."""
         if item.state is not None:
-            item.state.started = _iso(started)
+            item.state.started = J.iso_of(started)
             self._state_changed(item.task.step)
 
     def _output(self, item: _Progress, data: dict) -> None:
@@ -434,7 +434,7 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
                     started, ended = jobs.parse_times(line[len(_TIMES_MARK):])
                     if started is not None and ended is not None and ended >= started:
                         item.host_seconds = round(ended - started, 3)
-                        item.ran = {"ran_from": _iso(started), "ran_until": _iso(ended)}
+                        item.ran = {"ran_from": J.iso_of(started), "ran_until": J.iso_of(ended)}
                         self._host_started(item, started)
                     continue
                 if stream == "stderr" and line.startswith(jobs.FOLLOWED):
@@ -470,6 +470,7 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
         tail = [line for _, line in (item.lines if item else [])][-50:]
         state = TaskState(task.step, task.host, status, exit_code, message, current.started, J.now_iso(), seconds,
                           current.attempts, tail)
+        self._notify("task_ending", task)
         self.journal.record("end", step=task.step, host=task.host, status=status, exit_code=exit_code,
                             message=message, seconds=seconds, tail=tail, **(item.ran if item else {}))
         self._set(state)
@@ -587,9 +588,3 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
                 lanes.setdefault(task.host, []).append(_raw(name(f"{task.step} stop the job"), jobs.stop_script(
                     self._job_of(task), self._place(task.host)[0])))
         return self._answers(lanes, "Stop the steps of a stopped run")
-
-
-def _iso(epoch: float) -> str:
-    """A time on a host's clock as the journal writes times."""
-    from datetime import datetime
-    return datetime.fromtimestamp(epoch).astimezone().isoformat(timespec="milliseconds")

@@ -136,7 +136,7 @@ def automated_play(book: Book, title: Name, lanes: dict[str, Lane], measurement:
                 asked = True
                 tasks.append(ask)
             tasks.extend(step_tasks(step, task, index, measurement, job_script, chdir(host)))
-            tasks.extend(result_tasks(step, task))
+            tasks.extend(result_tasks(step, task, chdir(host)))
             secrets |= vault_names((task.ansible or {}).get("args"))
     head: list[dict] = []
     if secrets:

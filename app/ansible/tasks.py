@@ -149,11 +149,20 @@ def step_tasks(step: RunStep, task: Task, index: int, measurement: bool,
     return out
 
 
-def result_tasks(step: RunStep, task: Task) -> list[dict]:
-    """Copy the files the step leaves on the host to results/HOST/ on the controller."""
+def result_tasks(step: RunStep, task: Task, chdir: str | None = None) -> list[dict]:
+    """Copy the files the step leaves on the host to results/HOST/ on the controller.  A file is
+    read where the step ran (`chdir`, see step_tasks): a local host's steps run in its own folder,
+    not in the login's home, so its `~/` and relative paths are that folder's (as the built-in
+    engine reads them, app.run.result_fetch), never a file another run left in the home."""
     files = (task.ansible or {}).get("results") or []
     return [{"name": name(f"{step.number} fetch {f}"),
-             "ansible.builtin.fetch": {"src": data(f), "dest": "{{ playbook_dir }}/results/{{ inventory_hostname }}/",
-                                       "flat": True},
+             "ansible.builtin.fetch": {"src": data(_where_it_ran(f, chdir)),
+                                       "dest": "{{ playbook_dir }}/results/{{ inventory_hostname }}/", "flat": True},
              "when": "not ansible_check_mode", "tags": [tag(step), "results"]}
             for f in files]
+
+
+def _where_it_ran(path: str, chdir: str | None) -> str:
+    if not chdir or chdir == "~" or path.startswith("/"):
+        return path
+    return f"{chdir.rstrip('/')}/{path[2:] if path.startswith('~/') else path}"

@@ -19,17 +19,21 @@ import json
 import math
 import os
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 
 from app.metrics.sample import Sample
+from topology.project_save import fsync_dir
 
 METRICS_FILE = "metrics.jsonl"
 INDEX_FILE = "metrics.idx"
 KEYS_FILE = "metrics.keys.jsonl"
 COVERS_FILE = "metrics.idx.covers"
+# the samples a power cut can take while a load runs: at most this many seconds' (a step's end syncs at once)
+SYNC_EVERY_S = 5.0
 ROW = np.dtype([("t", "<f8"), ("v", "<f8"), ("k", "<i4"), ("pad", "<i4")])
 
 
@@ -51,6 +55,7 @@ class MetricsRecorder:
         self._index = None
         self._keys: dict[tuple[str, str], int] = {}
         self._newest: dict[tuple[str, str], float] | None = None     # read on the first append
+        self._synced, self._dirty, self._dir_synced = time.monotonic(), False, False
 
     def _start(self) -> None:
         """On the first append (a worker thread): where the record stands, and its index."""
@@ -99,9 +104,34 @@ class MetricsRecorder:
             self._index.write(rows.tobytes())
             self._index.flush()
             os.pwrite(self._covers, f"{self._fh.tell():020d}".encode(), 0)
+            self._dirty = True
+            if time.monotonic() - self._synced >= SYNC_EVERY_S:
+                self._sync()
+
+    def sync(self) -> None:
+        """Everything appended so far on disk (a power cut keeps it), the index after the record."""
+        with self._lock:
+            if not self._fh.closed:
+                self._sync()
+
+    def _sync(self) -> None:
+        if not self._dirty:
+            return
+        if not self._dir_synced:     # the record's own name in its folder, once
+            fsync_dir(self.dir)
+            self._dir_synced = True
+        os.fsync(self._fh.fileno())
+        if self._index is not None:
+            for f in (self._keys_fh, self._index):
+                f.flush()
+                os.fsync(f.fileno())
+            os.fsync(self._covers)
+        self._synced, self._dirty = time.monotonic(), False
 
     def close(self) -> None:
         with self._lock:
+            if not self._fh.closed:
+                self._sync()
             self._fh.close()
             if self._index is not None:
                 self._index.close()

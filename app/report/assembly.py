@@ -15,6 +15,7 @@ from app.report.blocks import (
     TableBlock,
     TitleBlock,
     TocBlock,
+    guard_blocks,
     steps_blocks,
 )
 from app.report.tables.comparison import comparison_table, formulas
@@ -167,6 +168,7 @@ def build_appendix(bed: Any, *, findings: list | None = None, methodology: Any =
             sub(f"{prefix}{section.number}. {section.title}",
                 f"appendix-f-{slug(name) + '-' if name else ''}{slug(str(section.number))}")
             blocks.extend(section_blocks(section))
+    blocks.extend(guard_blocks([st for _, meth in procs for st in meth.steps()], 2, "appendix-f-guards"))
 
     results = results_tables(bed)
     runs = list(runs)

@@ -11,6 +11,7 @@ from typing import Any
 from app.report.html import esc, mark_missing, step_html, table_html
 from app.report.markdown import md_cell, step_markdown, table_markdown
 from app.report.tables.model import MISSING_MARK, Table
+from topology.methodology.guards import GUARDS, GUARDS_TITLE, guard_library, guard_purpose, guards_in
 
 
 @dataclass
@@ -86,6 +87,33 @@ class StepsBlock(Block):
 
 
 STEPS_PER_BLOCK = 40
+
+
+@dataclass
+class GuardBlock(Block):
+    """A disk guard printed once for every step whose script folds it (topology.methodology.guards)."""
+    name: str = ""
+
+    def html(self) -> str:
+        return (f'<p class="intro">{esc(guard_purpose(self.name))}</p>'
+                f'<table class="code" width="100%" cellspacing="1" cellpadding="5" border="0" bgcolor="#c3c8cf">'
+                f'<tr><td class="codebox"><pre>{esc(guard_library(self.name))}</pre></td></tr></table>')
+
+    def markdown(self) -> str:
+        lang = {"powershell": "powershell"}.get(GUARDS[self.name][0], "bash")
+        return f"{guard_purpose(self.name)}\n\n```{lang}\n{guard_library(self.name)}\n```"
+
+
+def guard_blocks(steps: list, level: int, anchor: str) -> list[Block]:
+    """The guards the steps fold, each printed once, under one heading; nothing when none does."""
+    names = guards_in(steps)
+    if not names:
+        return []
+    blocks: list[Block] = [Heading(text=GUARDS_TITLE, level=level, anchor=anchor)]
+    for name in names:
+        blocks += [Heading(text=f"Disk guard {name}", level=level + 1, anchor=f"{anchor}-{name}"),
+                   GuardBlock(name=name)]
+    return blocks
 
 
 def steps_blocks(steps: list) -> list[StepsBlock]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from app.metrics.chart import chart_png
 from app.report.assembly import build_appendix, methodology_blocks
-from app.report.blocks import Appendix, Heading, ImageBlock
+from app.report.blocks import Appendix, Heading, ImageBlock, guard_blocks
 from app.report.diagram_image import diagram_png
 from app.report.html import esc, page_html
 from app.report.pdf import write_pdf
@@ -74,6 +74,7 @@ def methodology_html(methodology: Any) -> str:
                          f'{esc(banner or "Values the bed does not give are marked «missing»")}</p>'
                          f'<ul>{items}</ul></td></tr></table>')
         parts += [b.html() for b in methodology_blocks(meth)]
+    parts += [b.html() for b in guard_blocks([st for meth in procedures for st in meth.steps()], 2, "guards")]
     return page_html(f"Test methodology - {procedures[0].bed_name}", "\n".join(parts))
 
 

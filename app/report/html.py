@@ -8,6 +8,7 @@ from typing import Any
 from app.report.steps import command_label, step_targets
 from app.report.style import BROWSER_CSS
 from app.report.tables.model import MISSING_MARK, Cell, Table
+from topology.methodology.guards import folded
 
 # Tables are drawn with collapsed borders: real strokes stay visible at any zoom.  (Rules made
 # of the table background showing through 1 px cell spacing draw twice as fast in Qt, but
@@ -111,7 +112,8 @@ def step_html(step: Any) -> str:
         parts.append(f'<p class="unresolved">Unresolved: {esc(", ".join(unresolved))}. '
                      f'Set these in the bed before running this step.</p>')
     for cmd in getattr(step, "automation", None) or []:
-        inner = f'<p class="codelabel">{esc(command_label(cmd))}</p><pre>{mark_missing(esc(cmd.script))}</pre>'
+        shown = folded(cmd.script)[0]        # a disk guard is printed once, after the procedure
+        inner = f'<p class="codelabel">{esc(command_label(cmd))}</p><pre>{mark_missing(esc(shown))}</pre>'
         if getattr(cmd, "verify", None):
             inner += f'<p class="codelabel">Verify</p><pre>{mark_missing(esc(cmd.verify))}</pre>'
         if getattr(cmd, "note", ""):

@@ -5,6 +5,7 @@ from typing import Any
 
 from app.report.steps import command_label, step_targets
 from app.report.tables.model import MISSING_MARK, Table
+from topology.methodology.guards import folded
 from topology.methodology.markdown import table_markdown as step_table_markdown
 
 _MD_LANG = {"powershell": "powershell", "bash": "bash", "vendor-cli": "text"}
@@ -53,7 +54,7 @@ def step_markdown(step: Any) -> str:
         out += ["", f"> **Unresolved:** {', '.join(unresolved)}"]
     for cmd in getattr(step, "automation", None) or []:
         lang = _MD_LANG.get(cmd.shell, "")
-        out += ["", f"*{command_label(cmd)}:*", "", f"```{lang}", cmd.script, "```"]
+        out += ["", f"*{command_label(cmd)}:*", "", f"```{lang}", folded(cmd.script)[0], "```"]
         if getattr(cmd, "verify", None):
             out += ["", "*Verify:*", "", f"```{lang}", cmd.verify, "```"]
     if not getattr(step, "automation", None):

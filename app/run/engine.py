@@ -51,6 +51,11 @@ class RunListener:
 
     def output(self, task: Task, stream: str, line: str) -> None: ...
 
+    def task_ending(self, task: Task) -> None:
+        """The task ended on its host; its end is recorded next.  What the run keeps of the task
+        (its samples) is made durable here, so that no record says a step ended whose figures a
+        crash can still lose."""
+
     def task_finished(self, task: Task, state: TaskState) -> None: ...
 
     def output_taken(self, task: Task, lines: list[str]) -> None:
@@ -395,6 +400,7 @@ class RunEngine(Leftovers):
         state = TaskState(task.step, task.host, result.status, result.exit_code, result.message,
                           state.started, J.now_iso(), round(time.monotonic() - start, 3),
                           state.attempts, result.tail[-50:])
+        self._notify("task_ending", task)
         self.journal.record("end", step=task.step, host=task.host, status=state.status,
                             exit_code=state.exit_code, message=state.message, seconds=state.seconds,
                             tail=state.tail, **ran)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from topology.fileformat import write_atomic
+from topology.project_save import fsync_dir
 
 # task statuses
 PENDING = "pending"
@@ -57,6 +58,11 @@ PLAN = "plan.json"                     # the procedure as it was when the run be
 
 def now_iso() -> str:
     return datetime.now(UTC).astimezone().isoformat(timespec="milliseconds")
+
+
+def iso_of(epoch: float) -> str:
+    """A time on a host's clock (seconds since the epoch) as the journal writes times."""
+    return datetime.fromtimestamp(epoch).astimezone().isoformat(timespec="milliseconds")
 
 
 @dataclass
@@ -102,7 +108,10 @@ class Journal:
         self._sync_lock = threading.Lock()
         self._written = self._synced = 0
         self._local = threading.local()
+        created = not self.path.exists()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if created:     # the journal's own name on disk: a power cut must not take the record of a step begun
+            fsync_dir(self.dir)
         self._repair_torn_tail()
 
     def _repair_torn_tail(self) -> None:
@@ -382,6 +391,7 @@ def new_run(bed_file: str, bed_sha256: str, steps: str = "", root: Path | None =
         run_id = base if n == 0 else f"{base}-{n}"
         try:
             (root / run_id).mkdir(mode=0o700)     # its -e variables and outputs are for its owner
+            fsync_dir(root)
             break
         except FileExistsError:
             continue

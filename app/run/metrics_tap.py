@@ -77,19 +77,26 @@ class MetricsTap(RunListener):
     def late_copy(self, task, what, number, detail) -> None:
         self.inner.late_copy(task, what, number, detail)
 
+    def task_ending(self, task) -> None:
+        self._settle(task)
+        self.inner.task_ending(task)
+
     def task_finished(self, task, state) -> None:
-        collector = None
+        self._settle(task)      # an engine that did not say the task was ending: nothing is left when it did
+        self.inner.task_finished(task, state)
+
+    def _settle(self, task) -> None:
+        """fio's last report, and every sample before it, on disk before the journal says the step ended."""
         with self._lock:
             parser = self._parsers.pop(task.key, None)
-            if parser is not None:
-                self._loads[task.host] -= 1
-                if not self._loads[task.host]:
-                    collector = self._collectors.pop(task.host, None)
-        if parser is not None:
-            self._emit(parser, parser.close())
+            if parser is None:
+                return
+            self._loads[task.host] -= 1
+            collector = self._collectors.pop(task.host, None) if not self._loads[task.host] else None
+        self._emit(parser, parser.close())
         if collector is not None:
             collector.stop()
-        self.inner.task_finished(task, state)
+        self.recorder.sync()
 
     def _emit(self, parser: FioStatusParser, samples: list) -> None:
         self._record(samples)

@@ -79,8 +79,12 @@ def _luns(out: AsBuilt, host: str, f: HostFacts, presented: dict, volumes: dict,
             disk = next((d for d in f.disks if d.serial.strip() == serial), None)
             how = f"serial {serial}"
         at_lun = _at_lun(f, disks, pres, target, idx)
+        # found by its LUN number on the array's portals, with no target stated: an identity for the check's row,
+        # never one to learn (an EqualLogic group shows every volume as LUN 0 of its own target)
+        by_number = False
         if disk is None and not wwn and not serial and at_lun is not None:
             disk, how = at_lun, (f"LUN {pres.lun} of target {target}" if target else f"LUN {pres.lun} of {pres.array}")
+            by_number = not target
         expected = how or f"LUN {pres.lun} (the bed states no WWN, serial or target)"
         if disk is None:
             if how and f.has(DISKS):
@@ -98,6 +102,8 @@ def _luns(out: AsBuilt, host: str, f: HostFacts, presented: dict, volumes: dict,
         out.rows.append(Row(host, f"LUN {ref}", expected, _disk_text(disk),
                              C.VOLUME_DIFFERS.code if problems else ""))
         source = f"{host}: {disk.name}"
+        if by_number:
+            continue
         if not wwn and disk.wwn:
             out.learnt.append(Learnt(ref, "wwn", "naa." + disk.wwn, source))
         if not serial and disk.serial:

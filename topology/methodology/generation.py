@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from topology.gc_pause import collector_paused
+from topology.letting_go import let_go
 from topology.methodology.ansible_block import render_ansible_block
 from topology.methodology.context import BedContext
 from topology.methodology.domains import DOMAINS, Item
@@ -88,7 +89,12 @@ def generate(bed: Bed, templates_dir: str | os.PathLike | None = None,
         files = load_templates(templates_dir, extra_dirs)
         plans = _plans(files)
         families = load_families(templates_dir, extra_dirs)
-        return _generate(BedContext(bed, families, configuration), plans, findings)
+        ctx = BedContext(bed, families, configuration)
+        meth = _generate(ctx, plans, findings)
+        scraps = [ctx]      # the bed's index and the values worked out (let_go says why)
+        del ctx
+        let_go(scraps)
+        return meth
 
 
 def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -> Methodology:
@@ -178,17 +184,15 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
             meth.sections.append(_numbered_section(number, key, plan.title or default_title, produced))
     attach_notes(meth.steps(), ctx.idx)
     _summarize(bed, findings, meth)
-    _let_go(domain_items)
+    # the items (a values dict each, 10^5 on a big bed) and the tables: freed all at once when the
+    # generation returns, they held the interpreter lock for 0.7 s on the worker (topology.letting_go)
+    # (moved into scraps whole, so that let_go holds the only reference; items_of still names the tables)
+    working: list[dict] = [domain_items, machines, choices, globals_]
+    scraps: list = [dict(t) for t in working]
+    for t in working:
+        t.clear()
+    let_go(scraps)
     return meth
-
-
-def _let_go(domain_items: dict[str, list]) -> None:
-    """Free the items (a values dict each, 10^5 on a big bed) a slice at a time.  Freed all at once
-    when the generation returns, they held the interpreter lock for 0.7 s on the worker, and the
-    window could not repaint meanwhile; between slices the lock changes hands."""
-    for items in domain_items.values():
-        while items:
-            del items[-500:]
 
 
 def _numbered_section(number: int, key: str, title: str, produced: list[tuple[tuple, Step, str]]) -> Section:
@@ -538,6 +542,7 @@ def _summarize(bed: Bed, findings: list | None, meth: Methodology) -> None:
     """The validator's open errors and warnings, counted as the Validation panel counts them (accepted
     findings and notes left out), and apart from them the steps that lack values."""
     lines: list[str] = []
+    validated = findings is None
     if findings is None:
         try:
             from topology.validation import validate
@@ -558,6 +563,10 @@ def _summarize(bed: Bed, findings: list | None, meth: Methodology) -> None:
         where = f"In {said}: " if said and said != "the reference configuration" else ""
         lines.append(f"{f.severity.upper()} {f.code}: {where}{f.message}" + (f" ({subjects})" if subjects else ""))
     meth.findings_summary = lines
+    if validated:       # 25,000 findings on a big bed (topology.letting_go says why)
+        scraps, f = [findings], None
+        del findings
+        let_go(scraps)
     incomplete = [s for s in meth.steps() if s.unresolved]
     if incomplete:
         names = sorted({n for s in incomplete for n in s.unresolved})

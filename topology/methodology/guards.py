@@ -12,7 +12,8 @@ which value it lacks.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,46 @@ GUARDS: dict[str, tuple[str, str]] = {
 def guard_library(name: str) -> str:
     """The guard's script text, as it is put in front of a destructive command."""
     return (GUARDS_DIR / GUARDS[name][1]).read_text(encoding="utf-8").rstrip("\n")
+
+
+# a guard as it stands in front of a step's script (every library begins and ends with these lines)
+_GUARD_BLOCK = re.compile(r"^# --- Testbed Studio guard \(([a-z-]+)[^\n]*\n.*?^# --- end of guard$", re.S | re.M)
+GUARDS_TITLE = "Disk guards"
+IN_DOCUMENT = f'printed once under "{GUARDS_TITLE}"'
+
+
+def folded(script: str, told: str = IN_DOCUMENT) -> tuple[str, list[str]]:
+    """For a document a person reads: each guard library in front of a script as one line that
+    names it (a document prints each library once, under GUARDS_TITLE); the names folded.  Only a
+    library that is word for word the one named is folded: a document never hides what differs.
+    `told`: where the reader finds it.  What runs, and what a person copies, is the script whole."""
+    names: list[str] = []
+
+    def one(m: re.Match) -> str:
+        name = m.group(1)
+        if name not in GUARDS or m.group(0) != guard_library(name):
+            return m.group(0)
+        names.append(name)
+        lines = m.group(0).count("\n") + 1
+        return (f"# --- Testbed Studio guard ({name}) goes here: {lines} lines, the same in every step that "
+                f"writes to a disk, {told}")
+    return _GUARD_BLOCK.sub(one, script), names
+
+
+def guard_purpose(name: str) -> str:
+    """The paragraph above a guard printed once in a document."""
+    return (f"Every step above whose script says \"Testbed Studio guard ({name}) goes here\" runs this text in front "
+            "of its own lines, word for word: the step's lines state the volume's identity and call it, and it "
+            "selects the one disk that is that volume or stops the step before anything is written.")
+
+
+def guards_in(steps: Iterable) -> list[str]:
+    """The guard libraries the steps' commands carry, in the order they first appear."""
+    found: dict[str, None] = {}
+    for step in steps:
+        for cmd in getattr(step, "automation", None) or []:
+            found.update(dict.fromkeys(folded(cmd.script)[1]))
+    return list(found)
 
 
 def destructive_keys(path: Path, raw: Any, where: str) -> tuple[bool, Template | None]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from topology.methodology.guards import GUARDS, GUARDS_TITLE, folded, guard_library, guard_purpose, guards_in
 from topology.methodology.steps import Methodology, Step
 
 _FENCE_LANG = {"powershell": "powershell", "bash": "bash", "vendor-cli": "text"}
@@ -73,8 +74,13 @@ def to_markdown(m: Methodology) -> str:
                 head = f"{label}" + (f" on {_md_escape(c.target)}" if c.target else "")
                 if c.note:
                     head += f" — {_md_escape(c.note)}"
-                lines += [f"{head}:", "", _fence(c.script, _FENCE_LANG.get(c.shell, "text")), ""]
+                lines += [f"{head}:", "", _fence(folded(c.script)[0], _FENCE_LANG.get(c.shell, "text")), ""]
                 if c.verify:
                     lines += ["Verify:", "", _fence(c.verify, _FENCE_LANG.get(c.shell, "text")), ""]
+    guards = guards_in(m.steps())
+    lines += [f"## {GUARDS_TITLE}", ""] if guards else []
+    for name in guards:
+        lines += [f"### Disk guard {name}", "", guard_purpose(name), "",
+                  _fence(guard_library(name), _FENCE_LANG.get(GUARDS[name][0], "text")), ""]
     return "\n".join(lines).rstrip() + "\n"
 

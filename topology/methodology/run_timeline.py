@@ -72,6 +72,14 @@ class Phase:
     groups: list[LoadGroup]
     transition: Transition
     failed: list[str]                   # every component out of service in this phase
+    # a failover under load: (minutes after the loads start the failed parts go out, minutes they come back or
+    # None: once the loads ended); the parts are then out only inside each run, and in service between runs
+    under_load: tuple[float, float | None] | None = None
+
+    @property
+    def out_after_runs(self) -> list[str]:
+        """The parts still out of service once this phase's runs are over."""
+        return [] if self.under_load is not None else self.failed
 
     @property
     def level_text(self) -> str:
@@ -188,14 +196,17 @@ def phases(bed: Bed, idx: BedIndex | None = None, configuration: str = "") -> li
     previous_failed: list[str] = []
     for k, (entry, scenario, level, workloads, runners, vms) in enumerate(built):
         failed = [str(c) for c in (scenario.failed if scenario is not None else [])]
+        under_load = _under_load(scenario) if failed else None
+        # under load the parts go out inside each run: between phases the bed is as the runs begin
+        between = [] if under_load is not None else failed
         if previous_vms is None:
             stop = [v for v in every_load_vm if v not in vms]
             start = list(vms)
         else:
             stop = [v for v in previous_vms if v not in vms]
             start = [v for v in vms if v not in previous_vms]
-        fail = [c for c in failed if c not in previous_failed]
-        restore = [c for c in previous_failed if c not in failed]
+        fail = [c for c in between if c not in previous_failed]
+        restore = [c for c in previous_failed if c not in between]
         # a VM on a host that goes down stops with it: it is not stopped by hand first
         down = {c for c in fail if c in idx.servers}
         stop = [v for v in stop if _host_of(idx, v) not in down]
@@ -203,12 +214,20 @@ def phases(bed: Bed, idx: BedIndex | None = None, configuration: str = "") -> li
                  or (scenario is not None and v in scenario.placement)]
         begins = scenario is not None and (k == 0 or bool(out) and out[-1].scenario is not scenario)
         checks = [str(c) for c in (scenario.checks if scenario is not None else [])] \
-            if scenario is not None and (fail or restore or begins) else []
+            if scenario is not None and (fail or restore or begins) and under_load is None else []
         setup = (stated(scenario.description) or "").strip() if begins and scenario is not None else ""
         out.append(Phase(k, entry, scenario, level, workloads, runners, vms, load_groups(workloads),
-                         Transition(stop, start, fail, restore, checks, str(setup)), failed))
-        previous_vms, previous_failed = vms, failed
+                         Transition(stop, start, fail, restore, checks, str(setup)), failed, under_load))
+        previous_vms, previous_failed = vms, between
     return out
+
+
+def _under_load(scenario: Scenario | None) -> tuple[float, float | None] | None:
+    """When a scenario takes its parts out while the loads run (`fail_after_minutes`), and brings them back."""
+    if scenario is None:
+        return None
+    fail = stated(scenario.fail_after_minutes)
+    return None if fail is None else (fail, stated(scenario.restore_after_minutes))
 
 
 def _host_of(idx: BedIndex, vm: str) -> str:

@@ -300,6 +300,11 @@ def _load_file(path: Path, rel: str, platform: str) -> TemplateFile:
             # guard: such a command is never built where the step writes (generation._make_step)
             guard = check_guard(path, c.key_line.get("guard", cl), where, shell, c.get("guard"),
                                 destructive and not writes_when)
+            if guard and ansible is not None and ansible.module:
+                # the export and the Ansible engine run the module instead of the script: no guard in front
+                raise template_error(path, c.key_line["ansible"], f"{where}: a command with a guard runs its script; "
+                                     "an `ansible: module:` would write to the disk without the guard",
+                                     "leave the module out (an `ansible:` block with only `results:` may stay)")
             commands.append(CommandTemplate(shell, script, verify, str(label or
                                                                    ("array" if shell == "vendor-cli" else platform)),
                                             str(c.get("note") or "").strip(), cwhen, invoke, ansible,

@@ -32,7 +32,7 @@ from app.background import DrawingFirst, FirstFrame
 
 SLICED_FROM = 1000          # drawn devices and cables (a cable counts half) from which a bed is built in slices
 SLICE_S = 0.012             # one slice's share of the GUI thread while the validator works
-FREE_SLICE_S = 0.06         # ... once it is done (each turn between slices costs the build time)
+FREE_SLICE_S = 0.02         # ... once it is done: a turn between slices costs little, a long slice is a stall
 BACKOFF_MS = 100            # the pause between slices while the validator works
 
 
@@ -63,6 +63,7 @@ class SlicedBuild:
     """Mixed into Canvas (document, bed, `built` signal)."""
 
     building = False        # the scene is still being built (a benchmark and the splash wait for it)
+    _slice_ends = False     # a step asked for the slice under way to end after it
     previewing = False      # ... and its devices are painted from the model meanwhile (the layout is known)
     _build_steps: Iterator[None] | None = None
     _build_timer: QTimer | None = None
@@ -140,6 +141,10 @@ class SlicedBuild:
         self._stop_build()
         self.built.emit()
 
+    def end_slice(self) -> None:
+        """A build step: the slice under way ends after it (the next one starts a turn later)."""
+        self._slice_ends = True
+
     def _build_slice(self) -> None:
         steps = self._build_steps
         if steps is None:
@@ -148,10 +153,11 @@ class SlicedBuild:
         busy = self.previewing and self._validator_busy()
         deadline = time.perf_counter() + (SLICE_S if busy else FREE_SLICE_S)
         previewing = self.previewing
+        self._slice_ends = False
         try:
             next(steps)         # at least one step a slice
             # ... and none after the layout is known: the first frame is painted at once
-            while time.perf_counter() < deadline and self.previewing == previewing:
+            while time.perf_counter() < deadline and self.previewing == previewing and not self._slice_ends:
                 next(steps)
         except StopIteration:
             self._stop_build()

@@ -36,6 +36,11 @@ ALL: list[QRectF] = []  # ... too many to list: the picture is drawn whole
 DRAWN = (Server, Switch, StorageArray, Chassis)
 
 
+def _small_part(exposed: QRectF, scene: QRectF) -> bool:
+    """`exposed` is a small part of the scene (a tenth of its area at most)."""
+    return exposed.width() * exposed.height() * 10 <= scene.width() * scene.height()
+
+
 class FarDrawing:
     """Mixed into Canvas (devices, objects, shown, badges, excluded_ids, vms_of, blades_of)."""
 
@@ -157,8 +162,17 @@ class FarDrawing:
         paints it."""
         if not self.far_drawn:
             return
+        devices = self.devices
+        if len(devices) > FEW_CHANGED and _small_part(exposed, self.sceneRect()):
+            # a device changed in place (an edit, a move): only the items there, asked of the scene
+            # (a scan in C++), in the order the whole drawing paints them; reading every item's
+            # place from Python was 7-10 ms of each such repaint on the 5,000-device bed
+            there = {getattr(item, "ident", None) for item in self.scene().items(exposed)}
+            items = [(ident, item) for ident, item in devices.items() if ident in there]
+        else:
+            items = devices.items()
         self._draw_devices(painter, exposed, ((ident, item.x(), item.y(), item.w, item.h, item.marks, item.expanded)
-                                              for ident, item in self.devices.items()))
+                                              for ident, item in items))
 
     def draw_preview(self, painter: QPainter, exposed: QRectF) -> None:
         """While a big bed is built (widgets/canvas/building.py): the devices that have no item yet,

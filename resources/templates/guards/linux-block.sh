@@ -55,10 +55,12 @@ tb_is_volume() {   # whether the device udev just read (U_*) has the volume's id
 }
 
 tb_at_target() {   # whether the device udev just read (U_PATH) is LUN TB_LUN of TB_TARGET
-    local target=${TB_TARGET,,}
-    target=${target//:/}
-    case ${U_PATH,,} in
-        *"-iscsi-${TB_TARGET,,}-lun-${TB_LUN}" | *"-fc-0x${target}-lun-${TB_LUN}") return 0 ;;
+    # ip-PORTAL-iscsi-TARGET-lun-N or ...-fc-0xWWPN-lun-N: all of TARGET, not its tail (an IQN may
+    # itself end in "-iscsi-" and another target's name)
+    local path=${U_PATH,,} target=${TB_TARGET,,}
+    case $path in
+        *-iscsi-*) [ "${path#*-iscsi-}" = "$target-lun-$TB_LUN" ] ;;
+        *-fc-0x*) [ "${path##*-fc-0x}" = "${target//:/}-lun-$TB_LUN" ] ;;
         *) return 1 ;;
     esac
 }
@@ -73,6 +75,14 @@ tb_describe() {   # one device in words, for messages
 
 tb_select() {   # sets TB_DEVICE to /dev/NAME of the volume, or refuses
     local n paths=() holders=() seen='' vendor='' model='' dev bytes h
+    # a bound that is no number makes `[ -lt ]` fail, which an `if` reads as "within the band"
+    if ! [[ ${TB_MIN_BYTES:-} =~ ^[0-9]+$ && ${TB_MAX_BYTES:-} =~ ^[0-9]+$ ]]; then
+        tb_refuse "the step states no size for the volume (TB_MIN_BYTES ${TB_MIN_BYTES:-unset}, TB_MAX_BYTES ${TB_MAX_BYTES:-unset}): its disk's size cannot be checked"
+    fi
+    # an identity that is empty once normalised would match every disk that shows none
+    if [ -n "${TB_WWN:-}" ] && ! [[ $(tb_norm "$TB_WWN") =~ ^([0-9a-f]{16}|[0-9a-f]{24}|[0-9a-f]{32})$ ]]; then
+        tb_refuse "TB_WWN $TB_WWN is no WWN (16, 24 or 32 hex digits, as naa.<hex>, eui.<hex> or 0x<hex>)"
+    fi
     for n in /sys/class/block/*; do
         n=${n##*/}
         [ -e "/sys/class/block/$n/partition" ] && continue
@@ -162,9 +172,14 @@ tb_require_blank() {   # refuses $TB_DEVICE when it is in use or holds anything
     if [ "$(readlink -f "$(findmnt -n -o SOURCE / 2>/dev/null || echo /)")" = "$TB_DEVICE" ]; then
         tb_refuse "$TB_DEVICE is the system disk"
     fi
-    probe=$(blkid -p -o export "$TB_DEVICE" 2>/dev/null || true)
-    case $probe in
-        *TYPE=*) tb_refuse "$TB_DEVICE already holds $(echo "$probe" | grep -E '^(PT)?TYPE=' | tr '\n' ' ')(a partition table, file system or LVM signature)" ;;
+    # blkid -p: 0 found something, 2 found nothing; any other status (8: two signatures it cannot tell
+    # apart, 4: an error) prints nothing, and is no proof of a blank disk
+    local status=0
+    probe=$(blkid -p -o export "$TB_DEVICE" 2>&1) || status=$?
+    case $status in
+        0) tb_refuse "$TB_DEVICE already holds $(echo "$probe" | grep -E '^(PT)?TYPE=' | tr '\n' ' ')(a partition table, file system or LVM signature)" ;;
+        2) ;;
+        *) tb_refuse "blkid cannot tell what $TB_DEVICE holds (status $status: $(echo "$probe" | tr '\n' ' '))- wipefs -n $TB_DEVICE lists its signatures" ;;
     esac
 }
 tb_require_reuse() {   # the bed keeps the volume's file system: sets TB_FS_DEVICE and TB_FS_TYPE, or refuses

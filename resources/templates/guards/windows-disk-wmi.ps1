@@ -16,7 +16,7 @@ function Stop-TbRefused([string]$Why) {
 
 function Get-TbDiskFacts($Want) {
     $paths = @()
-    if ($Want.Target) {
+    if ("$($Want.Target)" -match '^(iqn|eui|naa)\.') {   # an iSCSI name (an FC port's WWPN has no session here)
         foreach ($session in @(Get-WmiObject -Namespace 'root\WMI' -Class MSiSCSIInitiator_SessionClass)) {
             foreach ($device in @($session.Devices)) {
                 $paths += ('{0}|{1}|{2}' -f "$($device.TargetName)".ToLowerInvariant(), $device.ScsiLun, $device.DeviceNumber)
@@ -53,13 +53,16 @@ function Get-TbDiskFacts($Want) {
     return $facts
 }
 
+function Test-TbAtTarget($Fact, $Want) {
+    $path = ('{0}|{1}' -f "$($Want.Target)".ToLowerInvariant(), $Want.Lun)
+    foreach ($target in $Fact.Targets) { if ($target -eq $path) { return $true } }
+    return $false
+}
+
 function Test-TbIdentity($Fact, $Want) {
-    if ($Want.Serial) { return ($Fact.Serial -ne '' -and $Fact.Serial -eq "$($Want.Serial)".Trim()) }
-    if ($Want.Target) {
-        $path = ('{0}|{1}' -f "$($Want.Target)".ToLowerInvariant(), $Want.Lun)
-        foreach ($target in $Fact.Targets) { if ($target -eq $path) { return $true } }
-        return $false
-    }
+    # -ceq: PowerShell's -eq ignores case, and serials differing only in case are two LUNs (NetApp's are mixed case)
+    if ($Want.Serial) { return ($Fact.Serial -ne '' -and $Fact.Serial -ceq "$($Want.Serial)".Trim()) }
+    if ($Want.Target) { return (Test-TbAtTarget $Fact $Want) }
     Stop-TbRefused 'the step names no serial, or target and LUN'
 }
 
@@ -80,6 +83,11 @@ function Get-TbDiskProblem($Fact, $Want) {
     }
     if ($Want.Product -and $Fact.Product -notmatch $Want.Product) {
         $problems += ('its product is {0}, not {1}' -f $Fact.Product, $Want.Product)
+    }
+    # every identity the bed states must agree where the disk shows it: a serial of one volume, the LUN of another
+    if ($Want.Serial -and $Want.Target -and @($Fact.Targets).Count -gt 0 -and -not (Test-TbAtTarget $Fact $Want)) {
+        $problems += ('it is not LUN {0} of {1} (the initiator shows it as target|LUN {2})' -f $Want.Lun, $Want.Target,
+                      (@($Fact.Targets) -join ', '))
     }
     if ($Fact.Model -match 'Universal Xport' -or $Fact.Product -match 'Universal.Xport') {
         $problems += 'it is the array''s access (UTM) LUN'
@@ -103,6 +111,11 @@ function Get-TbDiskProblem($Fact, $Want) {
 }
 
 function Select-TbDiskFromFacts($Facts, $Want) {
+    # a bound that is no number makes -lt fail, and the statement after it runs as if the size were right
+    if ("$($Want.MinBytes)" -notmatch '^[0-9]+$' -or "$($Want.MaxBytes)" -notmatch '^[0-9]+$') {
+        Stop-TbRefused ('the step states no size for the volume (MinBytes {0}, MaxBytes {1}): its disk''s size cannot be checked' -f
+                        $Want.MinBytes, $Want.MaxBytes)
+    }
     $found = @()
     foreach ($fact in $Facts) { if (Test-TbIdentity $fact $Want) { $found += $fact } }
     if ($found.Count -eq 0) { Stop-TbRefused ('no disk has its identity; the disks here: {0}' -f (Get-TbDisksText $Facts)) }

@@ -35,14 +35,21 @@ function Get-TbDiskFacts($Want) {
                      Product = "$($disk.Model)".Trim(); PartitionStyle = $style;
                      Partitions = [int]$disk.NumberOfPartitions; IsBoot = $disk.IsBoot -eq $true;
                      IsSystem = $disk.IsSystem -eq $true; IsOffline = $disk.IsOffline -eq $true;
-                     IsReadOnly = $disk.IsReadOnly -eq $true; Labels = $labels }
+                     IsReadOnly = $disk.IsReadOnly -eq $true; IsClustered = $disk.IsClustered -eq $true;
+                     Labels = $labels }
     }
     return $facts
 }
 
 function Test-TbIdentity($Fact, $Want) {
     if ($Want.Wwn) { return ((ConvertTo-TbId $Fact.UniqueId) -eq (ConvertTo-TbId $Want.Wwn)) }
-    if ($Want.Serial) { return ($Fact.Serial -ne '' -and $Fact.Serial -eq "$($Want.Serial)".Trim()) }
+    # -ceq: PowerShell's -eq ignores case, and serials differing only in case are two LUNs (NetApp's are mixed case)
+    if ($Want.Serial) {
+        # a fact has Serial; Get-Disk's own object (the steps' "formatted already" check) has SerialNumber
+        $serial = "$($Fact.Serial)"
+        if ($serial -eq '') { $serial = "$($Fact.SerialNumber)".Trim() }
+        return ($serial -ne '' -and $serial -ceq "$($Want.Serial)".Trim())
+    }
     Stop-TbRefused 'the step names no WWN or serial'
 }
 
@@ -65,6 +72,10 @@ function Get-TbDiskProblem($Fact, $Want) {
     if ($Want.Product -and $Fact.Product -notmatch $Want.Product) {
         $problems += ('its product is {0}, not {1}' -f $Fact.Product, $Want.Product)
     }
+    # every identity the bed states must agree where the disk shows it: a WWN and a serial of two volumes
+    if ($Want.Wwn -and $Want.Serial -and $Fact.Serial -ne '' -and $Fact.Serial -cne "$($Want.Serial)".Trim()) {
+        $problems += ('its serial is {0}, not {1}' -f $Fact.Serial, "$($Want.Serial)".Trim())
+    }
     if ($Fact.Product -match 'Universal Xport') { $problems += 'it is the array''s access (UTM) LUN' }
     if ($Fact.Size -lt $Want.MinBytes -or $Fact.Size -gt $Want.MaxBytes) {
         $problems += ('it has {0} bytes, the volume between {1} and {2}' -f $Fact.Size, $Want.MinBytes, $Want.MaxBytes)
@@ -79,11 +90,22 @@ function Get-TbDiskProblem($Fact, $Want) {
     } else {
         if ($Fact.PartitionStyle -ne 'RAW') { $problems += ('it carries a {0} partition table' -f $Fact.PartitionStyle) }
         if ($Fact.Partitions -gt 0) { $problems += ('it has {0} partition(s)' -f $Fact.Partitions) }
+        # a disk a failover cluster holds (on a node that does not own it, its partitions may read as none)
+        if ($Fact.IsClustered) { $problems += 'it is a disk of a failover cluster (IsClustered), in use by the cluster' }
     }
     return $problems
 }
 
 function Select-TbDiskFromFacts($Facts, $Want) {
+    # a bound that is no number makes -lt fail, and the statement after it runs as if the size were right
+    if ("$($Want.MinBytes)" -notmatch '^[0-9]+$' -or "$($Want.MaxBytes)" -notmatch '^[0-9]+$') {
+        Stop-TbRefused ('the step states no size for the volume (MinBytes {0}, MaxBytes {1}): its disk''s size cannot be checked' -f
+                        $Want.MinBytes, $Want.MaxBytes)
+    }
+    # an identity that is empty once normalised would match every disk that shows none
+    if ($Want.Wwn -and (ConvertTo-TbId $Want.Wwn) -eq '') {
+        Stop-TbRefused ('Wwn {0} is no WWN: nothing is left of it without naa., eui. or 0x' -f $Want.Wwn)
+    }
     $found = @()
     foreach ($fact in $Facts) { if (Test-TbIdentity $fact $Want) { $found += $fact } }
     if ($found.Count -eq 0) { Stop-TbRefused ('no disk has its identity; the disks here: {0}' -f (Get-TbDisksText $Facts)) }

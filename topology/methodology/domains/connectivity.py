@@ -56,18 +56,42 @@ def _owner_lun(a: StorageArray, volume: str, owner: str) -> int | None:
     return None
 
 
-@domain("host_disks", HOST_NAMES | ARRAY_NAMES | field_names("disks", "count", "volumes"),
-        "each server or VM that brings an array's new disks online (a cluster's first node), after its logons")
+def _disk_users(ctx: BedContext, a: StorageArray) -> dict[str, tuple[list[Any], list[Any]]]:
+    """Machine id -> (the volumes of `a` it sees, those of them it formats).  Every machine mapped to a
+    volume sees it and must rescan for it, not only the one that formats it: a cluster's other nodes, the
+    other hosts of a host group, a host whose guest formats the LUN.  An access (UTM) LUN is no data disk
+    and is left out, as it is of formatting."""
+    owners = ctx.volume_owners()
+    out: dict[str, tuple[list[Any], list[Any]]] = {}
+    for v in a.volumes:
+        who = owners.get(f"{a.id}:{v.name}")
+        if who is None or "access" in (v.purpose if isinstance(v.purpose, list) else []):
+            continue
+        for machine in dict.fromkeys([who.owner, *who.others] if who.owner else who.others):
+            if ctx.server_or_vm(machine) is None:
+                continue
+            seen, formats = out.setdefault(machine, ([], []))
+            seen.append(v)
+            if machine == who.owner:
+                formats.append(v)
+    return out
+
+
+@domain("host_disks", HOST_NAMES | ARRAY_NAMES | field_names("disks", "count", "volumes", "owned_count", "owned"),
+        "each server or VM that sees an array's new disks (every machine mapped to them, each cluster node), after "
+        "its logons: disks.volumes all it sees, disks.owned those it formats itself")
 def _host_disks(ctx: BedContext) -> list[Item]:
     out = []
     for i, a in enumerate(ctx.storage_scopes()):
         base = array_values(ctx, a)
-        for sid, vols in _format_hosts(ctx, a).items():
+        for sid, (vols, owned) in _disk_users(ctx, a).items():
             s = ctx.server_or_vm(sid)
             vals = dict(base)
             vals.update(host_values(ctx, s))
             put(vals, "disks.count", as_number(len(vols), f"{a.id}.mappings"))
             put(vals, "disks.volumes", as_list([v.name for v in vols], f"{a.id}.mappings"))
+            put(vals, "disks.owned_count", as_number(len(owned), f"{a.id}.mappings"))
+            put(vals, "disks.owned", as_list([v.name for v in owned], f"{a.id}.mappings"))
             out.append(Item(vals, sid, platform_of(s), ctx.machine_group(sid), 5000 + i))
     return out
 
@@ -79,9 +103,6 @@ def _host_disks(ctx: BedContext) -> list[Item]:
         "each volume a server or VM formats (topology/volume_owner.py: the machine that uses it), after its logons")
 def _host_volumes(ctx: BedContext) -> list[Item]:
     out = []
-    # a volume a fio load runs on raw (aimed at it, no mount point of the bed's) is the load's disk: a file system
-    # made on it would be written over, and the load's guard refuses a disk that holds one
-    raw_loads = {t for w in ctx.bed.workloads if str(w.tool).lower() == "fio" for t in w.targets if isinstance(t, str)}
     for i, a in enumerate(ctx.storage_scopes()):
         base = array_values(ctx, a)
         groups = {g.name: (k, g) for k, g in enumerate(a.disk_groups, 1)}
@@ -89,8 +110,8 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
             s = ctx.server_or_vm(sid)
             hv = host_values(ctx, s)
             for j, v in enumerate(vols):
-                if f"{a.id}:{v.name}" in raw_loads and not v.drive and not v.reuse:
-                    continue
+                if ctx.volume_owners()[f"{a.id}:{v.name}"].raw_loads:
+                    continue        # the load's disk (topology/volume_owner.py): a file system would be written over
                 vals = dict(base)
                 vals.update(hv)
                 gi = groups.get(v.group)
@@ -100,6 +121,9 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
                 lun = _owner_lun(a, v.name, sid)
                 if lun is not None:
                     put(vals, "volume.lun", as_number(lun, f"{a.id}.mappings"))
+                elif (other := vals.get("volume.lun")) is not None and other.kind == "number":
+                    # the number another machine's mapping states: on this one the LUN may be any other
+                    del vals["volume.lun"]
                 identity_values(ctx, vals, a, v, lun, shows_wwn=_shows_wwn(ctx, sid))
                 who = ctx.volume_owners()[f"{a.id}:{v.name}"]
                 put(vals, "volume.owner_reason", as_text(who.reason, f"{a.id}:{v.name}"))
@@ -109,16 +133,13 @@ def _host_volumes(ctx: BedContext) -> list[Item]:
 
 
 def _put_sharing(ctx: BedContext, vals: Values, ref: str, who: Any) -> None:
-    """Whether machines other than the one that formats the volume reach it too (a host group, several
+    """Whether machines other than the one that formats the volume mount it too (a host group, several
     hosts, a cluster's shared volume): a single-node file system (ext4, XFS) mounted there at failover, or
     on two nodes at once, is corrupted, so the templates make no file system and no mount of it by script.
-    The hypervisor host of a VM that reaches the LUN itself never mounts it (`topology/volume_owner.py`)."""
-    owner_vm = ctx.idx.vms.get(who.owner) if who.kind == "guest" else None
-    others = [m for m in who.others if owner_vm is None or m != owner_vm.host]
-    clusters = [c.id for c in ctx.bed.clusters if ref in c.shared_volumes]
-    put(vals, "volume.shared", as_bool(bool(others or clusters), f"{ref}.mappings"))
-    put(vals, "volume.shared_with", as_list(list(others), f"{ref}.mappings"))
-    put(vals, "volume.clusters", as_list(clusters, f"{ref}.clusters"))
+    `topology/volume_owner.py` decides it, for the path view too."""
+    put(vals, "volume.shared", as_bool(who.shared, f"{ref}.mappings"))
+    put(vals, "volume.shared_with", as_list(list(who.shared_with), f"{ref}.mappings"))
+    put(vals, "volume.clusters", as_list(list(who.clusters), f"{ref}.clusters"))
 
 
 def _shows_wwn(ctx: BedContext, sid: str) -> bool:

@@ -6,6 +6,7 @@ its mix on a volume's raw disk, or on a `/dev/...` file name) is a step that wri
 guarded, confirmed and listed as such, and one that cannot name its disk by identity is done by hand."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from topology.index import servers_behind_mapping_targets
@@ -24,6 +25,17 @@ _FIO_WRITES = {"write", "randwrite", "rw", "readwrite", "randrw", "trim", "randt
 
 LOAD_DISK_NAMES = ARRAY_NAMES | field_names("volume", *VOLUME_FIELDS) | field_names(
     "workload", "writes_disk", "on_volume", "volume_note", "disk_write_note")
+
+
+def _may_name_a_device(filename: str) -> bool:
+    """Whether fio's `filename` may reach a block device: fio takes several names split by ':' (a literal
+    colon is written '\\:'), and the kernel takes /dev however it is written (//dev/sdb, /./dev/sdb,
+    /proc/self/root/dev/sdb); a name with '..' lands where the directory fio starts in says."""
+    for name in re.split(r"(?<!\\):", filename):
+        parts = [p for p in name.split("/") if p not in ("", ".")]
+        if ".." in parts or (name.startswith("/") and parts[:1] in (["dev"], ["proc"])):
+            return True
+    return False
 
 
 def _lun_for(members: dict, a: Any, volume: str, machine: str) -> int | None:
@@ -54,6 +66,9 @@ def load_disk_values(ctx: BedContext, w: Any, machine: str, vals: Values) -> Val
         lun = _lun_for(members[a.id], a, v.name, machine)
         if lun is not None:
             put(out, "volume.lun", as_number(lun, f"{a.id}.mappings"))
+        elif (other := out.get("volume.lun")) is not None and other.kind == "number":
+            # the number another machine's mapping states: on this one the LUN may be any other
+            del out["volume.lun"]
         identity_values(ctx, out, a, v, lun)
     put(out, "workload.on_volume", as_bool(len(raw) == 1, f"{w.id}.targets"))
     if len(raw) > 1:
@@ -69,7 +84,7 @@ def load_disk_values(ctx: BedContext, w: Any, machine: str, vals: Values) -> Val
             f"volume {machine} sees", f"{w.id}.targets"))
     mode = vals.get("workload.fio_rw")
     name = vals.get("workload.parameters.filename")
-    on_device = bool(raw) or (name is not None and name.kind != "not_stated" and name.text.startswith("/dev/"))
+    on_device = bool(raw) or (name is not None and name.kind != "not_stated" and _may_name_a_device(name.text))
     # a mix the bed does not give may write: taken as one that does
     writes = str(w.tool).lower() == "fio" and (mode is None or mode.kind == "not_stated" or mode.text in _FIO_WRITES)
     put(out, "workload.writes_disk", as_bool(on_device and writes, f"{w.id}.access"))

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from functools import cache
 from typing import Any
 
@@ -38,9 +39,20 @@ PORT_FIELDS = ("name", "ref", "label", "display", "roles", "role_text", "kind", 
                # iSCSI port binding (an ESXi VMkernel port bound to one NIC): the NIC, its name and its switch
                "bound_to", "bound_name", "bound_vswitch",
                # the port's name as a switch CLI takes it: bare when it is a plain word ("Te 0/1", "1/g1")
-               "cli_name")
+               "cli_name",
+               # the hardware address the bed states, as Linux writes it (aa:bb:cc:dd:ee:ff)
+               "mac")
 # roles whose ports carry a host address
 _IP_ROLES = {"iscsi", "lan", "heartbeat", "live_migration", "management", "replication"}
+
+
+def normal_mac(text: str) -> str:
+    """'00-1B-21-3A-4F-10', '001b.213a.4f10' or '001B213A4F10' as '00:1b:21:3a:4f:10'; other text unchanged
+    (the step's check then refuses every interface and says what the bed states)."""
+    digits = re.sub(r"[:.\-]", "", text.strip()).lower()
+    if re.fullmatch(r"[0-9a-f]{12}", digits):
+        return ":".join(digits[k:k + 2] for k in range(0, 12, 2))
+    return text.strip()
 
 
 @cache
@@ -71,6 +83,10 @@ def port_values(ctx: BedContext, owner_id: str, p: Any, prefix: str = "port", ne
         put(out, f"{prefix}.speed", not_stated(f"{ref}.speed_gbps"))
     elif speed:
         put(out, f"{prefix}.speed", as_text(f"{format_number(speed)} Gb/s", f"{ref}.speed_gbps"))
+    mac = getattr(p, "mac", "")
+    if mac and mac is not NOT_STATED:
+        # as Linux shows it (/sys/class/net/NAME/address): the step that configures the port checks it is that NIC
+        put(out, f"{prefix}.mac", as_token(normal_mac(str(mac)), f"{ref}.mac"))
     addr = getattr(p, "address", "") or ""
     put(out, f"{prefix}.address", as_text(addr, f"{ref}.address"))
     if getattr(p, "address", "") is NOT_STATED:

@@ -92,6 +92,11 @@ def _runs(ctx: BedContext) -> int:
     return n or 1
 
 
+def runs_per_phase(ctx: BedContext) -> int:
+    """How many runs each phase has (the run plan's repetitions, else one)."""
+    return _runs(ctx)
+
+
 def _repetitions_stated(ctx: BedContext) -> bool:
     rp = ctx.bed.run_plan
     return rp is not None and bool(stated(rp.repetitions))
@@ -134,6 +139,11 @@ def _block_values(ctx: BedContext, phase: Phase, count: int, rep: int) -> Values
         title = f"run {rep}"
     put(vals, "block.title", as_text(title))
     return vals
+
+
+def block_values(ctx: BedContext, phase: Phase, count: int, rep: int) -> Values:
+    """The values every step of one run of a phase carries (block.*, phase.*)."""
+    return _block_values(ctx, phase, count, rep)
 
 
 def heading(phase: Phase, count: int, rep: int | None, ctx: BedContext) -> str:

@@ -8,17 +8,28 @@ array port is cabled to) on its switch, where a switch family's template has a c
 is done by hand with every value named (which port, which controller, its WWPN, its cable)."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from topology.ids import SEP
 from topology.methodology.context import BedContext, platform_of
 from topology.methodology.domains.hosts import HOST_NAMES, host_values
 from topology.methodology.domains.registry import Item, domain
-from topology.methodology.domains.run import BLOCK_NAMES, phase_values, timeline_item
+from topology.methodology.domains.run import (
+    BLOCK_NAMES,
+    block_values,
+    blocks,
+    loads_text,
+    part_count,
+    phase_values,
+    runs_per_phase,
+    timeline_item,
+)
 from topology.methodology.domains.switches import SWITCH_NAMES, _switch_values
 from topology.methodology.run_timeline import Phase, component_kind
 from topology.methodology.values import Values, as_number, as_text, as_token, field_names, put
 from topology.placement import Placement
+from topology.workload_time import spoken_duration
 
 CONFIGURATION_NAMES = field_names("configuration", "name", "number", "count", "description", "previous", "changes")
 
@@ -44,7 +55,8 @@ def _configuration(ctx: BedContext) -> list[Item]:
 
 
 CHANGE_NAMES = HOST_NAMES | BLOCK_NAMES | field_names("vm", "id", "action", "host") | field_names(
-    "part", "ref", "action", "kind", "what", "device", "name", "switch", "switch_port", "how")
+    "part", "ref", "action", "kind", "what", "device", "name", "switch", "switch_port", "how", "minutes", "after",
+    "loads")
 
 
 def _placement(ctx: BedContext) -> Placement:
@@ -118,7 +130,8 @@ def _what(ctx: BedContext, ref: str, kind: str) -> str:
 
 @domain("part_change", CHANGE_NAMES | SWITCH_NAMES,
         "each part a phase takes out of service (part.action disable) or gives back (enable): on the switch "
-        "for a switch port or a cabled array port, else by hand")
+        "for a switch port or a cabled array port, else by hand; in a failover under load, in each run: "
+        "fail_under_load and restore_under_load part.minutes after the loads start, or restore_after_load")
 def _part_changes(ctx: BedContext) -> list[Item]:
     out = []
     count = len(ctx.phases)
@@ -127,7 +140,51 @@ def _part_changes(ctx: BedContext) -> list[Item]:
         for action, parts, base in (("disable", p.transition.fail, 100), ("enable", p.transition.restore, 300)):
             for k, ref in enumerate(parts):
                 out.append(_part_item(ctx, p, count, action, str(ref), how, base + k))
+    for p, n, rep in blocks(ctx):
+        if p.under_load is not None:
+            out += _under_load_items(ctx, p, n, rep)
+    last = ctx.phases[-1] if ctx.phases else None
+    if last is not None and last.out_after_runs:
+        # the test ends with every part back in service: the lab is left as the bed draws it
+        for k, ref in enumerate(last.out_after_runs):
+            out.append(_after_the_test(ctx, _part_item(ctx, last, count, "enable", str(ref), "", 300 + k), last))
     return out
+
+
+def _under_load_items(ctx: BedContext, p: Phase, count: int, rep: int) -> list[Item]:
+    """A run of a failover under load: the parts go out while its loads run and come back at the stated
+    minute, else once the loads have ended (the next run starts as this one did)."""
+    assert p.under_load is not None and p.scenario is not None
+    fail, back = p.under_load
+    how = str(p.scenario.settings.get("how", ""))
+    src = f"scenarios.{p.scenario.id}"
+    steps: list[tuple[str, float | None, str, int]] = [("fail_under_load", fail, f"{src}.fail_after_minutes", 0)]
+    steps.append(("restore_under_load", back, f"{src}.restore_after_minutes", 0) if back is not None else
+                 ("restore_after_load", None, "", part_count(p) - 1))
+    out = []
+    for action, minutes, msrc, part in steps:
+        for k, ref in enumerate(p.failed):
+            item = _part_item(ctx, p, count, action, str(ref), how if action == "fail_under_load" else "", k)
+            if minutes is not None:
+                put(item.values, "part.minutes", as_number(minutes, msrc))
+                put(item.values, "part.after", as_text(spoken_duration(minutes), msrc))
+            put(item.values, "part.loads", as_text(loads_text(ctx, p, p.groups[0].workloads) if p.groups else "",
+                                                   "workloads"))
+            item.values.update(block_values(ctx, p, count, rep))
+            out.append(_in_run(ctx, item, p, count, rep, part))
+    return out
+
+
+def _in_run(ctx: BedContext, item: Item, p: Phase, count: int, rep: int, part: int) -> Item:
+    """An item of a phase's set-up moved into one of its runs (its part: 0, the first group of loads)."""
+    return timeline_item(ctx, item.values, item.target, item.platform, p, count, rep, part, item.sub)
+
+
+def _after_the_test(ctx: BedContext, item: Item, last: Phase) -> Item:
+    """An item moved after the last phase's score: the parts its scenario took out, given back."""
+    item.group = (last.index, runs_per_phase(ctx), part_count(last) + 2)
+    item.heading = "After the last phase: every part back in service"
+    return item
 
 
 def _part_item(ctx: BedContext, p: Phase, count: int, action: str, ref: str, how: str, sub: int) -> Item:
@@ -155,7 +212,9 @@ def _part_item(ctx: BedContext, p: Phase, count: int, action: str, ref: str, how
     return timeline_item(ctx, vals, target, platform, p, count, None, 0, sub)
 
 
-CHECK_NAMES = BLOCK_NAMES | field_names("check", "text", "host", "paths", "paths_before", "array", "setup")
+CHECK_NAMES = BLOCK_NAMES | field_names("check", "text", "host", "paths", "paths_before", "array", "setup",
+                                        "restored_host", "restored_paths", "under_load", "under_load_host",
+                                        "back_under_load_host", "back_after_load_host")
 
 
 @domain("transition_check", CHECK_NAMES,
@@ -179,19 +238,68 @@ def _checks(ctx: BedContext) -> list[Item]:
             out.append(timeline_item(ctx, vals, "", "", p, count, None, 0, 700 + k))
         if t.fail or t.restore:
             for j, (host, array, now, before) in enumerate(_path_counts(ctx, p)):
+                out.append(_path_check(ctx, p, count, host, array, now, before, 800 + j))
+        if t.fail and t.restore:
+            # between giving parts back and taking others out: the paths the given-back parts carry are up again
+            # (multipath reinstates a path at its next check), else the next step takes the last path away
+            kept = [c for c in p.failed if c not in t.fail]
+            for j, (host, array, now, _before) in enumerate(_path_counts(ctx, p, kept)):
                 vals = phase_values(ctx, p, count)
-                put(vals, "check.host", as_text(host))
+                put(vals, "check.restored_host", as_text(host))
                 put(vals, "check.array", as_text(array))
-                put(vals, "check.paths", as_number(now))
-                put(vals, "check.paths_before", as_number(before))
+                put(vals, "check.restored_paths", as_number(now))
                 comp = ctx.idx.servers.get(host)
                 vals.update(host_values(ctx, comp) if comp is not None else {})
-                out.append(timeline_item(ctx, vals, host, platform_of(comp), p, count, None, 0, 800 + j))
+                out.append(timeline_item(ctx, vals, host, platform_of(comp), p, count, None, 0, 600 + j))
+    for p, n, rep in blocks(ctx):
+        if p.under_load is not None:
+            out += _under_load_checks(ctx, p, n, rep)
+    last = ctx.phases[-1] if ctx.phases else None
+    if last is not None and last.out_after_runs:
+        for j, (host, array, _now, before) in enumerate(_path_counts(ctx, last)):
+            out.append(_after_the_test(ctx, _path_check(ctx, last, count, host, array, before, before, 800 + j), last))
     return out
 
 
-def _path_counts(ctx: BedContext, p: Phase) -> list[tuple[str, str, int, int]]:
-    """(host, array, paths in this phase, paths with every part in service) where they differ."""
+def _under_load_checks(ctx: BedContext, p: Phase, count: int, rep: int) -> list[Item]:
+    """While the parts are out under load: the scenario's own checks, and the paths each host keeps."""
+    assert p.scenario is not None
+    out = []
+    for k, text in enumerate(str(c) for c in p.scenario.checks):
+        vals = phase_values(ctx, p, count)
+        put(vals, "check.under_load", as_text(text.strip().rstrip("."), f"scenarios.{p.scenario.id}.checks[{k}]"))
+        vals.update(block_values(ctx, p, count, rep))
+        out.append(timeline_item(ctx, vals, "", "", p, count, rep, 0, 700 + k))
+    degraded = _path_counts(ctx, p)
+    for j, (host, array, now, before) in enumerate(degraded):
+        item = _path_check(ctx, p, count, host, array, now, before, 800 + j, "check.under_load_host")
+        item.values.update(block_values(ctx, p, count, rep))
+        out.append(_in_run(ctx, item, p, count, rep, 0))
+    # the parts back: their paths up again (under load, or before the next run starts)
+    key, part = (("check.back_under_load_host", 0) if p.under_load is not None and p.under_load[1] is not None
+                 else ("check.back_after_load_host", part_count(p) - 1))
+    for j, (host, array, _now, before) in enumerate(degraded):
+        item = _path_check(ctx, p, count, host, array, before, before, 900 + j, key)
+        item.values.update(block_values(ctx, p, count, rep))
+        out.append(_in_run(ctx, item, p, count, rep, part))
+    return out
+
+
+def _path_check(ctx: BedContext, p: Phase, count: int, host: str, array: str, now: int, before: int,
+                sub: int, host_key: str = "check.host") -> Item:
+    vals = phase_values(ctx, p, count)
+    put(vals, host_key, as_text(host))
+    put(vals, "check.array", as_text(array))
+    put(vals, "check.paths", as_number(now))
+    put(vals, "check.paths_before", as_number(before))
+    comp = ctx.idx.servers.get(host)
+    vals.update(host_values(ctx, comp) if comp is not None else {})
+    return timeline_item(ctx, vals, host, platform_of(comp), p, count, None, 0, sub)
+
+
+def _path_counts(ctx: BedContext, p: Phase, failed: list[str] | None = None) -> list[tuple[str, str, int, int]]:
+    """(host, array, paths in this phase, paths with every part in service) where they differ; with `failed`,
+    the paths while only those parts are out of service (every host and array, equal or not)."""
     from topology.derived_paths import PathDerivation
     from topology.index import BedIndex
     from topology.scenario_view import scenario_view
@@ -199,7 +307,8 @@ def _path_counts(ctx: BedContext, p: Phase) -> list[tuple[str, str, int, int]]:
         return []
     try:
         before = PathDerivation(ctx.idx).paths
-        view = scenario_view(ctx.bed, p.scenario, ctx.idx)
+        scenario = p.scenario if failed is None else dataclasses.replace(p.scenario, failed=list(failed))
+        view = scenario_view(ctx.bed, scenario, ctx.idx)
         now = PathDerivation(BedIndex(view), drawn=ctx.bed).paths
     except Exception:       # a bed the derivation cannot read: the validator says why; no check is made up
         return []
@@ -211,5 +320,6 @@ def _path_counts(ctx: BedContext, p: Phase) -> list[tuple[str, str, int, int]]:
             out[key] = out.get(key, 0) + 1
         return out
     a, b = counts(before), counts(now)
+    down = p.failed if failed is None else failed
     return [(host, array, b.get((host, array), 0), n) for (host, array), n in a.items()
-            if b.get((host, array), 0) != n and host not in p.failed]
+            if (failed is not None or b.get((host, array), 0) != n) and host not in down]

@@ -159,7 +159,7 @@ def group_values(ctx: BedContext, a: StorageArray, g: Any, index: int) -> Values
 _VOLUME_FIELDS: dict[str, ValueKind] = {
     "name": as_text, "label": as_text, "group": as_text, "pool": as_text, "size_gb": as_number, "remainder": as_bool,
     "purpose": as_list, "owner": as_text, "provisioning": as_token, "drive": as_text, "dataset": as_text,
-    "read_only": as_bool, "reuse": as_bool}
+    "read_only": as_bool, "reuse": as_bool, "file_system": as_token}
 VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter", "mount_path", "first_in_group",
                  "group_index", "lun", "lun_auto", "lun_pattern",
                  # reuse: the label of the file system the steps keep and mount instead of formatting
