@@ -189,8 +189,13 @@ class Document(QObject):
             self.reset.emit()
         finally:
             first_frame.release("replacing")
-        from app.gc_owner import settle_after_load
+        from app.gc_owner import count_frozen_after_load, settle_after_load
         settle_after_load(bed)          # the views are built: what lives on from here is frozen
+        # ... and counted after a big bed's first frame (a walk of the frozen list, 25-70 ms)
+        if first_frame.holding:
+            first_frame.released.connect(count_frozen_after_load, Qt.ConnectionType.SingleShotConnection)
+        else:
+            count_frozen_after_load()
 
     def save(self, path: str | Path | None = None) -> Path:
         target = Path(path) if path else self.path

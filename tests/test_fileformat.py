@@ -246,3 +246,12 @@ def test_a_mapping_with_only_its_required_keys_builds_what_the_general_case_buil
         short, general = _Builder(), _Builder()
         assert short.build(cls, dict(given), ()) == general.build(cls, {**given, optional: None}, ())
         assert short.problems == general.problems
+
+
+@pytest.mark.parametrize("device", ["switches:\n- id: sw1\n  ports:\n  - name: '1'\n  - name: '1'\n",
+                                    "servers:\n- id: h1\n  adapters:\n  - name: nic\n    ports:\n"
+                                    "    - name: san1\n    - name: san1\n"])
+def test_a_port_name_used_twice_on_one_device_is_refused_at_its_line(device):
+    p = one("format_version: 1\nbed:\n  name: b\n" + device)
+    assert p.message == ("duplicate port name '1'" if "sw1" in device else "duplicate port name 'san1'")
+    assert p.line == 3 + device.count("\n") and p.column is not None      # the second one's line

@@ -104,6 +104,19 @@ def _holds_refs(cls: type) -> bool:
                for fp in plan(cls))
 
 
+@cache_by_class
+def _leaf_refs(cls: type) -> tuple[str, ...]:
+    """The reference fields of a class whose checker does nothing unless one of them is set (it
+    holds no component with references of its own and is no array scope); () for any other."""
+    if cls in (model.StorageArray, model.ArrayGroup):
+        return ()
+    fields = plan(cls)
+    if any((fp.kind == "dc" and _holds_refs(fp.inner))
+           or (fp.kind == "list" and fp.inner[0] == "dc" and _holds_refs(fp.inner[1])) for fp in fields):
+        return ()
+    return tuple(fp.attr for fp in fields if fp.meta.get("ref"))
+
+
 _Checker = Callable[[BedIndex, Any, tuple, Any, list], None]
 
 
@@ -141,11 +154,16 @@ def _checker(cls: type) -> _Checker:
                       f"        checker(T{i})(idx, v, path + ({fp.key!r},), array, out)"]
         elif fp.kind == "list" and fp.inner[0] == "dc" and _holds_refs(fp.inner[1]):
             env[f"T{i}"] = fp.inner[1]
+            leaf = _leaf_refs(fp.inner[1])
             lines += [f"    items = obj.{fp.attr}",
                       "    if items:",
                       f"        c = checker(T{i})",
-                      "        for i, v in enumerate(items):",
-                      f"            c(idx, v, path + ({fp.key!r}, i), array, out)"]
+                      "        for i, v in enumerate(items):"]
+            if leaf:    # an item whose references are all empty has nothing to check (a switch port)
+                lines += [f"            if {' or '.join(f'v.{attr}' for attr in leaf)}:",
+                          f"                c(idx, v, path + ({fp.key!r}, i), array, out)"]
+            else:
+                lines += [f"            c(idx, v, path + ({fp.key!r}, i), array, out)"]
     lines.append("    return None")
     exec(compile("\n".join(lines), f"<references of {cls.__name__}>", "exec"), env)  # generated above
     return env["check"]

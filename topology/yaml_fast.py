@@ -76,14 +76,14 @@ _SUSPECT_NON_ASCII = re.compile("[\x80-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-
 # A JSON string that the bounded loader might read as something other than this text when
 # it is written plain: what YAML 1.1 and 1.2 resolve to a number, a date, null, true or false,
 # a merge or a value key.  A match may start at an escaped quote inside a string; it then
-# ends at that string's own closing quote, so no real string is missed.
-_UNSURE_TEXT = re.compile(rb'"([-+0-9.](?:[-+0-9a-zA-Z._: ]|\\t)*)"(:?)')
-# Words the bounded loader reads as true, false, null, a merge or a value key when they are
-# written plain.  As a value rapidyaml writes plain true, false and null as JSON literals and
-# the rest as strings, so only the rest needs a look (and only if the file holds one);
-# as a key every one of them is a string, and a mapping with one goes to the bounded loader.
-_UNSURE_VALUE_WORDS = ("True", "TRUE", "False", "FALSE", "Null", "NULL", "~", "<<", "=")
-_UNSURE_WORD = re.compile(rb'"(True|TRUE|False|FALSE|Null|NULL|~|<<|=)"(:?)')
+# ends at that string's own closing quote, so no real string is missed.  The words the bounded
+# loader reads as true, false, null, a merge or a value key are the second alternative: as a
+# value rapidyaml writes plain true, false and null as JSON literals and the rest as strings
+# (as a key every one of them is a string, and a mapping with one goes to the bounded loader).
+# One search of the JSON finds both: a match holds no quote but its first and last, and no JSON
+# string's closing quote is followed by a digit or a letter, so no match of one alternative can
+# hide one of the other (looking for the words in the text first cost more than the search).
+_UNSURE_TEXT = re.compile(rb'"([-+0-9.](?:[-+0-9a-zA-Z._: ]|\\t)*|True|TRUE|False|FALSE|Null|NULL|~|<<|=)"(:?)')
 _UNSURE_KEYS = frozenset(("true", "false", "TRUE", "FALSE", "Null", "NULL", "~", "<<", "=", ""))
 # digits as 0, everything else as a space: a run of 16 zeros is a number beyond +-10**15
 _DIGITS = bytes.maketrans(b"0123456789", b"0" * 10).translate(
@@ -135,10 +135,6 @@ def parse(text: str) -> Any:
     for written, colon in set(_UNSURE_TEXT.findall(js)):
         if not _reads_as_written(written.decode(), bool(colon), text):
             return None
-    if any(word in text for word in _UNSURE_VALUE_WORDS):
-        for written, colon in set(_UNSURE_WORD.findall(js)):
-            if not _reads_as_written(written.decode(), bool(colon), text):
-                return None
     if b'"' + MARKER.encode() + b'"' in js:
         data = _marked(data)
     return data
@@ -231,6 +227,11 @@ def _quiet_stderr() -> Iterator[None]:
 
 
 def _mapping(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    if len(pairs) == 1:     # half a big bed's mappings (a switch port's name): no key to repeat
+        key, value = pairs[0]
+        if key in _UNSURE_KEYS:
+            raise _Unsure("a key is a word read otherwise when written plain")
+        return {key: value}
     mapping = dict(pairs)
     if len(mapping) != len(pairs) or not _UNSURE_KEYS.isdisjoint(mapping):
         raise _Unsure("a key appears twice, or is a word read otherwise when written plain")
