@@ -85,7 +85,7 @@ def test_every_host_that_sees_the_shared_lun_rescans_for_it():
     assert set(rescans) == {"lnx1", "lnx2"}
     assert "(data-2, shared)" in rescans["lnx2"] and "(data-1, shared)" in rescans["lnx1"]
     only_shared = _rescans(bed(own_volume_for_lnx2=False))
-    assert "lnx2" in only_shared and "the 1 new disks from tgt1 (shared)" in only_shared["lnx2"]
+    assert "lnx2" in only_shared and "the 1 new disk from tgt1 (shared) appears" in only_shared["lnx2"]
 
 
 def test_a_cluster_node_other_than_the_first_rescans_but_never_initializes():
@@ -246,3 +246,18 @@ def test_a_port_whose_mac_the_bed_states_is_configured_only_on_that_nic(mac, ref
     if refused:
         assert "refused, nothing was changed: lnx1:lo has MAC 00:1b:21:3a:4f:10" in ran.stderr
         assert "has 00:00:00:00:00:00" in ran.stderr
+
+
+def test_the_words_about_new_disks_agree_with_their_count():
+    """'the 1 new disks ... appear' read wrong: the noun, the verb and the pronoun follow the count
+    (Linux and Windows rescans, Windows initialization); the form names the WWN field in capitals."""
+    from resources import example_path
+    from topology.fileformat import load
+    from widgets.forms.labels import field_label
+    texts = [s.text for s in M.generate(load(example_path("rhel-kvm-sriov-iscsi"))).steps()]
+    assert any("the 1 new disk from md3820i (vmstore-1) appears." in t for t in texts)
+    texts = [s.text for s in M.generate(load(example_path("md3000i-hyperv-cluster"))).steps()]
+    assert any("the 5 new disks from MD3000i (OS, Database, SQL, Logs, Witness) appear; leave them offline" in t
+               for t in texts)
+    assert not any("1 new disks" in t or "1 new disk from" in t and " appear;" in t for t in texts)
+    assert field_label("wwn")[0] == "WWN"

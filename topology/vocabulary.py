@@ -19,7 +19,7 @@ ACRONYMS = {
     "mtu": "MTU", "nic": "NIC", "nics": "NICs", "numa": "NUMA", "odx": "ODX", "opm": "OPM", "os": "OS",
     "pct": "(%)", "raid": "RAID", "rpm": "RPM", "rss": "RSS", "rstp": "RSTP", "san": "SAN", "sql": "SQL",
     "sriov": "SR-IOV", "ssd": "SSD", "stp": "STP", "tb": "TB", "url": "URL", "vhd": "VHD", "vhdx": "VHDX",
-    "vlan": "VLAN", "vlans": "VLANs", "vm": "VM", "vmq": "VMQ", "vms": "VMs", "vt": "VT", "wwpn": "WWPN",
+    "vlan": "VLAN", "vlans": "VLANs", "vm": "VM", "vmq": "VMQ", "vms": "VMs", "vt": "VT", "wwn": "WWN", "wwpn": "WWPN",
 }
 
 # Port roles as a label or a table cell names them.

@@ -21,6 +21,7 @@ from topology.methodology.domains.storage import (
     volume_values,
 )
 from topology.methodology.values import (
+    Val,
     Values,
     as_bool,
     as_list,
@@ -77,7 +78,8 @@ def _disk_users(ctx: BedContext, a: StorageArray) -> dict[str, tuple[list[Any], 
     return out
 
 
-@domain("host_disks", HOST_NAMES | ARRAY_NAMES | field_names("disks", "count", "volumes", "owned_count", "owned"),
+@domain("host_disks", HOST_NAMES | ARRAY_NAMES | field_names("disks", "count", "volumes", "owned_count", "owned",
+                                                           "noun", "appear", "them", "owned_noun", "owned_them"),
         "each server or VM that sees an array's new disks (every machine mapped to them, each cluster node), after "
         "its logons: disks.volumes all it sees, disks.owned those it formats itself")
 def _host_disks(ctx: BedContext) -> list[Item]:
@@ -92,6 +94,12 @@ def _host_disks(ctx: BedContext) -> list[Item]:
             put(vals, "disks.volumes", as_list([v.name for v in vols], f"{a.id}.mappings"))
             put(vals, "disks.owned_count", as_number(len(owned), f"{a.id}.mappings"))
             put(vals, "disks.owned", as_list([v.name for v in owned], f"{a.id}.mappings"))
+            # the words that agree with the counts ("the 1 new disks ... appear" read wrong); no source of their own
+            one, one_owned = len(vols) == 1, len(owned) == 1
+            for name, text in (("noun", "disk" if one else "disks"), ("appear", "appears" if one else "appear"),
+                               ("them", "it" if one else "them"), ("owned_noun", "disk" if one_owned else "disks"),
+                               ("owned_them", "it" if one_owned else "them")):
+                put(vals, f"disks.{name}", Val(text, ""))
             out.append(Item(vals, sid, platform_of(s), ctx.machine_group(sid), 5000 + i))
     return out
 
