@@ -147,13 +147,11 @@ if [ -s exit ]; then kept || rm -f script out err; read_exit .; exit "$_x"; fi
 # output stay as they are for the resume that adopts it
 if job_lives .; then exit 124; fi
 kept || rm -f script out err
-# its runner kept the script's status and was killed before it claimed it: that status
-if [ -s exit.new ] && read -r x < exit.new; then
-  if mv live settled 2>/dev/null || [ ! -e stopping ]; then { echo "$x" > exit; } 2>/dev/null; fi; exit "$x"
-fi
-echo "the step's process $pid ended without an exit status (it was killed)" >&2
-if mv live settled 2>/dev/null || [ ! -e stopping ]; then { echo 137 > exit; } 2>/dev/null; fi
-exit 137
+# its runner kept the script's status and was killed before it claimed it: that status; else killed
+x=; [ -s exit.new ] && read -r x < exit.new
+[ -n "$x" ] || { echo "the step's process $pid ended without an exit status (it was killed)" >&2; x=137; }
+if mv live settled 2>/dev/null || [ ! -e stopping ]; then { echo "$x" > exit; } 2>/dev/null; fi
+exit "$x"
 """
 
 
@@ -200,7 +198,7 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
 fresh=
 if [ ! -d "$d" ]; then
   identity_of $$; t="$d.new.$$"
-  mkdir -p "$t" && printf '%s\n%s\n' $$ "$_id" > "$t/starting" ||
+  mkdir -p "$t" && printf '%s\\n%s\\n' $$ "$_id" > "$t/starting" ||
     {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
   # a folder another start made meanwhile takes ours inside it (mv's rule): that start is then
   # theirs, waited for below, and ours is removed
@@ -211,9 +209,10 @@ fi
 # job's pid first, so that the checks below see that job instead of an empty folder
 if [ -z "$fresh" ]; then
 {_WAIT}fi
-# the starter's pid first: until the job's own pid is there, a look at the folder waits on it
-identity_of $$
-cd "$d" && printf '%s\\n%s\\n' $$ "$_id" > starting || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+# the starter's pid first: until the job's own pid is there, a look at the folder waits on it (a
+# fresh folder came with it)
+cd "$d" && {{ [ -n "$fresh" ] || {{ identity_of $$; printf '%s\\n%s\\n' $$ "$_id" > starting; }}; }} ||
+  {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
 {found}if [ ! -s exit ] && job_lives .; then
