@@ -208,41 +208,15 @@ def test_a_resume_after_a_driver_died_in_a_chain_asks_about_every_step_the_chain
         resumed.close()
 
 
-def test_a_look_at_a_step_whose_start_is_under_way_waits_for_it_instead_of_removing_its_folder(tmp_path):
-    """A step's folder exists before its job's pid does: a look in that instant took the start for one
-    that never happened, removed the folder, and the start then failed (its files had nowhere to go),
-    while the look told the resume to run the step again.  Here the start is held in that instant by
-    a slow setsid (the start launches the job's own session with it) while the host is asked."""
+def _look_while_its_start_is_held(tmp_path, tools: dict[str, str], before_its_pid: bool = False) -> None:
+    """A one-step chain whose start is held by slow `tools` (wrappers first in PATH: name -> script)
+    while the host is asked about the step: the look finds it started (never removes its folder as a
+    start that never happened), and the step runs once.  `before_its_pid`: the look comes before the
+    job's pid exists."""
     slow = tmp_path / "bin"
     slow.mkdir()
-    (slow / "setsid").write_text(f"#!/bin/sh\nsleep 0.6\nexec {shutil.which('setsid')} \"$@\"\n")
-    (slow / "setsid").chmod(0o755)
-    marks = tmp_path / "marks"
-    members = _members(marks, ["true"])
-    chain = _run(tmp_path, members, env={**os.environ, "PATH": f"{slow}:{os.environ['PATH']}"})
-    try:
-        folder = tmp_path / "jobs" / RUN / f"1.1@{HOST}"
-        wait_for(folder.exists, seconds=30, what="the step's folder made by its start")
-        assert not (folder / "pid").exists()
-        assert _host_says(tmp_path, members[0])[0] in (jobs.RUNNING, jobs.ENDED)
-        out, err = chain.communicate(timeout=30)
-        assert chain.returncode == 0, err
-        assert _marks(marks) == ["1.1"] and chains.parse(out, err)["1.1"].exit_code == 0
-    finally:
-        if chain.poll() is None:
-            os.killpg(chain.pid, signal.SIGKILL)
-
-
-def test_a_look_the_instant_a_steps_folder_appears_finds_its_start_and_never_removes_it(tmp_path):
-    """The folder appeared (mkdir) before its starter's mark: a look in between that outlasted its
-    half-second grace took the start for one that never happened and removed the folder, and the
-    start failed ("cannot make the step's job folder").  Here the starter is held right after the
-    folder appears, by a slow mkdir and a slow mv (each makes the folder, then sleeps 1.5 s)."""
-    slow = tmp_path / "bin"
-    slow.mkdir()
-    for tool in ("mkdir", "mv"):      # held only where the step's folder itself appears
-        (slow / tool).write_text(f'#!/bin/sh\n{shutil.which(tool)} "$@" || exit\n'
-                                 f'for last; do :; done; case "$last" in *@{HOST}) sleep 1.5 ;; esac\n')
+    for tool, text in tools.items():
+        (slow / tool).write_text(text)
         (slow / tool).chmod(0o755)
     marks = tmp_path / "marks"
     members = _members(marks, ["true"])
@@ -250,6 +224,8 @@ def test_a_look_the_instant_a_steps_folder_appears_finds_its_start_and_never_rem
     try:
         folder = tmp_path / "jobs" / RUN / f"1.1@{HOST}"
         wait_for(folder.exists, seconds=30, what="the step's folder made by its start")
+        if before_its_pid:
+            assert not (folder / "pid").exists()
         assert _host_says(tmp_path, members[0])[0] in (jobs.RUNNING, jobs.ENDED)
         out, err = chain.communicate(timeout=30)
         assert chain.returncode == 0, err
@@ -257,3 +233,23 @@ def test_a_look_the_instant_a_steps_folder_appears_finds_its_start_and_never_rem
     finally:
         if chain.poll() is None:
             os.killpg(chain.pid, signal.SIGKILL)
+
+
+def test_a_look_at_a_step_whose_start_is_under_way_waits_for_it_instead_of_removing_its_folder(tmp_path):
+    """A step's folder exists before its job's pid does: a look in that instant took the start for one
+    that never happened, removed the folder, and the start then failed (its files had nowhere to go),
+    while the look told the resume to run the step again.  Here the start is held in that instant by
+    a slow setsid (the start launches the job's own session with it) while the host is asked."""
+    _look_while_its_start_is_held(
+        tmp_path, {"setsid": f"#!/bin/sh\nsleep 0.6\nexec {shutil.which('setsid')} \"$@\"\n"}, before_its_pid=True)
+
+
+def test_a_look_the_instant_a_steps_folder_appears_finds_its_start_and_never_removes_it(tmp_path):
+    """The folder appeared (mkdir) before its starter's mark: a look in between that outlasted its
+    half-second grace took the start for one that never happened and removed the folder, and the
+    start failed ("cannot make the step's job folder").  Here the starter is held right after the
+    folder appears, by a slow mkdir and a slow mv (each makes the folder, then sleeps 1.5 s)."""
+    # held only where the step's folder itself appears
+    _look_while_its_start_is_held(tmp_path, {
+        tool: f'#!/bin/sh\n{shutil.which(tool)} "$@" || exit\n'
+              f'for last; do :; done; case "$last" in *@{HOST}) sleep 1.5 ;; esac\n' for tool in ("mkdir", "mv")})
