@@ -58,8 +58,9 @@ def test_no_destructive_command_selects_by_position_or_unknown_value(name, bed):
     assert script_checks.problems(bed, meth) == []
 
 
-def test_a_destructive_template_never_runs_on_a_made_up_lun(tmp_path):
-    """A lab template that selects by the auto-numbered LUN is done by hand and names the value."""
+def _format_step(tmp_path, command: str) -> None:
+    """A lab template of one destructive bash format step on each host volume; `command`: the rest of
+    its one command, under `shell: bash` (its guard, script, ansible)."""
     (tmp_path / "linux").mkdir()
     (tmp_path / "linux" / "connectivity.yaml").write_text("""section: connectivity
 steps:
@@ -70,6 +71,12 @@ steps:
     text: Format {volume.name}.
     automation:
       - shell: bash
+""" + command)
+
+
+def test_a_destructive_template_never_runs_on_a_made_up_lun(tmp_path):
+    """A lab template that selects by the auto-numbered LUN is done by hand and names the value."""
+    _format_step(tmp_path, """\
         guard: linux-block
         script: echo {volume.lun_auto}
 """)
@@ -84,16 +91,7 @@ steps:
 
 
 def test_a_destructive_template_without_a_guard_is_refused(tmp_path):
-    (tmp_path / "linux").mkdir()
-    (tmp_path / "linux" / "connectivity.yaml").write_text("""section: connectivity
-steps:
-  - id: format
-    foreach: host_volume
-    destructive: true
-    device: '{volume.device}'
-    text: Format {volume.name}.
-    automation:
-      - shell: bash
+    _format_step(tmp_path, """\
         script: mkfs.xfs /dev/sdb
 """)
     with pytest.raises(Exception, match="needs a `guard:`"):
@@ -358,16 +356,7 @@ def test_a_lun_two_linux_guests_share_is_never_formatted_inside_either_but_a_gue
 def test_a_guarded_command_with_an_ansible_module_is_refused(tmp_path):
     """The Ansible export and `run --engine ansible` run a command's `ansible: module:` instead of its
     script: on a guarded command that module would write to the disk it names with no guard in front."""
-    (tmp_path / "linux").mkdir()
-    (tmp_path / "linux" / "connectivity.yaml").write_text("""section: connectivity
-steps:
-  - id: format
-    foreach: host_volume
-    destructive: true
-    device: '{volume.device}'
-    text: Format {volume.name}.
-    automation:
-      - shell: bash
+    _format_step(tmp_path, """\
         guard: linux-block
         script: tb_select; mkfs.xfs "$TB_DEVICE"
         ansible:

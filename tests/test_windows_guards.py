@@ -338,22 +338,31 @@ def test_a_wrong_guard_fails_these_tests(guard, old, new):
 
 # ------------------------------------------------------------------ the generated 2008 R2 step
 
+def _iscsi_bed(case_id: str, target: str = ""):
+    """The synthetic iSCSI bed of platform `case_id`, each volume of its array at `target` when given."""
+    from topology.synthetic_platforms import cases, platform_bed
+    bed = platform_bed(next(c for c, t in cases() if c.id == case_id and t == "iscsi"), "iscsi")
+    for v in bed.arrays[0].volumes if target else ():
+        v.target = target
+    return bed
+
+
+def _format_script(bed, volume: str) -> str:
+    """The script of the one destructive step on array:`volume`, which has one command."""
+    from topology import methodology as M
+    steps = [s for s in M.generate(bed).steps() if s.destructive and f"array:{volume}" in " ".join(s.devices)]
+    assert len(steps) == 1 and len(steps[0].automation) == 1, steps
+    return steps[0].automation[0].script
+
+
 def test_a_generated_2008_r2_iscsi_step_selects_by_target_and_lun_and_refuses_another_vendors_disk():
     """No serial stated: the 2008 R2 format step selects the LUN by the initiator's target and LUN; its
     $TbWant, as generated, reaches the guard, which refuses the captured disk at that target and LUN
     because it is not a Dell MD3 LUN and it holds a partition."""
-    from topology import methodology as M
-    from topology.synthetic_platforms import cases, platform_bed
-    case = next(c for c, t in cases() if c.id == "ws2008r2" and t == "iscsi")
-    bed = platform_bed(case, "iscsi")
-    array = bed.arrays[0]
-    for v in array.volumes:
-        v.target = TARGET
-    witness = next(v for v in array.volumes if v.name == "witness")
+    bed = _iscsi_bed("ws2008r2", TARGET)
+    witness = next(v for v in bed.arrays[0].volumes if v.name == "witness")
     witness.size_gb = 1719.06
-    steps = [s for s in M.generate(bed).steps() if s.destructive and "array:witness" in " ".join(s.devices)]
-    assert len(steps) == 1 and len(steps[0].automation) == 1, steps
-    script = steps[0].automation[0].script
+    script = _format_script(bed, "witness")
     own = script.split("--- end of guard", 1)[1]
     assert "SerialNumber" not in own and "SCSILogicalUnit" not in own
     want_lines = "\n".join(line for line in own.splitlines() if line.startswith("$TbWant"))
@@ -369,18 +378,10 @@ def test_a_generated_2008_r2_iscsi_step_selects_by_target_and_lun_and_refuses_an
 def test_a_generated_2008_r2_step_that_selects_by_serial_also_checks_the_stated_target_and_lun():
     """Serial, target and LUN stated: the serial selects the disk, and a disk the initiator shows as another
     LUN of the target (the bed's serial is another volume's) is refused, as on Linux."""
-    from topology import methodology as M
-    from topology.synthetic_platforms import cases, platform_bed
-    case = next(c for c, t in cases() if c.id == "ws2008r2" and t == "iscsi")
-    bed = platform_bed(case, "iscsi")
-    array = bed.arrays[0]
-    for v in array.volumes:
-        v.target = TARGET
-    witness = next(v for v in array.volumes if v.name == "witness")
+    bed = _iscsi_bed("ws2008r2", TARGET)
+    witness = next(v for v in bed.arrays[0].volumes if v.name == "witness")
     witness.size_gb, witness.serial = 1719.06, "SV9A2X00011"
-    steps = [s for s in M.generate(bed).steps() if s.destructive and "array:witness" in " ".join(s.devices)]
-    assert len(steps) == 1 and len(steps[0].automation) == 1, steps
-    script = steps[0].automation[0].script
+    script = _format_script(bed, "witness")
     guard, own = script.split("--- end of guard", 1)
     want_lines = "\n".join(line for line in own.splitlines() if line.startswith("$TbWant"))
     assert "Serial = 'SV9A2X00011'" in want_lines and f"$TbWant.Target = '{TARGET}'; $TbWant.Lun = 1" in want_lines
@@ -408,12 +409,8 @@ def test_a_step_names_no_lun_that_only_another_hosts_mapping_states():
     target and LUN may say 7, which on node1 can be another volume."""
     from topology import methodology as M
     from topology.model_storage import Mapping
-    from topology.synthetic_platforms import cases, platform_bed
-    case = next(c for c, t in cases() if c.id == "ws2008r2" and t == "iscsi")
-    bed = platform_bed(case, "iscsi")
+    bed = _iscsi_bed("ws2008r2", TARGET)
     array = bed.arrays[0]
-    for v in array.volumes:
-        v.target = TARGET
     next(v for v in array.volumes if v.name == "data").serial = "SV9A2X00011"
     array.mappings = [m for m in array.mappings if m.volume != "data"] + [
         Mapping(volume="data", to="node2", lun=7), Mapping(volume="data", to="node1", lun=None)]
@@ -428,9 +425,7 @@ def test_the_formatted_already_check_knows_a_disk_selected_by_its_serial():
     Get-Disk's own object to Test-TbIdentity: its serial is SerialNumber, not the facts' Serial. Not
     recognised, the step went on to select the disk and refused it for the partition table it had made."""
     from topology import methodology as M
-    from topology.synthetic_platforms import cases, platform_bed
-    case = next(c for c, t in cases() if c.id == "ws2012r2" and t == "iscsi")
-    bed = platform_bed(case, "iscsi")
+    bed = _iscsi_bed("ws2012r2")
     next(v for v in bed.arrays[0].volumes if v.name == "data").serial = "D0ZOcKa9BdNx"
     step = next(s for s in M.generate(bed).steps() if s.destructive and "array:data" in " ".join(s.devices))
     script = step.automation[0].script
