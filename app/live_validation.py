@@ -109,7 +109,7 @@ class LiveValidator(QObject):
         self._partials.arrived.connect(self._partial)
         self._job = BackgroundJob(self, name="live-validation", prepare=self._prepare,
                                   debounce_ms=self.DEBOUNCE_MS, current_revision=lambda: self.document.revision,
-                                  waits_for=FirstFrame.of(document))
+                                  waits_for=FirstFrame.of(document), turn=0)
         self._job.result.connect(self._finished)
         document.changed.connect(lambda _ids: self._job.request())
         document.reset.connect(self._opened_now)

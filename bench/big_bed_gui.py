@@ -251,6 +251,12 @@ def _child(path: str) -> dict:
     out["edit_stall_outside_gc_s"] = max(outside)
     out["edit_stalls_outside_gc_over_100ms"] = sum(1 for gap in outside if gap > 0.1)
     out["edit_gc_longest_s"] = max((e - s for s, e in pauses), default=0.0)
+    # the three longest stalls, each taken apart: [wall, the GUI thread's CPU, its wait for a core,
+    # the collector's pauses in it]; what is left is its wait for the interpreter lock
+    worst = sorted(range(len(gaps)), key=lambda i: -gaps[i])[:3]
+    out["edit_longest_stalls"] = [[round(gaps[i], 4), round(busy[i + 1] - busy[i], 4),
+                                   round(queued[i + 1] - queued[i], 4), round(gaps[i] - outside[i], 4)]
+                                  for i in worst]
     out["edit_settled_s"] = time.perf_counter() - t
     return out      # the window stays: closing would ask about the unsaved edit
 
@@ -304,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
           f"({f['edit_stalls_outside_gc_over_100ms']} over 100 ms), the collector's longest pause "
           f"{f['edit_gc_longest_s']:.2f} s; the GUI thread's own CPU time in the longest turn "
           f"{f['edit_stall_gui_cpu_s']:.2f} s")
+    print("      the three longest stalls after the edit (wall; the GUI thread's CPU, its wait for a core, the "
+          "collector; the rest is its wait for the interpreter lock): "
+          + "; ".join(" / ".join(f"{x * 1000:.0f}" for x in stall) + " ms" for stall in f["edit_longest_stalls"]))
     return 0
 
 

@@ -165,7 +165,7 @@ class MethodologyView(QWidget):
 
         self._job = BackgroundJob(self, name="methodology-preview", prepare=self._prepare,
                                   debounce_ms=self.DEBOUNCE_MS, current_revision=lambda: self.document.revision,
-                                  waits_for=DrawingFirst.of(document))
+                                  waits_for=DrawingFirst.of(document), turn=1)
         self._job.result.connect(self._generated)
         document.changed.connect(lambda _ids: self._job.request())
         document.reset.connect(self.regenerate)

@@ -113,7 +113,7 @@ class PathView(QWidget):
         self.host_box.currentIndexChanged.connect(lambda _i: self._chosen())
         self.volume_box.currentIndexChanged.connect(lambda _i: self._chosen())
         self._job = BackgroundJob(self, name="path-view", prepare=self._prepare, debounce_ms=300,
-                                  current_revision=self._revision, waits_for=DrawingFirst.of(document))
+                                  current_revision=self._revision, waits_for=DrawingFirst.of(document), turn=2)
         self._job.result.connect(self._finished)
         document.changed.connect(lambda _ids: self._job.request())
         document.reset.connect(self._reset)

@@ -1,0 +1,137 @@
+"""After an edit the three workers that read the bed (live validation, the methodology, the path
+view) take turns instead of running side by side (issue 32: no GUI-thread stall over 100 ms after
+an edit).  They run pure Python under one interpreter lock, so side by side they finish no sooner,
+and the GUI thread had to win the lock back from all three at once: on the 5,000-device bed its
+repaints waited 60-140 ms (`python -m bench.big_bed_gui`, edit_stall_s).  Remote work is no bed
+reader and never waits behind one.  The path survey also holds the GUI's collector off while it
+makes its containers, as validation and the methodology do: the collector walked 155,000 of them
+on the GUI thread, 30-75 ms at a time."""
+from __future__ import annotations
+
+import threading
+import time
+
+from PySide6.QtTest import QTest
+
+import resources
+import widgets.methodology_view as methodology_view
+import widgets.path_view as path_view
+from app.background import BackgroundJob, Turns
+from topology import gc_pause
+from topology.operations import move
+
+DEFAULT = resources.example_path(resources.DEFAULT_EXAMPLE)
+HELD_S = 0.15           # each reader's work is held this long: side by side they would overlap
+
+
+def _settled(w) -> bool:
+    doc = w.document
+    return doc.validation.revision_shown == doc.revision and w.methodology.revision_shown == doc.revision \
+        and not w.paths._job.busy
+
+
+def test_after_an_edit_validation_the_methodology_and_the_paths_never_run_side_by_side(
+        qtbot, laptop_window, monkeypatch):
+    w = laptop_window
+    assert w.open_path(DEFAULT)
+    for i in range(w.tabs.count()):          # every tab open once: every view keeps itself current
+        w.tabs.setCurrentIndex(i)
+        QTest.qWait(10)
+    w.tabs.setCurrentWidget(w.canvas)
+    qtbot.waitUntil(lambda: _settled(w), timeout=60000)
+
+    spans: list[tuple[str, float, float]] = []
+
+    def timed(name, work):
+        def run(*args, **kwargs):
+            start = time.perf_counter()
+            time.sleep(HELD_S)
+            try:
+                return work(*args, **kwargs)
+            finally:
+                spans.append((name + "@" + threading.current_thread().name, start, time.perf_counter()))
+        return run
+
+    import topology.validation as validation
+    monkeypatch.setattr(validation, "validate", timed("validation", validation.validate))
+    monkeypatch.setattr(methodology_view, "_generate", timed("methodology", methodology_view._generate))
+    monkeypatch.setattr(path_view, "_survey", timed("paths", path_view._survey))
+    server = w.document.bed.servers[0].id
+    item = w.canvas.devices[server]
+    w.document.apply(move(w.document.bed, {server: (item.pos().x() + 20, item.pos().y())}))
+    qtbot.waitUntil(lambda: {name.split("@")[0] for name, _, _ in spans} >= {"validation", "methodology", "paths"}
+                    and _settled(w), timeout=60000)
+
+    # (the methodology validates the bed itself, on its own worker: that is no second worker)
+    overlaps = [(a[0], b[0]) for a in spans for b in spans
+                if a[0].split("@")[1] != b[0].split("@")[1] and a[1] < b[1] < a[2]]
+    assert not overlaps, f"ran side by side: {overlaps} ({spans})"
+
+
+def test_readers_waiting_for_their_turn_go_lowest_rank_first_and_remote_work_waits_for_none(qtbot):
+    turns = Turns()
+    order: list[str] = []
+    holding = threading.Event()
+    go_on = threading.Event()
+
+    def first():
+        with turns.turn(5):
+            holding.set()
+            go_on.wait(10)
+
+    def reader(name: str, rank: int):
+        with turns.turn(rank):
+            order.append(name)
+
+    threads = [threading.Thread(target=first)]
+    threads[0].start()
+    assert holding.wait(10)
+    for name, rank in (("paths", 2), ("methodology", 1), ("validation", 0)):
+        thread = threading.Thread(target=reader, args=(name, rank))
+        thread.start()
+        threads.append(thread)
+    time.sleep(0.1)             # all three are waiting for the first reader's turn to end
+    assert order == []
+    go_on.set()
+    for thread in threads:
+        thread.join(10)
+    assert order == ["validation", "methodology", "paths"]
+
+    # a job with no turn (the run, a connection test) starts while a bed reader holds its turn
+    from app import background
+    ran = threading.Event()
+    held = threading.Event()
+    release = threading.Event()
+
+    def hold_the_turn():
+        with background.BED_READERS.turn(0):
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_the_turn)
+    holder.start()
+    try:
+        assert held.wait(10)
+        remote = BackgroundJob(name="run-engine")
+        assert remote.start(1, ran.set)
+        assert ran.wait(5), "remote work waited behind a bed reader"
+    finally:
+        release.set()
+        holder.join(10)
+
+
+def test_the_path_survey_holds_the_gui_collector_off_while_it_makes_its_containers(monkeypatch):
+    import topology.path_explain as path_explain
+    from topology.fileformat import load
+
+    seen: list[bool] = []
+    uses = path_explain._uses
+
+    def looking(ctx):
+        seen.append(gc_pause.held())
+        return uses(ctx)
+    monkeypatch.setattr(path_explain, "_uses", looking)
+    assert not gc_pause.held()
+    path_explain.survey(load(DEFAULT))
+    assert seen == [True]
+    assert not gc_pause.held()
