@@ -28,7 +28,8 @@ SHELLS = [s for s in ("dash", "bash") if subprocess.run(["sh", "-c", f"command -
 FAKE_ESXCLI = """#!/bin/sh
 case "$*" in
   "storage core device list") cat "$TB_CAP_DEVICES" ;;
-  "storage vmfs extent list") cat "$TB_CAP_EXTENTS" ;;
+  "storage vmfs extent list") if [ -n "${TB_EXTENTS_FAIL:-}" ]; then echo "$TB_EXTENTS_FAIL" >&2; exit 1; fi
+                              cat "$TB_CAP_EXTENTS" ;;
   *) echo "esxcli $*" >> "$TB_WRITES" ;;
 esac
 """
@@ -76,14 +77,16 @@ def fakes(tmp_path_factory) -> Path:
 
 
 def _run(shell: str, script: str, fakes: Path, tmp_path: Path, *, devices: list[str],
-         ptbl: str = "getptbl_unknown_blank_mpx.txt", extents: str = "vmfs_extent_list_two_datastores.txt"):
+         ptbl: str = "getptbl_unknown_blank_mpx.txt", extents: str = "vmfs_extent_list_two_datastores.txt",
+         extents_fail: str = ""):
     listing = tmp_path / "devices.txt"
     listing.write_text("".join((CAPTURES / d).read_text() for d in devices))
     writes = tmp_path / "writes.txt"
     writes.write_text("")
     env = dict(os.environ, PATH=f"{fakes}:{os.environ['PATH']}", TB_CAP_DEVICES=str(listing),
                TB_CAP_EXTENTS=str(CAPTURES / extents), TB_CAP_PTBL=str(CAPTURES / ptbl),
-               TB_CAP_USABLE=str(CAPTURES / "getusablesectors_gpt_oi_lun1.txt"), TB_WRITES=str(writes))
+               TB_CAP_USABLE=str(CAPTURES / "getusablesectors_gpt_oi_lun1.txt"), TB_WRITES=str(writes),
+               TB_EXTENTS_FAIL=extents_fail)
     done = subprocess.run([shell, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     return done, writes.read_text().splitlines()
 
@@ -116,6 +119,10 @@ def test_the_datastore_is_made_on_the_one_device_named_by_the_volumes_wwn(shell,
      "carries a msdos partition table"),
     ("a VMFS partition", {}, {"ptbl": "getptbl_gpt_vmfs_oi_lun1.txt"},
      "has 1 partition(s) in a gpt partition table"),
+    # the host could not say which datastores it has: a device whose datastore was made without a
+    # partition table by hand, or whose table partedUtil cannot read yet, would pass every other check
+    ("no list of datastores", {}, {"extents_fail": "Error: Unable to get VMFS extents: hostd is not responding"},
+     "esxcli storage vmfs extent list failed"),
 ])
 def test_a_wrong_device_is_refused_and_nothing_is_written(shell, why, kwargs, run, said, fakes, tmp_path):
     kwargs = {"array_model": "Sun ZFS Storage 7120", **kwargs}
@@ -158,6 +165,11 @@ def test_a_reused_datastore_is_checked_never_made(shell, fakes, tmp_path):
     done, writes = _run(shell, kept[0].automation[0].script, fakes, tmp_path,
                         devices=["device_list_d_sun_comstar_iscsi_esxi55.txt"])
     assert done.returncode != 0 and "holds no datastore, not the datastore iscsi-datastore" in done.stderr, done.stderr
+    assert writes == []
+    # a host that cannot list its datastores is told so, not "holds no datastore" or a silent exit
+    done, writes = _run(shell, kept[0].automation[0].script, fakes, tmp_path,
+                        devices=["device_list_d_sun_comstar_iscsi_esxi55.txt"], extents_fail="Error: hostd")
+    assert done.returncode != 0 and "esxcli storage vmfs extent list failed" in done.stderr, done.stderr
     assert writes == []
 
 

@@ -293,3 +293,34 @@ def test_a_vendor_multipath_driver_is_never_microsofts_mpio_feature(os_text):
     assert "Multipath-IO" not in scripts and "MSDSM" not in scripts and "MSFT2005" not in scripts
     # the FC host gets no iSCSI step at all
     assert not [s for s in node if "iSCSI" in s.text or "iscsi" in s.template]
+
+
+@pytest.mark.parametrize("pattern, message", [
+    ("'(?i)dell'", "has (? (an inline flag"),
+    ("'^\\dELL'", "has a backslash before a letter or digit"),
+    ("'^[[:alpha:]]+$'", "has a POSIX class"),
+    ("'^DELL('", "is not a regular expression"),
+])
+def test_a_labs_scsi_pattern_that_grep_and_powershell_read_differently_is_refused_at_load(tmp_path, pattern, message):
+    """A disk guard matches the SCSI vendor with grep -E on Linux and ESXi and with -match in
+    PowerShell: a pattern one of them reads otherwise, or cannot read (PowerShell then skips the
+    vendor check), is refused where it is written, with its file and line."""
+    lab = _lab(tmp_path, {"families.yaml": f"""
+        array:
+          - {{family: md3, pattern: 'MD3[0-9]', name: Dell MD3,
+             scsi_vendor: {pattern}, scsi_product: '^MD3'}}
+        """})
+    with pytest.raises(BedFileError) as err:
+        M.generate(clean_bed(), extra_dirs=[lab])
+    text = err.value.format()
+    assert "families.yaml:3" in text and "scsi_vendor" in text and message in text, text
+
+
+def test_every_built_in_scsi_pattern_reads_alike_to_grep_and_powershell():
+    from topology.methodology.selection import unportable
+    from topology.methodology.template_files import load_families
+    families = load_families()
+    patterns = [(f.id, p) for entries in families.entries.values() for f in entries
+                for p in (f.scsi_vendor, f.scsi_product) if p]
+    assert len(patterns) >= 8
+    assert not [(fid, p) for fid, p in patterns if unportable(p)]

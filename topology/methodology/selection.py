@@ -137,6 +137,31 @@ class Family:
     scsi_product: str = ""
 
 
+# A disk guard matches the disk's SCSI vendor and product against these patterns with grep -E (Linux,
+# the ESXi shell) and PowerShell's -match (.NET): a pattern is kept to what all three read alike.
+# Outside it a pattern means something else to one of them (`[[:alpha:]]` is a POSIX class to grep and
+# a set of `[:alph` then `]` to .NET; `\d` is a digit to .NET and a `d` to grep), or is refused by one
+# of them, and PowerShell skips a check whose pattern it cannot read: the vendor check never ran.
+_UNPORTABLE = (
+    (re.compile(r"\\[^.\[\](){}*+?|^$\\/-]"), "has a backslash before a letter or digit (a class or a back-reference)"),
+    (re.compile(r"\(\?"), "has (? (an inline flag, a look-around or a group grep -E has not)"),
+    (re.compile(r"\[\^?[^\]]*\[[:=.]"), "has a POSIX class ([:alpha:], [=a=], [.a.]): plain characters to .NET"),
+)
+PORTABLE_HINT = "write it with characters, [ ] sets and ranges, . * + ? {m,n} | ( ) ^ $ and \\ before punctuation"
+
+
+def unportable(pattern: str) -> str:
+    """Why grep -E and .NET would not read `pattern` alike ("" when they would)."""
+    for finds, why in _UNPORTABLE:
+        if finds.search(pattern):
+            return why
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return f"is not a regular expression ({exc})"
+    return ""
+
+
 @dataclass
 class Families:
     """Vendor families from `families.yaml` (built-in, then each lab directory's: a lab's entry
@@ -178,11 +203,10 @@ class Families:
                     raise template_error(path, eline, f"{kind} {e['family']!r}: pattern is not valid ({exc})") from None
                 scsi = [str(e.get(k) or "") for k in ("scsi_vendor", "scsi_product")]
                 for key, text in zip(("scsi_vendor", "scsi_product"), scsi):
-                    try:
-                        re.compile(text)
-                    except re.error as exc:
-                        raise template_error(path, eline,
-                                             f"{kind} {e['family']!r}: {key} is not valid ({exc})") from None
+                    problem = unportable(text)
+                    if problem:
+                        raise template_error(path, eline, f"{kind} {e['family']!r}: {key} {text!r} {problem}",
+                                             PORTABLE_HINT)
                 new.append(Family(kind, str(e["family"]), pat, str(e.get("name") or e["family"]), *scsi))
             ids = {f.id for f in new}
             self.entries[kind] = new + [f for f in self.entries[kind] if f.id not in ids]

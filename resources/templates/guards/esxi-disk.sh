@@ -68,8 +68,10 @@ tb_select() {   # sets TB_DEVICE (the device name) and TB_BLOCK (its lines of th
     fi
 }
 
-tb_datastore_on() {   # the datastore (VMFS volume name) with an extent on device $1, if any
-    esxcli storage vmfs extent list | awk -v d="$1" '
+tb_datastore_on() {   # the datastore (VMFS volume name) with an extent on device $1, if any; fails
+    # when esxcli does (in a pipe its failure was awk's success: "no datastore" on a host that said nothing)
+    tb_extents=$(esxcli storage vmfs extent list) || return 1
+    printf '%s\n' "$tb_extents" | awk -v d="$1" '
         NR > 2 && $(NF - 1) == d { v = $1; for (i = 2; i <= NF - 4; i++) v = v " " $i; print v; exit }'
 }
 
