@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.pdf_text import pdf_text
 from tests.run_beds import TEMPLATES, write_bed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,8 +40,7 @@ def test_the_appendix_prints_the_run_as_it_happened(tmp_path):
     pdf = tmp_path / "a.pdf"
     r = cli("appendix", str(bed), "-o", str(pdf), "--run", run_id, "--runs-dir", str(runs), env=env)
     assert r.returncode == 0, r.stderr
-    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
-    text = text.replace("\ufb01", "fi")
+    text = pdf_text(pdf)
     record = text[text.index(f"As run: run {run_id}"):]
     rows = {m.group(1): line for line in record.splitlines() if (m := re.match(r"\s*(1\.\d)\s", line))}
     assert "done" in rows["1.1"] and "h1" in rows["1.1"] and re.search(r"\d\d:\d\d:\d\d", rows["1.1"])

@@ -21,6 +21,7 @@ from app.run.cli_run import EXIT_FAILED, EXIT_OK, EXIT_PREFLIGHT
 from app.run.engine import RunEngine
 from app.run.plan import run_steps, select_steps
 from bench.sandbox_hosts import SandboxLab, host_python
+from tests.pdf_text import pdf_text
 from tests.run_beds import TEMPLATES, write_bed, write_fio_bed
 from tests.safety_beds import HOLD_S, long_step_bed, release
 from tests.waiting import wait_for
@@ -284,8 +285,7 @@ def test_fio_over_ssh_is_recorded_with_the_run_and_printed_in_the_results_append
     pdf = tmp_path / "appendix.pdf"
     r = _cli("appendix", str(bed), "-o", str(pdf), "--run", run_id, "--runs-dir", str(runs), known_hosts=known)
     assert r.returncode == EXIT_OK, r.stdout + r.stderr
-    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, timeout=60).stdout
-    text = text.replace("\ufb01", "fi").replace("\ufb02", "fl")        # the PDF's ligatures
+    text = pdf_text(pdf)
     assert f"Measured in run {run_id}" in text and "Pass criteria" in text and "PASS" in text
     assert "Figure G.1: IOPS per host" in text and "95th percentile" in text
     images = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True, timeout=60).stdout
