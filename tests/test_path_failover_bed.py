@@ -261,3 +261,15 @@ def test_the_words_about_new_disks_agree_with_their_count():
                for t in texts)
     assert not any("1 new disks" in t or "1 new disk from" in t and " appear;" in t for t in texts)
     assert field_label("wwn")[0] == "WWN"
+
+
+def test_a_target_with_no_pool_makes_its_volumes_without_asking_for_one():
+    """tgt states no disk group and no pool: "create the volume data-1 in «missing: volume.container»" was
+    a gap the bed could not fill, and it counted against the bed's readiness.  An array that has pools
+    still asks which one a volume without a pool goes in."""
+    steps = [s for s in M.generate(loads(bed(), "failover.yaml")).steps() if "create the volume" in s.text]
+    assert [s.text for s in steps][:1] == ["On tgt1, create the volume data-1 with 0.134 GB."]
+    assert not [s for s in steps if s.unresolved]
+    pooled = bed().replace("    volumes:\n", "    pools: [{name: p0}]\n    volumes:\n", 1)
+    steps = [s for s in M.generate(loads(pooled, "failover.yaml")).steps() if "create the volume" in s.text]
+    assert steps and all("in «missing: volume.container»" in s.text and s.unresolved for s in steps)

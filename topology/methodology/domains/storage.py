@@ -160,8 +160,8 @@ _VOLUME_FIELDS: dict[str, ValueKind] = {
     "name": as_text, "label": as_text, "group": as_text, "pool": as_text, "size_gb": as_number, "remainder": as_bool,
     "purpose": as_list, "owner": as_text, "provisioning": as_token, "drive": as_text, "dataset": as_text,
     "read_only": as_bool, "reuse": as_bool, "file_system": as_token}
-VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "size_text", "drive_letter", "mount_path", "first_in_group",
-                 "group_index", "lun", "lun_auto", "lun_pattern",
+VOLUME_FIELDS = (*_VOLUME_FIELDS, "ref", "container", "in_container", "size_text", "drive_letter", "mount_path",
+                 "first_in_group", "group_index", "lun", "lun_auto", "lun_pattern",
                  # reuse: the label of the file system the steps keep and mount instead of formatting
                  "reuse_label",
                  # how a host finds this LUN's disk at run time (topology/volume_identity.py)
@@ -203,6 +203,10 @@ def volume_values(ctx: BedContext, a: StorageArray, v: Any, first_in_group: bool
     put(out, "volume.container", as_text(container, f"{ref}.group" if v.group else f"{ref}.pool"))
     if not container and NOT_STATED in (v.group, v.pool):
         put(out, "volume.container", not_stated(f"{ref}.group"))
+    # an array that states no disk group and no pool (a software target: tgt, LIO) makes a volume
+    # straight from its storage: "in «missing: volume.container»" was a gap the bed could not fill
+    held = bool(container or a.disk_groups or a.pools or NOT_STATED in (v.group, v.pool))
+    put(out, "volume.in_container", as_text("true" if held else "false", f"{a.id}.pools"))
     if v.size_gb is not None:
         put(out, "volume.size_text", as_text(size_text(v.size_gb), f"{ref}.size_gb"))
     elif v.remainder:
