@@ -18,6 +18,7 @@ from topology.scenario_scope import Scope, ScopeFinder
 from topology.scenario_view import scenario_view
 from topology.unknown import NOT_STATED
 from topology.validation.context import Context
+from topology.validation.failure_scenarios import DEGRADED_BY_DESIGN, note_designed_losses, only_fails_parts
 from topology.validation.grouping import group
 from topology.validation.registry import RULES, SEVERITY_ORDER, Finding, RuleInfo, could_not_judge
 
@@ -100,6 +101,14 @@ def validate_cases(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex |
                 raise KeyError(f"no scenario {scenario!r} in this bed "
                                f"(scenarios: {', '.join(idx.scenarios) or 'none'})")
             findings = _judge_scenario(bed, idx, sc, codes)
+            if only_fails_parts(sc):        # judged alone: its additions to the reference, as below
+                degraded = sorted(DEGRADED_BY_DESIGN.intersection(codes if codes is not None else RULES))
+                reference = _reference_scenario(bed)
+                before = (_judge_scenario(bed, idx, reference, degraded) if reference is not None
+                          else _run(Context(bed, idx), degraded, None))
+                known = [(f.code, frozenset(f.subjects)) for f in before]
+                note_designed_losses(sc, [f for f in findings if not any(
+                    code == f.code and frozenset(f.subjects) <= ref for code, ref in known)])
         else:
             ref_ctx = Context(bed, idx)
             reference = _reference_scenario(bed)
@@ -214,11 +223,14 @@ def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, ref
         if sc is besides:
             continue
         keep = finder.scope(sc) if finder is not None else None
+        added = []
         for f in _judge_scenario(bed, idx, sc, wanted, keep, ref_ctx.placement):
             # a reference finding restated over the fewer components the scenario keeps is not news
             subjects = frozenset(f.subjects)
             if not any(subjects <= ref for ref in known.get(f.code, ())):
-                out.append(f)
+                added.append(f)
+        note_designed_losses(sc, added)
+        out += added
     return out
 
 

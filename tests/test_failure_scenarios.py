@@ -1,0 +1,72 @@
+"""A failover bed validates clean: a scenario that takes parts out of service on purpose (`failed:`)
+loses the redundancy they gave, and that is what it tests.  `validate` exited 1 on every failover bed
+(NET-002 and PATH-001 in path-a-down and path-b-down).  Now those findings are notes that name the
+scenario and its parts; a scenario that cuts a host off its storage, or that also changes other
+things, is still judged as before, and so is the reference."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.test_path_failover_bed import bed
+from topology.fileformat import loads
+from topology.validation import validate
+from topology.validation.runner import has_errors
+
+ROOT = Path(__file__).resolve().parent.parent
+EXCEPTIONS = """exceptions:
+  - {code: CON-002, subject: tgt1, reason: 'tgt serves LUNs from files; it has no disk groups'}
+  - {code: PATH-002, subject: "tgt1#ctl0", reason: 'tgt is one daemon on one box'}
+"""
+
+
+def _failover_bed(*scenarios: str) -> str:
+    return bed() + "scenarios:\n  - {id: all-paths, reference: true}\n" + "".join(scenarios) + EXCEPTIONS
+
+
+FABRIC_A_DOWN = "  - {id: path-a-down, failed: ['lnx1:san0', 'lnx2:san0']}\n"
+
+
+def _in(findings, scenario: str, *codes: str):
+    return [f for f in findings if f.code in codes and scenario in f.holds_in]
+
+
+def test_the_redundancy_a_failover_scenario_takes_out_is_a_note_that_names_it_not_an_error(tmp_path):
+    findings = validate(loads(_failover_bed(FABRIC_A_DOWN), "failover.yaml"))
+    lost = _in(findings, "path-a-down", "NET-002", "PATH-001")
+    assert {f.code for f in lost} == {"NET-002", "PATH-001"}
+    assert all(f.severity == "info" for f in lost)
+    assert all("scenario path-a-down takes lnx1:san0, lnx2:san0 out of service on purpose" in f.hint for f in lost)
+    assert not has_errors(findings)
+    # the command line says so too: exit 0, and the notes are printed
+    path = tmp_path / "failover.yaml"
+    path.write_text(_failover_bed(FABRIC_A_DOWN))
+    done = subprocess.run([sys.executable, "-m", "app.cli", "validate", str(path)], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "INFO     PATH-001" in done.stdout and "none needed: scenario path-a-down" in done.stdout
+    alone = subprocess.run([sys.executable, "-m", "app.cli", "validate", str(path), "--scenario", "path-a-down"],
+                           capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert alone.returncode == 0 and "none needed: scenario path-a-down" in alone.stdout, alone.stdout
+
+
+def test_a_scenario_that_cuts_a_host_off_its_storage_is_still_an_error():
+    both = "  - {id: lnx1-cut-off, failed: ['lnx1:san0', 'lnx1:san1']}\n"
+    findings = validate(loads(_failover_bed(both), "failover.yaml"))
+    cut = _in(findings, "lnx1-cut-off", "PATH-001")
+    assert cut and any(f.severity == "error" and "no path" in f.message for f in cut), [f.message for f in cut]
+    assert has_errors(findings)
+
+
+def test_a_scenario_that_also_changes_other_things_and_the_reference_are_judged_as_before():
+    # failed parts and an excluded component: the losses may not be the failures' alone
+    mixed = "  - {id: mixed, failed: ['lnx1:san0'], excluded: ['lnx2']}\n"
+    findings = validate(loads(_failover_bed(mixed), "failover.yaml"))
+    assert [f.severity for f in _in(findings, "mixed", "NET-002", "PATH-001")] and \
+        all(f.severity == "error" for f in _in(findings, "mixed", "NET-002", "PATH-001"))
+    # the reference loses a cable: one path to each of lnx2's volumes is an error there, scenarios or not
+    drawn = _failover_bed(FABRIC_A_DOWN).replace("  - {a: 'lnx2:san1', b: 'swB:2'}\n", "")
+    findings = validate(loads(drawn, "failover.yaml"))
+    assert [f for f in findings if f.code == "PATH-001" and f.severity == "error"
+            and "reference" in f.holds_in and "lnx2" in f.subjects]
