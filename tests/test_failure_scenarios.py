@@ -70,3 +70,13 @@ def test_a_scenario_that_also_changes_other_things_and_the_reference_are_judged_
     findings = validate(loads(drawn, "failover.yaml"))
     assert [f for f in findings if f.code == "PATH-001" and f.severity == "error"
             and "reference" in f.holds_in and "lnx2" in f.subjects]
+
+
+def test_an_exception_written_for_a_device_whose_findings_name_its_parts_says_which_subject_to_write():
+    """PATH-002 names the controller (tgt1#ctl0), not the array: an exception for tgt1 matched nothing,
+    and EXC-001 only said so."""
+    text = _failover_bed(FABRIC_A_DOWN).replace('subject: "tgt1#ctl0"', "subject: tgt1")
+    unmatched = [f for f in validate(loads(text, "failover.yaml")) if f.code == "EXC-001"]
+    assert len(unmatched) == 1 and "PATH-002 on tgt1 matches nothing" in unmatched[0].message
+    said = unmatched[0].message
+    assert "its findings name tgt1#ctl0" in said and "(write one as the subject)" in said

@@ -276,6 +276,12 @@ def _unmatched_exceptions(bed: Bed, cases: list[Finding]) -> list[Finding]:
         subject = "any component" if exc.subject == "*" else exc.subject
         known = exc.code in RULES
         what = f"no {exc.code} finding names {subject}" if known else f"there is no rule {exc.code}"
+        # a finding about a part names the part, not its device ("tgt1#ctl0", "lnx1:san0"): say which
+        parts = sorted({s for f in cases if f.code == exc.code for s in f.subjects
+                        if s.startswith((exc.subject + "#", exc.subject + ":"))})
+        if parts:
+            more = ", …" if len(parts) > 4 else ""
+            what += f"; its findings name {', '.join(parts[:4])}{more} (write one as the subject)"
         subjects = (exc.subject,) if exc.subject != "*" else ()
         out.append(Finding("EXC-001", info.severity, subjects or (f"exception:{exc.code}",),
                            f"the documented exception for {exc.code} on {subject} matches nothing: {what} "
