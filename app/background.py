@@ -272,6 +272,7 @@ class BackgroundJob(QObject):
         self._closed = False
         self._relay = _Relay(self)
         self._relay.finished.connect(self._finished)
+        self._superseded = threading.Event()
         # a worker hands its outcome on through the relay only while the relay exists: a job
         # dropped with its view (a test's document collected) while its worker still ran had the
         # relay deleted on the GUI thread in the middle of the worker's emit (a crash)
@@ -306,6 +307,7 @@ class BackgroundJob(QObject):
             return
         if self._running:
             self._again = True          # started again as soon as the running one is back
+            self._superseded.set()      # ... and one still waiting for its turn need not start at all
             return
         self._launch(*self._prepare())
 
@@ -319,6 +321,7 @@ class BackgroundJob(QObject):
     def _launch(self, revision: int, work: Work) -> None:
         self._running = True
         relay, gate, turn = self._relay, self._handing_on, self._turn
+        superseded = self._superseded = threading.Event()
 
         def body() -> None:
             try:
@@ -326,7 +329,10 @@ class BackgroundJob(QObject):
                     outcome = Outcome(revision, work())
                 else:
                     with BED_READERS.turn(turn):
-                        outcome = Outcome(revision, work())
+                        # asked again while it waited (an edit): the next run reads the bed as it is now,
+                        # and this one would read it too, under a revision already gone, and be dropped
+                        outcome = Outcome(revision, None, f"{EditedMeanwhile.__name__}: asked again before its turn") \
+                            if superseded.is_set() else Outcome(revision, work())
             except Exception as exc:
                 outcome = Outcome(revision, None, f"{type(exc).__name__}: {exc}")
             with gate.lock:
