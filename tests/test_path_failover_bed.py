@@ -221,6 +221,28 @@ def test_a_failover_under_load_takes_the_ports_out_while_the_loads_run_in_every_
             assert len(back) == 2 and min(back) > order.index("wait") and "check-back-after-load" in order
 
 
+def test_what_was_checked_while_the_loads_ran_is_confirmed_after_they_ended():
+    """The wizard runs a load step to its end: the "while the loads run, check …" steps, listed before the
+    loads so that a person knows what to do on the clock, were ticked off before anything had failed, and
+    the run's record said the checks were done before the loads began.  Each failover run now asks, after
+    its wait, what those checks showed; a run with nothing taken out under load asks nothing."""
+    text = bed().replace("duration_minutes: 0.2", "duration_minutes: 6") + UNDER_LOAD
+    steps = [s for s in M.generate(loads(text, "failover.yaml")).steps() if s.number.startswith("7.")]
+    kind = lambda s: s.template.split("#")[1]   # noqa: E731
+    for scenario, rep in (("path-a-down", "1"), ("path-a-down", "2"), ("path-b-down", "1")):
+        run = [s for s in steps if s.position.get("scenario") == scenario and s.position.get("repetition") == rep]
+        order = [kind(s) for s in run]
+        assert order.count("confirm-under-load") == 1 and order.index("confirm-under-load") == order.index("wait") + 1
+        said = run[order.index("confirm-under-load")].text
+        assert "The loads have ended" in said and "the paths lnx1 and lnx2 kept with the parts out of service" in said
+        assert ("fio reports no I/O errors" in said) == (scenario == "path-a-down")
+        assert ("had again once they were back" in said) == (scenario == "path-a-down")    # b: given back after
+    plain = UNDER_LOAD.replace(", fail_after_minutes: 2, restore_after_minutes: 4", "").replace(
+        ", fail_after_minutes: 1", "")                   # the same failures, made before the runs
+    kinds = [kind(s) for s in M.generate(loads(bed() + plain, "failover.yaml")).steps()]
+    assert "load" in kinds and "part-disable" in kinds and "confirm-under-load" not in kinds
+
+
 @pytest.mark.parametrize("times, says", [("restore_after_minutes: 4", "does not take them out under load"),
                                          ("fail_after_minutes: 4, restore_after_minutes: 2", "not after")])
 def test_a_restore_time_that_cannot_happen_is_refused_with_its_line(times, says):

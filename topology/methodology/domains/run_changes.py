@@ -214,7 +214,7 @@ def _part_item(ctx: BedContext, p: Phase, count: int, action: str, ref: str, how
 
 CHECK_NAMES = BLOCK_NAMES | field_names("check", "text", "host", "paths", "paths_before", "array", "setup",
                                         "restored_host", "restored_paths", "under_load", "under_load_host",
-                                        "back_under_load_host", "back_after_load_host")
+                                        "back_under_load_host", "back_after_load_host", "made_under_load")
 
 
 @domain("transition_check", CHECK_NAMES,
@@ -282,7 +282,24 @@ def _under_load_checks(ctx: BedContext, p: Phase, count: int, rep: int) -> list[
         item = _path_check(ctx, p, count, host, array, before, before, 900 + j, key)
         item.values.update(block_values(ctx, p, count, rep))
         out.append(_in_run(ctx, item, p, count, rep, part))
+    # the checks above are made while the loads run, and a run step waits for its loads to end: what they
+    # showed is confirmed once the loads have ended, so the run's record says it when it was known (ticked
+    # off before the loads started, it recorded checks of paths no failure had touched yet)
+    made = [str(c).strip().rstrip(".") for c in p.scenario.checks]
+    hosts = list(dict.fromkeys(host for host, *_ in degraded))
+    if hosts:
+        made.append(f"the paths {_names(hosts)} kept with the parts out of service"
+                    + (" and had again once they were back" if key == "check.back_under_load_host" else ""))
+    if made:
+        vals = phase_values(ctx, p, count)
+        put(vals, "check.made_under_load", as_text("; ".join(made), f"scenarios.{p.scenario.id}.checks"))
+        vals.update(block_values(ctx, p, count, rep))
+        out.append(timeline_item(ctx, vals, "", "", p, count, rep, part_count(p) - 1, 990))
     return out
+
+
+def _names(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _path_check(ctx: BedContext, p: Phase, count: int, host: str, array: str, now: int, before: int,
