@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -89,27 +90,36 @@ class Turns:
     to another worker most of the time, and a repaint of the 5,000-device bed waited 60-140 ms.
     With one of them at work it gets the lock back within the interval."""
 
-    def __init__(self) -> None:
+    GIVE_UP_S = 120.0       # a reader that never ends (a rule that loops) holds no other view for good
+
+    def __init__(self, give_up_s: float = GIVE_UP_S) -> None:
         self._changed = threading.Condition()
         self._queue: list[tuple[int, int]] = []
-        self._working = False
+        self._working: tuple[int, int] | None = None
         self._tickets = itertools.count()
+        self._give_up_s = give_up_s
 
     @contextmanager
     def turn(self, rank: int) -> Iterator[None]:
         ticket = (rank, next(self._tickets))
+        deadline = time.monotonic() + self._give_up_s
         with self._changed:
             heapq.heappush(self._queue, ticket)
-            while self._working or self._queue[0] != ticket:
-                self._changed.wait()
-            heapq.heappop(self._queue)
-            self._working = True
+            while (self._working is not None or self._queue[0] != ticket) and time.monotonic() < deadline:
+                self._changed.wait(max(deadline - time.monotonic(), 0.001))
+            self._queue.remove(ticket)
+            heapq.heapify(self._queue)
+            mine = self._working is None        # else: waited GIVE_UP_S for it, and runs beside the one at work
+            if mine:
+                self._working = ticket
+            self._changed.notify_all()          # the next in the queue may be first now
         try:
             yield
         finally:
-            with self._changed:
-                self._working = False
-                self._changed.notify_all()
+            if mine:
+                with self._changed:
+                    self._working = None
+                    self._changed.notify_all()
 
 
 BED_READERS = Turns()

@@ -170,3 +170,27 @@ def test_a_reader_asked_again_while_it_waits_for_its_turn_does_not_run_for_the_b
     release.set()
     qtbot.waitUntil(lambda: _settled(w), timeout=60000)
     assert generated == [w.document.revision]
+
+
+def test_a_reader_that_never_ends_holds_the_others_back_only_for_a_while():
+    """A rule that loops would have held the methodology and the path view for good behind it."""
+    turns = Turns(give_up_s=0.2)
+    holding, release, ran = threading.Event(), threading.Event(), threading.Event()
+
+    def stuck():
+        with turns.turn(0):
+            holding.set()
+            release.wait(10)
+
+    def reader():
+        with turns.turn(1):
+            ran.set()
+    threading.Thread(target=stuck, daemon=True).start()
+    assert holding.wait(10)
+    threading.Thread(target=reader, daemon=True).start()
+    assert not ran.wait(0.1)        # waits its turn first ...
+    assert ran.wait(5)              # ... then runs beside the one that does not end
+    release.set()
+    ran.clear()
+    threading.Thread(target=reader, daemon=True).start()
+    assert ran.wait(5)              # and the turns go on as before
