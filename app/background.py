@@ -87,23 +87,29 @@ class Turns:
     interpreter lock, so side by side they finish no sooner, and the GUI thread, asking for the
     lock back every switch interval, competed with all three at once after each edit: the lock went
     to another worker most of the time, and a repaint of the 5,000-device bed waited 60-140 ms.
-    With one of them at work it gets the lock back within the interval."""
+    With one of them at work it gets the lock back within the interval.
+
+    Rank orders the readers that came while the same turn ran, no further: one that came later waits
+    for them all.  By rank alone, while edits kept coming, validation and the methodology, asked
+    again after each, went before the path view's turn every time, and its view never caught up."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
-        self._queue: list[tuple[int, int]] = []
+        self._queue: list[tuple[int, int, int]] = []
         self._working = False
         self._tickets = itertools.count()
+        self._granted = 0           # turns given so far: a reader's round is the count it came at
 
     @contextmanager
     def turn(self, rank: int) -> Iterator[None]:
-        ticket = (rank, next(self._tickets))
         with self._changed:
+            ticket = (self._granted, rank, next(self._tickets))
             heapq.heappush(self._queue, ticket)
             while self._working or self._queue[0] != ticket:
                 self._changed.wait()
             heapq.heappop(self._queue)
             self._working = True
+            self._granted += 1
         try:
             yield
         finally:
@@ -270,6 +276,8 @@ class BackgroundJob(QObject):
         self._running = False
         self._again = False
         self._closed = False
+        # plain Python, read by a worker that waited for its turn: a window closed meanwhile wants none
+        self._closing = threading.Event()
         self._relay = _Relay(self)
         self._relay.finished.connect(self._finished)
         # a worker hands its outcome on through the relay only while the relay exists: a job
@@ -318,7 +326,7 @@ class BackgroundJob(QObject):
 
     def _launch(self, revision: int, work: Work) -> None:
         self._running = True
-        relay, gate, turn = self._relay, self._handing_on, self._turn
+        relay, gate, turn, closing = self._relay, self._handing_on, self._turn, self._closing
 
         def body() -> None:
             try:
@@ -326,6 +334,8 @@ class BackgroundJob(QObject):
                     outcome = Outcome(revision, work())
                 else:
                     with BED_READERS.turn(turn):
+                        if closing.is_set():
+                            return      # the window closed while this waited: its close waits for none
                         outcome = Outcome(revision, work())
             except Exception as exc:
                 outcome = Outcome(revision, None, f"{type(exc).__name__}: {exc}")
@@ -373,6 +383,7 @@ class BackgroundJob(QObject):
     def shutdown(self, msecs: int = 30000) -> None:
         """The window is closing: nothing new starts; a running piece may finish."""
         self._closed = True
+        self._closing.set()
         self._timer.stop()
         if self._waits_for is not None:
             self._waits_for.forget(self)
