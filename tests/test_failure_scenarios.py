@@ -100,3 +100,16 @@ def test_a_failover_that_brings_back_what_the_reference_leaves_out_does_not_excu
     same = text.replace("{id: a-down, failed: ['lnx1:san0']}", "{id: a-down, failed: ['lnx1:san0'], excluded: [lnx2]}")
     noted = _in(validate(loads(same, "failover.yaml")), "a-down", "NET-002", "PATH-001")
     assert noted and all(f.severity == "info" for f in noted)
+
+
+def test_a_host_cut_off_is_an_error_even_when_a_port_of_it_has_no_stated_role():
+    """lnx1 has a third port whose role is not stated; ctl-down takes the array's one controller out.  At
+    most 0 paths is no path: lnx1 was noted as 'one path at most', 'none needed', where lnx2, cut off
+    the same way, was an error."""
+    third = "          - {name: san2, address: 127.0.4.11/24, roles: not stated}\n"
+    drawn = bed().replace("network: san-b, roles: [iscsi]}\n", "network: san-b, roles: [iscsi]}\n" + third, 1)
+    text = (drawn + "scenarios:\n  - {id: all-paths, reference: true}\n  - {id: ctl-down, failed: ['tgt1:ctl0']}\n"
+            + EXCEPTIONS)
+    cut = [f for f in _in(validate(loads(text, "failover.yaml")), "ctl-down", "PATH-001") if "lnx1" in f.subjects]
+    assert cut and all(f.severity == "error" and "lnx1 has no path to" in f.message for f in cut), \
+        [(f.severity, f.message) for f in cut]
