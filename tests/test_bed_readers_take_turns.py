@@ -172,10 +172,9 @@ def test_a_reader_is_not_passed_over_for_good_by_readers_of_a_lower_rank_that_ke
             waiting = len(turns._queue)
             name = f"{('validation', 'methodology')[i % 2]}-{i}"
             following = reader(name, i % 2, threading.Event())
-            until(lambda: len(turns._queue) == waiting + 1)
+            until(lambda n=waiting + 1: len(turns._queue) == n)
             holder.set()
-            until(lambda: order[-1] == name or "paths" in order[-2:])
-            until(lambda: order[-1] == name)
+            until(lambda name=name: order[-1] == name)
             holder = following
         assert "paths" in order[:3], order
     finally:

@@ -148,7 +148,8 @@ _UNPORTABLE = (
     # {,n}: up to n to grep -E and Python, the characters "{,n}" to .NET
     (re.compile(r"(?<!\\)\{,"), "has {,n} (up to n to grep, the characters {,n} to .NET): write {0,n}"),
 )
-PORTABLE_HINT = "write it with characters, [ ] sets and ranges, . * + ? {m,n} | ( ) ^ $ and \\ before punctuation outside [ ]"
+PORTABLE_HINT = ("write it with characters, [ ] sets and ranges, . * + ? {m,n} | ( ) ^ $ and \\ before punctuation "
+                 "outside [ ]")
 
 
 def _in_brackets(pattern: str) -> str:
