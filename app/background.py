@@ -88,22 +88,27 @@ class Turns:
     interpreter lock, so side by side they finish no sooner, and the GUI thread, asking for the
     lock back every switch interval, competed with all three at once after each edit: the lock went
     to another worker most of the time, and a repaint of the 5,000-device bed waited 60-140 ms.
-    With one of them at work it gets the lock back within the interval."""
+    With one of them at work it gets the lock back within the interval.
+
+    Rank orders the readers that came while the same turn ran, no further: one that came later waits
+    for them all.  By rank alone, while edits kept coming, validation and the methodology, asked
+    again after each, went before the path view's turn every time, and its view never caught up."""
 
     GIVE_UP_S = 120.0       # a reader that never ends (a rule that loops) holds no other view for good
 
     def __init__(self, give_up_s: float = GIVE_UP_S) -> None:
         self._changed = threading.Condition()
-        self._queue: list[tuple[int, int]] = []
-        self._working: tuple[int, int] | None = None
+        self._queue: list[tuple[int, int, int]] = []
+        self._working: tuple[int, int, int] | None = None
         self._tickets = itertools.count()
+        self._granted = 0           # turns given so far: a reader's round is the count it came at
         self._give_up_s = give_up_s
 
     @contextmanager
     def turn(self, rank: int) -> Iterator[None]:
-        ticket = (rank, next(self._tickets))
         deadline = time.monotonic() + self._give_up_s
         with self._changed:
+            ticket = (self._granted, rank, next(self._tickets))
             heapq.heappush(self._queue, ticket)
             while (self._working is not None or self._queue[0] != ticket) and time.monotonic() < deadline:
                 self._changed.wait(max(deadline - time.monotonic(), 0.001))
@@ -112,6 +117,7 @@ class Turns:
             mine = self._working is None        # else: waited GIVE_UP_S for it, and runs beside the one at work
             if mine:
                 self._working = ticket
+                self._granted += 1
             self._changed.notify_all()          # the next in the queue may be first now
         try:
             yield
@@ -280,6 +286,8 @@ class BackgroundJob(QObject):
         self._running = False
         self._again = False
         self._closed = False
+        # plain Python, read by a worker that waited for its turn: a window closed meanwhile wants none
+        self._closing = threading.Event()
         self._relay = _Relay(self)
         self._relay.finished.connect(self._finished)
         self._superseded = threading.Event()
@@ -330,7 +338,7 @@ class BackgroundJob(QObject):
 
     def _launch(self, revision: int, work: Work) -> None:
         self._running = True
-        relay, gate, turn = self._relay, self._handing_on, self._turn
+        relay, gate, turn, closing = self._relay, self._handing_on, self._turn, self._closing
         superseded = self._superseded = threading.Event()
 
         def body() -> None:
@@ -339,6 +347,8 @@ class BackgroundJob(QObject):
                     outcome = Outcome(revision, work())
                 else:
                     with BED_READERS.turn(turn):
+                        if closing.is_set():
+                            return      # the window closed while this waited: its close waits for none
                         # asked again while it waited (an edit): the next run reads the bed as it is now,
                         # and this one would read it too, under a revision already gone, and be dropped
                         outcome = Outcome(revision, None, f"{EditedMeanwhile.__name__}: asked again before its turn") \
@@ -389,6 +399,7 @@ class BackgroundJob(QObject):
     def shutdown(self, msecs: int = 30000) -> None:
         """The window is closing: nothing new starts; a running piece may finish."""
         self._closed = True
+        self._closing.set()
         self._timer.stop()
         if self._waits_for is not None:
             self._waits_for.forget(self)

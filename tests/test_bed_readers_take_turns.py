@@ -194,3 +194,76 @@ def test_a_reader_that_never_ends_holds_the_others_back_only_for_a_while():
     ran.clear()
     threading.Thread(target=reader, daemon=True).start()
     assert ran.wait(5)              # and the turns go on as before
+
+
+def test_a_reader_is_not_passed_over_for_good_by_readers_of_a_lower_rank_that_keep_coming():
+    """While the user keeps editing, validation and the methodology are asked for again after each of
+    their runs: by rank alone each went before the path view, which never had its turn (its view
+    never caught up).  A reader waits for those that came during the same turn, no more."""
+    turns = Turns()
+    order: list[str] = []
+    threads: list[threading.Thread] = []
+
+    def reader(name: str, rank: int, release: threading.Event) -> threading.Event:
+        def run():
+            with turns.turn(rank):
+                order.append(name)
+                release.wait(10)
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        threads.append(thread)
+        return release
+
+    def until(check) -> None:
+        deadline = time.monotonic() + 10
+        while not check():
+            assert time.monotonic() < deadline
+            time.sleep(0.002)
+
+    holder = reader("validation-0", 0, threading.Event())
+    until(lambda: order == ["validation-0"])
+    paths_done = threading.Event()
+    reader("paths", 2, paths_done)
+    paths_done.set()            # the path view's work takes no time once it has its turn
+    until(lambda: len(turns._queue) == 1)
+    try:
+        for i in range(1, 5):   # the next lower-rank reader comes before each turn ends
+            waiting = len(turns._queue)
+            name = f"{('validation', 'methodology')[i % 2]}-{i}"
+            following = reader(name, i % 2, threading.Event())
+            until(lambda n=waiting + 1: len(turns._queue) == n)
+            holder.set()
+            until(lambda name=name: order[-1] == name)
+            holder = following
+        assert "paths" in order[:3], order
+    finally:
+        holder.set()
+        for thread in threads:
+            thread.join(10)
+
+
+def test_a_reader_still_waiting_for_its_turn_when_the_window_closes_does_no_work(qtbot):
+    """A closed window waits for a reader's run (shutdown): one that was still waiting for its turn ran
+    its whole work first (the methodology of the 5,000-device bed, seconds), for nobody."""
+    from app import background
+    ran: list[int] = []
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_turn():
+        with background.BED_READERS.turn(0):
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_the_turn)
+    holder.start()
+    try:
+        assert held.wait(10)
+        job = BackgroundJob(name="methodology-preview", prepare=lambda: (1, lambda: ran.append(1)), turn=1)
+        job.run_now()
+        time.sleep(0.05)
+        threading.Timer(0.1, release.set).start()
+        job.shutdown(10000)
+        assert ran == [], "a reader queued behind another did its work after the window closed"
+    finally:
+        release.set()
+        holder.join(10)

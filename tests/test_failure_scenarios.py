@@ -80,3 +80,36 @@ def test_an_exception_written_for_a_device_whose_findings_name_its_parts_says_wh
     assert len(unmatched) == 1 and "PATH-002 on tgt1 matches nothing" in unmatched[0].message
     said = unmatched[0].message
     assert "its findings name tgt1#ctl0" in said and "(write one as the subject)" in said
+
+
+def test_a_failover_that_brings_back_what_the_reference_leaves_out_does_not_excuse_its_faults(tmp_path):
+    """The reference leaves lnx2 out (a standalone reference); path-a-down, which excludes nothing, brings
+    it back.  lnx2 is cabled to one switch only: its one path is a fault of the bed, not of lnx1:san0
+    being taken out, and it was noted as the failover's design ('none needed'), validate exiting 0."""
+    text = (bed().replace("  - {a: 'lnx2:san1', b: 'swB:2'}\n", "")
+            + "scenarios:\n  - {id: lnx1-alone, reference: true, excluded: [lnx2]}\n"
+            + "  - {id: a-down, failed: ['lnx1:san0']}\n" + EXCEPTIONS)
+    findings = validate(loads(text, "failover.yaml"))
+    lnx2 = [f for f in _in(findings, "a-down", "PATH-001") if "lnx2" in f.subjects]
+    assert lnx2 and all(f.severity == "error" and "none needed" not in f.hint for f in lnx2), \
+        [(f.severity, f.message, f.hint) for f in lnx2]
+    assert has_errors(findings)
+    alone = validate(loads(text, "failover.yaml"), scenario="a-down")
+    assert [f for f in alone if f.code == "PATH-001" and "lnx2" in f.subjects and f.severity == "error"]
+    # a failover that leaves out what the reference leaves out differs from it by its failed part alone
+    same = text.replace("{id: a-down, failed: ['lnx1:san0']}", "{id: a-down, failed: ['lnx1:san0'], excluded: [lnx2]}")
+    noted = _in(validate(loads(same, "failover.yaml")), "a-down", "NET-002", "PATH-001")
+    assert noted and all(f.severity == "info" for f in noted)
+
+
+def test_a_host_cut_off_is_an_error_even_when_a_port_of_it_has_no_stated_role():
+    """lnx1 has a third port whose role is not stated; ctl-down takes the array's one controller out.  At
+    most 0 paths is no path: lnx1 was noted as 'one path at most', 'none needed', where lnx2, cut off
+    the same way, was an error."""
+    third = "          - {name: san2, address: 127.0.4.11/24, roles: not stated}\n"
+    drawn = bed().replace("network: san-b, roles: [iscsi]}\n", "network: san-b, roles: [iscsi]}\n" + third, 1)
+    text = (drawn + "scenarios:\n  - {id: all-paths, reference: true}\n  - {id: ctl-down, failed: ['tgt1:ctl0']}\n"
+            + EXCEPTIONS)
+    cut = [f for f in _in(validate(loads(text, "failover.yaml")), "ctl-down", "PATH-001") if "lnx1" in f.subjects]
+    assert cut and all(f.severity == "error" and "lnx1 has no path to" in f.message for f in cut), \
+        [(f.severity, f.message) for f in cut]

@@ -300,6 +300,10 @@ def test_a_vendor_multipath_driver_is_never_microsofts_mpio_feature(os_text):
     ("'^\\dELL'", "has a backslash before a letter or digit"),
     ("'^[[:alpha:]]+$'", "has a POSIX class"),
     ("'^DELL('", "is not a regular expression"),
+    # grep -E reads {,1} as "up to one", .NET as the characters "{,1}": ^DEL{,1}L never matched DELL there
+    ("'^DEL{,1}L'", "has {,n}"),
+    # grep -E reads [E\]] as "E or \" then "]", .NET as "E or ]"
+    ("'^D[E\\]]LL'", "has a backslash inside [ ]"),
 ])
 def test_a_labs_scsi_pattern_that_grep_and_powershell_read_differently_is_refused_at_load(tmp_path, pattern, message):
     """A disk guard matches the SCSI vendor with grep -E on Linux and ESXi and with -match in
@@ -324,3 +328,9 @@ def test_every_built_in_scsi_pattern_reads_alike_to_grep_and_powershell():
                 for p in (f.scsi_vendor, f.scsi_product) if p]
     assert len(patterns) >= 8
     assert not [(fid, p) for fid, p in patterns if unportable(p)]
+
+
+@pytest.mark.parametrize("pattern", [r"^DELL\.", r"^DELL[.]", r"^DE{1}L{2}$", r"^IBM  *$", r"^[]A-Z]+$", r"^MD3{0,1}"])
+def test_a_scsi_pattern_grep_and_powershell_read_alike_is_kept(pattern):
+    from topology.methodology.selection import unportable
+    assert unportable(pattern) == ""

@@ -145,9 +145,39 @@ class Family:
 _UNPORTABLE = (
     (re.compile(r"\\[^.\[\](){}*+?|^$\\/-]"), "has a backslash before a letter or digit (a class or a back-reference)"),
     (re.compile(r"\(\?"), "has (? (an inline flag, a look-around or a group grep -E has not)"),
-    (re.compile(r"\[\^?[^\]]*\[[:=.]"), "has a POSIX class ([:alpha:], [=a=], [.a.]): plain characters to .NET"),
+    # {,n}: up to n to grep -E and Python, the characters "{,n}" to .NET
+    (re.compile(r"(?<!\\)\{,"), "has {,n} (up to n to grep, the characters {,n} to .NET): write {0,n}"),
 )
-PORTABLE_HINT = "write it with characters, [ ] sets and ranges, . * + ? {m,n} | ( ) ^ $ and \\ before punctuation"
+PORTABLE_HINT = ("write it with characters, [ ] sets and ranges, . * + ? {m,n} | ( ) ^ $ and \\ before punctuation "
+                 "outside [ ]")
+
+
+def _in_brackets(pattern: str) -> str:
+    """Why a [ ] set of `pattern` reads otherwise to grep -E and .NET ("" when it does not): inside
+    a set a backslash is a character to grep and an escape to .NET (`[a\\]]` is "a" or "\\" then "]"
+    to grep, "a" or "]" to .NET), and [: [= [. open a POSIX class to grep only."""
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c != "[":
+            i += 1
+            continue
+        i += 1
+        if i < n and pattern[i] == "^":
+            i += 1
+        if i < n and pattern[i] == "]":      # a ] first in a set is a character to both
+            i += 1
+        while i < n and pattern[i] != "]":
+            if pattern[i] == "\\":
+                return "has a backslash inside [ ] (a character to grep, an escape to .NET)"
+            if pattern[i] == "[" and pattern[i + 1:i + 2] in (":", "=", "."):
+                return "has a POSIX class ([:alpha:], [=a=], [.a.]): plain characters to .NET"
+            i += 1
+        i += 1
+    return ""
 
 
 def unportable(pattern: str) -> str:
@@ -155,6 +185,9 @@ def unportable(pattern: str) -> str:
     for finds, why in _UNPORTABLE:
         if finds.search(pattern):
             return why
+    why = _in_brackets(pattern)
+    if why:
+        return why
     try:
         re.compile(pattern)
     except re.error as exc:

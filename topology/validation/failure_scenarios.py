@@ -18,14 +18,23 @@ DEGRADED_BY_DESIGN = frozenset({"NET-002", "PATH-001", "PATH-002", "PATH-003"})
 _NO_PATH = "has no path to"          # PATH-001's cause for a host left with no path (rules/paths.py)
 
 
-def only_fails_parts(sc: Scenario) -> bool:
-    return bool(sc.failed) and not (sc.excluded or sc.placement or sc.settings)
+def only_fails_parts(sc: Scenario, reference: Scenario | None = None) -> bool:
+    """Whether `sc` differs from the reference it is compared with by the parts it fails alone.  A
+    reference scenario that leaves things out (a standalone reference without the second node) or
+    runs fewer VMs: a failover scenario that does not do the same brings them back, and what they
+    lack (a node cabled to one switch) would have been noted as the failover's design."""
+    if not sc.failed:
+        return False
+    if reference is None:
+        return not (sc.excluded or sc.placement or sc.settings)
+    return (sc.excluded, sc.vms, sc.placement, sc.settings) == \
+        (reference.excluded, reference.vms, reference.placement, reference.settings)
 
 
-def note_designed_losses(sc: Scenario, added: list[Finding]) -> None:
-    """`added`: what scenario `sc` adds to the reference's findings; the losses it was made for become
-    notes that say so."""
-    if not only_fails_parts(sc):
+def note_designed_losses(sc: Scenario, added: list[Finding], reference: Scenario | None = None) -> None:
+    """`added`: what scenario `sc` adds to the findings of `reference` (None: the bed as drawn); the
+    losses it was made for become notes that say so."""
+    if not only_fails_parts(sc, reference):
         return
     parts = ", ".join(sc.failed)
     for f in added:

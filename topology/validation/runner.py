@@ -101,14 +101,14 @@ def validate_cases(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex |
                 raise KeyError(f"no scenario {scenario!r} in this bed "
                                f"(scenarios: {', '.join(idx.scenarios) or 'none'})")
             findings = _judge_scenario(bed, idx, sc, codes)
-            if only_fails_parts(sc):        # judged alone: its additions to the reference, as below
+            reference = _reference_scenario(bed)
+            if only_fails_parts(sc, reference):     # judged alone: its additions to the reference, as below
                 degraded = sorted(DEGRADED_BY_DESIGN.intersection(codes if codes is not None else RULES))
-                reference = _reference_scenario(bed)
                 before = (_judge_scenario(bed, idx, reference, degraded) if reference is not None
                           else _run(Context(bed, idx), degraded, None))
                 known = [(f.code, frozenset(f.subjects)) for f in before]
                 note_designed_losses(sc, [f for f in findings if not any(
-                    code == f.code and frozenset(f.subjects) <= ref for code, ref in known)])
+                    code == f.code and frozenset(f.subjects) <= ref for code, ref in known)], reference)
         else:
             ref_ctx = Context(bed, idx)
             reference = _reference_scenario(bed)
@@ -229,7 +229,7 @@ def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, ref
             subjects = frozenset(f.subjects)
             if not any(subjects <= ref for ref in known.get(f.code, ())):
                 added.append(f)
-        note_designed_losses(sc, added)
+        note_designed_losses(sc, added, besides)
         out += added
     return out
 

@@ -55,7 +55,9 @@ def path_001(ctx: Context) -> Iterator[Hit]:
             yield hit([host, vol], f"{host} reaches {vol} over at most {most} path{'s' if most != 1 else ''} ({why}): "
                       f"{_ends_text(ctx, host, vol)}" + (f"; whether it logs in at all could not be judged: "
                                                           f"{shown_names(unknown)} not stated" if n == 0 else ""),
-                      cause="{n} volumes are reached over one path at most", item=f"{host} to {vol}")
+                      # at most none: cut off whatever is not stated (a failover must not read it as one path left)
+                      cause=f"{host} has no path to {{n}} volumes it uses" if most == 0 else
+                      "{n} volumes are reached over one path at most", item=vol if most == 0 else f"{host} to {vol}")
         elif unknown:
             yield could_not_judge([host, vol], f"how many paths {host} has to {vol} ({n} found)", unknown)
         elif n < 2:
