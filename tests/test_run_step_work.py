@@ -204,3 +204,10 @@ def test_a_silent_step_wakes_the_driver_a_few_times_not_every_20_ms(host, monkey
     assert result.status == "ok", result.message
     assert lines == ["done"]
     assert turns["select"] <= 12, turns
+
+
+def test_an_idle_connections_reader_thread_wakes_once_a_second_not_ten_times(host):
+    """paramiko's reader thread looks for a close and a due keepalive each time recv() times out
+    (0.1 s by default): on 50 connections that was 500 wakes a second, each taking the GIL."""
+    assert host._client.get_transport().sock.gettimeout() >= 1.0
+    assert host.run("true", shell="sh").status == "ok"
