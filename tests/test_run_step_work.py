@@ -168,3 +168,46 @@ def test_a_stages_lanes_start_on_the_threads_pre_flight_already_started(tmp_path
     finally:
         engine.close()
     assert 0 < started["pool worker"] <= len(hosts), started
+
+
+def test_a_bash_jobs_runner_does_not_read_the_users_bashrc_a_second_time(tmp_path):
+    """sshd's login shell has read ~/.bashrc before the job starts; the runner's bash, started
+    from it with SSH_CLIENT set, read it again: the step saw the file's changes twice (here a
+    variable it appends to) and every job step paid what the file costs."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text('export TBS_RC_READ="${TBS_RC_READ:-}+"\n')
+    job = jobs.Job("run-1", "1.1", "h1", attempt=1)
+    script = jobs.start_script(job, 'echo "read: ${TBS_RC_READ:-none}"', "bash", base=str(tmp_path / "jobs"))
+    # what the login shell hands on: its bashrc already read once (TBS_RC_READ=+), SHLVL lowered by its exec
+    env = {k: v for k, v in os.environ.items() if k not in ("BASH_ENV", "ENV")}
+    env |= {"HOME": str(home), "SSH_CLIENT": "127.0.0.1 40000 22", "SHLVL": "0", "TBS_RC_READ": "+"}
+    done = subprocess.run(["/bin/sh", "-s"], input=script, capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "read: +\n"
+
+
+def test_a_silent_step_wakes_the_driver_a_few_times_not_every_20_ms(host, monkeypatch):
+    """Output, its end and a lost connection wake the wait for a step at once; the wait looks at the
+    step's Stop and timeout only every 0.1 s.  A turn every 20 ms cost 50 hosts ~45 turns each per
+    0.5 s step, all taking the GIL while the hosts start."""
+    turns = Counter()
+    real_select = select.select
+
+    def counted(*args):
+        turns["select"] += 1
+        return real_select(*args)
+
+    monkeypatch.setattr(ssh_module.select, "select", counted)
+    lines: list[str] = []
+    result = host.run("sleep 0.6; echo done", shell="sh", on_output=lambda stream, line: lines.append(line))
+    assert result.status == "ok", result.message
+    assert lines == ["done"]
+    assert turns["select"] <= 12, turns
+
+
+def test_an_idle_connections_reader_thread_wakes_once_a_second_not_ten_times(host):
+    """paramiko's reader thread looks for a close and a due keepalive each time recv() times out
+    (0.1 s by default): on 50 connections that was 500 wakes a second, each taking the GIL."""
+    assert host._client.get_transport().sock.gettimeout() >= 1.0
+    assert host.run("true", shell="sh").status == "ok"

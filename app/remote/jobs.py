@@ -165,6 +165,14 @@ _CLOCK = {"bash": 'now() { if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREA
 
 _KEPT = "kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }"
 
+# The runner's shell.  A `bash -c` that takes itself for the top shell of an SSH session
+# (SSH_CLIENT set; the login shell's `exec sh` lowered SHLVL) reads /etc/bash.bashrc and ~/.bashrc.
+# A bash login shell has already read them for this session, so the runner gave the step the
+# user's start-up twice (a PATH entry added twice) and cost every job step what those files cost
+# (a pyenv or conda set-up: tenths of a second of CPU).  The step's own bash runs a file and reads
+# neither, as before; sh reads no such file.
+_RUNNER = {"bash": "bash --norc", "sh": "sh"}
+
 
 def start_script(job: Job, script: str, shell: str, base: str | None = None, workdir: str = "") -> str:
     """An sh script that starts `script` as a job and follows it to its end."""
@@ -223,7 +231,8 @@ fi
 : > out; : > err; : > live
 # the runner is nobody's child here (the substitution's shell exits at once), so no zombie keeps
 # tail waiting; it hands over its child's pid on fd 3 and closes it: no polling for the start
-child=$(setsid {shell} -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} 3>&1 < /dev/null > /dev/null 2>&1 &)
+child=$(setsid {_RUNNER[shell]} -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} \
+  3>&1 < /dev/null > /dev/null 2>&1 &)
 [ -n "$child" ] && [ -s child ] || {{ echo "the step did not start" >&2; exit 125; }}
 {_follow(job)}"""
 
