@@ -4,6 +4,7 @@ procedure: a matrix that fails fabric A, gives everything back, fails fabric B a
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from app.run.plan import run_steps
 from app.run.positions import place_text
@@ -45,3 +46,49 @@ def test_the_run_tab_numbers_each_phase_as_the_printed_procedure_does():
             assert f"run {run[1]} of {run[2]}" in said, (step.number, printed[step.number], said)
         checked.add(heading[1])
     assert checked == {"1", "2", "3", "4", "5", "6"}
+
+
+def _two_loads_bed(path, tmp_path) -> Path:
+    """Two load clients on this machine (the local transport), their fio loads started together."""
+    import yaml
+    servers = [{"id": h, "role": "load_client", "platform": "linux", "os": "Debian 12"} for h in ("c1", "c2")]
+    loads_ = [{"id": f"load-{h}", "tool": "fio", "driver": h, "targets": [h], "order": 1,
+               "together_with": [f"load-{o}"],
+               "parameters": {"filename": str(tmp_path / f"{h}.dat"), "size": "4m", "duration_minutes": 0.01},
+               "access": [{"block_kb": 4, "read_pct": 100, "random_pct": 100}]}
+              for h, o in (("c1", "c2"), ("c2", "c1"))]
+    doc = {"format_version": 1, "bed": {"name": "two loads together"}, "servers": servers, "workloads": loads_,
+           "run_plan": {"repetitions": 1}, "access": [{"host": h, "transport": "local"} for h in ("c1", "c2")]}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_run_step_on_one_load_starts_the_loads_the_procedure_starts_together(qtbot, tmp_path):
+    """A person at the first of two loads clicks Run step (the step before says to start both at the same
+    time): the wizard ran that load alone to its end and left the other pending, so the run's two loads
+    never ran side by side (7.64 12:09:23-37, 7.65 12:09:49-12:10:02 in the as-run table)."""
+    from app.document import Document
+    from app.run import journal as J
+    from widgets.run_wizard import RunWizard
+    doc = Document()
+    doc.open(_two_loads_bed(tmp_path / "bed.yaml", tmp_path))
+    w = RunWizard(doc)
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        w.new_run()
+        loads_ = [s for s in w.steps if s.template.endswith("#load")]
+        assert [s.target for s in loads_] == ["c1", "c2"]
+        for step in w.steps[:w.steps.index(loads_[0])]:        # what comes before: skipped by hand
+            w._select(step.number)
+            w.skip_button.click()
+        w._select(loads_[0].number)
+        assert w.run_step_button.isEnabled()
+        w.run_step_button.click()
+        qtbot.waitUntil(lambda: not w.controller.busy and not w.abort_button.isEnabled(), timeout=20000)
+        assert [w.step_status(s.number) for s in loads_] == [J.OK, J.OK], w.message.text()
+        started = [w.session.task_state(s.tasks[0]).started for s in loads_]
+        ended = [w.session.task_state(s.tasks[0]).ended for s in loads_]
+        assert max(started) < min(ended), (started, ended)      # they ran side by side
+    finally:
+        w.shutdown()

@@ -212,6 +212,21 @@ def stages(steps: Sequence[RunStep]) -> list[Stage]:
     return out
 
 
+def started_together(steps: Sequence[RunStep], step: RunStep, runnable) -> list[RunStep]:
+    """What "Run step" on STEP starts.  In the run section the steps of its stage start together (the
+    procedure's "start the loads of steps 7.64 to 7.65 at the same time"): one load run alone ran to
+    its end before the person could start the next, and the run then held two loads that never ran
+    side by side.  `runnable(step)`: a stage member not yet run (the one asked for always runs);
+    anywhere else, the step alone."""
+    if step is None or step.section != "run":
+        return [step]
+    for stage in stages(steps):
+        members = {id(s) for lane in stage.lanes.values() for s in lane}
+        if id(step) in members:
+            return [s for s in steps if id(s) in members and (s is step or (not s.manual and runnable(s)))]
+    return [step]
+
+
 def _template_id(s: RunStep) -> str:
     return s.template or s.number
 
