@@ -114,7 +114,8 @@ class _PerSecond:
             self.seen[reuse] = 0
         host = self._hosts.get(source)
         if host is None:
-            host = self._hosts[source] = (np.full(cap, -1, dtype=np.int64), np.zeros(cap), np.zeros(cap, dtype=np.int64))
+            host = self._hosts[source] = (np.full(cap, -1, dtype=np.int64), np.zeros(cap),
+                                          np.zeros(cap, dtype=np.int64))
         h_second, h_sum, h_count = host
         old = h_second[slot] != sec                       # this host's value there is of an older second
         if old.any():
