@@ -63,7 +63,8 @@ def _two_loads_bed(path, tmp_path) -> Path:
     return path
 
 
-def test_run_step_on_one_load_starts_the_loads_the_procedure_starts_together(qtbot, tmp_path):
+def test_run_step_on_one_load_starts_the_loads_the_procedure_starts_together_and_the_record_says_who_did_what(
+        qtbot, tmp_path):
     """A person at the first of two loads clicks Run step (the step before says to start both at the same
     time): the wizard ran that load alone to its end and left the other pending, so the run's two loads
     never ran side by side (7.64 12:09:23-37, 7.65 12:09:49-12:10:02 in the as-run table)."""
@@ -90,5 +91,15 @@ def test_run_step_on_one_load_starts_the_loads_the_procedure_starts_together(qtb
         started = [w.session.task_state(s.tasks[0]).started for s in loads_]
         ended = [w.session.task_state(s.tasks[0]).ended for s in loads_]
         assert max(started) < min(ended), (started, ended)      # they ran side by side
+        # the run's record: the results the engine fetched are not "done by hand", and a skipped step
+        # says what it asked (the failover's skipped confirmation read "step 7.49 was skipped" alone)
+        from app.run.as_run import as_run
+        record = as_run(w.session.engine.info.dir)
+        copies = [s for s in w.steps if s.fetched_by]
+        assert copies and {r.status for r in record.rows if r.step in {s.number for s in copies}} == {
+            "done by the engine"}
+        first = w.steps[0]
+        assert any(d.startswith(f"step {first.number}") and f"({first.text[:40]}" in d and "was skipped" in d
+                   for d in record.deviations), record.deviations
     finally:
         w.shutdown()
