@@ -103,3 +103,18 @@ def test_run_step_on_one_load_starts_the_loads_the_procedure_starts_together_and
                    for d in record.deviations), record.deviations
     finally:
         w.shutdown()
+
+
+def test_a_run_whose_first_steps_were_skipped_does_not_count_them_as_done():
+    """The Run tab's list of runs read 'waiting for manual step 7.33, 92 task(s) done' after a person skipped
+    the 92 steps before the failover; `testbed-studio runs` printed them as 92 ok."""
+    from app.run.standing import stand
+    records = [{"kind": "mark", "time": "2026-11-29T12:07:00.000+00:00", "step": f"1.{i}", "host": "-",
+                "status": "skipped", "message": "in the run wizard"} for i in range(1, 4)]
+    records.append({"kind": "mark", "time": "2026-11-29T12:07:01.000+00:00", "step": "1.4", "host": "-",
+                    "status": "done", "message": "in the run wizard"})
+    records.append({"kind": "run", "time": "2026-11-29T12:07:02.000+00:00", "event": "waiting", "step": "1.5"})
+    standing = stand("r1", records)
+    assert standing.summary() == "waiting for manual step 1.5, 1 task(s) done, 3 skipped"
+    only_skipped = stand("r2", records[:3])
+    assert only_skipped.summary() == "3 skipped"
