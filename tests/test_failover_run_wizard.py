@@ -118,3 +118,38 @@ def test_a_run_whose_first_steps_were_skipped_does_not_count_them_as_done():
     assert standing.summary() == "waiting for manual step 1.5, 1 task(s) done, 3 skipped"
     only_skipped = stand("r2", records[:3])
     assert only_skipped.summary() == "3 skipped"
+
+
+def test_the_run_tab_says_what_a_click_starts_and_what_is_next_not_what_it_said_before(qtbot, tmp_path):
+    """Run all from the first load said "Running 7.46, 7.47, 7.48, … 7.136 …" (every step to the end) and
+    stopped at 7.48; after Run step on 7.64 the line kept "Running 7.64 …" with nothing running, and after
+    Mark done on 7.48 it kept "Step 7.48 is done by hand" under step 7.49."""
+    from app.document import Document
+    from tests.run_beds import TEMPLATES, write_bed
+    from widgets.run_wizard import RunWizard
+    doc = Document()
+    doc.open(write_bed(tmp_path / "bed.yaml", [{"id": "lin1", "transport": "local"}], mark_dir=tmp_path / "marks",
+                       manual_check=True))
+    w = RunWizard(doc)
+    w.extra_templates = [TEMPLATES]
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        w.new_run()
+        automated = [s for s in w.steps if not s.manual]
+        manual = next(s for s in w.steps if s.manual)
+        assert w.steps.index(automated[1]) < w.steps.index(manual), [s.number for s in w.steps]
+        w._select(automated[0].number)
+        w.run_step_button.click()
+        assert w.message.text() == f"Running {automated[0].number} …"
+        qtbot.waitUntil(lambda: not w.controller.busy and not w.abort_button.isEnabled(), timeout=20000)
+        assert w.message.text().startswith(f"Step {automated[1].number} is next"), w.message.text()
+        w.run_all_button.click()
+        before = [s.number for s in w.steps[1:w.steps.index(manual)]]
+        assert w.message.text() == f"Running {', '.join(before)} …; then step {manual.number} is done by hand."
+        qtbot.waitUntil(lambda: not w.controller.busy and not w.abort_button.isEnabled(), timeout=20000)
+        assert w.message.text().startswith(f"Step {manual.number} is done by hand"), w.message.text()
+        w.done_button.click()
+        assert w.message.text() == f"Step {manual.number} ticked off.", w.message.text()
+    finally:
+        w.shutdown()

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from app.run.journal import SUCCEEDED
 from topology import quoting
 from topology.methodology import Methodology, Step
 
@@ -225,6 +226,21 @@ def started_together(steps: Sequence[RunStep], step: RunStep, runnable) -> list[
         if id(step) in members:
             return [s for s in steps if id(s) in members and (s is step or (not s.manual and runnable(s)))]
     return [step]
+
+
+def running_text(steps: Sequence[RunStep], status_of) -> str:
+    """What a click on Run step or Run all starts, said as it will happen: the automated steps up to the
+    first manual step not yet ticked off, where the run stops for a person ("Running 7.46, 7.47 …; step
+    7.48 is done by hand"); the Run tab listed every step to the end of the procedure, 90 of them."""
+    going: list[str] = []
+    for s in steps:
+        if status_of(s.number) in SUCCEEDED:
+            continue
+        if s.manual and not s.fetched_by:
+            return f"Running {', '.join(going)} …; then step {s.number} is done by hand." if going else \
+                f"Step {s.number} is done by hand."
+        going.append(s.number)
+    return f"Running {', '.join(going)} …"
 
 
 def _template_id(s: RunStep) -> str:
