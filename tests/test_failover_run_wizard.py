@@ -153,3 +153,29 @@ def test_the_run_tab_says_what_a_click_starts_and_what_is_next_not_what_it_said_
         assert w.message.text() == f"Step {manual.number} ticked off.", w.message.text()
     finally:
         w.shutdown()
+
+
+def test_a_step_said_before_the_loads_it_happens_during_says_so_and_its_tick_is_recorded_as_made_before_them():
+    """At "While the loads run: 3 seconds after they start, take port san0 of lnx1 out of service" the Run tab
+    offered Mark done with nothing to say that the loads come after it; the person ticked off ten such steps,
+    and the as-run table read 'swA done by hand 12:08:05' for a port to be taken out 3 s after loads that
+    began at 12:08:21."""
+    from app.run.plan import mark_note
+    from widgets.run_place import where_text
+    steps = run_steps(_methodology(), {"lnx1": "local", "lnx2": "local"})
+    from app.run.positions import step_place
+    run = [s for s in steps if step_place(s).get("scenario") == "path-a-down" and step_place(s).get("repetition") == "1"]
+    kind = {s.number: s.template.split("#")[1] for s in run}
+    take_out = next(s for s in run if kind[s.number] == "part-fail-under-load")
+    loads = [s.number for s in run if kind[s.number] == "load"]
+    confirm = next(s.number for s in run if kind[s.number] == "confirm-under-load")
+    said = where_text(take_out, None, steps)
+    assert f"it happens while the loads of step {loads[0]} run, which come after it" in said, said
+    assert f"step {confirm} asks, once they have ended, what the checks showed" in said
+    for s in run:       # every step the loads' clock governs says so; the loads, the wait and the rest do not
+        assert bool(s.during_loads) == ("under-load" in kind[s.number] and kind[s.number] != "confirm-under-load"), s
+    assert mark_note(take_out, lambda n: "pending", "in the run wizard") == \
+        f"in the run wizard, before the loads it happens during began (step(s) {loads[0]})"
+    assert mark_note(take_out, lambda n: "ok", "in the run wizard") == "in the run wizard"     # ticked after them
+    wait = next(s for s in run if kind[s.number] == "wait")
+    assert mark_note(wait, lambda n: "pending", "in the run wizard") == "in the run wizard"

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from app.background import BackgroundJob, DrawingFirst
 from app.run import events as E
 from app.run.journal import JournalRefused
-from app.run.plan import running_text
+from app.run.plan import mark_note, running_text
 from app.run.qt_runner import RunController
 from app.run.session import RunSession, runs_of_bed
 from widgets.disk_write_confirm import confirm_disk_writes
@@ -565,7 +565,8 @@ class RunWizard(QWidget):
         if step is None or self.controller.busy:
             return
         try:
-            standing = self.session.mark(step, status, "in the run wizard", writer=self._writer())
+            standing = self.session.mark(step, status, mark_note(step, self.step_status, "in the run wizard"),
+                                         writer=self._writer())
         except JournalRefused as exc:
             self._say(str(exc), error=True)
             return
