@@ -162,9 +162,9 @@ def test_a_step_said_before_the_loads_it_happens_during_says_so_and_its_tick_is_
     began at 12:08:21."""
     from app.run.plan import mark_note
     from widgets.run_place import where_text
-    steps = run_steps(_methodology(), {"lnx1": "local", "lnx2": "local"})
     from app.run.positions import step_place
-    run = [s for s in steps if step_place(s).get("scenario") == "path-a-down" and step_place(s).get("repetition") == "1"]
+    steps = run_steps(_methodology(), {"lnx1": "local", "lnx2": "local"})
+    run = [s for s in steps if (step_place(s).get("scenario"), step_place(s).get("repetition")) == ("path-a-down", "1")]
     kind = {s.number: s.template.split("#")[1] for s in run}
     take_out = next(s for s in run if kind[s.number] == "part-fail-under-load")
     loads = [s.number for s in run if kind[s.number] == "load"]
