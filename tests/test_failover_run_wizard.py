@@ -161,8 +161,8 @@ def test_a_step_said_before_the_loads_it_happens_during_says_so_and_its_tick_is_
     and the as-run table read 'swA done by hand 12:08:05' for a port to be taken out 3 s after loads that
     began at 12:08:21."""
     from app.run.plan import mark_note
-    from widgets.run_place import where_text
     from app.run.positions import step_place
+    from widgets.run_place import where_text
     steps = run_steps(_methodology(), {"lnx1": "local", "lnx2": "local"})
     run = [s for s in steps if (step_place(s).get("scenario"), step_place(s).get("repetition")) == ("path-a-down", "1")]
     kind = {s.number: s.template.split("#")[1] for s in run}
