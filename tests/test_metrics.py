@@ -186,6 +186,33 @@ def test_all_hosts_series_sums_iops_averages_latency_per_second_and_keeps_gaps()
     assert t[0] == t0 and iops[-1] == 1.0 and store.series("h1", M.IOPS)[0][0] == t0 + 4
 
 
+def test_two_samples_of_one_host_in_one_second_count_once_in_the_all_hosts_line():
+    """fio's last status report and its final one land in the same wall-clock second (seen in the
+    Run tab: lnx1 28,857 and 11,394 IOPS at 12:08:33, lnx2 35,500 and 34,176): the thick all-hosts
+    line drew 110,000 IOPS where the two hosts together did about 55,000, at the end of every load.
+    A host counts once per second (the mean of its samples in it), then the hosts are added up."""
+    from app.metrics.series import SeriesStore
+    t0 = 1_700_000_000.0
+    rows = [("h1", 0.1, 28_857.0, 1.0), ("h1", 0.9, 11_394.0, 3.0), ("h2", 0.4, 35_500.0, 2.0),
+            ("h2", 0.95, 34_176.0, 2.0), ("h1", 1.1, 30_000.0, 1.0), ("h2", 1.4, 30_000.0, 2.0)]
+    live, recorded = SeriesStore(capacity=10), SeriesStore(capacity=10)
+    for src, dt, iops, lat in rows:                        # live: one sample at a time
+        live.ingest([Sample(t0 + dt, src, M.IOPS, iops, "IO/s"), Sample(t0 + dt, src, M.READ_LATENCY_MS, lat, "ms")])
+    for src in ("h1", "h2"):                               # a recorded run: each series as one array
+        mine = [r for r in rows if r[0] == src]
+        recorded.ingest_arrays(src, M.IOPS, "IO/s", np.array([t0 + r[1] for r in mine]), np.array([r[2] for r in mine]))
+        recorded.ingest_arrays(src, M.READ_LATENCY_MS, "ms", np.array([t0 + r[1] for r in mine]),
+                               np.array([r[3] for r in mine]))
+    expected_iops = [(28_857.0 + 11_394.0) / 2 + (35_500.0 + 34_176.0) / 2, 60_000.0]
+    for store in (live, recorded):
+        for t, iops in (store.all_hosts(M.IOPS, "sum"), store.aggregate(M.IOPS, ["h1", "h2"], "sum")):
+            assert list(t) == [t0, t0 + 1]
+            np.testing.assert_allclose(iops, expected_iops)
+        for _, lat in (store.all_hosts(M.READ_LATENCY_MS, "mean"),
+                       store.aggregate(M.READ_LATENCY_MS, ["h1", "h2"], "mean")):
+            np.testing.assert_allclose(lat, [2.0, 1.5])    # each host's mean, then the mean of the hosts
+
+
 def test_one_sample_a_second_is_held_as_an_array_batch_would_be_gaps_and_wrap_included():
     """The dashboard's collectors send one sample per series a second; that path writes the
     ring sample by sample and must hold what the array path holds: a silence drawn as a gap

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.run import events as E
+from app.run.plan import started_together
 from app.run.session import ANSIBLE, BUILTIN
 from widgets.run_output import OutputPane
 
@@ -119,7 +120,8 @@ def build_run_tab(w) -> None:
     w.skip_button = QPushButton("Skip", w)
     w.done_button = QPushButton("Mark done", w)
     w.abort_button = QPushButton("Abort", w)
-    w.run_step_button.clicked.connect(lambda: w._run([w.current_step()]))
+    w.run_step_button.clicked.connect(lambda: w._run(started_together(
+        w.steps, w.current_step(), lambda s: w.step_status(s.number) in (E.PENDING, E.INTERRUPTED))))
     w.retry_button.clicked.connect(lambda: w._run([w.current_step()], rerun=True))
     w.run_all_button.clicked.connect(w.run_all)
     w.skip_button.clicked.connect(lambda: w._mark(E.SKIPPED))

@@ -15,3 +15,12 @@ def where_text(step, session, steps) -> str:
     return f"{place}\n{where}" if place else where
 
 
+
+
+def history_text(info, standing) -> str:
+    """A run in the Run tab's list of runs: its id, when it began and where it stands."""
+    return f"{info.id}  ({info.created[:16].replace('T', ' ')}, {standing.summary()})"
+
+
+def short_text(text: str, limit: int = 70) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

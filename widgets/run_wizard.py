@@ -25,11 +25,12 @@ from PySide6.QtWidgets import (
 from app.background import BackgroundJob, DrawingFirst
 from app.run import events as E
 from app.run.journal import JournalRefused
+from app.run.plan import mark_note, running_text
 from app.run.qt_runner import RunController
 from app.run.session import RunSession, runs_of_bed
 from widgets.disk_write_confirm import confirm_disk_writes
 from widgets.run_binding import OpenBed, leftover_text, recorded_seconds, step_table_text
-from widgets.run_place import where_text
+from widgets.run_place import history_text, short_text, where_text
 from widgets.run_questions import answer_question, confirm_run_start, confirm_saved
 from widgets.run_status_look import STATUS_LOOK, status_icon
 
@@ -114,7 +115,7 @@ class RunWizard(QWidget):
             if info.id == open_id:
                 standing = self.session.standing()       # live: a step running here, a manual step waiting
             where = standing.summary()
-            self.history.addItem(_history_text(info, standing), info.id)
+            self.history.addItem(history_text(info, standing), info.id)
             if self._unfinished_id is None and not standing.complete and where != "not started":
                 self._unfinished_id = info.id
         if runs and self._unfinished_id == runs[0][0].id and open_id != runs[0][0].id:
@@ -209,7 +210,7 @@ class RunWizard(QWidget):
         session = self.session
         index = self.history.findData(session.run_id) if session is not None else -1
         if index >= 0:
-            self.history.setItemText(index, _history_text(session.info, session.standing()))
+            self.history.setItemText(index, history_text(session.info, session.standing()))
 
     def new_run(self) -> None:
         if self.controller.busy:
@@ -314,7 +315,7 @@ class RunWizard(QWidget):
             if parent is None:
                 parent = sections[step.section] = QTreeWidgetItem(
                     [f"{step.number.split('.')[0]}  {step.section_title}"])
-            item = QTreeWidgetItem(parent, [f"{step.number}  {_short(step.text)}",
+            item = QTreeWidgetItem(parent, [f"{step.number}  {short_text(step.text)}",
                                             "by hand" if step.manual else ", ".join(step.hosts)])
             item.setData(0, STEP_ROLE, step.number)
             self._items[step.number] = item
@@ -451,8 +452,9 @@ class RunWizard(QWidget):
             status = STATUS_LOOK.get(standing.next_status, ("", standing.next_status))[1]
             self._say(f"Stopped at step {standing.next_step} ({status}) - {why}. Fix the cause, then Retry (or Skip).",
                       error=True)
-        elif standing.waiting_manual:
-            self._say(f"Step {standing.next_step} is done by hand: do it, then Mark done (or Skip).")
+        else:       # the message said "Running 7.64 …" until the next click
+            self._say(f"Step {standing.next_step} is " + ("done by hand: do it, then Mark done (or Skip)."
+                      if standing.waiting_manual else "next: Run step starts it (Run all goes on from it)."))
 
     def _show_output(self, batch: list) -> None:
         current = self.session.run_id if self.session else None
@@ -545,7 +547,7 @@ class RunWizard(QWidget):
         if not confirm_disk_writes(self, steps, self.session):
             return
         if self.controller.run_steps(steps, rerun=rerun, writer=writer):
-            self._say(f"Running {', '.join(s.number for s in steps)} …")
+            self._say(running_text(steps, self.step_status))
             self._update_buttons()
 
     def run_all(self) -> None:
@@ -563,14 +565,16 @@ class RunWizard(QWidget):
         if step is None or self.controller.busy:
             return
         try:
-            standing = self.session.mark(step, status, "in the run wizard", writer=self._writer())
+            standing = self.session.mark(step, status, mark_note(step, self.step_status, "in the run wizard"),
+                                         writer=self._writer())
         except JournalRefused as exc:
             self._say(str(exc), error=True)
             return
         self._step_changed(step.number)
         self._update_progress()
-        if standing.next_step is not None:
+        if standing.next_step is not None:      # (the last one: the run says it is complete)
             self._select(standing.next_step)
+            self._say(f"Step {step.number} {'skipped' if status == E.SKIPPED else 'ticked off'}.")
         self._update_buttons()
 
     def _show_preflight(self, checks, note: str = "") -> None:
@@ -590,11 +594,3 @@ class RunWizard(QWidget):
 
     def _answer(self, question: E.Question, reply) -> None:
         answer_question(self, question, reply)
-
-
-def _history_text(info, standing: E.RunStanding) -> str:
-    return f"{info.id}  ({info.created[:16].replace('T', ' ')}, {standing.summary()})"
-
-
-def _short(text: str, limit: int = 70) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

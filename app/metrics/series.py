@@ -84,18 +84,21 @@ class _Ring:
 
 
 class _PerSecond:
-    """Running sum and count per whole second of every host-level series of one metric,
-    kept as samples arrive (on the collectors' threads) so a redraw reads the all-hosts
-    line instead of recomputing it from every ring."""
+    """Per whole second of every host-level series of one metric, the sum of each host's mean in
+    that second and how many hosts have a value, kept as samples arrive (on the collectors'
+    threads) so a redraw reads the all-hosts line instead of recomputing it from every ring.
+    A host counts once per second: fio's last status report and its final one often land in the
+    same second, and adding both drew twice the host's IOPS at the end of every load."""
 
     def __init__(self, capacity: int):
         self.second = np.full(capacity, -1, dtype=np.int64)
-        self.total = np.zeros(capacity)
-        self.count = np.zeros(capacity, dtype=np.int64)      # finite values
+        self.total = np.zeros(capacity)                      # the hosts' means added up
+        self.count = np.zeros(capacity, dtype=np.int64)      # hosts with a finite value
         self.seen = np.zeros(capacity, dtype=np.int64)       # any value, a gap included
         self.newest = -1
+        self._hosts: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}   # second, sum, count
 
-    def add(self, t: np.ndarray, v: np.ndarray) -> None:
+    def add(self, source: str, t: np.ndarray, v: np.ndarray) -> None:
         cap = self.second.shape[0]
         sec = np.floor(t).astype(np.int64)
         self.newest = max(self.newest, int(sec.max()))
@@ -109,9 +112,28 @@ class _PerSecond:
             self.total[reuse] = 0.0
             self.count[reuse] = 0
             self.seen[reuse] = 0
+        host = self._hosts.get(source)
+        if host is None:
+            host = self._hosts[source] = (np.full(cap, -1, dtype=np.int64), np.zeros(cap),
+                                          np.zeros(cap, dtype=np.int64))
+        h_second, h_sum, h_count = host
+        old = h_second[slot] != sec                       # this host's value there is of an older second
+        if old.any():
+            h_second[slot[old]] = sec[old]
+            h_sum[slot[old]] = 0.0
+            h_count[slot[old]] = 0
+        used = np.unique(slot)
+        had = h_count[used] > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            before = np.where(had, h_sum[used] / h_count[used], 0.0)
         finite = np.isfinite(v)
-        np.add.at(self.total, slot[finite], v[finite])
-        np.add.at(self.count, slot[finite], 1)
+        np.add.at(h_sum, slot[finite], v[finite])
+        np.add.at(h_count, slot[finite], 1)
+        has = h_count[used] > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            after = np.where(has, h_sum[used] / h_count[used], 0.0)
+        self.total[used] += after - before
+        self.count[used] += has.astype(np.int64) - had.astype(np.int64)
         np.add.at(self.seen, slot, 1)
 
     def read(self, how: str) -> tuple[np.ndarray, np.ndarray]:
@@ -151,7 +173,7 @@ class SeriesStore:
             acc = self._per_second.get(metric)
             if acc is None:
                 acc = self._per_second[metric] = _PerSecond(self.capacity + 60)
-            acc.add(t, v)
+            acc.add(source, t, v)
 
     def all_hosts(self, metric: str, how: str = "sum") -> tuple[np.ndarray, np.ndarray]:
         """aggregate(metric, every host series, how), kept up to date as samples arrive."""
@@ -174,8 +196,8 @@ class SeriesStore:
             n += 1
         if not n:
             return 0
-        host_times: dict[str, list[float]] = defaultdict(list)
-        host_values: dict[str, list[float]] = defaultdict(list)
+        host_times: dict[tuple[str, str], list[float]] = defaultdict(list)
+        host_values: dict[tuple[str, str], list[float]] = defaultdict(list)
         with self._lock:
             for key, (times, values, unit) in grouped.items():
                 ring = self._rings.get(key)
@@ -186,11 +208,11 @@ class SeriesStore:
                 else:
                     ring.extend(np.asarray(times, dtype=float), np.asarray(values, dtype=float))
                 if is_host_series(key[0]):
-                    host_times[key[1]] += times
-                    host_values[key[1]] += values
-            for metric, times in host_times.items():
-                self._count_per_second("", metric, np.asarray(times, dtype=float),
-                                       np.asarray(host_values[metric], dtype=float))
+                    host_times[key] += times
+                    host_values[key] += values
+            for (source, metric), times in host_times.items():
+                self._count_per_second(source, metric, np.asarray(times, dtype=float),
+                                       np.asarray(host_values[(source, metric)], dtype=float))
             self.revision += 1
         return n
 
@@ -296,7 +318,8 @@ class SeriesStore:
         return out
 
     def aggregate(self, metric: str, sources: Iterable[str], how: str = "sum") -> tuple[np.ndarray, np.ndarray]:
-        """Per whole second across `sources`: the sum (IOPS, throughput) or the mean (latency).
+        """Per whole second across `sources`: the sum (IOPS, throughput) or the mean (latency) of
+        each source's mean in that second (a source counts once however many samples it sent).
         A second where every source is a gap stays a gap."""
         # the rings as they lie (a sum per second does not care about order), one copy each
         with self._lock:
@@ -306,9 +329,10 @@ class SeriesStore:
                 return np.empty(0), np.empty(0)
             t = np.concatenate([r.t[:r.count] for r in rings])
             v = np.concatenate([r.v[:r.count] for r in rings])
+        owner = np.repeat(np.arange(len(rings)), [r.count for r in rings])
         if not np.isfinite(t).all():
             known = np.isfinite(t)
-            t, v = t[known], v[known]
+            t, v, owner = t[known], v[known], owner[known]
             if not t.size:
                 return np.empty(0), np.empty(0)
         # whole seconds as offsets from the first: a bincount, not a sort (this runs on every redraw)
@@ -317,11 +341,14 @@ class SeriesStore:
         length = int(index.max()) + 1
         present = np.bincount(index, minlength=length)
         finite = np.isfinite(v)
-        if finite.all():
-            total, count = np.bincount(index, weights=v, minlength=length), present
-        else:
-            total = np.bincount(index, weights=np.where(finite, v, 0.0), minlength=length)
-            count = np.bincount(index, weights=finite, minlength=length)
+        cell = owner * length + index                      # one source in one second
+        cell_sum = np.bincount(cell, weights=np.where(finite, v, 0.0), minlength=len(rings) * length)
+        cell_count = np.bincount(cell, weights=finite, minlength=len(rings) * length)
+        has = cell_count > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cell_mean = np.where(has, cell_sum / cell_count, 0.0)
+        total = cell_mean.reshape(len(rings), length).sum(axis=0)
+        count = has.reshape(len(rings), length).sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             out = total / count if how == "mean" else total
         out[count == 0] = np.nan

@@ -45,6 +45,10 @@ _POLL_S = 0.02      # how often a stop's killer is asked whether it has ended
 # 50 hosts ~45 turns each per 0.5 s step, a quarter of the driver's CPU while every host starts.
 _IDLE_S = 0.1
 _STOP_WAIT_S = 5.0  # how long the kill of a stopped step may take to be confirmed
+# sshd sends the exit status when the command exits, ahead of output still on its way (what it had not yet
+# read from the pipe): output is read until EOF after it.  A process the command left holding its output
+# would keep that from ever coming, so the reading stops once nothing has come for this long after it
+AFTER_EXIT_S = 2.0
 # paramiko logs a dropped socket as an error on its own thread; the transport already reports
 # it as the step's status, and the user must not see a second, raw message on the terminal
 logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)
@@ -260,6 +264,7 @@ class SSHTransport(Transport):
         ended = None
         pump_error = ""
         transport = channel.get_transport()
+        last_heard, saw_exit = time.monotonic(), False
         try:
             while True:
                 got = False
@@ -269,7 +274,12 @@ class SSHTransport(Transport):
                 while channel.recv_stderr_ready():
                     err.feed(channel.recv_stderr(65536))
                     got = True
-                if channel.exit_status_ready() and not channel.recv_ready() and not channel.recv_stderr_ready():
+                exited = channel.exit_status_ready()
+                if got or (exited and not saw_exit):
+                    last_heard = time.monotonic()       # output, or the exit status: the wait counts from then
+                saw_exit = exited
+                if exited and not channel.recv_ready() and not channel.recv_stderr_ready() and (
+                        channel.eof_received or channel.closed or time.monotonic() - last_heard > AFTER_EXIT_S):
                     break
                 if not transport.is_active() or channel.closed and not channel.exit_status_ready():
                     ended = LOST

@@ -37,11 +37,11 @@ class AsRun:
     as_built: list[dict] = field(default_factory=list)     # the check kept with the run: its table's rows
 
 
-def _words(kind: str, state: J.TaskState, failures: int) -> str:
+def _words(kind: str, state: J.TaskState, failures: int, by_engine: bool = False) -> str:
     if state.status == J.OK:
         return f"failed, then done on attempt {state.attempts}" if failures else "done"
     if state.status == J.DONE:
-        return "done by hand"
+        return "done by the engine" if by_engine else "done by hand"
     if state.status == J.SKIPPED:
         return "skipped"
     if state.status == J.INTERRUPTED:
@@ -57,15 +57,20 @@ def as_run(run_dir: Path, planned: Sequence[tuple[str, str]] = (), bed_now: str 
     records = J.read_journal(info.dir).records
     states = J.replay(records)
     failures: dict[tuple[str, str], int] = {}
+    by_engine: set[tuple[str, str]] = set()     # ticked off by the engine, last (not by a person)
     for r in records:
+        key = (str(r.get("step")), str(r.get("host")))
         if r.get("kind") == "end" and r.get("status") in J.PROBLEMS:
-            key = (str(r.get("step")), str(r.get("host")))
             failures[key] = failures.get(key, 0) + 1
+        if r.get("kind") == "mark" and r.get("by") == J.BY_ENGINE:
+            by_engine.add(key)
+        elif r.get("kind") in ("start", "end", "mark"):
+            by_engine.discard(key)
     out = AsRun(info.id, info.configuration)
     for (step, host), st in sorted(states.items(), key=lambda kv: (step_sort_key(kv[0][0]), kv[0][1])):
         note = st.message if st.status in (J.DONE, J.SKIPPED) or st.status in J.PROBLEMS else ""
-        out.rows.append(RecordRow(step, host if host != "-" else "", _words("", st, failures.get((step, host), 0)),
-                                  st.started, st.ended, st.attempts, note))
+        words = _words("", st, failures.get((step, host), 0), (step, host) in by_engine)
+        out.rows.append(RecordRow(step, host if host != "-" else "", words, st.started, st.ended, st.attempts, note))
     ran = {row.step for row in out.rows}
     at_start = planned_at_start(info.dir)
     if at_start is not None:
@@ -80,8 +85,12 @@ def as_run(run_dir: Path, planned: Sequence[tuple[str, str]] = (), bed_now: str 
         if number not in ran:
             out.deviations.append(f"step {number} of the procedure was not run: {text[:120]}")
     skipped = [r for r in out.rows if r.status == "skipped"]
+    texts = dict(planned)
     for r in skipped:
-        out.deviations.append(f"step {r.step}{' on ' + r.host if r.host else ''} was skipped"
+        # what the step asked, so that a skipped confirmation ("the loads have ended: confirm what the
+        # checks showed ... if one did not hold, skip it") reads as the failed check it records
+        what = f" ({_shortened(texts[r.step])})" if texts.get(r.step) else ""
+        out.deviations.append(f"step {r.step}{' on ' + r.host if r.host else ''}{what} was skipped"
                               + (f": {r.note}" if r.note else " (no reason given)"))
     known = {n for n, _ in planned}
     if planned:
@@ -94,6 +103,10 @@ def as_run(run_dir: Path, planned: Sequence[tuple[str, str]] = (), bed_now: str 
     if check is not None:
         out.as_built = [r for r in check.get("rows") or [] if isinstance(r, dict)]
     return out
+
+
+def _shortened(text: str, limit: int = 90) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 def planned_at_start(run_dir: Path) -> list[tuple[str, str]] | None:

@@ -380,7 +380,8 @@ def cmd_runs(ns: argparse.Namespace) -> int:
             print(f"{info.id:<40}DAMAGED journal, skipped: {read.damage[0]}", file=sys.stderr)
             continue
         standing = standing_of(info, read)
-        print(f"{info.id:<40}{info.created[:19]:<21}{standing.tasks_done:>4} ok  {standing.summary():<28}"
+        ok = standing.tasks_done - standing.tasks_skipped
+        print(f"{info.id:<40}{info.created[:19]:<21}{ok:>4} ok  {standing.summary():<28}"
               f"{info.bed_file}")
     if not found:
         print("no runs yet")

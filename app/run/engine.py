@@ -295,7 +295,8 @@ class RunEngine(Leftovers):
                  if r.how == FETCHED and r.step == step.fetched_by and r.host == step.target]
         if not files:
             return False
-        self.mark(step, J.DONE, f"the engine fetched {', '.join(files)} when step {step.fetched_by} ended")
+        self.mark(step, J.DONE, f"the engine fetched {', '.join(files)} when step {step.fetched_by} ended",
+                  by=J.BY_ENGINE)
         return True
 
     def _set(self, state: TaskState) -> None:
@@ -460,13 +461,15 @@ class RunEngine(Leftovers):
 
     # ------------------------------------------------------------ manual steps
 
-    def mark(self, step: RunStep, status: str, note: str = "", writer: J.Writer | None = None) -> None:
+    def mark(self, step: RunStep, status: str, note: str = "", writer: J.Writer | None = None, by: str = "") -> None:
         """The user ticks a step off (DONE) or skips it (SKIPPED), on all its hosts.  `writer`:
-        the run and bed the asking view shows (JournalRefused when they are not this driver's)."""
+        the run and bed the asking view shows (JournalRefused when they are not this driver's);
+        `by`: ENGINE when the engine did the manual step's work itself (the record says so)."""
         assert status in (J.DONE, J.SKIPPED)
         self.journal.check(writer)
         for task in step.tasks:
-            self.journal.record("mark", step=task.step, host=task.host, status=status, message=note, writer=writer)
+            self.journal.record("mark", step=task.step, host=task.host, status=status, message=note, writer=writer,
+                                **({"by": by} if by else {}))
             self._set(TaskState(task.step, task.host, status, None, note, ended=J.now_iso(),
                                 attempts=self.task_state(task).attempts))
 

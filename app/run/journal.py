@@ -44,6 +44,7 @@ TIMEOUT = "timeout"
 CANCELLED = "cancelled"
 LOST = "lost"              # connection dropped while the step ran
 INTERRUPTED = "interrupted"    # started, never ended: the application or machine died
+BY_ENGINE = "engine"       # a mark's `by`: the engine did the manual step's work itself (fetched the results)
 UNREACHABLE = "unreachable"
 AUTH_FAILED = "auth-failed"
 HOST_KEY = "host-key"

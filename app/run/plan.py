@@ -12,10 +12,12 @@ parallel and each lane runs its steps in order.  That is the dependency model:
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from app.run.journal import PENDING, SUCCEEDED
 from topology import quoting
 from topology.methodology import Methodology, Step
 
@@ -57,6 +59,7 @@ class RunStep:
     stated_seconds: float | None = None     # how long the step says it runs (a load's stated duration)
     table: tuple[list[str], list[list[str]]] | None = None   # the values a manual step refers to ("below")
     fetched_by: str = ""       # a "copy the results" step the engine does itself when this load step ends
+    during_loads: tuple[str, ...] = ()      # a failover step said before the loads it happens during: theirs
 
     @property
     def destructive(self) -> bool:
@@ -100,7 +103,43 @@ def run_steps(meth: Methodology, transports: dict[str, str]) -> list[RunStep]:
         for step in section.steps:
             out.append(_run_step(step, section.key, section.title, transports))
     _results_the_engine_fetches(out)
+    _said_before_the_loads(out)
     return out
+
+
+UNDER_LOAD = ("#part-fail-under-load", "#check-under-load", "#check-paths-under-load", "#part-restore-under-load",
+              "#check-back-under-load")
+
+
+def _said_before_the_loads(steps: list[RunStep]) -> None:
+    """A failover under load lists what happens while the loads run before the load steps, for the person who
+    acts on the clock; the run reaches those steps first, so they were ticked off before anything had been
+    taken out, with nothing on screen or in the record to say so.  Each now says where the run stops for it
+    that it happens during the loads that follow, and which step asks afterwards what the checks showed."""
+    for k, s in enumerate(steps):
+        if s.section != "run" or not s.template.endswith(UNDER_LOAD):
+            continue
+        later = steps[k + 1:]
+        first = next((j for j, o in enumerate(later) if o.template.endswith("#load")), None)
+        if first is None:
+            continue
+        loads = [o.number for o in itertools.takewhile(lambda o: o.template.endswith("#load"), later[first:])]
+        confirm = next((o.number for o in later[first:] if o.template.endswith("#confirm-under-load")), "")
+        s.during_loads = tuple(loads)
+        which = f"steps {loads[0]} to {loads[-1]}" if len(loads) > 1 else f"step {loads[0]}"
+        s.why_manual = (f"it happens while the loads of {which} run, which come after it: read it now and Mark done "
+                        "to reach them, then do it on the clock once they start"
+                        + (f"; step {confirm} asks, once they have ended, what the checks showed" if confirm else ""))
+
+
+def mark_note(step: RunStep, status_of, where: str) -> str:
+    """The note a person's tick or skip leaves in the run's record: for a step said before the loads it happens
+    during, whether those loads had begun (the as-run table showed 'take port 1 of swA out of service: done at
+    12:08:05' for loads that began at 12:08:21)."""
+    if step.during_loads and all(status_of(n) == PENDING for n in step.during_loads):
+        which = ", ".join(step.during_loads)
+        return f"{where}, before the loads it happens during began (step(s) {which})"
+    return where
 
 
 def _results_the_engine_fetches(steps: list[RunStep]) -> None:
@@ -210,6 +249,36 @@ def stages(steps: Sequence[RunStep]) -> list[Stage]:
         out[-1].lanes.setdefault(s.target, []).append(s)
         previous = s
     return out
+
+
+def started_together(steps: Sequence[RunStep], step: RunStep, runnable) -> list[RunStep]:
+    """What "Run step" on STEP starts.  In the run section the steps of its stage start together (the
+    procedure's "start the loads of steps 7.64 to 7.65 at the same time"): one load run alone ran to
+    its end before the person could start the next, and the run then held two loads that never ran
+    side by side.  `runnable(step)`: a stage member not yet run (the one asked for always runs);
+    anywhere else, the step alone."""
+    if step is None or step.section != "run":
+        return [step]
+    for stage in stages(steps):
+        members = {id(s) for lane in stage.lanes.values() for s in lane}
+        if id(step) in members:
+            return [s for s in steps if id(s) in members and (s is step or (not s.manual and runnable(s)))]
+    return [step]
+
+
+def running_text(steps: Sequence[RunStep], status_of) -> str:
+    """What a click on Run step or Run all starts, said as it will happen: the automated steps up to the
+    first manual step not yet ticked off, where the run stops for a person ("Running 7.46, 7.47 …; step
+    7.48 is done by hand"); the Run tab listed every step to the end of the procedure, 90 of them."""
+    going: list[str] = []
+    for s in steps:
+        if status_of(s.number) in SUCCEEDED:
+            continue
+        if s.manual and not s.fetched_by:
+            return f"Running {', '.join(going)} …; then step {s.number} is done by hand." if going else \
+                f"Step {s.number} is done by hand."
+        going.append(s.number)
+    return f"Running {', '.join(going)} …"
 
 
 def _template_id(s: RunStep) -> str:

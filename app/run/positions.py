@@ -49,25 +49,32 @@ def place_text(step, steps) -> str:
     place = step_place(step)
     if not place:
         return ""
-    stages: dict[tuple, int] = {}           # (phase, scenario, level) -> the runs it has
+    # a phase is a stretch of consecutive steps with one (phase, scenario, level), counted as the
+    # printed procedure counts them: a matrix that comes back to a scenario (path-a-down, all-paths,
+    # path-b-down, all-paths) has two phases of it, and keying by the triple alone numbered the
+    # second "phase 4 of 5" under a printed heading "Phase 6 of 6"
+    stages: list[list] = []                 # [key, the runs it has, its step numbers]
     for other in steps:
         p = step_place(other)
         if p and p.get("configuration", "") == place.get("configuration", ""):
             key = (p.get("phase", ""), p.get("scenario", ""), p.get("level", ""))
+            if not stages or stages[-1][0] != key:
+                stages.append([key, 0, set()])
             rep = p.get("repetition", "")
-            stages[key] = max(stages.get(key, 0), int(rep) if str(rep).isdigit() else 0)
+            stages[-1][1] = max(stages[-1][1], int(rep) if str(rep).isdigit() else 0)
+            stages[-1][2].add(other.number)
     key = (place.get("phase", ""), place.get("scenario", ""), place.get("level", ""))
+    mine = next((k for k, stage in enumerate(stages) if step.number in stage[2]), None)
     parts = [f"configuration {place['configuration']}"] if place.get("configuration") else []
     named = ", ".join(x for x in (key[0], key[2]) if x)
-    if key in stages:
-        number = list(stages).index(key) + 1
-        parts.append(f"phase {number} of {len(stages)}" + (f": {named}" if named else ""))
+    if mine is not None:
+        parts.append(f"phase {mine + 1} of {len(stages)}" + (f": {named}" if named else ""))
     if key[1] and key[1] != key[0]:
         parts.append(f"scenario {key[1]}")
     rep = place.get("repetition", "")
     if rep:
-        runs = stages.get(key, 0)
+        runs = stages[mine][1] if mine is not None else 0
         parts.append(f"run {rep} of {runs}" if runs > 1 else f"run {rep}")
     else:
-        parts.append("setting the bed up for it" if key in stages else "")
+        parts.append("setting the bed up for it" if mine is not None else "")
     return "In the test: " + "; ".join(p for p in parts if p)

@@ -56,6 +56,7 @@ class RunStanding:
     failed_status: str = J.FAILED           # how it failed (failed, timed out, stopped ...)
     interrupted_step: str | None = None     # the first step a dead driver left unfinished
     waiting_step: str | None = None         # the manual step the run waits at (also known from the journal)
+    tasks_skipped: int = 0                  # of tasks_done, those skipped
 
     @property
     def failed(self) -> bool:
@@ -68,7 +69,7 @@ class RunStanding:
         if self.running_steps:
             more = len(self.running_steps) - 1
             return f"running step {self.running_steps[0]}" + (f" (+{more} more)" if more else "")
-        done = f", {self.tasks_done} task(s) done" if self.tasks_done else ""
+        done = f", {self.done_words()}" if self.tasks_done else ""
         if self.failed_step:
             return f"{STATUS_WORDS.get(self.failed_status, 'failed')} at step {self.failed_step}{done}"
         if self.interrupted_step:
@@ -76,8 +77,14 @@ class RunStanding:
         if self.waiting_step:
             return f"waiting for manual step {self.waiting_step}{done}"
         if self.tasks_done:
-            return f"{self.tasks_done} task(s) done" + (f", next step {self.next_step}" if self.next_step else "")
+            return self.done_words() + (f", next step {self.next_step}" if self.next_step else "")
         return "not started"
+
+    def done_words(self) -> str:
+        """'13 task(s) done, 92 skipped': a run whose first 92 steps were skipped read '105 task(s) done'."""
+        ran = self.tasks_done - self.tasks_skipped
+        return ", ".join(([f"{ran} task(s) done"] if ran else []) + ([f"{self.tasks_skipped} skipped"]
+                                                                        if self.tasks_skipped else []))
 
 
 def step_look(step, status_of_task: Callable) -> StepLook:
@@ -130,7 +137,8 @@ def stand(run_id: str, records: list[dict], *, steps: Sequence | None = None,
     running = tuple(sorted({s.step for s in states if s.status == J.RUNNING}, key=step_sort_key))
     failures = [s for s in states if s.status in J.PROBLEMS and s.status != J.INTERRUPTED]
     first_failure = min(failures, key=lambda s: step_sort_key(s.step), default=None)
-    common = dict(run_id=run_id, tasks_done=done, tasks_failed=failed, tasks_interrupted=interrupted,
+    common = dict(run_id=run_id, tasks_done=done, tasks_skipped=sum(1 for s in states if s.status == J.SKIPPED),
+                  tasks_failed=failed, tasks_interrupted=interrupted,
                   journal_problems=tuple(journal_problems), distrust=distrust, bed_changed=bed_changed,
                   running_steps=running,
                   failed_step=first_failure.step if first_failure else None,

@@ -175,7 +175,8 @@ def run_record_tables(run: Any) -> list[Table]:
               ["Step", "Host", "Status", "Started", "Ended", "Attempts", "Note"], compact=True)
     t.widths = [6, 10, 29, 10, 10, 10, 25]
     for r in record.rows:
-        problem = r.status not in ("done", "done by hand") and not r.status.startswith("failed, then done")
+        problem = (r.status not in ("done", "done by hand", "done by the engine")
+                   and not r.status.startswith("failed, then done"))
         t.add(r.step, Cell(r.host, ref=r.host), Cell(r.status, bold=problem, fill="#f8d7da" if problem else ""),
               r.started[11:19], r.ended[11:19], str(r.attempts), r.note)
     days = sorted({x[:10] for r in record.rows for x in (r.started, r.ended) if x})
