@@ -203,8 +203,11 @@ def test_two_samples_of_one_host_in_one_second_count_once_in_the_all_hosts_line(
         recorded.ingest_arrays(src, M.IOPS, "IO/s", np.array([t0 + r[1] for r in mine]), np.array([r[2] for r in mine]))
         recorded.ingest_arrays(src, M.READ_LATENCY_MS, "ms", np.array([t0 + r[1] for r in mine]),
                                np.array([r[3] for r in mine]))
+    batched = SeriesStore(capacity=10)                       # every host's samples in one batch
+    batched.ingest([Sample(t0 + dt, src, m, x, u) for src, dt, iops, lat in rows
+                    for m, x, u in ((M.IOPS, iops, "IO/s"), (M.READ_LATENCY_MS, lat, "ms"))])
     expected_iops = [(28_857.0 + 11_394.0) / 2 + (35_500.0 + 34_176.0) / 2, 60_000.0]
-    for store in (live, recorded):
+    for store in (live, recorded, batched):
         for t, iops in (store.all_hosts(M.IOPS, "sum"), store.aggregate(M.IOPS, ["h1", "h2"], "sum")):
             assert list(t) == [t0, t0 + 1]
             np.testing.assert_allclose(iops, expected_iops)
