@@ -88,9 +88,12 @@ class _PerSecond:
     that second and how many hosts have a value, kept as samples arrive (on the collectors'
     threads) so a redraw reads the all-hosts line instead of recomputing it from every ring.
     A host counts once per second: fio's last status report and its final one often land in the
-    same second, and adding both drew twice the host's IOPS at the end of every load.  Each host's
-    own sum and count per second are a row of one table, so a batch of every host's samples is
-    one pass of array operations (a pass per host cut the ingest of 64 series to 44,000 samples/s)."""
+    same second, and adding both drew twice the host's IOPS at the end of every load.
+
+    A host's samples come in time order, so only its newest second can still change: that second's
+    sum and count are all that is kept per host (a table per host and second held 40 MB for 64
+    hosts and two hours), and a batch of every host's samples is one pass of array operations (a
+    pass per host cut the ingest of 64 series to 44,000 samples/s)."""
 
     def __init__(self, capacity: int):
         self.second = np.full(capacity, -1, dtype=np.int64)
@@ -98,23 +101,23 @@ class _PerSecond:
         self.count = np.zeros(capacity, dtype=np.int64)      # hosts with a finite value
         self.seen = np.zeros(capacity, dtype=np.int64)       # any value, a gap included
         self.newest = -1
-        self._row: dict[str, int] = {}                       # a host's row in the tables below
-        self._h_second = np.full((0, capacity), -1, dtype=np.int64)
-        self._h_sum = np.zeros((0, capacity))
-        self._h_count = np.zeros((0, capacity), dtype=np.int64)
+        self._row: dict[str, int] = {}                       # a host's place in the arrays below
+        self._last = np.full(0, -1, dtype=np.int64)          # each host's newest second ...
+        self._last_sum = np.zeros(0)                         # ... its finite values' sum there
+        self._last_count = np.zeros(0, dtype=np.int64)       # ... and how many
 
     def rows(self, sources: list[str]) -> np.ndarray:
         """The rows of `sources`, new hosts given one."""
-        for source in sources:
-            if source not in self._row:
-                self._row[source] = len(self._row)
-        n, cap = len(self._row), self.second.shape[0]
-        if n > self._h_sum.shape[0]:
-            grow = max(n, 2 * self._h_sum.shape[0]) - self._h_sum.shape[0]
-            self._h_second = np.vstack((self._h_second, np.full((grow, cap), -1, dtype=np.int64)))
-            self._h_sum = np.vstack((self._h_sum, np.zeros((grow, cap))))
-            self._h_count = np.vstack((self._h_count, np.zeros((grow, cap), dtype=np.int64)))
-        return np.array([self._row[source] for source in sources], dtype=np.int64)
+        row = self._row
+        for source in dict.fromkeys(sources):
+            if source not in row:
+                row[source] = len(row)
+        if len(row) > self._last.shape[0]:
+            grow = len(row) - self._last.shape[0]
+            self._last = np.concatenate((self._last, np.full(grow, -1, dtype=np.int64)))
+            self._last_sum = np.concatenate((self._last_sum, np.zeros(grow)))
+            self._last_count = np.concatenate((self._last_count, np.zeros(grow, dtype=np.int64)))
+        return np.array([row[source] for source in sources], dtype=np.int64)
 
     def add(self, row: np.ndarray, t: np.ndarray, v: np.ndarray) -> None:
         """Samples (`t`, `v`) of the hosts in `row` (one row number per sample)."""
@@ -123,6 +126,8 @@ class _PerSecond:
         self.newest = max(self.newest, int(sec.max()))
         keep = sec > self.newest - cap                    # older than the window: forgotten anyway
         sec, v, row = sec[keep], v[keep], row[keep]
+        if not sec.size:
+            return
         slot = sec % cap
         stale = self.second[slot] != sec
         if stale.any():
@@ -131,26 +136,41 @@ class _PerSecond:
             self.total[reuse] = 0.0
             self.count[reuse] = 0
             self.seen[reuse] = 0
-        h_second, h_sum, h_count = self._h_second, self._h_sum, self._h_count
-        old = h_second[row, slot] != sec                  # a host's value there is of an older second
-        if old.any():
-            h_second[row[old], slot[old]] = sec[old]
-            h_sum[row[old], slot[old]] = 0.0
-            h_count[row[old], slot[old]] = 0
-        cells = np.unique(row * cap + slot)               # each host in each second, once
-        c_row, c_slot = cells // cap, cells % cap
-        had = h_count[c_row, c_slot] > 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            before = np.where(had, h_sum[c_row, c_slot] / h_count[c_row, c_slot], 0.0)
+        np.add.at(self.seen, slot, 1)
+        # each host in each second of the batch: its finite values' sum and count
+        base = int(sec.min())
+        span = int(sec.max()) - base + 1
+        cells, where = np.unique(row * span + (sec - base), return_inverse=True)
         finite = np.isfinite(v)
-        np.add.at(h_sum, (row[finite], slot[finite]), v[finite])
-        np.add.at(h_count, (row[finite], slot[finite]), 1)
-        has = h_count[c_row, c_slot] > 0
+        c_sum = np.bincount(where, weights=np.where(finite, v, 0.0), minlength=cells.size)
+        c_count = np.bincount(where, weights=finite, minlength=cells.size).astype(np.int64)
+        c_row, c_sec = cells // span, cells % span + base
+        # the host's newest second goes on: what it already added there is taken back, then its mean
+        # over all its values there is added (a second before it, out of order, is added as it is)
+        going_on = c_sec == self._last[c_row]
+        before = np.zeros(cells.size)
+        had = np.zeros(cells.size, dtype=bool)
+        if going_on.any():
+            r = c_row[going_on]
+            prior = self._last_count[r]
+            had[going_on] = prior > 0
+            with np.errstate(invalid="ignore", divide="ignore"):
+                before[going_on] = np.where(prior > 0, self._last_sum[r] / prior, 0.0)
+            c_sum[going_on] += self._last_sum[r]
+            c_count[going_on] += prior
+        has = c_count > 0
         with np.errstate(invalid="ignore", divide="ignore"):
-            after = np.where(has, h_sum[c_row, c_slot] / h_count[c_row, c_slot], 0.0)
+            after = np.where(has, c_sum / np.maximum(c_count, 1), 0.0)
+        c_slot = c_sec % cap
         np.add.at(self.total, c_slot, after - before)
         np.add.at(self.count, c_slot, has.astype(np.int64) - had.astype(np.int64))
-        np.add.at(self.seen, slot, 1)
+        # each host's newest second of the batch becomes its newest (cells are sorted by row, then second)
+        newest = np.flatnonzero(np.r_[c_row[1:] != c_row[:-1], True])
+        n_row = c_row[newest]
+        later = c_sec[newest] >= self._last[n_row]
+        self._last[n_row[later]] = c_sec[newest][later]
+        self._last_sum[n_row[later]] = c_sum[newest][later]
+        self._last_count[n_row[later]] = c_count[newest][later]
 
     def read(self, how: str) -> tuple[np.ndarray, np.ndarray]:
         cap = self.second.shape[0]
