@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
 
 from PySide6.QtTest import QTest
 
@@ -98,10 +99,18 @@ def test_readers_waiting_for_their_turn_go_lowest_rank_first_and_remote_work_wai
     assert order == ["validation", "methodology", "paths"]
 
     # a job with no turn (the run, a connection test) starts while a bed reader holds its turn
-    from app import background
     ran = threading.Event()
-    held = threading.Event()
-    release = threading.Event()
+    with _turn_held() as _release:
+        remote = BackgroundJob(name="run-engine")
+        assert remote.start(1, ran.set)
+        assert ran.wait(5), "remote work waited behind a bed reader"
+
+
+@contextmanager
+def _turn_held():
+    """A bed reader of the application holds its turn until the block lets it go (or ends)."""
+    from app import background
+    held, release = threading.Event(), threading.Event()
 
     def hold_the_turn():
         with background.BED_READERS.turn(0):
@@ -112,9 +121,7 @@ def test_readers_waiting_for_their_turn_go_lowest_rank_first_and_remote_work_wai
     holder.start()
     try:
         assert held.wait(10)
-        remote = BackgroundJob(name="run-engine")
-        assert remote.start(1, ran.set)
-        assert ran.wait(5), "remote work waited behind a bed reader"
+        yield release
     finally:
         release.set()
         holder.join(10)
@@ -245,25 +252,11 @@ def test_a_reader_is_not_passed_over_for_good_by_readers_of_a_lower_rank_that_ke
 def test_a_reader_still_waiting_for_its_turn_when_the_window_closes_does_no_work(qtbot):
     """A closed window waits for a reader's run (shutdown): one that was still waiting for its turn ran
     its whole work first (the methodology of the 5,000-device bed, seconds), for nobody."""
-    from app import background
     ran: list[int] = []
-    held, release = threading.Event(), threading.Event()
-
-    def hold_the_turn():
-        with background.BED_READERS.turn(0):
-            held.set()
-            release.wait(10)
-
-    holder = threading.Thread(target=hold_the_turn)
-    holder.start()
-    try:
-        assert held.wait(10)
+    with _turn_held() as release:
         job = BackgroundJob(name="methodology-preview", prepare=lambda: (1, lambda: ran.append(1)), turn=1)
         job.run_now()
         time.sleep(0.05)
         threading.Timer(0.1, release.set).start()
         job.shutdown(10000)
         assert ran == [], "a reader queued behind another did its work after the window closed"
-    finally:
-        release.set()
-        holder.join(10)

@@ -120,8 +120,9 @@ def test_small_packets_leave_without_waiting_for_the_hosts_delayed_ack(host):
     assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
 
 
-def test_the_driver_waits_for_a_late_exit_status_without_spinning(host, monkeypatch):
-    turns = Counter()
+def _counted_selects(monkeypatch) -> Counter:
+    """How often the driver's wait for a step turns (each turn takes the GIL)."""
+    turns: Counter = Counter()
     real_select = select.select
 
     def counted(*args):
@@ -129,6 +130,11 @@ def test_the_driver_waits_for_a_late_exit_status_without_spinning(host, monkeypa
         return real_select(*args)
 
     monkeypatch.setattr(ssh_module.select, "select", counted)
+    return turns
+
+
+def test_the_driver_waits_for_a_late_exit_status_without_spinning(host, monkeypatch):
+    turns = _counted_selects(monkeypatch)
     # the host closes the output (EOF) 0.4 s before the command ends (exit status)
     result = host.run("echo out; exec >&- 2>&-; sleep 0.4", shell="sh")
     assert result.status == "ok", result.message
@@ -191,14 +197,7 @@ def test_a_silent_step_wakes_the_driver_a_few_times_not_every_20_ms(host, monkey
     """Output, its end and a lost connection wake the wait for a step at once; the wait looks at the
     step's Stop and timeout only every 0.1 s.  A turn every 20 ms cost 50 hosts ~45 turns each per
     0.5 s step, all taking the GIL while the hosts start."""
-    turns = Counter()
-    real_select = select.select
-
-    def counted(*args):
-        turns["select"] += 1
-        return real_select(*args)
-
-    monkeypatch.setattr(ssh_module.select, "select", counted)
+    turns = _counted_selects(monkeypatch)
     lines: list[str] = []
     result = host.run("sleep 0.6; echo done", shell="sh", on_output=lambda stream, line: lines.append(line))
     assert result.status == "ok", result.message
