@@ -216,7 +216,10 @@ def test_a_failover_under_load_takes_the_ports_out_while_the_loads_run_in_every_
             back = [s for s in run if kind(s) == "part-restore-under-load"]
             assert len(back) == 2 and "4 minutes after they start" in back[0].text
             assert order.index("check-back-under-load") < order.index("load")
-        else:       # no time to give them back: once the loads have ended, before the next run
+        else:       # the part is the switch port itself, not a port cabled to it
+            assert "take port 1 of switch swB out of service: disable it on swB." in fails[0].text
+            assert "which it is cabled to" not in " ".join(s.text for s in run)
+            # no time to give them back: once the loads have ended, before the next run
             back = [k for k, o in enumerate(order) if o == "part-restore-after-load"]
             assert len(back) == 2 and min(back) > order.index("wait") and "check-back-after-load" in order
 

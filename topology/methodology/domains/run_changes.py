@@ -56,7 +56,7 @@ def _configuration(ctx: BedContext) -> list[Item]:
 
 CHANGE_NAMES = HOST_NAMES | BLOCK_NAMES | field_names("vm", "id", "action", "host") | field_names(
     "part", "ref", "action", "kind", "what", "device", "name", "switch", "switch_port", "how", "minutes", "after",
-    "loads")
+    "loads", "disable_text", "enable_text")
 
 
 def _placement(ctx: BedContext) -> Placement:
@@ -206,6 +206,11 @@ def _part_item(ctx: BedContext, p: Phase, count: int, action: str, ref: str, how
         vals.update(_switch_values(ctx, switch))
         put(vals, "part.switch", as_text(switch.id, f"{switch.id}.id"))
         put(vals, "part.switch_port", as_token(port, "links"))
+        # a host or array port goes out through the switch port it is cabled to; a switch port is the part
+        for verb in ("disable", "enable"):
+            put(vals, f"part.{verb}_text", as_text(f"{verb} it on {switch.id}" if kind == "switch_port" else
+                                                   f"{verb} port {port} of {switch.id}, which it is cabled to",
+                                                   "links"))
         target, platform = switch.id, "switch"
     elif kind == "host":
         vals.update(host_values(ctx, ctx.idx.servers[ref]))
