@@ -55,3 +55,16 @@ def test_the_appendix_prints_the_run_as_it_happened(tmp_path):
         in deviations
     assert "changed since the run began: servers[h1].os: 'Debian 12' -> 'Debian 13'" in deviations
     assert (runs / run_id / "bed-at-start.yaml").read_text().count("Debian 12") == 1
+
+
+def test_a_step_text_shortened_in_the_record_is_cut_at_a_word_and_says_so():
+    """'step 7.136 of the procedure was not run: Report the median run of the 2 runs of failover for each
+    metric, and compare it with the pass criteri' read as the step's whole text (h38w's appendix)."""
+    from app.run.as_run import _shortened
+    text = ("Report the median run of the 2 runs of failover for each metric, and compare it with the pass "
+            "criteria of the workloads, and write both into the report.")
+    short = _shortened(text, 120)
+    assert len(short) <= 120 and short.endswith("…") and text.startswith(short[:-1])
+    assert short == ("Report the median run of the 2 runs of failover for each metric, and compare it with the pass "
+                     "criteria of the…")
+    assert _shortened("Wait.", 120) == "Wait."

@@ -83,7 +83,7 @@ def as_run(run_dir: Path, planned: Sequence[tuple[str, str]] = (), bed_now: str 
                               f"procedure were not part of it ({shown})")
     for number, text in wanted:
         if number not in ran:
-            out.deviations.append(f"step {number} of the procedure was not run: {text[:120]}")
+            out.deviations.append(f"step {number} of the procedure was not run: {_shortened(text, 120)}")
     skipped = [r for r in out.rows if r.status == "skipped"]
     texts = dict(planned)
     for r in skipped:
@@ -106,7 +106,12 @@ def as_run(run_dir: Path, planned: Sequence[tuple[str, str]] = (), bed_now: str 
 
 
 def _shortened(text: str, limit: int = 90) -> str:
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+    """`text` within `limit` characters, cut at a word with an ellipsis (a record cut mid-word read as
+    if the step had said that much only)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
 
 
 def planned_at_start(run_dir: Path) -> list[tuple[str, str]] | None:
