@@ -201,6 +201,32 @@ def test_a_reopened_run_draws_its_gap_as_a_gap_and_names_it(qtbot, tmp_path):
     dash.shutdown()
 
 
+def test_a_reopened_run_names_no_gap_between_two_loads_only_one_inside_a_load(qtbot, tmp_path):
+    """A failover run's manual steps between two loads collect nothing because nothing runs: the
+    reopened plots said "nothing was collected then (the run's driver was down …)" of those 14 minutes
+    (h38w).  Only a stretch inside a load step's window is a gap."""
+    from app.metrics.record import MetricsRecorder
+    from app.run import journal as J
+    from widgets.dashboard import MetricsDashboard
+    t0 = 1795852800.0         # 2026-11-28 08:00:00 UTC
+    rec = MetricsRecorder(tmp_path)
+    # load 1: 08:00:00-08:00:20 whole; load 2: 08:02:00-08:02:30 with 10 s missing in its middle
+    rec.append(_samples(t0, [*range(20), *range(120, 130), *range(140, 150)]))
+    rec.close()
+    with J.Journal(tmp_path) as journal:
+        for step, start, seconds in (("7.46", 0, 20), ("7.64", 120, 30)):
+            journal.record("start", step=step, host="h1", time=J.iso_of(t0 + start), stated_s=seconds)
+            journal.record("end", step=step, host="h1", status=J.OK, time=J.iso_of(t0 + start + seconds),
+                           seconds=seconds)
+    dash = MetricsDashboard()
+    qtbot.addWidget(dash)
+    dash.show_history(tmp_path)
+    said = dash.problems.toPlainText()
+    assert "08:00:19" not in said, said                      # between the loads: nothing ran
+    assert "no samples between 08:02:09 and 08:02:20" in said, said
+    dash.shutdown()
+
+
 def test_a_steps_samples_are_on_disk_before_the_journal_says_the_step_ended(tmp_path, monkeypatch):
     """A power cut right after a step's end is recorded keeps every figure of the step: the
     record of samples is synced (fsync) before the journal's end record is, with a real fio load

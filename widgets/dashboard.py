@@ -241,14 +241,14 @@ class MetricsDashboard(QWidget):
         """A recorded run opened again: its whole history from metrics.jsonl replaces what the
         plots hold (samples that come live afterwards follow on), each gap drawn as a gap and
         named under the plots.  Returns the number of samples read."""
-        from app.metrics.history import gaps_of, load_series
+        from app.metrics.history import gaps_of, load_series, loads_of
         from app.metrics.series import gap_text
         series = load_series(run_dir)
         self.clear()
         self.all_store.load(series)
         self.places.set_run(run_dir, self.all_store)     # the places it reached: the "Place:" chooser
         self._view_moved = True
-        gaps = gaps_of(series)
+        gaps = gaps_of(series, loads_of(run_dir))
         if gaps:
             self.add_problem(f"{gap_text(gaps)}: nothing was collected then (the run's driver was down, or a "
                              "collector stopped); drawn as a gap")

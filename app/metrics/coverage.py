@@ -145,6 +145,17 @@ def run_coverage(run_dir: Path, samples: Sequence[Sample] | None = None) -> list
     return coverage(read_journal(run_dir).records, load_samples(run_dir) if samples is None else samples)
 
 
+def load_windows(records: Sequence[dict]) -> dict[str, list[tuple[float, float]]]:
+    """Per host, when its load steps ran (start, end; a step with no end: its stated length, else
+    open); the steps that state a length are its loads, else every step of the host counts."""
+    out: dict[str, list[tuple[float, float]]] = {}
+    for host, tasks in _tasks(records).items():
+        loads = [k for k in tasks if k.stated] or tasks
+        out[host] = [(k.start, k.end if k.end is not None else k.start + k.stated if k.stated else math.inf)
+                     for k in loads]
+    return out
+
+
 def incomplete(covers: Sequence[Coverage]) -> list[Coverage]:
     return [c for c in covers if not c.enough]
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from app.metrics.coverage import find_gaps
 from app.metrics.record import METRICS_FILE
+from app.metrics.series import GAP_FACTOR
 
 
 @dataclass
@@ -100,12 +101,36 @@ def load_series(run_dir: Path) -> list[Series]:
     return out
 
 
-def gaps_of(series: list[Series]) -> list[tuple[float, float]]:
-    """The stretches where the host series have no sample (merged over the hosts' series)."""
+def loads_of(run_dir: Path) -> dict[str, list[tuple[float, float]]] | None:
+    """Each host's load steps in the run's journal (app.metrics.coverage.load_windows); None when
+    the journal cannot be read (then every stretch without samples is named)."""
+    from app.metrics.coverage import load_windows
+    from app.run.journal import read_journal
+    try:
+        return load_windows(read_journal(Path(run_dir)).records)
+    except (OSError, ValueError):
+        return None
+
+
+def gaps_of(series: list[Series], loads: dict[str, list[tuple[float, float]]] | None = None
+            ) -> list[tuple[float, float]]:
+    """The stretches where the host series have no sample (merged over the hosts' series).  With
+    `loads` (each host's load steps, start and end: app.metrics.coverage.load_windows), only what
+    lies inside a load of that host: between two loads nothing is collected because nothing runs
+    (the manual steps of a failover between its runs), and that was named as the driver down."""
     found: list[tuple[float, float]] = []
     for s in series:
         if "/" not in s.source:
-            found += find_gaps(s.t[np.isfinite(s.v)] if s.v.size else s.t)
+            t = s.t[np.isfinite(s.v)] if s.v.size else s.t
+            gaps = find_gaps(t)
+            windows = (loads or {}).get(s.source)
+            if windows and gaps:
+                # the part inside a load, when it is still longer than a gap (a load's last sample
+                # comes up to an interval before its step's end)
+                interval = float(np.median(np.diff(np.sort(t)))) or 1.0
+                gaps = [(max(a, start), min(b, end)) for a, b in gaps for start, end in windows
+                        if min(b, end) - max(a, start) > GAP_FACTOR * interval]
+            found += gaps
     merged: list[tuple[float, float]] = []
     for a, b in sorted(found):
         if merged and a <= merged[-1][1]:
