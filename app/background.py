@@ -24,6 +24,8 @@ from typing import Any, ClassVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from topology.abandon import Abandoned, abandoned_when
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -54,7 +56,11 @@ def unless_edited(document: Any, work: Work) -> Any:
     if before % 2:
         raise EditedMeanwhile
     try:
-        value = work()
+        # a long pass gives up between its pieces once the bed is edited (topology/abandon.py)
+        with abandoned_when(lambda: document.edit_seq != before):
+            value = work()
+    except Abandoned:
+        raise EditedMeanwhile from None
     except Exception:
         if document.edit_seq != before:
             raise EditedMeanwhile from None

@@ -260,3 +260,34 @@ def test_a_reader_still_waiting_for_its_turn_when_the_window_closes_does_no_work
         threading.Timer(0.1, release.set).start()
         job.shutdown(10000)
         assert ran == [], "a reader queued behind another did its work after the window closed"
+
+
+def test_a_procedure_an_edit_made_out_of_date_gives_up_its_turn_to_the_next_edits_findings(
+        qtbot, laptop_window, monkeypatch):
+    """The readers take turns, so a methodology run (seconds on the 5,000-device bed) that an edit had made
+    out of date held the next edit's findings back until it ended.  It gives up between its pieces."""
+    from topology.abandon import check
+    w = laptop_window
+    assert w.open_path(DEFAULT)
+    w.tabs.setCurrentWidget(w.methodology)
+    qtbot.waitUntil(lambda: _settled(w), timeout=60000)
+    started, finished = threading.Event(), threading.Event()
+    generate = methodology_view._generate
+
+    def slow_once(*args, **kwargs):
+        if not started.is_set():
+            started.set()
+            for _ in range(200):        # 10 s of pieces, each checking whether it is still wanted
+                check()
+                time.sleep(0.05)
+            finished.set()
+        return generate(*args, **kwargs)
+    monkeypatch.setattr(methodology_view, "_generate", slow_once)
+    server = w.document.bed.servers[0].id
+    item = w.canvas.devices[server]
+    w.document.apply(move(w.document.bed, {server: (item.pos().x() + 20, item.pos().y())}))
+    qtbot.waitUntil(started.is_set, timeout=20000)          # the procedure of that edit holds its turn
+    w.document.apply(move(w.document.bed, {server: (item.pos().x() + 40, item.pos().y())}))
+    qtbot.waitUntil(lambda: w.document.validation.revision_shown == w.document.revision, timeout=5000)
+    assert not finished.is_set()
+    qtbot.waitUntil(lambda: _settled(w), timeout=60000)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from topology.abandon import check as check_abandoned
 from topology.gc_pause import collector_paused
 from topology.ids import SEP, endpoint_device
 from topology.index import BedIndex
@@ -130,22 +131,26 @@ def survey(bed: Bed, host: str = "", volume: str = "", scenario: str | None = No
 
 
 def _survey(bed: Bed, host: str, volume: str, scenario: str | None) -> Survey:
-    ctx, scoped = _context(bed, scenario)
-    uses = _uses(ctx)
-    if not host and volume:             # a volume picked first: the first host that uses it
-        host = next((h for h, vols in uses.items() if volume in vols), "")
-    if not host or host not in uses and host not in ctx.idx.components:
-        host = next(iter(uses), "")
-    mine = uses.get(host, {})
-    if volume not in mine:
-        volume = sorted(mine)[0] if mine else ""
-    out = Survey(uses, host, volume)
-    if host and volume:
-        out.explanation = _explain(bed, ctx, scoped, host, volume)
-    scraps = [ctx, scoped]      # the bed's index and its paths (topology.letting_go says why)
-    del ctx, scoped
-    let_go(scraps)
-    return out
+    scraps: list[Any] = list(_context(bed, scenario))   # the bed's index and its paths: let go piecewise
+    try:                                                # (topology.letting_go says why), abandoned or not
+        ctx, scoped = scraps
+        check_abandoned()
+        uses = _uses(ctx)
+        check_abandoned()
+        if not host and volume:             # a volume picked first: the first host that uses it
+            host = next((h for h, vols in uses.items() if volume in vols), "")
+        if not host or host not in uses and host not in ctx.idx.components:
+            host = next(iter(uses), "")
+        mine = uses.get(host, {})
+        if volume not in mine:
+            volume = sorted(mine)[0] if mine else ""
+        out = Survey(uses, host, volume)
+        if host and volume:
+            out.explanation = _explain(bed, ctx, scoped, host, volume)
+        return out
+    finally:
+        ctx = scoped = None     # only `scraps` holds them now
+        let_go(scraps)
 
 
 def _explain(bed: Bed, ctx: Context, scoped: Any, host: str, volume: str) -> Explanation:

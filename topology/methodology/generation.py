@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from topology.abandon import check as check_abandoned
 from topology.gc_pause import collector_paused
 from topology.letting_go import let_go
 from topology.methodology.ansible_block import render_ansible_block
@@ -143,6 +144,7 @@ def _generate(ctx: BedContext, plans: dict[str, _Plan], findings: list | None) -
         produced: list[tuple[tuple, Step, str]] = []
         tables: dict[tuple, _TableStep] = {}
         for order, sid in enumerate(plan.order):
+            check_abandoned()
             defs = plan.defs[sid]
             domain = defs[0].domain
             sid_choices = choices.setdefault((key, sid), {})

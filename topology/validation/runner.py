@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from topology.abandon import check as check_abandoned
 from topology.gc_pause import collector_paused
 from topology.index import BedIndex
 from topology.letting_go import let_go
@@ -246,6 +247,7 @@ def _run(ctx: Context, codes: Iterable[str] | None, scenario: str | None,
     vms_unstated = ctx.scenario is not None and ctx.scenario.vms is NOT_STATED
     chosen = [code for code in sorted(RULES) if wanted is None or code in wanted]
     for done, code in enumerate(chosen, 1):
+        check_abandoned()
         if progress is not None and done > 1:
             progress(findings, done - 1, len(chosen))
         info, fn = RULES[code]
