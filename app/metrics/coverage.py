@@ -120,7 +120,7 @@ def coverage(records: Sequence[dict], samples: Sequence[Sample]) -> list[Coverag
     out = []
     for host, times in sorted(per_host.items()):
         t = np.sort(np.array(times))
-        candidates = [k for k in tasks.get(host, []) if k.stated] or tasks.get(host, [])
+        candidates = _loads(tasks.get(host, []))
         best, inside = None, t[:0]
         for task in candidates:
             until = task.end or task.start + (task.stated or 0) or (float(t[-1]) + 1)
@@ -150,10 +150,14 @@ def load_windows(records: Sequence[dict]) -> dict[str, list[tuple[float, float]]
     open); the steps that state a length are its loads, else every step of the host counts."""
     out: dict[str, list[tuple[float, float]]] = {}
     for host, tasks in _tasks(records).items():
-        loads = [k for k in tasks if k.stated] or tasks
         out[host] = [(k.start, k.end if k.end is not None else k.start + k.stated if k.stated else math.inf)
-                     for k in loads]
+                     for k in _loads(tasks)]
     return out
+
+
+def _loads(tasks: list[_Task]) -> list[_Task]:
+    """A host's load steps: those that state how long they run, else all of its steps."""
+    return [k for k in tasks if k.stated] or tasks
 
 
 def incomplete(covers: Sequence[Coverage]) -> list[Coverage]:

@@ -121,13 +121,13 @@ def gaps_of(series: list[Series], loads: dict[str, list[tuple[float, float]]] | 
     found: list[tuple[float, float]] = []
     for s in series:
         if "/" not in s.source:
-            t = s.t[np.isfinite(s.v)] if s.v.size else s.t
-            gaps = find_gaps(t)
+            t = np.sort(s.t[np.isfinite(s.v)] if s.v.size else s.t)
+            interval = float(np.median(np.diff(t))) or 1.0 if t.size > 1 else 1.0
+            gaps = find_gaps(t, interval, ordered=True)
             windows = (loads or {}).get(s.source)
             if windows and gaps:
                 # the part inside a load, when it is still longer than a gap (a load's last sample
                 # comes up to an interval before its step's end)
-                interval = float(np.median(np.diff(np.sort(t)))) or 1.0
                 gaps = [(max(a, start), min(b, end)) for a, b in gaps for start, end in windows
                         if min(b, end) - max(a, start) > GAP_FACTOR * interval]
             found += gaps

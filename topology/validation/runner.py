@@ -107,9 +107,7 @@ def validate_cases(bed: Bed, codes: Iterable[str] | None = None, idx: BedIndex |
                 degraded = sorted(DEGRADED_BY_DESIGN.intersection(codes if codes is not None else RULES))
                 before = (_judge_scenario(bed, idx, reference, degraded) if reference is not None
                           else _run(Context(bed, idx), degraded, None))
-                known = [(f.code, frozenset(f.subjects)) for f in before]
-                note_designed_losses(sc, [f for f in findings if not any(
-                    code == f.code and frozenset(f.subjects) <= ref for code, ref in known)], reference)
+                note_designed_losses(sc, _additions(findings, _by_code(before)), reference)
         else:
             ref_ctx = Context(bed, idx)
             reference = _reference_scenario(bed)
@@ -212,9 +210,7 @@ def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, ref
     wanted = [c for c in (codes if codes is not None else RULES) if not c.startswith(_SCENARIO_BLIND)]
     if not wanted:
         return []
-    known: dict[str, list[frozenset[str]]] = {}
-    for f in reference:
-        known.setdefault(f.code, []).append(frozenset(f.subjects))
+    known = _by_code(reference)
     finder = None
     ref_ctx = ref_ctx or Context(bed, idx)
     if scoped and scenarios_judged(bed):
@@ -224,15 +220,24 @@ def _scenario_findings(bed: Bed, idx: BedIndex, codes: Iterable[str] | None, ref
         if sc is besides:
             continue
         keep = finder.scope(sc) if finder is not None else None
-        added = []
-        for f in _judge_scenario(bed, idx, sc, wanted, keep, ref_ctx.placement):
-            # a reference finding restated over the fewer components the scenario keeps is not news
-            subjects = frozenset(f.subjects)
-            if not any(subjects <= ref for ref in known.get(f.code, ())):
-                added.append(f)
+        added = _additions(_judge_scenario(bed, idx, sc, wanted, keep, ref_ctx.placement), known)
         note_designed_losses(sc, added, besides)
         out += added
     return out
+
+
+def _by_code(findings: list[Finding]) -> dict[str, list[frozenset[str]]]:
+    """Each code's findings by their subjects (what `_additions` compares with)."""
+    known: dict[str, list[frozenset[str]]] = {}
+    for f in findings:
+        known.setdefault(f.code, []).append(frozenset(f.subjects))
+    return known
+
+
+def _additions(findings: list[Finding], known: dict[str, list[frozenset[str]]]) -> list[Finding]:
+    """What a scenario's `findings` add to the reference's (`known`, by `_by_code`): a reference
+    finding restated over the fewer components the scenario keeps is not news."""
+    return [f for f in findings if not any(frozenset(f.subjects) <= ref for ref in known.get(f.code, ()))]
 
 
 # Rules whose verdict depends on which VMs run: in a scenario whose VMs the source does not state
