@@ -80,9 +80,9 @@ def _left_with_its_pid_reused(base: Path, strangers, identity: bool) -> tuple[Pa
     wait_for(lambda: not _alive(group), seconds=10, what="the job's processes gone")
     stranger = strangers()
     for name in ("pid", "child"):
-        lines = (folder / name).read_text().split("\n")
-        # without: its identity could not be read (a one-line file is an older version's: see below)
-        (folder / name).write_text(f"{stranger.pid}\n" + (f"{lines[1]}\n" if identity else "\n"))
+        _, its_identity = (folder / name).read_text().split()
+        # without: its identity could not be read ("?"; a pid alone is an older version's: see below)
+        (folder / name).write_text(f"{stranger.pid} {its_identity if identity else '?'}\n")
     assert not (folder / "exit").exists() and (folder / "live").exists()
     return folder, stranger
 
@@ -176,9 +176,9 @@ def test_over_ssh_a_reused_pid_on_the_host_is_neither_the_job_nor_signalled(tmp_
             left = host.run(f"""{jobs._dir_assign(JOB, None)}
 sh -c {shlex.quote(start)} < /dev/null > /dev/null 2>&1 &
 n=0; until [ -s "$d/pid" ] || [ $n -gt 200 ]; do sleep 0.05; n=$((n+1)); done
-read -r group < "$d/pid"; kill -s KILL $!; kill -s KILL -- -"$group"; sleep 0.05
+read -r group _ < "$d/pid"; kill -s KILL $!; kill -s KILL -- -"$group"; sleep 0.05
 setsid sleep 60 < /dev/null > /dev/null 2>&1 & stranger=$!; echo $stranger
-for f in pid child; do {{ echo $stranger; sed -n 2p "$d/$f"; }} > "$d/$f.new"; mv "$d/$f.new" "$d/$f"; done
+for f in pid child; do read -r _ id < "$d/$f"; echo "$stranger $id" > "$d/$f.new"; mv "$d/$f.new" "$d/$f"; done
 """, shell="sh", timeout=30, on_output=lambda stream, line: said.append(line))
             assert left.ok, left
             stranger = int(said[0])
@@ -201,10 +201,34 @@ def test_a_job_an_older_version_started_and_that_still_runs_is_running_and_stopp
     follower, folder = _started(base, JOB, "sleep 60")
     group = int((folder / "pid").read_text().split()[0])
     for name in ("pid", "child"):
-        (folder / name).write_text((folder / name).read_text().split("\n")[0] + "\n")
+        (folder / name).write_text((folder / name).read_text().split()[0] + "\n")
     assert jobs.parse_status(_sh(jobs.status_script(JOB, str(base))).stdout) == (jobs.RUNNING, group)
     assert jobs.group_of(str(folder)) == group
     stopped = jobs.parse_status(_sh(jobs.stop_script(JOB, str(base))).stdout)
     assert stopped[0] == jobs.STOPPED
     wait_for(lambda: not _alive(group), seconds=10, what="the older version's job stopped")
     follower.wait(timeout=10)
+
+
+def test_a_job_the_previous_version_started_with_its_identity_on_a_second_line_is_still_the_job(tmp_path, strangers):
+    """An upgrade in the middle of a run from the version that wrote the identity on the pid file's
+    second line: the job it started is found running and stopped; a stranger that took its pid since
+    is neither the job nor signalled."""
+    base = tmp_path / "jobs"
+    follower, folder = _started(base, JOB, "sleep 60")
+    group = int((folder / "pid").read_text().split()[0])
+    for name in ("pid", "child"):
+        pid, identity = (folder / name).read_text().split()
+        (folder / name).write_text(f"{pid}\n{identity}\n")
+    assert jobs.parse_status(_sh(jobs.status_script(JOB, str(base))).stdout) == (jobs.RUNNING, group)
+    assert jobs.group_of(str(folder)) == group
+    assert jobs.parse_status(_sh(jobs.stop_script(JOB, str(base))).stdout)[0] == jobs.STOPPED
+    wait_for(lambda: not _alive(group), seconds=10, what="the previous version's job stopped")
+    follower.wait(timeout=10)
+
+    _, stranger = _left_with_its_pid_reused(base, strangers, identity=True)
+    for name in ("pid", "child"):
+        pid, identity = (folder / name).read_text().split()
+        (folder / name).write_text(f"{pid}\n{identity}\n")
+    assert jobs.parse_status(_sh(jobs.status_script(JOB, str(base))).stdout)[0] == jobs.DEAD
+    assert jobs.group_of(str(folder)) is None and stranger.poll() is None

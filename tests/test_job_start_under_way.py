@@ -49,3 +49,25 @@ def test_a_second_start_of_a_step_while_the_first_is_under_way_does_not_run_it_a
                             capture_output=True, text=True, timeout=60)
     first.communicate(timeout=30)
     assert marks.read_text().split() == ["ran"], (second.returncode, second.stderr)
+
+
+def test_starts_of_a_new_step_released_at_the_same_instant_run_it_once(tmp_path):
+    """Two or more drivers that start the same step on a host where its folder does not exist yet
+    (a resume racing a start that a killed driver's link still carries): each makes the folder, one
+    only owns it (its mark is written first) and runs the step; the others wait for that start and
+    find its job running, and never run the step beside it."""
+    gate = tmp_path / "gate"
+    for round_ in range(6):
+        job = jobs.Job("run-1", f"1.{round_}", "h1", keep_files=True, attempt=1)
+        marks = tmp_path / f"marks{round_}"
+        start = jobs.start_script(job, f"echo ran >> {marks}; sleep 0.4", "sh", str(tmp_path / "jobs"), str(tmp_path))
+        # every start spins at the gate, then all look for the folder at the same instant
+        held = f'while [ ! -e {gate} ]; do :; done\n' + start
+        starts = [subprocess.Popen(["sh", "-c", held], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                  for _ in range(5)]
+        gate.touch()
+        ended = [(p.wait(timeout=60), p.stderr.read()) for p in starts]
+        gate.unlink()
+        assert marks.read_text().split() == ["ran"], ended
+        assert sorted(code for code, _ in ended) == [0, 125, 125, 125, 125], ended
+        assert all(jobs.ALREADY_RUNNING in said for code, said in ended if code == 125), ended

@@ -83,15 +83,40 @@ def test_a_jobs_start_runs_no_polling_sleep_and_no_helper_program_the_shell_has_
     assert done.stdout == "it ran\n"
     started = Counter(log.read_text().split())
     # the script's text is written by printf, the job's files are read by `read`, the start is
-    # handed over on a pipe (no `sleep` loop), and bash's clock replaces date(1)
+    # handed over on a pipe (no `sleep` loop), its times are stamps (no date(1)), its pid files are
+    # written in place and its folder claimed by noclobber (one mv: the end's claim), and the runner
+    # is sh: the one bash is the step's own
     assert not {"cat", "base64", "date"} & set(started), started
+    assert started["bash"] == 1 and started["mv"] == 1, started
     # the follower may wait a turn for the exit status the runner writes after tail has seen the end
     assert started["sleep"] <= 2, started
-    assert sum(n for name, n in started.items() if name != "sleep") <= 12, started
+    assert sum(n for name, n in started.items() if name != "sleep") <= 10, started
     folder = tmp_path / "jobs" / job.name
     assert (folder / "exit").read_text() == "0\n"
-    started_at, ended_at = jobs.parse_times(f"{(folder / 'started').read_text()} {(folder / 'ended').read_text()}")
-    assert started_at is not None and ended_at is not None and 0 <= ended_at - started_at < 30
+    for name in ("pid", "child"):       # one line, one write: a look reads the pid with its identity or nothing
+        pid, identity = (folder / name).read_text().split()
+        # a script that has already ended when its identity is read has none ("?": taken as ended)
+        assert pid.isdigit() and (":" in identity or name == "child" and identity == "?"), (name, identity)
+        assert (folder / name).read_text().count("\n") == 1
+
+
+def test_a_jobs_times_are_its_stamps_on_the_hosts_clock_and_an_older_runners_written_times_still_count(tmp_path):
+    job = jobs.Job("run-1", "1.1", "h1", attempt=1)
+    base = str(tmp_path / "jobs")
+    before = time.time()
+    done = subprocess.run(["sh", "-s"], input=jobs.start_script(job, "sleep 0.3", "sh", base=base),
+                          capture_output=True, text=True, timeout=30)
+    after = time.time()
+    assert done.returncode == 0, done.stderr
+    times = subprocess.run(["sh", "-c", jobs.times_script(job, base)], capture_output=True, text=True, timeout=30)
+    started_at, ended_at = jobs.parse_times(times.stdout)
+    # the file system's clock is coarse (a tick of the kernel's): a hundredth of a second either way
+    assert before - 0.02 <= started_at and 0.28 <= ended_at - started_at and ended_at <= after + 0.02, times.stdout
+    folder = tmp_path / "jobs" / job.name
+    (folder / "started").write_text("1700000000.250000\n")      # what an older version's runner wrote
+    (folder / "ended").write_text("1700000004.750000\n")
+    times = subprocess.run(["sh", "-c", jobs.times_script(job, base)], capture_output=True, text=True, timeout=30)
+    assert jobs.parse_times(times.stdout) == (1700000000.25, 1700000004.75)
 
 
 def test_a_script_holding_quotes_and_a_nul_reaches_the_host_exactly(tmp_path):

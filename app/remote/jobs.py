@@ -49,13 +49,15 @@ FOLLOWED = "@testbed-studio-followed "     # a start that follows a copy already
 # clock ticks since boot; the boot id tells a later boot's process that started at the same tick
 # and got the same pid).  Builtins only (`read`, no programs): it runs on every step.  Field 2, the
 # command name, may hold spaces and parentheses: the fields are counted after its last ") ".
-# A pid file holds the pid on its first line and the identity on its second (`read_pid FILE` sets
-# $_rp and $_ri).  `same_process PID IDENTITY`: PID is a live (not zombie) process with that
-# identity; a pid file of this version whose identity could not be read (the process had ended) is
-# not trusted.  A pid file of one line was written by an older version, before identities: its pid
-# alone is trusted ($_ri is "-"), as that version did, so that a job it started and that still runs
-# is never taken as ended and its step run a second time beside it (an upgrade in the middle of a
-# run).  Without a /proc of the shell's own pid namespace (a non-Linux sh; a container that shows
+# A pid file is one line, the pid and its identity (`read_pid FILE` sets $_rp and $_ri), written by
+# one printf of one line: a shell whose printf is line-buffered (bash) writes it in one write(2), so a
+# look reads all of it or none of it, never the pid without its identity.  `same_process PID
+# IDENTITY`: PID is a live (not zombie) process with that identity; an identity that could not be
+# read (the process had ended) is written as "?", which no process has: not trusted.  Older versions
+# wrote the identity on a second line (read as well: a job started before an upgrade); a pid file of
+# one line with no identity was written before identities: its pid alone is trusted ($_ri is "-"),
+# as that version did, so that a job it started and that still runs is never taken as ended and its
+# step run a second time beside it (an upgrade in the middle of a run).  Without a /proc of the shell's own pid namespace (a non-Linux sh; a container that shows
 # its host's /proc, where /proc/PID is another process) there is no identity to compare: the pid
 # alone is trusted, as it was before, and a pid reused since can be taken for the job there.
 _IDENTITY_OF = r"""proc_is_ours() { [ -n "${_proc:-}" ] || { _proc=no
@@ -69,7 +71,7 @@ identity_of() { _id=; proc_is_ours || return 1; case $1 in ''|*[!0-9]*) return 1
 IDENTITY = _IDENTITY_OF + r"""same_process() { if proc_is_ours && [ "$2" != - ]
   then [ -n "$2" ] && identity_of "$1" && [ "$_state" != Z ] && [ "$_id" = "$2" ]
   else kill -0 "$1" 2>/dev/null; fi; }
-read_pid() { _rp=; _ri=; { read -r _rp; read -r _ri || _ri=-; } < "$1"; [ -n "$_rp" ]; } 2>/dev/null
+read_pid() { _rp=; _ri=; { read -r _rp _ri; [ -n "$_ri" ] || read -r _ri || _ri=-; } < "$1"; [ -n "$_rp" ]; } 2>/dev/null
 job_lives() { read_pid "$1/pid" || return 1; _p=$_rp; same_process "$_rp" "$_ri" && return 0
   read_pid "$1/child" && same_process "$_rp" "$_ri"; }
 read_exit() { _x=; if [ -e "$1/settled" ] && [ -s "$1/exit.new" ]; then read -r _x < "$1/exit.new"
@@ -155,23 +157,15 @@ exit "$x"
 """
 
 
-# The host's clock for a job's started/ended files.  A bash runner (the step's own shell, so bash is
-# there) reads bash 5's $EPOCHREALTIME, whose decimal mark follows the locale, instead of starting
-# date(1) twice a step; an older bash, and sh, ask date.
-_CLOCK = {"bash": 'now() { if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/[!0-9]/.}"; '
-                  'else date +%s.%N; fi; }; ',
-          "sh": "now() { date +%s.%N; }; "}
-
-
 _KEPT = "kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }"
 
-# The runner's shell.  A `bash -c` that takes itself for the top shell of an SSH session
-# (SSH_CLIENT set; the login shell's `exec sh` lowered SHLVL) reads /etc/bash.bashrc and ~/.bashrc.
-# A bash login shell has already read them for this session, so the runner gave the step the
-# user's start-up twice (a PATH entry added twice) and cost every job step what those files cost
-# (a pyenv or conda set-up: tenths of a second of CPU).  The step's own bash runs a file and reads
-# neither, as before; sh reads no such file.
-_RUNNER = {"bash": "bash --norc", "sh": "sh"}
+# The runner is sh whatever the step's shell: it only starts the script, waits for it and records the
+# end, and sh (dash where it is /bin/sh) starts in half the time bash does and forks cheaper.  Its times
+# are stamps, empty files whose modification time is the host's clock when the job started and ended
+# (`: >` is built in): bash's $EPOCHREALTIME would need a bash runner and date(1) two programs a step,
+# and on 50 hosts at once every program a step starts is time they all wait.  A runner of bash, started
+# with SSH_CLIENT set, also read the user's ~/.bashrc a second time; sh reads no such file.
+_STAMP = ': > "$1/{}"; '
 
 
 def start_script(job: Job, script: str, shell: str, base: str | None = None, workdir: str = "") -> str:
@@ -181,37 +175,35 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
     # the session leader waits for the script as its child: tail watches the child, which its
     # parent reaps at once (an init that reaps orphans late would keep a dead leader "alive")
     # each pid with its process's identity (IDENTITY): a pid reused since is never taken for the job
-    runner = (_CLOCK[shell] + _IDENTITY_OF + 'now > "$1/started"; '
+    runner = (_IDENTITY_OF + _STAMP.format("started") +
               'if [ -n "$2" ]; then cd "$2"; else cd; fi; '
               f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null 3>&- & c=$!; '
               # the pids are written while the script starts, not before it (a look at the folder until
               # then waits on the starter: WAIT_FOR_START).  The script is the runner's child, not
-              # reaped before this (bash may reap an ended one at once: then no identity, and it is
-              # taken as ended, which it is); its file is one small write to a new file (read whole, as
-              # the status below), done before the job's pid file is renamed into place
-              'identity_of $c; printf "%s\\n%s\\n" $c "$_id" > "$1/child"; '
-              'identity_of $$; printf "%s\\n%s\\n" $$ "$_id" > "$1/pid.new" && mv "$1/pid.new" "$1/pid"; '
+              # reaped before this (a shell may reap an ended one at once: then no identity, and it is
+              # taken as ended, which it is); each file is one write of one line (IDENTITY), the
+              # child's before the job's
+              'identity_of $c; printf "%s %s\\n" $c "${_id:-?}" > "$1/child"; '
+              'identity_of $$; printf "%s %s\\n" $$ "${_id:-?}" > "$1/pid"; '
               # the starter learns the child's pid on fd 3; a starter gone since must not end the
               # runner with SIGPIPE (ignored only now: the script started with the default)
               "trap '' PIPE; { echo $c >&3; } 2>/dev/null; exec 3>&-; wait $c; s=$?; "
               # the status is kept first, then the last word claimed: a stop that claims it in between
               # finds the status and takes the job as ended.  exit.new is whole before the claim (the
               # rename) that makes it the status; `exit` follows for the tests of "ended" (read_exit)
-              'now > "$1/ended"; echo $s > "$1/exit.new"; '
+              + _STAMP.format("ended") + 'echo $s > "$1/exit.new"; '
               'if mv "$1/live" "$1/settled" 2>/dev/null; then echo $s > "$1/exit"; fi')
     found = _later_attempt(job) + _found(job) + _unseen_end(job)
     return f"""{_dir_assign(job, base)}
-{IDENTITY}# a new folder appears with its starter's mark already in it (made aside, then renamed into place):
-# a look never finds it without one and takes it for a start that never happened (and removes it)
+{IDENTITY}# a new folder is the start's that writes its mark first: noclobber (set -C) creates the mark only where
+# there is none, atomically (O_EXCL), so of two starts that made the folder at once one is fresh and
+# the other waits for it below.  Built in, where a folder made aside and renamed into place took mv(1)
+# on every step.  A look that finds the folder in the instant before its mark waits for one (_WAIT)
 fresh=
 if [ ! -d "$d" ]; then
-  identity_of $$; t="$d.new.$$"
-  mkdir -p "$t" && printf '%s\\n%s\\n' $$ "$_id" > "$t/starting" ||
-    {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
-  # a folder another start made meanwhile takes ours inside it (mv's rule): that start is then
-  # theirs, waited for below, and ours is removed
-  mv "$t" "$d" 2>/dev/null; read_pid "$d/starting"
-  if [ "$_rp" = $$ ] && [ ! -e "$t" ]; then fresh=1; else rm -rf "$t" "$d/${{t##*/}}"; fi
+  identity_of $$
+  mkdir -p "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+  set -C; {{ printf '%s %s\\n' $$ "${{_id:-?}}" > "$d/starting"; }} 2>/dev/null && fresh=1; set +C
 fi
 # another start of the step under way here (a driver killed mid-start whose start went on): its
 # job's pid first, so that the checks below see that job instead of an empty folder
@@ -219,7 +211,7 @@ if [ -z "$fresh" ]; then
 {_WAIT}fi
 # the starter's pid first: until the job's own pid is there, a look at the folder waits on it (a
 # fresh folder came with it)
-cd "$d" && {{ [ -n "$fresh" ] || {{ identity_of $$; printf '%s\\n%s\\n' $$ "$_id" > starting; }}; }} ||
+cd "$d" && {{ [ -n "$fresh" ] || {{ identity_of $$; printf '%s %s\\n' $$ "${{_id:-?}}" > starting; }}; }} ||
   {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
@@ -231,7 +223,7 @@ fi
 : > out; : > err; : > live
 # the runner is nobody's child here (the substitution's shell exits at once), so no zombie keeps
 # tail waiting; it hands over its child's pid on fd 3 and closes it: no polling for the start
-child=$(setsid {_RUNNER[shell]} -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} \
+child=$(setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} \
   3>&1 < /dev/null > /dev/null 2>&1 &)
 [ -n "$child" ] && [ -s child ] || {{ echo "the step did not start" >&2; exit 125; }}
 {_follow(job)}"""
@@ -249,10 +241,12 @@ def _write_script(script: str) -> str:
 # (start_script writes the starter's pid before anything), and one that never started once the
 # starter is gone.  A look that took a start in progress for "never started" and removed the folder
 # made the start fail (its files had nowhere to go) and its step be taken for one never run.
-# Without the starter's mark yet (the instant after mkdir) it waits half a second for one.
+# Without the starter's mark yet (the instant between its mkdir and its mark) it waits up to 5 s for
+# one: a starter held off a loaded host's cores still writes it; only one killed in that instant
+# leaves a folder without a mark, and costs the look that finds it those seconds once.
 _WAIT = r"""starting() {
   [ -d "$d" ] && [ ! -s "$d/pid" ] && [ ! -s "$d/exit" ] || return 1
-  if read_pid "$d/starting"; then same_process "$_rp" "$_ri"; else [ $n -lt 10 ]; fi
+  if read_pid "$d/starting"; then same_process "$_rp" "$_ri"; else [ $n -lt 100 ]; fi
 }
 n=0; while starting && [ $n -lt 800 ]; do sleep 0.05; n=$((n+1)); done
 """
@@ -322,11 +316,19 @@ def follow_script(job: Job, base: str | None = None) -> str:
     return f"{_dir_assign(job, base)}\n{IDENTITY}{mark}{_follow(job)}"
 
 
+# When a job started or ended: its stamp's modification time, on the host's clock (GNU and BusyBox date
+# read a file's time with -r; where %N is not known the seconds are whole).  A stamp with a time in it
+# was written by an older version's runner: that time.
+_STAMP_TIME = """stamp_time() {{ _t=; {{ read -r _t < "$1"; }} 2>/dev/null
+  [ -n "$_t" ] || {{ [ -e "$1" ] && _t=$(date -r "$1" +{fmt} 2>/dev/null); }}; }}
+"""
+
+
 def times_script(job: Job, base: str | None = None) -> str:
     """Prints one line: when the job started and ended on the host's clock (seconds since the
     epoch; `-` for one not known)."""
     return f"""{_dir_assign(job, base)}
-for f in started ended; do t=; {{ read -r t < "$d/$f"; }} 2>/dev/null; printf '%s ' "${{t:--}}"; done; echo
+{_STAMP_TIME.format(fmt="%s.%N")}for f in started ended; do stamp_time "$d/$f"; printf '%s ' "${{_t:--}}"; done; echo
 """
 
 
@@ -376,7 +378,7 @@ def stop_script(job: Job, base: str | None = None) -> str:
     prints one line, `stopped SECONDS` (how long it had run), `ended STATUS` (it ended before the
     stop could claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
-{WAIT_FOR_START}{_LIVE_IN_GROUP}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
+{WAIT_FOR_START}{_LIVE_IN_GROUP}{_STAMP_TIME.format(fmt="%s")}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
 # the folder holds another attempt's job: not this one's to stop
 if {_other_attempt(job)}; then echo {GONE}; exit 0; fi
 if [ -s exit ]; then read_exit .; echo "{ENDED} $_x"; exit 0; fi
@@ -398,7 +400,7 @@ if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
     kill -s KILL -- -"$pid" 2>/dev/null
   fi
   # how long it ran on the host (whole seconds, host clock): the run record keeps its real time
-  began=; {{ read -r began < started; }} 2>/dev/null; began=${{began%%.*}}; now=$(date +%s 2>/dev/null); ran=
+  stamp_time started; began=${{_t%%.*}}; now=$(date +%s 2>/dev/null); ran=
   case "$began$now" in ''|*[!0-9]*) ;; *) ran=$((now - began)) ;; esac
   cd / && rm -rf "$d"; echo "{STOPPED} $ran"
 else
@@ -444,8 +446,12 @@ def group_of(folder: str) -> int | None:
                 lines = f.read().split("\n")
         except OSError:
             lines = [""]
-        if lines[0].strip().isdigit():        # the pid, then its identity (IDENTITY); one line: an older version's
-            found.append((int(lines[0]), lines[1].strip() if len(lines) > 2 else "-"))
+        words = lines[0].split()
+        if words and words[0].isdigit():      # the pid and its identity (IDENTITY); older versions: on a second line
+            if len(words) > 1:
+                found.append((int(words[0]), words[1]))
+            else:                             # older: the identity on the second line, or none (before identities)
+                found.append((int(words[0]), lines[1].strip() if len(lines) > 2 else "-"))
         elif name == "pid":
             return None
     group = found[0][0]
