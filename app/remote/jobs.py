@@ -31,6 +31,8 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.remote.job_output import MERGED_MARK
+
 PID_MARK = "@testbed-studio-job "
 REMOTE_BASE = ".cache/testbed-studio/jobs"      # under the login's home on an SSH host
 SHELLS = ("bash", "sh")
@@ -57,9 +59,10 @@ FOLLOWED = "@testbed-studio-followed "     # a start that follows a copy already
 # wrote the identity on a second line (read as well: a job started before an upgrade); a pid file of
 # one line with no identity was written before identities: its pid alone is trusted ($_ri is "-"),
 # as that version did, so that a job it started and that still runs is never taken as ended and its
-# step run a second time beside it (an upgrade in the middle of a run).  Without a /proc of the shell's own pid namespace (a non-Linux sh; a container that shows
-# its host's /proc, where /proc/PID is another process) there is no identity to compare: the pid
-# alone is trusted, as it was before, and a pid reused since can be taken for the job there.
+# step run a second time beside it (an upgrade in the middle of a run).  Without a /proc of the
+# shell's own pid namespace (a non-Linux sh; a container that shows its host's /proc, where /proc/PID
+# is another process) there is no identity to compare: the pid alone is trusted, as it was before,
+# and a pid reused since can be taken for the job there.
 _IDENTITY_OF = r"""proc_is_ours() { [ -n "${_proc:-}" ] || { _proc=no
   { read -r _me _ < /proc/self/stat; } 2>/dev/null && [ "$_me" = "$$" ] && _proc=yes; }; [ "$_proc" = yes ]; }
 identity_of() { _id=; proc_is_ours || return 1; case $1 in ''|*[!0-9]*) return 1;; esac
@@ -71,7 +74,8 @@ identity_of() { _id=; proc_is_ours || return 1; case $1 in ''|*[!0-9]*) return 1
 IDENTITY = _IDENTITY_OF + r"""same_process() { if proc_is_ours && [ "$2" != - ]
   then [ -n "$2" ] && identity_of "$1" && [ "$_state" != Z ] && [ "$_id" = "$2" ]
   else kill -0 "$1" 2>/dev/null; fi; }
-read_pid() { _rp=; _ri=; { read -r _rp _ri; [ -n "$_ri" ] || read -r _ri || _ri=-; } < "$1"; [ -n "$_rp" ]; } 2>/dev/null
+read_pid() { _rp=; _ri=; { read -r _rp _ri; [ -n "$_ri" ] || read -r _ri || _ri=-; } < "$1"
+  [ -n "$_rp" ]; } 2>/dev/null
 job_lives() { read_pid "$1/pid" || return 1; _p=$_rp; same_process "$_rp" "$_ri" && return 0
   read_pid "$1/child" && same_process "$_rp" "$_ri"; }
 read_exit() { _x=; if [ -e "$1/settled" ] && [ -s "$1/exit.new" ]; then read -r _x < "$1/exit.new"
@@ -136,10 +140,7 @@ else echo "@testbed-studio-job 0" >&2; fi
 : >> out; : >> err
 # followed while the script is the process recorded; a pid another process has since: read as ended
 f=; same_process "$child" "$child_id" && f="-f --pid=$child"
-tail -s 0.05 $f -n +{err_from} err >&2 & e=$!
-tail -s 0.05 $f -n +{out_from} out; o=$?
-wait $e; r=$?
-n=0
+{tails}n=0
 while [ ! -s exit ] && same_process "$pid" "$pid_id" && [ $n -lt 500 ]; do sleep 0.02; n=$((n+1)); done
 if [ ! -s exit ] && [ -e settled ] && [ -s exit.new ]; then mv exit.new exit; fi
 # a tail killed by a broken pipe: the driver died, and an adopting one reads out/err on: kept
@@ -168,8 +169,9 @@ _KEPT = "kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }"
 _STAMP = ': > "$1/{}"; '
 
 
-def start_script(job: Job, script: str, shell: str, base: str | None = None, workdir: str = "") -> str:
-    """An sh script that starts `script` as a job and follows it to its end."""
+def start_script(job: Job, script: str, shell: str, base: str | None = None, workdir: str = "",
+                 merged: bool = False) -> str:
+    """An sh script that starts `script` as a job and follows it to its end (`merged`: see _follow)."""
     if shell not in SHELLS:
         raise ValueError(f"a job runs bash or sh, not {shell}")
     # the session leader waits for the script as its child: tail watches the child, which its
@@ -193,7 +195,7 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
               # rename) that makes it the status; `exit` follows for the tests of "ended" (read_exit)
               + _STAMP.format("ended") + 'echo $s > "$1/exit.new"; '
               'if mv "$1/live" "$1/settled" 2>/dev/null; then echo $s > "$1/exit"; fi')
-    found = _later_attempt(job) + _found(job) + _unseen_end(job)
+    found = _later_attempt(job) + _found(job, merged) + _unseen_end(job)
     return f"""{_dir_assign(job, base)}
 {IDENTITY}# a new folder is the start's that writes its mark first: noclobber (set -C) creates the mark only where
 # there is none, atomically (O_EXCL), so of two starts that made the folder at once one is fresh and
@@ -226,7 +228,7 @@ fi
 child=$(setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} \
   3>&1 < /dev/null > /dev/null 2>&1 &)
 [ -n "$child" ] && [ -s child ] || {{ echo "the step did not start" >&2; exit 125; }}
-{_follow(job)}"""
+{_follow(job, merged)}"""
 
 
 def _write_script(script: str) -> str:
@@ -267,7 +269,7 @@ def _later_attempt(job: Job) -> str:
             f'{int(job.attempt)} came too late (its driver had given up on it) and starts nothing" >&2; exit 125\nfi\n')
 
 
-def _found(job: Job) -> str:
+def _found(job: Job, merged: bool = False) -> str:
     """With `job.follow_found`: the copy of this step's unseen or own attempt found here (running,
     or ended with its status) is followed as this attempt, never started a second time."""
     if not job.follow_found or job.attempt <= 0:
@@ -281,7 +283,7 @@ def _found(job: Job) -> str:
             f'  echo "attempt $a of this step already started on this host (its start reached the host '
             'after the driver last looked, or its driver died before it journalled it): followed to its end as '
             f'attempt {int(job.attempt)}, not started a second time" >&2\n'
-            f'  echo {int(job.attempt)} > attempt\n{_follow(job)}\nfi\n')
+            f'  echo {int(job.attempt)} > attempt\n{_follow(job, merged)}\nfi\n')
 
 
 def _unseen_end(job: Job) -> str:
@@ -303,17 +305,35 @@ def _other_attempt(job: Job) -> str:
     return f'{{ [ -s "$d/attempt" ] && read -r a < "$d/attempt" && [ "$a" != {int(job.attempt)} ]; }}'
 
 
-def _follow(job: Job) -> str:
-    text = _FOLLOW.replace("{out_from}", str(max(0, job.skip_out) + 1)).replace(
-        "{err_from}", str(max(0, job.skip_err) + 1))
+# A tail per file: the step's stdout on the follower's stdout, its stderr on the follower's stderr.
+_TWO_TAILS = """tail -s 0.05 $f -n +{err_from} err >&2 & e=$!
+tail -s 0.05 $f -n +{out_from} out; o=$?
+wait $e; r=$?
+"""
+# One tail for both files, its stdout taken apart by the driver (app/remote/job_output.py), which
+# learns the headers from the folder named first
+_ONE_TAIL = """printf '%s%s\\n' {mark} "$d"
+tail -s 0.05 $f -n +{out_from} "$d/out" "$d/err"; o=$?; r=$o
+"""
+
+
+def _follow(job: Job, merged: bool = False) -> str:
+    """The follower's text.  `merged`: one tail whose stdout the driver takes apart (FollowedOutput),
+    where both files are read from the same line (a fresh start's); else a tail per file."""
+    out_from, err_from = max(0, job.skip_out) + 1, max(0, job.skip_err) + 1
+    if merged and out_from == err_from:
+        tails = _ONE_TAIL.replace("{mark}", shlex.quote(MERGED_MARK.decode()))
+    else:
+        tails = _TWO_TAILS.replace("{err_from}", str(err_from))
+    text = _FOLLOW.replace("{tails}", tails.replace("{out_from}", str(out_from)))
     return text.replace(_KEPT, "kept() { true; }") if job.keep_files else text
 
 
-def follow_script(job: Job, base: str | None = None) -> str:
+def follow_script(job: Job, base: str | None = None, merged: bool = False) -> str:
     """Streams a job's output from the line after `job.skip_out`/`skip_err` (from its start
-    when they are 0) and exits with its status once it ends."""
+    when they are 0) and exits with its status once it ends.  `merged`: see _follow."""
     mark = f'[ -d "$d" ] && echo {int(job.becomes)} > "$d/attempt"\n' if job.becomes > 0 else ""
-    return f"{_dir_assign(job, base)}\n{IDENTITY}{mark}{_follow(job)}"
+    return f"{_dir_assign(job, base)}\n{IDENTITY}{mark}{_follow(job, merged)}"
 
 
 # When a job started or ended: its stamp's modification time, on the host's clock (GNU and BusyBox date

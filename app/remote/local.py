@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app.remote import jobs
 from app.remote.base import CANCELLED, FAILED, OK, TIMEOUT, CommandResult, LineSplitter, OutputSink, Transport
+from app.remote.job_output import FollowedOutput
 from topology.safe_paths import file_name_for, safe_child
 
 _ARGV = {"bash": ["bash", "-s"], "sh": ["sh", "-s"],
@@ -47,12 +48,12 @@ class LocalTransport(Transport):
             timeout: float | None = None, cancel: threading.Event | None = None,
             job: jobs.Job | None = None) -> CommandResult:
         if job is not None and shell in jobs.SHELLS:
-            text = jobs.start_script(job, script, shell, self.job_base, str(self.workdir))
+            text = jobs.start_script(job, script, shell, self.job_base, str(self.workdir), merged=True)
             return self._execute(text, "sh", on_output, timeout, cancel, job)
         return self._execute(script, shell, on_output, timeout, cancel, None)
 
     def follow_job(self, job, on_output=None, timeout=None, cancel=None) -> CommandResult:
-        return self._execute(jobs.follow_script(job, self.job_base), "sh", on_output, timeout, cancel, job)
+        return self._execute(jobs.follow_script(job, self.job_base, merged=True), "sh", on_output, timeout, cancel, job)
 
     def _execute(self, script: str, shell: str, on_output: OutputSink | None, timeout: float | None,
                  cancel, job: jobs.Job | None) -> CommandResult:
@@ -82,8 +83,11 @@ class LocalTransport(Transport):
                 elif on_output is not None:
                     on_output(stream, line)
         failures: list[BaseException] = []
-        readers = [threading.Thread(target=_pump, args=(pipe, LineSplitter(name, sink, tail), failures), daemon=True)
-                   for name, pipe, sink in (("stdout", proc.stdout, on_output), ("stderr", proc.stderr, err_sink))]
+        out = LineSplitter("stdout", on_output, tail)
+        if job is not None:     # a job's follower: its stdout may carry both of the job's streams
+            out = FollowedOutput(out, LineSplitter("stderr", on_output, tail))
+        readers = [threading.Thread(target=_pump, args=(pipe, splitter, failures), daemon=True)
+                   for pipe, splitter in ((proc.stdout, out), (proc.stderr, LineSplitter("stderr", err_sink, tail)))]
         for r in readers:
             r.start()
         try:

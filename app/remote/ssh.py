@@ -32,6 +32,7 @@ from app.remote.base import (
     Unreachable,
     refuse_unknown_keys,
 )
+from app.remote.job_output import FollowedOutput
 
 # The login shell reports its pid, then becomes the script's shell: sshd makes each session
 # its own process group, so a timeout can stop the whole script with `kill -- -PID`.
@@ -221,14 +222,15 @@ class SSHTransport(Transport):
             timeout: float | None = None, cancel: threading.Event | None = None,
             job: jobs.Job | None = None) -> CommandResult:
         if job is not None and shell in jobs.SHELLS:
-            return self._execute("exec sh -s", jobs.start_script(job, script, shell), on_output, timeout, cancel, job)
+            return self._execute("exec sh -s", jobs.start_script(job, script, shell, merged=True), on_output, timeout,
+                                 cancel, job)
         command = _COMMANDS.get(shell)
         if command is None:
             return CommandResult(FAILED, None, f"SSH cannot run {shell} scripts")
         return self._execute(command, script, on_output, timeout, cancel, None)
 
     def follow_job(self, job, on_output=None, timeout=None, cancel=None) -> CommandResult:
-        return self._execute("exec sh -s", jobs.follow_script(job), on_output, timeout, cancel, job)
+        return self._execute("exec sh -s", jobs.follow_script(job, merged=True), on_output, timeout, cancel, job)
 
     def _execute(self, command: str, script: str, on_output: OutputSink | None, timeout: float | None,
                  cancel, job: jobs.Job | None) -> CommandResult:
@@ -260,6 +262,8 @@ class SSHTransport(Transport):
                 on_output(stream, line)
 
         out = LineSplitter("stdout", on_output, tail)
+        if job is not None:     # a job's follower: its stdout may carry both of the job's streams
+            out = FollowedOutput(out, LineSplitter("stderr", on_output, tail))
         err = LineSplitter("stderr", stderr_sink, tail)
         ended = None
         pump_error = ""
