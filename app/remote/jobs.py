@@ -316,11 +316,18 @@ def follow_script(job: Job, base: str | None = None) -> str:
     return f"{_dir_assign(job, base)}\n{IDENTITY}{mark}{_follow(job)}"
 
 
-# When a job started or ended: its stamp's modification time, on the host's clock (GNU and BusyBox date
-# read a file's time with -r; where %N is not known the seconds are whole).  A stamp with a time in it
-# was written by an older version's runner: that time.
-_STAMP_TIME = """stamp_time() {{ _t=; {{ read -r _t < "$1"; }} 2>/dev/null
-  [ -n "$_t" ] || {{ [ -e "$1" ] && _t=$(date -r "$1" +{fmt} 2>/dev/null); }}; }}
+# When a job started and ended (`stamp_times FOLDER` sets $_ts and $_te, empty when not known): its
+# stamps' modification times, on the host's clock.  One program reads both, stat (GNU: to the
+# nanosecond; BusyBox: whole seconds): the Ansible chain reads a step's times after every step, and
+# a date -r a stamp was two programs a step there.  Without stat -c, date -r (GNU and BusyBox; where %N
+# is not known the seconds are whole).  A stamp with a time in it was written by an older version's
+# runner: that time.  Case patterns open with "(": the text runs inside $( ) too.
+_STAMP_TIMES = r"""stamp_times() { _ts=; _te=; { read -r _ts < "$1/started"; } 2>/dev/null
+  { read -r _te < "$1/ended"; } 2>/dev/null; [ -z "$_ts" ] && [ -e "$1/started" ] || return 0
+  _st=$(stat -c %.9Y "$1/started" "$1/ended" 2>/dev/null); _ts=${_st%%[!0-9.]*}
+  case $_st in (*[!0-9.]*[0-9]) _te=${_st##*[!0-9.]} ;; esac
+  case $_ts in (''|.*) _ts=$(date -r "$1/started" +%s.%N 2>/dev/null)
+    if [ -e "$1/ended" ]; then _te=$(date -r "$1/ended" +%s.%N 2>/dev/null); fi ;; esac; }
 """
 
 
@@ -328,7 +335,7 @@ def times_script(job: Job, base: str | None = None) -> str:
     """Prints one line: when the job started and ended on the host's clock (seconds since the
     epoch; `-` for one not known)."""
     return f"""{_dir_assign(job, base)}
-{_STAMP_TIME.format(fmt="%s.%N")}for f in started ended; do stamp_time "$d/$f"; printf '%s ' "${{_t:--}}"; done; echo
+{_STAMP_TIMES}stamp_times "$d"; echo "${{_ts:--}} ${{_te:--}}"
 """
 
 
@@ -378,7 +385,7 @@ def stop_script(job: Job, base: str | None = None) -> str:
     prints one line, `stopped SECONDS` (how long it had run), `ended STATUS` (it ended before the
     stop could claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
-{WAIT_FOR_START}{_LIVE_IN_GROUP}{_STAMP_TIME.format(fmt="%s")}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
+{WAIT_FOR_START}{_LIVE_IN_GROUP}{_STAMP_TIMES}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
 # the folder holds another attempt's job: not this one's to stop
 if {_other_attempt(job)}; then echo {GONE}; exit 0; fi
 if [ -s exit ]; then read_exit .; echo "{ENDED} $_x"; exit 0; fi
@@ -400,7 +407,7 @@ if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
     kill -s KILL -- -"$pid" 2>/dev/null
   fi
   # how long it ran on the host (whole seconds, host clock): the run record keeps its real time
-  stamp_time started; began=${{_t%%.*}}; now=$(date +%s 2>/dev/null); ran=
+  stamp_times .; began=${{_ts%%.*}}; now=$(date +%s 2>/dev/null); ran=
   case "$began$now" in ''|*[!0-9]*) ;; *) ran=$((now - began)) ;; esac
   cd / && rm -rf "$d"; echo "{STOPPED} $ran"
 else
