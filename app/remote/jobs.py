@@ -168,6 +168,31 @@ _KEPT = "kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }"
 _STAMP = ': > "$1/{}"; '
 
 
+# Starts that find the folder already there (a retry of the step, whose earlier job's files are in
+# it; or the losers of a fresh folder's claim) go on one at a time: each checks the job it finds and
+# may clear it and start its own, so two at once would both find the earlier job ended and both run
+# the step.  The folder's `turn` file counts the starts that went through it; a start claims the
+# next (`claim.N`, noclobber: one only creates it) and, once its job is started or it has given up,
+# counts itself (release_claim).  One that finds the claim taken waits until the count moves or its
+# taker is gone, and looks again: it then finds that start's job.  A taker gone without counting
+# itself leaves its claim to the next in line (claim.N+TAKER).  Counts and claims are written in place:
+# one read empty is being written (read again).  Rare (a step's retry): programs (sleep) are fine.
+_CLAIM = r"""read_mark() { _n=0; while ! read_pid "$1" && [ -e "$1" ] && [ $_n -lt 1000 ]; do _n=$((_n+1)); done; }
+identity_of $$; me="$$ ${_id:-?}"; read_mark turn; turn=${_rp:-0}; k=$turn; tries=0
+until { set -C; { echo "$me" > "claim.$k"; } 2>/dev/null; }; do
+  set +C; read_mark "claim.$k"; by=$_rp by_id=$_ri
+  n=0; while same_process "$by" "$by_id" && read_mark turn && [ "${_rp:-0}" = "$turn" ] && [ $n -lt 800 ]
+  do sleep 0.05; n=$((n+1)); done
+  read_mark turn
+  if [ "${_rp:-0}" = "$turn" ]; then k="$k+$by"; else turn=${_rp:-0}; k=$turn; fi
+  tries=$((tries+1)); [ $tries -lt 50 ] || { echo "other starts of this step keep its folder $d: try again" >&2; exit 125; }
+done
+set +C; held=1
+release_claim() { [ -z "$held" ] || { held=; echo $((turn+1)) > turn; }; }
+trap release_claim EXIT
+"""
+
+
 def start_script(job: Job, script: str, shell: str, base: str | None = None, workdir: str = "") -> str:
     """An sh script that starts `script` as a job and follows it to its end."""
     if shell not in SHELLS:
@@ -210,9 +235,12 @@ fi
 if [ -z "$fresh" ]; then
 {_WAIT}fi
 # the starter's pid first: until the job's own pid is there, a look at the folder waits on it (a
-# fresh folder came with it)
-cd "$d" && {{ [ -n "$fresh" ] || {{ identity_of $$; printf '%s %s\\n' $$ "${{_id:-?}}" > starting; }}; }} ||
-  {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+# fresh folder came with it; a folder found is claimed first: _CLAIM)
+cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+release_claim() {{ :; }}
+[ -n "$fresh" ] || {{
+{_CLAIM}}}
+[ -n "$fresh" ] || {{ identity_of $$; printf '%s %s\\n' $$ "${{_id:-?}}" > starting; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
 {found}if [ ! -s exit ] && job_lives .; then
@@ -226,6 +254,7 @@ fi
 child=$(setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} \
   3>&1 < /dev/null > /dev/null 2>&1 &)
 [ -n "$child" ] && [ -s child ] || {{ echo "the step did not start" >&2; exit 125; }}
+release_claim
 {_follow(job)}"""
 
 
@@ -281,7 +310,7 @@ def _found(job: Job) -> str:
             f'  echo "attempt $a of this step already started on this host (its start reached the host '
             'after the driver last looked, or its driver died before it journalled it): followed to its end as '
             f'attempt {int(job.attempt)}, not started a second time" >&2\n'
-            f'  echo {int(job.attempt)} > attempt\n{_follow(job)}\nfi\n')
+            f'  echo {int(job.attempt)} > attempt\n  release_claim\n{_follow(job)}\nfi\n')
 
 
 def _unseen_end(job: Job) -> str:
