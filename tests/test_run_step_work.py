@@ -120,6 +120,32 @@ def test_a_jobs_times_are_its_stamps_on_the_hosts_clock_and_an_older_runners_wri
     assert jobs.parse_times(times.stdout) == (1700000000.25, 1700000004.75)
 
 
+def test_a_stop_says_how_long_the_job_ran_only_when_its_start_stamp_tells(tmp_path):
+    """A stop's seconds go into the run record's note ("stopped ... after it had run N s there"):
+    a job whose runner never started has no start stamp (not "since 1970"), and a stamp on another
+    clock than the host's date (an NFS server's) ahead of it gives no seconds rather than fewer than
+    none."""
+    job = jobs.Job("run-1", "1.1", "h1", attempt=1)
+    base = tmp_path / "jobs"
+    folder = base / job.name
+    for stamp_age in (None, -30.0, 3.0):
+        folder.mkdir(parents=True, exist_ok=True)
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        (folder / "starting").write_text(f"{gone.pid} ?\n")       # its starter is gone, its runner never ran
+        (folder / "live").touch()
+        if stamp_age is not None:
+            (folder / "started").touch()
+            os.utime(folder / "started", (time.time() - stamp_age, time.time() - stamp_age))
+        said = subprocess.run(["sh", "-c", jobs.stop_script(job, str(base))], capture_output=True, text=True, timeout=30)
+        status, seconds = jobs.parse_status(said.stdout)
+        assert status == jobs.STOPPED and not folder.exists(), said
+        if stamp_age == 3.0:
+            assert seconds is not None and 2 <= seconds <= 5, said.stdout
+        else:
+            assert seconds is None, (stamp_age, said.stdout)
+
+
 def test_an_ansible_chain_reads_each_steps_times_with_one_program_at_most(tmp_path):
     """The chain reads a step's start and end after every step (its end line carries them to the
     engine): one program for both stamps, never one a stamp, and the times are the step's own."""

@@ -436,8 +436,10 @@ if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
     kill -s KILL -- -"$pid" 2>/dev/null
   fi
   # how long it ran on the host (whole seconds, host clock): the run record keeps its real time
+  # (not known: a job whose runner never started, or a stamp on another clock than date's, as an NFS
+  # server's: never the seconds since 1970, never fewer than none)
   stamp_times .; began=${{_ts%%.*}}; now=$(date +%s 2>/dev/null); ran=
-  case "$began$now" in ''|*[!0-9]*) ;; *) ran=$((now - began)) ;; esac
+  case "$began.$now" in .*|*.|*[!0-9.]*) ;; *) [ "$now" -lt "$began" ] || ran=$((now - began)) ;; esac
   cd / && rm -rf "$d"; echo "{STOPPED} $ran"
 else
   # the job's runner claimed its end first: its status follows at once
