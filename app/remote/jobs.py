@@ -272,7 +272,8 @@ def _write_script(script: str) -> str:
 # made the start fail (its files had nowhere to go) and its step be taken for one never run.
 # Without the starter's mark yet (the instant between its mkdir and its mark) it waits up to 5 s for
 # one: a starter held off a loaded host's cores still writes it; only one killed in that instant
-# leaves a folder without a mark, and costs the look that finds it those seconds once.
+# leaves a folder without a mark, and each look at it waits those seconds (a resume's status, then
+# its stop: 10 s) until a start marks it or a stop removes it.
 _WAIT = r"""starting() {
   [ -d "$d" ] && [ ! -s "$d/pid" ] && [ ! -s "$d/exit" ] || return 1
   if read_pid "$d/starting"; then same_process "$_rp" "$_ri"; else [ $n -lt 100 ]; fi
