@@ -71,3 +71,30 @@ def test_starts_of_a_new_step_released_at_the_same_instant_run_it_once(tmp_path)
         assert marks.read_text().split() == ["ran"], ended
         assert sorted(code for code, _ in ended) == [0, 125, 125, 125, 125], ended
         assert all(jobs.ALREADY_RUNNING in said for code, said in ended if code == 125), ended
+
+
+def test_a_retried_steps_late_start_and_the_resumes_start_released_at_once_run_it_once(tmp_path):
+    """The step's folder holds its earlier attempt, ended; the next attempt's start, held up in a cut
+    link, reaches the host at the instant the resume's start of the attempt after it does.  Each
+    finds the earlier job ended and may clear it and start the step: one only goes on at a time, and
+    the other finds that start's job (refused, as a late copy the engine takes or stops), never
+    running the step beside it, however short the step."""
+    gate, base = tmp_path / "gate", str(tmp_path / "jobs")
+    for round_ in range(4):
+        step = f"1.{round_}"
+        ended = jobs.Job("run-1", step, "h1", keep_files=True, attempt=1)
+        first = subprocess.run(["sh", "-c", jobs.start_script(ended, "exit 3", "sh", base, str(tmp_path))],
+                               capture_output=True, text=True, timeout=30)
+        assert first.returncode == 3, first.stderr
+        marks = tmp_path / f"marks{round_}"
+        late, resumed = jobs.Job("run-1", step, "h1", attempt=2), jobs.Job("run-1", step, "h1", attempt=3, unseen_end=2)
+        starts = [subprocess.Popen(["sh", "-c", f"while [ ! -e {gate} ]; do :; done\n"
+                                    + jobs.start_script(job, f"echo ran >> {marks}", "sh", base, str(tmp_path))],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for job in (late, resumed)]
+        gate.touch()
+        said = [(p.wait(timeout=60), p.stderr.read()) for p in starts]
+        gate.unlink()
+        assert marks.read_text().split() == ["ran"], said
+        refused = [text for code, text in said if code == 125]
+        assert len(refused) == 1 and any(why in refused[0] for why in (
+            jobs.ALREADY_RUNNING, jobs.EARLIER_ENDED, "came too late")), said

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from app.ansible import chains
 from app.remote import jobs
 from app.remote import ssh as ssh_module
 from app.run.journal import Journal
@@ -65,7 +66,7 @@ def _counting_path(tmp_path: Path) -> tuple[Path, Path]:
     """A PATH whose programs log their name, then run the real one."""
     shims, log = tmp_path / "shims", tmp_path / "programs.log"
     shims.mkdir()
-    for name in ("mkdir", "rm", "mv", "cat", "date", "sleep", "base64", "setsid", "tail", "bash", "sh"):
+    for name in ("mkdir", "rm", "mv", "cat", "date", "stat", "sleep", "base64", "setsid", "tail", "bash", "sh"):
         real = subprocess.run(["sh", "-c", f"command -v {name}"], capture_output=True, text=True).stdout.strip()
         shim = shims / name
         shim.write_text(f'#!{real if name == "sh" else "/bin/sh"}\necho {name} >> {log}\nexec {real} "$@"\n')
@@ -117,6 +118,48 @@ def test_a_jobs_times_are_its_stamps_on_the_hosts_clock_and_an_older_runners_wri
     (folder / "ended").write_text("1700000004.750000\n")
     times = subprocess.run(["sh", "-c", jobs.times_script(job, base)], capture_output=True, text=True, timeout=30)
     assert jobs.parse_times(times.stdout) == (1700000000.25, 1700000004.75)
+
+
+def test_a_stop_says_how_long_the_job_ran_only_when_its_start_stamp_tells(tmp_path):
+    """A stop's seconds go into the run record's note ("stopped ... after it had run N s there"):
+    a job whose runner never started has no start stamp (not "since 1970"), and a stamp on another
+    clock than the host's date (an NFS server's) ahead of it gives no seconds rather than fewer than
+    none."""
+    job = jobs.Job("run-1", "1.1", "h1", attempt=1)
+    base = tmp_path / "jobs"
+    folder = base / job.name
+    for stamp_age in (None, -30.0, 3.0):
+        folder.mkdir(parents=True, exist_ok=True)
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        (folder / "starting").write_text(f"{gone.pid} ?\n")       # its starter is gone, its runner never ran
+        (folder / "live").touch()
+        if stamp_age is not None:
+            (folder / "started").touch()
+            os.utime(folder / "started", (time.time() - stamp_age, time.time() - stamp_age))
+        said = subprocess.run(["sh", "-c", jobs.stop_script(job, str(base))], capture_output=True, text=True, timeout=30)
+        status, seconds = jobs.parse_status(said.stdout)
+        assert status == jobs.STOPPED and not folder.exists(), said
+        if stamp_age == 3.0:
+            assert seconds is not None and 2 <= seconds <= 5, said.stdout
+        else:
+            assert seconds is None, (stamp_age, said.stdout)
+
+
+def test_an_ansible_chain_reads_each_steps_times_with_one_program_at_most(tmp_path):
+    """The chain reads a step's start and end after every step (its end line carries them to the
+    engine): one program for both stamps, never one a stamp, and the times are the step's own."""
+    shims, log = _counting_path(tmp_path)
+    members = [chains.Member(f"1.{n}", 1, "sleep 0.2", shell, 60) for n, shell in enumerate(("bash", "sh"), 1)]
+    script = chains.chain_script("run-1", "h1", members, str(tmp_path / "jobs"), str(tmp_path))
+    env = os.environ | {"PATH": f"{shims}:{os.environ['PATH']}"}
+    done = subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    started = Counter(log.read_text().split())
+    assert started["date"] + started["stat"] <= len(members), started
+    for report in chains.parse(done.stdout, done.stderr).values():
+        assert report.exit_code == 0 and report.started_at is not None and report.ended_at is not None, report
+        assert 0.18 <= report.ended_at - report.started_at < 10, report
 
 
 def test_a_script_holding_quotes_and_a_nul_reaches_the_host_exactly(tmp_path):

@@ -94,7 +94,7 @@ if [ $s -eq 124 ] && [ ! -s "$d/exit" ]; then
   r=$(sh -c {shlex.quote(jobs.stop_script(job, base))})
   case "$r" in "{jobs.ENDED} "*) s=${{r#{jobs.ENDED} }} ;; *) how=timeout ;; esac
 fi
-t=$(sh -c {shlex.quote(jobs.times_script(job, base))})
+t=$( {jobs.times_script(job, base)})
 echo "{MARK}{m.step} end $s $how $t" >&2
 [ "$s" = 0 ] || {{ rm -f "$c/pid"; exit "$s"; }}""")
     parts.append('rm -f "$c/pid"\nexit 0')

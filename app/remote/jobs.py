@@ -169,6 +169,32 @@ _KEPT = "kept() { [ $o -ge 128 ] || [ $r -ge 128 ]; }"
 _STAMP = ': > "$1/{}"; '
 
 
+# Starts that find the folder already there (a retry of the step, whose earlier job's files are in
+# it; or the losers of a fresh folder's claim) go on one at a time: each checks the job it finds and
+# may clear it and start its own, so two at once would both find the earlier job ended and both run
+# the step.  The folder's `turn` file counts the starts that went through it; a start claims the
+# next (`claim.N`, noclobber: one only creates it) and, once its job is started or it has given up,
+# counts itself (release_claim).  One that finds the claim taken waits until the count moves or its
+# taker is gone, and looks again: it then finds that start's job.  A taker gone without counting
+# itself leaves its claim to the next in line (claim.N+TAKER).  Counts and claims are written in place:
+# one read empty is being written (read again).  Rare (a step's retry): programs (sleep) are fine.
+_CLAIM = r"""read_mark() { _n=0; while ! read_pid "$1" && [ -e "$1" ] && [ $_n -lt 1000 ]; do _n=$((_n+1)); done; }
+identity_of $$; me="$$ ${_id:-?}"; read_mark turn; turn=${_rp:-0}; k=$turn; tries=0
+until { set -C; { echo "$me" > "claim.$k"; } 2>/dev/null; }; do
+  set +C; read_mark "claim.$k"; by=$_rp by_id=$_ri
+  n=0; while same_process "$by" "$by_id" && read_mark turn && [ "${_rp:-0}" = "$turn" ] && [ $n -lt 800 ]
+  do sleep 0.05; n=$((n+1)); done
+  read_mark turn
+  if [ "${_rp:-0}" = "$turn" ]; then k="$k+$by"; else turn=${_rp:-0}; k=$turn; fi
+  tries=$((tries+1))
+  [ $tries -lt 50 ] || { echo "other starts of this step keep its folder $d: try again" >&2; exit 125; }
+done
+set +C; held=1
+release_claim() { [ -z "$held" ] || { held=; echo $((turn+1)) > turn; }; }
+trap release_claim EXIT
+"""
+
+
 def start_script(job: Job, script: str, shell: str, base: str | None = None, workdir: str = "",
                  merged: bool = False) -> str:
     """An sh script that starts `script` as a job and follows it to its end (`merged`: see _follow)."""
@@ -212,9 +238,12 @@ fi
 if [ -z "$fresh" ]; then
 {_WAIT}fi
 # the starter's pid first: until the job's own pid is there, a look at the folder waits on it (a
-# fresh folder came with it)
-cd "$d" && {{ [ -n "$fresh" ] || {{ identity_of $$; printf '%s %s\\n' $$ "${{_id:-?}}" > starting; }}; }} ||
-  {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+# fresh folder came with it; a folder found is claimed first: _CLAIM)
+cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
+release_claim() {{ :; }}
+[ -n "$fresh" ] || {{
+{_CLAIM}}}
+[ -n "$fresh" ] || {{ identity_of $$; printf '%s %s\\n' $$ "${{_id:-?}}" > starting; }}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
 {found}if [ ! -s exit ] && job_lives .; then
@@ -228,6 +257,7 @@ fi
 child=$(setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} \
   3>&1 < /dev/null > /dev/null 2>&1 &)
 [ -n "$child" ] && [ -s child ] || {{ echo "the step did not start" >&2; exit 125; }}
+release_claim
 {_follow(job, merged)}"""
 
 
@@ -245,7 +275,8 @@ def _write_script(script: str) -> str:
 # made the start fail (its files had nowhere to go) and its step be taken for one never run.
 # Without the starter's mark yet (the instant between its mkdir and its mark) it waits up to 5 s for
 # one: a starter held off a loaded host's cores still writes it; only one killed in that instant
-# leaves a folder without a mark, and costs the look that finds it those seconds once.
+# leaves a folder without a mark, and each look at it waits those seconds (a resume's status, then
+# its stop: 10 s) until a start marks it or a stop removes it.
 _WAIT = r"""starting() {
   [ -d "$d" ] && [ ! -s "$d/pid" ] && [ ! -s "$d/exit" ] || return 1
   if read_pid "$d/starting"; then same_process "$_rp" "$_ri"; else [ $n -lt 100 ]; fi
@@ -283,7 +314,7 @@ def _found(job: Job, merged: bool = False) -> str:
             f'  echo "attempt $a of this step already started on this host (its start reached the host '
             'after the driver last looked, or its driver died before it journalled it): followed to its end as '
             f'attempt {int(job.attempt)}, not started a second time" >&2\n'
-            f'  echo {int(job.attempt)} > attempt\n{_follow(job, merged)}\nfi\n')
+            f'  echo {int(job.attempt)} > attempt\n  release_claim\n{_follow(job, merged)}\nfi\n')
 
 
 def _unseen_end(job: Job) -> str:
@@ -336,11 +367,18 @@ def follow_script(job: Job, base: str | None = None, merged: bool = False) -> st
     return f"{_dir_assign(job, base)}\n{IDENTITY}{mark}{_follow(job, merged)}"
 
 
-# When a job started or ended: its stamp's modification time, on the host's clock (GNU and BusyBox date
-# read a file's time with -r; where %N is not known the seconds are whole).  A stamp with a time in it
-# was written by an older version's runner: that time.
-_STAMP_TIME = """stamp_time() {{ _t=; {{ read -r _t < "$1"; }} 2>/dev/null
-  [ -n "$_t" ] || {{ [ -e "$1" ] && _t=$(date -r "$1" +{fmt} 2>/dev/null); }}; }}
+# When a job started and ended (`stamp_times FOLDER` sets $_ts and $_te, empty when not known): its
+# stamps' modification times, on the host's clock.  One program reads both, stat (GNU: to the
+# nanosecond; BusyBox: whole seconds): the Ansible chain reads a step's times after every step, and
+# a date -r a stamp was two programs a step there.  Without stat -c, date -r (GNU and BusyBox; where %N
+# is not known the seconds are whole).  A stamp with a time in it was written by an older version's
+# runner: that time.  Case patterns open with "(": the text runs inside $( ) too.
+_STAMP_TIMES = r"""stamp_times() { _ts=; _te=; { read -r _ts < "$1/started"; } 2>/dev/null
+  { read -r _te < "$1/ended"; } 2>/dev/null; [ -z "$_ts" ] && [ -e "$1/started" ] || return 0
+  _st=$(stat -c %.9Y "$1/started" "$1/ended" 2>/dev/null); _ts=${_st%%[!0-9.]*}
+  case $_st in (*[!0-9.]*[0-9]) _te=${_st##*[!0-9.]} ;; esac
+  case $_ts in (''|.*) _ts=$(date -r "$1/started" +%s.%N 2>/dev/null)
+    if [ -e "$1/ended" ]; then _te=$(date -r "$1/ended" +%s.%N 2>/dev/null); fi ;; esac; }
 """
 
 
@@ -348,7 +386,7 @@ def times_script(job: Job, base: str | None = None) -> str:
     """Prints one line: when the job started and ended on the host's clock (seconds since the
     epoch; `-` for one not known)."""
     return f"""{_dir_assign(job, base)}
-{_STAMP_TIME.format(fmt="%s.%N")}for f in started ended; do stamp_time "$d/$f"; printf '%s ' "${{_t:--}}"; done; echo
+{_STAMP_TIMES}stamp_times "$d"; echo "${{_ts:--}} ${{_te:--}}"
 """
 
 
@@ -398,7 +436,7 @@ def stop_script(job: Job, base: str | None = None) -> str:
     prints one line, `stopped SECONDS` (how long it had run), `ended STATUS` (it ended before the
     stop could claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
-{WAIT_FOR_START}{_LIVE_IN_GROUP}{_STAMP_TIME.format(fmt="%s")}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
+{WAIT_FOR_START}{_LIVE_IN_GROUP}{_STAMP_TIMES}cd "$d" 2>/dev/null || {{ echo {GONE}; exit 0; }}
 # the folder holds another attempt's job: not this one's to stop
 if {_other_attempt(job)}; then echo {GONE}; exit 0; fi
 if [ -s exit ]; then read_exit .; echo "{ENDED} $_x"; exit 0; fi
@@ -420,8 +458,10 @@ if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
     kill -s KILL -- -"$pid" 2>/dev/null
   fi
   # how long it ran on the host (whole seconds, host clock): the run record keeps its real time
-  stamp_time started; began=${{_t%%.*}}; now=$(date +%s 2>/dev/null); ran=
-  case "$began$now" in ''|*[!0-9]*) ;; *) ran=$((now - began)) ;; esac
+  # (not known: a job whose runner never started, or a stamp on another clock than date's, as an NFS
+  # server's: never the seconds since 1970, never fewer than none)
+  stamp_times .; began=${{_ts%%.*}}; now=$(date +%s 2>/dev/null); ran=
+  case "$began.$now" in .*|*.|*[!0-9.]*) ;; *) [ "$now" -lt "$began" ] || ran=$((now - began)) ;; esac
   cd / && rm -rf "$d"; echo "{STOPPED} $ran"
 else
   # the job's runner claimed its end first: its status follows at once
