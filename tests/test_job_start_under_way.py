@@ -90,7 +90,8 @@ def test_a_retried_steps_late_start_and_the_resumes_start_released_at_once_run_i
         late, resumed = jobs.Job("run-1", step, "h1", attempt=2), jobs.Job("run-1", step, "h1", attempt=3, unseen_end=2)
         starts = [subprocess.Popen(["sh", "-c", f"while [ ! -e {gate} ]; do :; done\n"
                                     + jobs.start_script(job, f"echo ran >> {marks}", "sh", base, str(tmp_path))],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for job in (late, resumed)]
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                  for job in (late, resumed)]
         gate.touch()
         said = [(p.wait(timeout=60), p.stderr.read()) for p in starts]
         gate.unlink()

@@ -137,7 +137,8 @@ def test_a_stop_says_how_long_the_job_ran_only_when_its_start_stamp_tells(tmp_pa
         if stamp_age is not None:
             (folder / "started").touch()
             os.utime(folder / "started", (time.time() - stamp_age, time.time() - stamp_age))
-        said = subprocess.run(["sh", "-c", jobs.stop_script(job, str(base))], capture_output=True, text=True, timeout=30)
+        said = subprocess.run(["sh", "-c", jobs.stop_script(job, str(base))], capture_output=True, text=True,
+                              timeout=30)
         status, seconds = jobs.parse_status(said.stdout)
         assert status == jobs.STOPPED and not folder.exists(), said
         if stamp_age == 3.0:
