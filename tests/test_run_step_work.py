@@ -189,6 +189,19 @@ def test_small_packets_leave_without_waiting_for_the_hosts_delayed_ack(host):
     assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
 
 
+def test_packets_are_authenticated_inside_the_cipher_where_the_host_offers_gcm_and_an_sshd_without_still_connects(
+        host, tmp_path):
+    """paramiko checks a separate MAC byte by byte in Python for every packet; GCM checks it in C."""
+    assert host._client.get_transport().remote_cipher.endswith("-gcm@openssh.com")
+    with SandboxLab(tmp_path / "lab") as lab:
+        old = lab.add_host("old", start=False)
+        old.config_path.write_text(old.config_path.read_text() + "Ciphers aes128-ctr,aes256-ctr\n")
+        lab.restart("old")
+        with ssh_module.SSHTransport(**lab.connection("old")) as plain:
+            assert plain.run("echo reached", shell="sh", timeout=30).tail == ["reached"]
+            assert plain._client.get_transport().remote_cipher == "aes128-ctr"
+
+
 def _counted_selects(monkeypatch) -> Counter:
     """How often the driver's wait for a step turns (each turn takes the GIL)."""
     turns: Counter = Counter()

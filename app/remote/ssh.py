@@ -60,6 +60,19 @@ def fingerprint(key: paramiko.PKey) -> str:
     return "SHA256:" + base64.b64encode(hashlib.sha256(key.asbytes()).digest()).decode().rstrip("=")
 
 
+def _aead_first(sock, **options) -> paramiko.Transport:
+    """A transport that asks for AES-GCM first where the host offers it.  paramiko checks a separate
+    MAC (its default, AES-CTR with HMAC-SHA2) byte by byte in Python for every packet it reads: on
+    50 hosts at once a fifth of the driver's CPU, on the cores the hosts' steps wait for.  GCM
+    authenticates each packet inside the cipher, in C, and is as strong; a host without it (an old
+    or embedded sshd) gets the usual order, nothing is removed."""
+    transport = paramiko.Transport(sock, **options)
+    security = transport.get_security_options()
+    aead = tuple(c for c in security.ciphers if c.endswith("-gcm@openssh.com"))
+    security.ciphers = aead + tuple(c for c in security.ciphers if c not in aead)
+    return transport
+
+
 def _no_delay(client: paramiko.SSHClient) -> None:
     """Small packets leave at once: a command's open, request, script and end are separate small
     writes, and Nagle's wait for the host's delayed ACK held each command back by about 40 ms
@@ -168,7 +181,7 @@ class SSHTransport(Transport):
                            key_filename=self._key_file, passphrase=self._passphrase,
                            allow_agent=self.allow_agent, look_for_keys=self._key_file is None,
                            timeout=self.connect_timeout, banner_timeout=self.connect_timeout,
-                           auth_timeout=self.connect_timeout, sock=sock)
+                           auth_timeout=self.connect_timeout, sock=sock, transport_factory=_aead_first)
         except HostKeyRejected:
             client.close()
             raise
