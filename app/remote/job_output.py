@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from app.remote.base import LineSplitter, OutputSink
+
 MERGED_MARK = b"@testbed-studio-merged "
 _FIRST_LINE_BOUND = 64 * 1024      # a first line this long without a newline is not the mark
 
@@ -27,6 +29,12 @@ _FIRST_LINE_BOUND = 64 * 1024      # a first line this long without a newline is
 class Splitter(Protocol):
     def feed(self, data: bytes) -> None: ...
     def flush(self) -> None: ...
+
+
+def command_stdout(on_output: OutputSink | None, tail: list[str], follows_job: bool) -> Splitter:
+    """What reads a command's stdout: a job's follower may carry both of the job's streams on it."""
+    out = LineSplitter("stdout", on_output, tail)
+    return FollowedOutput(out, LineSplitter("stderr", on_output, tail)) if follows_job else out
 
 
 class FollowedOutput:
@@ -119,8 +127,6 @@ class FollowedOutput:
         starts_line = line_start > 0 or self._at_line_start
         if piece and starts_line and any(h.startswith(piece) for h in self._headers):
             cut = line_start
-        elif not piece:
-            cut = len(buf)
         # the newline before the held piece (or the last byte) when it ends an empty line: maybe tail's
         ends_empty_line = cut == 1 and self._at_line_start or buf[cut - 2:cut - 1] == b"\n"
         if cut > 0 and buf[cut - 1:cut] == b"\n" and ends_empty_line:

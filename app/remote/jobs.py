@@ -242,8 +242,8 @@ if [ -z "$fresh" ]; then
 cd "$d" || {{ echo "cannot make the step's job folder $d" >&2; exit 125; }}
 release_claim() {{ :; }}
 [ -n "$fresh" ] || {{
-{_CLAIM}}}
-[ -n "$fresh" ] || {{ identity_of $$; printf '%s %s\\n' $$ "${{_id:-?}}" > starting; }}
+{_CLAIM}echo "$me" > starting
+}}
 # a copy of the step still runs here (started by a driver that died before its journal said so):
 # never a second one beside it
 {found}if [ ! -s exit ] && job_lives .; then

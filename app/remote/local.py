@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app.remote import jobs
 from app.remote.base import CANCELLED, FAILED, OK, TIMEOUT, CommandResult, LineSplitter, OutputSink, Transport
-from app.remote.job_output import FollowedOutput
+from app.remote.job_output import Splitter, command_stdout
 from topology.safe_paths import file_name_for, safe_child
 
 _ARGV = {"bash": ["bash", "-s"], "sh": ["sh", "-s"],
@@ -83,9 +83,7 @@ class LocalTransport(Transport):
                 elif on_output is not None:
                     on_output(stream, line)
         failures: list[BaseException] = []
-        out = LineSplitter("stdout", on_output, tail)
-        if job is not None:     # a job's follower: its stdout may carry both of the job's streams
-            out = FollowedOutput(out, LineSplitter("stderr", on_output, tail))
+        out = command_stdout(on_output, tail, job is not None)
         readers = [threading.Thread(target=_pump, args=(pipe, splitter, failures), daemon=True)
                    for pipe, splitter in ((proc.stdout, out), (proc.stderr, LineSplitter("stderr", err_sink, tail)))]
         for r in readers:
@@ -136,7 +134,7 @@ class LocalTransport(Transport):
         return CommandResult(FAILED, code, msg, seconds, tail)
 
 
-def _pump(pipe, splitter: LineSplitter, failures: list[BaseException]) -> None:
+def _pump(pipe, splitter: Splitter, failures: list[BaseException]) -> None:
     try:
         for chunk in iter(lambda: pipe.read1(65536), b""):
             splitter.feed(chunk)

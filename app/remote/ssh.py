@@ -32,7 +32,7 @@ from app.remote.base import (
     Unreachable,
     refuse_unknown_keys,
 )
-from app.remote.job_output import FollowedOutput
+from app.remote.job_output import command_stdout
 
 # The login shell reports its pid, then becomes the script's shell: sshd makes each session
 # its own process group, so a timeout can stop the whole script with `kill -- -PID`.
@@ -64,9 +64,8 @@ def _aead_first(sock, **options) -> paramiko.Transport:
     """A transport that asks for AES-GCM first where the host offers it.  paramiko checks a separate
     MAC (its default, AES-CTR with HMAC-SHA2) byte by byte in Python for every packet it reads: a
     fifth of the driver's Python time under a profiler on 50 hosts at once, on the cores the hosts'
-    steps wait for.  GCM
-    authenticates each packet inside the cipher, in C, and is as strong; a host without it (an old
-    or embedded sshd) gets the usual order, nothing is removed."""
+    steps wait for.  GCM authenticates each packet inside the cipher, in C, and is as strong; a host
+    without it (an old or embedded sshd) gets the usual order, nothing is removed."""
     transport = paramiko.Transport(sock, **options)
     security = transport.get_security_options()
     aead = tuple(c for c in security.ciphers if c.endswith("-gcm@openssh.com"))
@@ -275,9 +274,7 @@ class SSHTransport(Transport):
             elif on_output is not None:
                 on_output(stream, line)
 
-        out = LineSplitter("stdout", on_output, tail)
-        if job is not None:     # a job's follower: its stdout may carry both of the job's streams
-            out = FollowedOutput(out, LineSplitter("stderr", on_output, tail))
+        out = command_stdout(on_output, tail, job is not None)
         err = LineSplitter("stderr", stderr_sink, tail)
         ended = None
         pump_error = ""
