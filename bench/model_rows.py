@@ -50,11 +50,25 @@ def write_bed(path: str, scale: float) -> float:
 
 # ------------------------------------------------------------------ one pass, in its own process
 def _timed(fn: Callable[[], Any], count: bool) -> tuple[dict[str, float], Any]:
+    """`fn()` timed (or counted) with the collection of what it leaves behind, and nothing else's.
+
+    The work runs with the collector paused (topology/gc_pause.py), so what it made is collected
+    after it: the first allocation once collection is back on walks every young object.  Where that
+    walk landed depended on the interpreter's counters: on the 4x bed a walk of the reference
+    pass's 10^6 objects fell inside the scenario pass in some runs (0.34-0.8 s) and not in others.
+    So a region starts with nothing left to collect (a full collection before it, untimed) and ends
+    with its own young objects walked (`gc.collect(1)`, timed: what the next collections would
+    cost for them)."""
+    gc.collect()
+    def settled() -> Any:
+        out = fn()
+        gc.collect(1)
+        return out
     if count:
         from bench.instructions import counted
-        return {}, counted(fn)
+        return {}, counted(settled)
     wall, cpu = time.perf_counter(), time.process_time()
-    out = fn()
+    out = settled()
     return {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}, out
 
 

@@ -50,7 +50,10 @@ FOLLOWED = "@testbed-studio-followed "     # a start that follows a copy already
 # The identity of a process on a Linux host: boot id and start time (field 22 of /proc/PID/stat,
 # clock ticks since boot; the boot id tells a later boot's process that started at the same tick
 # and got the same pid).  Builtins only (`read`, no programs): it runs on every step.  Field 2, the
-# command name, may hold spaces and parentheses: the fields are counted after its last ") ".
+# command name, may hold spaces and parentheses: the fields are counted after its last ") ", found in
+# two linear steps (the line up to it, then that prefix taken off as a literal), where dash's
+# ${_ps##*") "} tries every prefix against the pattern: 70 us a read, and each job's start reads
+# identities several times on every host at once.
 # A pid file is one line, the pid and its identity (`read_pid FILE` sets $_rp and $_ri), written by
 # one printf of one line: a shell whose printf is line-buffered (bash) writes it in one write(2), so a
 # look reads all of it or none of it, never the pid without its identity.  `same_process PID
@@ -67,7 +70,7 @@ _IDENTITY_OF = r"""proc_is_ours() { [ -n "${_proc:-}" ] || { _proc=no
   { read -r _me _ < /proc/self/stat; } 2>/dev/null && [ "$_me" = "$$" ] && _proc=yes; }; [ "$_proc" = yes ]; }
 identity_of() { _id=; proc_is_ours || return 1; case $1 in ''|*[!0-9]*) return 1;; esac
   { read -r _ps < "/proc/$1/stat"; } 2>/dev/null || return 1
-  _ps=${_ps##*") "}; set -- $_ps; [ $# -ge 20 ] || return 1; _state=$1; shift 19
+  _h=${_ps%") "*}; _ps=${_ps#"$_h) "}; set -- $_ps; [ $# -ge 20 ] || return 1; _state=$1; shift 19
   [ -n "${_boot:-}" ] || { read -r _boot < /proc/sys/kernel/random/boot_id; } 2>/dev/null
   _id=${_boot:-}:$1; }
 """
@@ -134,12 +137,12 @@ def _dir_assign(job: Job, base: str | None) -> str:
 # where the dead one stopped instead of taking the same lines (and fio reports) twice.
 _FOLLOW = """cd "$d" 2>/dev/null || { echo "the step's job folder $d is gone" >&2; exit 125; }
 read_pid pid; pid=$_rp pid_id=$_ri; read_pid child; child=$_rp child_id=$_ri
-# the group announced is the one a stop at the timeout signals: only one that is the job's (else 0)
-if same_process "$pid" "$pid_id" || same_process "$child" "$child_id"; then echo "@testbed-studio-job $pid" >&2
+# followed while the script is the process recorded; a pid another process has since: read as ended.
+# The group announced is the one a stop at the timeout signals: only one that is the job's (else 0)
+f=; same_process "$child" "$child_id" && f="-f --pid=$child"
+if [ -n "$f" ] || same_process "$pid" "$pid_id"; then echo "@testbed-studio-job $pid" >&2
 else echo "@testbed-studio-job 0" >&2; fi
 : >> out; : >> err
-# followed while the script is the process recorded; a pid another process has since: read as ended
-f=; same_process "$child" "$child_id" && f="-f --pid=$child"
 {tails}n=0
 while [ ! -s exit ] && same_process "$pid" "$pid_id" && [ $n -lt 500 ]; do sleep 0.02; n=$((n+1)); done
 if [ ! -s exit ] && [ -e settled ] && [ -s exit.new ]; then mv exit.new exit; fi
@@ -203,7 +206,9 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
     # the session leader waits for the script as its child: tail watches the child, which its
     # parent reaps at once (an init that reaps orphans late would keep a dead leader "alive")
     # each pid with its process's identity (IDENTITY): a pid reused since is never taken for the job
-    runner = (_IDENTITY_OF + _STAMP.format("started") +
+    # the starter's answers to "is /proc ours" and the boot id come as $3 and $4: the same pid namespace
+    # and boot, and two reads of /proc fewer on every host at once
+    runner = (_IDENTITY_OF + '_proc=$3 _boot=$4; ' + _STAMP.format("started") +
               'if [ -n "$2" ]; then cd "$2"; else cd; fi; '
               f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null 3>&- & c=$!; '
               # the pids are written while the script starts, not before it (a look at the folder until
@@ -254,7 +259,7 @@ fi
 : > out; : > err; : > live
 # the runner is nobody's child here (the substitution's shell exits at once), so no zombie keeps
 # tail waiting; it hands over its child's pid on fd 3 and closes it: no polling for the start
-child=$(setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} \
+child=$(setsid sh -c {shlex.quote(runner)} job "$d" {shlex.quote(workdir)} "${{_proc:-}}" "${{_boot:-}}" \
   3>&1 < /dev/null > /dev/null 2>&1 &)
 [ -n "$child" ] && [ -s child ] || {{ echo "the step did not start" >&2; exit 125; }}
 release_claim
