@@ -42,3 +42,31 @@ def test_a_region_starts_with_nothing_left_to_collect_and_ends_with_its_own_obje
     assert _young() < 10_000, "the region's own objects were left for whatever is timed next"
     assert len(made) == 100_000 and len(earlier) == 200_000
     assert count or (took["cpu"] >= 0 and took["wall"] > 0)
+
+
+def _measured(rows: dict[str, float]) -> tuple[dict, dict, dict]:
+    """What model_rows.measure returns, with the 4x figure of each row `rows` times the 1x one."""
+    one = {"took": {name: {"instructions": 1e9, "cpu": 1.0, "wall": 1.0} for name, *_ in model_rows.ROWS},
+           "peak_rss_mb": 400.0, "scenarios": 2, "hosts": 2000, "vms": 20000, "arrays": 100}
+    big = {**one, "took": {name: {k: v * rows.get(name, 4.0) for k, v in one["took"][name].items()}
+                           for name in one["took"]}, "peak_rss_mb": 600.0, "hosts": 8000}
+    return {"mb_1": 7.0, "mb_4": 28.0}, one, big
+
+
+def test_a_row_faster_in_cpu_time_only_is_counted_and_passes_and_one_faster_in_its_count_fails(monkeypatch, capsys):
+    import bench.instructions
+    monkeypatch.setattr(bench.instructions, "available", lambda: True)
+    monkeypatch.setattr(model_rows, "measure", lambda scale, repeat, factor, instructions: _measured({}))
+    assert model_rows.count_to_judge(1.0, 4, ["validation, per scenario: 6.45x"]) == []
+    assert "every row linear in instructions" in capsys.readouterr().out
+    monkeypatch.setattr(model_rows, "measure",
+                        lambda scale, repeat, factor, instructions: _measured({"scenario_pass": 16.0}))
+    still = model_rows.count_to_judge(1.0, 4, ["validation, per scenario: 6.45x"])
+    assert still == ["validation, per scenario (scenario pass on its own): 16.00x"]
+
+
+def test_without_valgrind_the_cpu_verdict_stands(monkeypatch, capsys):
+    import bench.instructions
+    monkeypatch.setattr(bench.instructions, "available", lambda: False)
+    assert model_rows.count_to_judge(1.0, 4, ["save: 4.6x"]) == ["save: 4.6x"]
+    assert "valgrind not installed" in capsys.readouterr().out
