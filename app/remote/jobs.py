@@ -211,6 +211,11 @@ def start_script(job: Job, script: str, shell: str, base: str | None = None, wor
     runner = (_IDENTITY_OF + '_proc=$3 _boot=$4; ' + _STAMP.format("started") +
               'if [ -n "$2" ]; then cd "$2"; else cd; fi; '
               f'{shell} "$1/script" > "$1/out" 2> "$1/err" < /dev/null 3>&- & c=$!; '
+              # signals sent to the job's group by anyone but a stop do not end the runner, so it records
+              # the script's real status: a script's own `kill 0` (bash's `trap 'kill 0' EXIT`, that
+              # ends its helpers) was taken for the job killed.  Ignored only now: the script keeps the
+              # default.  A stop ends the runner first, by its pid (stop_script, kill_script)
+              "trap '' HUP INT QUIT TERM USR1 USR2; "
               # the pids are written while the script starts, not before it (a look at the folder until
               # then waits on the starter: WAIT_FOR_START).  The script is the runner's child, not
               # reaped before this (a shell may reap an ended one at once: then no identity, and it is
@@ -435,9 +440,10 @@ _LIVE_IN_GROUP = r"""live_in_group() {
 
 
 def stop_script(job: Job, base: str | None = None) -> str:
-    """Stops the job's whole process group (TERM, then KILL) and removes its folder, only if the
-    job has not ended and the folder is `job.attempt`'s (a job is named by its run, step, host and
-    attempt; another's process group is never signalled), after waiting for a start under way:
+    """Stops the job's whole process group (KILL to its runner, TERM to the group, then KILL) and
+    removes its folder, only if the job has not ended and the folder is `job.attempt`'s (a job is
+    named by its run, step, host and attempt; another's process group is never signalled), after
+    waiting for a start under way:
     prints one line, `stopped SECONDS` (how long it had run), `ended STATUS` (it ended before the
     stop could claim it; its folder and status are kept) or `gone`."""
     return f"""{_dir_assign(job, base)}
@@ -457,7 +463,10 @@ if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
   # pid reused since names a stranger).  Signalled once, the group keeps its id while any member
   # lives (and a pid is given out again only once the kernel has gone round the others), so the wait
   # and the KILL reach the job's processes only.
-  if read_pid pid && pid=$_rp && {{ same_process "$pid" "$_ri" || same_process "$child" "$child_id"; }}; then
+  if read_pid pid && pid=$_rp pid_id=$_ri && \
+     {{ same_process "$pid" "$pid_id" || same_process "$child" "$child_id"; }}; then
+    # its runner first (it outlives signals to its group): it ends without recording a status, as stopped
+    same_process "$pid" "$pid_id" && kill -s KILL "$pid" 2>/dev/null
     kill -s TERM -- -"$pid" 2>/dev/null
     n=0; while kill -s 0 -- -"$pid" 2>/dev/null && [ $n -lt 50 ] && live_in_group "$pid"; do sleep 0.1; n=$((n+1)); done
     kill -s KILL -- -"$pid" 2>/dev/null
@@ -478,11 +487,13 @@ fi
 
 
 def kill_script(job: Job, base: str | None = None) -> str:
-    """A transport's stop of a job it follows (its timeout, the user's Stop): TERM to the job's
-    process group, KILL a second later; only a group that is the job's (IDENTITY).  The folder and
+    """A transport's stop of a job it follows (its timeout, the user's Stop): KILL to its runner, TERM
+    to the job's process group, KILL a second later; only a group that is the job's (IDENTITY).  The folder and
     its token are left for the resume, which decides on them (stop_script)."""
     return f"""{_dir_assign(job, base)}
 {IDENTITY}if job_lives "$d"; then p=$_p
+  # its runner first, by its pid while it is the one recorded (it outlives signals to its group)
+  read_pid "$d/pid" && same_process "$_rp" "$_ri" && kill -s KILL "$_rp" 2>/dev/null
   kill -s TERM -- -"$p" 2>/dev/null; sleep 1; kill -s KILL -- -"$p" 2>/dev/null
 fi
 true
