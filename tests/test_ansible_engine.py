@@ -81,6 +81,21 @@ def _processes_mentioning(text: str) -> list[str]:
     return found
 
 
+def _playbooks_under(folder: Path) -> list[int]:
+    """Live ansible-playbook processes whose command line names a file under `folder`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(") ", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and any(w.endswith(b"/ansible-playbook") for w in words[:2]) and \
+                any(str(folder).encode() in w for w in words):
+            found.append(int(entry.name))
+    return found
+
+
 def _read(path: Path) -> str:
     return path.read_text() if path.exists() else ""
 
@@ -197,6 +212,8 @@ def test_cancelling_an_ansible_run_stops_the_step_on_its_host_and_a_new_pass_run
         session.cancel()
         worker.join(120)
         assert not worker.is_alive()
+        # the cancelled pass's ansible-playbook (a session of its own) is gone, not left sleeping for good
+        wait_for(lambda: not _playbooks_under(d.runs), seconds=20, what="the cancelled pass's ansible-playbook ended")
         hold = [s for s in hosts_steps if "until the test releases" in s.text]
         assert all(session.look(s.number).status == J.CANCELLED for s in hold)
         # the steps were stopped on their hosts, not left running there

@@ -47,7 +47,7 @@ from app.ansible.runner_events import rc_of as _rc
 from app.ansible.runner_events import status_of as _status_of
 from app.ansible.stage_gates import GATE_STOPPED, StageGates, write_plugin
 from app.ansible.tasks import result_tasks, step_tasks
-from app.ansible.wrapper import PDEATHSIG_WRAPPER
+from app.ansible.wrapper import PDEATHSIG_WRAPPER, end_leftovers
 from app.ansible.yaml_out import name
 from app.remote import jobs
 from app.remote.base import RemoteError
@@ -340,6 +340,7 @@ class AnsibleEngine(ChainRuns, StageGates, RunEngine):
                 settings={"pexpect_timeout": 0.25, "suppress_ansible_output": True})
         finally:
             secrets.remove()
+            end_leftovers(folder / "play.yml")      # a cancel's: ansible's workers outlive the wrapper
             events.put(None)
             consumer.join()
         if failure:
