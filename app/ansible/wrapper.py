@@ -76,8 +76,11 @@ def end_leftovers(playbook: Path) -> list[int]:
     """Ends what is left of a pass once its run is over; the pids it ended.  ansible's workers lead
     sessions of their own, and a cancel kills the wrapper's process group with SIGKILL
     (ansible-runner), so the wrapper's own clean-up never runs: each cancelled pass left workers
-    sleeping for good (59 MB each).  A process is the pass's when its command line names the pass's
-    playbook, a file in the pass's own folder; only this user's processes can be signalled."""
+    sleeping for good (59 MB each).  A process is the pass's when it is ansible-playbook (the
+    wrapper, or the real one and the workers it forked: its script is the first or second word of
+    the command line, after its interpreter) and its command line names the pass's playbook, a file
+    in the pass's own folder.  A viewer or editor a person opened the playbook in names it too, and
+    is not the pass's; nor is another user's process (a driver run as root could signal it)."""
     name = str(playbook).encode()
     ended: list[int] = []
     try:
@@ -88,9 +91,11 @@ def end_leftovers(playbook: Path) -> list[int]:
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as f:
                 words = f.read().split(b"\0")
+            owner = os.stat(f"/proc/{entry}").st_uid
         except OSError:
             continue
-        if name in words and int(entry) != os.getpid():
+        if name in words and owner == os.getuid() and int(entry) != os.getpid() and \
+                any(os.path.basename(w) == b"ansible-playbook" for w in words[:2]):
             try:
                 os.kill(int(entry), signal.SIGKILL)
                 ended.append(int(entry))
