@@ -232,3 +232,29 @@ def test_a_job_the_previous_version_started_with_its_identity_on_a_second_line_i
         (folder / name).write_text(f"{pid}\n{identity}\n")
     assert jobs.parse_status(_sh(jobs.status_script(JOB, str(base))).stdout)[0] == jobs.DEAD
     assert jobs.group_of(str(folder)) is None and stranger.poll() is None
+
+
+@pytest.mark.parametrize("stop", ["stop_script", "kill_script"])
+def test_an_older_versions_left_job_whose_pid_a_process_outside_any_group_of_its_own_has_now_is_not_killed(tmp_path, stop):
+    """A pid trusted alone (a folder the version before identities wrote; a host without a /proc of
+    its own) that another process took since: the stop signals the job's group, which that process
+    does not lead (it is no group's leader), so nothing reaches it, as before the runner was ended
+    by its pid; a SIGKILL to the pid itself killed it."""
+    base = tmp_path / "jobs"
+    follower, folder = _started(base, JOB, "sleep 60")
+    group = int((folder / "pid").read_text().split()[0])
+    os.killpg(follower.pid, signal.SIGKILL)
+    follower.wait()
+    os.killpg(group, signal.SIGKILL)
+    wait_for(lambda: not _alive(group), seconds=10, what="the job's processes gone")
+    stranger = subprocess.Popen(["sleep", "60"])        # in this process's group: it leads none
+    try:
+        assert os.getpgid(stranger.pid) != stranger.pid
+        for name in ("pid", "child"):
+            (folder / name).write_text(f"{stranger.pid}\n")
+        _sh(getattr(jobs, stop)(JOB, str(base)))
+        time.sleep(0.1)
+        assert stranger.poll() is None and _alive(stranger.pid), "the stop killed a process that is not the job"
+    finally:
+        stranger.kill()
+        stranger.wait()

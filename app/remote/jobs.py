@@ -81,9 +81,13 @@ read_pid() { _rp=; _ri=; { read -r _rp _ri; [ -n "$_ri" ] || read -r _ri || _ri=
   [ -n "$_rp" ]; } 2>/dev/null
 job_lives() { read_pid "$1/pid" || return 1; _p=$_rp; same_process "$_rp" "$_ri" && return 0
   read_pid "$1/child" && same_process "$_rp" "$_ri"; }
+runner_is() { same_process "$1" "$2" && kill -s 0 -- -"$1" 2>/dev/null; }
 read_exit() { _x=; if [ -e "$1/settled" ] && [ -s "$1/exit.new" ]; then read -r _x < "$1/exit.new"
   else read -r _x < "$1/exit"; fi; } 2>/dev/null
 """
+# runner_is PID IDENTITY: PID is the job's runner, the leader of the job's group (setsid).  A pid
+# trusted alone (no identity to compare) that another process took since is signalled by itself only
+# when it leads a group, as the group's signal reached it before the runner was ended by its pid.
 # job_lives FOLDER: the job there still runs: its session leader, or its script (a leader killed on
 # its own leaves the script running in its process group), is the process its files name; sets $_p
 # to the group's pid when it read one.  read_exit FOLDER: the job's exit status in $_x; its runner's
@@ -466,7 +470,7 @@ if mv live stopping 2>/dev/null || [ -e stopping ] || [ ! -e settled ]; then
   if read_pid pid && pid=$_rp pid_id=$_ri && \
      {{ same_process "$pid" "$pid_id" || same_process "$child" "$child_id"; }}; then
     # its runner first (it outlives signals to its group): it ends without recording a status, as stopped
-    same_process "$pid" "$pid_id" && kill -s KILL "$pid" 2>/dev/null
+    runner_is "$pid" "$pid_id" && kill -s KILL "$pid" 2>/dev/null
     kill -s TERM -- -"$pid" 2>/dev/null
     n=0; while kill -s 0 -- -"$pid" 2>/dev/null && [ $n -lt 50 ] && live_in_group "$pid"; do sleep 0.1; n=$((n+1)); done
     kill -s KILL -- -"$pid" 2>/dev/null
@@ -493,7 +497,7 @@ def kill_script(job: Job, base: str | None = None) -> str:
     return f"""{_dir_assign(job, base)}
 {IDENTITY}if job_lives "$d"; then p=$_p
   # its runner first, by its pid while it is the one recorded (it outlives signals to its group)
-  read_pid "$d/pid" && same_process "$_rp" "$_ri" && kill -s KILL "$_rp" 2>/dev/null
+  read_pid "$d/pid" && runner_is "$_rp" "$_ri" && kill -s KILL "$_rp" 2>/dev/null
   kill -s TERM -- -"$p" 2>/dev/null; sleep 1; kill -s KILL -- -"$p" 2>/dev/null
 fi
 true
