@@ -235,7 +235,7 @@ def test_a_job_the_previous_version_started_with_its_identity_on_a_second_line_i
 
 
 @pytest.mark.parametrize("stop", ["stop_script", "kill_script"])
-def test_an_older_versions_left_job_whose_pid_a_process_outside_any_group_of_its_own_has_now_is_not_killed(tmp_path, stop):
+def test_an_older_versions_job_whose_pid_a_process_leading_no_group_has_now_is_not_killed(tmp_path, stop):
     """A pid trusted alone (a folder the version before identities wrote; a host without a /proc of
     its own) that another process took since: the stop signals the job's group, which that process
     does not lead (it is no group's leader), so nothing reaches it, as before the runner was ended
