@@ -69,15 +69,21 @@ def _started(base: Path, job: jobs.Job, script: str) -> tuple[subprocess.Popen, 
     return follower, folder
 
 
-def _left_with_its_pid_reused(base: Path, strangers, identity: bool) -> tuple[Path, subprocess.Popen]:
-    """A job whose runner and script were killed (no end recorded), whose pid files now name a
-    stranger: with the dead job's own identity beside the pid, or without one."""
-    follower, folder = _started(base, JOB, "echo the step began; sleep 60")
+def _killed(base: Path, script: str) -> Path:
+    """The folder of a job started and then killed whole, follower, runner and script: no end recorded."""
+    follower, folder = _started(base, JOB, script)
     group = int((folder / "pid").read_text().split()[0])
     os.killpg(follower.pid, signal.SIGKILL)
     follower.wait()
     os.killpg(group, signal.SIGKILL)
     wait_for(lambda: not _alive(group), seconds=10, what="the job's processes gone")
+    return folder
+
+
+def _left_with_its_pid_reused(base: Path, strangers, identity: bool) -> tuple[Path, subprocess.Popen]:
+    """A job whose runner and script were killed (no end recorded), whose pid files now name a
+    stranger: with the dead job's own identity beside the pid, or without one."""
+    folder = _killed(base, "echo the step began; sleep 60")
     stranger = strangers()
     for name in ("pid", "child"):
         _, its_identity = (folder / name).read_text().split()
@@ -241,12 +247,7 @@ def test_an_older_versions_job_whose_pid_a_process_leading_no_group_has_now_is_n
     does not lead (it is no group's leader), so nothing reaches it, as before the runner was ended
     by its pid; a SIGKILL to the pid itself killed it."""
     base = tmp_path / "jobs"
-    follower, folder = _started(base, JOB, "sleep 60")
-    group = int((folder / "pid").read_text().split()[0])
-    os.killpg(follower.pid, signal.SIGKILL)
-    follower.wait()
-    os.killpg(group, signal.SIGKILL)
-    wait_for(lambda: not _alive(group), seconds=10, what="the job's processes gone")
+    folder = _killed(base, "sleep 60")
     stranger = subprocess.Popen(["sleep", "60"])        # in this process's group: it leads none
     try:
         assert os.getpgid(stranger.pid) != stranger.pid
